@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sbx-plugin-abi.h — the plain-C ABI between libsbx-1 (the "host") and its
+ * plugins (backends, egress routes, reporters).
+ *
+ * Rules (design.md §5, style.md R4/R5):
+ *  - This header includes only <stddef.h> and <stdint.h>: a plugin can be
+ *    built without GLib (the win32 backend is built with mingw-w64).
+ *  - Every table starts with `struct_size`.  The reader uses a field only when
+ *    SBX_ABI_HAS() says the size covers it; growth is additive only.
+ *  - `abi_version` must be equal on both sides; it changes only for breaking
+ *    changes.
+ *  - `required_host_features` lets a plugin refuse an older core: the host
+ *    rejects every required bit it does not know.
+ *  - No GLib types, no `bool`, no C `enum` types in structs: fixed-width
+ *    integers only.
+ *  - Memory is freed by whoever allocated it.  Memory that crosses the
+ *    boundary in the plugin->host direction is allocated with host->alloc and
+ *    freed by the host.
+ *  - Errors travel as an int32_t status (SBX_STATUS_*) plus one call of
+ *    host->set_error() on the SbxHostCall of that call.
+ *
+ * The layout of every struct is frozen by tests/abi/test-abi-layout.c.
+ */
+#ifndef SBX_PLUGIN_ABI_H
+#define SBX_PLUGIN_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------- */
+/* Versioning                                                                 */
+/* ------------------------------------------------------------------------- */
+
+/** The ABI version spoken by this header.  Host and plugin must be equal. */
+#define SBX_PLUGIN_ABI_VERSION 1u
+
+/**
+ * SBX_ABI_HAS:
+ * @p: pointer to a table that starts with `struct_size`
+ * @T: the struct type
+ * @field: a member of @T
+ *
+ * True when the table pointed to by @p is large enough to contain @field.
+ */
+#define SBX_ABI_HAS(p, T, field) \
+  ((p)->struct_size >= offsetof (T, field) + sizeof (((T *) 0)->field))
+
+/* Host features a plugin may require (SbxPluginDescriptor.required_host_features)
+ * and that the host advertises (SbxHostV1.features). */
+
+/** The host passes pre-opened, identity-checked O_PATH fds in SbxFsRuleV1.fd. */
+#define SBX_HOST_FEATURE_RULE_FDS        (UINT64_C (1) << 0)
+/** The host accepts a listening socket back from spawn (SbxSpawnResultV1.proxy_listen_fd). */
+#define SBX_HOST_FEATURE_PROXY_LISTEN_FD (UINT64_C (1) << 1)
+/** Every feature bit this header defines.  A host rejects any other required bit. */
+#define SBX_HOST_FEATURES_KNOWN          (SBX_HOST_FEATURE_RULE_FDS | SBX_HOST_FEATURE_PROXY_LISTEN_FD)
+#define SBX_HOST_FEATURES_NONE           UINT64_C (0)
+
+/* ------------------------------------------------------------------------- */
+/* Symbol visibility                                                          */
+/* ------------------------------------------------------------------------- */
+
+#if defined(_WIN32) || defined(__CYGWIN__)
+#define SBX_PLUGIN_EXPORT __declspec (dllexport)
+#else
+#define SBX_PLUGIN_EXPORT __attribute__ ((visibility ("default")))
+#endif
+
+/* ------------------------------------------------------------------------- */
+/* Status codes (int32_t)                                                     */
+/* ------------------------------------------------------------------------- */
+
+#define SBX_STATUS_OK              0  /* success */
+#define SBX_STATUS_FAILED          1  /* generic failure; message via host->set_error */
+#define SBX_STATUS_UNAVAILABLE     2  /* a needed mechanism is absent on this host */
+#define SBX_STATUS_UNSUPPORTED     3  /* this extension cannot honour the request (never widened) */
+#define SBX_STATUS_INVALID         4  /* input failed the extension's own re-validation */
+#define SBX_STATUS_NO_MEMORY       5
+#define SBX_STATUS_EXEC_NOT_FOUND  6  /* spawn: argv[0] not found (CLI exit 127) */
+#define SBX_STATUS_EXEC_DENIED     7  /* spawn: argv[0] found but not executable (CLI exit 126) */
+
+/* ------------------------------------------------------------------------- */
+/* Shared vocabularies (numeric values equal the public GLib-side enums)      */
+/* ------------------------------------------------------------------------- */
+
+/* SbxLevel */
+#define SBX_ABI_LEVEL_NONE      0u
+#define SBX_ABI_LEVEL_DEGRADED  1u
+#define SBX_ABI_LEVEL_FULL      2u
+
+/* SbxGuarantees (upstream order, frozen) */
+#define SBX_ABI_GUARANTEE_PROCESS_BOUNDARY  (UINT64_C (1) << 0)
+#define SBX_ABI_GUARANTEE_WRITE_BOUNDARY    (UINT64_C (1) << 1)
+#define SBX_ABI_GUARANTEE_READ_BOUNDARY     (UINT64_C (1) << 2)
+#define SBX_ABI_GUARANTEE_ENV_SCRUB         (UINT64_C (1) << 3)
+#define SBX_ABI_GUARANTEE_NETWORK_BOUNDARY  (UINT64_C (1) << 4)
+#define SBX_ABI_GUARANTEE_ADDRESS_NETWORK   (UINT64_C (1) << 5)
+#define SBX_ABI_GUARANTEE_RESOURCE_LIMITS   (UINT64_C (1) << 6)
+#define SBX_ABI_GUARANTEE_TARGET_NETWORK    (UINT64_C (1) << 7)
+
+/* Compile-report entry status (SbxReportStatus) */
+#define SBX_ABI_REPORT_ENFORCED    1u  /* fully enforced as requested */
+#define SBX_ABI_REPORT_NARROWED    2u  /* enforced more tightly than requested (errs narrow) */
+#define SBX_ABI_REPORT_UNENFORCED  3u  /* not enforced */
+#define SBX_ABI_REPORT_WIDENED     4u  /* documented platform-plumbing allowance */
+#define SBX_ABI_REPORT_VACUOUS     5u  /* holds only incidentally */
+
+/* Log levels for host->log */
+#define SBX_LOG_ERROR    1u
+#define SBX_LOG_WARNING  2u
+#define SBX_LOG_INFO     3u
+#define SBX_LOG_DEBUG    4u
+
+/* ------------------------------------------------------------------------- */
+/* The host table handed to SbxPluginDescriptor.init                           */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * SbxHostCall:
+ *
+ * Opaque per-call context.  The host passes a fresh one to every vtable
+ * function that can fail or report; the plugin hands it back to set_error()
+ * and report().  It is valid only for the duration of that call and may be
+ * used from whatever thread the call runs on.
+ */
+typedef struct SbxHostCall SbxHostCall;
+
+typedef struct SbxHostV1
+{
+  uint32_t    struct_size;
+  uint32_t    abi_version;      /* == SBX_PLUGIN_ABI_VERSION */
+  uint64_t    features;         /* SBX_HOST_FEATURE_* this host implements */
+  const char *core_version;     /* e.g. "0.1.0" */
+
+  /* Record the error of the current call.  @status is the SBX_STATUS_* the
+   * vtable function is about to return; @message is UTF-8 and should name the
+   * operation and the path or value at fault.  Calling it more than once per
+   * call keeps the first message. */
+  void  (*set_error) (SbxHostCall *call, int32_t status, const char *message);
+
+  /* Append one entry to the compile report of the current probe or compile
+   * call.  @feature is a lower-case dash-separated name ("write-boundary"),
+   * @status one of SBX_ABI_REPORT_*, @detail free text (may be NULL). */
+  void  (*report)    (SbxHostCall *call, const char *feature, uint32_t status, const char *detail);
+
+  /* Diagnostic logging.  Never changes policy.  @domain names the plugin. */
+  void  (*log)       (uint32_t level, const char *domain, const char *message);
+
+  /* Allocation for memory handed from the plugin to the host. */
+  void *(*alloc)     (size_t size);
+  void  (*release)   (void *ptr);
+} SbxHostV1;
+
+/* ------------------------------------------------------------------------- */
+/* Policy IR: what the core hands a backend to compile                         */
+/* ------------------------------------------------------------------------- */
+
+/* Filesystem access axes (upstream FSAccess) */
+#define SBX_FS_READ   1u
+#define SBX_FS_EXEC   2u
+#define SBX_FS_WRITE  4u
+#define SBX_FS_ALL    7u
+
+/* SbxFsRuleV1.flags */
+#define SBX_FS_RULE_EXACT      1u  /* matches only this path, not its descendants */
+#define SBX_FS_RULE_GLOB       2u  /* path is a glob pattern (only ever a deny) */
+#define SBX_FS_RULE_CANONICAL  4u  /* identity-checked by the core: do not re-follow symlinks */
+#define SBX_FS_RULE_OPTIONAL   8u  /* may be absent on this host (runtime closure): skip silently */
+
+/* SbxFsRuleV1.origin: why the rule exists (for binding decisions and reports) */
+#define SBX_FS_ORIGIN_RUNTIME    1u  /* fixed runtime closure (/usr, /lib*, /etc files) */
+#define SBX_FS_ORIGIN_DEVICE     2u  /* a device node of the minimal /dev */
+#define SBX_FS_ORIGIN_WORKSPACE  3u
+#define SBX_FS_ORIGIN_ROOT       4u  /* an additional root */
+#define SBX_FS_ORIGIN_HOST       5u  /* the host root "/" (everything outside the roots) */
+#define SBX_FS_ORIGIN_HOME       6u  /* the executor's HOME */
+#define SBX_FS_ORIGIN_TMPDIR     7u  /* the executor's TMPDIR */
+#define SBX_FS_ORIGIN_GRANT      8u  /* added by a verified grant for one spawn */
+
+/**
+ * SbxFsRuleV1:
+ *
+ * One filesystem rule.  Precedence (every backend must preserve or narrow
+ * it): per axis, the most specific matching rule decides (specificity =
+ * 2 x length of the literal path, +1 when EXACT); at a tie allows union, denies
+ * union and any deny wins; GLOB denies override everything; an axis no rule
+ * controls is denied.  The core always fills @deny explicitly: a rule with
+ * allow == 0 and deny == 0 is malformed and a backend must treat it as
+ * deny-all.
+ */
+typedef struct SbxFsRuleV1
+{
+  uint32_t    struct_size;
+  uint32_t    flags;    /* SBX_FS_RULE_* */
+  uint32_t    allow;    /* SBX_FS_* granted */
+  uint32_t    deny;     /* SBX_FS_* denied */
+  uint32_t    origin;   /* SBX_FS_ORIGIN_* */
+  int32_t     fd;       /* -1, or an O_PATH fd pinned to the identity-checked
+                         * target (grants; only with SBX_HOST_FEATURE_RULE_FDS).
+                         * Owned by the host; valid during compile only: a
+                         * backend that needs it later dup()s it. */
+  const char *path;     /* absolute and clean; a pattern when GLOB */
+} SbxFsRuleV1;
+
+/* SbxNetPolicyV1.mode */
+#define SBX_NET_MODE_DENY   0u  /* no egress (loopback inside a private namespace at most) */
+#define SBX_NET_MODE_OPEN   1u  /* host network */
+#define SBX_NET_MODE_PORTS  2u  /* only the listed TCP ports (network.broad grants) */
+#define SBX_NET_MODE_PROXY  3u  /* only the egress proxy on loopback proxy_port */
+
+/* SbxNetPolicyV1.flags */
+#define SBX_NET_FLAG_DNS    1u  /* name resolution must work (MODE_PORTS) */
+
+typedef struct SbxNetPolicyV1
+{
+  uint32_t        struct_size;
+  uint32_t        mode;         /* SBX_NET_MODE_* */
+  uint32_t        flags;        /* SBX_NET_FLAG_* */
+  uint32_t        n_tcp_ports;
+  const uint16_t *tcp_ports;    /* MODE_PORTS: allowed destination ports */
+  uint16_t        proxy_port;   /* MODE_PROXY: loopback port the child reaches the proxy on */
+  uint16_t        reserved0;
+  uint32_t        reserved1;
+} SbxNetPolicyV1;
+
+/**
+ * SbxLimitsV1:
+ *
+ * Resource limits for the whole sandbox (not per process).  0 means "no limit
+ * requested".  A backend enforces what the host allows and reports the rest
+ * as narrowed or unenforced under the "resource-limits" feature.
+ */
+typedef struct SbxLimitsV1
+{
+  uint32_t struct_size;
+  uint32_t flags;               /* reserved, 0 */
+  uint64_t max_processes;       /* tasks in the sandbox */
+  uint64_t max_memory_bytes;    /* memory of the sandbox */
+  uint64_t max_open_files;      /* per process (RLIMIT_NOFILE) */
+} SbxLimitsV1;
+
+/* SbxPolicyV1.flags */
+#define SBX_POLICY_UNCONFINED  1u  /* an acknowledged Unconfined profile */
+
+typedef struct SbxPolicyV1
+{
+  uint32_t              struct_size;
+  uint32_t              flags;                /* SBX_POLICY_* */
+  uint64_t              required_guarantees;  /* SBX_ABI_GUARANTEE_* the profile requires */
+  const SbxFsRuleV1    *fs_rules;
+  uint32_t              n_fs_rules;
+  uint32_t              reserved0;
+  const SbxNetPolicyV1 *net;
+  const SbxLimitsV1    *limits;
+  const char           *workspace;    /* canonical workspace root */
+  const char           *home;         /* HOME the child sees (absolute) */
+  const char           *tmpdir;       /* TMPDIR the child sees (absolute) */
+  const char           *state_dir;    /* executor-private 0700 dir the backend may use */
+} SbxPolicyV1;
+
+/* ------------------------------------------------------------------------- */
+/* Backend extension                                                          */
+/* ------------------------------------------------------------------------- */
+
+/* SbxProbeResultV1.flags */
+#define SBX_PROBE_UNCONFINED_ONLY  1u  /* accepts only SBX_POLICY_UNCONFINED policies */
+
+typedef struct SbxProbeResultV1
+{
+  uint32_t struct_size;
+  uint32_t level;        /* best SBX_ABI_LEVEL_* this backend reaches on this host */
+  uint64_t guarantees;   /* upper bound of SBX_ABI_GUARANTEE_* it can enforce here */
+  uint32_t flags;        /* SBX_PROBE_* */
+  uint32_t reserved0;
+} SbxProbeResultV1;
+
+typedef struct SbxCompileResultV1
+{
+  uint32_t struct_size;
+  uint32_t level;        /* SBX_ABI_LEVEL_* this spec achieves */
+  uint64_t guarantees;   /* SBX_ABI_GUARANTEE_* this spec enforces */
+} SbxCompileResultV1;
+
+/* SbxSpawnRequestV1.flags */
+#define SBX_SPAWN_PTY  1u  /* stdin_fd is a terminal slave: make it the controlling tty */
+
+typedef struct SbxSpawnRequestV1
+{
+  uint32_t           struct_size;
+  uint32_t           flags;       /* SBX_SPAWN_* */
+  const char        *cwd;         /* absolute working directory */
+  const char *const *argv;        /* NULL-terminated; argv[0] without '/' is looked up
+                                   * in the PATH of @envp, never the host's */
+  const char *const *envp;        /* complete scrubbed environment, NULL-terminated */
+  int32_t            stdin_fd;    /* -1 = /dev/null */
+  int32_t            stdout_fd;   /* -1 = /dev/null */
+  int32_t            stderr_fd;   /* -1 = /dev/null */
+  uint32_t           reserved0;
+} SbxSpawnRequestV1;
+
+/* SbxSpawnResultV1.containment (LifetimeContainment) */
+#define SBX_CONTAINMENT_UNSPECIFIED  0u
+#define SBX_CONTAINMENT_ENFORCED     1u
+#define SBX_CONTAINMENT_BEST_EFFORT  2u
+
+typedef struct SbxSpawnResultV1
+{
+  uint32_t struct_size;
+  uint32_t containment;      /* SBX_CONTAINMENT_* */
+  int64_t  pid;              /* host-namespace pid the host waits for (waitpid/pidfd) */
+  int32_t  pidfd;            /* pidfd of @pid or -1; ownership passes to the host */
+  int32_t  proxy_listen_fd;  /* -1, or a listening socket inside the sandbox's
+                              * network for the egress proxy; owned by the host */
+  void    *child;            /* backend per-spawn handle for signal()/finish() */
+} SbxSpawnResultV1;
+
+/* SbxExitV1.kind */
+#define SBX_EXIT_EXITED    1u
+#define SBX_EXIT_SIGNALED  2u
+
+typedef struct SbxExitV1
+{
+  uint32_t struct_size;
+  uint32_t kind;     /* SBX_EXIT_* of the target (not of any wrapper or init) */
+  int32_t  code;     /* exit code when EXITED */
+  int32_t  signo;    /* terminating signal when SIGNALED */
+} SbxExitV1;
+
+/**
+ * SbxBackendVTableV1:
+ *
+ * @probe: measure what this host offers.  Called without any policy, may be
+ *   called from any thread, result may be cached by the plugin per process.
+ *   Entries added with host->report() describe each mechanism (with a
+ *   "Hint: ..." in the detail when something is missing).
+ * @compile: compile @policy once into an opaque spec (compile once, spawn
+ *   many).  Narrowing is reported through @result and host->report(), never
+ *   through an error; an error means the policy cannot be compiled at all.
+ * @spawn: start one child under @spec.  Returns only after the target has
+ *   been exec'd (or failed to be: then a non-OK status with the setup step
+ *   and errno in the message, and no process left behind).  Safe to call
+ *   concurrently on one spec from several threads.
+ * @signal: deliver @signo to the target's whole process tree.
+ * @finish: called exactly once per successful spawn, after the host reaped
+ *   SbxSpawnResultV1.pid with @wait_status (as from waitpid).  Kills every
+ *   remaining process of the tree, proves the tree empty, translates the
+ *   status into the target's own exit (@out) and frees @child.
+ * @release: free @spec.  Called once, after every spawn of it has finished.
+ * @supports_grant_class: optional (may be NULL, then "supported when the
+ *   guarantees allow it").  Returns 1 when a grant of @grant_class
+ *   ("filesystem.path.read.v1", ...) can be enforced by this backend, else 0.
+ */
+typedef struct SbxBackendVTableV1
+{
+  uint32_t struct_size;
+  uint32_t reserved0;
+  int32_t  (*probe)   (void *plugin_ctx, SbxHostCall *call, SbxProbeResultV1 *result);
+  int32_t  (*compile) (void *plugin_ctx, SbxHostCall *call, const SbxPolicyV1 *policy,
+                       void **spec_out, SbxCompileResultV1 *result);
+  int32_t  (*spawn)   (void *plugin_ctx, SbxHostCall *call, void *spec,
+                       const SbxSpawnRequestV1 *request, SbxSpawnResultV1 *result);
+  int32_t  (*signal)  (void *plugin_ctx, void *child, int32_t signo);
+  int32_t  (*finish)  (void *plugin_ctx, SbxHostCall *call, void *child,
+                       int32_t wait_status, SbxExitV1 *out);
+  void     (*release) (void *plugin_ctx, void *spec);
+  uint32_t (*supports_grant_class) (void *plugin_ctx, const char *grant_class);
+} SbxBackendVTableV1;
+
+/* ------------------------------------------------------------------------- */
+/* Egress extension                                                           */
+/* ------------------------------------------------------------------------- */
+
+typedef struct SbxEgressInfoV1
+{
+  uint32_t struct_size;
+  uint32_t target_guarantee;   /* 1 when every target can be scoped by host and port */
+  uint32_t address_guarantee;  /* 1 when non-public resolved addresses are refused */
+  uint32_t reserved0;
+  char    *fingerprint;        /* host->alloc'd "route-v1:<hex>"; never contains secrets */
+} SbxEgressInfoV1;
+
+/**
+ * SbxEgressVTableV1:
+ *
+ * @start: parse @route_config (a URL or "direct") and create a route.
+ * @authorize: allow @execution_id to reach @targets ("tcp:host:port",
+ *   NULL-terminated; NULL means every target) and return a fresh credential
+ *   (host->alloc'd) the child presents to the proxy.
+ * @serve: serve proxy connections arriving on @listen_fd (ownership passes to
+ *   the plugin) until @revoke of the execution or @stop.
+ * @revoke: withdraw @execution_id; in-flight tunnels of it end.  Returns the
+ *   first denied target of that execution in @denial_out (host->alloc'd, or
+ *   NULL when nothing was denied).
+ * @stop: end the route and every tunnel.
+ */
+typedef struct SbxEgressVTableV1
+{
+  uint32_t struct_size;
+  uint32_t reserved0;
+  int32_t (*start)     (void *plugin_ctx, SbxHostCall *call, const char *route_config,
+                        void **route_out, SbxEgressInfoV1 *info);
+  int32_t (*authorize) (void *plugin_ctx, SbxHostCall *call, void *route,
+                        const char *execution_id, const char *const *targets,
+                        char **credential_out);
+  int32_t (*serve)     (void *plugin_ctx, SbxHostCall *call, void *route, int32_t listen_fd);
+  int32_t (*revoke)    (void *plugin_ctx, void *route, const char *execution_id, char **denial_out);
+  void    (*stop)      (void *plugin_ctx, void *route);
+} SbxEgressVTableV1;
+
+/* ------------------------------------------------------------------------- */
+/* Reporter extension                                                         */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * SbxReporterVTableV1:
+ *
+ * Reporters receive events as versioned JSON objects ("schema": 1), one per
+ * call.  They can never alter policy: a reporter error is logged and
+ * counted by the host and changes nothing else.
+ *
+ * @open: create a sink from @config (reporter-specific, e.g. a file path).
+ * @emit: deliver one event; @event_json is one JSON object without newline.
+ * @close: flush and free @sink.
+ */
+typedef struct SbxReporterVTableV1
+{
+  uint32_t struct_size;
+  uint32_t reserved0;
+  int32_t (*open)  (void *plugin_ctx, SbxHostCall *call, const char *config, void **sink_out);
+  int32_t (*emit)  (void *plugin_ctx, SbxHostCall *call, void *sink,
+                    const char *event_json, size_t length);
+  void    (*close) (void *plugin_ctx, void *sink);
+} SbxReporterVTableV1;
+
+/* ------------------------------------------------------------------------- */
+/* Descriptor                                                                 */
+/* ------------------------------------------------------------------------- */
+
+#define SBX_EXT_END       0u  /* terminates the extension list */
+#define SBX_EXT_BACKEND   1u  /* vtable is SbxBackendVTableV1 */
+#define SBX_EXT_EGRESS    2u  /* vtable is SbxEgressVTableV1 */
+#define SBX_EXT_REPORTER  3u  /* vtable is SbxReporterVTableV1 */
+
+typedef struct SbxPluginExtension
+{
+  uint32_t    struct_size;
+  uint32_t    kind;       /* SBX_EXT_*; SBX_EXT_END ends the list */
+  const char *name;       /* lowercase words joined with dashes: "linux-userns" */
+  int32_t     priority;   /* spaced by 10s; higher is tried first; negative = last resort */
+  uint32_t    reserved0;
+  const void *vtable;     /* per kind */
+} SbxPluginExtension;
+
+typedef struct SbxPluginDescriptor
+{
+  uint32_t    struct_size;
+  uint32_t    abi_version;             /* SBX_PLUGIN_ABI_VERSION */
+  uint64_t    required_host_features;  /* SBX_HOST_FEATURE_* the plugin cannot work without */
+  const char *name;                    /* equals the file-name-derived name */
+  const char *version;
+  const char *license;                 /* SPDX identifier */
+  /* No globals: plugin state lives in *plugin_ctx.  Returns SBX_STATUS_*. */
+  int32_t   (*init) (const SbxHostV1 *host, void **plugin_ctx);
+  void      (*fini) (void *plugin_ctx);
+  const SbxPluginExtension *extensions; /* terminated by kind == SBX_EXT_END */
+} SbxPluginDescriptor;
+
+/** Smallest descriptor a host accepts (everything up to and including extensions). */
+#define SBX_PLUGIN_DESCRIPTOR_MIN_SIZE \
+  (offsetof (SbxPluginDescriptor, extensions) + sizeof (const SbxPluginExtension *))
+
+/**
+ * SBX_PLUGIN_DEFINE:
+ *
+ * Defines the descriptor and the exported entry symbol
+ * `sbx_plugin_<name>_entry`.  The plugin file must be called
+ * `sbx-plugin-<name with '_' as '-'>.so` (".dll" on Windows): the host
+ * derives the symbol from the file name.
+ */
+#define SBX_PLUGIN_DEFINE(name, ver, license_, required, init_fn, fini_fn, ext_table) \
+  static const SbxPluginDescriptor sbx_plugin_desc_##name = {                        \
+    sizeof (SbxPluginDescriptor), SBX_PLUGIN_ABI_VERSION, (required),                \
+    #name, (ver), (license_), (init_fn), (fini_fn), (ext_table) };                   \
+  SBX_PLUGIN_EXPORT const SbxPluginDescriptor *sbx_plugin_##name##_entry (void);     \
+  SBX_PLUGIN_EXPORT const SbxPluginDescriptor *sbx_plugin_##name##_entry (void)      \
+  {                                                                                  \
+    return &sbx_plugin_desc_##name;                                                  \
+  }
+
+typedef const SbxPluginDescriptor *(*SbxPluginEntryFunc) (void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SBX_PLUGIN_ABI_H */

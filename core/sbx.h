@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#define SBX_INSIDE
+
+#include "sbx-version.h"
+#include "sbx-guarantees.h"
+#include "sbx-profile.h"
+#include "sbx-enum-types.h"
+
+#undef SBX_INSIDE

@@ -1,0 +1,145 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The README's test command.  On a fresh Debian 12 machine it installs the
+# dependencies, then runs the whole suite:
+#   1. gcc build, every test, as the invoking user (root in CI);
+#   2. the same suite as an unprivileged user (created if needed), from a copy
+#      of the tree that user owns — root hides bugs (DAC override, mount
+#      without a user namespace);
+#   3. an AddressSanitizer + UndefinedBehaviorSanitizer build, every test;
+#   4. the libFuzzer targets for a bounded time (clang), when built.
+# The last line is "N passed, N failed" counting test cases over all phases.
+#
+# Environment: SBX_TEST_USER (unprivileged user, default sbx-ci),
+# SBX_FUZZ_SECONDS (default 60), SBX_SKIP_APT=1, SBX_TEST_PHASES (default
+# "root unpriv asan fuzz").
+set -u
+cd "$(dirname "$0")/.."
+SRC=$(pwd)
+
+./scripts/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+
+PHASES=${SBX_TEST_PHASES:-"root unpriv asan fuzz"}
+FUZZ_SECONDS=${SBX_FUZZ_SECONDS:-60}
+TEST_USER=${SBX_TEST_USER:-sbx-ci}
+LOGS=""
+EXTRA_PASSED=0
+EXTRA_FAILED=0
+STATUS=0
+
+note () { printf '\n=== %s\n' "$*"; }
+
+# meson test with output shown on failure; appends the testlog to LOGS.
+run_suite () {
+  build=$1; shift
+  if meson test -C "$build" --print-errorlogs --num-processes 2 "$@"; then :; else STATUS=1; fi
+  if [ -f "$build/meson-logs/testlog.json" ]; then
+    LOGS="$LOGS $build/meson-logs/testlog.json"
+  else
+    EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
+  fi
+}
+
+build_or_fail () {
+  build=$1; shift
+  if [ ! -f "$build/build.ninja" ]; then
+    meson setup "$build" "$@" || return 1
+  fi
+  ninja -C "$build"
+}
+
+for phase in $PHASES; do
+  case $phase in
+    root)
+      note "phase 1: gcc build, tests as $(id -un)"
+      if build_or_fail _build; then run_suite _build; else EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1; fi
+      ;;
+    unpriv)
+      if [ "$(id -u)" -ne 0 ]; then
+        note "phase 2: already unprivileged ($(id -un)); phase 1 covered it"
+        continue
+      fi
+      note "phase 2: tests as unprivileged user $TEST_USER"
+      if ! id "$TEST_USER" >/dev/null 2>&1; then
+        useradd --create-home --shell /bin/sh "$TEST_USER" || { EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1; continue; }
+      fi
+      UHOME=$(getent passwd "$TEST_USER" | cut -d: -f6)
+      UDIR=$(mktemp -d /tmp/sbx-unpriv.XXXXXX)
+      # A copy of the working tree (not only what git tracks, so uncommitted
+      # work is tested too), owned by the user; build trees are not copied.
+      tar -C "$SRC" --exclude='./_build*' --exclude='./.git' -cf - . | tar -C "$UDIR" -xf -
+      chown -R "$TEST_USER" "$UDIR"
+      chmod 0755 "$UDIR"
+      if runuser -u "$TEST_USER" -- env -i HOME="$UHOME" PATH="/usr/local/bin:/usr/bin:/bin" LANG=C.UTF-8 \
+           sh -c "cd '$UDIR' && meson setup _build >/dev/null && ninja -C _build >/dev/null"; then
+        if runuser -u "$TEST_USER" -- env -i HOME="$UHOME" PATH="/usr/local/bin:/usr/bin:/bin" LANG=C.UTF-8 \
+             sh -c "cd '$UDIR' && meson test -C _build --print-errorlogs --num-processes 2"; then :; else STATUS=1; fi
+        if [ -f "$UDIR/_build/meson-logs/testlog.json" ]; then
+          cp "$UDIR/_build/meson-logs/testlog.json" "_build-unpriv-testlog.json"
+          LOGS="$LOGS _build-unpriv-testlog.json"
+        else
+          EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
+        fi
+      else
+        echo "unprivileged build failed"; EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
+      fi
+      rm -rf "$UDIR"
+      ;;
+    asan)
+      note "phase 3: AddressSanitizer + UndefinedBehaviorSanitizer"
+      # b_lundef=false: plugins are shared modules whose sanitizer symbols come
+      # from the executable.
+      if build_or_fail _build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug; then
+        ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1" \
+        UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+        LSAN_OPTIONS="suppressions=$SRC/tests/lsan.supp:print_suppressions=0" \
+          run_suite _build-asan
+      else
+        EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
+      fi
+      ;;
+    fuzz)
+      if ! command -v clang >/dev/null 2>&1; then
+        note "phase 4: clang not available, fuzzing skipped"
+        continue
+      fi
+      note "phase 4: libFuzzer targets, ${FUZZ_SECONDS}s each"
+      if CC=clang build_or_fail _build-fuzz -Dfuzzing=true -Db_lundef=false -Dintrospection=disabled; then
+        for fuzzer in _build-fuzz/tests/fuzz/fuzz-*; do
+          [ -x "$fuzzer" ] || continue
+          name=$(basename "$fuzzer")
+          corpus=$(mktemp -d /tmp/sbx-corpus.XXXXXX)
+          cp "$SRC"/data/profiles/*.json "$SRC"/tests/fuzz/corpus/"$name"/* "$corpus"/ 2>/dev/null || true
+          if ASAN_OPTIONS="detect_leaks=1" "$fuzzer" -max_total_time="$FUZZ_SECONDS" -timeout=10 \
+               -rss_limit_mb=2048 -artifact_prefix="_build-fuzz/$name-" "$corpus" >"_build-fuzz/$name.log" 2>&1; then
+            echo "ok - $name ran ${FUZZ_SECONDS}s without a crash or leak"
+            EXTRA_PASSED=$((EXTRA_PASSED + 1))
+          else
+            echo "not ok - $name found a problem:"; tail -40 "_build-fuzz/$name.log"
+            EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
+          fi
+          rm -rf "$corpus"
+        done
+      else
+        EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
+      fi
+      ;;
+    *)
+      echo "unknown phase $phase"; EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
+      ;;
+  esac
+done
+
+note "summary"
+# shellcheck disable=SC2086
+set -- $(python3 scripts/count-tap.py $LOGS)
+PASSED=$(( ${1:-0} + EXTRA_PASSED ))
+FAILED=$(( ${2:-0} + EXTRA_FAILED ))
+SKIPPED=${3:-0}
+echo "($SKIPPED skipped)"
+if [ "$PASSED" -eq 0 ]; then
+  echo "no test ran: that is a failure"; FAILED=$((FAILED + 1)); STATUS=1
+fi
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ] && [ "$STATUS" -eq 0 ]

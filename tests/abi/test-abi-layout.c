@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Freezes the plugin ABI (style.md R5): every offset and size of every table
+ * in sbx-plugin-abi.h.  Includes nothing but that header and the C library's
+ * stdio, so it builds with no dependency at all (and with mingw-w64 for win64).
+ *
+ * The numbers hold for every 64-bit data model sbx supports: x86_64 and
+ * aarch64 (LP64) and win64 (LLP64).  The ABI uses no `long`, so the two models
+ * lay it out identically.  A change here is an ABI break: bump
+ * SBX_PLUGIN_ABI_VERSION, or grow a table at its end and let struct_size carry it.
+ */
+#include "sbx-plugin-abi.h"
+
+#include <stdio.h>
+
+#if UINTPTR_MAX == UINT64_MAX
+_Static_assert (sizeof (SbxHostV1) == 64, "size SbxHostV1");
+_Static_assert (offsetof (SbxHostV1, struct_size) == 0, "SbxHostV1.struct_size");
+_Static_assert (offsetof (SbxHostV1, abi_version) == 4, "SbxHostV1.abi_version");
+_Static_assert (offsetof (SbxHostV1, features) == 8, "SbxHostV1.features");
+_Static_assert (offsetof (SbxHostV1, core_version) == 16, "SbxHostV1.core_version");
+_Static_assert (offsetof (SbxHostV1, set_error) == 24, "SbxHostV1.set_error");
+_Static_assert (offsetof (SbxHostV1, report) == 32, "SbxHostV1.report");
+_Static_assert (offsetof (SbxHostV1, log) == 40, "SbxHostV1.log");
+_Static_assert (offsetof (SbxHostV1, alloc) == 48, "SbxHostV1.alloc");
+_Static_assert (offsetof (SbxHostV1, release) == 56, "SbxHostV1.release");
+_Static_assert (sizeof (SbxFsRuleV1) == 32, "size SbxFsRuleV1");
+_Static_assert (offsetof (SbxFsRuleV1, struct_size) == 0, "SbxFsRuleV1.struct_size");
+_Static_assert (offsetof (SbxFsRuleV1, flags) == 4, "SbxFsRuleV1.flags");
+_Static_assert (offsetof (SbxFsRuleV1, allow) == 8, "SbxFsRuleV1.allow");
+_Static_assert (offsetof (SbxFsRuleV1, deny) == 12, "SbxFsRuleV1.deny");
+_Static_assert (offsetof (SbxFsRuleV1, origin) == 16, "SbxFsRuleV1.origin");
+_Static_assert (offsetof (SbxFsRuleV1, fd) == 20, "SbxFsRuleV1.fd");
+_Static_assert (offsetof (SbxFsRuleV1, path) == 24, "SbxFsRuleV1.path");
+_Static_assert (sizeof (SbxNetPolicyV1) == 32, "size SbxNetPolicyV1");
+_Static_assert (offsetof (SbxNetPolicyV1, struct_size) == 0, "SbxNetPolicyV1.struct_size");
+_Static_assert (offsetof (SbxNetPolicyV1, mode) == 4, "SbxNetPolicyV1.mode");
+_Static_assert (offsetof (SbxNetPolicyV1, flags) == 8, "SbxNetPolicyV1.flags");
+_Static_assert (offsetof (SbxNetPolicyV1, n_tcp_ports) == 12, "SbxNetPolicyV1.n_tcp_ports");
+_Static_assert (offsetof (SbxNetPolicyV1, tcp_ports) == 16, "SbxNetPolicyV1.tcp_ports");
+_Static_assert (offsetof (SbxNetPolicyV1, proxy_port) == 24, "SbxNetPolicyV1.proxy_port");
+_Static_assert (offsetof (SbxNetPolicyV1, reserved0) == 26, "SbxNetPolicyV1.reserved0");
+_Static_assert (offsetof (SbxNetPolicyV1, reserved1) == 28, "SbxNetPolicyV1.reserved1");
+_Static_assert (sizeof (SbxLimitsV1) == 32, "size SbxLimitsV1");
+_Static_assert (offsetof (SbxLimitsV1, struct_size) == 0, "SbxLimitsV1.struct_size");
+_Static_assert (offsetof (SbxLimitsV1, flags) == 4, "SbxLimitsV1.flags");
+_Static_assert (offsetof (SbxLimitsV1, max_processes) == 8, "SbxLimitsV1.max_processes");
+_Static_assert (offsetof (SbxLimitsV1, max_memory_bytes) == 16, "SbxLimitsV1.max_memory_bytes");
+_Static_assert (offsetof (SbxLimitsV1, max_open_files) == 24, "SbxLimitsV1.max_open_files");
+_Static_assert (sizeof (SbxPolicyV1) == 80, "size SbxPolicyV1");
+_Static_assert (offsetof (SbxPolicyV1, struct_size) == 0, "SbxPolicyV1.struct_size");
+_Static_assert (offsetof (SbxPolicyV1, flags) == 4, "SbxPolicyV1.flags");
+_Static_assert (offsetof (SbxPolicyV1, required_guarantees) == 8, "SbxPolicyV1.required_guarantees");
+_Static_assert (offsetof (SbxPolicyV1, fs_rules) == 16, "SbxPolicyV1.fs_rules");
+_Static_assert (offsetof (SbxPolicyV1, n_fs_rules) == 24, "SbxPolicyV1.n_fs_rules");
+_Static_assert (offsetof (SbxPolicyV1, reserved0) == 28, "SbxPolicyV1.reserved0");
+_Static_assert (offsetof (SbxPolicyV1, net) == 32, "SbxPolicyV1.net");
+_Static_assert (offsetof (SbxPolicyV1, limits) == 40, "SbxPolicyV1.limits");
+_Static_assert (offsetof (SbxPolicyV1, workspace) == 48, "SbxPolicyV1.workspace");
+_Static_assert (offsetof (SbxPolicyV1, home) == 56, "SbxPolicyV1.home");
+_Static_assert (offsetof (SbxPolicyV1, tmpdir) == 64, "SbxPolicyV1.tmpdir");
+_Static_assert (offsetof (SbxPolicyV1, state_dir) == 72, "SbxPolicyV1.state_dir");
+_Static_assert (sizeof (SbxProbeResultV1) == 24, "size SbxProbeResultV1");
+_Static_assert (offsetof (SbxProbeResultV1, struct_size) == 0, "SbxProbeResultV1.struct_size");
+_Static_assert (offsetof (SbxProbeResultV1, level) == 4, "SbxProbeResultV1.level");
+_Static_assert (offsetof (SbxProbeResultV1, guarantees) == 8, "SbxProbeResultV1.guarantees");
+_Static_assert (offsetof (SbxProbeResultV1, flags) == 16, "SbxProbeResultV1.flags");
+_Static_assert (offsetof (SbxProbeResultV1, reserved0) == 20, "SbxProbeResultV1.reserved0");
+_Static_assert (sizeof (SbxCompileResultV1) == 16, "size SbxCompileResultV1");
+_Static_assert (offsetof (SbxCompileResultV1, struct_size) == 0, "SbxCompileResultV1.struct_size");
+_Static_assert (offsetof (SbxCompileResultV1, level) == 4, "SbxCompileResultV1.level");
+_Static_assert (offsetof (SbxCompileResultV1, guarantees) == 8, "SbxCompileResultV1.guarantees");
+_Static_assert (sizeof (SbxSpawnRequestV1) == 48, "size SbxSpawnRequestV1");
+_Static_assert (offsetof (SbxSpawnRequestV1, struct_size) == 0, "SbxSpawnRequestV1.struct_size");
+_Static_assert (offsetof (SbxSpawnRequestV1, flags) == 4, "SbxSpawnRequestV1.flags");
+_Static_assert (offsetof (SbxSpawnRequestV1, cwd) == 8, "SbxSpawnRequestV1.cwd");
+_Static_assert (offsetof (SbxSpawnRequestV1, argv) == 16, "SbxSpawnRequestV1.argv");
+_Static_assert (offsetof (SbxSpawnRequestV1, envp) == 24, "SbxSpawnRequestV1.envp");
+_Static_assert (offsetof (SbxSpawnRequestV1, stdin_fd) == 32, "SbxSpawnRequestV1.stdin_fd");
+_Static_assert (offsetof (SbxSpawnRequestV1, stdout_fd) == 36, "SbxSpawnRequestV1.stdout_fd");
+_Static_assert (offsetof (SbxSpawnRequestV1, stderr_fd) == 40, "SbxSpawnRequestV1.stderr_fd");
+_Static_assert (offsetof (SbxSpawnRequestV1, reserved0) == 44, "SbxSpawnRequestV1.reserved0");
+_Static_assert (sizeof (SbxSpawnResultV1) == 32, "size SbxSpawnResultV1");
+_Static_assert (offsetof (SbxSpawnResultV1, struct_size) == 0, "SbxSpawnResultV1.struct_size");
+_Static_assert (offsetof (SbxSpawnResultV1, containment) == 4, "SbxSpawnResultV1.containment");
+_Static_assert (offsetof (SbxSpawnResultV1, pid) == 8, "SbxSpawnResultV1.pid");
+_Static_assert (offsetof (SbxSpawnResultV1, pidfd) == 16, "SbxSpawnResultV1.pidfd");
+_Static_assert (offsetof (SbxSpawnResultV1, proxy_listen_fd) == 20, "SbxSpawnResultV1.proxy_listen_fd");
+_Static_assert (offsetof (SbxSpawnResultV1, child) == 24, "SbxSpawnResultV1.child");
+_Static_assert (sizeof (SbxExitV1) == 16, "size SbxExitV1");
+_Static_assert (offsetof (SbxExitV1, struct_size) == 0, "SbxExitV1.struct_size");
+_Static_assert (offsetof (SbxExitV1, kind) == 4, "SbxExitV1.kind");
+_Static_assert (offsetof (SbxExitV1, code) == 8, "SbxExitV1.code");
+_Static_assert (offsetof (SbxExitV1, signo) == 12, "SbxExitV1.signo");
+_Static_assert (sizeof (SbxBackendVTableV1) == 64, "size SbxBackendVTableV1");
+_Static_assert (offsetof (SbxBackendVTableV1, struct_size) == 0, "SbxBackendVTableV1.struct_size");
+_Static_assert (offsetof (SbxBackendVTableV1, reserved0) == 4, "SbxBackendVTableV1.reserved0");
+_Static_assert (offsetof (SbxBackendVTableV1, probe) == 8, "SbxBackendVTableV1.probe");
+_Static_assert (offsetof (SbxBackendVTableV1, compile) == 16, "SbxBackendVTableV1.compile");
+_Static_assert (offsetof (SbxBackendVTableV1, spawn) == 24, "SbxBackendVTableV1.spawn");
+_Static_assert (offsetof (SbxBackendVTableV1, signal) == 32, "SbxBackendVTableV1.signal");
+_Static_assert (offsetof (SbxBackendVTableV1, finish) == 40, "SbxBackendVTableV1.finish");
+_Static_assert (offsetof (SbxBackendVTableV1, release) == 48, "SbxBackendVTableV1.release");
+_Static_assert (offsetof (SbxBackendVTableV1, supports_grant_class) == 56, "SbxBackendVTableV1.supports_grant_class");
+_Static_assert (sizeof (SbxEgressInfoV1) == 24, "size SbxEgressInfoV1");
+_Static_assert (offsetof (SbxEgressInfoV1, struct_size) == 0, "SbxEgressInfoV1.struct_size");
+_Static_assert (offsetof (SbxEgressInfoV1, target_guarantee) == 4, "SbxEgressInfoV1.target_guarantee");
+_Static_assert (offsetof (SbxEgressInfoV1, address_guarantee) == 8, "SbxEgressInfoV1.address_guarantee");
+_Static_assert (offsetof (SbxEgressInfoV1, reserved0) == 12, "SbxEgressInfoV1.reserved0");
+_Static_assert (offsetof (SbxEgressInfoV1, fingerprint) == 16, "SbxEgressInfoV1.fingerprint");
+_Static_assert (sizeof (SbxEgressVTableV1) == 48, "size SbxEgressVTableV1");
+_Static_assert (offsetof (SbxEgressVTableV1, struct_size) == 0, "SbxEgressVTableV1.struct_size");
+_Static_assert (offsetof (SbxEgressVTableV1, reserved0) == 4, "SbxEgressVTableV1.reserved0");
+_Static_assert (offsetof (SbxEgressVTableV1, start) == 8, "SbxEgressVTableV1.start");
+_Static_assert (offsetof (SbxEgressVTableV1, authorize) == 16, "SbxEgressVTableV1.authorize");
+_Static_assert (offsetof (SbxEgressVTableV1, serve) == 24, "SbxEgressVTableV1.serve");
+_Static_assert (offsetof (SbxEgressVTableV1, revoke) == 32, "SbxEgressVTableV1.revoke");
+_Static_assert (offsetof (SbxEgressVTableV1, stop) == 40, "SbxEgressVTableV1.stop");
+_Static_assert (sizeof (SbxReporterVTableV1) == 32, "size SbxReporterVTableV1");
+_Static_assert (offsetof (SbxReporterVTableV1, struct_size) == 0, "SbxReporterVTableV1.struct_size");
+_Static_assert (offsetof (SbxReporterVTableV1, reserved0) == 4, "SbxReporterVTableV1.reserved0");
+_Static_assert (offsetof (SbxReporterVTableV1, open) == 8, "SbxReporterVTableV1.open");
+_Static_assert (offsetof (SbxReporterVTableV1, emit) == 16, "SbxReporterVTableV1.emit");
+_Static_assert (offsetof (SbxReporterVTableV1, close) == 24, "SbxReporterVTableV1.close");
+_Static_assert (sizeof (SbxPluginExtension) == 32, "size SbxPluginExtension");
+_Static_assert (offsetof (SbxPluginExtension, struct_size) == 0, "SbxPluginExtension.struct_size");
+_Static_assert (offsetof (SbxPluginExtension, kind) == 4, "SbxPluginExtension.kind");
+_Static_assert (offsetof (SbxPluginExtension, name) == 8, "SbxPluginExtension.name");
+_Static_assert (offsetof (SbxPluginExtension, priority) == 16, "SbxPluginExtension.priority");
+_Static_assert (offsetof (SbxPluginExtension, reserved0) == 20, "SbxPluginExtension.reserved0");
+_Static_assert (offsetof (SbxPluginExtension, vtable) == 24, "SbxPluginExtension.vtable");
+_Static_assert (sizeof (SbxPluginDescriptor) == 64, "size SbxPluginDescriptor");
+_Static_assert (offsetof (SbxPluginDescriptor, struct_size) == 0, "SbxPluginDescriptor.struct_size");
+_Static_assert (offsetof (SbxPluginDescriptor, abi_version) == 4, "SbxPluginDescriptor.abi_version");
+_Static_assert (offsetof (SbxPluginDescriptor, required_host_features) == 8, "SbxPluginDescriptor.required_host_features");
+_Static_assert (offsetof (SbxPluginDescriptor, name) == 16, "SbxPluginDescriptor.name");
+_Static_assert (offsetof (SbxPluginDescriptor, version) == 24, "SbxPluginDescriptor.version");
+_Static_assert (offsetof (SbxPluginDescriptor, license) == 32, "SbxPluginDescriptor.license");
+_Static_assert (offsetof (SbxPluginDescriptor, init) == 40, "SbxPluginDescriptor.init");
+_Static_assert (offsetof (SbxPluginDescriptor, fini) == 48, "SbxPluginDescriptor.fini");
+_Static_assert (offsetof (SbxPluginDescriptor, extensions) == 56, "SbxPluginDescriptor.extensions");
+_Static_assert (SBX_PLUGIN_DESCRIPTOR_MIN_SIZE == 64, "descriptor minimum size");
+#else
+#error "the sbx plugin ABI is only defined for 64-bit targets"
+#endif
+
+_Static_assert (SBX_PLUGIN_ABI_VERSION == 1u, "ABI version");
+_Static_assert (SBX_HOST_FEATURES_KNOWN == 3u, "known host features");
+_Static_assert (SBX_ABI_GUARANTEE_TARGET_NETWORK == 128u, "guarantee bit order");
+_Static_assert (SBX_FS_ALL == (SBX_FS_READ | SBX_FS_EXEC | SBX_FS_WRITE), "fs axes");
+
+/* A table grown at its end: SBX_ABI_HAS must see old sizes as lacking the field. */
+static int
+check_abi_has (void)
+{
+  SbxBackendVTableV1 old_table = { 0 };
+
+  old_table.struct_size = (uint32_t) offsetof (SbxBackendVTableV1, supports_grant_class);
+  if (SBX_ABI_HAS (&old_table, SbxBackendVTableV1, supports_grant_class))
+    return 0;
+  old_table.struct_size = (uint32_t) sizeof (SbxBackendVTableV1);
+  if (!SBX_ABI_HAS (&old_table, SbxBackendVTableV1, supports_grant_class))
+    return 0;
+  return 1;
+}
+
+int
+main (void)
+{
+  /* TAP, so meson counts each case. */
+  int ok = check_abi_has ();
+
+  printf ("1..2\n");
+  printf ("ok 1 /abi/layout/static-asserts-compiled\n");
+  printf ("%s 2 /abi/layout/abi-has-respects-struct-size\n", ok ? "ok" : "not ok");
+  return ok ? 0 : 1;
+}
