@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Registry internals the executor needs: backend selection and reporter
+ * sinks.  Owned by the registry work (issue 3).
+ */
+#pragma once
+
+#include <glib.h>
+#include "sbx-registry.h"
+#include "sbx-backend-private.h"
+#include "sbx-compile-report.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  gboolean      unconfined;           /* profile isolation == UNCONFINED */
+  SbxGuarantees required_guarantees;  /* sbx_profile_get_required_guarantees() */
+  const char   *forced_backend;       /* NULL: read SBX_BACKEND from the environment */
+} SbxBackendSelection;
+
+/* Walks backend extensions by priority (higher first), probes each (cached),
+ * keeps the first whose probe is OK, whose level meets the isolation
+ * requirement (Sandboxed needs >= DEGRADED and never an unconfined-only
+ * backend; Unconfined accepts only an unconfined-only backend) and whose
+ * guarantees cover required_guarantees.  Every rejected candidate and why is
+ * recorded in @report.  SBX_BACKEND=name selects or vetoes: if the named
+ * backend is missing or rejected, selection fails with
+ * SBX_PLUGIN_ERROR_BACKEND_UNAVAILABLE; never a fallback. */
+SbxBackend *sbx_registry_select_backend (SbxRegistry               *self,
+                                         const SbxBackendSelection *selection,
+                                         SbxCompileReport          *report,
+                                         GError                   **error);
+
+typedef struct _SbxReporterSink SbxReporterSink;
+
+/* Opens reporter extension @name with its @config (e.g. a file path). */
+SbxReporterSink *sbx_registry_open_reporter (SbxRegistry  *self,
+                                             const char   *name,
+                                             const char   *config,
+                                             GError      **error);
+/* Delivers one event (a JSON object, "schema": 1).  Failures are logged and
+ * counted, never propagated: reporters cannot alter policy. */
+void             sbx_reporter_sink_emit     (SbxReporterSink *sink,
+                                             const char      *event_json);
+guint            sbx_reporter_sink_get_n_failures (SbxReporterSink *sink);
+void             sbx_reporter_sink_close    (SbxReporterSink *sink);
+
+G_END_DECLS
