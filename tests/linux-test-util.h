@@ -40,8 +40,12 @@ const char *probe_result_name (int result);
   G_STMT_START {                                                                    \
     int res_ = (res), exp_ = (expected);                                            \
     if (res_ != exp_)                                                               \
-      g_error ("%s:%d: %s gave %s, expected %s", __FILE__, __LINE__, #res,          \
-               probe_result_name (res_), probe_result_name (exp_));                 \
+      {                                                                             \
+        g_autofree char *msg_ = g_strdup_printf ("%s gave %s, expected %s", #res,   \
+                                                 probe_result_name (res_),          \
+                                                 probe_result_name (exp_));         \
+        g_assertion_message (G_LOG_DOMAIN, __FILE__, __LINE__, G_STRFUNC, msg_);    \
+      }                                                                             \
   } G_STMT_END
 
 /* A policy under construction.  Paths starting with '~' are taken relative
