@@ -790,6 +790,8 @@ test_dev_null (void)
   TestReport report, report2;
   Confinement c = { 0 }, c2 = { 0 }, c3 = { 0 };
   SbxLandlockExtraRule extra;
+  g_autofree char *fake = NULL;
+  const char *detail = NULL;
   int devnull;
 
   if (!need_landlock ())
@@ -797,9 +799,14 @@ test_dev_null (void)
       scratch_free (g_steal_pointer (&root));
       return;
     }
+  fake = mkf (root, "not-a-device");
   add_host_deny (tp);
   test_policy_add (tp, "/dev/null", SBX_FS_READ | SBX_FS_WRITE, 0, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_DEVICE);
+  /* a device entry must be a character device */
+  test_policy_add (tp, "~/not-a-device", SBX_FS_READ | SBX_FS_WRITE, 0, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_DEVICE);
   plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
+  g_assert_cmpuint (test_report_status (&report, "allow-paths", &detail), ==, SBX_ABI_REPORT_NARROWED);
+  g_assert_nonnull (strstr (detail, "not a character device"));
   add_host_deny (tp2);
   plan2 = plan_for (tp2, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report2);
   c.plan = plan;
@@ -809,6 +816,8 @@ test_dev_null (void)
   assert_probe (run_probe (&c, probe_read, "/dev/null"), 0);
   assert_probe (run_probe (&c2, probe_write, "/dev/null"), EACCES);
   assert_probe (run_probe (NULL, probe_write, "/dev/null"), 0);
+  assert_probe (run_probe (&c, probe_read, fake), EACCES);
+  assert_probe (run_probe (NULL, probe_read, fake), 0);
   if (kernel_abi >= 5)
     {
       /* IOCTL_DEV comes with the device rule: the ioctl reaches the driver

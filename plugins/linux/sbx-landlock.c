@@ -508,7 +508,7 @@ typedef struct
   GPtrArray       *gaps;          /* char*: symlinks whose target is outside the policy */
   uint32_t         carved_axes;
   gboolean         carved_write_deny;  /* a writable tree holds a nested write deny */
-  gboolean         literal_deny;
+  gboolean         literal_deny;       /* a literal deny narrowed an allow */
 } Builder;
 
 static void
@@ -845,7 +845,10 @@ emit_allow_axis (Builder *b, const LlEntry *e, uint32_t axis, GError **error)
         continue;
       /* deny wins a tie (same path, same shape) */
       if (same && d->exact == e->exact && (d->deny & axis))
-        return TRUE;
+        {
+          b->literal_deny = TRUE;
+          return TRUE;
+        }
       if (e->exact)
         continue;   /* nothing lies beneath an exact allow */
       if ((d->deny & axis) && (nested || (same && d->exact)))
@@ -853,6 +856,7 @@ emit_allow_axis (Builder *b, const LlEntry *e, uint32_t axis, GError **error)
           LlExclude x = { d->path, d->exact ? EX_EXACT : EX_TREE };
 
           g_array_append_val (excludes, x);
+          b->literal_deny = TRUE;
           if (axis == SBX_FS_WRITE && e->allow & SBX_FS_WRITE)
             b->carved_write_deny = TRUE;
         }
@@ -1103,11 +1107,7 @@ load_entries (Builder *b, const SbxPolicyV1 *policy, GError **error)
       if (e->glob)
         g_ptr_array_add (b->globs, e);
       else
-        {
-          g_ptr_array_add (b->entries, e);
-          if (e->deny != 0)
-            b->literal_deny = TRUE;
-        }
+        g_ptr_array_add (b->entries, e);
     }
   return TRUE;
 }
@@ -1382,7 +1382,7 @@ sbx_landlock_plan_new (const SbxPolicyV1        *policy,
                           glob_read ? "Landlock: glob read denies cannot be expressed" : "Landlock filesystem rules");
         if (b.literal_deny)
           sbx_linux_report (reporter, "fixed-path-deny", SBX_ABI_REPORT_ENFORCED,
-                            "literal denies enforced by sibling enumeration");
+                            "literal denies inside allowed trees enforced by sibling enumeration");
         if (b.globs->len > 0)
           sbx_linux_report (reporter, "glob-deny", SBX_ABI_REPORT_UNENFORCED,
                             "Landlock cannot express glob denies; matching paths keep the access of "
