@@ -101,6 +101,16 @@ sbx_seccomp_program_enforces (const SbxSeccompProgram *program)
   return program->enforces;
 }
 
+const void *
+sbx_seccomp_program_filter (const SbxSeccompProgram *program,
+                            size_t                  *n_insns)
+{
+  g_return_val_if_fail (program != NULL, NULL);
+  if (n_insns != NULL)
+    *n_insns = program->len;
+  return program->filter;
+}
+
 const char *
 sbx_seccomp_program_arches (const SbxSeccompProgram *program)
 {
@@ -115,7 +125,8 @@ sbx_seccomp_program_arches (const SbxSeccompProgram *program)
 typedef struct
 {
   scmp_filter_ctx ctx;
-  uint32_t        arches[2];   /* libseccomp tokens in the filter */
+  uint32_t        arch;          /* the one libseccomp architecture of ctx */
+  int             socket_errno;  /* 0, or one errno for every socket() denial (see below) */
   GError        **error;
   gboolean        failed;
 } Rules;
@@ -140,9 +151,10 @@ deny (Rules *r, int err, const char *name, unsigned int n, const struct scmp_arg
 
   if (r->failed)
     return;
-  if (seccomp_syscall_resolve_name_arch (r->arches[0], name) < 0 &&
-      seccomp_syscall_resolve_name_arch (r->arches[1], name) < 0)
-    return;   /* exists on none of our architectures (e.g. vm86 on arm) */
+  if (seccomp_syscall_resolve_name_arch (r->arch, name) < 0)
+    return;   /* does not exist on this architecture (e.g. vm86 on x86_64) */
+  if (r->socket_errno != 0 && strcmp (name, "socket") == 0)
+    err = r->socket_errno;
   nr = seccomp_syscall_resolve_name (name);
   if (nr == __NR_SCMP_ERROR)
     {
@@ -540,6 +552,57 @@ arch_name (uint32_t token)
     }
 }
 
+/* A filter context for @arch alone, with every rule. */
+static gboolean
+build_context (Rules                   *r,
+               uint32_t                 arch,
+               int                      socket_errno,
+               const SbxSeccompOptions *options,
+               uint32_t                *enforces,
+               GError                 **error)
+{
+  int rc;
+
+  r->ctx = seccomp_init (SCMP_ACT_ALLOW);
+  r->arch = arch;
+  r->socket_errno = socket_errno;
+  r->error = error;
+  if (r->ctx == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, "seccomp_init failed");
+      return FALSE;
+    }
+  /* Unknown architecture (and x32) kills the whole process, not a thread. */
+  rc = seccomp_attr_set (r->ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+  if (rc == 0)
+    rc = seccomp_attr_set (r->ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);   /* binary tree by syscall number */
+  if (rc == 0 && arch != seccomp_arch_native ())
+    {
+      rc = seccomp_arch_add (r->ctx, arch);
+      if (rc == 0)
+        rc = seccomp_arch_remove (r->ctx, SCMP_ARCH_NATIVE);
+    }
+  if (rc < 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (-rc), "seccomp setup (%s): %s",
+                   arch_name (arch), g_strerror (-rc));
+      return FALSE;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (unconditional); i++)
+    DENY0 (r, unconditional[i].err, unconditional[i].name);
+  add_namespace_rules (r);
+  add_personality_rules (r);
+  add_device_rules (r);
+  if (options->landlock_abi >= 1 && options->landlock_abi < 3)
+    {
+      add_truncate_rules (r);
+      *enforces |= SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED;
+    }
+  add_socket_rules (r, options, enforces);
+  return !r->failed;
+}
+
 SbxSeccompProgram *
 sbx_seccomp_program_new (const SbxSeccompOptions *options,
                          const SbxLinuxReporter  *reporter,
@@ -554,7 +617,7 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
   guint n_audit = 0;
   uint32_t enforces = 0;
   int first_unknown;
-  Rules r = { 0 };
+  Rules native_rules = { 0 }, compat_rules = { 0 };
   int rc;
 
   g_return_val_if_fail (options != NULL, NULL);
@@ -592,47 +655,36 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
       return NULL;
     }
 
-  r.ctx = seccomp_init (SCMP_ACT_ALLOW);
-  r.arches[0] = native;
-  r.arches[1] = compat;
-  r.error = error;
-  if (r.ctx == NULL)
+  /* One context per architecture, merged before export.  On i386,
+   * libseccomp turns every socket() rule into the same socketcall(SYS_SOCKET)
+   * rule as well (socketcall passes its arguments in memory, so the family
+   * cannot be checked there); rules with different errnos then collide, so
+   * the compat context uses EACCES for every socket() denial. */
+  if (!build_context (&native_rules, native, 0, options, &enforces, error) ||
+      !build_context (&compat_rules, compat, EACCES, options, &enforces, error))
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, "seccomp_init failed");
+      if (native_rules.ctx != NULL)
+        seccomp_release (native_rules.ctx);
+      if (compat_rules.ctx != NULL)
+        seccomp_release (compat_rules.ctx);
       return NULL;
     }
-  /* Unknown architecture (and x32) kills the whole process, not a thread. */
-  rc = seccomp_attr_set (r.ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-  if (rc == 0)
-    rc = seccomp_attr_set (r.ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);   /* binary tree by syscall number */
-  if (rc == 0)
-    rc = seccomp_arch_add (r.ctx, compat);
-  if (rc < 0 && rc != -EEXIST)
+  rc = seccomp_merge (native_rules.ctx, compat_rules.ctx);   /* consumes compat on success */
+  if (rc < 0)
     {
-      seccomp_release (r.ctx);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (-rc), "seccomp setup: %s", g_strerror (-rc));
+      seccomp_release (native_rules.ctx);
+      seccomp_release (compat_rules.ctx);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (-rc), "seccomp_merge: %s", g_strerror (-rc));
       return NULL;
     }
-
-  for (guint i = 0; i < G_N_ELEMENTS (unconditional); i++)
-    DENY0 (&r, unconditional[i].err, unconditional[i].name);
-  add_namespace_rules (&r);
-  add_personality_rules (&r);
-  add_device_rules (&r);
-  if (options->landlock_abi >= 1 && options->landlock_abi < 3)
-    {
-      add_truncate_rules (&r);
-      enforces |= SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED;
-    }
-  add_socket_rules (&r, options, &enforces);
 
   exported = g_byte_array_new ();
-  if (r.failed || !export_bpf (r.ctx, exported, r.failed ? NULL : error))
+  if (!export_bpf (native_rules.ctx, exported, error))
     {
-      seccomp_release (r.ctx);
+      seccomp_release (native_rules.ctx);
       return NULL;
     }
-  seccomp_release (r.ctx);
+  seccomp_release (native_rules.ctx);
 
   first_unknown = MAX (max_known_syscall (native), max_known_syscall (compat)) + 1;
   prog = g_array_new (FALSE, FALSE, sizeof (struct sock_filter));

@@ -42,6 +42,10 @@ SbxSeccompProgram *sbx_seccomp_program_new     (const SbxSeccompOptions *options
                                                 GError                 **error);
 void               sbx_seccomp_program_free    (SbxSeccompProgram       *program);
 uint32_t           sbx_seccomp_program_enforces (const SbxSeccompProgram *program);
+/* The classic BPF program (struct sock_filter[*n_insns]), for tests and
+ * diagnostics. */
+const void        *sbx_seccomp_program_filter  (const SbxSeccompProgram *program,
+                                                size_t                  *n_insns);
 /* Comma-separated architectures the filter covers, e.g. "x86_64,x86". */
 const char        *sbx_seccomp_program_arches  (const SbxSeccompProgram *program);
 /* Child side: sets no_new_privs (idempotent) and loads the filter.  0 or
