@@ -295,6 +295,8 @@ static const ExactRow exact_rows[] = {
   { "personality", MMAP_PAGE_ZERO, 0, 0, ERR (EPERM) },
   { "personality", READ_IMPLIES_EXEC | 0x80000000u, 0, 0, ERR (EPERM) },
   { "personality", 0xfffffffeu, 0, 0, ERR (EPERM) },
+  { "personality", 0x7fffffffu, 0, 0, ERR (EPERM) },
+  { "personality", 0xffffffffu & ~(uint64_t) READ_IMPLIES_EXEC, 0, 0, ERR (EPERM) },
   { "personality", 0xffffffffu, 0, 0, ALLOW },
   { "personality", 0x1ffffffffULL, 0, 0, ALLOW },
   { "personality", PER_LINUX, 0, 0, ALLOW },
