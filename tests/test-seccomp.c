@@ -51,9 +51,9 @@
 #endif
 
 static SbxSeccompProgram *
-program_for (int rung, uint32_t net_mode, int landlock_abi, TestReport *report)
+program_for_unix (int rung, uint32_t net_mode, int landlock_abi, gboolean deny_unix, TestReport *report)
 {
-  SbxSeccompOptions options = { rung, net_mode, landlock_abi };
+  SbxSeccompOptions options = { rung, net_mode, landlock_abi, deny_unix };
   SbxLinuxReporter reporter;
   g_autoptr(GError) error = NULL;
   SbxSeccompProgram *program;
@@ -64,6 +64,12 @@ program_for (int rung, uint32_t net_mode, int landlock_abi, TestReport *report)
   g_assert_nonnull (program);
   test_report_dump (report);
   return program;
+}
+
+static SbxSeccompProgram *
+program_for (int rung, uint32_t net_mode, int landlock_abi, TestReport *report)
+{
+  return program_for_unix (rung, net_mode, landlock_abi, FALSE, report);
 }
 
 static gboolean
@@ -490,12 +496,14 @@ test_reports_and_bits (void)
     uint32_t mode;
     int abi;
     uint32_t bits;
+    gboolean deny_unix;
   } rows[] = {
     { 2, SBX_NET_MODE_DENY, 7, SBX_SECCOMP_ENFORCES_INET_DENIED | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
     { 2, SBX_NET_MODE_PORTS, 7, SBX_SECCOMP_ENFORCES_INET_TCP_ONLY | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
     { 2, SBX_NET_MODE_OPEN, 7, SBX_SECCOMP_ENFORCES_UNIX_DENIED },
     { 1, SBX_NET_MODE_DENY, 7, 0 },
     { 1, SBX_NET_MODE_DENY, 2, SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED },
+    { 1, SBX_NET_MODE_OPEN, 7, SBX_SECCOMP_ENFORCES_UNIX_DENIED, TRUE },
     { 2, SBX_NET_MODE_DENY, 1, SBX_SECCOMP_ENFORCES_INET_DENIED | SBX_SECCOMP_ENFORCES_UNIX_DENIED |
                                SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED },
   };
@@ -505,7 +513,7 @@ test_reports_and_bits (void)
       g_autoptr(SbxSeccompProgram) program = NULL;
       TestReport report;
 
-      program = program_for (rows[i].rung, rows[i].mode, rows[i].abi, &report);
+      program = program_for_unix (rows[i].rung, rows[i].mode, rows[i].abi, rows[i].deny_unix, &report);
       g_assert_cmphex (sbx_seccomp_program_enforces (program), ==, rows[i].bits);
       g_assert_cmpuint (test_report_status (&report, "seccomp", NULL), ==, SBX_ABI_REPORT_ENFORCED);
       g_assert_cmpuint (test_report_status (&report, "unix-sockets", NULL), ==,
@@ -516,8 +524,8 @@ test_reports_and_bits (void)
     }
 
   {
-    SbxSeccompOptions bad = { 3, SBX_NET_MODE_DENY, 0 };
-    SbxSeccompOptions bad_mode = { 2, 17, 0 };
+    SbxSeccompOptions bad = { 3, SBX_NET_MODE_DENY, 0, FALSE };
+    SbxSeccompOptions bad_mode = { 2, 17, 0, FALSE };
     g_autoptr(GError) error = NULL, error2 = NULL;
 
     g_assert_null (sbx_seccomp_program_new (&bad, NULL, &error));

@@ -390,8 +390,10 @@ add_socket_rules (Rules *r, const SbxSeccompOptions *options, uint32_t *enforces
    * docker's socket would be an escape.  socket(AF_UNIX) is refused;
    * socketpair() (anonymous, no path) stays.  At rung 1 the mount view holds
    * only the policy's paths, and the private network namespace has its own
-   * abstract socket namespace. */
-  if (options->rung == 2)
+   * abstract socket namespace; the glue asks for the deny there too when the
+   * host root is visible or the network is the host's without Landlock
+   * scoping. */
+  if (options->rung == 2 || options->deny_unix_sockets)
     {
       DENY_ARGS (r, EACCES, "socket", ARG32_EQ (0, AF_UNIX));
       *enforces |= SBX_SECCOMP_ENFORCES_UNIX_DENIED;

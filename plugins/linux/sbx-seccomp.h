@@ -24,6 +24,10 @@ typedef struct
    * cannot mediate truncation, so the filter denies truncate(2), openat2()
    * and open/openat/creat with O_TRUNC but without write access. */
   int      landlock_abi;
+  /* Added by lsm at linux's request.  Refuse socket(AF_UNIX) (EACCES;
+   * socketpair() stays) also at rung 1.  At rung 2 it is always refused,
+   * whatever this says. */
+  gboolean deny_unix_sockets;
 } SbxSeccompOptions;
 
 /* What a program enforces (sbx_seccomp_program_enforces()). */
