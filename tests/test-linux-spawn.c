@@ -5,7 +5,7 @@
  * a setup failure names its step and leaves nothing behind, argv[0] is
  * looked up in the target's PATH.
  */
-#include "linux-test-util.h"
+#include "backend-test-util.h"
 
 #include <signal.h>
 #include <string.h>

@@ -24,11 +24,9 @@ typedef struct
    * cannot mediate truncation, so the filter denies truncate(2), openat2()
    * and open/openat/creat with O_TRUNC but without write access. */
   int      landlock_abi;
-  /* Requested by linux (see /work/coord/ABI-CHANGES.md): deny
-   * socket(AF_UNIX, ...) with EACCES (socketpair stays allowed).  Pathname
-   * sockets ignore read-only mounts and Landlock <= 7 does not mediate their
-   * connect(); the glue sets this at rung 2, and at rung 1 when the host root
-   * is visible or abstract sockets of the host network are reachable. */
+  /* Added by lsm at linux's request.  Refuse socket(AF_UNIX) (EACCES;
+   * socketpair() stays) also at rung 1.  At rung 2 it is always refused,
+   * whatever this says. */
   gboolean deny_unix_sockets;
 } SbxSeccompOptions;
 
@@ -48,6 +46,10 @@ SbxSeccompProgram *sbx_seccomp_program_new     (const SbxSeccompOptions *options
                                                 GError                 **error);
 void               sbx_seccomp_program_free    (SbxSeccompProgram       *program);
 uint32_t           sbx_seccomp_program_enforces (const SbxSeccompProgram *program);
+/* The classic BPF program (struct sock_filter[*n_insns]), for tests and
+ * diagnostics. */
+const void        *sbx_seccomp_program_filter  (const SbxSeccompProgram *program,
+                                                size_t                  *n_insns);
 /* Comma-separated architectures the filter covers, e.g. "x86_64,x86". */
 const char        *sbx_seccomp_program_arches  (const SbxSeccompProgram *program);
 /* Child side: sets no_new_privs (idempotent) and loads the filter.  0 or

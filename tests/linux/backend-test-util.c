@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "linux-test-util.h"
+#include "backend-test-util.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+
+#include <sbx/sbx.h>
+
+#include "sbx-cmds.h"
+
+/*
+ * sbx profile check [--workspace DIR] FILE...
+ * sbx profile show [--workspace DIR] (FILE | --default)
+ * sbx profile restrict [--workspace DIR] BASE CEILING
+ *
+ * A relative or absent workspace.root in a file is resolved against
+ * --workspace DIR, or the current directory: a shared profile file applies
+ * to the project it is used in, not to the directory it is stored in.
+ */
+
+typedef struct
+{
+  const char *name;
+  int       (*run) (int argc, char **argv);
+  const char *summary;
+} ProfileCommand;
+
+static int profile_check    (int argc, char **argv);
+static int profile_show     (int argc, char **argv);
+static int profile_restrict (int argc, char **argv);
+
+static const ProfileCommand profile_commands[] = {
+  { "check", profile_check, "Validate profile files and print their fingerprints" },
+  { "show", profile_show, "Print a profile's normalized form, fingerprint and required guarantees" },
+  { "restrict", profile_restrict, "Print the narrowing of BASE by CEILING" },
+};
+
+static void
+print_profile_usage (FILE *out)
+{
+  fprintf (out,
+           "Usage:\n"
+           "  sbx profile check [--workspace DIR] FILE...\n"
+           "  sbx profile show [--workspace DIR] (FILE | --default)\n"
+           "  sbx profile restrict [--workspace DIR] BASE CEILING\n"
+           "\n"
+           "Commands:\n");
+  for (gsize i = 0; i < G_N_ELEMENTS (profile_commands); i++)
+    fprintf (out, "  %-10s %s\n", profile_commands[i].name, profile_commands[i].summary);
+  fprintf (out,
+           "\nA relative or absent workspace.root is resolved against --workspace DIR,\n"
+           "or the current directory.  Run 'sbx profile COMMAND --help' for details.\n");
+}
+
+/* Parses options; on a usage error prints it and returns FALSE. */
+static gboolean
+parse_options (GOptionContext *context,
+               const char     *name,
+               int            *argc,
+               char         ***argv)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!g_option_context_parse (context, argc, argv, &error))
+    {
+      sbx_cli_error ("profile %s: %s (see sbx profile %s --help)", name, error->message, name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static SbxProfile *
+load_profile (const char *file,
+              const char *workspace)
+{
+  g_autoptr(GError) error = NULL;
+  SbxProfile *profile = sbx_profile_new_from_file (file, workspace, &error);
+
+  if (profile == NULL)
+    {
+      /* File errors already name the file; content errors start with the
+       * member path. */
+      if (error->domain == G_FILE_ERROR)
+        sbx_cli_error ("%s", error->message);
+      else
+        sbx_cli_error ("%s: %s", file, error->message);
+    }
+  return profile;
+}
+
+static int
+profile_check (int    argc,
+               char **argv)
+{
+  g_autofree char *workspace = NULL;
+  const GOptionEntry entries[] = {
+    { "workspace", 'w', 0, G_OPTION_ARG_FILENAME, &workspace,
+      "Resolve a relative or absent workspace.root against DIR (default: the current directory)", "DIR" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("FILE...");
+  int status = SBX_CLI_EXIT_OK;
+
+  g_set_prgname ("sbx profile check");
+  g_option_context_set_summary (context,
+                                "Validates each profile FILE.  Prints \"FILE: ok FINGERPRINT\" for a valid one;\n"
+                                "for an invalid one prints why on stderr, naming the member path and value.\n"
+                                "Exits with 0 when every file is valid, 1 otherwise, 2 on a usage error.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!parse_options (context, "check", &argc, &argv))
+    return SBX_CLI_EXIT_USAGE;
+  if (argc < 2)
+    {
+      sbx_cli_error ("profile check: no profile file given (see sbx profile check --help)");
+      return SBX_CLI_EXIT_USAGE;
+    }
+  for (int i = 1; i < argc; i++)
+    {
+      g_autoptr(SbxProfile) profile = load_profile (argv[i], workspace);
+
+      if (profile == NULL)
+        {
+          status = SBX_CLI_EXIT_FAILURE;
+          continue;
+        }
+      printf ("%s: ok %s\n", argv[i], sbx_profile_get_fingerprint (profile));
+    }
+  return status;
+}
+
+static int
+profile_show (int    argc,
+              char **argv)
+{
+  g_autofree char *workspace = NULL;
+  gboolean use_default = FALSE;
+  const GOptionEntry entries[] = {
+    { "workspace", 'w', 0, G_OPTION_ARG_FILENAME, &workspace,
+      "The workspace of --default, and the directory a relative or absent workspace.root "
+      "is resolved against (default: the current directory)", "DIR" },
+    { "default", 0, 0, G_OPTION_ARG_NONE, &use_default,
+      "Show the built-in default profile", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("(FILE | --default)");
+  g_autoptr(SbxProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonBuilder) builder = NULL;
+  g_autoptr(JsonGenerator) generator = NULL;
+  g_autoptr(JsonNode) profile_node = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *profile_json = NULL;
+  g_autofree char *text = NULL;
+  g_auto(GStrv) guarantees = NULL;
+
+  g_set_prgname ("sbx profile show");
+  g_option_context_set_summary (context,
+                                "Prints one JSON object: {\"profile\": the normalized profile,\n"
+                                "\"fingerprint\": its SHA-256 fingerprint, \"required-guarantees\": the\n"
+                                "guarantees a backend must achieve to run it}.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!parse_options (context, "show", &argc, &argv))
+    return SBX_CLI_EXIT_USAGE;
+  if ((use_default && argc != 1) || (!use_default && argc != 2))
+    {
+      sbx_cli_error ("profile show: give exactly one FILE or --default (see sbx profile show --help)");
+      return SBX_CLI_EXIT_USAGE;
+    }
+
+  if (use_default)
+    {
+      profile = sbx_profile_new_default (workspace, &error);
+      if (profile == NULL)
+        {
+          sbx_cli_error ("default profile: %s", error->message);
+          return SBX_CLI_EXIT_FAILURE;
+        }
+    }
+  else
+    {
+      profile = load_profile (argv[1], workspace);
+      if (profile == NULL)
+        return SBX_CLI_EXIT_FAILURE;
+    }
+
+  profile_json = sbx_profile_to_json (profile);
+  profile_node = json_from_string (profile_json, &error);
+  if (profile_node == NULL)
+    {
+      sbx_cli_error ("profile show: %s", error->message);
+      return SBX_CLI_EXIT_FAILURE;
+    }
+  guarantees = sbx_guarantees_to_strv (sbx_profile_get_required_guarantees (profile));
+
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "profile");
+  json_builder_add_value (builder, g_steal_pointer (&profile_node));
+  json_builder_set_member_name (builder, "fingerprint");
+  json_builder_add_string_value (builder, sbx_profile_get_fingerprint (profile));
+  json_builder_set_member_name (builder, "required-guarantees");
+  json_builder_begin_array (builder);
+  for (guint i = 0; guarantees[i] != NULL; i++)
+    json_builder_add_string_value (builder, guarantees[i]);
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  generator = json_generator_new ();
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  json_generator_set_indent (generator, 2);
+  text = json_generator_to_data (generator, NULL);
+  printf ("%s\n", text);
+  return SBX_CLI_EXIT_OK;
+}
+
+static int
+profile_restrict (int    argc,
+                  char **argv)
+{
+  g_autofree char *workspace = NULL;
+  const GOptionEntry entries[] = {
+    { "workspace", 'w', 0, G_OPTION_ARG_FILENAME, &workspace,
+      "Resolve a relative or absent workspace.root against DIR (default: the current directory)", "DIR" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("BASE CEILING");
+  g_autoptr(SbxProfile) base = NULL;
+  g_autoptr(SbxProfile) ceiling = NULL;
+  g_autoptr(SbxProfile) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  g_set_prgname ("sbx profile restrict");
+  g_option_context_set_summary (context,
+                                "Prints the normalized JSON of BASE narrowed by CEILING: every access the\n"
+                                "smaller of the two, path by path, so the result allows nothing either\n"
+                                "profile denies.  Both must have the same workspace root.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!parse_options (context, "restrict", &argc, &argv))
+    return SBX_CLI_EXIT_USAGE;
+  if (argc != 3)
+    {
+      sbx_cli_error ("profile restrict: give exactly BASE and CEILING (see sbx profile restrict --help)");
+      return SBX_CLI_EXIT_USAGE;
+    }
+  base = load_profile (argv[1], workspace);
+  if (base == NULL)
+    return SBX_CLI_EXIT_FAILURE;
+  ceiling = load_profile (argv[2], workspace);
+  if (ceiling == NULL)
+    return SBX_CLI_EXIT_FAILURE;
+  result = sbx_profile_restrict (base, ceiling, &error);
+  if (result == NULL)
+    {
+      sbx_cli_error ("%s", error->message);
+      return SBX_CLI_EXIT_FAILURE;
+    }
+  text = sbx_profile_to_json (result);
+  fputs (text, stdout);
+  return SBX_CLI_EXIT_OK;
+}
+
+/**
+ * sbx_cmd_profile:
+ * @argc: argument count; argv[0] is "profile"
+ * @argv: the arguments
+ *
+ * `sbx profile check|show|restrict ...`.
+ *
+ * Returns: the exit status
+ */
+int
+sbx_cmd_profile (int    argc,
+                 char **argv)
+{
+  if (argc < 2)
+    {
+      print_profile_usage (stderr);
+      return SBX_CLI_EXIT_USAGE;
+    }
+  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h"))
+    {
+      print_profile_usage (stdout);
+      return SBX_CLI_EXIT_OK;
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (profile_commands); i++)
+    if (g_str_equal (argv[1], profile_commands[i].name))
+      return profile_commands[i].run (argc - 1, argv + 1);
+  sbx_cli_error ("profile: unknown command \"%s\" (see sbx profile --help)", argv[1]);
+  return SBX_CLI_EXIT_USAGE;
+}

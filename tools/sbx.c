@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <glib.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <sbx/sbx.h>
+
+#include "sbx-cmds.h"
+
+typedef struct
+{
+  const char *name;
+  int       (*run) (int argc, char **argv);
+  const char *summary;
+} SbxCommand;
+
+/* One line per command; keep them sorted by name. */
+static const SbxCommand commands[] = {
+  { "doctor", sbx_cmd_doctor, "Show plugins, backend probes and what this host can enforce" },
+  { "profile", sbx_cmd_profile, "Check, show and narrow profiles" },
+};
+
+void
+sbx_cli_error (const char *format,
+               ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  fprintf (stderr, "sbx: %s\n", message);
+}
+
+static void
+print_usage (FILE *out)
+{
+  fprintf (out,
+           "Usage:\n"
+           "  sbx COMMAND [ARGUMENT...]\n"
+           "  sbx --version\n"
+           "  sbx help [COMMAND]\n"
+           "\n"
+           "A least-authority process sandbox.\n"
+           "\n"
+           "Commands:\n");
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "  %-10s %s\n", "help", "Show this help, or a command's");
+  fprintf (out, "\nRun 'sbx COMMAND --help' for a command's options.\n");
+}
+
+static const SbxCommand *
+find_command (const char *name)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (g_str_equal (commands[i].name, name))
+      return &commands[i];
+  return NULL;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  const SbxCommand *command;
+
+  setlocale (LC_ALL, "");
+
+  if (argc < 2)
+    {
+      print_usage (stderr);
+      return SBX_CLI_EXIT_USAGE;
+    }
+  if (g_str_equal (argv[1], "--version"))
+    {
+      printf ("sbx %s\n", SBX_VERSION_STRING);
+      return SBX_CLI_EXIT_OK;
+    }
+  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h")
+      || (g_str_equal (argv[1], "help") && argc == 2))
+    {
+      print_usage (stdout);
+      return SBX_CLI_EXIT_OK;
+    }
+  if (g_str_equal (argv[1], "help"))
+    {
+      /* "sbx help COMMAND [SUB]" is "sbx COMMAND [SUB] --help". */
+      g_autoptr(GPtrArray) args = g_ptr_array_new ();
+
+      command = find_command (argv[2]);
+      if (command == NULL)
+        {
+          sbx_cli_error ("unknown command \"%s\" (see sbx --help)", argv[2]);
+          return SBX_CLI_EXIT_USAGE;
+        }
+      for (int i = 2; i < argc; i++)
+        g_ptr_array_add (args, argv[i]);
+      g_ptr_array_add (args, (gpointer) "--help");
+      g_ptr_array_add (args, NULL);
+      return command->run ((int) args->len - 1, (char **) args->pdata);
+    }
+  if (argv[1][0] == '-')
+    {
+      sbx_cli_error ("unknown option %s (see sbx --help)", argv[1]);
+      return SBX_CLI_EXIT_USAGE;
+    }
+
+  command = find_command (argv[1]);
+  if (command == NULL)
+    {
+      sbx_cli_error ("unknown command \"%s\" (see sbx --help)", argv[1]);
+      return SBX_CLI_EXIT_USAGE;
+    }
+  return command->run (argc - 1, argv + 1);
+}
