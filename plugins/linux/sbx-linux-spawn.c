@@ -49,6 +49,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <linux/capability.h>
+#include <linux/landlock.h>
 #include <linux/securebits.h>
 
 #include "sbx-linux-private.h"
@@ -836,16 +837,21 @@ child_b_main (void *data)
 
   if (spec->landlock != NULL)
     {
-      SbxLandlockExtraRule extra[4];
+      SbxLandlockExtraRule extra[5];
       size_t n_extra = 0;
       const char *failed_step = NULL;
 
       step = SBX_LINUX_STEP_LANDLOCK;
       if (spec->rung == SBX_LINUX_RUNG_USERNS)
         {
-          static const char *const dirs[] = { "/proc", "/dev", "/dev/pts", "/dev/shm" };
+          /* Inodes that exist only in the view: the fresh /proc (read),
+           * the minimal /dev and its devpts (read/write devices), /dev/shm
+           * (a writable tree), and listing the view's directories from "/"
+           * down (READ_DIR only: the view shows nothing the policy does not
+           * let the target read, so listing adds no authority). */
+          static const char *const dirs[] = { "/proc", "/dev", "/dev/pts", "/dev/shm", "/" };
 
-          for (i = 0; i < 4; i++)
+          for (i = 0; i < 5; i++)
             {
               r = sbx_raw_syscall4 (__NR_openat, AT_FDCWD, dirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
               if (r < 0)
@@ -853,6 +859,7 @@ child_b_main (void *data)
               extra[n_extra].fd = (int) r;
               extra[n_extra].access = i == 0 ? sbx_landlock_plan_access_read_dir (spec->landlock)
                                       : i == 3 ? sbx_landlock_plan_access_rw_dir (spec->landlock)
+                                      : i == 4 ? LANDLOCK_ACCESS_FS_READ_DIR
                                       : sbx_landlock_plan_access_rw_file (spec->landlock);
               n_extra++;
             }

@@ -329,6 +329,67 @@ make_root_dir (const SbxPolicyV1  *policy,
   return g_steal_pointer (&template);
 }
 
+/* lsm's modules report mechanism entries, some under the names of the
+ * guarantee features the glue reports ("write-boundary", ...).  The glue is
+ * the one voice for those (it alone knows which bits the whole spec
+ * achieves), so the modules' details are held back and folded into its
+ * entries. */
+typedef struct
+{
+  const SbxLinuxReporter *outer;
+  GHashTable             *held;   /* feature -> detail */
+} ModuleReporter;
+
+static gboolean
+is_guarantee_feature (const char *feature)
+{
+  static const char *const names[] = { "process-boundary", "write-boundary", "read-boundary",
+                                       "env-scrub", "network-boundary", "address-network",
+                                       "resource-limits", "target-network" };
+  gsize i;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++)
+    if (strcmp (feature, names[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+module_report (void       *data,
+               const char *feature,
+               uint32_t    status,
+               const char *detail)
+{
+  ModuleReporter *m = data;
+
+  if (is_guarantee_feature (feature))
+    {
+      const char *prev = g_hash_table_lookup (m->held, feature);
+      char *joined = prev != NULL ? g_strdup_printf ("%s; %s", prev, detail != NULL ? detail : "")
+                                  : g_strdup (detail != NULL ? detail : "");
+
+      g_hash_table_replace (m->held, g_strdup (feature), joined);
+      return;
+    }
+  sbx_linux_report (m->outer, feature, status, detail);
+}
+
+/* Reports a guarantee feature with the modules' detail appended. */
+static void
+report_guarantee (const SbxLinuxReporter *reporter,
+                  GHashTable             *held,
+                  const char             *feature,
+                  uint32_t                status,
+                  const char             *detail)
+{
+  const char *more = g_hash_table_lookup (held, feature);
+  g_autofree char *joined = NULL;
+
+  if (more != NULL && more[0] != '\0' && strcmp (more, detail) != 0)
+    joined = g_strdup_printf ("%s (%s)", detail, more);
+  sbx_linux_report (reporter, feature, status, joined != NULL ? joined : detail);
+}
+
 SbxLinuxSpec *
 sbx_linux_spec_new (const SbxPolicyV1       *policy,
                     int                      rung,
@@ -344,6 +405,9 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
   uint64_t bits = SBX_ABI_GUARANTEE_ENV_SCRUB;
   gboolean write_restricted, read_restricted, net_deny, level_full = TRUE;
   gboolean deny_unix;
+  g_autoptr(GHashTable) held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  ModuleReporter module = { reporter, held };
+  SbxLinuxReporter module_reporter = { module_report, &module };
 
   if (!policy_validate (policy, out_status, error))
     return NULL;
@@ -416,7 +480,7 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
       options.rung = rung == SBX_LINUX_RUNG_USERNS ? SBX_LANDLOCK_RUNG_USERNS : SBX_LANDLOCK_RUNG_LANDLOCK;
       options.net = rung == SBX_LINUX_RUNG_LANDLOCK && net_deny && probe->landlock_abi >= 4;
       options.mount_roots = spec->mounts != NULL ? (const char *const *) spec->mounts->bind_sources : NULL;
-      spec->landlock = sbx_landlock_plan_new (policy, &options, reporter, &local_error);
+      spec->landlock = sbx_landlock_plan_new (policy, &options, &module_reporter, &local_error);
       if (spec->landlock == NULL)
         {
           *out_status = SBX_STATUS_FAILED;
@@ -446,7 +510,7 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
       options.net_mode = policy->net->mode;
       options.landlock_abi = spec->landlock != NULL ? probe->landlock_abi : 0;
       options.deny_unix_sockets = deny_unix;
-      spec->seccomp = sbx_seccomp_program_new (&options, reporter, &local_error);
+      spec->seccomp = sbx_seccomp_program_new (&options, &module_reporter, &local_error);
       if (spec->seccomp == NULL)
         {
           *out_status = SBX_STATUS_FAILED;
@@ -481,7 +545,7 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
       g_autofree char *hidden = plan->masked[0] != NULL ? g_strjoinv (", ", plan->masked) : NULL;
 
       bits |= SBX_ABI_GUARANTEE_PROCESS_BOUNDARY;
-      report (reporter, "process-boundary", SBX_ABI_REPORT_ENFORCED,
+      report_guarantee (reporter, held, "process-boundary", SBX_ABI_REPORT_ENFORCED,
               "user, mount, pid, ipc and uts namespaces; sbx-init is PID 1; host processes are "
               "neither visible nor reachable by signal or ptrace");
       report (reporter, "process-containment", SBX_ABI_REPORT_ENFORCED,
@@ -503,21 +567,21 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
       if (write_restricted)
         {
           bits |= SBX_ABI_GUARANTEE_WRITE_BOUNDARY;
-          report (reporter, "write-boundary", SBX_ABI_REPORT_ENFORCED,
+          report_guarantee (reporter, held, "write-boundary", SBX_ABI_REPORT_ENFORCED,
                   "only policy-writable paths are mounted writable");
         }
       if (read_restricted)
         {
           bits |= SBX_ABI_GUARANTEE_READ_BOUNDARY;
-          report (reporter, "read-boundary", SBX_ABI_REPORT_ENFORCED,
+          report_guarantee (reporter, held, "read-boundary", SBX_ABI_REPORT_ENFORCED,
                   "only policy-readable paths are mounted");
         }
       if (net_deny)
         {
           bits |= SBX_ABI_GUARANTEE_NETWORK_BOUNDARY | SBX_ABI_GUARANTEE_ADDRESS_NETWORK;
-          report (reporter, "network-boundary", SBX_ABI_REPORT_ENFORCED,
+          report_guarantee (reporter, held, "network-boundary", SBX_ABI_REPORT_ENFORCED,
                   "a private network namespace with only loopback up: no route out");
-          report (reporter, "address-network", SBX_ABI_REPORT_ENFORCED,
+          report_guarantee (reporter, held, "address-network", SBX_ABI_REPORT_ENFORCED,
                   "no address outside the sandbox is reachable");
         }
       else
@@ -560,13 +624,21 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
       if (write_restricted && write_ok)
         {
           bits |= SBX_ABI_GUARANTEE_WRITE_BOUNDARY;
-          report (reporter, "write-boundary", SBX_ABI_REPORT_ENFORCED, "Landlock");
+          report_guarantee (reporter, held, "write-boundary", SBX_ABI_REPORT_ENFORCED,
+                            "Landlock filesystem rules");
         }
+      else if (write_restricted)
+        report_guarantee (reporter, held, "write-boundary", SBX_ABI_REPORT_UNENFORCED,
+                          "the Landlock plan cannot enforce the write boundary on this kernel");
       if (read_restricted && (landlock_bits & SBX_LANDLOCK_ENFORCES_READ))
         {
           bits |= SBX_ABI_GUARANTEE_READ_BOUNDARY;
-          report (reporter, "read-boundary", SBX_ABI_REPORT_ENFORCED, "Landlock");
+          report_guarantee (reporter, held, "read-boundary", SBX_ABI_REPORT_ENFORCED,
+                            "Landlock filesystem rules");
         }
+      else if (read_restricted)
+        report_guarantee (reporter, held, "read-boundary", SBX_ABI_REPORT_UNENFORCED,
+                          "the Landlock plan cannot enforce the read boundary on this kernel");
       if (net_deny)
         {
           gboolean inet_closed = (seccomp_bits & SBX_SECCOMP_ENFORCES_INET_DENIED)
@@ -576,13 +648,13 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
           if (inet_closed)
             {
               bits |= SBX_ABI_GUARANTEE_NETWORK_BOUNDARY;
-              report (reporter, "network-boundary", SBX_ABI_REPORT_ENFORCED,
+              report_guarantee (reporter, held, "network-boundary", SBX_ABI_REPORT_ENFORCED,
                       "no IP socket can reach out (seccomp and Landlock TCP rules)");
             }
           else
-            report (reporter, "network-boundary", SBX_ABI_REPORT_UNENFORCED,
+            report_guarantee (reporter, held, "network-boundary", SBX_ABI_REPORT_UNENFORCED,
                     "neither seccomp nor Landlock (ABI >= 4) can close IP networking here");
-          report (reporter, "address-network", SBX_ABI_REPORT_UNENFORCED,
+          report_guarantee (reporter, held, "address-network", SBX_ABI_REPORT_UNENFORCED,
                   "no network namespace at rung 2: nothing is address-scoped");
         }
       else

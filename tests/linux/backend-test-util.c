@@ -35,10 +35,13 @@ host_set_error (SbxHostCall *call,
 {
   LinuxTestHost *th = (LinuxTestHost *) call;
 
-  if (th->error != NULL)
-    return;
-  th->error_status = status;
-  th->error = g_strdup (message);
+  g_mutex_lock (&th->lock);
+  if (th->error == NULL)
+    {
+      th->error_status = status;
+      th->error = g_strdup (message);
+    }
+  g_mutex_unlock (&th->lock);
 }
 
 static void
@@ -80,8 +83,10 @@ host_release (void *ptr)
 static void
 host_reset (LinuxTestHost *th)
 {
+  g_mutex_lock (&th->lock);
   g_clear_pointer (&th->error, g_free);
   th->error_status = 0;
+  g_mutex_unlock (&th->lock);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -484,25 +489,35 @@ pump (int         in_fd,
     }
 }
 
-LinuxTestRun *
-linux_test_backend_run (LinuxTestBackend  *self,
-                        LinuxTestPolicy   *policy,
-                        const char        *cwd,
-                        const char *const *argv,
-                        const char *const *envp,
-                        const char        *input)
+struct _LinuxTestProc
 {
-  LinuxTestRun *run = g_new0 (LinuxTestRun, 1);
+  LinuxTestBackend *backend;
+  SbxSpawnResultV1  res;
+  int               in_fd;
+  int               out_fd;
+  int               err_fd;
+  GString          *out;
+};
+
+LinuxTestProc *
+linux_test_backend_start (LinuxTestBackend  *self,
+                          LinuxTestPolicy   *policy,
+                          const char        *cwd,
+                          const char *const *argv,
+                          const char *const *envp,
+                          int                stdin_fd,
+                          uint32_t           flags,
+                          LinuxTestRun     **run_out)
+{
+  LinuxTestProc *proc;
   SbxSpawnRequestV1 req = { 0 };
   SbxSpawnResultV1 res = { 0 };
   g_auto(GStrv) default_env = NULL;
-  g_autoptr(GString) out = g_string_new (NULL);
-  g_autoptr(GString) err = g_string_new (NULL);
-  int in_pipe[2], out_pipe[2], err_pipe[2];
-  int status = 0;
-  pid_t r;
+  int in_pipe[2] = { -1, -1 }, out_pipe[2], err_pipe[2];
+  int32_t status;
 
   g_assert_nonnull (self->spec);
+  *run_out = NULL;
   if (envp == NULL)
     {
       default_env = g_new0 (char *, 5);
@@ -512,50 +527,139 @@ linux_test_backend_run (LinuxTestBackend  *self,
       default_env[3] = g_strdup ("LANG=C.UTF-8");
       envp = (const char *const *) default_env;
     }
-  g_assert_cmpint (pipe2 (in_pipe, O_CLOEXEC), ==, 0);
+  if (stdin_fd < 0)
+    g_assert_cmpint (pipe2 (in_pipe, O_CLOEXEC), ==, 0);
   g_assert_cmpint (pipe2 (out_pipe, O_CLOEXEC), ==, 0);
   g_assert_cmpint (pipe2 (err_pipe, O_CLOEXEC), ==, 0);
   req.struct_size = sizeof req;
+  req.flags = flags;
   req.cwd = cwd;
   req.argv = argv;
   req.envp = envp;
-  req.stdin_fd = in_pipe[0];
+  req.stdin_fd = stdin_fd >= 0 ? stdin_fd : in_pipe[0];
   req.stdout_fd = out_pipe[1];
   req.stderr_fd = err_pipe[1];
   res.struct_size = sizeof res;
   host_reset (&self->th);
-  run->spawn_status = self->vtable->spawn (self->plugin_ctx, (SbxHostCall *) &self->th, self->spec,
-                                           &req, &res);
-  close (in_pipe[0]);
+  status = self->vtable->spawn (self->plugin_ctx, (SbxHostCall *) &self->th, self->spec, &req, &res);
+  if (in_pipe[0] >= 0)
+    close (in_pipe[0]);
   close (out_pipe[1]);
   close (err_pipe[1]);
-  if (run->spawn_status != SBX_STATUS_OK)
+  if (status != SBX_STATUS_OK)
     {
-      run->spawn_error = g_strdup (self->th.error);
-      g_test_message ("spawn failed (%d): %s", run->spawn_status, run->spawn_error);
-      close (in_pipe[1]);
+      LinuxTestRun *run = g_new0 (LinuxTestRun, 1);
+
+      run->spawn_status = status;
+      g_mutex_lock (&self->th.lock);
+      run->spawn_error = g_strdup (self->th.error != NULL ? self->th.error : "(no message)");
+      g_mutex_unlock (&self->th.lock);
+      g_test_message ("spawn failed (%d): %s", status, run->spawn_error);
+      if (in_pipe[1] >= 0)
+        close (in_pipe[1]);
       close (out_pipe[0]);
       close (err_pipe[0]);
-      return run;
+      *run_out = run;
+      return NULL;
     }
   g_assert_cmpint (res.pid, >, 0);
   g_assert_cmpint (res.pidfd, >=, 0);
-  pump (in_pipe[1], input, out_pipe[0], err_pipe[0], out, err);
+  g_assert_cmpint (res.proxy_listen_fd, ==, -1);
+  g_assert_nonnull (res.child);
+  proc = g_new0 (LinuxTestProc, 1);
+  proc->backend = self;
+  proc->res = res;
+  proc->in_fd = in_pipe[1];
+  proc->out_fd = out_pipe[0];
+  proc->err_fd = err_pipe[0];
+  proc->out = g_string_new (NULL);
+  return proc;
+}
+
+pid_t
+linux_test_proc_pid (LinuxTestProc *proc)
+{
+  return (pid_t) proc->res.pid;
+}
+
+void *
+linux_test_proc_child (LinuxTestProc *proc)
+{
+  return proc->res.child;
+}
+
+gboolean
+linux_test_proc_read_until (LinuxTestProc *proc,
+                            const char    *text,
+                            int            timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+
+  while (strstr (proc->out->str, text) == NULL)
+    {
+      struct pollfd pfd = { proc->out_fd, POLLIN, 0 };
+      gint64 left = (deadline - g_get_monotonic_time ()) / 1000;
+      char buf[1024];
+      ssize_t n;
+
+      if (left <= 0 || poll (&pfd, 1, (int) left) <= 0)
+        return FALSE;
+      n = read (proc->out_fd, buf, sizeof buf);
+      if (n <= 0)
+        return FALSE;
+      g_string_append_len (proc->out, buf, n);
+    }
+  return TRUE;
+}
+
+LinuxTestRun *
+linux_test_proc_wait (LinuxTestProc *proc,
+                      const char    *input)
+{
+  LinuxTestBackend *self = proc->backend;
+  LinuxTestRun *run = g_new0 (LinuxTestRun, 1);
+  g_autoptr(GString) err = g_string_new (NULL);
+  int status = 0;
+  pid_t r;
+
+  pump (proc->in_fd, input, proc->out_fd, proc->err_fd, proc->out, err);
   do
-    r = waitpid ((pid_t) res.pid, &status, __WALL);
+    r = waitpid ((pid_t) proc->res.pid, &status, __WALL);
   while (r < 0 && errno == EINTR);
-  g_assert_cmpint (r, ==, res.pid);
-  close (res.pidfd);
+  g_assert_cmpint (r, ==, proc->res.pid);
+  close (proc->res.pidfd);
   host_reset (&self->th);
   run->exit.struct_size = sizeof run->exit;
-  run->finish_status = self->vtable->finish (self->plugin_ctx, (SbxHostCall *) &self->th, res.child,
-                                             status, &run->exit);
+  run->finish_status = self->vtable->finish (self->plugin_ctx, (SbxHostCall *) &self->th,
+                                             proc->res.child, status, &run->exit);
+  g_mutex_lock (&self->th.lock);
   run->finish_error = g_strdup (self->th.error);
-  run->out = g_string_free (g_steal_pointer (&out), FALSE);
+  g_mutex_unlock (&self->th.lock);
+  if (run->finish_status != SBX_STATUS_OK)
+    g_test_message ("finish failed (%d): %s", run->finish_status, run->finish_error);
+  run->out = g_string_free (proc->out, FALSE);
   run->err = g_string_free (g_steal_pointer (&err), FALSE);
   if (run->err[0] != '\0')
     g_test_message ("stderr: %s", run->err);
+  g_free (proc);
   return run;
+}
+
+LinuxTestRun *
+linux_test_backend_run (LinuxTestBackend  *self,
+                        LinuxTestPolicy   *policy,
+                        const char        *cwd,
+                        const char *const *argv,
+                        const char *const *envp,
+                        const char        *input)
+{
+  LinuxTestRun *run = NULL;
+  LinuxTestProc *proc;
+
+  proc = linux_test_backend_start (self, policy, cwd, argv, envp, -1, 0, &run);
+  if (proc == NULL)
+    return run;
+  return linux_test_proc_wait (proc, input);
 }
 
 LinuxTestRun *

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <sys/types.h>
 #include "sbx-plugin-abi.h"
 
 G_BEGIN_DECLS
@@ -28,6 +29,7 @@ typedef struct
   GPtrArray *entries;      /* LinuxTestEntry */
   int32_t    error_status;
   char      *error;        /* first set_error message of the current call */
+  GMutex     lock;         /* spawns may run on several threads */
 } LinuxTestHost;
 
 /* ---- policy builder ---- */
@@ -119,6 +121,28 @@ LinuxTestRun *linux_test_backend_run (LinuxTestBackend  *self,
                                       const char *const *argv,
                                       const char *const *envp,
                                       const char        *input);
+/* The two halves of linux_test_backend_run, for tests that act on a running
+ * sandbox.  start() returns NULL when spawn failed (*run_out then holds the
+ * failure); wait() pumps output, reaps, finishes and frees @proc. */
+typedef struct _LinuxTestProc LinuxTestProc;
+
+LinuxTestProc *linux_test_backend_start (LinuxTestBackend  *self,
+                                         LinuxTestPolicy   *policy,
+                                         const char        *cwd,
+                                         const char *const *argv,
+                                         const char *const *envp,
+                                         int                stdin_fd,
+                                         uint32_t           flags,
+                                         LinuxTestRun     **run_out);
+pid_t          linux_test_proc_pid      (LinuxTestProc *proc);
+void          *linux_test_proc_child    (LinuxTestProc *proc);
+LinuxTestRun  *linux_test_proc_wait     (LinuxTestProc *proc,
+                                         const char    *input);
+/* Reads stdout until it contains @text (or EOF/timeout in ms). */
+gboolean       linux_test_proc_read_until (LinuxTestProc *proc,
+                                           const char    *text,
+                                           int            timeout_ms);
+
 /* sh -c @script in @cwd. */
 LinuxTestRun *linux_test_backend_sh  (LinuxTestBackend  *self,
                                       LinuxTestPolicy   *policy,
