@@ -6,6 +6,8 @@
 #pragma once
 
 #include <glib.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include "sbx-registry.h"
 #include "sbx-backend-private.h"
 #include "sbx-compile-report.h"
@@ -26,7 +28,19 @@ typedef struct
  * guarantees cover required_guarantees.  Every rejected candidate and why is
  * recorded in @report.  SBX_BACKEND=name selects or vetoes: if the named
  * backend is missing or rejected, selection fails with
- * SBX_PLUGIN_ERROR_BACKEND_UNAVAILABLE; never a fallback. */
+ * SBX_PLUGIN_ERROR_BACKEND_UNAVAILABLE; never a fallback..
+ *
+ * Implementation notes (registry work):
+ *  - @report must be unfrozen (or NULL).  On return it holds required, the
+ *    rejected list (plugins refused at load come first, as "plugin refused at
+ *    load: ..."), and on success backend/level/guarantees from the probe;
+ *    sbx_backend_compile() then overwrites level/guarantees.
+ *  - forced_backend NULL reads SBX_BACKEND; "" ignores the environment.
+ *    Syntax: comma-separated items; "name" selects (at most one), "-name" or
+ *    "!name" vetoes, "help" probes and lists every candidate in the error
+ *    message and then FAILS with BACKEND_UNAVAILABLE (it never runs anything
+ *    under a backend the user did not pick).
+ *  - Ties in priority keep load order (directory order, then file name). */
 SbxBackend *sbx_registry_select_backend (SbxRegistry               *self,
                                          const SbxBackendSelection *selection,
                                          SbxCompileReport          *report,
@@ -45,5 +59,41 @@ void             sbx_reporter_sink_emit     (SbxReporterSink *sink,
                                              const char      *event_json);
 guint            sbx_reporter_sink_get_n_failures (SbxReporterSink *sink);
 void             sbx_reporter_sink_close    (SbxReporterSink *sink);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxReporterSink, sbx_reporter_sink_close)
+
+/* --- Added by the registry work (not used by the executor) ---------------- */
+
+/* The loaded backend called @name, or NULL.  (transfer full) */
+SbxBackend *sbx_registry_lookup_backend (SbxRegistry *self,
+                                         const char  *name);
+
+/* The directory list of the default registry: the entries of @plugin_path
+ * (colon-separated SBX_PLUGIN_PATH; empty entries skipped, duplicates
+ * dropped) first unless @secure, then @plugindir.  Pure function, so the
+ * AT_SECURE decision is testable without a setuid binary. */
+char      **sbx_registry_compute_default_directories (const char *plugindir,
+                                                      const char *plugin_path,
+                                                      gboolean    secure);
+/* getauxval (AT_SECURE) != 0 */
+gboolean    sbx_registry_is_secure_execution (void);
+/* A registry whose directory errors are listed, never fatal (the default
+ * registry is one). */
+SbxRegistry *sbx_registry_new_tolerant (const char *const *dirs);
+
+/* The loading policy for one file or directory, given its fstat: right type,
+ * owned by root or @euid, not writable by group or others.  The message names
+ * the path and the mode. */
+gboolean    sbx_registry_check_file_safety (const struct stat  *st,
+                                            const char         *path,
+                                            gboolean            want_directory,
+                                            uid_t               euid,
+                                            GError            **error);
+
+/* g_set_error in SBX_PLUGIN_ERROR; returns FALSE. */
+gboolean    sbx_set_plugin_error (GError         **error,
+                                  SbxPluginError   code,
+                                  const char      *format,
+                                  ...) G_GNUC_PRINTF (3, 4);
 
 G_END_DECLS

@@ -6,6 +6,8 @@
 #include "sbx-version.h"
 #include "sbx-guarantees.h"
 #include "sbx-profile.h"
+#include "sbx-compile-report.h"
+#include "sbx-registry.h"
 #include "sbx-enum-types.h"
 
 #undef SBX_INSIDE

@@ -91,7 +91,7 @@ for phase in $PHASES; do
       # b_lundef=false: plugins are shared modules whose sanitizer symbols come
       # from the executable.
       if build_or_fail _build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug; then
-        ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1" \
+        ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:fast_unwind_on_malloc=0" \
         UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
         LSAN_OPTIONS="suppressions=$SRC/tests/lsan.supp:print_suppressions=0" \
           run_suite _build-asan

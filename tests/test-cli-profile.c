@@ -6,7 +6,7 @@
 
 #include "profile-test-util.h"
 
-/* Runs the built `sbx` (path in $SBX_CLI, set by tests/meson.build) and
+/* Runs the built `sbx` (path in $SBX_TEST_SBX, set by tests/meson.build) and
  * checks stdout, stderr and the exit status of each profile subcommand. */
 
 typedef struct
@@ -35,13 +35,13 @@ run_sbx (Run        *run,
                                                                        | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GError) error = NULL;
-  const char *cli = g_getenv ("SBX_CLI");
+  const char *cli = g_getenv ("SBX_TEST_SBX");
   const char *arg;
   va_list args;
 
   if (cli == NULL)
     {
-      g_test_skip ("SBX_CLI is not set (run through meson test)");
+      g_test_skip ("SBX_TEST_SBX is not set (run through meson test)");
       return;
     }
   g_ptr_array_add (argv, (gpointer) cli);

@@ -1,0 +1,686 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "sbx-compile-report.h"
+#include "sbx-compile-report-private.h"
+
+#include <json-glib/json-glib.h>
+
+#include "sbx-plugin-abi.h"
+
+G_STATIC_ASSERT (SBX_REPORT_STATUS_ENFORCED == SBX_ABI_REPORT_ENFORCED);
+G_STATIC_ASSERT (SBX_REPORT_STATUS_NARROWED == SBX_ABI_REPORT_NARROWED);
+G_STATIC_ASSERT (SBX_REPORT_STATUS_UNENFORCED == SBX_ABI_REPORT_UNENFORCED);
+G_STATIC_ASSERT (SBX_REPORT_STATUS_WIDENED == SBX_ABI_REPORT_WIDENED);
+G_STATIC_ASSERT (SBX_REPORT_STATUS_VACUOUS == SBX_ABI_REPORT_VACUOUS);
+
+typedef struct
+{
+  char            *feature;
+  SbxReportStatus  status;
+  char            *detail;   /* (nullable) */
+} ReportEntry;
+
+typedef struct
+{
+  char *backend;
+  char *reason;
+} RejectedCandidate;
+
+/**
+ * SbxCompileReport:
+ *
+ * What a backend did with a profile: the backend chosen, the level and the
+ * guarantees it achieved, the guarantees the profile required, one entry per
+ * feature (enforced, narrowed, unenforced, widened or vacuous, with details
+ * and hints), and every candidate backend that was rejected during selection
+ * together with the reason.
+ *
+ * A report is an immutable, reference-counted value once handed out by the
+ * library; it can be shared between threads.
+ *
+ * Since: 0.1
+ */
+struct _SbxCompileReport
+{
+  gatomicrefcount  ref_count;
+  gboolean         frozen;
+  char            *backend;      /* (nullable) */
+  SbxLevel         level;
+  SbxGuarantees    guarantees;
+  SbxGuarantees    required;
+  GArray          *entries;      /* of ReportEntry */
+  GArray          *rejected;     /* of RejectedCandidate */
+};
+
+G_DEFINE_BOXED_TYPE (SbxCompileReport, sbx_compile_report,
+                     sbx_compile_report_ref, sbx_compile_report_unref)
+
+static const char *const status_names[] = {
+  NULL, "enforced", "narrowed", "unenforced", "widened", "vacuous",
+};
+
+static void
+report_entry_clear (gpointer data)
+{
+  ReportEntry *entry = data;
+
+  g_clear_pointer (&entry->feature, g_free);
+  g_clear_pointer (&entry->detail, g_free);
+}
+
+static void
+rejected_clear (gpointer data)
+{
+  RejectedCandidate *rejected = data;
+
+  g_clear_pointer (&rejected->backend, g_free);
+  g_clear_pointer (&rejected->reason, g_free);
+}
+
+/* Copies text that may come from a plugin: valid UTF-8, at most
+ * SBX_COMPILE_REPORT_MAX_TEXT bytes (cut at a character boundary). */
+static char *
+sanitize_text (const char *text)
+{
+  g_autofree char *valid = NULL;
+  const char *end;
+
+  if (text == NULL)
+    return NULL;
+  valid = g_utf8_make_valid (text, -1);
+  if (strlen (valid) <= SBX_COMPILE_REPORT_MAX_TEXT)
+    return g_steal_pointer (&valid);
+  end = g_utf8_find_prev_char (valid, valid + SBX_COMPILE_REPORT_MAX_TEXT + 1);
+  return g_strndup (valid, end - valid);
+}
+
+SbxCompileReport *
+sbx_compile_report_new (void)
+{
+  SbxCompileReport *self = g_new0 (SbxCompileReport, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->level = SBX_LEVEL_NONE;
+  self->entries = g_array_new (FALSE, TRUE, sizeof (ReportEntry));
+  g_array_set_clear_func (self->entries, report_entry_clear);
+  self->rejected = g_array_new (FALSE, TRUE, sizeof (RejectedCandidate));
+  g_array_set_clear_func (self->rejected, rejected_clear);
+  return self;
+}
+
+/**
+ * sbx_compile_report_ref:
+ * @self: a [struct@Sbx.CompileReport]
+ *
+ * Takes a reference on @self.
+ *
+ * Returns: (transfer full): @self
+ *
+ * Since: 0.1
+ */
+SbxCompileReport *
+sbx_compile_report_ref (SbxCompileReport *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+/**
+ * sbx_compile_report_unref:
+ * @self: (transfer full): a [struct@Sbx.CompileReport]
+ *
+ * Drops a reference on @self; the last one frees it.
+ *
+ * Since: 0.1
+ */
+void
+sbx_compile_report_unref (SbxCompileReport *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  g_free (self->backend);
+  g_array_unref (self->entries);
+  g_array_unref (self->rejected);
+  g_free (self);
+}
+
+gboolean
+sbx_compile_report_add_entry (SbxCompileReport *self,
+                              const char       *feature,
+                              SbxReportStatus   status,
+                              const char       *detail)
+{
+  ReportEntry entry = { NULL, status, NULL };
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (!self->frozen, FALSE);
+  g_return_val_if_fail (feature != NULL, FALSE);
+  g_return_val_if_fail (status >= SBX_REPORT_STATUS_ENFORCED && status <= SBX_REPORT_STATUS_VACUOUS, FALSE);
+
+  if (self->entries->len >= SBX_COMPILE_REPORT_MAX_ENTRIES)
+    return FALSE;
+  entry.feature = sanitize_text (feature);
+  entry.detail = sanitize_text (detail);
+  g_array_append_val (self->entries, entry);
+  return TRUE;
+}
+
+void
+sbx_compile_report_set_backend (SbxCompileReport *self,
+                                const char       *backend)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (!self->frozen);
+
+  g_free (self->backend);
+  self->backend = sanitize_text (backend);
+}
+
+void
+sbx_compile_report_set_level (SbxCompileReport *self,
+                              SbxLevel          level)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (!self->frozen);
+  g_return_if_fail (level <= SBX_LEVEL_FULL);
+
+  self->level = level;
+}
+
+void
+sbx_compile_report_set_guarantees (SbxCompileReport *self,
+                                   SbxGuarantees     guarantees)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (!self->frozen);
+
+  self->guarantees = guarantees & SBX_GUARANTEES_ALL;
+}
+
+void
+sbx_compile_report_set_required (SbxCompileReport *self,
+                                 SbxGuarantees     required)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (!self->frozen);
+
+  self->required = required & SBX_GUARANTEES_ALL;
+}
+
+void
+sbx_compile_report_add_rejected (SbxCompileReport *self,
+                                 const char       *backend,
+                                 const char       *reason)
+{
+  RejectedCandidate rejected;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (!self->frozen);
+  g_return_if_fail (backend != NULL);
+  g_return_if_fail (reason != NULL);
+
+  rejected.backend = sanitize_text (backend);
+  rejected.reason = sanitize_text (reason);
+  g_array_append_val (self->rejected, rejected);
+}
+
+void
+sbx_compile_report_append_entries (SbxCompileReport *self,
+                                   SbxCompileReport *from)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (from != NULL);
+  g_return_if_fail (self != from);
+
+  for (guint i = 0; i < from->entries->len; i++)
+    {
+      const ReportEntry *entry = &g_array_index (from->entries, ReportEntry, i);
+
+      if (!sbx_compile_report_add_entry (self, entry->feature, entry->status, entry->detail))
+        break;
+    }
+}
+
+void
+sbx_compile_report_freeze (SbxCompileReport *self)
+{
+  g_return_if_fail (self != NULL);
+
+  self->frozen = TRUE;
+}
+
+gboolean
+sbx_compile_report_is_frozen (SbxCompileReport *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->frozen;
+}
+
+/**
+ * sbx_compile_report_get_backend:
+ * @self: a [struct@Sbx.CompileReport]
+ *
+ * Returns the name of the backend extension that compiled the profile, such
+ * as "linux-userns".
+ *
+ * Returns: (transfer none) (nullable): the backend name, or %NULL when no
+ *   backend was selected
+ *
+ * Since: 0.1
+ */
+const char *
+sbx_compile_report_get_backend (SbxCompileReport *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->backend;
+}
+
+/**
+ * sbx_compile_report_get_level:
+ * @self: a [struct@Sbx.CompileReport]
+ *
+ * Returns the confinement level the backend reported.
+ *
+ * Returns: the level
+ *
+ * Since: 0.1
+ */
+SbxLevel
+sbx_compile_report_get_level (SbxCompileReport *self)
+{
+  g_return_val_if_fail (self != NULL, SBX_LEVEL_NONE);
+
+  return self->level;
+}
+
+/**
+ * sbx_compile_report_get_guarantees:
+ * @self: a [struct@Sbx.CompileReport]
+ *
+ * Returns the guarantees the backend achieved.
+ *
+ * Returns: the achieved guarantees
+ *
+ * Since: 0.1
+ */
+SbxGuarantees
+sbx_compile_report_get_guarantees (SbxCompileReport *self)
+{
+  g_return_val_if_fail (self != NULL, SBX_GUARANTEE_NONE);
+
+  return self->guarantees;
+}
+
+/**
+ * sbx_compile_report_get_required:
+ * @self: a [struct@Sbx.CompileReport]
+ *
+ * Returns the guarantees the profile required.
+ *
+ * Returns: the required guarantees
+ *
+ * Since: 0.1
+ */
+SbxGuarantees
+sbx_compile_report_get_required (SbxCompileReport *self)
+{
+  g_return_val_if_fail (self != NULL, SBX_GUARANTEE_NONE);
+
+  return self->required;
+}
+
+/**
+ * sbx_compile_report_get_n_entries:
+ * @self: a [struct@Sbx.CompileReport]
+ *
+ * Returns the number of feature entries.
+ *
+ * Returns: the number of entries
+ *
+ * Since: 0.1
+ */
+guint
+sbx_compile_report_get_n_entries (SbxCompileReport *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->entries->len;
+}
+
+static const ReportEntry *
+get_entry (SbxCompileReport *self,
+           guint             index)
+{
+  if (index >= self->entries->len)
+    return NULL;
+  return &g_array_index (self->entries, ReportEntry, index);
+}
+
+/**
+ * sbx_compile_report_get_entry_feature:
+ * @self: a [struct@Sbx.CompileReport]
+ * @index: an entry index, less than [method@Sbx.CompileReport.get_n_entries]
+ *
+ * Returns the feature name of entry @index, a lower-case dash-separated
+ * word such as "write-boundary".
+ *
+ * Returns: (transfer none): the feature name
+ *
+ * Since: 0.1
+ */
+const char *
+sbx_compile_report_get_entry_feature (SbxCompileReport *self,
+                                      guint             index)
+{
+  const ReportEntry *entry;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  entry = get_entry (self, index);
+  g_return_val_if_fail (entry != NULL, NULL);
+
+  return entry->feature;
+}
+
+/**
+ * sbx_compile_report_get_entry_status:
+ * @self: a [struct@Sbx.CompileReport]
+ * @index: an entry index, less than [method@Sbx.CompileReport.get_n_entries]
+ *
+ * Returns the status of entry @index.
+ *
+ * Returns: the status
+ *
+ * Since: 0.1
+ */
+SbxReportStatus
+sbx_compile_report_get_entry_status (SbxCompileReport *self,
+                                     guint             index)
+{
+  const ReportEntry *entry;
+
+  g_return_val_if_fail (self != NULL, SBX_REPORT_STATUS_UNENFORCED);
+  entry = get_entry (self, index);
+  g_return_val_if_fail (entry != NULL, SBX_REPORT_STATUS_UNENFORCED);
+
+  return entry->status;
+}
+
+/**
+ * sbx_compile_report_get_entry_detail:
+ * @self: a [struct@Sbx.CompileReport]
+ * @index: an entry index, less than [method@Sbx.CompileReport.get_n_entries]
+ *
+ * Returns the free-text detail of entry @index; a missing mechanism carries a
+ * "Hint: ..." here.
+ *
+ * Returns: (transfer none) (nullable): the detail
+ *
+ * Since: 0.1
+ */
+const char *
+sbx_compile_report_get_entry_detail (SbxCompileReport *self,
+                                     guint             index)
+{
+  const ReportEntry *entry;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  entry = get_entry (self, index);
+  g_return_val_if_fail (entry != NULL, NULL);
+
+  return entry->detail;
+}
+
+/**
+ * sbx_compile_report_get_n_rejected:
+ * @self: a [struct@Sbx.CompileReport]
+ *
+ * Returns the number of candidate backends (and refused plugins) that
+ * selection rejected before settling on [method@Sbx.CompileReport.get_backend].
+ *
+ * Returns: the number of rejected candidates
+ *
+ * Since: 0.1
+ */
+guint
+sbx_compile_report_get_n_rejected (SbxCompileReport *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->rejected->len;
+}
+
+/**
+ * sbx_compile_report_get_rejected_name:
+ * @self: a [struct@Sbx.CompileReport]
+ * @index: less than [method@Sbx.CompileReport.get_n_rejected]
+ *
+ * Returns the name of rejected candidate @index: a backend extension name, or
+ * for a plugin refused at load time, the plugin's name.
+ *
+ * Returns: (transfer none): the name
+ *
+ * Since: 0.1
+ */
+const char *
+sbx_compile_report_get_rejected_name (SbxCompileReport *self,
+                                      guint             index)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->rejected->len, NULL);
+
+  return g_array_index (self->rejected, RejectedCandidate, index).backend;
+}
+
+/**
+ * sbx_compile_report_get_rejected_reason:
+ * @self: a [struct@Sbx.CompileReport]
+ * @index: less than [method@Sbx.CompileReport.get_n_rejected]
+ *
+ * Returns why candidate @index was rejected.
+ *
+ * Returns: (transfer none): the reason
+ *
+ * Since: 0.1
+ */
+const char *
+sbx_compile_report_get_rejected_reason (SbxCompileReport *self,
+                                        guint             index)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->rejected->len, NULL);
+
+  return g_array_index (self->rejected, RejectedCandidate, index).reason;
+}
+
+/**
+ * sbx_report_status_to_string:
+ * @status: a [enum@Sbx.ReportStatus]
+ *
+ * Returns the lower-case name of @status ("enforced", "narrowed",
+ * "unenforced", "widened", "vacuous").
+ *
+ * Returns: (transfer none) (nullable): the name, or %NULL for a value outside
+ *   the enumeration
+ *
+ * Since: 0.1
+ */
+const char *
+sbx_report_status_to_string (SbxReportStatus status)
+{
+  if ((guint) status >= G_N_ELEMENTS (status_names))
+    return NULL;
+  return status_names[status];
+}
+
+static void
+add_guarantees_array (JsonBuilder   *builder,
+                      const char    *member,
+                      SbxGuarantees  guarantees)
+{
+  g_auto(GStrv) names = sbx_guarantees_to_strv (guarantees);
+
+  json_builder_set_member_name (builder, member);
+  json_builder_begin_array (builder);
+  for (guint i = 0; names[i] != NULL; i++)
+    json_builder_add_string_value (builder, names[i]);
+  json_builder_end_array (builder);
+}
+
+JsonNode *
+sbx_compile_report_to_json_node (SbxCompileReport *self)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "schema");
+  json_builder_add_int_value (builder, SBX_COMPILE_REPORT_SCHEMA);
+  json_builder_set_member_name (builder, "backend");
+  if (self->backend != NULL)
+    json_builder_add_string_value (builder, self->backend);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "level");
+  json_builder_add_string_value (builder, sbx_level_to_string (self->level));
+  add_guarantees_array (builder, "guarantees", self->guarantees);
+  add_guarantees_array (builder, "required", self->required);
+
+  json_builder_set_member_name (builder, "entries");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < self->entries->len; i++)
+    {
+      const ReportEntry *entry = &g_array_index (self->entries, ReportEntry, i);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "feature");
+      json_builder_add_string_value (builder, entry->feature);
+      json_builder_set_member_name (builder, "status");
+      json_builder_add_string_value (builder, sbx_report_status_to_string (entry->status));
+      json_builder_set_member_name (builder, "detail");
+      if (entry->detail != NULL)
+        json_builder_add_string_value (builder, entry->detail);
+      else
+        json_builder_add_null_value (builder);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+
+  json_builder_set_member_name (builder, "rejected");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < self->rejected->len; i++)
+    {
+      const RejectedCandidate *rejected = &g_array_index (self->rejected, RejectedCandidate, i);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "backend");
+      json_builder_add_string_value (builder, rejected->backend);
+      json_builder_set_member_name (builder, "reason");
+      json_builder_add_string_value (builder, rejected->reason);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}
+
+/**
+ * sbx_compile_report_to_json:
+ * @self: a [struct@Sbx.CompileReport]
+ *
+ * Serializes @self as one JSON object on one line, with the same field names
+ * as the C API:
+ *
+ * ```json
+ * {"schema":1,"backend":"linux-userns","level":"full",
+ *  "guarantees":["process-boundary",...],"required":["env-scrub",...],
+ *  "entries":[{"feature":"write-boundary","status":"enforced","detail":null}],
+ *  "rejected":[{"backend":"...","reason":"..."}]}
+ * ```
+ *
+ * "backend" is null when no backend was selected.  The "schema" number is
+ * independent of the plugin ABI version.
+ *
+ * Returns: (transfer full): the JSON text, without a trailing newline
+ *
+ * Since: 0.1
+ */
+char *
+sbx_compile_report_to_json (SbxCompileReport *self)
+{
+  g_autoptr(JsonNode) root = NULL;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  root = sbx_compile_report_to_json_node (self);
+  return json_to_string (root, FALSE);
+}
+
+static void
+append_guarantees_text (GString       *out,
+                        const char    *label,
+                        SbxGuarantees  guarantees)
+{
+  g_auto(GStrv) names = sbx_guarantees_to_strv (guarantees);
+  g_autofree char *joined = g_strjoinv (", ", names);
+
+  g_string_append_printf (out, "%-11s %s\n", label, names[0] != NULL ? joined : "(none)");
+}
+
+/**
+ * sbx_compile_report_to_text:
+ * @self: a [struct@Sbx.CompileReport]
+ *
+ * Renders @self for humans (what `sbx run --report` prints): the backend and
+ * level, the achieved and required guarantees, one line per entry, and the
+ * rejected candidates with their reasons.  The layout may change between
+ * versions; use [method@Sbx.CompileReport.to_json] for machines.
+ *
+ * Returns: (transfer full): the text, ending with a newline
+ *
+ * Since: 0.1
+ */
+char *
+sbx_compile_report_to_text (SbxCompileReport *self)
+{
+  GString *out;
+  SbxGuarantees missing;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  out = g_string_new (NULL);
+  g_string_append_printf (out, "%-11s %s\n", "backend:", self->backend != NULL ? self->backend : "(none selected)");
+  g_string_append_printf (out, "%-11s %s\n", "level:", sbx_level_to_string (self->level));
+  append_guarantees_text (out, "guarantees:", self->guarantees);
+  append_guarantees_text (out, "required:", self->required);
+  missing = self->required & ~self->guarantees;
+  if (self->backend != NULL && missing != 0)
+    append_guarantees_text (out, "MISSING:", missing);
+
+  if (self->entries->len > 0)
+    g_string_append (out, "entries:\n");
+  for (guint i = 0; i < self->entries->len; i++)
+    {
+      const ReportEntry *entry = &g_array_index (self->entries, ReportEntry, i);
+
+      g_string_append_printf (out, "  %-10s %s", sbx_report_status_to_string (entry->status), entry->feature);
+      if (entry->detail != NULL && entry->detail[0] != '\0')
+        g_string_append_printf (out, ": %s", entry->detail);
+      g_string_append_c (out, '\n');
+    }
+
+  if (self->rejected->len > 0)
+    g_string_append (out, "rejected:\n");
+  for (guint i = 0; i < self->rejected->len; i++)
+    {
+      const RejectedCandidate *rejected = &g_array_index (self->rejected, RejectedCandidate, i);
+
+      g_string_append_printf (out, "  %s: %s\n", rejected->backend, rejected->reason);
+    }
+
+  return g_string_free (out, FALSE);
+}

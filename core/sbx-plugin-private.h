@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Internals shared by the plugin loader (sbx-registry.c), the backend
+ * wrappers (sbx-backend.c) and the host table (sbx-plugin-host.c).  Not for
+ * the executor: it uses sbx-backend-private.h and sbx-registry-private.h.
+ */
+#pragma once
+
+#include <glib.h>
+#include "sbx-plugin-abi.h"
+#include "sbx-registry.h"
+#include "sbx-backend-private.h"
+#include "sbx-compile-report.h"
+
+G_BEGIN_DECLS
+
+/* One plugin file found in a plugin directory, loaded or refused.
+ * Ref-counted; the fields are written before the record is published and
+ * never change afterwards, so readers need no lock. */
+typedef struct _SbxPlugin
+{
+  gatomicrefcount            ref_count;
+  char                      *path;        /* the file as found */
+  char                      *name;        /* file-derived, dash form: "mock-ok" */
+  char                      *version;     /* (nullable) copied from the descriptor */
+  char                      *license;     /* (nullable) */
+  SbxPluginState             state;
+  GError                    *error;       /* (nullable) why it was refused */
+  void                      *dl_handle;   /* (nullable) never dlclose'd once init ran */
+  const SbxPluginDescriptor *desc;        /* (nullable) points into the loaded object */
+  void                      *ctx;         /* plugin_ctx from init */
+  gboolean                   initialised; /* init returned OK: fini runs on the last unref */
+} SbxPlugin;
+
+SbxPlugin *sbx_plugin_ref   (SbxPlugin *plugin);
+void       sbx_plugin_unref (SbxPlugin *plugin);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxPlugin, sbx_plugin_unref)
+
+/* The per-call context handed to plugins (SbxHostCall of the ABI).  Lives on
+ * the caller's stack for exactly one plugin call. */
+struct SbxHostCall
+{
+  const char       *plugin;      /* plugin name, for messages */
+  const char       *extension;   /* extension name, for messages */
+  const char       *operation;   /* "probe", "compile", ... */
+  SbxCompileReport *report;      /* (nullable) unfrozen builder for host->report */
+  gboolean          has_error;
+  int32_t           status;      /* as passed to the first set_error */
+  char             *message;     /* (owned) (nullable) first message */
+  guint             n_dropped;   /* report entries beyond the cap or malformed */
+};
+
+void            sbx_host_call_init    (SbxHostCall      *call,
+                                       const char       *plugin,
+                                       const char       *extension,
+                                       const char       *operation,
+                                       SbxCompileReport *report);
+void            sbx_host_call_clear   (SbxHostCall      *call);
+/* Turns a non-OK @status (and the call's message, if any) into exactly one
+ * GError in SBX_PLUGIN_ERROR naming the plugin, extension and operation.
+ * Always returns FALSE. */
+gboolean        sbx_host_call_fail    (SbxHostCall      *call,
+                                       int32_t           status,
+                                       GError          **error);
+/* Maps an SBX_STATUS_* to its SbxPluginError code (unknown -> FAILED). */
+SbxPluginError  sbx_plugin_error_from_status (int32_t status);
+const char     *sbx_status_to_string  (int32_t status);
+
+/* The host table every plugin's init receives. */
+const SbxHostV1 *sbx_host_table (void);
+
+/*
+ * Crash guard around a plugin call.  Between enter and leave, a SIGSEGV,
+ * SIGBUS, SIGILL, SIGFPE or SIGABRT raised on this thread writes
+ * "sbx: plugin 'P' crashed in OPERATION (extension 'E', signal N)" to stderr
+ * with write(2) and then lets the previous disposition handle the signal
+ * (the process still dies, or a sanitizer reports).  See sbx-plugin-host.c.
+ */
+typedef struct
+{
+  const char *previous;      /* the enclosing guard's message on this thread */
+  char        message[256];  /* preformatted: the handler only write()s it */
+} SbxCrashGuard;
+
+void sbx_crash_guard_enter (SbxCrashGuard *guard,
+                            const char    *plugin,
+                            const char    *operation,
+                            const char    *extension);
+void sbx_crash_guard_leave (SbxCrashGuard *guard);
+
+/* Backends (sbx-backend.c). */
+SbxBackend  *sbx_backend_new             (SbxPlugin                *plugin,
+                                          const char               *name,
+                                          int                       priority,
+                                          guint                     load_index,
+                                          const SbxBackendVTableV1 *vtable);
+guint        sbx_backend_get_load_index  (SbxBackend *self);
+SbxPlugin   *sbx_backend_get_plugin      (SbxBackend *self);
+/* Probes once (concurrent callers wait for the one in flight; a successful
+ * result is cached, a failure is not).  On success returns TRUE and, when
+ * @out_report is given, the frozen probe report (transfer full). */
+gboolean     sbx_backend_probe           (SbxBackend        *self,
+                                          SbxCompileReport **out_report,
+                                          GError           **error);
+/* Number of times the plugin's probe() was actually called (tests). */
+guint        sbx_backend_get_n_probe_calls (SbxBackend *self);
+
+G_END_DECLS

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The policy compiler: profile + executor directories -> effective policy
+ * (upstream-api.md §3.8) -> the plain-data SbxPolicyV1 view a backend
+ * compiles.  Also the reference model of filesystem precedence
+ * (sbx_fs_resolve), which every backend must preserve or narrow and which
+ * backend tests use as their oracle.
+ *
+ * Owned by the executor work (issue 3).
+ */
+#pragma once
+
+#include <glib.h>
+#include "sbx-plugin-abi.h"
+#include "sbx-profile.h"
+
+G_BEGIN_DECLS
+
+/* One additional root of a policy input. */
+typedef struct
+{
+  const char *path;     /* canonical absolute directory */
+  SbxAccess   read;
+  SbxAccess   write;
+} SbxPolicyRoot;
+
+/* What the compiler reads from a profile.  Kept separate from SbxProfile so
+ * the compiler can be tested with inputs no profile would produce. */
+typedef struct
+{
+  const char          *workspace;        /* canonical absolute directory */
+  SbxAccess            workspace_read;
+  SbxAccess            workspace_write;
+  SbxAccess            host_read;
+  SbxAccess            host_write;
+  SbxAccess            network;
+  SbxIsolation         isolation;
+  SbxGuarantees        required;
+  const SbxPolicyRoot *roots;
+  guint                n_roots;
+  guint64              max_processes;    /* 0: no limit requested */
+  guint64              max_memory_bytes;
+  guint64              max_open_files;
+} SbxPolicyInput;
+
+/* The executor's own directories (all absolute).  @home is what the child
+ * sees as HOME; it gets an R|W|X rule only when @home_owned (an isolated HOME
+ * the set created).  A real HOME stays governed by the profile. */
+typedef struct
+{
+  const char *home;
+  gboolean    home_owned;
+  const char *tmpdir;
+  const char *state_dir;
+} SbxPolicyDirs;
+
+/* A compiled effective policy.  Immutable; owns every string and array the
+ * SbxPolicyV1 view points into. */
+typedef struct _SbxPolicy SbxPolicy;
+
+SbxPolicy         *sbx_policy_new             (const SbxPolicyInput *input,
+                                               const SbxPolicyDirs  *dirs);
+SbxPolicy         *sbx_policy_new_for_profile (SbxProfile           *profile,
+                                               const SbxPolicyDirs  *dirs);
+void               sbx_policy_free            (SbxPolicy            *self);
+/* The ABI view; valid as long as @self lives. */
+const SbxPolicyV1 *sbx_policy_get_abi         (SbxPolicy            *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxPolicy, sbx_policy_free)
+
+/* The fixed runtime closure of a Sandboxed policy: the paths ordinary
+ * programs need to start with host read denied.  One row per path. */
+typedef struct
+{
+  const char *path;
+  guint32     allow;    /* SBX_FS_* */
+  guint32     flags;    /* SBX_FS_RULE_EXACT / _OPTIONAL */
+  guint32     origin;   /* SBX_FS_ORIGIN_RUNTIME or _DEVICE */
+} SbxRuntimePath;
+
+const SbxRuntimePath *sbx_policy_runtime_closure (gsize *n_paths);
+
+/* ResolveFS: the access (SBX_FS_* bits) @rules grant at @path, by the
+ * precedence of upstream-api.md §3.8:
+ *  - @path is cleaned lexically (no symlink resolution: pass canonical paths);
+ *  - read, exec and write are decided independently; per axis the matching
+ *    rule with the highest precedence decides (2 x length of its cleaned
+ *    literal prefix, +1 when EXACT); at a tie allows union, denies union and
+ *    any deny wins; an axis no rule controls is denied;
+ *  - a literal tree rule matches itself and descendants at a '/' boundary,
+ *    "/" matches everything, an EXACT rule only the equal path;
+ *  - GLOB rules match by sbx_fs_glob_match(); a glob that denies an axis
+ *    overrides everything for that axis (applied last);
+ *  - a malformed deny glob matches every path (fail closed), a malformed allow
+ *    glob matches none;
+ *  - a rule with allow == 0 and deny == 0 denies every axis. */
+guint32  sbx_fs_resolve      (const SbxFsRuleV1 *rules,
+                              gsize              n_rules,
+                              const char        *path);
+
+/* Glob grammar of filesystem rules: "**" matches any text including '/',
+ * "*" any text within one path segment, "?" one character other than '/',
+ * "[...]" a character class ('!' or '^' negates, "a-z" ranges; a ']' right
+ * after the opening bracket is literal); an unclosed '[' is a literal '['.
+ * Characters are Unicode code points (an invalid UTF-8 byte stands for
+ * U+FFFD); matching is case-sensitive.  Returns whether @path matches;
+ * *out_valid is FALSE (and the result FALSE) when the pattern is malformed
+ * (a reversed range such as "[z-a]"). */
+gboolean sbx_fs_glob_match   (const char        *pattern,
+                              const char        *path,
+                              gboolean          *out_valid);
+
+G_END_DECLS

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#if !defined (SBX_INSIDE) && !defined (SBX_COMPILATION)
+#error "Only <sbx/sbx.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+#include "sbx-version.h"
+#include "sbx-guarantees.h"
+#include "sbx-profile.h"
+#include "sbx-compile-report.h"
+
+G_BEGIN_DECLS
+
+/**
+ * SBX_PLUGIN_ERROR:
+ *
+ * The error domain of plugin loading, backend selection and calls into
+ * plugins.  Errors in this domain use [error@Sbx.PluginError] codes.
+ *
+ * Since: 0.1
+ */
+#define SBX_PLUGIN_ERROR (sbx_plugin_error_quark ())
+
+/**
+ * SbxPluginError:
+ * @SBX_PLUGIN_ERROR_LOAD_FAILED: the plugin file could not be opened or
+ *   loaded (unresolved symbol, missing entry symbol, not a shared object, a
+ *   directory that does not exist). Since: 0.1
+ * @SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR: the plugin's descriptor or one of its
+ *   extensions is malformed (too small, wrong name, unknown extension kind,
+ *   vtable without its mandatory functions, duplicate extension name). Since: 0.1
+ * @SBX_PLUGIN_ERROR_ABI_MISMATCH: the plugin speaks another plugin ABI version
+ *   than this library. Since: 0.1
+ * @SBX_PLUGIN_ERROR_MISSING_HOST_FEATURE: the plugin requires a host feature
+ *   this library does not know. Since: 0.1
+ * @SBX_PLUGIN_ERROR_UNSAFE_PERMISSIONS: the plugin file or its directory is
+ *   writable by group or others, owned by a user other than root or the
+ *   current effective user, or not a regular file/directory. Since: 0.1
+ * @SBX_PLUGIN_ERROR_INIT_FAILED: the plugin's init function failed. Since: 0.1
+ * @SBX_PLUGIN_ERROR_BACKEND_UNAVAILABLE: no loaded backend can run the
+ *   profile, or the backend named by `SBX_BACKEND` is missing or was
+ *   rejected (there is never a fallback to another one). Since: 0.1
+ * @SBX_PLUGIN_ERROR_FAILED: a plugin call failed (`SBX_STATUS_FAILED`). Since: 0.1
+ * @SBX_PLUGIN_ERROR_UNAVAILABLE: a mechanism the plugin needs is absent on
+ *   this host (`SBX_STATUS_UNAVAILABLE`). Since: 0.1
+ * @SBX_PLUGIN_ERROR_UNSUPPORTED: the extension cannot honour the request
+ *   (`SBX_STATUS_UNSUPPORTED`). Since: 0.1
+ * @SBX_PLUGIN_ERROR_INVALID: the input failed the extension's own
+ *   re-validation, or the plugin returned malformed output
+ *   (`SBX_STATUS_INVALID`). Since: 0.1
+ * @SBX_PLUGIN_ERROR_NO_MEMORY: the plugin ran out of memory
+ *   (`SBX_STATUS_NO_MEMORY`). Since: 0.1
+ * @SBX_PLUGIN_ERROR_EXEC_NOT_FOUND: spawn: the command was not found
+ *   (`SBX_STATUS_EXEC_NOT_FOUND`; the CLI exits 127). Since: 0.1
+ * @SBX_PLUGIN_ERROR_EXEC_DENIED: spawn: the command was found but is not
+ *   executable (`SBX_STATUS_EXEC_DENIED`; the CLI exits 126). Since: 0.1
+ *
+ * Errors from loading plugins, selecting a backend and calling plugins.
+ * Every message names the plugin (and the extension, for calls into one).
+ *
+ * Since: 0.1
+ */
+typedef enum /*< prefix=SBX_PLUGIN_ERROR >*/
+{
+  SBX_PLUGIN_ERROR_LOAD_FAILED,
+  SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR,
+  SBX_PLUGIN_ERROR_ABI_MISMATCH,
+  SBX_PLUGIN_ERROR_MISSING_HOST_FEATURE,
+  SBX_PLUGIN_ERROR_UNSAFE_PERMISSIONS,
+  SBX_PLUGIN_ERROR_INIT_FAILED,
+  SBX_PLUGIN_ERROR_BACKEND_UNAVAILABLE,
+  SBX_PLUGIN_ERROR_FAILED,
+  SBX_PLUGIN_ERROR_UNAVAILABLE,
+  SBX_PLUGIN_ERROR_UNSUPPORTED,
+  SBX_PLUGIN_ERROR_INVALID,
+  SBX_PLUGIN_ERROR_NO_MEMORY,
+  SBX_PLUGIN_ERROR_EXEC_NOT_FOUND,
+  SBX_PLUGIN_ERROR_EXEC_DENIED,
+} SbxPluginError;
+
+SBX_AVAILABLE_IN_0_1
+GQuark sbx_plugin_error_quark (void);
+
+/**
+ * SbxPluginState:
+ * @SBX_PLUGIN_STATE_LOADED: the plugin was validated, initialised and its
+ *   extensions registered.
+ * @SBX_PLUGIN_STATE_REFUSED: the plugin was refused; see
+ *   [method@Sbx.Registry.get_plugin_error].
+ *
+ * Whether a plugin file found in a plugin directory is in use.
+ *
+ * Since: 0.1
+ */
+typedef enum /*< prefix=SBX_PLUGIN_STATE >*/
+{
+  SBX_PLUGIN_STATE_LOADED  = 0,
+  SBX_PLUGIN_STATE_REFUSED = 1,
+} SbxPluginState;
+
+/**
+ * SbxExtensionKind:
+ * @SBX_EXTENSION_KIND_BACKEND: a confinement backend.
+ * @SBX_EXTENSION_KIND_EGRESS: an egress route (authenticated proxy).
+ * @SBX_EXTENSION_KIND_REPORTER: a reporter that receives events.
+ *
+ * The kind of a plugin extension.  The values equal the plugin ABI's
+ * `SBX_EXT_*` numbers.
+ *
+ * Since: 0.1
+ */
+typedef enum /*< prefix=SBX_EXTENSION_KIND >*/
+{
+  SBX_EXTENSION_KIND_BACKEND  = 1,
+  SBX_EXTENSION_KIND_EGRESS   = 2,
+  SBX_EXTENSION_KIND_REPORTER = 3,
+} SbxExtensionKind;
+
+#define SBX_TYPE_REGISTRY (sbx_registry_get_type ())
+SBX_AVAILABLE_IN_0_1
+G_DECLARE_FINAL_TYPE (SbxRegistry, sbx_registry, SBX, REGISTRY, GObject)
+
+SBX_AVAILABLE_IN_0_1
+SbxRegistry      *sbx_registry_get_default             (void);
+SBX_AVAILABLE_IN_0_1
+SbxRegistry      *sbx_registry_new_for_directories     (const char *const  *dirs,
+                                                        GError            **error);
+SBX_AVAILABLE_IN_0_1
+gboolean          sbx_registry_add_directory           (SbxRegistry        *self,
+                                                        const char         *dir,
+                                                        GError            **error);
+
+SBX_AVAILABLE_IN_0_1
+guint             sbx_registry_get_n_directories       (SbxRegistry        *self);
+SBX_AVAILABLE_IN_0_1
+const char       *sbx_registry_get_directory_path      (SbxRegistry        *self,
+                                                        guint               index);
+SBX_AVAILABLE_IN_0_1
+const GError     *sbx_registry_get_directory_error     (SbxRegistry        *self,
+                                                        guint               index);
+
+SBX_AVAILABLE_IN_0_1
+guint             sbx_registry_get_n_plugins           (SbxRegistry        *self);
+SBX_AVAILABLE_IN_0_1
+const char       *sbx_registry_get_plugin_name         (SbxRegistry        *self,
+                                                        guint               index);
+SBX_AVAILABLE_IN_0_1
+const char       *sbx_registry_get_plugin_path         (SbxRegistry        *self,
+                                                        guint               index);
+SBX_AVAILABLE_IN_0_1
+const char       *sbx_registry_get_plugin_version      (SbxRegistry        *self,
+                                                        guint               index);
+SBX_AVAILABLE_IN_0_1
+const char       *sbx_registry_get_plugin_license      (SbxRegistry        *self,
+                                                        guint               index);
+SBX_AVAILABLE_IN_0_1
+SbxPluginState    sbx_registry_get_plugin_state        (SbxRegistry        *self,
+                                                        guint               index);
+SBX_AVAILABLE_IN_0_1
+const GError     *sbx_registry_get_plugin_error        (SbxRegistry        *self,
+                                                        guint               index);
+
+SBX_AVAILABLE_IN_0_1
+guint             sbx_registry_get_n_extensions        (SbxRegistry        *self);
+SBX_AVAILABLE_IN_0_1
+const char       *sbx_registry_get_extension_name      (SbxRegistry        *self,
+                                                        guint               index);
+SBX_AVAILABLE_IN_0_1
+SbxExtensionKind  sbx_registry_get_extension_kind      (SbxRegistry        *self,
+                                                        guint               index);
+SBX_AVAILABLE_IN_0_1
+const char       *sbx_registry_get_extension_plugin    (SbxRegistry        *self,
+                                                        guint               index);
+SBX_AVAILABLE_IN_0_1
+int               sbx_registry_get_extension_priority  (SbxRegistry        *self,
+                                                        guint               index);
+
+SBX_AVAILABLE_IN_0_1
+SbxCompileReport *sbx_registry_probe_backend           (SbxRegistry        *self,
+                                                        const char         *name,
+                                                        gboolean           *out_unconfined_only,
+                                                        GError            **error);
+SBX_AVAILABLE_IN_0_1
+gboolean          sbx_registry_preview_selection       (SbxRegistry        *self,
+                                                        SbxIsolation        isolation,
+                                                        SbxGuarantees       required,
+                                                        SbxCompileReport  **out_report,
+                                                        GError            **error);
+SBX_AVAILABLE_IN_0_1
+char             *sbx_registry_to_json                 (SbxRegistry        *self);
+
+G_END_DECLS
