@@ -625,7 +625,12 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
         {
           bits |= SBX_ABI_GUARANTEE_WRITE_BOUNDARY;
           report_guarantee (reporter, held, "write-boundary", SBX_ABI_REPORT_ENFORCED,
-                            "Landlock filesystem rules");
+                            "Landlock filesystem rules: contents and names");
+          report (reporter, "file-metadata", SBX_ABI_REPORT_UNENFORCED,
+                  "Landlock does not mediate chmod, chown, utimes or extended attributes: the "
+                  "target can change the mode, times and attributes of files its user owns outside "
+                  "the writable roots (contents and names stay protected). Hint: the linux-userns "
+                  "backend's read-only mounts refuse these too");
         }
       else if (write_restricted)
         report_guarantee (reporter, held, "write-boundary", SBX_ABI_REPORT_UNENFORCED,
