@@ -85,6 +85,9 @@ static const SbxRuntimePath runtime_closure[] = {
   { "/etc/protocols",     R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
   /* Local time. */
   { "/etc/localtime",     R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
+  /* git's system configuration: git treats an unreadable one (EACCES under
+   * Landlock, where an absent one would be ENOENT) as fatal. */
+  { "/etc/gitconfig",     R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
   /* User and group names (id, ls -l, whoami, git). */
   { "/etc/passwd",        R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
   { "/etc/group",         R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },

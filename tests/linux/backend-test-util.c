@@ -146,6 +146,7 @@ static const struct
   { "/etc/services", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
   { "/etc/protocols", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
   { "/etc/localtime", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
+  { "/etc/gitconfig", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
   { "/etc/passwd", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
   { "/etc/group", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
   { "/dev/null", R | W, EXA, SBX_FS_ORIGIN_DEVICE },
