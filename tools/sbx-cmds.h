@@ -30,5 +30,7 @@ void sbx_cli_error (const char *format,
 
 int sbx_cmd_profile (int    argc,
                      char **argv);
+int sbx_cmd_run     (int    argc,
+                     char **argv);
 
 G_END_DECLS

@@ -18,6 +18,7 @@ typedef struct
 /* One line per command; keep them sorted by name. */
 static const SbxCommand commands[] = {
   { "profile", sbx_cmd_profile, "Check, show and narrow profiles" },
+  { "run", sbx_cmd_run, "Run one command in the sandbox" },
 };
 
 void
