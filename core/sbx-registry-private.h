@@ -28,7 +28,19 @@ typedef struct
  * guarantees cover required_guarantees.  Every rejected candidate and why is
  * recorded in @report.  SBX_BACKEND=name selects or vetoes: if the named
  * backend is missing or rejected, selection fails with
- * SBX_PLUGIN_ERROR_BACKEND_UNAVAILABLE; never a fallback. */
+ * SBX_PLUGIN_ERROR_BACKEND_UNAVAILABLE; never a fallback..
+ *
+ * Implementation notes (registry work):
+ *  - @report must be unfrozen (or NULL).  On return it holds required, the
+ *    rejected list (plugins refused at load come first, as "plugin refused at
+ *    load: ..."), and on success backend/level/guarantees from the probe;
+ *    sbx_backend_compile() then overwrites level/guarantees.
+ *  - forced_backend NULL reads SBX_BACKEND; "" ignores the environment.
+ *    Syntax: comma-separated items; "name" selects (at most one), "-name" or
+ *    "!name" vetoes, "help" probes and lists every candidate in the error
+ *    message and then FAILS with BACKEND_UNAVAILABLE (it never runs anything
+ *    under a backend the user did not pick).
+ *  - Ties in priority keep load order (directory order, then file name). */
 SbxBackend *sbx_registry_select_backend (SbxRegistry               *self,
                                          const SbxBackendSelection *selection,
                                          SbxCompileReport          *report,

@@ -1679,7 +1679,7 @@ describe_candidate (SbxBackend *backend)
   g_autofree char *joined = NULL;
 
   if (!sbx_backend_probe (backend, NULL, &error))
-    return g_strdup_printf ("%s (plugin %s, priority %d): probe failed: %s",
+    return g_strdup_printf ("%s (plugin %s, priority %d): %s",
                             sbx_backend_get_name (backend), sbx_backend_get_plugin_name (backend),
                             sbx_backend_get_priority (backend), error->message);
   names = sbx_guarantees_to_strv (sbx_backend_get_probe_guarantees (backend));
@@ -1794,7 +1794,7 @@ sbx_registry_select_backend (SbxRegistry               *self,
       else if (forced.vetoes != NULL && g_strv_contains ((const char *const *) forced.vetoes, name))
         reason = g_strdup ("vetoed by SBX_BACKEND");
       else if (!sbx_backend_probe (backend, NULL, &probe_error))
-        reason = g_strdup_printf ("probe failed: %s", probe_error->message);
+        reason = g_strdup (probe_error->message);  /* "plugin 'P', extension 'E': probe failed: ..." */
       else
         reason = check_candidate (backend, selection);
 

@@ -98,7 +98,7 @@ run_sbx (Fixture    *fx,
   g_autoptr(GError) error = NULL;
   va_list args;
 
-  g_ptr_array_add (argv, (gpointer) g_getenv ("SBX_TEST_SBX_TOOL"));
+  g_ptr_array_add (argv, (gpointer) g_getenv ("SBX_TEST_SBX"));
   g_ptr_array_add (argv, (gpointer) "run");
   va_start (args, with_plugins);
   for (const char *arg = va_arg (args, const char *); arg != NULL; arg = va_arg (args, const char *))
@@ -366,7 +366,7 @@ test_stream_and_signal (Fixture       *fx,
                                              pid_file);
   gint64 start = g_get_monotonic_time ();
 
-  proc = g_subprocess_launcher_spawn (l, &error, g_getenv ("SBX_TEST_SBX_TOOL"), "run",
+  proc = g_subprocess_launcher_spawn (l, &error, g_getenv ("SBX_TEST_SBX"), "run",
                                       "--profile", fx->unconfined_profile, "--",
                                       "sh", "-c", script, NULL);
   g_assert_no_error (error);

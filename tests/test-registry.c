@@ -892,7 +892,7 @@ test_select_probe_fails (void)
   reason = sbx_compile_report_get_rejected_reason (report, find_rejected (report, "mock-probe-fails"));
   /* The first set_error message wins; the plugin and extension are named. */
   g_assert_cmpstr (reason, ==,
-                   "probe failed: plugin 'mock-probe-fails', extension 'mock-probe-fails': probe failed: "
+                   "plugin 'mock-probe-fails', extension 'mock-probe-fails': probe failed: "
                    "mock mechanism /dev/mock is absent. Hint: load the mock kernel module");
 
   probe = sbx_registry_probe_backend (registry, "mock-probe-fails", NULL, &error);
@@ -1045,7 +1045,8 @@ test_select_help (void)
   g_assert_null (backend);
   g_assert_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_BACKEND_UNAVAILABLE);
   g_assert_true (g_str_has_prefix (error->message, "SBX_BACKEND=help: candidates in priority order:\n"
-                                                   "  mock-probe-fails (plugin mock-probe-fails, priority 50): probe failed: "));
+                                                   "  mock-probe-fails (plugin mock-probe-fails, priority 50): plugin 'mock-probe-fails', "
+                                                   "extension 'mock-probe-fails': probe failed: "));
   g_assert_nonnull (strstr (error->message, "\n  mock-ok (plugin mock-ok, priority 10): level full, guarantees ["
                                             "process-boundary, write-boundary, read-boundary, env-scrub, "
                                             "network-boundary, address-network, resource-limits, target-network]\n"));

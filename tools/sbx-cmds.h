@@ -28,6 +28,8 @@ G_BEGIN_DECLS
 void sbx_cli_error (const char *format,
                     ...) G_GNUC_PRINTF (1, 2);
 
+int sbx_cmd_doctor  (int    argc,
+                     char **argv);
 int sbx_cmd_profile (int    argc,
                      char **argv);
 int sbx_cmd_run     (int    argc,
