@@ -309,8 +309,12 @@ remove_dir_contents (int          dfd,
         continue;
       if (errno == EISDIR || errno == EPERM)
         {
-          int child = openat (dirfd (dir), name,
-                              O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          int child;
+
+          /* A directory without read or search permission cannot be opened
+           * to be emptied: make it ours first (never through a symlink). */
+          fchmodat (dirfd (dir), name, 0700, AT_SYMLINK_NOFOLLOW);
+          child = openat (dirfd (dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
           child_path = g_build_filename (path, name, NULL);
           if (child >= 0)

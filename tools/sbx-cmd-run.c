@@ -380,8 +380,11 @@ sbx_cmd_run (int    argc,
   set = sbx_executor_set_new (profile, set_options, &error);
   if (set == NULL)
     {
+      /* With SBX_BACKEND set (a forced backend, a veto, "help") the
+       * registry's message says it all. */
       if (g_error_matches (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_BACKEND_UNAVAILABLE)
-          && sbx_profile_get_isolation (profile) == SBX_ISOLATION_SANDBOXED)
+          && sbx_profile_get_isolation (profile) == SBX_ISOLATION_SANDBOXED
+          && g_getenv ("SBX_BACKEND") == NULL)
         return refuse ("no sandboxing backend on this host can enforce this Sandboxed profile; "
                        "refusing to run without confinement (%s). See `sbx doctor`.",
                        error->message);
