@@ -550,6 +550,9 @@ scan_object (Scanner *scanner,
         {
           scanner->pos++;
           skip_whitespace (scanner);
+          /* A problem with the next member name belongs to the object. */
+          top = &g_array_index (scanner->frames, Frame, scanner->frames->len - 1);
+          g_clear_pointer (&top->key, g_free);
           continue;
         }
       if (peek (scanner) == '}')

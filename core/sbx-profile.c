@@ -115,6 +115,15 @@ struct _SbxProfile
   char           *fingerprint;
 };
 
+/**
+ * sbx_profile_error_quark:
+ *
+ * Returns the quark of the [error@Sbx.ProfileError] domain.
+ *
+ * Returns: the error domain quark
+ *
+ * Since: 0.1
+ */
 G_DEFINE_QUARK (sbx-profile-error-quark, sbx_profile_error)
 
 G_DEFINE_BOXED_TYPE (SbxProfileConfig, sbx_profile_config,

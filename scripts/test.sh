@@ -107,7 +107,7 @@ for phase in $PHASES; do
       note "phase 4: libFuzzer targets, ${FUZZ_SECONDS}s each"
       if CC=clang build_or_fail _build-fuzz -Dfuzzing=true -Db_lundef=false -Dintrospection=disabled; then
         for fuzzer in _build-fuzz/tests/fuzz/fuzz-*; do
-          [ -x "$fuzzer" ] || continue
+          [ -f "$fuzzer" ] && [ -x "$fuzzer" ] || continue   # skip meson's .p directories
           name=$(basename "$fuzzer")
           corpus=$(mktemp -d /tmp/sbx-corpus.XXXXXX)
           cp "$SRC"/data/profiles/*.json "$SRC"/tests/fuzz/corpus/"$name"/* "$corpus"/ 2>/dev/null || true

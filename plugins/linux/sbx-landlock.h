@@ -34,9 +34,18 @@ int sbx_landlock_probe_abi (void);
 
 typedef struct
 {
-  int      abi;       /* sbx_landlock_probe_abi() result, >= 1 */
+  int      abi;       /* sbx_landlock_probe_abi() result, >= 1; a lower value simulates an
+                       * older kernel (tests); a higher one than the kernel's is refused */
   int      rung;      /* SBX_LANDLOCK_RUNG_* */
   gboolean net;       /* also handle TCP bind/connect per policy->net (rung 2; needs ABI >= 4) */
+  /* Added by lsm (see /work/coord/ABI-CHANGES.md).  Rung 1 only, may be NULL:
+   * NULL-terminated host paths that become mount roots of the child's view
+   * (bind-mount sources).  Landlock accumulates rules along the path walk the
+   * child makes, and that walk never reaches the host ancestors of a bind
+   * mount, so a tree rule on a host ancestor (for example "/" when host read
+   * is allowed) would not cover the bound subtree.  For each root the plan
+   * adds the access the policy grants there, carved like any other rule. */
+  const char *const *mount_roots;
 } SbxLandlockOptions;
 
 typedef struct _SbxLandlockPlan SbxLandlockPlan;
@@ -46,6 +55,12 @@ typedef struct _SbxLandlockPlan SbxLandlockPlan;
 #define SBX_LANDLOCK_ENFORCES_WRITE   (1u << 1)  /* write boundary */
 #define SBX_LANDLOCK_ENFORCES_NET     (1u << 2)  /* TCP connect/bind per policy->net */
 #define SBX_LANDLOCK_ENFORCES_SCOPE   (1u << 3)  /* signals and abstract unix sockets scoped (ABI >= 6) */
+/* ABI 1..2: the write boundary holds except truncate(2) by path and
+ * open(O_RDONLY|O_TRUNC), which Landlock mediates only from ABI 3
+ * (LANDLOCK_ACCESS_FS_TRUNCATE).  The seccomp program closes that gap when
+ * built with SbxSeccompOptions.landlock_abi set; then the glue may claim the
+ * write boundary. */
+#define SBX_LANDLOCK_ENFORCES_WRITE_EXCEPT_TRUNCATE (1u << 4)
 
 SbxLandlockPlan *sbx_landlock_plan_new      (const SbxPolicyV1        *policy,
                                              const SbxLandlockOptions *options,
@@ -60,6 +75,15 @@ typedef struct
   uint64_t access;    /* LANDLOCK_ACCESS_FS_* (masked to the plan's handled set by apply) */
 } SbxLandlockExtraRule;
 
+/* Introspection (tests, doctor): the ABI the plan was built for and the
+ * handled masks of its ruleset (LANDLOCK_ACCESS_FS_*, LANDLOCK_ACCESS_NET_*,
+ * LANDLOCK_SCOPE_*), and the number of rules it replays. */
+int      sbx_landlock_plan_abi                 (const SbxLandlockPlan *plan);
+uint64_t sbx_landlock_plan_handled_access_fs   (const SbxLandlockPlan *plan);
+uint64_t sbx_landlock_plan_handled_access_net  (const SbxLandlockPlan *plan);
+uint64_t sbx_landlock_plan_scoped              (const SbxLandlockPlan *plan);
+size_t   sbx_landlock_plan_n_rules             (const SbxLandlockPlan *plan);
+
 /* Access masks for @extra rules, already limited to the plan's ABI. */
 uint64_t sbx_landlock_plan_access_read_dir   (const SbxLandlockPlan *plan);  /* read + list a tree */
 uint64_t sbx_landlock_plan_access_rw_dir     (const SbxLandlockPlan *plan);  /* read + write a tree */
@@ -67,7 +91,14 @@ uint64_t sbx_landlock_plan_access_rw_file    (const SbxLandlockPlan *plan);  /* 
 
 /* Child side.  Sets no_new_privs, builds and applies the ruleset.  Returns 0,
  * or a negative errno with *failed_step pointing at a static string naming the
- * syscall ("landlock_create_ruleset", "landlock_add_rule", ...). */
+ * syscall ("landlock_create_ruleset", "landlock_add_rule", ...).
+ *
+ * Async-signal-safe and errno-neutral: raw system calls only (see
+ * sbx-raw-syscall.h), no allocation, no locks, no sanitizer instrumentation,
+ * so it may run in a CLONE_VM child.  Rules whose inode no longer matches the
+ * snapshot (a carved child replaced, a file that gained a hard link) are
+ * skipped, which only narrows; a file that gains a link while its rule is
+ * being added fails the whole call (-EMLINK). */
 int sbx_landlock_plan_apply (const SbxLandlockPlan       *plan,
                              const SbxLandlockExtraRule  *extra,
                              size_t                       n_extra,

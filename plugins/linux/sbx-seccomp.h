@@ -19,7 +19,23 @@ typedef struct
 {
   int      rung;        /* 1: private user/mount/pid/net namespaces; 2: none */
   uint32_t net_mode;    /* SBX_NET_MODE_* of the policy */
+  /* Added by lsm (see /work/coord/ABI-CHANGES.md).  The Landlock ABI of the
+   * ruleset applied with this filter (0 = no Landlock).  At 1..2 Landlock
+   * cannot mediate truncation, so the filter denies truncate(2), openat2()
+   * and open/openat/creat with O_TRUNC but without write access. */
+  int      landlock_abi;
+  /* Added by lsm at linux's request.  Refuse socket(AF_UNIX) (EACCES;
+   * socketpair() stays) also at rung 1.  At rung 2 it is always refused,
+   * whatever this says. */
+  gboolean deny_unix_sockets;
 } SbxSeccompOptions;
+
+/* What a program enforces (sbx_seccomp_program_enforces()). */
+#define SBX_SECCOMP_ENFORCES_INET_DENIED      (1u << 0)  /* every AF_INET/AF_INET6 socket() denied */
+#define SBX_SECCOMP_ENFORCES_INET_TCP_ONLY    (1u << 1)  /* AF_INET/AF_INET6: plain TCP only (no UDP,
+                                                          * raw, SCTP, MPTCP) */
+#define SBX_SECCOMP_ENFORCES_UNIX_DENIED      (1u << 2)  /* socket(AF_UNIX) denied (socketpair allowed) */
+#define SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED  (1u << 3)  /* truncate(2) and O_TRUNC without write denied */
 
 typedef struct _SbxSeccompProgram SbxSeccompProgram;
 
@@ -29,7 +45,16 @@ SbxSeccompProgram *sbx_seccomp_program_new     (const SbxSeccompOptions *options
                                                 const SbxLinuxReporter  *reporter,
                                                 GError                 **error);
 void               sbx_seccomp_program_free    (SbxSeccompProgram       *program);
-/* Child side: needs no_new_privs already set.  0 or negative errno. */
+uint32_t           sbx_seccomp_program_enforces (const SbxSeccompProgram *program);
+/* The classic BPF program (struct sock_filter[*n_insns]), for tests and
+ * diagnostics. */
+const void        *sbx_seccomp_program_filter  (const SbxSeccompProgram *program,
+                                                size_t                  *n_insns);
+/* Comma-separated architectures the filter covers, e.g. "x86_64,x86". */
+const char        *sbx_seccomp_program_arches  (const SbxSeccompProgram *program);
+/* Child side: sets no_new_privs (idempotent) and loads the filter.  0 or
+ * negative errno.  Async-signal-safe and errno-neutral like
+ * sbx_landlock_plan_apply(). */
 int                sbx_seccomp_program_apply   (const SbxSeccompProgram *program);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxSeccompProgram, sbx_seccomp_program_free)

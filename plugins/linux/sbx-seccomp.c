@@ -1,0 +1,762 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The seccomp program of the Linux backend.
+ *
+ * Built once per executor with libseccomp for the native architecture and
+ * every compat architecture its kernel can run (x86_64: i386; aarch64: arm),
+ * exported to classic BPF (libseccomp 2.5 exports only to an fd: a memfd,
+ * read back) and kept in the program; a spawn only loads it with one raw
+ * seccomp(SECCOMP_SET_MODE_FILTER) call.
+ *
+ * Architectures: a system call made under an architecture the filter does
+ * not list is killed (SECCOMP_RET_KILL_PROCESS).  x32 is not listed: it
+ * shares AUDIT_ARCH_X86_64 and is told apart by __X32_SYSCALL_BIT, which
+ * libseccomp's x86_64 section sends to the bad-architecture action, so every
+ * x32 system call kills the process.  No distribution ships x32 user space
+ * and most kernels (this one included) do not even enable it.
+ *
+ * Errno choices:
+ *  - EPERM for system calls a confined process must not make: the answer the
+ *    kernel itself gives an unprivileged caller for most of them, and what
+ *    container runtimes return, so callers already handle it;
+ *  - ENOSYS where the caller should fall back as on an older kernel: clone3
+ *    (glibc then uses clone, whose flags the filter can inspect — clone3
+ *    passes them in memory a filter cannot read), openat2 when truncation must
+ *    be inspected, and system calls newer than libseccomp's table (a
+ *    hand-written preamble: whatever a future kernel adds, such as
+ *    open_tree_attr of the mount family, is refused until reviewed);
+ *  - EAFNOSUPPORT / EPROTONOSUPPORT for socket families and netlink protocols
+ *    removed as attack surface (as if the kernel lacked them);
+ *  - EACCES for network denials of the policy, matching what Landlock
+ *    returns for a denied TCP connect.
+ *  No rule kills: none of the refused calls is dangerous to return from.
+ */
+#include "sbx-seccomp.h"
+#include "sbx-raw-syscall.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <netinet/in.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/netlink.h>
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
+#include <seccomp.h>
+
+#include <gio/gio.h>
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+
+/* First system call number of the unified table (all our architectures
+ * number system calls identically from here on) and the end of the range the
+ * unknown-syscall preamble covers (arm's private calls live at 0x0f0000+). */
+#define SBX_SECCOMP_UNIFIED_FIRST  424
+#define SBX_SECCOMP_PREAMBLE_END   1024
+
+struct _SbxSeccompProgram
+{
+  struct sock_filter *filter;
+  unsigned short      len;
+  uint32_t            enforces;
+  char               *arches;
+};
+
+gboolean
+sbx_seccomp_available (void)
+{
+  uint32_t action = SECCOMP_RET_KILL_PROCESS;
+
+  return syscall (__NR_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+}
+
+void
+sbx_seccomp_program_free (SbxSeccompProgram *program)
+{
+  if (program == NULL)
+    return;
+  g_free (program->filter);
+  g_free (program->arches);
+  g_free (program);
+}
+
+uint32_t
+sbx_seccomp_program_enforces (const SbxSeccompProgram *program)
+{
+  g_return_val_if_fail (program != NULL, 0);
+  return program->enforces;
+}
+
+const void *
+sbx_seccomp_program_filter (const SbxSeccompProgram *program,
+                            size_t                  *n_insns)
+{
+  g_return_val_if_fail (program != NULL, NULL);
+  if (n_insns != NULL)
+    *n_insns = program->len;
+  return program->filter;
+}
+
+const char *
+sbx_seccomp_program_arches (const SbxSeccompProgram *program)
+{
+  g_return_val_if_fail (program != NULL, NULL);
+  return program->arches;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Rule helpers                                                               */
+/* ------------------------------------------------------------------------- */
+
+typedef struct
+{
+  scmp_filter_ctx ctx;
+  uint32_t        arch;          /* the one libseccomp architecture of ctx */
+  int             socket_errno;  /* 0, or one errno for every socket() denial (see below) */
+  GError        **error;
+  gboolean        failed;
+} Rules;
+
+static void
+rule_fail (Rules *r, int rc, const char *name)
+{
+  if (r->failed)
+    return;
+  r->failed = TRUE;
+  g_set_error (r->error, G_IO_ERROR, g_io_error_from_errno (-rc),
+               "seccomp_rule_add (%s): %s", name, g_strerror (-rc));
+}
+
+/* Deny @name with @err, under up to three argument comparisons.  A system
+ * call this architecture set lacks entirely (libseccomp knows no number for
+ * any of them) is skipped; every other failure fails the program. */
+static void
+deny (Rules *r, int err, const char *name, unsigned int n, const struct scmp_arg_cmp *cmp)
+{
+  int nr, rc;
+
+  if (r->failed)
+    return;
+  if (seccomp_syscall_resolve_name_arch (r->arch, name) < 0)
+    return;   /* does not exist on this architecture (e.g. vm86 on x86_64) */
+  if (r->socket_errno != 0 && strcmp (name, "socket") == 0)
+    err = r->socket_errno;
+  nr = seccomp_syscall_resolve_name (name);
+  if (nr == __NR_SCMP_ERROR)
+    {
+      rule_fail (r, -ENOENT, name);
+      return;
+    }
+  rc = seccomp_rule_add_array (r->ctx, SCMP_ACT_ERRNO (err), nr, n, cmp);
+  if (rc < 0)
+    rule_fail (r, rc, name);
+}
+
+#define DENY0(r, err, name) deny ((r), (err), (name), 0, NULL)
+#define DENY_ARGS(r, err, name, ...)                                               \
+  do {                                                                             \
+    const struct scmp_arg_cmp cmp_[] = { __VA_ARGS__ };                            \
+    deny ((r), (err), (name), G_N_ELEMENTS (cmp_), cmp_);                          \
+  } while (0)
+
+/* Compare the low 32 bits of an int argument: the kernel truncates a
+ * 64-bit register to int, so a full-width equality could be bypassed by
+ * setting the upper half. */
+#define ARG32_EQ(i, v)        SCMP_CMP ((i), SCMP_CMP_MASKED_EQ, 0xffffffffULL, (uint64_t) (v))
+#define ARG_BITS(i, mask, v)  SCMP_CMP ((i), SCMP_CMP_MASKED_EQ, (uint64_t) (mask), (uint64_t) (v))
+
+/* ------------------------------------------------------------------------- */
+/* The deny list                                                              */
+/* ------------------------------------------------------------------------- */
+
+typedef struct
+{
+  const char *name;
+  int         err;
+} Denied;
+
+/* Unconditional denies, one justification each. */
+static const Denied unconditional[] = {
+  /* namespaces: joining one escapes the sandbox's own (clone/unshare below) */
+  { "setns", EPERM },
+  /* clone3 takes its flags in memory the filter cannot read; ENOSYS makes
+   * glibc fall back to clone(), whose namespace flags are filtered */
+  { "clone3", ENOSYS },
+  /* mount family: rearranging the view (rung 1) or remounting writable */
+  { "mount", EPERM },
+  { "umount", EPERM },
+  { "umount2", EPERM },
+  { "pivot_root", EPERM },
+  { "move_mount", EPERM },
+  { "open_tree", EPERM },
+  { "fsopen", EPERM },
+  { "fsmount", EPERM },
+  { "fsconfig", EPERM },
+  { "fspick", EPERM },
+  { "mount_setattr", EPERM },
+  /* chroot: pointless inside the view, a classic step in escapes */
+  { "chroot", EPERM },
+  /* kernel keyrings are per uid, not per sandbox: they hold the caller's
+   * credentials (Kerberos tickets, fscrypt keys) */
+  { "keyctl", EPERM },
+  { "add_key", EPERM },
+  { "request_key", EPERM },
+  /* bpf: verifier and map attack surface, and tracing of the host */
+  { "bpf", EPERM },
+  /* perf_event_open: side channels and a long history of kernel bugs */
+  { "perf_event_open", EPERM },
+  /* userfaultfd: turns kernel races into reliable exploits */
+  { "userfaultfd", EPERM },
+  /* tracing and memory access of other processes: at rung 2 the sandbox
+   * shares the pid namespace with the caller's other processes (Landlock
+   * already scopes ptrace; this is defense in depth, and kernels before 4.8
+   * let a tracer rewrite system calls after the filter ran) */
+  { "ptrace", EPERM },
+  { "process_vm_readv", EPERM },
+  { "process_vm_writev", EPERM },
+  /* pidfd_getfd steals descriptors from another process */
+  { "pidfd_getfd", EPERM },
+  /* kcmp compares kernel objects of other processes (pointer ordering leak) */
+  { "kcmp", EPERM },
+  /* io_uring performs reads, writes, opens and connects itself, outside
+   * this filter's view */
+  { "io_uring_setup", EPERM },
+  { "io_uring_enter", EPERM },
+  { "io_uring_register", EPERM },
+  /* file handles bypass path resolution (the "shocker" escape) and leak
+   * inode identities */
+  { "open_by_handle_at", EPERM },
+  { "name_to_handle_at", EPERM },
+  /* kernel modules, kexec, reboot, swap, accounting, quotas, port I/O:
+   * privileged host administration, refused even if a capability leaked */
+  { "init_module", EPERM },
+  { "finit_module", EPERM },
+  { "delete_module", EPERM },
+  { "kexec_load", EPERM },
+  { "kexec_file_load", EPERM },
+  { "reboot", EPERM },
+  { "swapon", EPERM },
+  { "swapoff", EPERM },
+  { "acct", EPERM },
+  { "quotactl", EPERM },
+  { "quotactl_fd", EPERM },
+  { "iopl", EPERM },
+  { "ioperm", EPERM },
+  /* syslog: the kernel log leaks addresses and host activity */
+  { "syslog", EPERM },
+  /* obsolete interfaces nothing in a sandbox needs: lookup_dcookie
+   * (oprofile), vhangup (revokes a terminal), nfsservctl (removed),
+   * uselib (a.out loader that skips execve's checks), vm86 (i386 real mode),
+   * modify_ldt (16-bit segments; a recurring source of x86 bugs) */
+  { "lookup_dcookie", EPERM },
+  { "vhangup", EPERM },
+  { "nfsservctl", EPERM },
+  { "uselib", EPERM },
+  { "vm86", EPERM },
+  { "vm86old", EPERM },
+  { "modify_ldt", EPERM },
+};
+
+/* Namespace flags of clone(2) (CLONE_NEWTIME shares its bit with the exit
+ * signal there and is only valid for unshare/clone3). */
+static const uint64_t clone_ns_flags[] = {
+  CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+  CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
+};
+
+static void
+add_namespace_rules (Rules *r)
+{
+  /* new namespaces: a user namespace grants every capability inside it and
+   * with them the kernel's least-tested code paths; the others only make
+   * sense with one */
+  for (guint i = 0; i < G_N_ELEMENTS (clone_ns_flags); i++)
+    DENY_ARGS (r, EPERM, "clone", ARG_BITS (0, clone_ns_flags[i], clone_ns_flags[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (clone_ns_flags); i++)
+    DENY_ARGS (r, EPERM, "unshare", ARG_BITS (0, clone_ns_flags[i], clone_ns_flags[i]));
+  DENY_ARGS (r, EPERM, "unshare", ARG_BITS (0, CLONE_NEWTIME, CLONE_NEWTIME));
+}
+
+static void
+add_personality_rules (Rules *r)
+{
+  /* personality flags that weaken the process's own hardening and persist
+   * across execve: READ_IMPLIES_EXEC (every readable mapping executable),
+   * ADDR_NO_RANDOMIZE (no ASLR), MMAP_PAGE_ZERO (page 0 mapped, turning kernel
+   * NULL dereferences into exploits).  personality(0xffffffff) only queries
+   * and must keep working, and libseccomp allows one comparison per argument,
+   * so "flag set and the value is not 0xffffffff" becomes "flag set and bit b
+   * clear" for every other bit b.  The kernel takes an unsigned int: only the
+   * low 32 bits are compared. */
+  static const uint32_t flags[] = { READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE, MMAP_PAGE_ZERO };
+
+  for (guint f = 0; f < G_N_ELEMENTS (flags); f++)
+    for (guint b = 0; b < 32; b++)
+      {
+        uint32_t bit = 1u << b;
+
+        if (bit == flags[f])
+          continue;
+        DENY_ARGS (r, EPERM, "personality", ARG_BITS (0, flags[f] | bit, flags[f]));
+      }
+}
+
+static void
+add_device_rules (Rules *r)
+{
+  /* device nodes: mknod of a character or block device is a path to raw
+   * hardware for a caller that still holds CAP_MKNOD; FIFOs, sockets and
+   * regular files stay allowed */
+  DENY_ARGS (r, EPERM, "mknod", ARG_BITS (1, S_IFMT, S_IFCHR));
+  DENY_ARGS (r, EPERM, "mknod", ARG_BITS (1, S_IFMT, S_IFBLK));
+  DENY_ARGS (r, EPERM, "mknodat", ARG_BITS (2, S_IFMT, S_IFCHR));
+  DENY_ARGS (r, EPERM, "mknodat", ARG_BITS (2, S_IFMT, S_IFBLK));
+
+  /* terminal injection: TIOCSTI pushes input into the terminal the user
+   * types into; TIOCLINUX can read a virtual console's screen and select
+   * text.  The request is an unsigned int: compare the low 32 bits. */
+  DENY_ARGS (r, EPERM, "ioctl", ARG32_EQ (1, TIOCSTI));
+  DENY_ARGS (r, EPERM, "ioctl", ARG32_EQ (1, TIOCLINUX));
+}
+
+static void
+add_truncate_rules (Rules *r)
+{
+  /* Landlock ABI < 3 cannot mediate truncation (LANDLOCK_ACCESS_FS_TRUNCATE
+   * is ABI 3): truncate(2) by path, and open with O_TRUNC but without write
+   * access (O_RDONLY or the ioctl-only access mode 3), would let a read-only
+   * file be emptied.  openat2 passes its flags in memory: ENOSYS, glibc and
+   * others fall back to openat.  ftruncate needs a descriptor opened for
+   * writing, which Landlock already checked. */
+  DENY0 (r, EPERM, "truncate");
+  DENY0 (r, EPERM, "truncate64");
+  DENY0 (r, ENOSYS, "openat2");
+  DENY_ARGS (r, EPERM, "open", ARG_BITS (1, O_ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC));
+  DENY_ARGS (r, EPERM, "open", ARG_BITS (1, O_ACCMODE | O_TRUNC, O_ACCMODE | O_TRUNC));
+  DENY_ARGS (r, EPERM, "openat", ARG_BITS (2, O_ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC));
+  DENY_ARGS (r, EPERM, "openat", ARG_BITS (2, O_ACCMODE | O_TRUNC, O_ACCMODE | O_TRUNC));
+}
+
+/* ------------------------------------------------------------------------- */
+/* Sockets                                                                    */
+/* ------------------------------------------------------------------------- */
+
+#define SOCK_TYPE_MASK_BITS 0xf
+
+static void
+add_socket_rules (Rules *r, const SbxSeccompOptions *options, uint32_t *enforces)
+{
+  static const int inet_families[] = { AF_INET, AF_INET6 };
+  gboolean inet_denied = FALSE, tcp_only = FALSE;
+
+  /* Order matters for libseccomp 2.5: range comparisons (GE) on an argument
+   * must be added before masked equalities on it, or it reports EEXIST. */
+
+  /* Families: only unix, inet, inet6 and netlink.  The rest (packet, vsock
+   * — a path out of any network namespace to the hypervisor —, bluetooth,
+   * can, tipc, rds, alg, xdp ...) is attack surface whose modules an
+   * unprivileged socket() can auto-load.  Any value with the upper 32 bits
+   * set is >= 64 and denied too. */
+  DENY_ARGS (r, EAFNOSUPPORT, "socket", SCMP_A0 (SCMP_CMP_GE, 64));
+  for (int family = 0; family < 64; family++)
+    {
+      if (family == AF_UNIX || family == AF_INET || family == AF_INET6 || family == AF_NETLINK)
+        continue;
+      DENY_ARGS (r, EAFNOSUPPORT, "socket", ARG32_EQ (0, family));
+    }
+
+  /* Netlink: only NETLINK_ROUTE (getaddrinfo's address-family check,
+   * getifaddrs).  sock_diag would list the host's sockets at rung 2,
+   * uevents and audit leak host activity, generic netlink reaches many
+   * drivers. */
+  DENY_ARGS (r, EPROTONOSUPPORT, "socket", ARG32_EQ (0, AF_NETLINK), SCMP_A2 (SCMP_CMP_GE, 1));
+
+  /* Unix sockets at rung 2: Landlock (ABI <= 7) does not mediate connect()
+   * to a pathname socket, so the session bus (/run/user/UID/bus), systemd or
+   * docker's socket would be an escape.  socket(AF_UNIX) is refused;
+   * socketpair() (anonymous, no path) stays.  At rung 1 the mount view holds
+   * only the policy's paths, and the private network namespace has its own
+   * abstract socket namespace; the glue asks for the deny there too when the
+   * host root is visible or the network is the host's without Landlock
+   * scoping. */
+  if (options->rung == 2 || options->deny_unix_sockets)
+    {
+      DENY_ARGS (r, EACCES, "socket", ARG32_EQ (0, AF_UNIX));
+      *enforces |= SBX_SECCOMP_ENFORCES_UNIX_DENIED;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (inet_families); i++)
+    {
+      int family = inet_families[i];
+
+      if (options->rung == 2 && options->net_mode == SBX_NET_MODE_DENY)
+        {
+          /* Landlock covers TCP only: every inet socket is refused */
+          DENY_ARGS (r, EACCES, "socket", ARG32_EQ (0, family));
+          inet_denied = TRUE;
+          continue;
+        }
+      if (options->rung == 2 && options->net_mode != SBX_NET_MODE_OPEN)
+        {
+          /* ports (and proxy): Landlock scopes TCP connects by port; UDP,
+           * raw, SCTP (SOCK_SEQPACKET or IPPROTO_SCTP), DCCP and MPTCP
+           * (IPPROTO_MPTCP with SOCK_STREAM) are outside it */
+          DENY_ARGS (r, EACCES, "socket", ARG32_EQ (0, family), SCMP_A2 (SCMP_CMP_GE, IPPROTO_TCP + 1));
+          for (int type = 0; type <= SOCK_TYPE_MASK_BITS; type++)
+            if (type != SOCK_STREAM)
+              DENY_ARGS (r, EACCES, "socket", ARG32_EQ (0, family), ARG_BITS (1, SOCK_TYPE_MASK_BITS, type));
+          for (int proto = 1; proto < IPPROTO_TCP; proto++)
+            DENY_ARGS (r, EACCES, "socket", ARG32_EQ (0, family), ARG32_EQ (2, proto));
+          tcp_only = TRUE;
+          continue;
+        }
+      /* open network, or rung 1 (private network namespace): raw and
+       * packet sockets need CAP_NET_RAW and are never needed */
+      DENY_ARGS (r, EPERM, "socket", ARG32_EQ (0, family), ARG_BITS (1, SOCK_TYPE_MASK_BITS, SOCK_RAW));
+      DENY_ARGS (r, EPERM, "socket", ARG32_EQ (0, family), ARG_BITS (1, SOCK_TYPE_MASK_BITS, SOCK_PACKET));
+    }
+  if (inet_denied)
+    *enforces |= SBX_SECCOMP_ENFORCES_INET_DENIED;
+  if (tcp_only)
+    *enforces |= SBX_SECCOMP_ENFORCES_INET_TCP_ONLY;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Export                                                                     */
+/* ------------------------------------------------------------------------- */
+
+/* libseccomp 2.5 exports only to a file descriptor. */
+static gboolean
+export_bpf (scmp_filter_ctx ctx, GByteArray *out, GError **error)
+{
+  int fd = memfd_create ("sbx-seccomp", MFD_CLOEXEC);
+  int rc, saved;
+  off_t size;
+
+  if (fd < 0)
+    {
+      saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "memfd_create: %s", g_strerror (saved));
+      return FALSE;
+    }
+  rc = seccomp_export_bpf (ctx, fd);
+  if (rc < 0)
+    {
+      close (fd);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (-rc), "seccomp_export_bpf: %s", g_strerror (-rc));
+      return FALSE;
+    }
+  size = lseek (fd, 0, SEEK_END);
+  if (size <= 0 || size % sizeof (struct sock_filter) != 0 || lseek (fd, 0, SEEK_SET) != 0)
+    {
+      close (fd);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "seccomp_export_bpf: unexpected size %lld",
+                   (long long) size);
+      return FALSE;
+    }
+  g_byte_array_set_size (out, (guint) size);
+  for (off_t done = 0; done < size;)
+    {
+      ssize_t n = TEMP_FAILURE_RETRY (pread (fd, out->data + done, (size_t) (size - done), done));
+
+      if (n <= 0)
+        {
+          saved = n < 0 ? errno : EIO;
+          close (fd);
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "read exported filter: %s",
+                       g_strerror (saved));
+          return FALSE;
+        }
+      done += n;
+    }
+  close (fd);
+  return TRUE;
+}
+
+static void
+append_insn (GArray *prog, uint16_t code, uint8_t jt, uint8_t jf, uint32_t k)
+{
+  struct sock_filter insn = { code, jt, jf, k };
+
+  g_array_append_val (prog, insn);
+}
+
+/* Highest system call number libseccomp knows for @arch in the unified
+ * range. */
+static int
+max_known_syscall (uint32_t arch)
+{
+  int max = SBX_SECCOMP_UNIFIED_FIRST - 1;
+
+  for (int nr = SBX_SECCOMP_UNIFIED_FIRST; nr < SBX_SECCOMP_PREAMBLE_END; nr++)
+    {
+      char *name = seccomp_syscall_resolve_num_arch (arch, nr);
+
+      if (name != NULL)
+        max = nr;
+      free (name);
+    }
+  return max;
+}
+
+/* The preamble: for each of our architectures, system calls numbered past
+ * the last one libseccomp knows (and below SBX_SECCOMP_PREAMBLE_END) get
+ * ENOSYS.  Prepending is safe: libseccomp's program uses only forward jumps
+ * relative to its own instructions and reloads what it tests. */
+static void
+build_preamble (GArray *prog, const uint32_t *audit_arches, guint n_arches, uint32_t first_unknown)
+{
+  /* ld arch; jeq A1 -> check; jeq A2 -> check; ja out;
+   * check: ld nr; jge PREAMBLE_END -> out; jge first_unknown -> deny; ja out;
+   * deny: ret ERRNO(ENOSYS); out: */
+  guint n = n_arches;
+
+  append_insn (prog, BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof (struct seccomp_data, arch));
+  for (guint i = 0; i < n; i++)
+    append_insn (prog, BPF_JMP | BPF_JEQ | BPF_K, (uint8_t) (n - i), 0, audit_arches[i]);
+  append_insn (prog, BPF_JMP | BPF_JA | BPF_K, 0, 0, 5);
+  append_insn (prog, BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof (struct seccomp_data, nr));
+  append_insn (prog, BPF_JMP | BPF_JGE | BPF_K, 3, 0, SBX_SECCOMP_PREAMBLE_END);
+  append_insn (prog, BPF_JMP | BPF_JGE | BPF_K, 1, 0, first_unknown);
+  append_insn (prog, BPF_JMP | BPF_JA | BPF_K, 0, 0, 1);
+  append_insn (prog, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
+}
+
+static const char *
+arch_name (uint32_t token)
+{
+  switch (token)
+    {
+    case SCMP_ARCH_X86_64:
+      return "x86_64";
+    case SCMP_ARCH_X86:
+      return "x86";
+    case SCMP_ARCH_AARCH64:
+      return "aarch64";
+    case SCMP_ARCH_ARM:
+      return "arm";
+    default:
+      return "other";
+    }
+}
+
+/* A filter context for @arch alone, with every rule. */
+static gboolean
+build_context (Rules                   *r,
+               uint32_t                 arch,
+               int                      socket_errno,
+               const SbxSeccompOptions *options,
+               uint32_t                *enforces,
+               GError                 **error)
+{
+  int rc;
+
+  r->ctx = seccomp_init (SCMP_ACT_ALLOW);
+  r->arch = arch;
+  r->socket_errno = socket_errno;
+  r->error = error;
+  if (r->ctx == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, "seccomp_init failed");
+      return FALSE;
+    }
+  /* Unknown architecture (and x32) kills the whole process, not a thread. */
+  rc = seccomp_attr_set (r->ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+  if (rc == 0)
+    rc = seccomp_attr_set (r->ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);   /* binary tree by syscall number */
+  if (rc == 0 && arch != seccomp_arch_native ())
+    {
+      rc = seccomp_arch_add (r->ctx, arch);
+      if (rc == 0)
+        rc = seccomp_arch_remove (r->ctx, SCMP_ARCH_NATIVE);
+    }
+  if (rc < 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (-rc), "seccomp setup (%s): %s",
+                   arch_name (arch), g_strerror (-rc));
+      return FALSE;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (unconditional); i++)
+    DENY0 (r, unconditional[i].err, unconditional[i].name);
+  add_namespace_rules (r);
+  add_personality_rules (r);
+  add_device_rules (r);
+  if (options->landlock_abi >= 1 && options->landlock_abi < 3)
+    {
+      add_truncate_rules (r);
+      *enforces |= SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED;
+    }
+  add_socket_rules (r, options, enforces);
+  return !r->failed;
+}
+
+SbxSeccompProgram *
+sbx_seccomp_program_new (const SbxSeccompOptions *options,
+                         const SbxLinuxReporter  *reporter,
+                         GError                 **error)
+{
+  g_autoptr(SbxSeccompProgram) program = NULL;
+  g_autoptr(GByteArray) exported = NULL;
+  g_autoptr(GArray) prog = NULL;
+  g_autoptr(GString) arches = NULL;
+  uint32_t native, compat = 0;
+  uint32_t audit_arches[2];
+  guint n_audit = 0;
+  uint32_t enforces = 0;
+  int first_unknown;
+  Rules native_rules = { 0 }, compat_rules = { 0 };
+  int rc;
+
+  g_return_val_if_fail (options != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (options->rung != 1 && options->rung != 2)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "seccomp options.rung: unknown rung %d",
+                   options->rung);
+      return NULL;
+    }
+  if (options->net_mode > SBX_NET_MODE_PROXY)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "seccomp options.net_mode: unknown mode %u",
+                   options->net_mode);
+      return NULL;
+    }
+
+  native = seccomp_arch_native ();
+  switch (native)
+    {
+    case SCMP_ARCH_X86_64:
+      compat = SCMP_ARCH_X86;
+      audit_arches[n_audit++] = AUDIT_ARCH_X86_64;
+      audit_arches[n_audit++] = AUDIT_ARCH_I386;
+      break;
+    case SCMP_ARCH_AARCH64:
+      compat = SCMP_ARCH_ARM;
+      audit_arches[n_audit++] = AUDIT_ARCH_AARCH64;
+      audit_arches[n_audit++] = AUDIT_ARCH_ARM;
+      break;
+    default:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "seccomp: native architecture 0x%x is not supported by sbx (x86_64 and aarch64 are)", native);
+      return NULL;
+    }
+
+  /* One context per architecture, merged before export.  On i386,
+   * libseccomp turns every socket() rule into the same socketcall(SYS_SOCKET)
+   * rule as well (socketcall passes its arguments in memory, so the family
+   * cannot be checked there); rules with different errnos then collide, so
+   * the compat context uses EACCES for every socket() denial. */
+  if (!build_context (&native_rules, native, 0, options, &enforces, error) ||
+      !build_context (&compat_rules, compat, EACCES, options, &enforces, error))
+    {
+      if (native_rules.ctx != NULL)
+        seccomp_release (native_rules.ctx);
+      if (compat_rules.ctx != NULL)
+        seccomp_release (compat_rules.ctx);
+      return NULL;
+    }
+  rc = seccomp_merge (native_rules.ctx, compat_rules.ctx);   /* consumes compat on success */
+  if (rc < 0)
+    {
+      seccomp_release (native_rules.ctx);
+      seccomp_release (compat_rules.ctx);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (-rc), "seccomp_merge: %s", g_strerror (-rc));
+      return NULL;
+    }
+
+  exported = g_byte_array_new ();
+  if (!export_bpf (native_rules.ctx, exported, error))
+    {
+      seccomp_release (native_rules.ctx);
+      return NULL;
+    }
+  seccomp_release (native_rules.ctx);
+
+  first_unknown = MAX (max_known_syscall (native), max_known_syscall (compat)) + 1;
+  prog = g_array_new (FALSE, FALSE, sizeof (struct sock_filter));
+  build_preamble (prog, audit_arches, n_audit, (uint32_t) first_unknown);
+  g_array_append_vals (prog, exported->data, exported->len / sizeof (struct sock_filter));
+  if (prog->len > BPF_MAXINSNS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "seccomp filter too long: %u instructions (max %d)",
+                   prog->len, BPF_MAXINSNS);
+      return NULL;
+    }
+
+  program = g_new0 (SbxSeccompProgram, 1);
+  program->len = (unsigned short) prog->len;
+  program->filter = (struct sock_filter *) (void *) g_array_free (g_steal_pointer (&prog), FALSE);
+  program->enforces = enforces;
+  arches = g_string_new (arch_name (native));
+  g_string_append_printf (arches, ",%s", arch_name (compat));
+  program->arches = g_strdup (arches->str);
+
+  {
+    g_autofree char *detail =
+      g_strdup_printf ("architectures %s%s, unknown architectures killed; %u BPF instructions; denies new "
+                       "namespaces, the mount family, keyrings, bpf, perf_event_open, userfaultfd, ptrace and "
+                       "process_vm_*, io_uring, file handles, module/kexec/reboot/swap/acct/quota/ioport calls, "
+                       "TIOCSTI/TIOCLINUX, device mknod, personality flags that weaken hardening, and system "
+                       "calls newer than %d (ENOSYS)",
+                       program->arches, native == SCMP_ARCH_X86_64 ? " (x32 killed)" : "",
+                       program->len, first_unknown - 1);
+
+    sbx_linux_report (reporter, "seccomp", SBX_ABI_REPORT_ENFORCED, detail);
+  }
+  sbx_linux_report (reporter, "ptrace", SBX_ABI_REPORT_NARROWED,
+                    "ptrace and process_vm_* return EPERM: debuggers and strace do not work inside the sandbox");
+  sbx_linux_report (reporter, "socket-families", SBX_ABI_REPORT_NARROWED,
+                    "only unix, inet, inet6 and netlink-route sockets can be created");
+  if (native == SCMP_ARCH_X86_64)
+    sbx_linux_report (reporter, "compat-sockets", SBX_ABI_REPORT_NARROWED,
+                      "32-bit x86 programs cannot create sockets through socketcall(2) (its arguments are "
+                      "in memory a filter cannot read)");
+  if (enforces & SBX_SECCOMP_ENFORCES_UNIX_DENIED)
+    sbx_linux_report (reporter, "unix-sockets", SBX_ABI_REPORT_NARROWED,
+                      "socket(AF_UNIX) returns EACCES, socketpair() works: Landlock cannot mediate connect() to "
+                      "pathname sockets such as the session bus");
+  if (enforces & SBX_SECCOMP_ENFORCES_INET_DENIED)
+    sbx_linux_report (reporter, "network-sockets", SBX_ABI_REPORT_ENFORCED,
+                      "every AF_INET/AF_INET6 socket is refused (EACCES), UDP included");
+  else if (enforces & SBX_SECCOMP_ENFORCES_INET_TCP_ONLY)
+    sbx_linux_report (reporter, "network-sockets", SBX_ABI_REPORT_NARROWED,
+                      "only plain TCP sockets: UDP (DNS over UDP included), raw, SCTP, DCCP and MPTCP are "
+                      "refused (EACCES)");
+  if (enforces & SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED)
+    sbx_linux_report (reporter, "truncate", SBX_ABI_REPORT_NARROWED,
+                      "Landlock ABI < 3: truncate(2), openat2() and open(O_TRUNC) without write access are "
+                      "refused");
+
+  return g_steal_pointer (&program);
+}
+
+SBX_CHILD_FUNC int
+sbx_seccomp_program_apply (const SbxSeccompProgram *program)
+{
+  struct sock_fprog fprog;
+  long r;
+
+  r = sbx_raw_syscall5 (__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  if (r < 0)
+    return (int) r;
+  fprog.len = program->len;
+  fprog.filter = program->filter;
+  r = sbx_raw_syscall3 (__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog);
+  return r < 0 ? (int) r : 0;
+}

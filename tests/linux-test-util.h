@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Helpers shared by the Landlock and seccomp unit tests: run a probe in a
+ * forked child, optionally confined, and bring its result back; build
+ * policies; scratch trees.
+ */
+#pragma once
+
+#include <glib.h>
+#include "sbx-landlock.h"
+#include "sbx-seccomp.h"
+
+/* run_probe() results other than an errno value (0 = the probe succeeded) */
+#define PROBE_SIGNALED(sig)     (1000 + (sig))
+#define PROBE_SETUP_FAILED(err) (2000 + (err))
+#define PROBE_NO_RESULT         3000
+
+typedef int (*ProbeFunc) (gconstpointer data);
+
+typedef struct
+{
+  const SbxLandlockPlan       *plan;      /* NULL: no Landlock */
+  const SbxLandlockExtraRule  *extra;
+  size_t                       n_extra;
+  const SbxSeccompProgram     *program;   /* NULL: no seccomp */
+  /* Runs in the child before the confinement; non-zero errno aborts with
+   * PROBE_SETUP_FAILED. */
+  int                        (*before) (gconstpointer data);
+  gconstpointer                before_data;
+} Confinement;
+
+/* Fork, confine the child with @c (NULL: unconfined), run @probe there and
+ * return its result (0 or an errno value), or a PROBE_* code. */
+int run_probe (const Confinement *c, ProbeFunc probe, gconstpointer data);
+
+/* Convenience: result name for assertion messages. */
+const char *probe_result_name (int result);
+
+#define assert_probe(res, expected)                                                 \
+  G_STMT_START {                                                                    \
+    int res_ = (res), exp_ = (expected);                                            \
+    if (res_ != exp_)                                                               \
+      {                                                                             \
+        g_autofree char *msg_ = g_strdup_printf ("%s gave %s, expected %s", #res,   \
+                                                 probe_result_name (res_),          \
+                                                 probe_result_name (exp_));         \
+        g_assertion_message (G_LOG_DOMAIN, __FILE__, __LINE__, G_STRFUNC, msg_);    \
+      }                                                                             \
+  } G_STMT_END
+
+/* A policy under construction.  Paths starting with '~' are taken relative
+ * to @root. */
+typedef struct
+{
+  char      *root;
+  GArray    *rules;      /* SbxFsRuleV1 */
+  GPtrArray *strings;
+  SbxNetPolicyV1 net;
+  uint16_t   ports[8];
+  SbxPolicyV1 policy;
+} TestPolicy;
+
+TestPolicy  *test_policy_new   (const char *root);
+void         test_policy_free  (TestPolicy *tp);
+void         test_policy_add   (TestPolicy *tp, const char *path, uint32_t allow, uint32_t deny,
+                                uint32_t flags, uint32_t origin);
+/* Adds the runtime closure an exec'd /bin/sh needs (usr-merged trees, the
+ * symlinks /bin and /lib64, ld.so.cache). */
+void         test_policy_add_runtime (TestPolicy *tp);
+const SbxPolicyV1 *test_policy_get (TestPolicy *tp);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestPolicy, test_policy_free)
+
+/* Report capture */
+typedef struct
+{
+  GPtrArray *entries;    /* "feature|status|detail" */
+} TestReport;
+
+void        test_report_init    (TestReport *r, SbxLinuxReporter *reporter);
+void        test_report_clear   (TestReport *r);
+/* The status of @feature, or 0 when absent; *detail (optional) borrowed. */
+uint32_t    test_report_status  (TestReport *r, const char *feature, const char **detail);
+void        test_report_dump    (TestReport *r);
+
+/* Scratch directories */
+char       *scratch_new         (void);
+void        scratch_free        (char *dir);
+void        write_file          (const char *path, const char *contents);
+char       *path_join           (const char *a, const char *b);
