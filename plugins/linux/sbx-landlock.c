@@ -328,96 +328,181 @@ literal_match (const LlEntry *e, const char *path)
   return !e->exact && path_under (e->path, path);
 }
 
-/* Glob grammar of the policy (upstream-api.md §3.8): "**" matches anything
- * including '/', '*' and '?' stay within one segment, "[...]" is a class
- * with '!' or '^' negation, an unclosed '[' is a literal.  Sets *invalid for
- * a reversed range. */
-static gboolean
-glob_match_at (const char *p, const char *s, gboolean *invalid)
-{
-  while (*p != '\0')
-    {
-      if (p[0] == '*' && p[1] == '*')
-        {
-          p += 2;
-          for (const char *t = s;; t++)
-            {
-              if (glob_match_at (p, t, invalid))
-                return TRUE;
-              if (*t == '\0')
-                return FALSE;
-            }
-        }
-      if (*p == '*')
-        {
-          p++;
-          for (const char *t = s;; t++)
-            {
-              if (glob_match_at (p, t, invalid))
-                return TRUE;
-              if (*t == '\0' || *t == '/')
-                return FALSE;
-            }
-        }
-      if (*p == '?')
-        {
-          if (*s == '\0' || *s == '/')
-            return FALSE;
-          p++, s++;
-          continue;
-        }
-      if (*p == '[')
-        {
-          const char *q = p + 1;
-          gboolean negate = FALSE, matched = FALSE;
+/* Glob grammar of the policy (upstream-api.md §3.8, the same as the core's
+ * sbx_fs_glob_match()): "**" matches any text including '/', '*' any text
+ * within one segment, '?' one character other than '/', "[...]" a class of
+ * characters and ranges ('!' or '^' negates; a ']' right after the opening
+ * is literal); an unclosed '[' is a literal.  Characters are code points (an
+ * invalid UTF-8 byte stands for U+FFFD).  A reversed range makes the whole
+ * pattern invalid. */
 
-          if (*q == '!' || *q == '^')
-            negate = TRUE, q++;
-          /* a ']' right after the opening (or the negation) is literal */
-          const char *first = q;
-          while (*q != '\0' && (*q != ']' || q == first))
-            q++;
-          if (*q == '\0')
-            {
-              /* unclosed: a literal '[' */
-              if (*s != '[')
-                return FALSE;
-              p++, s++;
-              continue;
-            }
-          for (const char *c = first; c < q; c++)
-            {
-              if (c + 2 < q && c[1] == '-')
-                {
-                  if ((unsigned char) c[0] > (unsigned char) c[2])
-                    *invalid = TRUE;
-                  if ((unsigned char) *s >= (unsigned char) c[0] && (unsigned char) *s <= (unsigned char) c[2])
-                    matched = TRUE;
-                  c += 2;
-                }
-              else if (*c == *s)
-                matched = TRUE;
-            }
-          if (*s == '\0' || *s == '/' || matched == negate)
-            return FALSE;
-          p = q + 1, s++;
-          continue;
+#define GT_LITERAL  0
+#define GT_ANY      1   /* ? */
+#define GT_STAR     2   /* * */
+#define GT_TREE     3   /* ** */
+#define GT_CLASS    4
+
+typedef struct
+{
+  int       kind;
+  gunichar  c;
+  gboolean  negated;
+  guint     first;      /* index of the class's first range pair in ranges */
+  guint     n;
+} GlobTok;
+
+static gunichar *
+utf8_decode (const char *text, gsize *n)
+{
+  gunichar *out = g_new (gunichar, strlen (text) + 1);
+  gsize k = 0;
+
+  while (*text != '\0')
+    {
+      gunichar c = g_utf8_get_char_validated (text, -1);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          out[k++] = 0xFFFD;
+          text++;
         }
-      if (*p != *s)
-        return FALSE;
-      p++, s++;
+      else
+        {
+          out[k++] = c;
+          text = g_utf8_next_char (text);
+        }
     }
-  return *s == '\0';
+  *n = k;
+  return out;
 }
 
-/* Deny globs fail closed: an invalid pattern matches everything. */
+/* Tokens into @toks, class ranges (pairs) into @ranges; FALSE if invalid. */
+static gboolean
+glob_compile (const gunichar *p, gsize n, GArray *toks, GArray *ranges)
+{
+  for (gsize i = 0; i < n;)
+    {
+      GlobTok t = { GT_LITERAL, p[i], FALSE, 0, 0 };
+
+      if (p[i] == '*' && i + 1 < n && p[i + 1] == '*')
+        t.kind = GT_TREE, i += 2;
+      else if (p[i] == '*')
+        t.kind = GT_STAR, i++;
+      else if (p[i] == '?')
+        t.kind = GT_ANY, i++;
+      else if (p[i] == '[')
+        {
+          gsize j = i + 1, body;
+
+          if (j < n && (p[j] == '!' || p[j] == '^'))
+            t.negated = TRUE, j++;
+          body = j;
+          if (j < n && p[j] == ']')
+            j++;
+          while (j < n && p[j] != ']')
+            j++;
+          if (j == n)
+            i++;   /* unclosed: literal '[' */
+          else
+            {
+              t.kind = GT_CLASS;
+              t.first = ranges->len / 2;
+              for (gsize k = body; k < j;)
+                {
+                  gunichar lo = p[k], hi = p[k];
+
+                  if (k + 2 < j && p[k + 1] == '-')
+                    {
+                      hi = p[k + 2];
+                      if (lo > hi)
+                        return FALSE;
+                      k += 3;
+                    }
+                  else
+                    k++;
+                  g_array_append_val (ranges, lo);
+                  g_array_append_val (ranges, hi);
+                }
+              t.n = ranges->len / 2 - t.first;
+              i = j + 1;
+            }
+        }
+      else
+        i++;
+      g_array_append_val (toks, t);
+    }
+  return TRUE;
+}
+
+static gboolean
+glob_tok_matches (const GlobTok *t, const gunichar *ranges, gunichar c)
+{
+  gboolean in = FALSE;
+
+  switch (t->kind)
+    {
+    case GT_LITERAL:
+      return c == t->c;
+    case GT_ANY:
+      return c != '/';
+    case GT_CLASS:
+      for (guint k = 0; k < t->n && !in; k++)
+        in = c >= ranges[2 * (t->first + k)] && c <= ranges[2 * (t->first + k) + 1];
+      return in != t->negated;
+    default:
+      return FALSE;
+    }
+}
+
+/* Deny globs fail closed: an invalid pattern matches everything.  Linear
+ * NFA simulation (state i: the first i tokens matched). */
 static gboolean
 deny_glob_matches (const char *pattern, const char *path)
 {
-  gboolean invalid = FALSE;
-  gboolean matched = glob_match_at (pattern, path, &invalid);
+  g_autoptr(GArray) toks = g_array_new (FALSE, FALSE, sizeof (GlobTok));
+  g_autoptr(GArray) ranges = g_array_new (FALSE, FALSE, sizeof (gunichar));
+  g_autofree gunichar *pat = NULL, *text = NULL;
+  g_autofree gboolean *cur = NULL, *nxt = NULL;
+  gsize n_pat, n_text;
+  guint n;
+  const GlobTok *t;
 
-  return matched || invalid;
+  pat = utf8_decode (pattern, &n_pat);
+  if (!glob_compile (pat, n_pat, toks, ranges))
+    return TRUE;
+  t = (const GlobTok *) (void *) toks->data;
+  n = toks->len;
+  text = utf8_decode (path, &n_text);
+  cur = g_new0 (gboolean, n + 1);
+  nxt = g_new0 (gboolean, n + 1);
+  cur[0] = TRUE;
+  for (guint i = 0; i < n; i++)   /* stars match the empty text */
+    if (cur[i] && (t[i].kind == GT_STAR || t[i].kind == GT_TREE))
+      cur[i + 1] = TRUE;
+  for (gsize k = 0; k < n_text; k++)
+    {
+      gboolean alive = FALSE;
+
+      for (guint i = 0; i <= n; i++)
+        nxt[i] = FALSE;
+      for (guint i = 0; i < n; i++)
+        {
+          if (!cur[i])
+            continue;
+          if (t[i].kind == GT_TREE || (t[i].kind == GT_STAR && text[k] != '/'))
+            nxt[i] = alive = TRUE;
+          else if (glob_tok_matches (&t[i], (const gunichar *) (void *) ranges->data, text[k]))
+            nxt[i + 1] = alive = TRUE;
+        }
+      if (!alive)
+        return FALSE;
+      for (guint i = 0; i < n; i++)
+        if (nxt[i] && (t[i].kind == GT_STAR || t[i].kind == GT_TREE))
+          nxt[i + 1] = TRUE;
+      for (guint i = 0; i <= n; i++)
+        cur[i] = nxt[i];
+    }
+  return cur[n];
 }
 
 /* ResolveFS for one axis over @entries (literal) and @globs (deny only). */
