@@ -1668,6 +1668,10 @@ test_property_never_wider (void)
           if (shared->results[node][3] && !(want_new & SBX_FS_WRITE))
             g_error ("iteration %u: %s creatable, model says no:%s", it, probe, desc->str);
           allowed += shared->results[node][0] + shared->results[node][3];
+          if (g_test_verbose () && !shared->results[node][0] && (want_dir & SBX_FS_READ))
+            g_test_message ("narrower than the model: dir %s list:%s", prop_dirs[i], desc->str);
+          if (g_test_verbose () && !shared->results[node][3] && (want_new & SBX_FS_WRITE))
+            g_test_message ("narrower than the model: dir %s create:%s", prop_dirs[i], desc->str);
           narrowed += (!shared->results[node][0] && (want_dir & SBX_FS_READ)) +
                       (!shared->results[node][3] && (want_new & SBX_FS_WRITE));
           total += 2;
@@ -1685,6 +1689,8 @@ test_property_never_wider (void)
                 g_error ("iteration %u: %s %s allowed, model says no:%s", it, f,
                          k == 0 ? "read" : k == 1 ? "write" : "exec", desc->str);
               narrowed += !shared->results[node][k] && (want & bits[k]);
+              if (!shared->results[node][k] && (want & bits[k]) && g_test_verbose ())
+                g_test_message ("narrower than the model: %s %s:%s", prop_files[i], k == 0 ? "read" : k == 1 ? "write" : "exec", desc->str);
               allowed += shared->results[node][k];
               total++;
             }

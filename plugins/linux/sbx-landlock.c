@@ -571,8 +571,10 @@ path_is_clean (const char *path)
 /* Builder                                                                    */
 /* ------------------------------------------------------------------------- */
 
-#define EX_TREE   1  /* denied node and its subtree: skip */
-#define EX_EXACT  2  /* denied node only: do not grant it, descend if a directory */
+#define EX_TREE     1  /* denied node and its subtree: skip */
+#define EX_EXACT    2  /* denied node only: do not grant it, descend if a directory */
+#define EX_BARRIER  3  /* write barrier at a tree read/exec deny: skip a directory
+                        * (no write inside it), a file keeps its own write */
 
 typedef struct
 {
@@ -868,7 +870,7 @@ carve (Builder *b, int dir_fd, const char *dir, uint32_t axis, GArray *excludes,
     {
       g_autofree char *path = NULL;
       g_autoptr(GArray) nested = NULL;
-      gboolean tree = FALSE, exact = FALSE;
+      gboolean tree = FALSE, exact = FALSE, barrier = FALSE;
       struct statx stx;
 
       if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
@@ -882,6 +884,7 @@ carve (Builder *b, int dir_fd, const char *dir, uint32_t axis, GArray *excludes,
             {
               tree = tree || x->kind == EX_TREE;
               exact = exact || x->kind == EX_EXACT;
+              barrier = barrier || x->kind == EX_BARRIER;
             }
         }
       if (tree)
@@ -890,6 +893,8 @@ carve (Builder *b, int dir_fd, const char *dir, uint32_t axis, GArray *excludes,
         continue;   /* vanished */
       if (S_ISLNK (stx.stx_mode))
         continue;   /* never followed; its target is governed by its own path */
+      if (barrier && S_ISDIR (stx.stx_mode))
+        continue;
 
       nested = excludes_under (excludes, path);
       if (exact || nested->len > 0)
@@ -948,7 +953,7 @@ emit_allow_axis (Builder *b, const LlEntry *e, uint32_t axis, GError **error)
       else if (axis == SBX_FS_WRITE && (d->deny & (SBX_FS_READ | SBX_FS_EXEC)) && nested)
         {
           /* topology barrier: see the comment at the top */
-          LlExclude x = { d->path, d->exact ? 0 : EX_TREE };
+          LlExclude x = { d->path, d->exact ? 0 : EX_BARRIER };
 
           g_array_append_val (excludes, x);
         }
