@@ -1589,16 +1589,21 @@ child_add_planned (int ruleset, const LlRule *rule, const char **step)
         }
     }
 
-  r = child_statx (fd, "", AT_EMPTY_PATH, &stx);
-  if (r < 0)
+  /* A pinned directory or device cannot change type or gain links: only
+   * re-opened names and regular files need the identity check. */
+  if (rule->kind == RULE_NAME || rule->type == S_IFREG)
     {
-      *step = "statx (rule inode)";
-      goto out;
-    }
-  if (!child_same_inode (rule, &stx) || (rule->type == S_IFREG && stx.stx_nlink != 1))
-    {
-      r = 0;   /* replaced, or a file that gained a link: skip (narrower) */
-      goto out;
+      r = child_statx (fd, "", AT_EMPTY_PATH, &stx);
+      if (r < 0)
+        {
+          *step = "statx (rule inode)";
+          goto out;
+        }
+      if (!child_same_inode (rule, &stx) || (rule->type == S_IFREG && stx.stx_nlink != 1))
+        {
+          r = 0;   /* replaced, or a file that gained a link: skip (narrower) */
+          goto out;
+        }
     }
   r = child_add_path_rule (ruleset, fd, rule->access);
   if (r < 0)
