@@ -297,6 +297,7 @@ typedef struct
   gboolean  exact;
   gboolean  glob;
   gboolean  optional;
+  gboolean  canonical;  /* SBX_FS_RULE_CANONICAL: the core checked it; never re-resolve */
   gboolean  resolved;   /* a symlink path whose target got its own entry */
 } LlEntry;
 
@@ -1071,7 +1072,7 @@ resolve_symlinked_entries (Builder *b)
       LlEntry *e = g_ptr_array_index (b->entries, i);
       char *canon;
 
-      if (e->fd >= 0)
+      if (e->fd >= 0 || e->canonical)
         continue;   /* identity-checked by the core: never re-followed */
       canon = canonical_path (e->path);
       if (canon == NULL)
@@ -1194,6 +1195,7 @@ load_entries (Builder *b, const SbxPolicyV1 *policy, GError **error)
       e->exact = (r->flags & SBX_FS_RULE_EXACT) != 0;
       e->glob = (r->flags & SBX_FS_RULE_GLOB) != 0;
       e->optional = (r->flags & SBX_FS_RULE_OPTIONAL) != 0;
+      e->canonical = (r->flags & SBX_FS_RULE_CANONICAL) != 0;
       if (e->glob)
         g_ptr_array_add (b->globs, e);
       else
