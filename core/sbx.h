@@ -8,6 +8,11 @@
 #include "sbx-profile.h"
 #include "sbx-compile-report.h"
 #include "sbx-registry.h"
+#include "sbx-executor-set-options.h"
+#include "sbx-executor-set.h"
+#include "sbx-executor.h"
+#include "sbx-run-options.h"
+#include "sbx-run-result.h"
 #include "sbx-enum-types.h"
 
 #undef SBX_INSIDE

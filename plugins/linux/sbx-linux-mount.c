@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Rung 1: the mount view, compiled once per executor into a flat list of
+ * operations the child replays with raw system calls (sbx-linux-spawn.c).
+ *
+ * The view is a boundary on its own (Landlock is defense in depth on top):
+ *  - the root is a private tmpfs, or — only when the policy lets the host be
+ *    read — the host "/" bound recursively with the policy's flags;
+ *  - each rule path whose access differs from what its enclosing mount gives
+ *    becomes a bind of the host path onto the same path (read-only unless the
+ *    policy grants write, noexec unless it grants exec, always nosuid and
+ *    nodev), or, when the policy hides it, an empty tmpfs / empty file over it;
+ *  - "visible" means readable: a mount cannot express write-only or
+ *    exec-only, so those narrow to hidden;
+ *  - runtime-closure paths that are symlinks on the host (/bin -> usr/bin on
+ *    merged-/usr systems, /etc/resolv.conf -> ../run/...) are replicated as
+ *    symlinks, and their resolved target is bound with the same access, so
+ *    ordinary programs start and DNS works;
+ *  - /run, /var/run and /tmp are hidden over a visible host unless a rule names
+ *    them: unix sockets there (D-Bus, systemd, docker, tmux, ssh-agent) ignore
+ *    read-only mounts, so a read-only host would otherwise still let the
+ *    target connect to them;
+ *  - /dev and /proc are never taken from the host: the child builds a minimal
+ *    /dev and mounts a fresh procfs (rules under them are replaced).
+ *
+ * Operations are sorted by path, so a parent is mounted before what is nested
+ * in it.  Mountpoints are created only inside tmpfs mounts of our own; inside
+ * a host bind the mountpoint must already exist (nothing is ever created on
+ * the host).  Paths are canonical: the child opens every path with
+ * RESOLVE_NO_SYMLINKS, so a symlink planted after compile fails the spawn
+ * instead of redirecting a bind.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sbx-linux-private.h"
+
+/* -------------------------------------------------------------------------- */
+/* Precedence (design: SbxFsRuleV1 comment in sbx-plugin-abi.h)               */
+/* -------------------------------------------------------------------------- */
+
+static gboolean
+rule_matches (const SbxFsRuleV1 *rule,
+              const char        *path,
+              gboolean           tree)
+{
+  gsize len;
+
+  if (rule->flags & SBX_FS_RULE_GLOB)
+    return FALSE;
+  if (rule->flags & SBX_FS_RULE_EXACT)
+    return !tree && strcmp (rule->path, path) == 0;
+  if (strcmp (rule->path, "/") == 0)
+    return TRUE;
+  len = strlen (rule->path);
+  return strncmp (rule->path, path, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+uint32_t
+sbx_linux_resolve (const SbxFsRuleV1 *rules,
+                   gsize              n_rules,
+                   const char        *path,
+                   gboolean           tree)
+{
+  static const uint32_t axes[] = { SBX_FS_READ, SBX_FS_EXEC, SBX_FS_WRITE };
+  uint32_t result = 0;
+  gsize a, i;
+
+  for (a = 0; a < G_N_ELEMENTS (axes); a++)
+    {
+      uint32_t axis = axes[a];
+      gssize best = -1;
+      gboolean allow = FALSE, deny = FALSE;
+
+      for (i = 0; i < n_rules; i++)
+        {
+          const SbxFsRuleV1 *r = &rules[i];
+          uint32_t r_allow = r->allow, r_deny = r->deny;
+          gssize specificity;
+
+          if (!rule_matches (r, path, tree))
+            continue;
+          if (r_allow == 0 && r_deny == 0)
+            r_deny = SBX_FS_ALL;   /* malformed: deny-all (ABI contract) */
+          if (!((r_allow | r_deny) & axis))
+            continue;
+          specificity = 2 * (gssize) strlen (r->path) + ((r->flags & SBX_FS_RULE_EXACT) ? 1 : 0);
+          if (specificity > best)
+            {
+              best = specificity;
+              allow = (r_allow & axis) != 0;
+              deny = (r_deny & axis) != 0;
+            }
+          else if (specificity == best)
+            {
+              allow |= (r_allow & axis) != 0;
+              deny |= (r_deny & axis) != 0;
+            }
+        }
+      if (best >= 0 && allow && !deny)
+        result |= axis;
+    }
+  return result;
+}
+
+/* -------------------------------------------------------------------------- */
+
+static gboolean
+path_is_under (const char *path,
+               const char *ancestor)
+{
+  gsize len;
+
+  if (strcmp (ancestor, "/") == 0)
+    return TRUE;
+  len = strlen (ancestor);
+  return strncmp (path, ancestor, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+/* /dev and /proc are built by the child, never taken from the host. */
+static gboolean
+path_is_replaced (const char *path)
+{
+  return path_is_under (path, "/dev") || path_is_under (path, "/proc");
+}
+
+/* The directory part of an absolute canonical-looking path resolved through
+ * symlinks, with the last component kept as is: the view mirrors the real
+ * location of what a rule names without following the rule's own last
+ * component (which may be a symlink we replicate).  Falls back to @path when
+ * the parent does not exist. */
+static char *
+canonical_parent (const char *path)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *real = NULL;
+
+  if (strcmp (path, "/") == 0)
+    return g_strdup ("/");
+  dir = g_path_get_dirname (path);
+  base = g_path_get_basename (path);
+  real = realpath (dir, NULL);
+  if (real == NULL)
+    return g_strdup (path);
+  if (strcmp (real, "/") == 0)
+    return g_strconcat ("/", base, NULL);
+  return g_strconcat (real, "/", base, NULL);
+}
+
+typedef struct
+{
+  const char *path;
+  gboolean    own;      /* a tmpfs of ours (we may create in it) */
+  uint32_t    access;   /* SBX_FS_* a visible bind gives; 0 for our tmpfs */
+} Container;
+
+typedef struct
+{
+  SbxLinuxMountPlan *plan;
+  GArray            *ops;       /* SbxMountOp */
+  GHashTable        *created;   /* paths created in a tmpfs of ours */
+  GPtrArray         *binds;
+  GPtrArray         *masked;
+} Builder;
+
+static const char *
+intern (Builder    *b,
+        const char *s)
+{
+  return g_string_chunk_insert_const (b->plan->strings, s);
+}
+
+static void
+add_op (Builder    *b,
+        uint32_t    kind,
+        uint32_t    flags,
+        const char *path,
+        const char *link)
+{
+  SbxMountOp op = { 0 };
+  g_autofree char *dir = NULL;
+  g_autofree char *base = NULL;
+  const char *rel = path + 1;
+
+  op.kind = kind;
+  op.flags = flags;
+  op.path = intern (b, path);
+  op.rel = intern (b, rel);
+  dir = g_path_get_dirname (path);
+  base = g_path_get_basename (path);
+  op.parent_rel = intern (b, strcmp (dir, "/") == 0 ? "" : dir + 1);
+  op.name = intern (b, base);
+  op.link = link != NULL ? intern (b, link) : NULL;
+  op.tmpfs_slot = -1;
+  if (kind == SBX_MOUNT_OP_TMPFS)
+    op.tmpfs_slot = b->plan->n_tmpfs_slots++;
+  g_array_append_val (b->ops, op);
+}
+
+/* Creates every directory from below @container down to @dir (inclusive) in
+ * a tmpfs of ours. */
+static void
+ensure_dirs (Builder         *b,
+             const Container *container,
+             const char      *dir)
+{
+  g_autofree char *parent = NULL;
+
+  if (strcmp (dir, container->path) == 0 || g_hash_table_contains (b->created, dir))
+    return;
+  parent = g_path_get_dirname (dir);
+  ensure_dirs (b, container, parent);
+  add_op (b, SBX_MOUNT_OP_MKDIR, SBX_MOUNT_F_DIR, dir, NULL);
+  g_hash_table_add (b->created, g_strdup (dir));
+}
+
+static int
+compare_paths (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static uint32_t
+mount_flags_for (uint32_t access,
+                 gboolean is_dir)
+{
+  uint32_t flags = is_dir ? SBX_MOUNT_F_DIR : 0;
+
+  if (!(access & SBX_FS_WRITE))
+    flags |= SBX_MOUNT_F_RDONLY;
+  if (!(access & SBX_FS_EXEC))
+    flags |= SBX_MOUNT_F_NOEXEC;
+  return flags;
+}
+
+SbxLinuxMountPlan *
+sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
+                          GError            **error)
+{
+  static const char *const socket_dirs[] = { "/run", "/var/run", "/tmp" };
+  g_autoptr(SbxLinuxMountPlan) plan = g_new0 (SbxLinuxMountPlan, 1);
+  g_autoptr(GArray) rules = g_array_new (FALSE, TRUE, sizeof (SbxFsRuleV1));
+  g_autoptr(GHashTable) symlinks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GHashTable) path_set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) optional = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) paths = NULL;
+  g_autoptr(GArray) stack = g_array_new (FALSE, TRUE, sizeof (Container));
+  g_autoptr(GHashTable) created = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) masked = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GArray) ops = g_array_new (FALSE, TRUE, sizeof (SbxMountOp));
+  Builder b;
+  GHashTableIter iter;
+  gpointer key;
+  uint32_t root_self, root_tree, root_access;
+  Container root = { "/", TRUE, 0 };
+  guint32 i;
+
+  plan->strings = g_string_chunk_new (1024);
+  b.plan = plan;
+  b.ops = ops;
+  b.created = created;
+  b.binds = binds;
+  b.masked = masked;
+
+  /* 1. The rules as the view sees them: canonical parents, /dev and /proc
+   *    dropped, symlinked runtime paths followed to their targets. */
+  for (i = 0; i < policy->n_fs_rules; i++)
+    {
+      const SbxFsRuleV1 *r = &policy->fs_rules[i];
+      SbxFsRuleV1 copy = *r;
+      g_autofree char *canon = NULL;
+      struct stat st;
+
+      if (r->origin == SBX_FS_ORIGIN_DEVICE || path_is_replaced (r->path))
+        continue;
+      canon = canonical_parent (r->path);
+      if (path_is_replaced (canon))
+        continue;
+      copy.path = g_string_chunk_insert_const (plan->strings, canon);
+      g_array_append_val (rules, copy);
+      g_hash_table_add (path_set, g_strdup (canon));
+      if (r->flags & SBX_FS_RULE_OPTIONAL)
+        g_hash_table_add (optional, g_strdup (canon));
+
+      if (lstat (canon, &st) == 0 && S_ISLNK (st.st_mode))
+        {
+          g_autofree char *link = g_file_read_link (canon, NULL);
+          g_autofree char *target = realpath (canon, NULL);
+
+          if (link != NULL)
+            g_hash_table_replace (symlinks, g_strdup (canon), g_strdup (link));
+          if (target != NULL && r->origin == SBX_FS_ORIGIN_RUNTIME && !path_is_replaced (target))
+            {
+              SbxFsRuleV1 follow = *r;
+
+              follow.path = g_string_chunk_insert_const (plan->strings, target);
+              g_array_append_val (rules, follow);
+              g_hash_table_add (path_set, g_strdup (target));
+              if (r->flags & SBX_FS_RULE_OPTIONAL)
+                g_hash_table_add (optional, g_strdup (target));
+            }
+        }
+    }
+
+  /* 2. Hide the usual homes of unix sockets unless a rule names them; rules
+   *    below them are more specific and still win. */
+  for (i = 0; i < G_N_ELEMENTS (socket_dirs); i++)
+    {
+      SbxFsRuleV1 hide = { sizeof (SbxFsRuleV1), 0, 0, SBX_FS_ALL, SBX_FS_ORIGIN_HOST, -1, NULL };
+
+      if (g_hash_table_contains (path_set, socket_dirs[i]))
+        continue;
+      hide.path = socket_dirs[i];
+      g_array_append_val (rules, hide);
+      g_hash_table_add (path_set, g_strdup (socket_dirs[i]));
+      g_hash_table_add (optional, g_strdup (socket_dirs[i]));
+    }
+
+  /* 3. The root. */
+  root_self = sbx_linux_resolve ((const SbxFsRuleV1 *) rules->data, rules->len, "/", FALSE);
+  root_tree = sbx_linux_resolve ((const SbxFsRuleV1 *) rules->data, rules->len, "/", TRUE);
+  root_access = root_self & root_tree;
+  if (root_access & SBX_FS_READ)
+    {
+      plan->root_is_host = TRUE;
+      plan->root_flags = mount_flags_for (root_access, TRUE);
+      root.own = FALSE;
+      root.access = root_access;
+      g_ptr_array_add (binds, g_strdup ("/"));
+    }
+  else
+    {
+      plan->dev_mkdir = TRUE;
+      plan->proc_mkdir = TRUE;
+    }
+  g_array_append_val (stack, root);
+
+  /* 4. Every other path, parents first. */
+  paths = g_ptr_array_new ();
+  g_hash_table_iter_init (&iter, path_set);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (strcmp (key, "/") != 0)
+      g_ptr_array_add (paths, key);
+  g_ptr_array_sort (paths, compare_paths);
+
+  for (i = 0; i < paths->len; i++)
+    {
+      const char *path = g_ptr_array_index (paths, i);
+      const Container *top;
+      struct stat st;
+      uint32_t self, tree, want;
+      gboolean is_dir;
+
+      while (stack->len > 1
+             && !path_is_under (path, g_array_index (stack, Container, stack->len - 1).path))
+        g_array_set_size (stack, stack->len - 1);
+      top = &g_array_index (stack, Container, stack->len - 1);
+
+      self = sbx_linux_resolve ((const SbxFsRuleV1 *) rules->data, rules->len, path, FALSE);
+      tree = sbx_linux_resolve ((const SbxFsRuleV1 *) rules->data, rules->len, path, TRUE);
+
+      if (lstat (path, &st) != 0)
+        {
+          int saved_errno = errno;
+
+          if (saved_errno != ENOENT && saved_errno != ENOTDIR)
+            {
+              g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                           "mount view: lstat %s: %s", path, g_strerror (saved_errno));
+              return NULL;
+            }
+          /* An absent path the policy hides, under a bind the target may
+           * write: the target could create it.  Refuse rather than hide a
+           * path that is not there. */
+          if (!((self & tree) & SBX_FS_READ) && !top->own && (top->access & SBX_FS_WRITE)
+              && !g_hash_table_contains (optional, path))
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                           "mount view: protected path %s does not exist beneath the writable "
+                           "path %s, so it cannot be hidden (the sandbox could create it)",
+                           path, top->path);
+              return NULL;
+            }
+          continue;
+        }
+
+      if (S_ISLNK (st.st_mode))
+        {
+          const char *link = g_hash_table_lookup (symlinks, path);
+          g_autofree char *parent = g_path_get_dirname (path);
+
+          /* Inside a host bind the link is already there. */
+          if (!top->own || link == NULL)
+            continue;
+          ensure_dirs (&b, top, parent);
+          add_op (&b, SBX_MOUNT_OP_SYMLINK, 0, path, link);
+          continue;
+        }
+
+      is_dir = S_ISDIR (st.st_mode);
+      if (is_dir)
+        want = ((self & tree) & SBX_FS_READ) ? (self & tree) : 0;
+      else
+        want = (self & SBX_FS_READ) ? self : 0;
+
+      if (want & SBX_FS_READ)
+        {
+          g_autofree char *parent = g_path_get_dirname (path);
+          uint32_t flags = mount_flags_for (want, is_dir);
+
+          if (!top->own
+              && (want & (SBX_FS_WRITE | SBX_FS_EXEC)) == (top->access & (SBX_FS_WRITE | SBX_FS_EXEC)))
+            continue;   /* the enclosing bind already gives exactly this */
+          if (g_hash_table_contains (optional, path))
+            flags |= SBX_MOUNT_F_OPTIONAL;
+          if (top->own)
+            {
+              ensure_dirs (&b, top, parent);
+              if (is_dir)
+                {
+                  if (!g_hash_table_contains (created, path))
+                    add_op (&b, SBX_MOUNT_OP_MKDIR, SBX_MOUNT_F_DIR, path, NULL);
+                  g_hash_table_add (created, g_strdup (path));
+                }
+              else
+                add_op (&b, SBX_MOUNT_OP_MKFILE, 0, path, NULL);
+            }
+          add_op (&b, SBX_MOUNT_OP_BIND, flags, path, NULL);
+          g_ptr_array_add (binds, g_strdup (path));
+          plan->n_binds++;
+          if (is_dir)
+            {
+              Container c = { g_string_chunk_insert_const (plan->strings, path), FALSE, want };
+              g_array_append_val (stack, c);
+            }
+        }
+      else if (!top->own && (top->access & SBX_FS_READ))
+        {
+          /* Hidden beneath something visible: cover it. */
+          if (is_dir)
+            {
+              Container c = { g_string_chunk_insert_const (plan->strings, path), TRUE, 0 };
+
+              add_op (&b, SBX_MOUNT_OP_TMPFS, SBX_MOUNT_F_DIR, path, NULL);
+              g_array_append_val (stack, c);
+            }
+          else
+            add_op (&b, SBX_MOUNT_OP_MASK_FILE, 0, path, NULL);
+          g_ptr_array_add (masked, g_strdup (path));
+          for (guint k = 0; k < G_N_ELEMENTS (socket_dirs); k++)
+            if (strcmp (path, socket_dirs[k]) == 0)
+              plan->hides_host_sockets = TRUE;
+        }
+      /* else: hidden under our own tmpfs, which shows nothing by default. */
+    }
+
+  plan->n_ops = ops->len;
+  plan->ops = (SbxMountOp *) g_array_free (g_steal_pointer (&ops), FALSE);
+  g_ptr_array_add (binds, NULL);
+  plan->bind_sources = (char **) g_ptr_array_steal (binds, NULL);
+  g_ptr_array_add (masked, NULL);
+  plan->masked = (char **) g_ptr_array_steal (masked, NULL);
+  return g_steal_pointer (&plan);
+}
+
+void
+sbx_linux_mount_plan_free (SbxLinuxMountPlan *plan)
+{
+  if (plan == NULL)
+    return;
+  g_free (plan->ops);
+  g_strfreev (plan->bind_sources);
+  g_strfreev (plan->masked);
+  if (plan->strings != NULL)
+    g_string_chunk_free (plan->strings);
+  g_free (plan);
+}

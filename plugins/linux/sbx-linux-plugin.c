@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The Linux backend plugin: one shared module, two backend extensions.
+ *
+ *   linux-userns    (priority 100) rung 1: namespaces, mount view, Landlock,
+ *                   seccomp, sbx-init as PID 1.  LevelFull when all of it holds.
+ *   linux-landlock  (priority  90) rung 2: Landlock, seccomp, sbx-init as a
+ *                   subreaper.  LevelDegraded.
+ *
+ * Two extensions make rung 2 selectable on a host that has rung 1 through
+ * the registry's ordinary selection (SBX_BACKEND=linux-landlock).  That is the
+ * only switch that "forces" rung 2, and it can only narrow: the registry still
+ * refuses a backend whose probed guarantees do not cover the profile's
+ * required bits, and it never falls back to another backend.
+ */
+#include <string.h>
+
+#include "sbx-linux-private.h"
+
+typedef struct
+{
+  const SbxHostV1 *host;
+} SbxLinuxPlugin;
+
+typedef struct
+{
+  const SbxHostV1 *host;
+  SbxHostCall     *call;
+} ReportTarget;
+
+static void
+forward_report (void       *data,
+                const char *feature,
+                uint32_t    status,
+                const char *detail)
+{
+  ReportTarget *target = data;
+
+  target->host->report (target->call, feature, status, detail);
+}
+
+static int32_t
+linux_init (const SbxHostV1  *host,
+            void            **plugin_ctx)
+{
+  SbxLinuxPlugin *self;
+
+  if (host == NULL || host->abi_version != SBX_PLUGIN_ABI_VERSION
+      || !SBX_ABI_HAS (host, SbxHostV1, release)
+      || host->set_error == NULL || host->report == NULL)
+    return SBX_STATUS_INVALID;
+  self = g_new0 (SbxLinuxPlugin, 1);
+  self->host = host;
+  *plugin_ctx = self;
+  return SBX_STATUS_OK;
+}
+
+static void
+linux_fini (void *plugin_ctx)
+{
+  g_free (plugin_ctx);
+}
+
+static int32_t
+probe_rung (void             *plugin_ctx,
+            SbxHostCall      *call,
+            SbxProbeResultV1 *result,
+            int               rung)
+{
+  SbxLinuxPlugin *self = plugin_ctx;
+  const SbxLinuxProbe *probe = sbx_linux_probe_get ();
+  ReportTarget target = { self->host, call };
+  SbxLinuxReporter reporter = { forward_report, &target };
+  g_autofree char *message = NULL;
+
+  sbx_linux_probe_report (probe, rung, &reporter);
+  if (probe->init_fd < 0)
+    message = g_strdup_printf ("the sandbox init program cannot be executed (%s). Hint: sysctl "
+                               "vm.memfd_noexec=0", g_strerror (probe->init_errno));
+  else if (rung == SBX_LINUX_RUNG_USERNS && !probe->userns)
+    message = g_strdup_printf ("unprivileged user namespaces do not work here: step %s failed: %s. %s",
+                               sbx_linux_probe_step_name (probe->userns_step),
+                               g_strerror (probe->userns_errno), probe->hint_userns);
+  else if (rung == SBX_LINUX_RUNG_LANDLOCK && (probe->landlock_abi < 1 || !probe->seccomp))
+    message = g_strdup_printf ("rung 2 needs Landlock and seccomp: Landlock %s, seccomp %s. Hint: "
+                               "boot with lsm=landlock,... and CONFIG_SECCOMP_FILTER",
+                               probe->landlock_abi >= 1 ? "present" : g_strerror (probe->landlock_errno),
+                               probe->seccomp ? "present" : g_strerror (probe->seccomp_errno));
+  if (message != NULL)
+    {
+      self->host->set_error (call, SBX_STATUS_UNAVAILABLE, message);
+      return SBX_STATUS_UNAVAILABLE;
+    }
+
+  result->flags = 0;
+  if (rung == SBX_LINUX_RUNG_USERNS)
+    {
+      result->level = probe->landlock_abi >= 1 && probe->seccomp ? SBX_ABI_LEVEL_FULL
+                                                                 : SBX_ABI_LEVEL_DEGRADED;
+      result->guarantees = SBX_ABI_GUARANTEE_PROCESS_BOUNDARY | SBX_ABI_GUARANTEE_WRITE_BOUNDARY
+                           | SBX_ABI_GUARANTEE_READ_BOUNDARY | SBX_ABI_GUARANTEE_ENV_SCRUB
+                           | SBX_ABI_GUARANTEE_NETWORK_BOUNDARY | SBX_ABI_GUARANTEE_ADDRESS_NETWORK;
+    }
+  else
+    {
+      result->level = SBX_ABI_LEVEL_DEGRADED;
+      result->guarantees = SBX_ABI_GUARANTEE_WRITE_BOUNDARY | SBX_ABI_GUARANTEE_READ_BOUNDARY
+                           | SBX_ABI_GUARANTEE_ENV_SCRUB | SBX_ABI_GUARANTEE_NETWORK_BOUNDARY;
+    }
+  return SBX_STATUS_OK;
+}
+
+static int32_t
+probe_userns (void             *plugin_ctx,
+              SbxHostCall      *call,
+              SbxProbeResultV1 *result)
+{
+  return probe_rung (plugin_ctx, call, result, SBX_LINUX_RUNG_USERNS);
+}
+
+static int32_t
+probe_landlock (void             *plugin_ctx,
+                SbxHostCall      *call,
+                SbxProbeResultV1 *result)
+{
+  return probe_rung (plugin_ctx, call, result, SBX_LINUX_RUNG_LANDLOCK);
+}
+
+static int32_t
+compile_rung (void                *plugin_ctx,
+              SbxHostCall         *call,
+              const SbxPolicyV1   *policy,
+              void               **spec_out,
+              SbxCompileResultV1  *result,
+              int                  rung)
+{
+  SbxLinuxPlugin *self = plugin_ctx;
+  ReportTarget target = { self->host, call };
+  SbxLinuxReporter reporter = { forward_report, &target };
+  g_autoptr(GError) error = NULL;
+  uint32_t level = SBX_ABI_LEVEL_NONE;
+  uint64_t guarantees = 0;
+  int32_t status = SBX_STATUS_FAILED;
+  SbxLinuxSpec *spec;
+
+  spec = sbx_linux_spec_new (policy, rung, &reporter, &level, &guarantees, &status, &error);
+  if (spec == NULL)
+    {
+      if (status == SBX_STATUS_OK)
+        status = SBX_STATUS_FAILED;
+      self->host->set_error (call, status, error != NULL ? error->message : "compile failed");
+      return status;
+    }
+  result->level = level;
+  result->guarantees = guarantees;
+  *spec_out = spec;
+  return SBX_STATUS_OK;
+}
+
+static int32_t
+compile_userns (void                *plugin_ctx,
+                SbxHostCall         *call,
+                const SbxPolicyV1   *policy,
+                void               **spec_out,
+                SbxCompileResultV1  *result)
+{
+  return compile_rung (plugin_ctx, call, policy, spec_out, result, SBX_LINUX_RUNG_USERNS);
+}
+
+static int32_t
+compile_landlock (void                *plugin_ctx,
+                  SbxHostCall         *call,
+                  const SbxPolicyV1   *policy,
+                  void               **spec_out,
+                  SbxCompileResultV1  *result)
+{
+  return compile_rung (plugin_ctx, call, policy, spec_out, result, SBX_LINUX_RUNG_LANDLOCK);
+}
+
+static int32_t
+linux_spawn (void                    *plugin_ctx,
+             SbxHostCall             *call,
+             void                    *spec,
+             const SbxSpawnRequestV1 *request,
+             SbxSpawnResultV1        *result)
+{
+  SbxLinuxPlugin *self = plugin_ctx;
+  g_autofree char *message = NULL;
+  int32_t status;
+
+  status = sbx_linux_spawn (spec, request, result, &message);
+  if (status != SBX_STATUS_OK)
+    self->host->set_error (call, status, message != NULL ? message : "spawn failed");
+  return status;
+}
+
+static int32_t
+linux_signal (void    *plugin_ctx,
+              void    *child,
+              int32_t  signo)
+{
+  return sbx_linux_signal (child, signo);
+}
+
+static int32_t
+linux_finish (void        *plugin_ctx,
+              SbxHostCall *call,
+              void        *child,
+              int32_t      wait_status,
+              SbxExitV1   *out)
+{
+  SbxLinuxPlugin *self = plugin_ctx;
+  g_autofree char *message = NULL;
+  int32_t status;
+
+  status = sbx_linux_finish (child, wait_status, out, &message);
+  if (status != SBX_STATUS_OK)
+    self->host->set_error (call, status, message != NULL ? message : "finish failed");
+  return status;
+}
+
+static void
+linux_release (void *plugin_ctx,
+               void *spec)
+{
+  sbx_linux_spec_free (spec);
+}
+
+/* Grants that need the backend (identity-pinned filesystem rules, network
+ * ports, proxy targets) arrive with later work; until then they are refused
+ * rather than enforced by path. */
+static uint32_t
+linux_supports_grant_class (void       *plugin_ctx,
+                            const char *grant_class)
+{
+  return grant_class != NULL && strcmp (grant_class, "command.start.v1") == 0;
+}
+
+static const SbxBackendVTableV1 userns_vtable = {
+  sizeof (SbxBackendVTableV1), 0,
+  probe_userns, compile_userns, linux_spawn, linux_signal, linux_finish, linux_release,
+  linux_supports_grant_class,
+};
+
+static const SbxBackendVTableV1 landlock_vtable = {
+  sizeof (SbxBackendVTableV1), 0,
+  probe_landlock, compile_landlock, linux_spawn, linux_signal, linux_finish, linux_release,
+  linux_supports_grant_class,
+};
+
+static const SbxPluginExtension linux_extensions[] = {
+  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, SBX_LINUX_BACKEND_USERNS, 100, 0, &userns_vtable },
+  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, SBX_LINUX_BACKEND_LANDLOCK, 90, 0, &landlock_vtable },
+  { sizeof (SbxPluginExtension), SBX_EXT_END, NULL, 0, 0, NULL },
+};
+
+SBX_PLUGIN_DEFINE (linux, SBX_LINUX_VERSION, "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE,
+                   linux_init, linux_fini, linux_extensions)

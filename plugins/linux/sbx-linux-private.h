@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Internals of the Linux backend (plugins/linux), shared by its modules and
+ * by the white-box tests that link the plugin's static archive.  Never
+ * installed.
+ *
+ *   sbx-linux-probe.c   what this host offers, measured in forked children,
+ *                       cached per process
+ *   sbx-linux-mount.c   rung 1: the mount view, compiled to a flat op list
+ *                       in the parent and replayed in the child
+ *   sbx-linux-spec.c    compile: policy -> SbxLinuxSpec + report + bits
+ *   sbx-linux-spawn.c   spawn (clone, the child path, error channel), signal,
+ *                       finish
+ *   sbx-linux-plugin.c  the descriptor and the two backend vtables
+ *   sbx-landlock.c, sbx-seccomp.c   (lsm) the Landlock plan, the filter
+ *   init/sbx-init.c     the init program embedded in the plugin
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "sbx-plugin-abi.h"
+#include "sbx-linux-report.h"
+#include "sbx-landlock.h"
+#include "sbx-seccomp.h"
+
+G_BEGIN_DECLS
+
+#define SBX_LINUX_RUNG_USERNS    1   /* namespaces + mount view + Landlock + seccomp */
+#define SBX_LINUX_RUNG_LANDLOCK  2   /* Landlock + seccomp + subreaper, no namespaces */
+
+#define SBX_LINUX_BACKEND_USERNS    "linux-userns"
+#define SBX_LINUX_BACKEND_LANDLOCK  "linux-landlock"
+
+/* ------------------------------------------------------------------------- */
+/* Probe                                                                      */
+/* ------------------------------------------------------------------------- */
+
+/* Steps of the namespace probe child, in order; the first that fails is
+ * recorded with its errno. */
+typedef enum
+{
+  SBX_LINUX_PROBE_OK = 0,
+  SBX_LINUX_PROBE_CLONE,        /* clone(CLONE_NEWUSER|NEWNS|NEWPID|NEWNET|NEWIPC|NEWUTS) */
+  SBX_LINUX_PROBE_ID_MAPS,      /* setgroups deny, uid_map, gid_map written by the child */
+  SBX_LINUX_PROBE_MOUNT_SLAVE,  /* mount --make-rslave / */
+  SBX_LINUX_PROBE_TMPFS,        /* fsopen/fsmount of a tmpfs */
+  SBX_LINUX_PROBE_BIND,         /* open_tree clone + mount_setattr(RDONLY, recursive) */
+  SBX_LINUX_PROBE_PROC,         /* a fresh procfs for the new pid namespace */
+  SBX_LINUX_PROBE_DEVPTS,       /* a private devpts instance */
+  SBX_LINUX_PROBE_LOOPBACK,     /* bring lo up in the new network namespace */
+  SBX_LINUX_PROBE_HOSTNAME,     /* sethostname in the new UTS namespace */
+  SBX_LINUX_PROBE_PIDNS,        /* getpid() == 1 and a child can be forked */
+  SBX_LINUX_PROBE_PIVOT,        /* move_mount + pivot_root(".", ".") + detach */
+  SBX_LINUX_PROBE_EXIT,         /* the child did not exit with the probe code */
+} SbxLinuxProbeStep;
+
+const char *sbx_linux_probe_step_name (int step);
+
+/* How the init program is exec'd. */
+typedef enum
+{
+  SBX_LINUX_INIT_NONE = 0,      /* no way found: spawns fail */
+  SBX_LINUX_INIT_MEMFD_EXEC,    /* memfd_create(MFD_EXEC), sealed */
+  SBX_LINUX_INIT_MEMFD,         /* memfd_create without MFD_EXEC (older kernels), sealed */
+  SBX_LINUX_INIT_TMPFILE,       /* an unlinked 0500 file (vm.memfd_noexec=2) */
+} SbxLinuxInitMode;
+
+typedef struct
+{
+  int       landlock_abi;        /* proven by restricting a child; 0 absent */
+  int       landlock_errno;      /* why absent */
+  gboolean  seccomp;             /* a filter was loaded in a child */
+  int       seccomp_errno;
+  gboolean  userns;              /* the whole rung-1 namespace set works */
+  int       userns_step;         /* SbxLinuxProbeStep that failed */
+  int       userns_errno;
+  int       cap_last_cap;        /* /proc/sys/kernel/cap_last_cap */
+  gboolean  proc_children;       /* /proc/PID/task/TID/children exists */
+  gboolean  cgroup2_delegated;   /* pids+memory controllers writable for us */
+  char     *cgroup_detail;       /* what was found, with a hint */
+  int       memfd_noexec;        /* vm.memfd_noexec, -1 unknown */
+  int       init_mode;           /* SbxLinuxInitMode */
+  int       init_fd;             /* sealed init program, exec'd with execveat */
+  int       init_errno;
+  char     *hint_userns;         /* "Hint: ..." for a missing user namespace */
+} SbxLinuxProbe;
+
+/* Probes once per process (forks children; never assumes).  Never NULL. */
+const SbxLinuxProbe *sbx_linux_probe_get    (void);
+/* Adds one report entry per mechanism, as seen by @rung. */
+void                 sbx_linux_probe_report (const SbxLinuxProbe    *probe,
+                                             int                     rung,
+                                             const SbxLinuxReporter *reporter);
+
+/* ------------------------------------------------------------------------- */
+/* Mount view (rung 1)                                                        */
+/* ------------------------------------------------------------------------- */
+
+typedef enum
+{
+  SBX_MOUNT_OP_MKDIR = 1,   /* a directory in a tmpfs of ours */
+  SBX_MOUNT_OP_MKFILE,      /* an empty placeholder file in a tmpfs of ours */
+  SBX_MOUNT_OP_SYMLINK,     /* a symlink in a tmpfs of ours (replicates a host link) */
+  SBX_MOUNT_OP_BIND,        /* the host path, bound onto the same path */
+  SBX_MOUNT_OP_TMPFS,       /* an empty tmpfs of ours over the path (hides it) */
+  SBX_MOUNT_OP_MASK_FILE,   /* an empty unreadable file over a file (hides it) */
+} SbxMountOpKind;
+
+#define SBX_MOUNT_F_DIR       1u   /* the path is a directory */
+#define SBX_MOUNT_F_RDONLY    2u
+#define SBX_MOUNT_F_NOEXEC    4u
+#define SBX_MOUNT_F_OPTIONAL  8u   /* absent at spawn: skip (narrower) */
+
+typedef struct
+{
+  uint32_t    kind;         /* SbxMountOpKind */
+  uint32_t    flags;        /* SBX_MOUNT_F_* */
+  const char *path;         /* absolute path in the view; for BIND also the host source */
+  const char *rel;          /* path relative to the new root ("" for "/") */
+  const char *parent_rel;   /* directory part of @rel ("" at the top) */
+  const char *name;         /* last component of @rel */
+  const char *link;         /* SYMLINK target */
+  int32_t     tmpfs_slot;   /* TMPFS: index into the child's own-tmpfs fd table */
+} SbxMountOp;
+
+typedef struct _SbxLinuxMountPlan SbxLinuxMountPlan;
+
+struct _SbxLinuxMountPlan
+{
+  /* The root of the view: a tmpfs of ours, or the host "/" bound read-only
+   * (host read allowed), with these flags. */
+  gboolean     root_is_host;
+  uint32_t     root_flags;        /* SBX_MOUNT_F_* of the host-root bind */
+  gboolean     dev_mkdir;         /* "dev" must be created in the root tmpfs */
+  gboolean     proc_mkdir;
+  SbxMountOp  *ops;
+  gsize        n_ops;
+  int          n_tmpfs_slots;     /* TMPFS ops, remounted read-only at the end */
+  char       **bind_sources;      /* NULL-terminated host paths bound (Landlock mount_roots) */
+  char       **masked;            /* NULL-terminated paths hidden by the view */
+  gboolean     hides_host_sockets;/* /run, /var/run, /tmp masked over a visible host */
+  guint        n_binds;
+  GStringChunk *strings;
+};
+
+SbxLinuxMountPlan *sbx_linux_mount_plan_new   (const SbxPolicyV1  *policy,
+                                               GError            **error);
+void               sbx_linux_mount_plan_free  (SbxLinuxMountPlan  *plan);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxLinuxMountPlan, sbx_linux_mount_plan_free)
+
+/* The access the policy's literal rules give @path: SBX_FS_* bits.  With
+ * @tree, for a descendant of @path that no deeper rule names (EXACT rules at
+ * @path do not apply); otherwise for @path itself.  GLOB rules are ignored
+ * here (the compiler refuses them before).  Exposed for tests. */
+uint32_t sbx_linux_resolve (const SbxFsRuleV1 *rules,
+                            gsize              n_rules,
+                            const char        *path,
+                            gboolean           tree);
+
+/* ------------------------------------------------------------------------- */
+/* Compiled spec                                                              */
+/* ------------------------------------------------------------------------- */
+
+#define SBX_LINUX_MAX_RLIMITS 5
+
+typedef struct
+{
+  int           resource;
+  struct rlimit limit;
+} SbxLinuxRlimit;
+
+typedef struct _SbxLinuxSpec SbxLinuxSpec;
+
+struct _SbxLinuxSpec
+{
+  int                 rung;
+  const SbxLinuxProbe *probe;
+  SbxLinuxMountPlan  *mounts;      /* rung 1 */
+  SbxLandlockPlan    *landlock;    /* NULL when Landlock is absent (rung 1 only) */
+  SbxSeccompProgram  *seccomp;     /* NULL when seccomp is absent (rung 1 only) */
+  gboolean            netns;       /* rung 1: private network namespace (net deny) */
+  char               *uid_map;     /* "UID UID 1\n" */
+  char               *gid_map;
+  gsize               uid_map_len;
+  gsize               gid_map_len;
+  char               *root_dir;    /* where the view's root is attached before pivot_root */
+  gboolean            root_dir_created;
+  char               *hostname;
+  SbxLinuxRlimit      rlimits[SBX_LINUX_MAX_RLIMITS];
+  int                 n_rlimits;
+  uint32_t            level;
+  uint64_t            guarantees;
+  uint32_t            containment; /* SBX_CONTAINMENT_* for spawn results */
+};
+
+/* Compiles @policy for @rung.  Reports through @reporter; the level and bits
+ * go to @out_level / @out_guarantees.  On error returns NULL, sets @error
+ * (message names the rule or value) and *out_status to an SBX_STATUS_*. */
+SbxLinuxSpec *sbx_linux_spec_new  (const SbxPolicyV1       *policy,
+                                   int                      rung,
+                                   const SbxLinuxReporter  *reporter,
+                                   uint32_t                *out_level,
+                                   uint64_t                *out_guarantees,
+                                   int32_t                 *out_status,
+                                   GError                 **error);
+void          sbx_linux_spec_free (SbxLinuxSpec            *spec);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxLinuxSpec, sbx_linux_spec_free)
+
+/* ------------------------------------------------------------------------- */
+/* Spawn                                                                      */
+/* ------------------------------------------------------------------------- */
+
+/* Setup steps of the child, reported through the error channel. */
+typedef enum
+{
+  SBX_LINUX_STEP_NONE = 0,
+  SBX_LINUX_STEP_SIGNALS,
+  SBX_LINUX_STEP_SETGROUPS,
+  SBX_LINUX_STEP_UID_MAP,
+  SBX_LINUX_STEP_GID_MAP,
+  SBX_LINUX_STEP_MOUNT_SLAVE,
+  SBX_LINUX_STEP_HOSTNAME,
+  SBX_LINUX_STEP_LOOPBACK,
+  SBX_LINUX_STEP_ROOT,          /* the root tmpfs or host-root bind */
+  SBX_LINUX_STEP_MKDIR,         /* index = mount op */
+  SBX_LINUX_STEP_MKFILE,
+  SBX_LINUX_STEP_SYMLINK,
+  SBX_LINUX_STEP_BIND_SOURCE,   /* opening the host path (no symlinks) */
+  SBX_LINUX_STEP_BIND_TARGET,   /* opening the mountpoint (no symlinks) */
+  SBX_LINUX_STEP_BIND,          /* open_tree / mount_setattr / move_mount */
+  SBX_LINUX_STEP_TMPFS,
+  SBX_LINUX_STEP_MASK,
+  SBX_LINUX_STEP_DEV,           /* index = device or /dev entry */
+  SBX_LINUX_STEP_DEVPTS,
+  SBX_LINUX_STEP_SHM,
+  SBX_LINUX_STEP_PROC,
+  SBX_LINUX_STEP_READONLY,      /* remounting our tmpfs read-only */
+  SBX_LINUX_STEP_PIVOT_ROOT,
+  SBX_LINUX_STEP_SUBREAPER,
+  SBX_LINUX_STEP_CLONE_TARGET,
+  SBX_LINUX_STEP_SETSID,
+  SBX_LINUX_STEP_STDIO,
+  SBX_LINUX_STEP_CONTROLLING_TTY,
+  SBX_LINUX_STEP_CLOSE_FDS,
+  SBX_LINUX_STEP_CHDIR,
+  SBX_LINUX_STEP_RLIMIT,
+  SBX_LINUX_STEP_PDEATHSIG,
+  SBX_LINUX_STEP_LANDLOCK,
+  SBX_LINUX_STEP_CAPABILITIES,
+  SBX_LINUX_STEP_NO_NEW_PRIVS,
+  SBX_LINUX_STEP_SECCOMP,
+  SBX_LINUX_STEP_EXEC,          /* the target's execve */
+  SBX_LINUX_STEP_INIT_PREPARE,
+  SBX_LINUX_STEP_EXEC_INIT,
+  SBX_LINUX_STEP_LAST
+} SbxLinuxStep;
+
+const char *sbx_linux_step_name (int step);
+
+/* The fixed record of the error channel: one write(2) on a CLOEXEC pipe by
+ * the child that failed; EOF on the pipe means both the target and init
+ * exec'd. */
+typedef struct
+{
+  uint32_t magic;      /* SBX_LINUX_SETUP_ERROR_MAGIC */
+  int32_t  step;       /* SbxLinuxStep */
+  int32_t  err;        /* errno */
+  int32_t  index;      /* mount op / device index, -1 when none */
+} SbxLinuxSetupError;
+
+#define SBX_LINUX_SETUP_ERROR_MAGIC 0x65786273u
+
+typedef struct _SbxLinuxChild SbxLinuxChild;
+
+/* Spawns one child under @spec.  On failure returns an SBX_STATUS_* and a
+ * message in *error_message (caller frees); no process is left behind. */
+int32_t  sbx_linux_spawn  (SbxLinuxSpec            *spec,
+                           const SbxSpawnRequestV1 *request,
+                           SbxSpawnResultV1        *result,
+                           char                   **error_message);
+int32_t  sbx_linux_signal (SbxLinuxChild           *child,
+                           int                      signo);
+/* Frees @child.  Status of the tree proof; *out is always filled. */
+int32_t  sbx_linux_finish (SbxLinuxChild           *child,
+                           int                      wait_status,
+                           SbxExitV1               *out,
+                           char                   **error_message);
+
+/* Clones @fn on a private stack with CLONE_VM|CLONE_VFORK|@flags (+SIGCHLD),
+ * all signals blocked in the caller around the clone.  Returns the pid (the
+ * child has exec'd or exited) or -errno; *pidfd_out gets a pidfd when
+ * @flags has CLONE_PIDFD. */
+pid_t    sbx_linux_clone_vfork (int   (*fn) (void *),
+                                void   *arg,
+                                int     flags,
+                                int    *pidfd_out);
+
+G_END_DECLS

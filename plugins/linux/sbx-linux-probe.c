@@ -1,0 +1,671 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What this host offers, measured once per process, never assumed.
+ *
+ * Each mechanism is proven in a child created like the sandbox's own
+ * (CLONE_VM|CLONE_VFORK on a private stack, raw system calls only), because
+ * the library may run in a multithreaded program and unshare(CLONE_NEWUSER)
+ * is refused to threaded callers anyway:
+ *  - user+mount+pid+net+ipc+uts namespaces that really work: the child
+ *    writes its own id maps, makes "/" a slave, creates a tmpfs, clones the
+ *    host root read-only, mounts a fresh procfs and a private devpts, brings
+ *    lo up, sets the hostname, forks as PID 1 and pivots into its tmpfs.  A
+ *    namespace whose capabilities were stripped (Ubuntu's
+ *    apparmor_restrict_unprivileged_userns) fails one of these and counts as
+ *    absent;
+ *  - Landlock: a ruleset is created and the child restricts itself;
+ *  - seccomp: the child loads an allow-all filter;
+ *  - the init program: it is exec'd from its sealed memfd (vm.memfd_noexec
+ *    may forbid that, then an unlinked file is tried).
+ * A probe child reports success only by exiting with SBX_INIT_PROBE_EXIT (66),
+ * so a child that never ran its checks cannot look like a working one.
+ *
+ * The cache is process-wide state (kernel facts do not change per plugin
+ * instance), and holds the sealed init memfd every spawn execs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+
+#include "sbx-linux-private.h"
+#include "sbx-linux-child.h"
+#include "sbx-linux-init-blob.h"
+#include "init/sbx-init-proto.h"
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+static const char *const probe_step_names[] = {
+  [SBX_LINUX_PROBE_OK] = "none",
+  [SBX_LINUX_PROBE_CLONE] = "clone",
+  [SBX_LINUX_PROBE_ID_MAPS] = "id-maps",
+  [SBX_LINUX_PROBE_MOUNT_SLAVE] = "mount-slave",
+  [SBX_LINUX_PROBE_TMPFS] = "tmpfs",
+  [SBX_LINUX_PROBE_BIND] = "bind",
+  [SBX_LINUX_PROBE_PROC] = "proc",
+  [SBX_LINUX_PROBE_DEVPTS] = "devpts",
+  [SBX_LINUX_PROBE_LOOPBACK] = "loopback",
+  [SBX_LINUX_PROBE_HOSTNAME] = "hostname",
+  [SBX_LINUX_PROBE_PIDNS] = "pid-namespace",
+  [SBX_LINUX_PROBE_PIVOT] = "pivot-root",
+  [SBX_LINUX_PROBE_EXIT] = "exit",
+};
+
+const char *
+sbx_linux_probe_step_name (int step)
+{
+  if (step < 0 || (gsize) step >= G_N_ELEMENTS (probe_step_names))
+    return "unknown";
+  return probe_step_names[step];
+}
+
+/* Shared with the probe children through CLONE_VM. */
+typedef struct
+{
+  int         step;
+  int         err;
+  const char *uid_map;
+  size_t      uid_map_len;
+  const char *gid_map;
+  size_t      gid_map_len;
+  char       *grandchild_stack_top;
+  int         init_fd;
+  int         landlock_err;     /* 0: restricted */
+  int         seccomp_err;      /* 0: filter loaded */
+} ProbeShared;
+
+/* ------------------------------------------------------------------------- */
+/* Probe children: raw system calls only                                      */
+/* ------------------------------------------------------------------------- */
+
+SBX_CHILD_FUNC static int
+probe_grandchild (void *data)
+{
+  (void) data;
+  sbx_child_exit (0);
+}
+
+static const char *const probe_tmpfs_options[] = { "mode", "0755", NULL };
+static const char *const probe_devpts_options[] = { "mode", "0620", "ptmxmode", "0666", NULL };
+
+SBX_CHILD_FUNC static int
+probe_ns_child (void *data)
+{
+  ProbeShared *p = data;
+  long r, tmp, tree, target;
+  int st = 0;
+
+  sbx_child_reset_signals ();
+
+  p->step = SBX_LINUX_PROBE_ID_MAPS;
+  r = sbx_child_write_file ("/proc/self/setgroups", "deny", 4);
+  if (r >= 0)
+    r = sbx_child_write_file ("/proc/self/uid_map", p->uid_map, p->uid_map_len);
+  if (r >= 0)
+    r = sbx_child_write_file ("/proc/self/gid_map", p->gid_map, p->gid_map_len);
+  if (r < 0)
+    goto fail;
+
+  p->step = SBX_LINUX_PROBE_MOUNT_SLAVE;
+  r = sbx_raw_syscall5 (__NR_mount, 0, "/", 0, MS_REC | MS_SLAVE, 0);
+  if (r < 0)
+    goto fail;
+
+  p->step = SBX_LINUX_PROBE_TMPFS;
+  tmp = sbx_child_fsmount ("tmpfs", probe_tmpfs_options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+  if ((r = tmp) < 0)
+    goto fail;
+
+  p->step = SBX_LINUX_PROBE_BIND;
+  tree = sbx_raw_syscall3 (__NR_open_tree, AT_FDCWD, "/", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+  if ((r = tree) < 0)
+    goto fail;
+  r = sbx_child_setattr (tree, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, MS_PRIVATE, 1);
+  sbx_child_close (tree);
+  if (r < 0)
+    goto fail;
+
+  p->step = SBX_LINUX_PROBE_PROC;
+  r = sbx_child_fsmount ("proc", NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  if (r < 0)
+    goto fail;
+  sbx_child_close (r);
+
+  p->step = SBX_LINUX_PROBE_DEVPTS;
+  r = sbx_child_fsmount ("devpts", probe_devpts_options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+  if (r < 0)
+    goto fail;
+  sbx_child_close (r);
+
+  p->step = SBX_LINUX_PROBE_LOOPBACK;
+  r = sbx_child_loopback_up ();
+  if (r < 0)
+    goto fail;
+
+  p->step = SBX_LINUX_PROBE_HOSTNAME;
+  r = sbx_raw_syscall2 (__NR_sethostname, "sbx-probe", 9);
+  if (r < 0)
+    goto fail;
+
+  p->step = SBX_LINUX_PROBE_PIDNS;
+  r = sbx_raw_syscall0 (__NR_getpid);
+  if (r != 1)
+    {
+      r = r < 0 ? r : -EINVAL;
+      goto fail;
+    }
+  r = clone (probe_grandchild, p->grandchild_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, p);
+  if (r < 0)
+    {
+      r = -EAGAIN;
+      goto fail;
+    }
+  r = sbx_raw_syscall4 (__NR_wait4, r, &st, __WALL, 0);
+  if (r < 0)
+    goto fail;
+  if (st != 0)
+    {
+      r = -ECHILD;
+      goto fail;
+    }
+
+  /* The probe's own private view: cover /proc with the tmpfs and pivot into
+   * it, exactly as a spawn pivots into the sandbox root. */
+  p->step = SBX_LINUX_PROBE_PIVOT;
+  target = sbx_child_openat2 (AT_FDCWD, "/proc", O_PATH | O_DIRECTORY | O_CLOEXEC, RESOLVE_NO_SYMLINKS);
+  if ((r = target) < 0)
+    goto fail;
+  r = sbx_child_attach (tmp, target);
+  sbx_child_close (target);
+  if (r < 0)
+    goto fail;
+  r = sbx_raw_syscall1 (__NR_fchdir, tmp);
+  if (r >= 0)
+    r = sbx_raw_syscall2 (__NR_pivot_root, ".", ".");
+  if (r >= 0)
+    r = sbx_raw_syscall2 (__NR_umount2, ".", MNT_DETACH);
+  if (r < 0)
+    goto fail;
+
+  p->step = SBX_LINUX_PROBE_OK;
+  p->err = 0;
+  sbx_child_exit (SBX_INIT_PROBE_EXIT);
+
+fail:
+  p->err = (int) -r;
+  sbx_child_exit (1);
+}
+
+SBX_CHILD_FUNC static int
+probe_lsm_child (void *data)
+{
+  ProbeShared *p = data;
+  struct landlock_ruleset_attr attr;
+  struct sock_filter allow;
+  struct sock_fprog prog;
+  long fd, r;
+
+  sbx_child_reset_signals ();
+  r = sbx_raw_syscall5 (__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  if (r < 0)
+    {
+      p->landlock_err = p->seccomp_err = (int) -r;
+      sbx_child_exit (1);
+    }
+
+  sbx_child_zero (&attr, sizeof attr);
+  attr.handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE;
+  fd = sbx_raw_syscall3 (__NR_landlock_create_ruleset, &attr, sizeof attr, 0);
+  if (fd < 0)
+    p->landlock_err = (int) -fd;
+  else
+    {
+      r = sbx_raw_syscall2 (__NR_landlock_restrict_self, fd, 0);
+      p->landlock_err = r < 0 ? (int) -r : 0;
+      sbx_child_close (fd);
+    }
+
+  allow.code = BPF_RET | BPF_K;
+  allow.jt = 0;
+  allow.jf = 0;
+  allow.k = SECCOMP_RET_ALLOW;
+  prog.len = 1;
+  prog.filter = &allow;
+  r = sbx_raw_syscall3 (__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+  p->seccomp_err = r < 0 ? (int) -r : 0;
+  sbx_child_exit (SBX_INIT_PROBE_EXIT);
+}
+
+SBX_CHILD_FUNC static int
+probe_init_child (void *data)
+{
+  ProbeShared *p = data;
+  const char *argv[] = { "sbx-init", "p", NULL };
+  const char *envp[] = { NULL };
+  long r;
+
+  sbx_child_reset_signals ();
+  r = sbx_raw_syscall5 (__NR_execveat, p->init_fd, "", argv, envp, AT_EMPTY_PATH);
+  p->err = (int) -r;
+  sbx_child_exit (1);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Parent side                                                                */
+/* ------------------------------------------------------------------------- */
+
+/* Runs @fn in a probe child; TRUE when it exited with the probe code. */
+static gboolean
+probe_run_child (int (*fn) (void *),
+                 ProbeShared *shared,
+                 int          flags,
+                 int         *clone_errno)
+{
+  pid_t pid;
+  int status = 0;
+
+  pid = sbx_linux_clone_vfork (fn, shared, flags, NULL);
+  if (pid < 0)
+    {
+      *clone_errno = -pid;
+      return FALSE;
+    }
+  *clone_errno = 0;
+  while (waitpid (pid, &status, __WALL) < 0 && errno == EINTR)
+    ;
+  return WIFEXITED (status) && WEXITSTATUS (status) == SBX_INIT_PROBE_EXIT;
+}
+
+static int
+read_int_file (const char *path,
+               int         fallback)
+{
+  g_autofree char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return fallback;
+  return atoi (contents);
+}
+
+/* The init program as an exec-able, immutable descriptor. */
+static int
+make_init_fd (int *mode,
+              int *err)
+{
+  static const unsigned int flag_sets[] = { MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC,
+                                            MFD_CLOEXEC | MFD_ALLOW_SEALING };
+  ProbeShared shared = { 0 };
+  int clone_errno;
+  gsize i;
+
+  for (i = 0; i < G_N_ELEMENTS (flag_sets); i++)
+    {
+      int fd = memfd_create ("sbx-init", flag_sets[i]);
+      gsize done = 0;
+
+      if (fd < 0)
+        {
+          *err = errno;
+          continue;
+        }
+      while (done < sbx_linux_init_elf_size)
+        {
+          ssize_t n = write (fd, sbx_linux_init_elf + done, sbx_linux_init_elf_size - done);
+
+          if (n < 0 && errno == EINTR)
+            continue;
+          if (n <= 0)
+            break;
+          done += (gsize) n;
+        }
+      if (done != sbx_linux_init_elf_size
+          || fchmod (fd, 0500) != 0
+          || fcntl (fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0)
+        {
+          *err = errno;
+          close (fd);
+          continue;
+        }
+      shared.init_fd = fd;
+      if (probe_run_child (probe_init_child, &shared, 0, &clone_errno))
+        {
+          *mode = i == 0 ? SBX_LINUX_INIT_MEMFD_EXEC : SBX_LINUX_INIT_MEMFD;
+          return fd;
+        }
+      *err = shared.err != 0 ? shared.err : clone_errno;
+      close (fd);
+    }
+
+  /* vm.memfd_noexec=2: an unlinked private file in the temporary directory
+   * (fails where that is mounted noexec; then spawns are unavailable). */
+  {
+    g_autofree char *path = NULL;
+    g_autoptr(GError) error = NULL;
+    int wfd, fd;
+
+    wfd = g_file_open_tmp ("sbx-init-XXXXXX", &path, &error);
+    if (wfd < 0)
+      {
+        *err = EACCES;
+        return -1;
+      }
+    if (write (wfd, sbx_linux_init_elf, sbx_linux_init_elf_size) != (ssize_t) sbx_linux_init_elf_size
+        || fchmod (wfd, 0500) != 0)
+      {
+        *err = errno;
+        close (wfd);
+        unlink (path);
+        return -1;
+      }
+    close (wfd);
+    fd = open (path, O_PATH | O_CLOEXEC);
+    unlink (path);
+    if (fd < 0)
+      {
+        *err = errno;
+        return -1;
+      }
+    shared.init_fd = fd;
+    shared.err = 0;
+    if (probe_run_child (probe_init_child, &shared, 0, &clone_errno))
+      {
+        *mode = SBX_LINUX_INIT_TMPFILE;
+        return fd;
+      }
+    *err = shared.err != 0 ? shared.err : clone_errno;
+    close (fd);
+    return -1;
+  }
+}
+
+static void
+probe_cgroup (SbxLinuxProbe *probe)
+{
+  g_autofree char *contents = NULL;
+  g_autofree char *rel = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *controllers = NULL;
+  g_auto(GStrv) lines = NULL;
+  const char *base = NULL;
+  struct statfs sfs;
+  gsize i;
+
+  if (statfs ("/sys/fs/cgroup", &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC)
+    base = "/sys/fs/cgroup";
+  else if (statfs ("/sys/fs/cgroup/unified", &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC)
+    base = "/sys/fs/cgroup/unified";
+
+  if (g_file_get_contents ("/proc/self/cgroup", &contents, NULL, NULL))
+    {
+      lines = g_strsplit (contents, "\n", -1);
+      for (i = 0; lines[i] != NULL; i++)
+        if (g_str_has_prefix (lines[i], "0::"))
+          rel = g_strdup (lines[i] + 3);
+    }
+  if (base == NULL || rel == NULL)
+    {
+      probe->cgroup_detail = g_strdup ("no cgroup v2 hierarchy (cgroup v1 only). Hint: boot with "
+                                       "systemd.unified_cgroup_hierarchy=1 and delegate a subtree "
+                                       "(systemd Delegate=yes) with the pids and memory controllers");
+      return;
+    }
+  dir = g_build_filename (base, rel, NULL);
+  {
+    g_autofree char *path = g_build_filename (dir, "cgroup.controllers", NULL);
+
+    if (!g_file_get_contents (path, &controllers, NULL, NULL))
+      controllers = g_strdup ("");
+  }
+  g_strstrip (controllers);
+  if (strstr (controllers, "pids") != NULL && strstr (controllers, "memory") != NULL
+      && access (dir, W_OK) == 0)
+    {
+      probe->cgroup2_delegated = TRUE;
+      probe->cgroup_detail = g_strdup_printf ("cgroup v2 subtree %s is delegated with the pids and "
+                                              "memory controllers, but this version of the backend "
+                                              "does not use it yet", dir);
+      return;
+    }
+  probe->cgroup_detail = g_strdup_printf (
+      "%s (cgroup %s, controllers: %s): the pids and memory controllers are not delegated to this "
+      "process%s. Hint: boot with systemd.unified_cgroup_hierarchy=1 and delegate a subtree "
+      "(systemd Delegate=yes) with the pids and memory controllers",
+      strcmp (base, "/sys/fs/cgroup/unified") == 0 ? "hybrid hierarchy: controllers are on cgroup v1"
+                                                   : "cgroup v2",
+      dir, controllers[0] != '\0' ? controllers : "none",
+      access (dir, W_OK) != 0 ? " and the cgroup is not writable" : "");
+}
+
+static char *
+userns_hint (const SbxLinuxProbe *probe)
+{
+  int clone_sysctl = read_int_file ("/proc/sys/kernel/unprivileged_userns_clone", -1);
+  int max_userns = read_int_file ("/proc/sys/user/max_user_namespaces", -1);
+  int apparmor = read_int_file ("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", -1);
+
+  if (probe->userns)
+    return g_strdup ("Hint: select the linux-userns backend (unset SBX_BACKEND) for namespaces.");
+  if (probe->userns_step == SBX_LINUX_PROBE_CLONE)
+    {
+      if (clone_sysctl == 0)
+        return g_strdup ("Hint: sysctl kernel.unprivileged_userns_clone=1");
+      if (max_userns == 0 || probe->userns_errno == ENOSPC)
+        return g_strdup ("Hint: sysctl user.max_user_namespaces=15000 (and user.max_pid_namespaces, "
+                         "user.max_net_namespaces, user.max_mnt_namespaces)");
+      return g_strdup ("Hint: unprivileged user namespaces are refused (a container's seccomp "
+                       "profile, or a kernel without CONFIG_USER_NS)");
+    }
+  if (apparmor == 1)
+    return g_strdup ("Hint: the user namespace is created but stripped of its capabilities by "
+                     "AppArmor: sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an "
+                     "AppArmor profile that allows userns for this program");
+  if (probe->userns_step == SBX_LINUX_PROBE_PROC)
+    return g_strdup ("Hint: mounting a fresh /proc needs a fully visible host /proc (containers "
+                     "mask parts of it); run on the host or with an unmasked /proc");
+  if (probe->userns_step == SBX_LINUX_PROBE_TMPFS || probe->userns_step == SBX_LINUX_PROBE_BIND
+      || probe->userns_step == SBX_LINUX_PROBE_PIVOT)
+    return g_strdup ("Hint: the new mount API (open_tree, move_mount, mount_setattr) needs Linux "
+                     ">= 5.12, and the namespace must hold its capabilities");
+  return g_strdup ("Hint: the user namespace does not hold its capabilities here (a container "
+                   "or LSM restriction)");
+}
+
+static void
+probe_run (SbxLinuxProbe *probe)
+{
+  ProbeShared shared = { 0 };
+  g_autofree char *uid_map = g_strdup_printf ("%u %u 1\n", (unsigned) geteuid (), (unsigned) geteuid ());
+  g_autofree char *gid_map = g_strdup_printf ("%u %u 1\n", (unsigned) getegid (), (unsigned) getegid ());
+  g_autofree char *children = g_strdup_printf ("/proc/self/task/%d/children", (int) gettid ());
+  char *grandchild_stack;
+  int clone_errno = 0;
+
+  probe->cap_last_cap = read_int_file ("/proc/sys/kernel/cap_last_cap", CAP_LAST_CAP);
+  probe->memfd_noexec = read_int_file ("/proc/sys/vm/memfd_noexec", -1);
+  probe->proc_children = g_file_test (children, G_FILE_TEST_EXISTS);
+  probe_cgroup (probe);
+
+  probe->init_fd = make_init_fd (&probe->init_mode, &probe->init_errno);
+
+  /* Landlock and seccomp, applied for real in a child. */
+  probe->landlock_abi = sbx_landlock_probe_abi ();
+  if (probe->landlock_abi <= 0)
+    {
+      long r = syscall (__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+
+      probe->landlock_abi = 0;
+      probe->landlock_errno = r < 0 ? errno : EOPNOTSUPP;
+    }
+  shared.landlock_err = shared.seccomp_err = ENOEXEC;
+  if (probe_run_child (probe_lsm_child, &shared, 0, &clone_errno))
+    {
+      if (shared.landlock_err != 0 && probe->landlock_abi > 0)
+        {
+          probe->landlock_abi = 0;
+          probe->landlock_errno = shared.landlock_err;
+        }
+      /* Both the kernel and the seccomp module must be there. */
+      probe->seccomp = shared.seccomp_err == 0 && sbx_seccomp_available ();
+      if (shared.seccomp_err == 0 && !probe->seccomp)
+        shared.seccomp_err = ENOSYS;
+      probe->seccomp_errno = shared.seccomp_err;
+    }
+  else
+    {
+      probe->landlock_abi = 0;
+      probe->landlock_errno = clone_errno != 0 ? clone_errno : ECHILD;
+      probe->seccomp_errno = probe->landlock_errno;
+    }
+
+  /* The rung-1 namespaces. */
+  grandchild_stack = mmap (NULL, 64 * 1024, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (grandchild_stack == MAP_FAILED)
+    {
+      probe->userns_step = SBX_LINUX_PROBE_CLONE;
+      probe->userns_errno = errno;
+    }
+  else
+    {
+      memset (&shared, 0, sizeof shared);
+      shared.uid_map = uid_map;
+      shared.uid_map_len = strlen (uid_map);
+      shared.gid_map = gid_map;
+      shared.gid_map_len = strlen (gid_map);
+      shared.grandchild_stack_top = grandchild_stack + 64 * 1024;
+      shared.step = SBX_LINUX_PROBE_CLONE;
+      if (probe_run_child (probe_ns_child, &shared,
+                           CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC
+                           | CLONE_NEWUTS, &clone_errno))
+        probe->userns = TRUE;
+      else if (clone_errno != 0)
+        {
+          probe->userns_step = SBX_LINUX_PROBE_CLONE;
+          probe->userns_errno = clone_errno;
+        }
+      else
+        {
+          probe->userns_step = shared.step != SBX_LINUX_PROBE_OK ? shared.step : SBX_LINUX_PROBE_EXIT;
+          probe->userns_errno = shared.err != 0 ? shared.err : ECHILD;
+        }
+      munmap (grandchild_stack, 64 * 1024);
+    }
+  probe->hint_userns = userns_hint (probe);
+}
+
+const SbxLinuxProbe *
+sbx_linux_probe_get (void)
+{
+  static SbxLinuxProbe probe;
+  static gsize initialized = 0;
+
+  if (g_once_init_enter (&initialized))
+    {
+      probe.init_fd = -1;
+      probe_run (&probe);
+      g_once_init_leave (&initialized, 1);
+    }
+  return &probe;
+}
+
+void
+sbx_linux_probe_report (const SbxLinuxProbe    *probe,
+                        int                     rung,
+                        const SbxLinuxReporter *reporter)
+{
+  g_autofree char *detail = NULL;
+
+  if (probe->userns)
+    sbx_linux_report (reporter, "user-namespaces", SBX_ABI_REPORT_ENFORCED,
+                      "unprivileged user, mount, pid, network, ipc and uts namespaces work "
+                      "(id maps, tmpfs, read-only bind, procfs, devpts, loopback, pivot_root)");
+  else
+    {
+      detail = g_strdup_printf ("unavailable: step %s failed: %s. %s",
+                                sbx_linux_probe_step_name (probe->userns_step),
+                                g_strerror (probe->userns_errno), probe->hint_userns);
+      sbx_linux_report (reporter, "user-namespaces", SBX_ABI_REPORT_UNENFORCED, detail);
+      g_clear_pointer (&detail, g_free);
+    }
+
+  if (probe->landlock_abi >= 1)
+    {
+      detail = g_strdup_printf ("ABI %d (a ruleset was applied in a probe child)", probe->landlock_abi);
+      sbx_linux_report (reporter, "landlock", SBX_ABI_REPORT_ENFORCED, detail);
+      g_clear_pointer (&detail, g_free);
+    }
+  else
+    {
+      detail = g_strdup_printf ("unavailable: %s. Hint: boot with lsm=landlock,... "
+                                "(CONFIG_SECURITY_LANDLOCK=y)", g_strerror (probe->landlock_errno));
+      sbx_linux_report (reporter, "landlock", SBX_ABI_REPORT_UNENFORCED, detail);
+      g_clear_pointer (&detail, g_free);
+    }
+  sbx_linux_report (reporter, "landlock-network",
+                    probe->landlock_abi >= 4 ? SBX_ABI_REPORT_ENFORCED : SBX_ABI_REPORT_UNENFORCED,
+                    probe->landlock_abi >= 4 ? "TCP bind/connect rules (ABI >= 4)"
+                                             : "needs Landlock ABI >= 4 (Linux 6.7). Hint: a newer kernel");
+  sbx_linux_report (reporter, "landlock-scoping",
+                    probe->landlock_abi >= 6 ? SBX_ABI_REPORT_ENFORCED : SBX_ABI_REPORT_UNENFORCED,
+                    probe->landlock_abi >= 6 ? "signals and abstract unix sockets scoped (ABI >= 6)"
+                                             : "needs Landlock ABI >= 6 (Linux 6.12). Hint: a newer kernel");
+  if (probe->seccomp)
+    sbx_linux_report (reporter, "seccomp", SBX_ABI_REPORT_ENFORCED, "a filter was loaded in a probe child");
+  else
+    {
+      detail = g_strdup_printf ("unavailable: %s. Hint: a kernel with CONFIG_SECCOMP_FILTER",
+                                g_strerror (probe->seccomp_errno));
+      sbx_linux_report (reporter, "seccomp", SBX_ABI_REPORT_UNENFORCED, detail);
+      g_clear_pointer (&detail, g_free);
+    }
+  sbx_linux_report (reporter, "cgroup-v2",
+                    probe->cgroup2_delegated ? SBX_ABI_REPORT_VACUOUS : SBX_ABI_REPORT_UNENFORCED,
+                    probe->cgroup_detail);
+
+  switch (probe->init_mode)
+    {
+    case SBX_LINUX_INIT_MEMFD_EXEC:
+    case SBX_LINUX_INIT_MEMFD:
+      detail = g_strdup_printf ("sbx-init is exec'd from a sealed memfd (vm.memfd_noexec=%d)",
+                                probe->memfd_noexec);
+      sbx_linux_report (reporter, "init", SBX_ABI_REPORT_ENFORCED, detail);
+      break;
+    case SBX_LINUX_INIT_TMPFILE:
+      detail = g_strdup_printf ("memfd exec is refused (vm.memfd_noexec=%d): sbx-init is exec'd from "
+                                "an unlinked private file", probe->memfd_noexec);
+      sbx_linux_report (reporter, "init", SBX_ABI_REPORT_NARROWED, detail);
+      break;
+    case SBX_LINUX_INIT_NONE:
+    default:
+      detail = g_strdup_printf ("sbx-init cannot be executed: %s. Hint: sysctl vm.memfd_noexec=0 or "
+                                "a temporary directory that is not mounted noexec",
+                                g_strerror (probe->init_errno));
+      sbx_linux_report (reporter, "init", SBX_ABI_REPORT_UNENFORCED, detail);
+      break;
+    }
+  g_clear_pointer (&detail, g_free);
+
+  if (rung == SBX_LINUX_RUNG_LANDLOCK)
+    sbx_linux_report (reporter, "proc-children",
+                      probe->proc_children ? SBX_ABI_REPORT_ENFORCED : SBX_ABI_REPORT_UNENFORCED,
+                      probe->proc_children ? "/proc/PID/task/TID/children lists a subreaper's children"
+                                           : "CONFIG_PROC_CHILDREN is off: orphans are found by "
+                                             "process group only");
+}

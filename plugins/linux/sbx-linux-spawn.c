@@ -1,0 +1,1527 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The spawn path of the Linux backend.
+ *
+ *  supervisor thread                 A (rung 1: PID 1 of the new pid ns)      B (the target)
+ *  ---------------------------------------------------------------------------------------------
+ *  block signals, pipes
+ *  clone(CLONE_VM|CLONE_VFORK [+ns]) -> reset handlers
+ *     (suspended)                       rung 1: own id maps, mount view,
+ *                                       hostname, lo, pivot_root
+ *                                       rung 2: PR_SET_CHILD_SUBREAPER
+ *                                       clone(CLONE_VM|CLONE_VFORK) ---------> setsid, stdio, close fds,
+ *                                          (suspended)                          chdir, rlimits, Landlock,
+ *                                                                               caps dropped, no_new_privs,
+ *                                                                               PDEATHSIG, seccomp, execve
+ *                                       caps dropped, execveat(sbx-init) <----
+ *  <- resumed: read the error pipe
+ *     EOF: both exec'd -> OK
+ *     a record: step/errno/index -> reap A, report
+ *
+ * Why CLONE_VM|CLONE_VFORK: no copy of the supervisor's page tables (GLib
+ * programs can be large), and the supervisor cannot observe a half-built
+ * child.  Like posix_spawn: the child runs only SBX_CHILD_FUNC code with raw
+ * system calls on its own stack, with every signal blocked and every handler
+ * reset before anything else.  No re-exec of the host program: the caller is
+ * arbitrary C.
+ *
+ * Why A execs sbx-init: A is a copy of the supervisor (memory, environment,
+ * descriptors); after the target is running A replaces itself with the tiny
+ * embedded init, which holds only the exit-record pipe.  The target's signal
+ * death reaches the supervisor through that record (PID 1 cannot easily die
+ * by a signal), read in finish().
+ *
+ * The error channel is a CLOEXEC pipe carrying one fixed SbxLinuxSetupError
+ * (step, errno, index of the failing mount op or device).  Its write end is
+ * held by A and B only and closes on their execs, so EOF means success.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+#include <linux/landlock.h>
+#include <linux/securebits.h>
+
+#include "sbx-linux-private.h"
+#include "sbx-linux-child.h"
+#include "init/sbx-init-proto.h"
+
+#define STACK_SIZE (256 * 1024)
+#define GUARD_SIZE (4096)
+
+static const char *const step_names[SBX_LINUX_STEP_LAST] = {
+  [SBX_LINUX_STEP_NONE] = "none",
+  [SBX_LINUX_STEP_SIGNALS] = "signals",
+  [SBX_LINUX_STEP_SETGROUPS] = "setgroups",
+  [SBX_LINUX_STEP_UID_MAP] = "uid-map",
+  [SBX_LINUX_STEP_GID_MAP] = "gid-map",
+  [SBX_LINUX_STEP_MOUNT_SLAVE] = "mount-slave",
+  [SBX_LINUX_STEP_HOSTNAME] = "hostname",
+  [SBX_LINUX_STEP_LOOPBACK] = "loopback",
+  [SBX_LINUX_STEP_ROOT] = "root",
+  [SBX_LINUX_STEP_MKDIR] = "mkdir",
+  [SBX_LINUX_STEP_MKFILE] = "mkfile",
+  [SBX_LINUX_STEP_SYMLINK] = "symlink",
+  [SBX_LINUX_STEP_BIND_SOURCE] = "bind-source",
+  [SBX_LINUX_STEP_BIND_TARGET] = "bind-target",
+  [SBX_LINUX_STEP_BIND] = "bind",
+  [SBX_LINUX_STEP_TMPFS] = "tmpfs",
+  [SBX_LINUX_STEP_MASK] = "mask",
+  [SBX_LINUX_STEP_DEV] = "dev",
+  [SBX_LINUX_STEP_DEVPTS] = "devpts",
+  [SBX_LINUX_STEP_SHM] = "shm",
+  [SBX_LINUX_STEP_PROC] = "proc",
+  [SBX_LINUX_STEP_READONLY] = "read-only",
+  [SBX_LINUX_STEP_PIVOT_ROOT] = "pivot-root",
+  [SBX_LINUX_STEP_SUBREAPER] = "subreaper",
+  [SBX_LINUX_STEP_CLONE_TARGET] = "clone-target",
+  [SBX_LINUX_STEP_SETSID] = "setsid",
+  [SBX_LINUX_STEP_STDIO] = "stdio",
+  [SBX_LINUX_STEP_CONTROLLING_TTY] = "controlling-tty",
+  [SBX_LINUX_STEP_CLOSE_FDS] = "close-fds",
+  [SBX_LINUX_STEP_CHDIR] = "chdir",
+  [SBX_LINUX_STEP_RLIMIT] = "rlimit",
+  [SBX_LINUX_STEP_PDEATHSIG] = "parent-death-signal",
+  [SBX_LINUX_STEP_LANDLOCK] = "landlock",
+  [SBX_LINUX_STEP_CAPABILITIES] = "capabilities",
+  [SBX_LINUX_STEP_NO_NEW_PRIVS] = "no-new-privs",
+  [SBX_LINUX_STEP_SECCOMP] = "seccomp",
+  [SBX_LINUX_STEP_EXEC] = "exec",
+  [SBX_LINUX_STEP_INIT_PREPARE] = "init-prepare",
+  [SBX_LINUX_STEP_EXEC_INIT] = "exec-init",
+};
+
+const char *
+sbx_linux_step_name (int step)
+{
+  if (step < 0 || step >= SBX_LINUX_STEP_LAST || step_names[step] == NULL)
+    return "unknown";
+  return step_names[step];
+}
+
+/* The devices of the minimal /dev, bound from the host.  Only null is
+ * mandatory; the others are skipped when the host lacks them. */
+static const char *const dev_names[] = { "null", "zero", "full", "random", "urandom", "tty" };
+static const char *const dev_host_paths[] = { "/dev/null", "/dev/zero", "/dev/full",
+                                              "/dev/random", "/dev/urandom", "/dev/tty" };
+#define N_DEVICES 6
+#define DEV_INDEX_PTS   N_DEVICES
+#define DEV_INDEX_SHM   (N_DEVICES + 1)
+#define DEV_INDEX_LINKS (N_DEVICES + 2)
+
+static const char *const dev_links[][2] = {
+  { "ptmx", "pts/ptmx" },
+  { "fd", "/proc/self/fd" },
+  { "stdin", "/proc/self/fd/0" },
+  { "stdout", "/proc/self/fd/1" },
+  { "stderr", "/proc/self/fd/2" },
+};
+
+static const char *const tmpfs_options[] = { "mode", "0755", NULL };
+static const char *const shm_options[] = { "mode", "1777", NULL };
+static const char *const devpts_options[] = { "mode", "0620", "ptmxmode", "0666", NULL };
+
+#define EMPTY_FILE ".sbx-empty"
+
+/* Everything a child needs, computed by the parent.  Shared by A and B
+ * through CLONE_VM; lives in the parent until spawn() returns. */
+typedef struct
+{
+  const SbxLinuxSpec *spec;
+  const char         *cwd;
+  char *const        *argv;
+  char *const        *envp;
+  const char         *path_env;     /* value of PATH in envp, NULL when absent */
+  int                 stdio[3];
+  int                 pty;
+  int                 err_fd;       /* write end of the error channel */
+  int                 exit_fd;      /* write end of the exit-record pipe */
+  char               *stack_b_top;
+  int                *tmpfs_fds;    /* plan->n_tmpfs_slots + 2 (root, dev) */
+  int                 needs_empty;  /* the plan masks a file */
+  long                a_pid;        /* A's pid as B sees it */
+  volatile int        b_failed;
+  long                b_pid;        /* B's pid as A sees it */
+  char                init_pid_buf[24];
+  char                init_fd_buf[24];
+  const char         *init_argv[5];
+  const char         *init_envp[1];
+  char                exec_path[4096];
+} ChildCtx;
+
+/* ------------------------------------------------------------------------- */
+/* Child side: raw system calls only                                          */
+/* ------------------------------------------------------------------------- */
+
+SBX_CHILD_FUNC static void
+child_report (ChildCtx *ctx,
+              int       step,
+              long      err,
+              int       index)
+{
+  SbxLinuxSetupError rec;
+
+  rec.magic = SBX_LINUX_SETUP_ERROR_MAGIC;
+  rec.step = step;
+  rec.err = (int32_t) (err < 0 ? -err : err);
+  rec.index = index;
+  while (sbx_raw_syscall3 (__NR_write, ctx->err_fd, &rec, sizeof rec) == -EINTR)
+    ;
+}
+
+/* statx type of @fd: S_IFDIR, S_IFREG, ... or -errno. */
+SBX_CHILD_FUNC static long
+child_fd_type (long fd)
+{
+  struct statx stx;
+  long r;
+
+  r = sbx_raw_syscall5 (__NR_statx, fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_TYPE, &stx);
+  if (r < 0)
+    return r;
+  return stx.stx_mode & S_IFMT;
+}
+
+/* The directory @rel (relative to @rootfd) as an O_PATH fd, never through a
+ * symlink or "..".  "" gives a dup-free reference: the caller must not close
+ * @rootfd. */
+SBX_CHILD_FUNC static long
+child_open_dir (long        rootfd,
+                const char *rel)
+{
+  if (rel[0] == '\0')
+    return rootfd;
+  return sbx_child_openat2 (rootfd, rel, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                            RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+}
+
+SBX_CHILD_FUNC static long
+child_open_target (long        rootfd,
+                   const char *rel)
+{
+  return sbx_child_openat2 (rootfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                            RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+}
+
+/* Creates (kind MKDIR/MKFILE/SYMLINK) @op->name in its parent. */
+SBX_CHILD_FUNC static long
+child_create (long              rootfd,
+              const SbxMountOp *op)
+{
+  long dirfd, r;
+
+  dirfd = child_open_dir (rootfd, op->parent_rel);
+  if (dirfd < 0)
+    return dirfd;
+  if (op->kind == SBX_MOUNT_OP_MKDIR)
+    r = sbx_raw_syscall3 (__NR_mkdirat, dirfd, op->name, 0755);
+  else if (op->kind == SBX_MOUNT_OP_MKFILE)
+    r = sbx_raw_syscall4 (__NR_mknodat, dirfd, op->name, S_IFREG | 0644, 0);
+  else
+    r = sbx_raw_syscall3 (__NR_symlinkat, op->link, dirfd, op->name);
+  if (dirfd != rootfd)
+    sbx_child_close (dirfd);
+  if (r == -EEXIST)
+    r = 0;
+  return r;
+}
+
+/* Attaches the detached mount @tree on @rel, which must have type @type.
+ * Closes @tree. */
+SBX_CHILD_FUNC static long
+child_attach_at (long        rootfd,
+                 const char *rel,
+                 long        tree,
+                 long        type,
+                 int        *step)
+{
+  long target, t, r;
+
+  target = child_open_target (rootfd, rel);
+  if (target < 0)
+    {
+      sbx_child_close (tree);
+      *step = SBX_LINUX_STEP_BIND_TARGET;
+      return target;
+    }
+  t = child_fd_type (target);
+  if (t >= 0 && t != type)
+    t = type == S_IFDIR ? -ENOTDIR : -EISDIR;
+  if (t < 0)
+    {
+      sbx_child_close (target);
+      sbx_child_close (tree);
+      *step = SBX_LINUX_STEP_BIND_TARGET;
+      return t;
+    }
+  r = sbx_child_attach (tree, target);
+  sbx_child_close (target);
+  sbx_child_close (tree);
+  return r;
+}
+
+SBX_CHILD_FUNC static long
+child_bind (long              rootfd,
+            const SbxMountOp *op,
+            int              *step)
+{
+  uint64_t attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+  long want = (op->flags & SBX_MOUNT_F_DIR) ? S_IFDIR : 0;
+  long src, tree, t, r;
+
+  /* The host path, never through a symlink: a link planted after compile
+   * fails the spawn instead of redirecting the bind. */
+  *step = SBX_LINUX_STEP_BIND_SOURCE;
+  src = sbx_child_openat2 (AT_FDCWD, op->path, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                           RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+  if (src < 0)
+    return src;
+  t = child_fd_type (src);
+  if (t >= 0 && (t == S_IFDIR) != (want == S_IFDIR))
+    t = want == S_IFDIR ? -ENOTDIR : -EISDIR;
+  if (t < 0)
+    {
+      sbx_child_close (src);
+      return t;
+    }
+
+  *step = SBX_LINUX_STEP_BIND;
+  tree = sbx_raw_syscall3 (__NR_open_tree, src, "",
+                           OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+  sbx_child_close (src);
+  if (tree < 0)
+    return tree;
+  if (op->flags & SBX_MOUNT_F_RDONLY)
+    attr |= MOUNT_ATTR_RDONLY;
+  if (op->flags & SBX_MOUNT_F_NOEXEC)
+    attr |= MOUNT_ATTR_NOEXEC;
+  /* Recursive: every submount of the bound tree gets the flags too. */
+  r = sbx_child_setattr (tree, attr, MS_PRIVATE, 1);
+  if (r < 0)
+    {
+      sbx_child_close (tree);
+      return r;
+    }
+  r = child_attach_at (rootfd, op->rel, tree, t, step);
+  if (r < 0 && *step == SBX_LINUX_STEP_BIND_SOURCE)
+    *step = SBX_LINUX_STEP_BIND;
+  return r;
+}
+
+SBX_CHILD_FUNC static long
+child_tmpfs (ChildCtx         *ctx,
+             long              rootfd,
+             const SbxMountOp *op,
+             int              *step)
+{
+  long mfd, r;
+
+  *step = SBX_LINUX_STEP_TMPFS;
+  mfd = sbx_child_fsmount ("tmpfs", tmpfs_options,
+                           MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  if (mfd < 0)
+    return mfd;
+  /* Kept open: remounted read-only once everything nested is mounted. */
+  ctx->tmpfs_fds[op->tmpfs_slot] = (int) mfd;
+  r = sbx_raw_syscall1 (__NR_dup, mfd);
+  if (r < 0)
+    return r;
+  return child_attach_at (rootfd, op->rel, r, S_IFDIR, step);
+}
+
+SBX_CHILD_FUNC static long
+child_mask_file (long              rootfd,
+                 long              devfd,
+                 const SbxMountOp *op,
+                 int              *step)
+{
+  long src, tree, r;
+
+  *step = SBX_LINUX_STEP_MASK;
+  src = sbx_child_openat2 (devfd, EMPTY_FILE, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                           RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+  if (src < 0)
+    return src;
+  tree = sbx_raw_syscall3 (__NR_open_tree, src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+  sbx_child_close (src);
+  if (tree < 0)
+    return tree;
+  r = sbx_child_setattr (tree, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+                         MS_PRIVATE, 0);
+  if (r < 0)
+    {
+      sbx_child_close (tree);
+      return r;
+    }
+  return child_attach_at (rootfd, op->rel, tree, S_IFREG, step);
+}
+
+/* The minimal /dev: a tmpfs with the host's null, zero, full, random,
+ * urandom and tty bound in, a private devpts, a /dev/shm tmpfs and the usual
+ * symlinks.  Returns the /dev mount fd or -errno with *index set. */
+SBX_CHILD_FUNC static long
+child_build_dev (ChildCtx *ctx,
+                 long      rootfd,
+                 int      *step,
+                 int      *index)
+{
+  const SbxLinuxMountPlan *plan = ctx->spec->mounts;
+  long devfd, target, src, tree, t, mfd, r;
+  size_t i;
+
+  *step = SBX_LINUX_STEP_DEV;
+  *index = -1;
+  if (plan->dev_mkdir)
+    {
+      r = sbx_raw_syscall3 (__NR_mkdirat, rootfd, "dev", 0755);
+      if (r < 0 && r != -EEXIST)
+        return r;
+    }
+  devfd = sbx_child_fsmount ("tmpfs", tmpfs_options,
+                             MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  if (devfd < 0)
+    return devfd;
+  ctx->tmpfs_fds[plan->n_tmpfs_slots + 1] = (int) devfd;
+  target = child_open_target (rootfd, "dev");
+  if (target < 0)
+    return target;
+  r = sbx_child_attach (devfd, target);
+  sbx_child_close (target);
+  if (r < 0)
+    return r;
+
+  for (i = 0; i < N_DEVICES; i++)
+    {
+      *index = (int) i;
+      src = sbx_child_openat2 (AT_FDCWD, dev_host_paths[i], O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                               RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+      if (src == -ENOENT && i != 0)
+        continue;
+      if (src < 0)
+        return src;
+      t = child_fd_type (src);
+      if (t >= 0 && t != S_IFCHR)
+        t = -ENODEV;
+      if (t < 0)
+        {
+          sbx_child_close (src);
+          return t;
+        }
+      r = sbx_raw_syscall4 (__NR_mknodat, devfd, dev_names[i], S_IFREG | 0644, 0);
+      if (r < 0)
+        {
+          sbx_child_close (src);
+          return r;
+        }
+      tree = sbx_raw_syscall3 (__NR_open_tree, src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+      sbx_child_close (src);
+      if (tree < 0)
+        return tree;
+      r = sbx_child_setattr (tree, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, MS_PRIVATE, 0);
+      if (r < 0)
+        {
+          sbx_child_close (tree);
+          return r;
+        }
+      target = sbx_child_openat2 (devfd, dev_names[i], O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                                  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+      if (target < 0)
+        {
+          sbx_child_close (tree);
+          return target;
+        }
+      r = sbx_child_attach (tree, target);
+      sbx_child_close (target);
+      sbx_child_close (tree);
+      if (r < 0)
+        return r;
+    }
+
+  /* A private devpts instance (ptys of the sandbox only). */
+  *step = SBX_LINUX_STEP_DEVPTS;
+  *index = DEV_INDEX_PTS;
+  r = sbx_raw_syscall3 (__NR_mkdirat, devfd, "pts", 0755);
+  if (r < 0)
+    return r;
+  mfd = sbx_child_fsmount ("devpts", devpts_options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+  if (mfd < 0)
+    return mfd;
+  target = sbx_child_openat2 (devfd, "pts", O_PATH | O_NOFOLLOW | O_CLOEXEC | O_DIRECTORY,
+                              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+  if (target < 0)
+    {
+      sbx_child_close (mfd);
+      return target;
+    }
+  r = sbx_child_attach (mfd, target);
+  sbx_child_close (target);
+  sbx_child_close (mfd);
+  if (r < 0)
+    return r;
+
+  *step = SBX_LINUX_STEP_SHM;
+  *index = DEV_INDEX_SHM;
+  r = sbx_raw_syscall3 (__NR_mkdirat, devfd, "shm", 0755);
+  if (r < 0)
+    return r;
+  mfd = sbx_child_fsmount ("tmpfs", shm_options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+  if (mfd < 0)
+    return mfd;
+  target = sbx_child_openat2 (devfd, "shm", O_PATH | O_NOFOLLOW | O_CLOEXEC | O_DIRECTORY,
+                              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+  if (target < 0)
+    {
+      sbx_child_close (mfd);
+      return target;
+    }
+  r = sbx_child_attach (mfd, target);
+  sbx_child_close (target);
+  sbx_child_close (mfd);
+  if (r < 0)
+    return r;
+
+  *step = SBX_LINUX_STEP_DEV;
+  for (i = 0; i < G_N_ELEMENTS (dev_links); i++)
+    {
+      *index = (int) (DEV_INDEX_LINKS + i);
+      r = sbx_raw_syscall3 (__NR_symlinkat, dev_links[i][1], devfd, dev_links[i][0]);
+      if (r < 0)
+        return r;
+    }
+  if (ctx->needs_empty)
+    {
+      *index = -1;
+      r = sbx_raw_syscall4 (__NR_mknodat, devfd, EMPTY_FILE, S_IFREG | 0000, 0);
+      if (r < 0)
+        return r;
+    }
+  return devfd;
+}
+
+SBX_CHILD_FUNC static long
+child_mount_proc (long rootfd,
+                  int  mkdir_first)
+{
+  long mfd, target, r;
+
+  if (mkdir_first)
+    {
+      r = sbx_raw_syscall3 (__NR_mkdirat, rootfd, "proc", 0555);
+      if (r < 0 && r != -EEXIST)
+        return r;
+    }
+  /* A fresh procfs of the sandbox's pid namespace, read-only as a whole:
+   * kernel tunables (/proc/sys, /proc/sysrq-trigger, ...) cannot be written
+   * even by a target running as uid 0 (sysctls check only the file mode). */
+  mfd = sbx_child_fsmount ("proc", NULL,
+                           MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  if (mfd < 0)
+    return mfd;
+  target = sbx_child_openat2 (rootfd, "proc", O_PATH | O_NOFOLLOW | O_CLOEXEC | O_DIRECTORY,
+                              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+  if (target < 0)
+    {
+      sbx_child_close (mfd);
+      return target;
+    }
+  r = sbx_child_attach (mfd, target);
+  sbx_child_close (target);
+  sbx_child_close (mfd);
+  return r;
+}
+
+/* Builds the view under spec->root_dir and pivots into it. */
+SBX_CHILD_FUNC static long
+child_mount_view (ChildCtx *ctx,
+                  int      *step,
+                  int      *index)
+{
+  const SbxLinuxSpec *spec = ctx->spec;
+  const SbxLinuxMountPlan *plan = spec->mounts;
+  long rootfd, devfd, r;
+  size_t i;
+
+  /* Nothing we mount propagates back to the host. */
+  *step = SBX_LINUX_STEP_MOUNT_SLAVE;
+  *index = -1;
+  r = sbx_raw_syscall5 (__NR_mount, 0, "/", 0, MS_REC | MS_SLAVE, 0);
+  if (r < 0)
+    return r;
+
+  /* The root: our tmpfs, or the host "/" with the policy's flags. */
+  *step = SBX_LINUX_STEP_ROOT;
+  if (plan->root_is_host)
+    {
+      uint64_t attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+
+      if (plan->root_flags & SBX_MOUNT_F_RDONLY)
+        attr |= MOUNT_ATTR_RDONLY;
+      if (plan->root_flags & SBX_MOUNT_F_NOEXEC)
+        attr |= MOUNT_ATTR_NOEXEC;
+      rootfd = sbx_raw_syscall3 (__NR_open_tree, AT_FDCWD, "/",
+                                 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+      if (rootfd < 0)
+        return rootfd;
+      r = sbx_child_setattr (rootfd, attr, MS_PRIVATE, 1);
+      if (r < 0)
+        return r;
+    }
+  else
+    {
+      rootfd = sbx_child_fsmount ("tmpfs", tmpfs_options,
+                                  MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+      if (rootfd < 0)
+        return rootfd;
+      ctx->tmpfs_fds[plan->n_tmpfs_slots] = (int) rootfd;
+    }
+  r = sbx_raw_syscall5 (__NR_move_mount, rootfd, "", AT_FDCWD, spec->root_dir, MOVE_MOUNT_F_EMPTY_PATH);
+  if (r < 0)
+    return r;
+
+  devfd = child_build_dev (ctx, rootfd, step, index);
+  if (devfd < 0)
+    return devfd;
+
+  for (i = 0; i < plan->n_ops; i++)
+    {
+      const SbxMountOp *op = &plan->ops[i];
+
+      *index = (int) i;
+      switch (op->kind)
+        {
+        case SBX_MOUNT_OP_MKDIR:
+          *step = SBX_LINUX_STEP_MKDIR;
+          r = child_create (rootfd, op);
+          break;
+        case SBX_MOUNT_OP_MKFILE:
+          *step = SBX_LINUX_STEP_MKFILE;
+          r = child_create (rootfd, op);
+          break;
+        case SBX_MOUNT_OP_SYMLINK:
+          *step = SBX_LINUX_STEP_SYMLINK;
+          r = child_create (rootfd, op);
+          break;
+        case SBX_MOUNT_OP_BIND:
+          r = child_bind (rootfd, op, step);
+          if (r == -ENOENT && *step == SBX_LINUX_STEP_BIND_SOURCE && (op->flags & SBX_MOUNT_F_OPTIONAL))
+            r = 0;   /* an optional runtime path gone since compile: narrower */
+          break;
+        case SBX_MOUNT_OP_TMPFS:
+          r = child_tmpfs (ctx, rootfd, op, step);
+          if (r == -ENOENT && *step == SBX_LINUX_STEP_BIND_TARGET && (op->flags & SBX_MOUNT_F_OPTIONAL))
+            r = 0;   /* nothing there to hide */
+          break;
+        case SBX_MOUNT_OP_MASK_FILE:
+          r = child_mask_file (rootfd, devfd, op, step);
+          break;
+        default:
+          r = -EINVAL;
+          break;
+        }
+      if (r < 0)
+        return r;
+    }
+
+  *step = SBX_LINUX_STEP_PROC;
+  *index = -1;
+  r = child_mount_proc (rootfd, plan->proc_mkdir);
+  if (r < 0)
+    return r;
+
+  /* Our tmpfs mounts become read-only now that everything nested in them is
+   * mounted (non-recursive: /dev/pts, /dev/shm and binds keep their flags). */
+  *step = SBX_LINUX_STEP_READONLY;
+  for (i = 0; i < (size_t) plan->n_tmpfs_slots + 2; i++)
+    {
+      if (ctx->tmpfs_fds[i] < 0)
+        continue;
+      *index = (int) i;
+      r = sbx_child_setattr (ctx->tmpfs_fds[i], MOUNT_ATTR_RDONLY, 0, 0);
+      if (r < 0)
+        return r;
+    }
+
+  /* pivot_root(".", "."): the old root lands on top of the new one and is
+   * detached; needs no directory for it in the view. */
+  *step = SBX_LINUX_STEP_PIVOT_ROOT;
+  *index = -1;
+  r = sbx_raw_syscall1 (__NR_fchdir, rootfd);
+  if (r < 0)
+    return r;
+  r = sbx_raw_syscall2 (__NR_pivot_root, ".", ".");
+  if (r < 0)
+    return r;
+  r = sbx_raw_syscall2 (__NR_umount2, ".", MNT_DETACH);
+  if (r < 0)
+    return r;
+  r = sbx_raw_syscall1 (__NR_chdir, "/");
+  return r;
+}
+
+/* Drops every capability for good: securebits locked (no root semantics,
+ * no setuid fixups, no ambient raise), bounding set emptied, ambient
+ * cleared, then effective/permitted/inheritable zeroed.  Without any
+ * capability (an unprivileged caller at rung 2) the privileged steps are
+ * impossible and unnecessary: no_new_privs keeps file capabilities and
+ * set-id bits from granting anything. */
+SBX_CHILD_FUNC static long
+child_drop_capabilities (int last_cap)
+{
+  struct __user_cap_header_struct hdr;
+  struct __user_cap_data_struct data[2];
+  int have_caps;
+  long r;
+  int cap;
+
+  sbx_child_zero (&hdr, sizeof hdr);
+  sbx_child_zero (data, sizeof data);
+  hdr.version = _LINUX_CAPABILITY_VERSION_3;
+  r = sbx_raw_syscall2 (__NR_capget, &hdr, data);
+  if (r < 0)
+    return r;
+  have_caps = (data[0].effective | data[1].effective | data[0].permitted | data[1].permitted) != 0;
+
+  if (have_caps)
+    {
+      r = sbx_raw_syscall5 (__NR_prctl, PR_SET_SECUREBITS,
+                            SECBIT_NOROOT | SECBIT_NOROOT_LOCKED
+                            | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED
+                            | SECBIT_KEEP_CAPS_LOCKED
+                            | SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+                            0, 0, 0);
+      if (r < 0)
+        return r;
+      for (cap = 0; cap <= last_cap; cap++)
+        {
+          r = sbx_raw_syscall5 (__NR_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0);
+          if (r < 0 && r != -EINVAL)
+            return r;
+        }
+    }
+  r = sbx_raw_syscall5 (__NR_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  if (r < 0 && r != -EINVAL)
+    return r;
+  sbx_child_zero (&hdr, sizeof hdr);
+  sbx_child_zero (data, sizeof data);
+  hdr.version = _LINUX_CAPABILITY_VERSION_3;
+  return sbx_raw_syscall2 (__NR_capset, &hdr, data);
+}
+
+/* execve of argv[0]; without '/' looked up in the target's PATH (never the
+ * host's): EACCES is remembered and the search goes on, as execvp does. */
+SBX_CHILD_FUNC static long
+child_exec (ChildCtx *ctx)
+{
+  const char *name = ctx->argv[0];
+  const char *p;
+  size_t name_len;
+  int seen_eacces = 0;
+  long r;
+
+  if (sbx_child_has_slash (name))
+    return sbx_raw_syscall3 (__NR_execve, name, ctx->argv, ctx->envp);
+  if (ctx->path_env == NULL)
+    return -ENOENT;
+
+  name_len = sbx_child_strlen (name);
+  p = ctx->path_env;
+  for (;;)
+    {
+      const char *end = p;
+      size_t len = 0;
+
+      while (*end != '\0' && *end != ':')
+        end++;
+      if (end == p)
+        r = sbx_child_append (ctx->exec_path, sizeof ctx->exec_path, &len, ".", 1);
+      else
+        r = sbx_child_append (ctx->exec_path, sizeof ctx->exec_path, &len, p, (size_t) (end - p));
+      if (r == 0)
+        r = sbx_child_append (ctx->exec_path, sizeof ctx->exec_path, &len, "/", 1);
+      if (r == 0)
+        r = sbx_child_append (ctx->exec_path, sizeof ctx->exec_path, &len, name, name_len);
+      if (r == 0)
+        {
+          r = sbx_raw_syscall3 (__NR_execve, ctx->exec_path, ctx->argv, ctx->envp);
+          if (r == -EACCES)
+            seen_eacces = 1;
+          else if (r != -ENOENT && r != -ENOTDIR && r != -ESTALE && r != -ENODEV
+                   && r != -ETIMEDOUT && r != -ENAMETOOLONG && r != -ELOOP)
+            return r;
+        }
+      if (*end == '\0')
+        break;
+      p = end + 1;
+    }
+  return seen_eacces ? -EACCES : -ENOENT;
+}
+
+/* B: becomes the target. */
+SBX_CHILD_FUNC static int
+child_b_main (void *data)
+{
+  ChildCtx *ctx = data;
+  const SbxLinuxSpec *spec = ctx->spec;
+  int step = SBX_LINUX_STEP_SETSID;
+  int tmp[3] = { -1, -1, -1 };
+  long r = 0;
+  int i;
+
+  r = sbx_raw_syscall0 (__NR_setsid);
+  if (r < 0)
+    goto fail;
+
+  /* stdio: first above 2, then into place, so no source is clobbered. */
+  step = SBX_LINUX_STEP_STDIO;
+  for (i = 0; i < 3; i++)
+    {
+      if (ctx->stdio[i] >= 0)
+        r = sbx_raw_syscall3 (__NR_fcntl, ctx->stdio[i], F_DUPFD_CLOEXEC, 3);
+      else
+        r = sbx_raw_syscall4 (__NR_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC, 0);
+      if (r < 0)
+        goto fail;
+      if (r < 3)
+        {
+          long moved = sbx_raw_syscall3 (__NR_fcntl, r, F_DUPFD_CLOEXEC, 3);
+
+          sbx_child_close (r);
+          r = moved;
+          if (r < 0)
+            goto fail;
+        }
+      tmp[i] = (int) r;
+    }
+  for (i = 0; i < 3; i++)
+    {
+      r = sbx_raw_syscall3 (__NR_dup3, tmp[i], i, 0);
+      if (r < 0)
+        goto fail;
+    }
+  if (ctx->pty)
+    {
+      step = SBX_LINUX_STEP_CONTROLLING_TTY;
+      r = sbx_raw_syscall3 (__NR_ioctl, 0, TIOCSCTTY, 0);
+      if (r < 0)
+        goto fail;
+    }
+
+  /* Nothing of the supervisor's survives the exec but stdio. */
+  step = SBX_LINUX_STEP_CLOSE_FDS;
+  r = sbx_raw_syscall3 (__NR_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+  if (r < 0)
+    goto fail;
+
+  step = SBX_LINUX_STEP_CHDIR;
+  r = sbx_raw_syscall1 (__NR_chdir, ctx->cwd);
+  if (r < 0)
+    goto fail;
+
+  step = SBX_LINUX_STEP_RLIMIT;
+  for (i = 0; i < spec->n_rlimits; i++)
+    {
+      r = sbx_raw_syscall4 (__NR_prlimit64, 0, spec->rlimits[i].resource, &spec->rlimits[i].limit, 0);
+      if (r < 0)
+        goto fail;
+    }
+
+  if (spec->landlock != NULL)
+    {
+      SbxLandlockExtraRule extra[5];
+      size_t n_extra = 0;
+      const char *failed_step = NULL;
+
+      step = SBX_LINUX_STEP_LANDLOCK;
+      if (spec->rung == SBX_LINUX_RUNG_USERNS)
+        {
+          /* Inodes that exist only in the view: the fresh /proc (read),
+           * the minimal /dev and its devpts (read/write devices), /dev/shm
+           * (a writable tree), and listing the view's directories from "/"
+           * down (READ_DIR only: the view shows nothing the policy does not
+           * let the target read, so listing adds no authority). */
+          static const char *const dirs[] = { "/proc", "/dev", "/dev/pts", "/dev/shm", "/" };
+
+          for (i = 0; i < 5; i++)
+            {
+              r = sbx_raw_syscall4 (__NR_openat, AT_FDCWD, dirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+              if (r < 0)
+                goto fail;
+              extra[n_extra].fd = (int) r;
+              extra[n_extra].access = i == 0 ? sbx_landlock_plan_access_read_dir (spec->landlock)
+                                      : i == 3 ? sbx_landlock_plan_access_rw_dir (spec->landlock)
+                                      : i == 4 ? LANDLOCK_ACCESS_FS_READ_DIR
+                                      : sbx_landlock_plan_access_rw_file (spec->landlock);
+              n_extra++;
+            }
+        }
+      r = sbx_landlock_plan_apply (spec->landlock, extra, n_extra, &failed_step);
+      if (r < 0)
+        goto fail;
+    }
+
+  step = SBX_LINUX_STEP_CAPABILITIES;
+  r = child_drop_capabilities (spec->probe->cap_last_cap);
+  if (r < 0)
+    goto fail;
+
+  step = SBX_LINUX_STEP_NO_NEW_PRIVS;
+  r = sbx_raw_syscall5 (__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  if (r < 0)
+    goto fail;
+
+  /* After the last credential change (which would clear it); init is our
+   * parent and is alive (it is suspended in vfork until we exec). */
+  step = SBX_LINUX_STEP_PDEATHSIG;
+  r = sbx_raw_syscall5 (__NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (r < 0)
+    goto fail;
+  if (sbx_raw_syscall0 (__NR_getppid) != ctx->a_pid)
+    {
+      r = -ESRCH;
+      goto fail;
+    }
+
+  if (spec->seccomp != NULL)
+    {
+      step = SBX_LINUX_STEP_SECCOMP;
+      r = sbx_seccomp_program_apply (spec->seccomp);
+      if (r < 0)
+        goto fail;
+    }
+
+  sbx_child_set_sigmask (0);
+  step = SBX_LINUX_STEP_EXEC;
+  r = child_exec (ctx);
+
+fail:
+  ctx->b_failed = 1;
+  child_report (ctx, step, r, -1);
+  sbx_child_exit (127);
+}
+
+/* A: builds the sandbox, starts B, becomes sbx-init. */
+SBX_CHILD_FUNC static int
+child_a_main (void *data)
+{
+  ChildCtx *ctx = data;
+  const SbxLinuxSpec *spec = ctx->spec;
+  int step = SBX_LINUX_STEP_SIGNALS;
+  int index = -1;
+  long r = 0;
+  long b = -1;
+
+  sbx_child_reset_signals ();
+
+  if (spec->rung == SBX_LINUX_RUNG_USERNS)
+    {
+      /* The target runs as the caller's own uid and gid (also for root). */
+      step = SBX_LINUX_STEP_SETGROUPS;
+      r = sbx_child_write_file ("/proc/self/setgroups", "deny", 4);
+      if (r < 0)
+        goto fail;
+      step = SBX_LINUX_STEP_UID_MAP;
+      r = sbx_child_write_file ("/proc/self/uid_map", spec->uid_map, spec->uid_map_len);
+      if (r < 0)
+        goto fail;
+      step = SBX_LINUX_STEP_GID_MAP;
+      r = sbx_child_write_file ("/proc/self/gid_map", spec->gid_map, spec->gid_map_len);
+      if (r < 0)
+        goto fail;
+
+      step = SBX_LINUX_STEP_HOSTNAME;
+      r = sbx_raw_syscall2 (__NR_sethostname, spec->hostname, sbx_child_strlen (spec->hostname));
+      if (r < 0)
+        goto fail;
+
+      if (spec->netns)
+        {
+          step = SBX_LINUX_STEP_LOOPBACK;
+          r = sbx_child_loopback_up ();
+          if (r < 0)
+            goto fail;
+        }
+
+      r = child_mount_view (ctx, &step, &index);
+      if (r < 0)
+        goto fail;
+    }
+  else
+    {
+      /* Orphans of the tree are reparented to us, then to sbx-init. */
+      step = SBX_LINUX_STEP_SUBREAPER;
+      r = sbx_raw_syscall5 (__NR_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+      if (r < 0)
+        goto fail;
+    }
+
+  index = -1;
+  ctx->a_pid = sbx_raw_syscall0 (__NR_getpid);
+  step = SBX_LINUX_STEP_CLONE_TARGET;
+  b = clone (child_b_main, ctx->stack_b_top, CLONE_VM | CLONE_VFORK | SIGCHLD, ctx);
+  if (b < 0)
+    {
+      r = -errno;   /* errno here is the suspended parent thread's: it restores it */
+      goto fail;
+    }
+  if (ctx->b_failed)
+    {
+      /* B reported its step.  Reap it so no zombie outlives us. */
+      sbx_raw_syscall4 (__NR_wait4, b, 0, __WALL, 0);
+      sbx_child_exit (127);
+    }
+  ctx->b_pid = b;
+
+  /* B runs the target.  Become sbx-init, holding only the exit pipe. */
+  step = SBX_LINUX_STEP_INIT_PREPARE;
+  r = sbx_raw_syscall3 (__NR_fcntl, ctx->exit_fd, F_SETFD, 0);
+  if (r < 0)
+    goto fail_kill;
+  r = sbx_raw_syscall3 (__NR_close_range, 0, 2, 0);
+  if (r < 0)
+    goto fail_kill;
+  if (ctx->exit_fd > 3)
+    {
+      r = sbx_raw_syscall3 (__NR_close_range, 3, ctx->exit_fd - 1, CLOSE_RANGE_CLOEXEC);
+      if (r < 0)
+        goto fail_kill;
+    }
+  r = sbx_raw_syscall3 (__NR_close_range, ctx->exit_fd + 1, ~0U, CLOSE_RANGE_CLOEXEC);
+  if (r < 0)
+    goto fail_kill;
+  r = child_drop_capabilities (spec->probe->cap_last_cap);
+  if (r < 0)
+    goto fail_kill;
+  r = sbx_raw_syscall5 (__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  if (r < 0)
+    goto fail_kill;
+  sbx_child_format_long (ctx->init_pid_buf, b);
+  ctx->init_argv[2] = ctx->init_pid_buf;
+
+  step = SBX_LINUX_STEP_EXEC_INIT;
+  r = sbx_raw_syscall5 (__NR_execveat, spec->probe->init_fd, "", ctx->init_argv, ctx->init_envp,
+                        AT_EMPTY_PATH);
+
+fail_kill:
+  if (b > 0)
+    {
+      sbx_raw_syscall2 (__NR_kill, b, SIGKILL);
+      sbx_raw_syscall4 (__NR_wait4, b, 0, __WALL, 0);
+    }
+fail:
+  child_report (ctx, step, r, index);
+  sbx_child_exit (127);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Parent side                                                                */
+/* ------------------------------------------------------------------------- */
+
+struct _SbxLinuxChild
+{
+  int   rung;
+  pid_t pid;
+  int   pidfd;      /* our own reference; the host owns the one it was given */
+  int   exit_fd;    /* read end of the exit-record pipe */
+};
+
+/* Ensures @fd >= 3 (a caller may run with stdio closed) and CLOEXEC. */
+static int
+fd_above_stdio (int fd)
+{
+  int moved;
+
+  if (fd < 0 || fd > 2)
+    return fd;
+  moved = fcntl (fd, F_DUPFD_CLOEXEC, 3);
+  close (fd);
+  return moved;
+}
+
+static char *
+stacks_new (void)
+{
+  char *mem = mmap (NULL, 2 * (STACK_SIZE + GUARD_SIZE), PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+
+  if (mem == MAP_FAILED)
+    return NULL;
+  /* A guard page below each stack. */
+  mprotect (mem, GUARD_SIZE, PROT_NONE);
+  mprotect (mem + STACK_SIZE + GUARD_SIZE, GUARD_SIZE, PROT_NONE);
+  return mem;
+}
+
+static void
+stacks_free (char *mem)
+{
+  if (mem != NULL)
+    munmap (mem, 2 * (STACK_SIZE + GUARD_SIZE));
+}
+
+pid_t
+sbx_linux_clone_vfork (int   (*fn) (void *),
+                       void   *arg,
+                       int     flags,
+                       int    *pidfd_out)
+{
+  char *stacks = stacks_new ();
+  sigset_t all, old;
+  int saved_errno;
+  pid_t pid;
+
+  if (stacks == NULL)
+    return -errno;
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &old);
+  saved_errno = errno;
+  pid = clone (fn, stacks + GUARD_SIZE + STACK_SIZE, flags | CLONE_VM | CLONE_VFORK | SIGCHLD, arg,
+               pidfd_out);
+  if (pid < 0)
+    pid = -errno;
+  errno = saved_errno;
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  stacks_free (stacks);
+  return pid;
+}
+
+static const char *
+find_path_env (const char *const *envp)
+{
+  for (; *envp != NULL; envp++)
+    if (strncmp (*envp, "PATH=", 5) == 0)
+      return *envp + 5;
+  return NULL;
+}
+
+/* Defense in depth (style R14): the backend re-checks what the core
+ * built; it must not trust the compiler's or the executor's output. */
+static gboolean
+request_is_valid (const SbxSpawnRequestV1 *request,
+                  char                   **error_message)
+{
+  if (request == NULL || request->struct_size < offsetof (SbxSpawnRequestV1, reserved0))
+    {
+      *error_message = g_strdup ("spawn request is missing or too small");
+      return FALSE;
+    }
+  if (request->argv == NULL || request->argv[0] == NULL || request->argv[0][0] == '\0')
+    {
+      *error_message = g_strdup ("spawn request: argv is empty");
+      return FALSE;
+    }
+  if (request->envp == NULL)
+    {
+      *error_message = g_strdup ("spawn request: envp is NULL (an empty environment is an empty array)");
+      return FALSE;
+    }
+  if (request->cwd == NULL || request->cwd[0] != '/' || strlen (request->cwd) >= PATH_MAX)
+    {
+      *error_message = g_strdup_printf ("spawn request: working directory '%s' is not an absolute path",
+                                        request->cwd != NULL ? request->cwd : "(null)");
+      return FALSE;
+    }
+  if (request->stdin_fd < -1 || request->stdout_fd < -1 || request->stderr_fd < -1)
+    {
+      *error_message = g_strdup ("spawn request: invalid stdio descriptor");
+      return FALSE;
+    }
+  if ((request->flags & SBX_SPAWN_PTY) && request->stdin_fd < 0)
+    {
+      *error_message = g_strdup ("spawn request: PTY mode needs the terminal as stdin_fd");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static char *
+describe_failure (const SbxLinuxSpec       *spec,
+                  const SbxSpawnRequestV1  *request,
+                  const SbxLinuxSetupError *rec)
+{
+  const char *backend = spec->rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS
+                                                           : SBX_LINUX_BACKEND_LANDLOCK;
+  const char *path = NULL;
+  const char *hint = "";
+  g_autofree char *what = NULL;
+
+  switch (rec->step)
+    {
+    case SBX_LINUX_STEP_MKDIR:
+    case SBX_LINUX_STEP_MKFILE:
+    case SBX_LINUX_STEP_SYMLINK:
+    case SBX_LINUX_STEP_BIND_SOURCE:
+    case SBX_LINUX_STEP_BIND_TARGET:
+    case SBX_LINUX_STEP_BIND:
+    case SBX_LINUX_STEP_TMPFS:
+    case SBX_LINUX_STEP_MASK:
+      if (spec->mounts != NULL && rec->index >= 0 && (gsize) rec->index < spec->mounts->n_ops)
+        path = spec->mounts->ops[rec->index].path;
+      if (rec->step == SBX_LINUX_STEP_BIND_SOURCE && rec->err == ELOOP)
+        hint = " (a path component became a symbolic link since the executor was created)";
+      break;
+    case SBX_LINUX_STEP_DEV:
+      if (rec->index >= 0 && rec->index < N_DEVICES)
+        path = dev_host_paths[rec->index];
+      else
+        path = "/dev";
+      break;
+    case SBX_LINUX_STEP_DEVPTS:
+      path = "/dev/pts";
+      break;
+    case SBX_LINUX_STEP_SHM:
+      path = "/dev/shm";
+      break;
+    case SBX_LINUX_STEP_PROC:
+      path = "/proc";
+      if (rec->err == EPERM)
+        hint = " Hint: the host's /proc is partly covered (a container's masked paths); "
+               "a fresh procfs needs a fully visible one.";
+      break;
+    case SBX_LINUX_STEP_ROOT:
+    case SBX_LINUX_STEP_PIVOT_ROOT:
+      path = spec->root_dir;
+      break;
+    case SBX_LINUX_STEP_CHDIR:
+      path = request->cwd;
+      if (rec->err == ENOENT)
+        hint = " (the working directory is not visible in the sandbox)";
+      break;
+    case SBX_LINUX_STEP_EXEC:
+      path = request->argv[0];
+      break;
+    case SBX_LINUX_STEP_UID_MAP:
+    case SBX_LINUX_STEP_GID_MAP:
+    case SBX_LINUX_STEP_SETGROUPS:
+      hint = " Hint: unprivileged user namespaces may be restricted "
+             "(sysctl kernel.apparmor_restrict_unprivileged_userns=0).";
+      break;
+    default:
+      break;
+    }
+  if (path != NULL)
+    what = g_strdup_printf (" for %s", path);
+  return g_strdup_printf ("%s: sandbox setup step '%s'%s failed: %s (errno %d).%s",
+                          backend, sbx_linux_step_name (rec->step), what != NULL ? what : "",
+                          g_strerror (rec->err), rec->err, hint);
+}
+
+static int32_t
+status_for_failure (const SbxLinuxSetupError *rec)
+{
+  if (rec->step == SBX_LINUX_STEP_EXEC)
+    {
+      switch (rec->err)
+        {
+        case ENOENT:
+        case ENOTDIR:
+          return SBX_STATUS_EXEC_NOT_FOUND;
+        case EACCES:
+        case EPERM:
+        case ENOEXEC:
+        case EISDIR:
+          return SBX_STATUS_EXEC_DENIED;
+        default:
+          break;
+        }
+    }
+  if (rec->err == ENOMEM)
+    return SBX_STATUS_NO_MEMORY;
+  return SBX_STATUS_FAILED;
+}
+
+int32_t
+sbx_linux_spawn (SbxLinuxSpec            *spec,
+                 const SbxSpawnRequestV1 *request,
+                 SbxSpawnResultV1        *result,
+                 char                   **error_message)
+{
+  const SbxLinuxProbe *probe = spec->probe;
+  g_autofree ChildCtx *ctx = NULL;
+  g_autofree int *tmpfs_fds = NULL;
+  int err_pipe[2] = { -1, -1 };
+  int exit_pipe[2] = { -1, -1 };
+  SbxLinuxSetupError rec;
+  char *stacks = NULL;
+  sigset_t all, old;
+  int flags, pidfd = -1, own_pidfd, n_slots, saved_errno, i;
+  pid_t pid;
+  ssize_t n;
+  SbxLinuxChild *child;
+
+  if (!request_is_valid (request, error_message))
+    return SBX_STATUS_INVALID;
+  if (probe->init_fd < 0)
+    {
+      *error_message = g_strdup ("linux: the sandbox init program cannot be executed on this host");
+      return SBX_STATUS_UNAVAILABLE;
+    }
+
+  ctx = g_new0 (ChildCtx, 1);
+  ctx->spec = spec;
+  ctx->cwd = request->cwd;
+  ctx->argv = (char *const *) request->argv;
+  ctx->envp = (char *const *) request->envp;
+  ctx->path_env = find_path_env (request->envp);
+  ctx->stdio[0] = request->stdin_fd;
+  ctx->stdio[1] = request->stdout_fd;
+  ctx->stdio[2] = request->stderr_fd;
+  ctx->pty = (request->flags & SBX_SPAWN_PTY) != 0;
+  n_slots = (spec->mounts != NULL ? spec->mounts->n_tmpfs_slots : 0) + 2;
+  tmpfs_fds = g_new (int, n_slots);
+  for (i = 0; i < n_slots; i++)
+    tmpfs_fds[i] = -1;
+  ctx->tmpfs_fds = tmpfs_fds;
+  if (spec->mounts != NULL)
+    for (gsize k = 0; k < spec->mounts->n_ops; k++)
+      if (spec->mounts->ops[k].kind == SBX_MOUNT_OP_MASK_FILE)
+        ctx->needs_empty = 1;
+
+  stacks = stacks_new ();
+  if (stacks == NULL)
+    {
+      saved_errno = errno;
+      *error_message = g_strdup_printf ("linux: mmap of the child stacks: %s", g_strerror (saved_errno));
+      return SBX_STATUS_NO_MEMORY;
+    }
+  ctx->stack_b_top = stacks + 2 * (GUARD_SIZE + STACK_SIZE);
+
+  if (pipe2 (err_pipe, O_CLOEXEC) != 0 || pipe2 (exit_pipe, O_CLOEXEC) != 0)
+    {
+      saved_errno = errno;
+      *error_message = g_strdup_printf ("linux: pipe2: %s", g_strerror (saved_errno));
+      goto fail_fds;
+    }
+  for (i = 0; i < 2; i++)
+    {
+      err_pipe[i] = fd_above_stdio (err_pipe[i]);
+      exit_pipe[i] = fd_above_stdio (exit_pipe[i]);
+    }
+  if (err_pipe[0] < 0 || err_pipe[1] < 0 || exit_pipe[0] < 0 || exit_pipe[1] < 0)
+    {
+      saved_errno = errno;
+      *error_message = g_strdup_printf ("linux: fcntl(F_DUPFD_CLOEXEC): %s", g_strerror (saved_errno));
+      goto fail_fds;
+    }
+  ctx->err_fd = err_pipe[1];
+  ctx->exit_fd = exit_pipe[1];
+  ctx->init_argv[0] = "sbx-init";
+  ctx->init_argv[1] = spec->rung == SBX_LINUX_RUNG_USERNS ? "1" : "2";
+  ctx->init_argv[2] = NULL;   /* B's pid, filled in by A */
+  sbx_child_format_long (ctx->init_fd_buf, ctx->exit_fd);
+  ctx->init_argv[3] = ctx->init_fd_buf;
+  ctx->init_argv[4] = NULL;
+  ctx->init_envp[0] = NULL;
+
+  flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD;
+  if (spec->rung == SBX_LINUX_RUNG_USERNS)
+    {
+      flags |= CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
+      if (spec->netns)
+        flags |= CLONE_NEWNET;
+    }
+
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &old);
+  saved_errno = errno;
+  pid = clone (child_a_main, stacks + GUARD_SIZE + STACK_SIZE, flags, ctx, &pidfd);
+  if (pid < 0)
+    {
+      int clone_errno = errno;
+
+      errno = saved_errno;
+      pthread_sigmask (SIG_SETMASK, &old, NULL);
+      *error_message = g_strdup_printf ("%s: clone: %s.%s",
+                                        spec->rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS
+                                                                            : SBX_LINUX_BACKEND_LANDLOCK,
+                                        g_strerror (clone_errno),
+                                        clone_errno == ENOSPC
+                                        ? " Hint: the user or pid namespace limit is reached "
+                                          "(sysctl user.max_user_namespaces, user.max_pid_namespaces)."
+                                        : clone_errno == EPERM || clone_errno == EACCES
+                                        ? " Hint: unprivileged user namespaces are disabled "
+                                          "(sysctl kernel.unprivileged_userns_clone=1)."
+                                        : "");
+      goto fail_fds;
+    }
+  errno = saved_errno;
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  stacks_free (g_steal_pointer (&stacks));
+
+  /* A has exec'd sbx-init or exited: read the verdict. */
+  close (err_pipe[1]);
+  err_pipe[1] = -1;
+  close (exit_pipe[1]);
+  exit_pipe[1] = -1;
+  do
+    n = read (err_pipe[0], &rec, sizeof rec);
+  while (n < 0 && errno == EINTR);
+  saved_errno = errno;
+  close (err_pipe[0]);
+  err_pipe[0] = -1;
+
+  if (n != 0)
+    {
+      int32_t status = SBX_STATUS_FAILED;
+      int wstatus;
+
+      if (n == (ssize_t) sizeof rec && rec.magic == SBX_LINUX_SETUP_ERROR_MAGIC)
+        {
+          *error_message = describe_failure (spec, request, &rec);
+          status = status_for_failure (&rec);
+        }
+      else if (n < 0)
+        *error_message = g_strdup_printf ("linux: reading the setup error channel: %s",
+                                          g_strerror (saved_errno));
+      else
+        *error_message = g_strdup ("linux: malformed record on the setup error channel");
+      /* Nothing may be left behind: A exits (at rung 1 its namespace dies
+       * with it; at rung 2 B has exited or was killed). */
+      if (pidfd >= 0)
+        syscall (__NR_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+      while (waitpid (pid, &wstatus, __WALL) < 0 && errno == EINTR)
+        ;
+      if (pidfd >= 0)
+        close (pidfd);
+      close (exit_pipe[0]);
+      return status;
+    }
+
+  own_pidfd = pidfd >= 0 ? fcntl (pidfd, F_DUPFD_CLOEXEC, 3) : -1;
+  fcntl (exit_pipe[0], F_SETFL, O_NONBLOCK);
+  child = g_new0 (SbxLinuxChild, 1);
+  child->rung = spec->rung;
+  child->pid = pid;
+  child->pidfd = own_pidfd;
+  child->exit_fd = exit_pipe[0];
+
+  result->containment = spec->containment;
+  result->pid = pid;
+  result->pidfd = pidfd;
+  result->proxy_listen_fd = -1;
+  result->child = child;
+  return SBX_STATUS_OK;
+
+fail_fds:
+  for (i = 0; i < 2; i++)
+    {
+      if (err_pipe[i] >= 0)
+        close (err_pipe[i]);
+      if (exit_pipe[i] >= 0)
+        close (exit_pipe[i]);
+    }
+  stacks_free (stacks);
+  return SBX_STATUS_FAILED;
+}
+
+static int
+pidfd_signal (SbxLinuxChild *child,
+              int            signo)
+{
+  if (child->pidfd >= 0)
+    return (int) syscall (__NR_pidfd_send_signal, child->pidfd, signo, NULL, 0);
+  return kill (child->pid, signo);
+}
+
+int32_t
+sbx_linux_signal (SbxLinuxChild *child,
+                  int            signo)
+{
+  int sent;
+
+  if (child == NULL || signo <= 0 || signo >= 64)
+    return SBX_STATUS_INVALID;
+  if (signo == SIGKILL)
+    {
+      /* Rung 1: init's death kills the namespace.  Rung 2: init kills and
+       * reaps the tree itself (killing init would orphan it). */
+      sent = pidfd_signal (child, child->rung == SBX_LINUX_RUNG_USERNS ? SIGKILL
+                                                                       : SBX_INIT_SIGNAL_KILL_TREE);
+    }
+  else if (SBX_INIT_FORWARDED_SIGNALS & (UINT64_C (1) << signo))
+    sent = pidfd_signal (child, signo);
+  else
+    return SBX_STATUS_UNSUPPORTED;
+  if (sent < 0 && errno != ESRCH)
+    return SBX_STATUS_FAILED;
+  return SBX_STATUS_OK;
+}
+
+int32_t
+sbx_linux_finish (SbxLinuxChild *child,
+                  int            wait_status,
+                  SbxExitV1     *out,
+                  char         **error_message)
+{
+  SbxInitExitRecord rec;
+  int32_t status = SBX_STATUS_OK;
+  gboolean have_record;
+  ssize_t n;
+
+  do
+    n = read (child->exit_fd, &rec, sizeof rec);
+  while (n < 0 && errno == EINTR);
+  have_record = n == (ssize_t) sizeof rec && rec.magic == SBX_INIT_EXIT_MAGIC;
+
+  out->struct_size = sizeof *out;
+  if (have_record && rec.kind == SBX_INIT_KIND_SIGNALED)
+    {
+      out->kind = SBX_EXIT_SIGNALED;
+      out->code = 0;
+      out->signo = rec.signo;
+    }
+  else if (have_record)
+    {
+      out->kind = SBX_EXIT_EXITED;
+      out->code = rec.code;
+      out->signo = 0;
+    }
+  else if (WIFSIGNALED (wait_status))
+    {
+      /* Init itself was killed (rung 1: SIGKILL from signal(); the kernel
+       * killed the whole namespace with it, the target included). */
+      out->kind = SBX_EXIT_SIGNALED;
+      out->code = 0;
+      out->signo = WTERMSIG (wait_status);
+    }
+  else
+    {
+      out->kind = SBX_EXIT_EXITED;
+      out->code = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : 255;
+      out->signo = 0;
+      status = SBX_STATUS_FAILED;
+      *error_message = g_strdup_printf ("linux: sbx-init ended without an exit record (wait status 0x%x)",
+                                        (unsigned) wait_status);
+    }
+
+  /* The tree proof.  Rung 1: init has been reaped, and a pid namespace's
+   * init is reaped only after every other process of the namespace is gone
+   * (the kernel kills and waits for them), so the tree is empty.  Rung 2:
+   * init writes TREE_EMPTY only once it has no child left after killing
+   * every descendant (all orphans were reparented to it). */
+  if (child->rung == SBX_LINUX_RUNG_LANDLOCK
+      && !(have_record && (rec.flags & SBX_INIT_FLAG_TREE_EMPTY)))
+    {
+      status = SBX_STATUS_FAILED;
+      g_free (*error_message);
+      *error_message = g_strdup_printf ("linux-landlock: the process tree could not be proven empty: "
+                                        "sbx-init ended without its proof (wait status 0x%x); "
+                                        "descendants may have been reparented outside the sandbox",
+                                        (unsigned) wait_status);
+    }
+
+  if (child->pidfd >= 0)
+    close (child->pidfd);
+  close (child->exit_fd);
+  g_free (child);
+  return status;
+}

@@ -1,0 +1,707 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * compile(): policy -> SbxLinuxSpec, once per executor.  Everything a spawn
+ * replays is built here: the mount plan, the Landlock plan (lsm), the
+ * seccomp program (lsm), rlimits, the uid/gid map lines, the directory the
+ * view's root is attached to.  The level, guarantee bits and report entries
+ * say exactly what the spec enforces on this host (upstream-api.md §2.4).
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "sbx-linux-private.h"
+
+#define KNOWN_RULE_FLAGS (SBX_FS_RULE_EXACT | SBX_FS_RULE_GLOB | SBX_FS_RULE_CANONICAL | SBX_FS_RULE_OPTIONAL)
+
+static gboolean
+path_is_clean_absolute (const char *path)
+{
+  const char *p;
+
+  if (path == NULL || path[0] != '/' || strlen (path) >= PATH_MAX)
+    return FALSE;
+  if (strcmp (path, "/") == 0)
+    return TRUE;
+  if (g_str_has_suffix (path, "/"))
+    return FALSE;
+  for (p = path; *p != '\0'; p++)
+    {
+      if (*p != '/')
+        continue;
+      if (p[1] == '/')
+        return FALSE;
+      if (p[1] == '.' && (p[2] == '/' || p[2] == '\0'))
+        return FALSE;
+      if (p[1] == '.' && p[2] == '.' && (p[3] == '/' || p[3] == '\0'))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Defense in depth (style R14): the backend re-validates the policy IR; it
+ * must not trust the compiler's output. */
+static gboolean
+policy_validate (const SbxPolicyV1  *policy,
+                 int32_t            *status,
+                 GError            **error)
+{
+  guint32 i;
+
+  *status = SBX_STATUS_INVALID;
+  if (policy == NULL || policy->struct_size < offsetof (SbxPolicyV1, state_dir) + sizeof (const char *))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "policy: missing or smaller than SbxPolicyV1");
+      return FALSE;
+    }
+  if (policy->n_fs_rules > 0 && policy->fs_rules == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "policy: %u filesystem rules but no array", policy->n_fs_rules);
+      return FALSE;
+    }
+  if (policy->n_fs_rules > 65536)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "policy: %u filesystem rules is more than the backend accepts (65536)",
+                   policy->n_fs_rules);
+      return FALSE;
+    }
+  for (i = 0; i < policy->n_fs_rules; i++)
+    {
+      const SbxFsRuleV1 *r = &policy->fs_rules[i];
+
+      if (r->struct_size < sizeof (SbxFsRuleV1))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "policy: rule %u: struct_size %u is too small", i, r->struct_size);
+          return FALSE;
+        }
+      if ((r->flags & SBX_FS_RULE_GLOB) ? (r->path == NULL || r->path[0] != '/')
+                                        : !path_is_clean_absolute (r->path))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "policy: rule %u: path '%s' is not a clean absolute path", i,
+                       r->path != NULL ? r->path : "(null)");
+          return FALSE;
+        }
+      if ((r->allow | r->deny) & ~SBX_FS_ALL)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "policy: rule %u (%s): unknown access bits allow=0x%x deny=0x%x",
+                       i, r->path, r->allow, r->deny);
+          return FALSE;
+        }
+      if (r->flags & ~KNOWN_RULE_FLAGS)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "policy: rule %u (%s): unknown flags 0x%x", i, r->path, r->flags);
+          return FALSE;
+        }
+      if (r->origin < SBX_FS_ORIGIN_RUNTIME || r->origin > SBX_FS_ORIGIN_GRANT)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "policy: rule %u (%s): unknown origin %u", i, r->path, r->origin);
+          return FALSE;
+        }
+      if (r->flags & SBX_FS_RULE_GLOB)
+        {
+          *status = SBX_STATUS_UNSUPPORTED;
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                       "policy: rule %u: glob rules ('%s') are not supported by the Linux backend "
+                       "(neither a mount view nor Landlock can express them; refusing rather than "
+                       "ignoring a deny)", i, r->path);
+          return FALSE;
+        }
+    }
+  if (policy->net == NULL || policy->net->struct_size < sizeof (SbxNetPolicyV1))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "policy: network policy missing or too small");
+      return FALSE;
+    }
+  switch (policy->net->mode)
+    {
+    case SBX_NET_MODE_DENY:
+    case SBX_NET_MODE_OPEN:
+      break;
+    case SBX_NET_MODE_PORTS:
+    case SBX_NET_MODE_PROXY:
+      *status = SBX_STATUS_UNSUPPORTED;
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "policy: network mode %s is not supported by the Linux backend yet "
+                   "(refused rather than widened)",
+                   policy->net->mode == SBX_NET_MODE_PORTS ? "ports" : "proxy");
+      return FALSE;
+    default:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "policy: unknown network mode %u", policy->net->mode);
+      return FALSE;
+    }
+  if (policy->limits != NULL && policy->limits->struct_size < sizeof (SbxLimitsV1))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "policy: limits smaller than SbxLimitsV1");
+      return FALSE;
+    }
+  if (policy->state_dir != NULL && !path_is_clean_absolute (policy->state_dir))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "policy: state directory '%s' is not a clean absolute path", policy->state_dir);
+      return FALSE;
+    }
+  if (policy->flags & SBX_POLICY_UNCONFINED)
+    {
+      *status = SBX_STATUS_UNSUPPORTED;
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           "policy: an unconfined policy belongs to the unconfined backend; "
+                           "the Linux backends only confine");
+      return FALSE;
+    }
+  *status = SBX_STATUS_OK;
+  return TRUE;
+}
+
+/* Upstream's IsAccessRestricted: some rule denies an axis of @mask, or the
+ * root does not get all of @mask. */
+static gboolean
+access_restricted (const SbxPolicyV1 *policy,
+                   uint32_t           mask)
+{
+  uint32_t at_root;
+  guint32 i;
+
+  for (i = 0; i < policy->n_fs_rules; i++)
+    {
+      const SbxFsRuleV1 *r = &policy->fs_rules[i];
+
+      if ((r->deny & mask) || (r->allow == 0 && r->deny == 0))
+        return TRUE;
+    }
+  at_root = sbx_linux_resolve (policy->fs_rules, policy->n_fs_rules, "/", TRUE);
+  return (at_root & mask) != mask;
+}
+
+static void
+report (const SbxLinuxReporter *reporter,
+        const char             *feature,
+        uint32_t                status,
+        const char             *detail)
+{
+  sbx_linux_report (reporter, feature, status, detail);
+}
+
+static void
+reportf (const SbxLinuxReporter *reporter,
+         const char             *feature,
+         uint32_t                status,
+         const char             *format,
+         ...) G_GNUC_PRINTF (4, 5);
+
+static void
+reportf (const SbxLinuxReporter *reporter,
+         const char             *feature,
+         uint32_t                status,
+         const char             *format,
+         ...)
+{
+  g_autofree char *detail = NULL;
+  va_list args;
+
+  va_start (args, format);
+  detail = g_strdup_vprintf (format, args);
+  va_end (args);
+  sbx_linux_report (reporter, feature, status, detail);
+}
+
+static void
+spec_add_rlimit (SbxLinuxSpec *spec,
+                 int           resource,
+                 guint64       value)
+{
+  SbxLinuxRlimit *rl = &spec->rlimits[spec->n_rlimits++];
+
+  rl->resource = resource;
+  rl->limit.rlim_cur = (rlim_t) value;
+  rl->limit.rlim_max = (rlim_t) value;
+}
+
+static void
+compile_limits (SbxLinuxSpec           *spec,
+                const SbxPolicyV1      *policy,
+                const SbxLinuxReporter *reporter)
+{
+  const SbxLimitsV1 *limits = policy->limits;
+  g_autoptr(GString) summary = g_string_new (NULL);
+  gboolean root = geteuid () == 0;
+
+  /* No core file leaves the sandbox (a host core_pattern helper would run
+   * outside it with the target's memory). */
+  spec_add_rlimit (spec, RLIMIT_CORE, 0);
+  report (reporter, "core-dumps", SBX_ABI_REPORT_ENFORCED, "RLIMIT_CORE=0: no core dumps");
+
+  if (limits == NULL
+      || (limits->max_processes == 0 && limits->max_memory_bytes == 0 && limits->max_open_files == 0))
+    {
+      report (reporter, "resource-limits", SBX_ABI_REPORT_UNENFORCED, "no limits requested");
+      return;
+    }
+
+  if (limits->max_processes > 0)
+    {
+      if (spec->rung == SBX_LINUX_RUNG_USERNS && !root)
+        {
+          /* Since Linux 5.14 RLIMIT_NPROC counts the tasks of a uid per user
+           * namespace: in the fresh namespace it counts the sandbox only. */
+          spec_add_rlimit (spec, RLIMIT_NPROC, limits->max_processes);
+          reportf (reporter, "process-limit", SBX_ABI_REPORT_ENFORCED,
+                   "at most %" G_GUINT64_FORMAT " processes in the sandbox (RLIMIT_NPROC in its own "
+                   "user namespace counts the sandbox's tasks only)", limits->max_processes);
+          g_string_append_printf (summary, "processes: %" G_GUINT64_FORMAT " sandbox-wide; ",
+                                  limits->max_processes);
+        }
+      else if (spec->rung == SBX_LINUX_RUNG_USERNS)
+        {
+          reportf (reporter, "process-limit", SBX_ABI_REPORT_UNENFORCED,
+                   "not enforced: the kernel exempts uid 0 from RLIMIT_NPROC and no cgroup v2 "
+                   "subtree is delegated. Hint: run sbx as an unprivileged user, or delegate a "
+                   "cgroup v2 subtree with the pids controller");
+          g_string_append (summary, "processes: unenforced (uid 0); ");
+        }
+      else
+        {
+          reportf (reporter, "process-limit", SBX_ABI_REPORT_UNENFORCED,
+                   "not enforced: without a user namespace RLIMIT_NPROC would count every process "
+                   "of the user, not the sandbox, and no cgroup v2 subtree is delegated. Hint: "
+                   "delegate a cgroup v2 subtree with the pids controller");
+          g_string_append (summary, "processes: unenforced; ");
+        }
+    }
+  if (limits->max_memory_bytes > 0)
+    {
+      spec_add_rlimit (spec, RLIMIT_DATA, limits->max_memory_bytes);
+      reportf (reporter, "memory-limit", SBX_ABI_REPORT_UNENFORCED,
+               "not sandbox-wide: each process is capped at %" G_GUINT64_FORMAT " bytes of data "
+               "(RLIMIT_DATA), but the sandbox as a whole is not (no delegated cgroup v2 memory "
+               "controller). Hint: delegate a cgroup v2 subtree with the memory controller",
+               limits->max_memory_bytes);
+      g_string_append_printf (summary, "memory: %" G_GUINT64_FORMAT " bytes per process only; ",
+                              limits->max_memory_bytes);
+    }
+  if (limits->max_open_files > 0)
+    {
+      spec_add_rlimit (spec, RLIMIT_NOFILE, limits->max_open_files);
+      reportf (reporter, "open-files-limit", SBX_ABI_REPORT_ENFORCED,
+               "at most %" G_GUINT64_FORMAT " open files per process (RLIMIT_NOFILE)",
+               limits->max_open_files);
+      g_string_append_printf (summary, "open files: %" G_GUINT64_FORMAT " per process; ",
+                              limits->max_open_files);
+    }
+  if (summary->len >= 2)
+    g_string_truncate (summary, summary->len - 2);
+  reportf (reporter, "resource-limits", SBX_ABI_REPORT_UNENFORCED,
+           "the resource-limits guarantee needs sandbox-wide limits (cgroup v2); enforced here: %s",
+           summary->str);
+}
+
+static char *
+make_root_dir (const SbxPolicyV1  *policy,
+               GError            **error)
+{
+  g_autofree char *template = NULL;
+  int saved_errno;
+
+  if (policy->state_dir != NULL)
+    template = g_build_filename (policy->state_dir, "linux-root-XXXXXX", NULL);
+  else
+    template = g_build_filename (g_get_tmp_dir (), "sbx-linux-root-XXXXXX", NULL);
+  if (g_mkdtemp_full (template, 0700) == NULL)
+    {
+      saved_errno = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "creating the mount point of the sandbox root under %s: %s",
+                   policy->state_dir != NULL ? policy->state_dir : g_get_tmp_dir (),
+                   g_strerror (saved_errno));
+      return NULL;
+    }
+  return g_steal_pointer (&template);
+}
+
+/* lsm's modules report mechanism entries, some under the names of the
+ * guarantee features the glue reports ("write-boundary", ...).  The glue is
+ * the one voice for those (it alone knows which bits the whole spec
+ * achieves), so the modules' details are held back and folded into its
+ * entries. */
+typedef struct
+{
+  const SbxLinuxReporter *outer;
+  GHashTable             *held;   /* feature -> detail */
+} ModuleReporter;
+
+static gboolean
+is_guarantee_feature (const char *feature)
+{
+  static const char *const names[] = { "process-boundary", "write-boundary", "read-boundary",
+                                       "env-scrub", "network-boundary", "address-network",
+                                       "resource-limits", "target-network" };
+  gsize i;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++)
+    if (strcmp (feature, names[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+module_report (void       *data,
+               const char *feature,
+               uint32_t    status,
+               const char *detail)
+{
+  ModuleReporter *m = data;
+
+  if (is_guarantee_feature (feature))
+    {
+      const char *prev = g_hash_table_lookup (m->held, feature);
+      char *joined = prev != NULL ? g_strdup_printf ("%s; %s", prev, detail != NULL ? detail : "")
+                                  : g_strdup (detail != NULL ? detail : "");
+
+      g_hash_table_replace (m->held, g_strdup (feature), joined);
+      return;
+    }
+  sbx_linux_report (m->outer, feature, status, detail);
+}
+
+/* Reports a guarantee feature with the modules' detail appended. */
+static void
+report_guarantee (const SbxLinuxReporter *reporter,
+                  GHashTable             *held,
+                  const char             *feature,
+                  uint32_t                status,
+                  const char             *detail)
+{
+  const char *more = g_hash_table_lookup (held, feature);
+  g_autofree char *joined = NULL;
+
+  if (more != NULL && more[0] != '\0' && strcmp (more, detail) != 0)
+    joined = g_strdup_printf ("%s (%s)", detail, more);
+  sbx_linux_report (reporter, feature, status, joined != NULL ? joined : detail);
+}
+
+SbxLinuxSpec *
+sbx_linux_spec_new (const SbxPolicyV1       *policy,
+                    int                      rung,
+                    const SbxLinuxReporter  *reporter,
+                    uint32_t                *out_level,
+                    uint64_t                *out_guarantees,
+                    int32_t                 *out_status,
+                    GError                 **error)
+{
+  const SbxLinuxProbe *probe = sbx_linux_probe_get ();
+  g_autoptr(SbxLinuxSpec) spec = NULL;
+  uint32_t landlock_bits = 0, seccomp_bits = 0;
+  uint64_t bits = SBX_ABI_GUARANTEE_ENV_SCRUB;
+  gboolean write_restricted, read_restricted, net_deny, level_full = TRUE;
+  gboolean deny_unix;
+  g_autoptr(GHashTable) held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  ModuleReporter module = { reporter, held };
+  SbxLinuxReporter module_reporter = { module_report, &module };
+
+  if (!policy_validate (policy, out_status, error))
+    return NULL;
+
+  *out_status = SBX_STATUS_UNAVAILABLE;
+  if (probe->init_fd < 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "the sandbox init program cannot be executed on this host (%s)",
+                   g_strerror (probe->init_errno));
+      return NULL;
+    }
+  if (rung == SBX_LINUX_RUNG_USERNS && !probe->userns)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "unprivileged user namespaces do not work here (step %s: %s). %s",
+                   sbx_linux_probe_step_name (probe->userns_step), g_strerror (probe->userns_errno),
+                   probe->hint_userns != NULL ? probe->hint_userns : "");
+      return NULL;
+    }
+  if (rung == SBX_LINUX_RUNG_LANDLOCK && (probe->landlock_abi < 1 || !probe->seccomp))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           "rung 2 needs Landlock and seccomp, and this kernel lacks one of them. "
+                           "Hint: boot with lsm=landlock,... and a kernel with CONFIG_SECCOMP_FILTER");
+      return NULL;
+    }
+
+  spec = g_new0 (SbxLinuxSpec, 1);
+  spec->rung = rung;
+  spec->probe = probe;
+  net_deny = policy->net->mode == SBX_NET_MODE_DENY;
+  write_restricted = access_restricted (policy, SBX_FS_WRITE);
+  read_restricted = access_restricted (policy, SBX_FS_READ | SBX_FS_EXEC);
+
+  if (rung == SBX_LINUX_RUNG_USERNS)
+    {
+      g_autoptr(GError) local_error = NULL;
+
+      spec->mounts = sbx_linux_mount_plan_new (policy, &local_error);
+      if (spec->mounts == NULL)
+        {
+          *out_status = SBX_STATUS_INVALID;
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+      spec->root_dir = make_root_dir (policy, error);
+      if (spec->root_dir == NULL)
+        {
+          *out_status = SBX_STATUS_FAILED;
+          return NULL;
+        }
+      spec->root_dir_created = TRUE;
+      spec->netns = net_deny;
+      spec->uid_map = g_strdup_printf ("%u %u 1\n", (unsigned) geteuid (), (unsigned) geteuid ());
+      spec->gid_map = g_strdup_printf ("%u %u 1\n", (unsigned) getegid (), (unsigned) getegid ());
+      spec->uid_map_len = strlen (spec->uid_map);
+      spec->gid_map_len = strlen (spec->gid_map);
+      spec->hostname = g_strdup ("sbx");
+    }
+
+  /* Landlock (lsm's plan): the filesystem boundary at rung 2, defense in
+   * depth on top of the mount view at rung 1. */
+  if (probe->landlock_abi >= 1)
+    {
+      SbxLandlockOptions options = { 0 };
+      g_autoptr(GError) local_error = NULL;
+
+      options.abi = probe->landlock_abi;
+      options.rung = rung == SBX_LINUX_RUNG_USERNS ? SBX_LANDLOCK_RUNG_USERNS : SBX_LANDLOCK_RUNG_LANDLOCK;
+      options.net = rung == SBX_LINUX_RUNG_LANDLOCK && net_deny && probe->landlock_abi >= 4;
+      options.mount_roots = spec->mounts != NULL ? (const char *const *) spec->mounts->bind_sources : NULL;
+      spec->landlock = sbx_landlock_plan_new (policy, &options, &module_reporter, &local_error);
+      if (spec->landlock == NULL)
+        {
+          *out_status = SBX_STATUS_FAILED;
+          g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "landlock: ");
+          return NULL;
+        }
+      landlock_bits = sbx_landlock_plan_enforces (spec->landlock);
+    }
+  else
+    {
+      level_full = FALSE;
+      reportf (reporter, "landlock", SBX_ABI_REPORT_UNENFORCED,
+               "Landlock is not available (%s); the mount view alone is the filesystem boundary. "
+               "Hint: boot with lsm=landlock,... (CONFIG_SECURITY_LANDLOCK)",
+               g_strerror (probe->landlock_errno));
+    }
+
+  deny_unix = rung == SBX_LINUX_RUNG_LANDLOCK
+              || (spec->mounts != NULL && spec->mounts->root_is_host)
+              || (!net_deny && !(landlock_bits & SBX_LANDLOCK_ENFORCES_SCOPE));
+  if (probe->seccomp)
+    {
+      SbxSeccompOptions options = { 0 };
+      g_autoptr(GError) local_error = NULL;
+
+      options.rung = rung;
+      options.net_mode = policy->net->mode;
+      options.landlock_abi = spec->landlock != NULL ? probe->landlock_abi : 0;
+      options.deny_unix_sockets = deny_unix;
+      spec->seccomp = sbx_seccomp_program_new (&options, &module_reporter, &local_error);
+      if (spec->seccomp == NULL)
+        {
+          *out_status = SBX_STATUS_FAILED;
+          g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "seccomp: ");
+          return NULL;
+        }
+      seccomp_bits = sbx_seccomp_program_enforces (spec->seccomp);
+    }
+  else
+    {
+      level_full = FALSE;
+      reportf (reporter, "seccomp", SBX_ABI_REPORT_UNENFORCED,
+               "seccomp filters are not available (%s). Hint: a kernel with CONFIG_SECCOMP_FILTER",
+               g_strerror (probe->seccomp_errno));
+    }
+
+  compile_limits (spec, policy, reporter);
+  report (reporter, "env-scrub", SBX_ABI_REPORT_ENFORCED,
+          "the target gets exactly the environment the core built, nothing inherited");
+  report (reporter, "capabilities", SBX_ABI_REPORT_ENFORCED,
+          "every capability dropped (bounding, ambient, effective, permitted, inheritable), "
+          "securebits locked, no_new_privs; the target runs as the caller's own uid and gid");
+  report (reporter, "terminal", SBX_ABI_REPORT_ENFORCED,
+          "new session (setsid): no controlling terminal, so TIOCSTI injection is refused");
+  report (reporter, "parent-death", SBX_ABI_REPORT_ENFORCED,
+          "the tree is killed when the supervisor process goes away (sbx-init watches the "
+          "exit-record pipe; the target has PR_SET_PDEATHSIG)");
+
+  if (rung == SBX_LINUX_RUNG_USERNS)
+    {
+      const SbxLinuxMountPlan *plan = spec->mounts;
+      g_autofree char *hidden = plan->masked[0] != NULL ? g_strjoinv (", ", plan->masked) : NULL;
+
+      bits |= SBX_ABI_GUARANTEE_PROCESS_BOUNDARY;
+      report_guarantee (reporter, held, "process-boundary", SBX_ABI_REPORT_ENFORCED,
+              "user, mount, pid, ipc and uts namespaces; sbx-init is PID 1; host processes are "
+              "neither visible nor reachable by signal or ptrace");
+      report (reporter, "process-containment", SBX_ABI_REPORT_ENFORCED,
+              "the pid namespace dies with sbx-init: no descendant outlives the run");
+      reportf (reporter, "mount-view", SBX_ABI_REPORT_ENFORCED,
+               "%s; %u bind mounts (read-only unless writable by policy, nosuid, nodev)%s%s",
+               plan->root_is_host ? "root: the host's / bound with the policy's flags"
+                                  : "root: a private read-only tmpfs",
+               plan->n_binds, hidden != NULL ? "; hidden: " : "", hidden != NULL ? hidden : "");
+      report (reporter, "proc", SBX_ABI_REPORT_ENFORCED,
+              "a fresh procfs of the sandbox's pid namespace, mounted read-only "
+              "(kernel tunables cannot be written)");
+      report (reporter, "dev", SBX_ABI_REPORT_ENFORCED,
+              "a minimal /dev: null, zero, full, random, urandom, tty, a private devpts and /dev/shm");
+      if (plan->hides_host_sockets)
+        report (reporter, "host-sockets", SBX_ABI_REPORT_NARROWED,
+                "/run, /var/run and /tmp of the visible host are hidden: unix sockets there "
+                "(D-Bus, systemd, docker, ssh-agent, tmux) ignore read-only mounts");
+      if (write_restricted)
+        {
+          bits |= SBX_ABI_GUARANTEE_WRITE_BOUNDARY;
+          report_guarantee (reporter, held, "write-boundary", SBX_ABI_REPORT_ENFORCED,
+                  "only policy-writable paths are mounted writable");
+        }
+      if (read_restricted)
+        {
+          bits |= SBX_ABI_GUARANTEE_READ_BOUNDARY;
+          report_guarantee (reporter, held, "read-boundary", SBX_ABI_REPORT_ENFORCED,
+                  "only policy-readable paths are mounted");
+        }
+      if (net_deny)
+        {
+          bits |= SBX_ABI_GUARANTEE_NETWORK_BOUNDARY | SBX_ABI_GUARANTEE_ADDRESS_NETWORK;
+          report_guarantee (reporter, held, "network-boundary", SBX_ABI_REPORT_ENFORCED,
+                  "a private network namespace with only loopback up: no route out");
+          report_guarantee (reporter, held, "address-network", SBX_ABI_REPORT_ENFORCED,
+                  "no address outside the sandbox is reachable");
+        }
+      else
+        report (reporter, "network", SBX_ABI_REPORT_UNENFORCED,
+                "the host network (the policy allows network access); DNS works through the "
+                "host's resolver configuration");
+      spec->containment = SBX_CONTAINMENT_ENFORCED;
+      if (spec->landlock == NULL || spec->seccomp == NULL)
+        level_full = FALSE;
+      spec->level = level_full ? SBX_ABI_LEVEL_FULL : SBX_ABI_LEVEL_DEGRADED;
+    }
+  else
+    {
+      gboolean scoped = (landlock_bits & SBX_LANDLOCK_ENFORCES_SCOPE) != 0;
+      gboolean write_ok = (landlock_bits & SBX_LANDLOCK_ENFORCES_WRITE)
+                          || ((landlock_bits & SBX_LANDLOCK_ENFORCES_WRITE_EXCEPT_TRUNCATE)
+                              && (seccomp_bits & SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED));
+
+      reportf (reporter, "process-boundary", SBX_ABI_REPORT_UNENFORCED,
+               "no user namespace: the target shares the host's pid, mount, ipc and network "
+               "namespaces%s. %s", scoped ? " (Landlock scoping keeps it from signalling "
+                                            "processes outside the sandbox)" : "",
+               probe->hint_userns != NULL ? probe->hint_userns : "");
+      if (probe->proc_children && scoped)
+        {
+          spec->containment = SBX_CONTAINMENT_ENFORCED;
+          report (reporter, "process-containment", SBX_ABI_REPORT_ENFORCED,
+                  "sbx-init is a child subreaper owning the tree: orphans are reparented to it and "
+                  "every descendant is killed and reaped when the target exits");
+        }
+      else
+        {
+          spec->containment = SBX_CONTAINMENT_BEST_EFFORT;
+          reportf (reporter, "process-containment", SBX_ABI_REPORT_NARROWED,
+                   "sbx-init is a child subreaper, but %s",
+                   !scoped ? "without Landlock scoping (ABI 6) the target can kill it and orphan "
+                             "the tree" : "/proc/PID/task/TID/children is missing "
+                                          "(CONFIG_PROC_CHILDREN): orphans are found by process group only");
+        }
+      if (write_restricted && write_ok)
+        {
+          bits |= SBX_ABI_GUARANTEE_WRITE_BOUNDARY;
+          report_guarantee (reporter, held, "write-boundary", SBX_ABI_REPORT_ENFORCED,
+                            "Landlock filesystem rules");
+        }
+      else if (write_restricted)
+        report_guarantee (reporter, held, "write-boundary", SBX_ABI_REPORT_UNENFORCED,
+                          "the Landlock plan cannot enforce the write boundary on this kernel");
+      if (read_restricted && (landlock_bits & SBX_LANDLOCK_ENFORCES_READ))
+        {
+          bits |= SBX_ABI_GUARANTEE_READ_BOUNDARY;
+          report_guarantee (reporter, held, "read-boundary", SBX_ABI_REPORT_ENFORCED,
+                            "Landlock filesystem rules");
+        }
+      else if (read_restricted)
+        report_guarantee (reporter, held, "read-boundary", SBX_ABI_REPORT_UNENFORCED,
+                          "the Landlock plan cannot enforce the read boundary on this kernel");
+      if (net_deny)
+        {
+          gboolean inet_closed = (seccomp_bits & SBX_SECCOMP_ENFORCES_INET_DENIED)
+                                 || ((landlock_bits & SBX_LANDLOCK_ENFORCES_NET)
+                                     && (seccomp_bits & SBX_SECCOMP_ENFORCES_INET_TCP_ONLY));
+
+          if (inet_closed)
+            {
+              bits |= SBX_ABI_GUARANTEE_NETWORK_BOUNDARY;
+              report_guarantee (reporter, held, "network-boundary", SBX_ABI_REPORT_ENFORCED,
+                      "no IP socket can reach out (seccomp and Landlock TCP rules)");
+            }
+          else
+            report_guarantee (reporter, held, "network-boundary", SBX_ABI_REPORT_UNENFORCED,
+                    "neither seccomp nor Landlock (ABI >= 4) can close IP networking here");
+          report_guarantee (reporter, held, "address-network", SBX_ABI_REPORT_UNENFORCED,
+                  "no network namespace at rung 2: nothing is address-scoped");
+        }
+      else
+        report (reporter, "network", SBX_ABI_REPORT_UNENFORCED,
+                "the host network (the policy allows network access)");
+      spec->level = SBX_ABI_LEVEL_DEGRADED;
+    }
+
+  if (deny_unix && (seccomp_bits & SBX_SECCOMP_ENFORCES_UNIX_DENIED))
+    report (reporter, "unix-sockets", SBX_ABI_REPORT_NARROWED,
+            "socket(AF_UNIX) is refused (socketpair works): host sockets are reachable by path "
+            "or abstract name here, and Landlock cannot mediate connect()");
+  else if (deny_unix)
+    {
+      /* A reachable D-Bus, tmux or docker socket runs anything outside the
+       * sandbox: no boundary can be claimed then. */
+      bits &= ~(SBX_ABI_GUARANTEE_READ_BOUNDARY | SBX_ABI_GUARANTEE_WRITE_BOUNDARY
+                | SBX_ABI_GUARANTEE_NETWORK_BOUNDARY | SBX_ABI_GUARANTEE_ADDRESS_NETWORK);
+      spec->level = SBX_ABI_LEVEL_DEGRADED;
+      report (reporter, "unix-sockets", SBX_ABI_REPORT_UNENFORCED,
+              "host unix sockets are reachable (by path or abstract name) and seccomp could not "
+              "refuse AF_UNIX sockets: a D-Bus, tmux or docker socket would escape every boundary, "
+              "so none is claimed");
+    }
+
+  spec->guarantees = bits;
+  *out_level = spec->level;
+  *out_guarantees = spec->guarantees;
+  *out_status = SBX_STATUS_OK;
+  return g_steal_pointer (&spec);
+}
+
+void
+sbx_linux_spec_free (SbxLinuxSpec *spec)
+{
+  if (spec == NULL)
+    return;
+  if (spec->root_dir != NULL && spec->root_dir_created)
+    rmdir (spec->root_dir);
+  sbx_linux_mount_plan_free (spec->mounts);
+  if (spec->landlock != NULL)
+    sbx_landlock_plan_free (spec->landlock);
+  if (spec->seccomp != NULL)
+    sbx_seccomp_program_free (spec->seccomp);
+  g_free (spec->uid_map);
+  g_free (spec->gid_map);
+  g_free (spec->root_dir);
+  g_free (spec->hostname);
+  g_free (spec);
+}
