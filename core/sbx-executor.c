@@ -835,6 +835,7 @@ executor_run (SbxExecutor      *self,
   SpawnEvent spawn_event;
   ExitEvent exit_event = { 0 };
   gboolean spawned = FALSE;
+  gboolean closing;
   gboolean ok;
   SbxRunResult *run_result = NULL;
 
@@ -867,9 +868,23 @@ executor_run (SbxExecutor      *self,
       return NULL;
     }
 
+  /* Last look before anything is spawned: a close or a cancel that came
+   * while the run was being admitted means nothing runs at all. */
   g_mutex_lock (&shared->mutex);
+  closing = shared->closing;
   spawn_event.run_id = ++shared->next_run_id;
   g_mutex_unlock (&shared->mutex);
+  if (closing || g_cancellable_is_cancelled (cancellable))
+    {
+      sbx_executor_shared_leave (shared);
+      if (closing)
+        return (fail (error, SBX_EXECUTOR_ERROR_CLOSED,
+                      "The executor set was closed before “%s” started; nothing was spawned",
+                      rr->argv[0]), NULL);
+      return (fail (error, SBX_EXECUTOR_ERROR_CANCELLED,
+                    "The run was cancelled before “%s” started; nothing was spawned",
+                    rr->argv[0]), NULL);
+    }
   spawn_event.rr = rr;
   sbx_executor_shared_emit (shared, SBX_EVENT_SPAWN, self->key, add_spawn_members, &spawn_event);
 
