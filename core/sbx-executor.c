@@ -761,11 +761,13 @@ add_exit_members (JsonBuilder *builder,
     }
 }
 
+/* Turns a backend's spawn error (consumed) into an executor error. */
 static void
 map_spawn_error (GError     **error,
-                 GError      *spawn_error,
+                 GError      *spawn_error_in,
                  const char  *argv0)
 {
+  g_autoptr(GError) spawn_error = spawn_error_in;
   int code = SBX_EXECUTOR_ERROR_SPAWN_FAILED;
 
   if (spawn_error->domain == SBX_PLUGIN_ERROR)
