@@ -187,6 +187,17 @@ probe_ioctl_tcgets (gconstpointer data)
 }
 
 static int
+probe_open_fifo (gconstpointer data)
+{
+  int fd = open (data, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+  if (fd < 0)
+    return errno;
+  close (fd);
+  return 0;
+}
+
+static int
 probe_errno_neutral (gconstpointer data)
 {
   return 0;
@@ -687,6 +698,7 @@ test_multi_link_dropped (void)
   g_autofree char *g = mkf (root, "m/g"), *g2 = path_join (root, "other/g2");
   g_autofree char *plain = mkf (root, "c/plain"), *hl = mkf (root, "c/hl"), *x = mkf (root, "c/x");
   g_autofree char *hl2 = path_join (root, "other/hl2");
+  g_autofree char *fifo = NULL;
   g_autofree char *o = mk (root, "other");
   g_autoptr(TestPolicy) tp = test_policy_new (root);
   g_autoptr(SbxLandlockPlan) plan = NULL;
@@ -701,6 +713,8 @@ test_multi_link_dropped (void)
     }
   (void) o;
   (void) x;
+  fifo = path_join (root, "c/fifo");
+  g_assert_no_errno (mkfifo (fifo, 0600));
   g_assert_no_errno (link (f, f2));
   g_assert_no_errno (link (hl, hl2));
   add_host_deny (tp);
@@ -713,6 +727,10 @@ test_multi_link_dropped (void)
 
   g_assert_cmpuint (test_report_status (&report, "allow-paths", &detail), ==, SBX_ABI_REPORT_NARROWED);
   g_assert_nonnull (strstr (detail, "several hard links"));
+  g_assert_nonnull (strstr (detail, "FIFO"));
+  /* a FIFO of a carved tree gets no rule either */
+  assert_probe (run_probe (&c, probe_open_fifo, fifo), EACCES);
+  assert_probe (run_probe (NULL, probe_open_fifo, fifo), 0);
   /* multi-link files: no rule, neither exact nor carved */
   assert_probe (run_probe (&c, probe_read, f), EACCES);
   assert_probe (run_probe (&c, probe_read, hl), EACCES);
@@ -1345,6 +1363,47 @@ test_apply_errno_neutral (void)
   scratch_free (g_steal_pointer (&root));
 }
 
+/* A grant's rule carries an fd pinned by the core: the plan uses that
+ * inode, never the path again. */
+static void
+test_pinned_fd_rule (void)
+{
+  g_autofree char *root = scratch_new ();
+  g_autofree char *f = mkf (root, "g/f"), *moved = path_join (root, "g/moved");
+  g_autoptr(TestPolicy) tp = test_policy_new (root);
+  g_autoptr(SbxLandlockPlan) plan = NULL;
+  TestReport report;
+  Confinement c = { 0 };
+  int fd;
+
+  if (!need_landlock ())
+    {
+      scratch_free (g_steal_pointer (&root));
+      return;
+    }
+  fd = open (f, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+  g_assert_cmpint (fd, >=, 0);
+  add_host_deny (tp);
+  test_policy_add (tp, "~/g/f", SBX_FS_READ, 0, SBX_FS_RULE_EXACT | SBX_FS_RULE_CANONICAL, SBX_FS_ORIGIN_GRANT);
+  g_array_index (tp->rules, SbxFsRuleV1, tp->rules->len - 1).fd = fd;
+  plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
+  /* the host's fd is valid during compile only */
+  close (fd);
+  c.plan = plan;
+
+  /* swap the path: the pinned inode keeps the grant, the new file at the
+   * granted path gets nothing */
+  g_assert_no_errno (rename (f, moved));
+  write_file (f, "replacement\n");
+  assert_probe (run_probe (&c, probe_read, moved), 0);
+  assert_probe (run_probe (&c, probe_read, f), EACCES);
+  assert_probe (run_probe (NULL, probe_read, f), 0);
+
+  test_report_clear (&report);
+  g_clear_pointer (&plan, sbx_landlock_plan_free);
+  scratch_free (g_steal_pointer (&root));
+}
+
 /* ---- rung 1: bind-mount roots ---- */
 
 typedef struct
@@ -1491,6 +1550,7 @@ main (int argc, char **argv)
   g_test_add_func ("/landlock/policy/rejects-malformed", test_rejects_malformed);
   g_test_add_func ("/landlock/policy/glob-deny-reported", test_glob_deny_reported);
   g_test_add_func ("/landlock/apply/errno-neutral", test_apply_errno_neutral);
+  g_test_add_func ("/landlock/grants/pinned-fd", test_pinned_fd_rule);
   g_test_add_func ("/landlock/rung1/mount-roots", test_mount_roots);
   return g_test_run ();
 }
