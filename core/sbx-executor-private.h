@@ -45,7 +45,7 @@ typedef struct
   gatomicrefcount   ref;
 
   /* Immutable after the set is constructed. */
-  char             *set_id;         /* random hex, names the set in events */
+  char             *set_id;         /* random UUID, names the set in events */
   SbxProfile       *profile;
   SbxBackend       *backend;
   SbxCompileReport *selection_report;

@@ -537,16 +537,6 @@ sbx_executor_set_init (SbxExecutorSet *self)
   self->executors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, entry_free);
 }
 
-static char *
-random_hex (gsize n_bytes)
-{
-  g_autoptr(GString) out = g_string_new (NULL);
-
-  for (gsize i = 0; i < n_bytes; i++)
-    g_string_append_printf (out, "%02x", g_random_int_range (0, 256));
-  return g_string_free (g_steal_pointer (&out), FALSE);
-}
-
 static gboolean
 sbx_executor_set_initable_init (GInitable     *initable,
                                 GCancellable  *cancellable,
@@ -594,7 +584,7 @@ sbx_executor_set_initable_init (GInitable     *initable,
                    : g_object_ref (sbx_registry_get_default ());
 
   shared = executor_shared_new ();
-  shared->set_id = random_hex (8);
+  shared->set_id = g_uuid_string_random ();
   shared->profile = sbx_profile_ref (self->profile);
   shared->grant_ttl = ttl;
 

@@ -235,6 +235,115 @@ guarantee_names (SbxGuarantees bits)
   return g_strjoinv (", ", names);
 }
 
+/* Creates everything an executor owns.  On FALSE, what was created so far is
+ * recorded in @self for executor_discard(). */
+static gboolean
+executor_setup (SbxExecutor  *self,
+                GError      **error)
+{
+  SbxExecutorShared *shared = self->shared;
+  SbxProfile *profile = shared->profile;
+  const char *backend = sbx_backend_get_name (shared->backend);
+  g_autoptr(GError) compile_error = NULL;
+  g_auto(GStrv) parent_env = NULL;
+  g_autofree char *forced_home = NULL;
+  g_autofree char *forced_tmpdir = NULL;
+  const char *forced[3];
+  SbxPolicyDirs dirs = { 0 };
+  SbxGuarantees required = sbx_profile_get_required_guarantees (profile);
+  SbxGuarantees missing;
+
+  if (sbx_profile_get_home (profile) == SBX_HOME_ISOLATED)
+    {
+      self->home = make_private_dir (shared->owned_dir, "home", error);
+      if (self->home == NULL)
+        return FALSE;
+      self->home_owned = TRUE;
+    }
+  else
+    {
+      self->home = real_home ();
+    }
+  self->tmpdir = make_private_dir (shared->owned_dir, "tmp", error);
+  if (self->tmpdir == NULL)
+    return FALSE;
+  self->state_dir = make_private_dir (shared->owned_dir, "state", error);
+  if (self->state_dir == NULL)
+    return FALSE;
+
+  /* The environment is a snapshot taken now, used by every run (upstream
+   * Q11 made grant runs re-read the parent's at spawn). */
+  parent_env = g_get_environ ();
+  forced_home = g_strconcat ("HOME=", self->home, NULL);
+  forced_tmpdir = g_strconcat ("TMPDIR=", self->tmpdir, NULL);
+  forced[0] = forced_home;
+  forced[1] = forced_tmpdir;
+  forced[2] = NULL;
+  self->environment = sbx_env_scrub ((const char *const *) parent_env,
+                                     sbx_env_baseline_allowlist (), forced);
+
+  dirs.home = self->home;
+  dirs.home_owned = self->home_owned;
+  dirs.tmpdir = self->tmpdir;
+  dirs.state_dir = self->state_dir;
+  self->policy = sbx_policy_new_for_profile (profile, &dirs);
+
+  /* The report: the set's rejected candidates plus this compile. */
+  self->report = sbx_compile_report_new ();
+  sbx_compile_report_set_backend (self->report, backend);
+  sbx_compile_report_set_required (self->report, required);
+  for (guint i = 0; i < sbx_compile_report_get_n_rejected (shared->selection_report); i++)
+    sbx_compile_report_add_rejected (self->report,
+                                     sbx_compile_report_get_rejected_name (shared->selection_report, i),
+                                     sbx_compile_report_get_rejected_reason (shared->selection_report, i));
+  self->spec = sbx_backend_compile (shared->backend, sbx_policy_get_abi (self->policy),
+                                    self->report, &self->level, &self->guarantees, &compile_error);
+  if (self->spec == NULL)
+    {
+      g_set_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_COMPILE_FAILED,
+                   "Backend “%s” cannot compile the profile for key “%s”: %s",
+                   backend, self->key, compile_error->message);
+      return FALSE;
+    }
+  sbx_compile_report_freeze (self->report);
+
+  /* Fail closed: the backend must achieve every required guarantee. */
+  missing = required & ~self->guarantees;
+  if (missing != 0)
+    {
+      g_autofree char *names = guarantee_names (missing);
+
+      g_set_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_MISSING_GUARANTEES,
+                   "Backend “%s” does not achieve guarantees the profile requires (%s); "
+                   "refusing to run without them", backend, names);
+      return FALSE;
+    }
+
+  if (!fill_random (self->grant_key, sizeof self->grant_key, error))
+    return FALSE;
+  self->key_valid = TRUE;
+  return TRUE;
+}
+
+/* Undoes a failed executor_setup(): releases the spec (its only reference,
+ * so exactly once) and removes the directories it created.  A cleanup
+ * failure is added to @error. */
+static void
+executor_discard (SbxExecutor  *self,
+                  GError      **error)
+{
+  const char *made[] = { self->home_owned ? self->home : NULL, self->tmpdir, self->state_dir };
+
+  sbx_executor_close_internal (self);
+  for (guint i = 0; i < G_N_ELEMENTS (made); i++)
+    {
+      g_autoptr(GError) remove_error = NULL;
+
+      if (made[i] != NULL && !sbx_remove_tree (made[i], &remove_error))
+        g_prefix_error (error, "Cleanup failed too (%s); ", remove_error->message);
+    }
+}
+
 SbxExecutor *
 sbx_executor_new_internal (SbxExecutorShared *shared,
                            const char        *key,
@@ -242,127 +351,17 @@ sbx_executor_new_internal (SbxExecutorShared *shared,
 {
   g_autoptr(SbxExecutor) self = NULL;
   g_autoptr(GError) local_error = NULL;
-  g_auto(GStrv) parent_env = NULL;
-  g_autofree char *forced_home = NULL;
-  g_autofree char *forced_tmpdir = NULL;
-  const char *forced[3];
-  SbxPolicyDirs dirs = { 0 };
-  SbxGuarantees required;
-  SbxGuarantees missing;
-  SbxBackendSpec *spec;
-  SbxProfile *profile;
-  gboolean ok = FALSE;
 
   g_return_val_if_fail (shared != NULL, NULL);
   g_return_val_if_fail (key != NULL, NULL);
 
-  profile = shared->profile;
   self = g_object_new (SBX_TYPE_EXECUTOR, NULL);
   self->shared = sbx_executor_shared_ref (shared);
   self->key = g_strdup (key);
 
-  /* From here, a failure removes every directory created so far. */
-  do
+  if (!executor_setup (self, &local_error))
     {
-      if (sbx_profile_get_home (profile) == SBX_HOME_ISOLATED)
-        {
-          self->home = make_private_dir (shared->owned_dir, "home", &local_error);
-          if (self->home == NULL)
-            break;
-          self->home_owned = TRUE;
-        }
-      else
-        {
-          self->home = real_home ();
-        }
-      self->tmpdir = make_private_dir (shared->owned_dir, "tmp", &local_error);
-      if (self->tmpdir == NULL)
-        break;
-      self->state_dir = make_private_dir (shared->owned_dir, "state", &local_error);
-      if (self->state_dir == NULL)
-        break;
-
-      /* The environment is a snapshot taken now (upstream Q11 made grant
-       * runs re-read it at spawn; here every run uses this one). */
-      parent_env = g_get_environ ();
-      forced_home = g_strconcat ("HOME=", self->home, NULL);
-      forced_tmpdir = g_strconcat ("TMPDIR=", self->tmpdir, NULL);
-      forced[0] = forced_home;
-      forced[1] = forced_tmpdir;
-      forced[2] = NULL;
-      self->environment = sbx_env_scrub ((const char *const *) parent_env,
-                                         sbx_env_baseline_allowlist (), forced);
-
-      dirs.home = self->home;
-      dirs.home_owned = self->home_owned;
-      dirs.tmpdir = self->tmpdir;
-      dirs.state_dir = self->state_dir;
-      self->policy = sbx_policy_new_for_profile (profile, &dirs);
-
-      required = sbx_profile_get_required_guarantees (profile);
-      self->report = sbx_compile_report_new ();
-      sbx_compile_report_set_backend (self->report, sbx_backend_get_name (shared->backend));
-      sbx_compile_report_set_required (self->report, required);
-      for (guint i = 0; i < sbx_compile_report_get_n_rejected (shared->selection_report); i++)
-        sbx_compile_report_add_rejected (self->report,
-                                         sbx_compile_report_get_rejected_name (shared->selection_report, i),
-                                         sbx_compile_report_get_rejected_reason (shared->selection_report, i));
-
-      spec = sbx_backend_compile (shared->backend, sbx_policy_get_abi (self->policy),
-                                  self->report, &self->level, &self->guarantees, &local_error);
-      if (spec == NULL)
-        {
-          g_autoptr(GError) compile_error = g_steal_pointer (&local_error);
-
-          g_set_error (&local_error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_COMPILE_FAILED,
-                       "Backend “%s” cannot compile the profile for key “%s”: %s",
-                       sbx_backend_get_name (shared->backend), key, compile_error->message);
-          break;
-        }
-      self->spec = spec;
-      sbx_compile_report_set_level (self->report, self->level);
-      sbx_compile_report_set_guarantees (self->report, self->guarantees);
-      sbx_compile_report_freeze (self->report);
-
-      /* Fail closed: the backend must achieve every required guarantee. */
-      missing = required & ~self->guarantees;
-      if (missing != 0)
-        {
-          g_autofree char *names = guarantee_names (missing);
-
-          g_set_error (&local_error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_MISSING_GUARANTEES,
-                       "Backend “%s” does not achieve guarantees the profile requires (%s); "
-                       "refusing to run without them",
-                       sbx_backend_get_name (shared->backend), names);
-          break;
-        }
-
-      if (!fill_random (self->grant_key, sizeof self->grant_key, &local_error))
-        break;
-      self->key_valid = TRUE;
-      ok = TRUE;
-    }
-  while (FALSE);
-
-  if (!ok)
-    {
-      const char *dirs_made[3];
-
-      /* Releases the spec (its only reference) exactly once. */
-      g_clear_pointer (&self->spec, sbx_backend_spec_unref);
-      self->closed = TRUE;
-      explicit_bzero (self->grant_key, sizeof self->grant_key);
-      self->key_valid = FALSE;
-      dirs_made[0] = self->home_owned ? self->home : NULL;
-      dirs_made[1] = self->tmpdir;
-      dirs_made[2] = self->state_dir;
-      for (guint i = 0; i < G_N_ELEMENTS (dirs_made); i++)
-        {
-          g_autoptr(GError) remove_error = NULL;
-
-          if (dirs_made[i] != NULL && !sbx_remove_tree (dirs_made[i], &remove_error))
-            g_prefix_error (&local_error, "Cleanup failed too (%s); ", remove_error->message);
-        }
+      executor_discard (self, &local_error);
       g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
     }
@@ -762,11 +761,13 @@ add_exit_members (JsonBuilder *builder,
     }
 }
 
+/* Turns a backend's spawn error (consumed) into an executor error. */
 static void
 map_spawn_error (GError     **error,
-                 GError      *spawn_error,
+                 GError      *spawn_error_in,
                  const char  *argv0)
 {
+  g_autoptr(GError) spawn_error = spawn_error_in;
   int code = SBX_EXECUTOR_ERROR_SPAWN_FAILED;
 
   if (spawn_error->domain == SBX_PLUGIN_ERROR)
@@ -836,6 +837,7 @@ executor_run (SbxExecutor      *self,
   SpawnEvent spawn_event;
   ExitEvent exit_event = { 0 };
   gboolean spawned = FALSE;
+  gboolean closing;
   gboolean ok;
   SbxRunResult *run_result = NULL;
 
@@ -868,9 +870,23 @@ executor_run (SbxExecutor      *self,
       return NULL;
     }
 
+  /* Last look before anything is spawned: a close or a cancel that came
+   * while the run was being admitted means nothing runs at all. */
   g_mutex_lock (&shared->mutex);
+  closing = shared->closing;
   spawn_event.run_id = ++shared->next_run_id;
   g_mutex_unlock (&shared->mutex);
+  if (closing || g_cancellable_is_cancelled (cancellable))
+    {
+      sbx_executor_shared_leave (shared);
+      if (closing)
+        return (fail (error, SBX_EXECUTOR_ERROR_CLOSED,
+                      "The executor set was closed before “%s” started; nothing was spawned",
+                      rr->argv[0]), NULL);
+      return (fail (error, SBX_EXECUTOR_ERROR_CANCELLED,
+                    "The run was cancelled before “%s” started; nothing was spawned",
+                    rr->argv[0]), NULL);
+    }
   spawn_event.rr = rr;
   sbx_executor_shared_emit (shared, SBX_EVENT_SPAWN, self->key, add_spawn_members, &spawn_event);
 

@@ -243,14 +243,6 @@ ms_until (gint64 deadline)
   return (int) MIN ((left + 999) / 1000, G_MAXINT);
 }
 
-static gboolean
-fd_readable (int fd)
-{
-  struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-  return fd >= 0 && poll (&pfd, 1, 0) > 0;
-}
-
 /* Without a pidfd: has the target exited (without reaping it)? */
 static gboolean
 target_exited_nopidfd (pid_t pid)
@@ -429,6 +421,8 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
     {
       struct pollfd extra[3];
       nfds_t n = 0;
+      int cancel_idx = -1;
+      int close_idx = -1;
       int timeout;
 
       if (pidfd >= 0)
@@ -436,9 +430,15 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
       if (!sv.killing)
         {
           if (cancel_fd >= 0)
-            extra[n++] = (struct pollfd) { .fd = cancel_fd, .events = POLLIN };
+            {
+              cancel_idx = (int) n;
+              extra[n++] = (struct pollfd) { .fd = cancel_fd, .events = POLLIN };
+            }
           if (req->close_fd >= 0)
-            extra[n++] = (struct pollfd) { .fd = req->close_fd, .events = POLLIN };
+            {
+              close_idx = (int) n;
+              extra[n++] = (struct pollfd) { .fd = req->close_fd, .events = POLLIN };
+            }
           timeout = ms_until (req->deadline);
         }
       else
@@ -467,9 +467,9 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
 
       if (!sv.killing)
         {
-          if (fd_readable (cancel_fd))
+          if (cancel_idx >= 0 && (extra[cancel_idx].revents & POLLIN))
             result->outcome = SBX_SUPERVISE_CANCELLED;
-          else if (fd_readable (req->close_fd))
+          else if (close_idx >= 0 && (extra[close_idx].revents & POLLIN))
             result->outcome = SBX_SUPERVISE_CLOSED;
           else if (req->deadline != 0 && g_get_monotonic_time () >= req->deadline)
             result->outcome = SBX_SUPERVISE_TIMED_OUT;
