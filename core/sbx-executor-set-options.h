@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#pragma once
+/* A real include guard, not #pragma once: the build tree holds a copy of
+ * each public header (so <sbx/...> works uninstalled) and clang treats the
+ * two copies as different files. */
+#ifndef SBX_EXECUTOR_SET_OPTIONS_H
+#define SBX_EXECUTOR_SET_OPTIONS_H
 
 #if !defined (SBX_INSIDE) && !defined (SBX_COMPILATION)
 #error "Only <sbx/sbx.h> can be included directly."
@@ -74,3 +78,5 @@ const char            *sbx_executor_set_options_get_backend     (const SbxExecut
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxExecutorSetOptions, sbx_executor_set_options_free)
 
 G_END_DECLS
+
+#endif /* SBX_EXECUTOR_SET_OPTIONS_H */

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#pragma once
+/* A real include guard, not #pragma once: the build tree holds a copy of
+ * each public header (so <sbx/...> works uninstalled) and clang treats the
+ * two copies as different files. */
+#ifndef SBX_EXECUTOR_H
+#define SBX_EXECUTOR_H
 
 #if !defined (SBX_INSIDE) && !defined (SBX_COMPILATION)
 #error "Only <sbx/sbx.h> can be included directly."
@@ -175,3 +179,5 @@ SbxRunResult     *sbx_executor_run_command_finish (SbxExecutor          *self,
                                                    GError              **error);
 
 G_END_DECLS
+
+#endif /* SBX_EXECUTOR_H */

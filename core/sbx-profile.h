@@ -5,7 +5,6 @@
  * would see every declaration twice. */
 #ifndef SBX_PROFILE_H
 #define SBX_PROFILE_H
-#pragma once
 
 #if !defined (SBX_INSIDE) && !defined (SBX_COMPILATION)
 #error "Only <sbx/sbx.h> can be included directly."

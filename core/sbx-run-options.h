@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#pragma once
+/* A real include guard, not #pragma once: the build tree holds a copy of
+ * each public header (so <sbx/...> works uninstalled) and clang treats the
+ * two copies as different files. */
+#ifndef SBX_RUN_OPTIONS_H
+#define SBX_RUN_OPTIONS_H
 
 #if !defined (SBX_INSIDE) && !defined (SBX_COMPILATION)
 #error "Only <sbx/sbx.h> can be included directly."
@@ -51,3 +55,5 @@ int            sbx_run_options_get_stderr_fd  (const SbxRunOptions *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxRunOptions, sbx_run_options_free)
 
 G_END_DECLS
+
+#endif /* SBX_RUN_OPTIONS_H */

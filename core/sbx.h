@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#pragma once
+/* A real include guard, not #pragma once: the build tree holds a copy of
+ * each public header (so <sbx/...> works uninstalled) and clang treats the
+ * two copies as different files. */
+#ifndef SBX_H
+#define SBX_H
 
 #define SBX_INSIDE
 
@@ -16,3 +20,5 @@
 #include "sbx-enum-types.h"
 
 #undef SBX_INSIDE
+
+#endif /* SBX_H */

@@ -566,9 +566,13 @@ test_async_twins (Fixture       *fx,
 static void
 test_async_wrong_finish (void)
 {
+  /* The child dies on purpose (a critical is fatal in tests), so it cannot
+   * clean up: the parent owns the tree and removes it afterwards. */
   if (g_test_subprocess ())
     {
-      EtuTree tree = { 0 };
+      const char *tmp = g_getenv ("SBX_TEST_WRONG_FINISH_TREE");
+      g_autofree char *ws = g_build_filename (tmp, "ws", NULL);
+      g_autofree char *scratch = g_build_filename (tmp, "scratch", NULL);
       g_autoptr(SbxRegistry) registry = etu_registry ("unconfined", NULL);
       g_autoptr(SbxProfile) profile = NULL;
       g_autoptr(SbxExecutorSetOptions) options = NULL;
@@ -577,17 +581,24 @@ test_async_wrong_finish (void)
       g_autoptr(GAsyncResult) result = NULL;
       const char *argv[] = { "true", NULL };
 
-      etu_tree_init (&tree);
-      profile = etu_profile_unconfined (tree.ws, SBX_ACCESS_ALLOW);
-      options = etu_options (tree.scratch, 1, registry);
+      profile = etu_profile_unconfined (ws, SBX_ACCESS_ALLOW);
+      options = etu_options (scratch, 1, registry);
       set = sbx_executor_set_new (profile, options, NULL);
       executor = sbx_executor_set_for_key (set, "k", NULL);
-      sbx_executor_run_argv_async (executor, tree.ws, argv, NULL, etu_store_result, &result);
+      sbx_executor_run_argv_async (executor, ws, argv, NULL, etu_store_result, &result);
       /* A critical (fatal in tests): wrong finish function for this task. */
       sbx_executor_run_command_finish (executor, etu_wait_async (&result), NULL);
       return;
     }
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  {
+    EtuTree tree = { 0 };
+
+    etu_tree_init (&tree);
+    g_setenv ("SBX_TEST_WRONG_FINISH_TREE", tree.tmp, TRUE);
+    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_unsetenv ("SBX_TEST_WRONG_FINISH_TREE");
+    etu_tree_clear (&tree);
+  }
   g_test_trap_assert_failed ();
   g_test_trap_assert_stderr ("*is_tagged*");
 }

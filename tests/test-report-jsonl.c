@@ -211,6 +211,7 @@ worker (gpointer data)
                                                                  "echo x", NULL, &error);
 
       g_assert_no_error (error);
+      g_assert_nonnull (result);
     }
   return NULL;
 }
@@ -267,6 +268,7 @@ test_appends (Fixture       *fx,
       g_autoptr(SbxExecutor) executor = sbx_executor_set_for_key (set, "k", &error);
 
       g_assert_no_error (error);
+      g_assert_nonnull (executor);
       g_assert_true (sbx_executor_set_close (set, NULL, &error));
     }
   events = read_events (fx->log);
