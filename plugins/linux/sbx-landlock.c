@@ -633,7 +633,13 @@ set_errno_error (GError **error, int saved_errno, const char *op, const char *pa
 static void
 drop (Builder *b, const char *path, const char *why)
 {
-  g_ptr_array_add (b->dropped, g_strdup_printf ("%s (%s)", path, why));
+  g_autofree char *item = g_strdup_printf ("%s (%s)", path, why);
+
+  /* once per path, not once per axis */
+  for (guint i = 0; i < b->dropped->len; i++)
+    if (strcmp (g_ptr_array_index (b->dropped, i), item) == 0)
+      return;
+  g_ptr_array_add (b->dropped, g_steal_pointer (&item));
 }
 
 static int
@@ -984,6 +990,8 @@ emit_allow_axis (Builder *b, const LlEntry *e, uint32_t axis, GError **error)
         }
     }
 
+  if (S_ISLNK (stx.stx_mode) && e->resolved)
+    return TRUE;   /* O_PATH|O_NOFOLLOW opened the link itself; its target has its own entry */
   if (e->origin == SBX_FS_ORIGIN_DEVICE && !S_ISCHR (stx.stx_mode))
     {
       drop (b, e->path, "device entry is not a character device");
