@@ -132,6 +132,8 @@ sbx_executor_set_options_set_scratch_root (SbxExecutorSetOptions *self,
  * sbx_executor_set_options_get_scratch_root:
  * @self: options
  *
+ * Returns the scratch root.
+ *
  * Returns: (type filename) (nullable): the scratch root
  *
  * Since: 0.1
@@ -169,6 +171,8 @@ sbx_executor_set_options_set_max_executors (SbxExecutorSetOptions *self,
  * sbx_executor_set_options_get_max_executors:
  * @self: options
  *
+ * Returns the maximum number of executors (0 when unset).
+ *
  * Returns: the maximum number of executors (0 when unset)
  *
  * Since: 0.1
@@ -205,6 +209,8 @@ sbx_executor_set_options_set_grant_ttl (SbxExecutorSetOptions *self,
  * sbx_executor_set_options_get_grant_ttl:
  * @self: options
  *
+ * Returns the grant TTL in microseconds.
+ *
  * Returns: the grant TTL in microseconds
  *
  * Since: 0.1
@@ -240,6 +246,8 @@ sbx_executor_set_options_set_registry (SbxExecutorSetOptions *self,
 /**
  * sbx_executor_set_options_get_registry:
  * @self: options
+ *
+ * Returns the registry, or %NULL for the default.
  *
  * Returns: (transfer none) (nullable): the registry, or %NULL for the default
  *
@@ -282,6 +290,8 @@ sbx_executor_set_options_add_reporter (SbxExecutorSetOptions *self,
  * sbx_executor_set_options_get_n_reporters:
  * @self: options
  *
+ * Returns the number of reporters added.
+ *
  * Returns: the number of reporters added
  *
  * Since: 0.1
@@ -298,6 +308,8 @@ sbx_executor_set_options_get_n_reporters (const SbxExecutorSetOptions *self)
  * sbx_executor_set_options_get_reporter_name:
  * @self: options
  * @index: a reporter index
+ *
+ * Returns the reporter's extension name.
  *
  * Returns: (nullable): the reporter's extension name
  *
@@ -317,6 +329,8 @@ sbx_executor_set_options_get_reporter_name (const SbxExecutorSetOptions *self,
  * sbx_executor_set_options_get_reporter_config:
  * @self: options
  * @index: a reporter index
+ *
+ * Returns the reporter's configuration.
  *
  * Returns: (nullable): the reporter's configuration
  *
@@ -355,6 +369,8 @@ sbx_executor_set_options_set_backend (SbxExecutorSetOptions *self,
 /**
  * sbx_executor_set_options_get_backend:
  * @self: options
+ *
+ * Returns the forced backend name.
  *
  * Returns: (nullable): the forced backend name
  *

@@ -114,6 +114,15 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (SbxExecutorSet, sbx_executor_set, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE,
                                                       sbx_executor_set_initable_iface_init))
 
+/**
+ * sbx_executor_set_error_quark:
+ *
+ * Returns the error domain of [error@Sbx.ExecutorSetError].
+ *
+ * Returns: the quark
+ *
+ * Since: 0.1
+ */
 G_DEFINE_QUARK (sbx-executor-set-error-quark, sbx_executor_set_error)
 
 static gboolean
@@ -981,6 +990,8 @@ sbx_executor_set_close_finish (SbxExecutorSet  *self,
  * sbx_executor_set_get_profile:
  * @self: a [class@Sbx.ExecutorSet]
  *
+ * Returns the set's profile.
+ *
  * Returns: (transfer none): the set's profile
  *
  * Since: 0.1
@@ -996,6 +1007,8 @@ sbx_executor_set_get_profile (SbxExecutorSet *self)
 /**
  * sbx_executor_set_get_backend_name:
  * @self: a [class@Sbx.ExecutorSet]
+ *
+ * Returns the name of the backend selected for the set.
  *
  * Returns: (nullable): the name of the backend selected for the set
  *
@@ -1038,6 +1051,8 @@ sbx_executor_set_get_selection_report (SbxExecutorSet *self)
  * sbx_executor_set_get_owned_dir:
  * @self: a [class@Sbx.ExecutorSet]
  *
+ * Returns the set's private directory under the scratch root (removed by close).
+ *
  * Returns: (type filename) (nullable): the set's private directory under the
  *   scratch root (removed by close)
  *
@@ -1057,6 +1072,8 @@ sbx_executor_set_get_owned_dir (SbxExecutorSet *self)
  * sbx_executor_set_get_max_executors:
  * @self: a [class@Sbx.ExecutorSet]
  *
+ * Returns the most distinct keys the set will ever hold.
+ *
  * Returns: the most distinct keys the set will ever hold
  *
  * Since: 0.1
@@ -1072,6 +1089,8 @@ sbx_executor_set_get_max_executors (SbxExecutorSet *self)
 /**
  * sbx_executor_set_get_n_executors:
  * @self: a [class@Sbx.ExecutorSet]
+ *
+ * Returns the number of keys the set holds (including ones being created); 0 once closed.
  *
  * Returns: the number of keys the set holds (including ones being created);
  *   0 once closed
@@ -1095,6 +1114,8 @@ sbx_executor_set_get_n_executors (SbxExecutorSet *self)
  * sbx_executor_set_get_grant_ttl:
  * @self: a [class@Sbx.ExecutorSet]
  *
+ * Returns the cap on the lifetime of grants, in microseconds.
+ *
  * Returns: the cap on the lifetime of grants, in microseconds
  *
  * Since: 0.1
@@ -1112,6 +1133,8 @@ sbx_executor_set_get_grant_ttl (SbxExecutorSet *self)
 /**
  * sbx_executor_set_is_closed:
  * @self: a [class@Sbx.ExecutorSet]
+ *
+ * Returns %TRUE once [method@Sbx.ExecutorSet.close] has started.
  *
  * Returns: %TRUE once [method@Sbx.ExecutorSet.close] has started
  *

@@ -81,6 +81,15 @@ struct _SbxExecutor
 
 G_DEFINE_FINAL_TYPE (SbxExecutor, sbx_executor, G_TYPE_OBJECT)
 
+/**
+ * sbx_executor_error_quark:
+ *
+ * Returns the error domain of [error@Sbx.ExecutorError].
+ *
+ * Returns: the quark
+ *
+ * Since: 0.1
+ */
 G_DEFINE_QUARK (sbx-executor-error-quark, sbx_executor_error)
 
 static gboolean
@@ -420,6 +429,8 @@ sbx_executor_get_state_dir (SbxExecutor *self)
  * sbx_executor_get_key:
  * @self: a [class@Sbx.Executor]
  *
+ * Returns the key this executor was created for.
+ *
  * Returns: the key this executor was created for
  *
  * Since: 0.1
@@ -554,6 +565,8 @@ sbx_executor_get_environment (SbxExecutor *self)
 /**
  * sbx_executor_is_closed:
  * @self: a [class@Sbx.Executor]
+ *
+ * Returns %TRUE once the executor's set is closing or closed.
  *
  * Returns: %TRUE once the executor's set is closing or closed
  *

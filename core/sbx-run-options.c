@@ -110,6 +110,8 @@ sbx_run_options_set_timeout (SbxRunOptions *self,
  * sbx_run_options_get_timeout:
  * @self: options
  *
+ * Returns the timeout in microseconds, 0 for none.
+ *
  * Returns: the timeout in microseconds, 0 for none
  *
  * Since: 0.1
@@ -146,6 +148,8 @@ sbx_run_options_set_max_output (SbxRunOptions *self,
  * sbx_run_options_get_max_output:
  * @self: options
  *
+ * Returns the output limit in bytes, 0 for none.
+ *
  * Returns: the output limit in bytes, 0 for none
  *
  * Since: 0.1
@@ -180,6 +184,8 @@ sbx_run_options_set_stdin_fd (SbxRunOptions *self,
 /**
  * sbx_run_options_get_stdin_fd:
  * @self: options
+ *
+ * Returns the standard input descriptor, or -1 for the null device.
  *
  * Returns: the standard input descriptor, or -1 for the null device
  *
@@ -217,6 +223,8 @@ sbx_run_options_set_stdout_fd (SbxRunOptions *self,
  * sbx_run_options_get_stdout_fd:
  * @self: options
  *
+ * Returns the standard output descriptor, or -1 when captured.
+ *
  * Returns: the standard output descriptor, or -1 when captured
  *
  * Since: 0.1
@@ -252,6 +260,8 @@ sbx_run_options_set_stderr_fd (SbxRunOptions *self,
 /**
  * sbx_run_options_get_stderr_fd:
  * @self: options
+ *
+ * Returns the standard error descriptor, or -1 when captured.
  *
  * Returns: the standard error descriptor, or -1 when captured
  *
