@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#pragma once
+/* A real include guard, not #pragma once: the build tree holds a copy of
+ * each public header (so <sbx/...> works uninstalled) and clang treats the
+ * two copies as different files. */
+#ifndef SBX_COMPILE_REPORT_H
+#define SBX_COMPILE_REPORT_H
 
 #if !defined (SBX_INSIDE) && !defined (SBX_COMPILATION)
 #error "Only <sbx/sbx.h> can be included directly."
@@ -85,3 +89,5 @@ const char       *sbx_report_status_to_string            (SbxReportStatus   stat
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxCompileReport, sbx_compile_report_unref)
 
 G_END_DECLS
+
+#endif /* SBX_COMPILE_REPORT_H */

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#pragma once
+/* A real include guard, not #pragma once: the build tree holds a copy of
+ * each public header (so <sbx/...> works uninstalled) and clang treats the
+ * two copies as different files. */
+#ifndef SBX_GUARANTEES_H
+#define SBX_GUARANTEES_H
 
 #if !defined (SBX_INSIDE) && !defined (SBX_COMPILATION)
 #error "Only <sbx/sbx.h> can be included directly."
@@ -84,3 +88,5 @@ SBX_AVAILABLE_IN_0_1
 char         **sbx_guarantees_to_strv    (SbxGuarantees  guarantees);
 
 G_END_DECLS
+
+#endif /* SBX_GUARANTEES_H */

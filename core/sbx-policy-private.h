@@ -79,6 +79,10 @@ typedef struct
 } SbxRuntimePath;
 
 const SbxRuntimePath *sbx_policy_runtime_closure (gsize *n_paths);
+/* The resolved target of an exact runtime row that is a symbolic link on
+ * this host, or NULL when @path is not a symlink (or dangles).  The compiled
+ * policy grants such a target the row's access (see sbx-policy.c). */
+char *sbx_policy_runtime_link_target (const char *path);
 
 /* ResolveFS: the access (SBX_FS_* bits) @rules grant at @path, by the
  * precedence of upstream-api.md §3.8:

@@ -22,7 +22,10 @@
 
 #include "sbx-path-private.h"
 
+#include <glib/gstdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct _SbxPolicy
 {
@@ -85,8 +88,9 @@ static const SbxRuntimePath runtime_closure[] = {
   { "/etc/protocols",     R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
   /* Local time. */
   { "/etc/localtime",     R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
-  /* git's system configuration: git treats an unreadable one (EACCES under
-   * Landlock, where an absent one would be ENOENT) as fatal. */
+  /* git's system configuration: where host read is denied by Landlock alone
+   * (rung 2) an unreadable existing file is EACCES, which git treats as
+   * fatal, unlike the ENOENT of a mount view. */
   { "/etc/gitconfig",     R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
   /* User and group names (id, ls -l, whoami, git). */
   { "/etc/passwd",        R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
@@ -149,6 +153,52 @@ policy_add_rule (SbxPolicy  *self,
   g_array_append_val (self->rules, rule);
 }
 
+/*
+ * Adds runtime closure rows.  An exact-file row that is a symbolic link on
+ * this host (/etc/resolv.conf -> /run/systemd/resolve/stub-resolv.conf on
+ * systemd-resolved machines, /etc/localtime -> zoneinfo) also grants its
+ * resolved target, with the same access, exact and optional: the row means
+ * "this file must be readable", and backends never follow a symlink in a
+ * policy path by themselves (Landlock rules bind inodes; a mount view binds
+ * the target).  Only exact rows are resolved: a tree row that is a symlink
+ * (/bin -> usr/bin) already names a target the closure covers, and widening
+ * a whole tree through a symlink is not something to do implicitly.
+ */
+char *
+sbx_policy_runtime_link_target (const char *path)
+{
+  GStatBuf st;
+  g_autofree char *target = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (g_lstat (path, &st) != 0 || !S_ISLNK (st.st_mode))
+    return NULL;
+  target = realpath (path, NULL);
+  if (target == NULL || g_str_equal (target, path))
+    return NULL;
+  return g_steal_pointer (&target);
+}
+
+static void
+policy_add_runtime_rows (SbxPolicy            *self,
+                         const SbxRuntimePath *rows,
+                         gsize                 n_rows)
+{
+  for (gsize i = 0; i < n_rows; i++)
+    {
+      g_autofree char *target = NULL;
+
+      policy_add_rule (self, rows[i].path, rows[i].flags, rows[i].allow, 0, rows[i].origin);
+      if ((rows[i].flags & SBX_FS_RULE_EXACT) == 0)
+        continue;
+      target = sbx_policy_runtime_link_target (rows[i].path);
+      if (target != NULL)
+        policy_add_rule (self, target, rows[i].flags | SBX_FS_RULE_OPTIONAL,
+                         rows[i].allow, 0, rows[i].origin);
+    }
+}
+
 /* A configured root (workspace, additional root, host "/"): Allow opens the
  * axis, Deny and Gated deny it explicitly. */
 static void
@@ -206,9 +256,7 @@ sbx_policy_new (const SbxPolicyInput *input,
     }
   else
     {
-      for (gsize i = 0; i < G_N_ELEMENTS (runtime_closure); i++)
-        policy_add_rule (self, runtime_closure[i].path, runtime_closure[i].flags,
-                         runtime_closure[i].allow, 0, runtime_closure[i].origin);
+      policy_add_runtime_rows (self, runtime_closure, G_N_ELEMENTS (runtime_closure));
       policy_add_root (self, input->workspace, input->workspace_read,
                        input->workspace_write, SBX_FS_ORIGIN_WORKSPACE);
       for (guint i = 0; i < input->n_roots; i++)

@@ -942,14 +942,36 @@ get_memory (JsonObject  *object,
   return TRUE;
 }
 
+/*
+ * The directory a relative or absent workspace.root is resolved against.
+ * Not g_get_current_dir(): it answers "/" when getcwd() fails (say, the
+ * directory was removed), which would silently make "/" the workspace.
+ */
 static char *
-absolute_base (const char *base_dir)
+absolute_base (const char  *base_dir,
+               GError     **error)
 {
   g_autofree char *cwd = NULL;
+  gsize size = 256;
 
   if (base_dir != NULL && g_path_is_absolute (base_dir))
     return g_strdup (base_dir);
-  cwd = g_get_current_dir ();
+  for (;;)
+    {
+      cwd = g_malloc (size);
+      if (getcwd (cwd, size) != NULL)
+        break;
+      if (errno != ERANGE || size > 1024 * 1024)
+        {
+          int saved_errno = errno;
+
+          json_invalid (error, "workspace.root", "cannot resolve against the current directory: getcwd: %s",
+                        g_strerror (saved_errno));
+          return NULL;
+        }
+      g_clear_pointer (&cwd, g_free);
+      size *= 2;
+    }
   if (base_dir == NULL)
     return g_steal_pointer (&cwd);
   return g_build_filename (cwd, base_dir, NULL);
@@ -969,7 +991,7 @@ profile_from_tree (JsonNode    *root,
   static const char * const root_entry_members[] = { "path", "read", "write", NULL };
   static const char * const limit_members[] = { "processes", "memory", "open-files", NULL };
   g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
-  g_autofree char *base = absolute_base (base_dir);
+  g_autofree char *base = NULL;
   g_autofree char *workspace_root = NULL;
   SbxAccess workspace_read = SBX_ACCESS_DENY, workspace_write = SBX_ACCESS_DENY;
   SbxAccess host_read = SBX_ACCESS_DENY, host_write = SBX_ACCESS_DENY;
@@ -1030,11 +1052,20 @@ profile_from_tree (JsonNode    *root,
           else if (g_path_is_absolute (text))
             workspace_root = g_strdup (text);
           else
-            workspace_root = g_build_filename (base, text, NULL);
+            {
+              base = absolute_base (base_dir, error);
+              if (base == NULL)
+                return NULL;
+              workspace_root = g_build_filename (base, text, NULL);
+            }
         }
     }
   if (workspace_root == NULL)
-    workspace_root = g_strdup (base);
+    {
+      workspace_root = absolute_base (base_dir, error);
+      if (workspace_root == NULL)
+        return NULL;
+    }
   sbx_profile_config_set_workspace (config, workspace_root, workspace_read, workspace_write);
 
   /* host */

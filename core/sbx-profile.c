@@ -1389,6 +1389,8 @@ sbx_profile_get_workspace_root (SbxProfile *self)
  * sbx_profile_get_workspace_read:
  * @self: a [struct@Sbx.Profile]
  *
+ * Returns the read access inside the workspace.
+ *
  * Returns: the read access inside the workspace
  *
  * Since: 0.1
@@ -1403,6 +1405,8 @@ sbx_profile_get_workspace_read (SbxProfile *self)
 /**
  * sbx_profile_get_workspace_write:
  * @self: a [struct@Sbx.Profile]
+ *
+ * Returns the write access inside the workspace.
  *
  * Returns: the write access inside the workspace
  *
@@ -1419,6 +1423,8 @@ sbx_profile_get_workspace_write (SbxProfile *self)
  * sbx_profile_get_host_read:
  * @self: a [struct@Sbx.Profile]
  *
+ * Returns the read access outside every configured root.
+ *
  * Returns: the read access outside every configured root
  *
  * Since: 0.1
@@ -1433,6 +1439,8 @@ sbx_profile_get_host_read (SbxProfile *self)
 /**
  * sbx_profile_get_host_write:
  * @self: a [struct@Sbx.Profile]
+ *
+ * Returns the write access outside every configured root.
  *
  * Returns: the write access outside every configured root
  *
@@ -1449,6 +1457,8 @@ sbx_profile_get_host_write (SbxProfile *self)
  * sbx_profile_get_network:
  * @self: a [struct@Sbx.Profile]
  *
+ * Returns the network access.
+ *
  * Returns: the network access
  *
  * Since: 0.1
@@ -1463,6 +1473,8 @@ sbx_profile_get_network (SbxProfile *self)
 /**
  * sbx_profile_get_command:
  * @self: a [struct@Sbx.Profile]
+ *
+ * Returns the command gate.
  *
  * Returns: the command gate
  *
@@ -1479,6 +1491,8 @@ sbx_profile_get_command (SbxProfile *self)
  * sbx_profile_get_home:
  * @self: a [struct@Sbx.Profile]
  *
+ * Returns the HOME choice.
+ *
  * Returns: the HOME choice
  *
  * Since: 0.1
@@ -1493,6 +1507,8 @@ sbx_profile_get_home (SbxProfile *self)
 /**
  * sbx_profile_get_isolation:
  * @self: a [struct@Sbx.Profile]
+ *
+ * Returns the isolation.
  *
  * Returns: the isolation
  *
@@ -1509,6 +1525,8 @@ sbx_profile_get_isolation (SbxProfile *self)
  * sbx_profile_get_ack_unconfined:
  * @self: a [struct@Sbx.Profile]
  *
+ * Returns whether the profile acknowledges unconfined execution (only ever %TRUE for an unconfined profile).
+ *
  * Returns: whether the profile acknowledges unconfined execution (only
  *   ever %TRUE for an unconfined profile)
  *
@@ -1524,6 +1542,8 @@ sbx_profile_get_ack_unconfined (SbxProfile *self)
 /**
  * sbx_profile_get_n_roots:
  * @self: a [struct@Sbx.Profile]
+ *
+ * Returns the number of additional roots (after merging repeats).
  *
  * Returns: the number of additional roots (after merging repeats)
  *
@@ -1562,6 +1582,8 @@ sbx_profile_get_root_path (SbxProfile *self,
  * @self: a [struct@Sbx.Profile]
  * @index: a root index, below [method@Sbx.Profile.get_n_roots]
  *
+ * Returns the read access inside that root.
+ *
  * Returns: the read access inside that root
  *
  * Since: 0.1
@@ -1580,6 +1602,8 @@ sbx_profile_get_root_read (SbxProfile *self,
  * @self: a [struct@Sbx.Profile]
  * @index: a root index, below [method@Sbx.Profile.get_n_roots]
  *
+ * Returns the write access inside that root.
+ *
  * Returns: the write access inside that root
  *
  * Since: 0.1
@@ -1597,6 +1621,8 @@ sbx_profile_get_root_write (SbxProfile *self,
  * sbx_profile_get_max_processes:
  * @self: a [struct@Sbx.Profile]
  *
+ * Returns the most processes in the sandbox, or 0 for no limit.
+ *
  * Returns: the most processes in the sandbox, or 0 for no limit
  *
  * Since: 0.1
@@ -1612,6 +1638,8 @@ sbx_profile_get_max_processes (SbxProfile *self)
  * sbx_profile_get_max_memory:
  * @self: a [struct@Sbx.Profile]
  *
+ * Returns the most memory of the sandbox in bytes, or 0 for no limit.
+ *
  * Returns: the most memory of the sandbox in bytes, or 0 for no limit
  *
  * Since: 0.1
@@ -1626,6 +1654,8 @@ sbx_profile_get_max_memory (SbxProfile *self)
 /**
  * sbx_profile_get_max_open_files:
  * @self: a [struct@Sbx.Profile]
+ *
+ * Returns the most open files per process, or 0 for no limit.
  *
  * Returns: the most open files per process, or 0 for no limit
  *

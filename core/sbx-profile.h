@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#pragma once
+/* An include guard, not only #pragma once: the build tree holds a copy of
+ * this header (core/include/sbx/), and clang treats the two files as
+ * different, so code including both <sbx/sbx.h> and a core private header
+ * would see every declaration twice. */
+#ifndef SBX_PROFILE_H
+#define SBX_PROFILE_H
 
 #if !defined (SBX_INSIDE) && !defined (SBX_COMPILATION)
 #error "Only <sbx/sbx.h> can be included directly."
@@ -251,3 +256,5 @@ gboolean       sbx_access_from_string             (const char             *text,
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxProfile, sbx_profile_unref)
 
 G_END_DECLS
+
+#endif /* SBX_PROFILE_H */

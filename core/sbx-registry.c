@@ -49,6 +49,15 @@
 #define MAX_EXTENSION_STRIDE  4096
 #define MAX_DESCRIPTOR_TEXT   256
 
+/**
+ * sbx_plugin_error_quark:
+ *
+ * Returns the error domain of [error@Sbx.PluginError].
+ *
+ * Returns: the quark
+ *
+ * Since: 0.1
+ */
 G_DEFINE_QUARK (sbx-plugin-error-quark, sbx_plugin_error)
 
 /* ------------------------------------------------------------------------- */

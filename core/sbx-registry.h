@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#pragma once
+/* A real include guard, not #pragma once: the build tree holds a copy of
+ * each public header (so <sbx/...> works uninstalled) and clang treats the
+ * two copies as different files. */
+#ifndef SBX_REGISTRY_H
+#define SBX_REGISTRY_H
 
 #if !defined (SBX_INSIDE) && !defined (SBX_COMPILATION)
 #error "Only <sbx/sbx.h> can be included directly."
@@ -118,6 +122,22 @@ typedef enum /*< prefix=SBX_EXTENSION_KIND >*/
   SBX_EXTENSION_KIND_REPORTER = 3,
 } SbxExtensionKind;
 
+/**
+ * SbxRegistry:
+ *
+ * The set of loaded plugins and the extensions they provide: confinement
+ * backends, egress routes and reporters.
+ *
+ * A registry loads plugins from directories, validates each one before
+ * running any of its code, and refuses (and lists, with the reason) every
+ * plugin that is unsafe or does not match the ABI.  An executor set asks it
+ * for the strongest backend whose probe covers what a profile requires.
+ * [func@Sbx.Registry.get_default] is the process-wide instance;
+ * [ctor@Sbx.Registry.new_for_directories] makes private ones (tests, apps with
+ * their own plugin directory).
+ *
+ * Since: 0.1
+ */
 #define SBX_TYPE_REGISTRY (sbx_registry_get_type ())
 SBX_AVAILABLE_IN_0_1
 G_DECLARE_FINAL_TYPE (SbxRegistry, sbx_registry, SBX, REGISTRY, GObject)
@@ -192,3 +212,5 @@ SBX_AVAILABLE_IN_0_1
 char             *sbx_registry_to_json                 (SbxRegistry        *self);
 
 G_END_DECLS
+
+#endif /* SBX_REGISTRY_H */

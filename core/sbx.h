@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#pragma once
+/* A real include guard, not #pragma once: the build tree holds a copy of
+ * each public header (so <sbx/...> works uninstalled) and clang treats the
+ * two copies as different files. */
+#ifndef SBX_H
+#define SBX_H
 
 #define SBX_INSIDE
 
@@ -8,6 +12,13 @@
 #include "sbx-profile.h"
 #include "sbx-compile-report.h"
 #include "sbx-registry.h"
+#include "sbx-executor-set-options.h"
+#include "sbx-executor-set.h"
+#include "sbx-executor.h"
+#include "sbx-run-options.h"
+#include "sbx-run-result.h"
 #include "sbx-enum-types.h"
 
 #undef SBX_INSIDE
+
+#endif /* SBX_H */

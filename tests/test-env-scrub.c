@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sbx-env-private.h"
+#include "executor-test-util.h"
 
 static gboolean
 strv_has (char       **env,
@@ -168,6 +169,89 @@ test_name_match_table (void)
     }
 }
 
+/* What a child really sees: run `env` under an executor created while
+ * secrets were planted in this process's environment. */
+static void
+test_child_environment (void)
+{
+  static const char *const secrets[][2] = {
+    { "GITHUB_TOKEN", "ghp_planted_secret" },
+    { "ANTHROPIC_API_KEY", "sk-ant-planted" },
+    { "AWS_ACCESS_KEY_ID", "AKIAPLANTED" },
+    { "AWS_SECRET_ACCESS_KEY", "aws-planted-secret" },
+    { "SSH_AUTH_SOCK", "/tmp/planted-agent.sock" },
+  };
+
+  if (g_test_subprocess ())
+    {
+      EtuTree tree = { 0 };
+      g_autoptr(SbxRegistry) registry = etu_registry ("unconfined", NULL);
+      g_autoptr(SbxProfile) profile = NULL;
+      g_autoptr(SbxExecutorSetOptions) options = NULL;
+      g_autoptr(SbxExecutorSet) set = NULL;
+      g_autoptr(SbxExecutor) executor = NULL;
+      g_autoptr(SbxRunResult) result = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *out = NULL;
+      g_auto(GStrv) lines = NULL;
+      g_autofree char *home = NULL;
+      g_autofree char *tmpdir = NULL;
+      const char *argv[] = { "env", NULL };
+      const char *data;
+      gsize len;
+
+      etu_tree_init (&tree);
+      for (gsize i = 0; i < G_N_ELEMENTS (secrets); i++)
+        g_setenv (secrets[i][0], secrets[i][1], TRUE);
+      g_setenv ("PATH", "/usr/bin:/bin", TRUE);
+      g_setenv ("LC_MESSAGES", "C", TRUE);
+      g_setenv ("TMPDIR", "/tmp/parent-tmp", TRUE);
+      g_unsetenv ("TERM");
+
+      profile = etu_profile_unconfined (tree.ws, SBX_ACCESS_ALLOW);
+      options = etu_options (tree.scratch, 1, registry);
+      set = sbx_executor_set_new (profile, options, &error);
+      g_assert_no_error (error);
+      executor = sbx_executor_set_for_key (set, "env", &error);
+      g_assert_no_error (error);
+
+      /* The environment is a snapshot taken at executor creation. */
+      g_setenv ("LATE_SECRET", "planted-after-creation", TRUE);
+      g_setenv ("LC_MESSAGES", "changed-later", TRUE);
+
+      result = sbx_executor_run_argv (executor, tree.ws, argv, NULL, &error);
+      g_assert_no_error (error);
+      data = g_bytes_get_data (sbx_run_result_get_output (result), &len);
+      out = g_strndup (data, len);
+      g_assert_cmpuint (len, >, 0);
+      lines = g_strsplit (out, "\n", -1);
+
+      for (gsize i = 0; i < G_N_ELEMENTS (secrets); i++)
+        {
+          /* Positive control: the secret is in this process's environment... */
+          g_assert_cmpstr (g_getenv (secrets[i][0]), ==, secrets[i][1]);
+          /* ...and not in the child's. */
+          g_assert_null (strstr (out, secrets[i][1]));
+          g_assert_false (strv_has_name (lines, secrets[i][0]));
+        }
+      g_assert_null (strstr (out, "planted-after-creation"));
+      g_assert_true (strv_has (lines, "PATH=/usr/bin:/bin"));
+      g_assert_true (strv_has (lines, "LC_MESSAGES=C"));
+      g_assert_false (strv_has_name (lines, "TERM"));
+      home = g_strconcat ("HOME=", sbx_executor_get_home (executor), NULL);
+      tmpdir = g_strconcat ("TMPDIR=", sbx_executor_get_tmpdir (executor), NULL);
+      g_assert_true (strv_has (lines, home));
+      g_assert_true (strv_has (lines, tmpdir));
+      g_assert_false (strv_has (lines, "TMPDIR=/tmp/parent-tmp"));
+
+      g_assert_true (sbx_executor_set_close (set, NULL, &error));
+      etu_tree_clear (&tree);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int    argc,
       char **argv)
@@ -179,6 +263,7 @@ main (int    argc,
   g_test_add_func ("/env-scrub/empty-is-not-inherit", test_scrub_empty_is_not_inherit);
   g_test_add_func ("/env-scrub/bad-glob-admits-nothing", test_scrub_bad_glob_admits_nothing);
   g_test_add_func ("/env-scrub/name-match", test_name_match_table);
+  g_test_add_func ("/env-scrub/child-environment", test_child_environment);
 
   return g_test_run ();
 }

@@ -491,6 +491,8 @@ test_no_supervisor_leaks (gconstpointer data)
     return;
   {
     g_autoptr(LinuxTestRun) warm = linux_test_backend_sh (fx.backend, fx.policy, fx.workspace, "true");
+
+    g_assert_nonnull (warm);
   }
   before = count_fds ();
   for (int i = 0; i < 10; i++)

@@ -115,8 +115,28 @@ test_compile_sandboxed_order (void)
   abi = sbx_policy_get_abi (policy);
   assert_rules_well_formed (abi);
 
-  /* Order: runtime closure (then devices), workspace, roots, host, HOME, TMPDIR. */
-  sbx_policy_runtime_closure (&n_runtime);
+  /* Order: runtime closure (then devices), workspace, roots, host, HOME,
+   * TMPDIR.  An exact closure row that is a symlink on this host is followed
+   * by a rule for its target (e.g. /etc/localtime -> zoneinfo). */
+  {
+    const SbxRuntimePath *closure = sbx_policy_runtime_closure (&n_runtime);
+    gsize n_links = 0;
+
+    for (gsize r = 0; r < n_runtime; r++)
+      {
+        g_autofree char *target = NULL;
+
+        if ((closure[r].flags & SBX_FS_RULE_EXACT) == 0)
+          continue;
+        target = sbx_policy_runtime_link_target (closure[r].path);
+        if (target == NULL)
+          continue;
+        n_links++;
+        g_assert_nonnull (find_rule (abi, target, closure[r].origin));
+        g_assert_cmpuint (find_rule (abi, target, closure[r].origin)->allow, ==, closure[r].allow);
+      }
+    n_runtime += n_links;
+  }
   g_assert_cmpuint (abi->n_fs_rules, ==, n_runtime + G_N_ELEMENTS (expected_path));
   for (i = 0; i < n_runtime; i++)
     g_assert_true (abi->fs_rules[i].origin == SBX_FS_ORIGIN_RUNTIME
@@ -143,6 +163,37 @@ test_compile_sandboxed_order (void)
 
   /* The view holds no pointer into the input. */
   g_assert_true (abi->workspace != input.workspace);
+}
+
+/* An exact runtime row that is a symlink grants its target too; a plain
+ * file, a missing path and a dangling link grant nothing extra. */
+static void
+test_runtime_link_target (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sbx-test-policy-XXXXXX", NULL);
+  g_autofree char *real = g_build_filename (dir, "real.conf", NULL);
+  g_autofree char *link = g_build_filename (dir, "link.conf", NULL);
+  g_autofree char *dangling = g_build_filename (dir, "dangling.conf", NULL);
+  g_autofree char *missing = g_build_filename (dir, "missing.conf", NULL);
+  g_autofree char *canonical_real = NULL;
+  g_autofree char *target = NULL;
+
+  g_assert_nonnull (dir);
+  g_assert_true (g_file_set_contents (real, "x", 1, NULL));
+  g_assert_cmpint (symlink ("real.conf", link), ==, 0);
+  g_assert_cmpint (symlink ("nowhere.conf", dangling), ==, 0);
+  canonical_real = realpath (real, NULL);
+
+  target = sbx_policy_runtime_link_target (link);
+  g_assert_cmpstr (target, ==, canonical_real);
+  g_assert_null (sbx_policy_runtime_link_target (real));
+  g_assert_null (sbx_policy_runtime_link_target (dangling));
+  g_assert_null (sbx_policy_runtime_link_target (missing));
+
+  g_assert_cmpint (unlink (link), ==, 0);
+  g_assert_cmpint (unlink (dangling), ==, 0);
+  g_assert_cmpint (unlink (real), ==, 0);
+  g_assert_cmpint (rmdir (dir), ==, 0);
 }
 
 typedef struct
@@ -560,6 +611,7 @@ main (int    argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/policy/compile/sandboxed-order", test_compile_sandboxed_order);
+  g_test_add_func ("/policy/compile/runtime-link-target", test_runtime_link_target);
   g_test_add_func ("/policy/compile/root-access-table", test_compile_root_access_table);
   g_test_add_func ("/policy/compile/home-tmpdir", test_compile_home_tmpdir);
   g_test_add_func ("/policy/compile/network", test_compile_network);

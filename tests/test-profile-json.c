@@ -670,6 +670,43 @@ test_default_profile (void)
   ptu_rm_rf (tmp);
 }
 
+/* The current directory is gone: the default profile must fail, not fall
+ * back to "/" as g_get_current_dir() would.  (Subprocess: changes the cwd.) */
+static void
+test_default_removed_cwd (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *tmp = ptu_make_tmpdir ("sbx-test-json-XXXXXX");
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SbxProfile) before = NULL;
+      g_autoptr(SbxProfile) after = NULL;
+      g_autoptr(SbxProfile) absolute = NULL;
+
+      g_assert_cmpint (chdir (tmp), ==, 0);
+      before = sbx_profile_new_default (NULL, &error);   /* the control */
+      g_assert_no_error (error);
+      g_assert_cmpstr (sbx_profile_get_workspace_root (before), ==, tmp);
+
+      g_assert_cmpint (rmdir (tmp), ==, 0);
+      after = sbx_profile_new_default (NULL, &error);
+      g_assert_null (after);
+      g_assert_error (error, SBX_PROFILE_ERROR, SBX_PROFILE_ERROR_INVALID);
+      g_assert_true (g_str_has_prefix (error->message,
+                                       "workspace.root: cannot resolve against the current directory: getcwd: "));
+      g_clear_error (&error);
+      g_assert_null (sbx_profile_new_from_json ("{\"version\":1,\"workspace\":{\"root\":\"x\"}}", -1, "rel", &error));
+      g_assert_error (error, SBX_PROFILE_ERROR, SBX_PROFILE_ERROR_INVALID);
+      g_clear_error (&error);
+      /* an absolute root does not need the current directory */
+      absolute = sbx_profile_new_from_json ("{\"version\":1,\"workspace\":{\"root\":\"/\"}}", -1, NULL, &error);
+      g_assert_no_error (error);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int    argc,
       char **argv)
@@ -690,5 +727,6 @@ main (int    argc,
   g_test_add_func ("/profile/json/round-trip", test_round_trips);
   g_test_add_func ("/profile/json/data-profiles", test_data_profiles);
   g_test_add_func ("/profile/json/default-profile", test_default_profile);
+  g_test_add_func ("/profile/json/default-profile/removed-cwd", test_default_removed_cwd);
   return g_test_run ();
 }

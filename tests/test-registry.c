@@ -378,6 +378,7 @@ test_load_duplicate_plugin_name (void)
   g_autoptr(GError) error = NULL;
   const GError *refusal;
 
+  g_assert_nonnull (copy);
   registry = sbx_registry_new_for_directories (dirs, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (sbx_registry_get_n_plugins (registry), ==, 2);
@@ -496,6 +497,7 @@ test_permissions_directory_writable (void)
   g_autoptr(SbxRegistry) registry = NULL;
   g_autoptr(GError) error = NULL;
 
+  g_assert_nonnull (file);
   /* Positive control first. */
   registry = sbx_registry_new_for_directories (dirs, &error);
   g_assert_no_error (error);
@@ -1662,6 +1664,7 @@ test_registry_json (void)
   JsonObject *object;
   JsonObject *probe;
 
+  g_assert_nonnull (json);
   g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
@@ -1722,6 +1725,7 @@ test_no_fd_leaks (void)
       g_autoptr(SbxCompileReport) report = NULL;
       g_autofree char *json = sbx_registry_to_json (registry);
 
+      g_assert_nonnull (json);
       sbx_registry_preview_selection (registry, SBX_ISOLATION_SANDBOXED, DEFAULT_SANDBOXED_REQUIRED, &report, NULL);
     }
   g_assert_cmpuint (count_open_fds (), ==, before);

@@ -32,5 +32,7 @@ int sbx_cmd_doctor  (int    argc,
                      char **argv);
 int sbx_cmd_profile (int    argc,
                      char **argv);
+int sbx_cmd_run     (int    argc,
+                     char **argv);
 
 G_END_DECLS

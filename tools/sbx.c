@@ -19,6 +19,7 @@ typedef struct
 static const SbxCommand commands[] = {
   { "doctor", sbx_cmd_doctor, "Show plugins, backend probes and what this host can enforce" },
   { "profile", sbx_cmd_profile, "Check, show and narrow profiles" },
+  { "run", sbx_cmd_run, "Run one command in the sandbox" },
 };
 
 void

@@ -297,6 +297,7 @@ typedef struct
   gboolean  exact;
   gboolean  glob;
   gboolean  optional;
+  gboolean  canonical;  /* SBX_FS_RULE_CANONICAL: the core checked it; never re-resolve */
   gboolean  resolved;   /* a symlink path whose target got its own entry */
 } LlEntry;
 
@@ -328,96 +329,181 @@ literal_match (const LlEntry *e, const char *path)
   return !e->exact && path_under (e->path, path);
 }
 
-/* Glob grammar of the policy (upstream-api.md §3.8): "**" matches anything
- * including '/', '*' and '?' stay within one segment, "[...]" is a class
- * with '!' or '^' negation, an unclosed '[' is a literal.  Sets *invalid for
- * a reversed range. */
-static gboolean
-glob_match_at (const char *p, const char *s, gboolean *invalid)
-{
-  while (*p != '\0')
-    {
-      if (p[0] == '*' && p[1] == '*')
-        {
-          p += 2;
-          for (const char *t = s;; t++)
-            {
-              if (glob_match_at (p, t, invalid))
-                return TRUE;
-              if (*t == '\0')
-                return FALSE;
-            }
-        }
-      if (*p == '*')
-        {
-          p++;
-          for (const char *t = s;; t++)
-            {
-              if (glob_match_at (p, t, invalid))
-                return TRUE;
-              if (*t == '\0' || *t == '/')
-                return FALSE;
-            }
-        }
-      if (*p == '?')
-        {
-          if (*s == '\0' || *s == '/')
-            return FALSE;
-          p++, s++;
-          continue;
-        }
-      if (*p == '[')
-        {
-          const char *q = p + 1;
-          gboolean negate = FALSE, matched = FALSE;
+/* Glob grammar of the policy (upstream-api.md §3.8, the same as the core's
+ * sbx_fs_glob_match()): "**" matches any text including '/', '*' any text
+ * within one segment, '?' one character other than '/', "[...]" a class of
+ * characters and ranges ('!' or '^' negates; a ']' right after the opening
+ * is literal); an unclosed '[' is a literal.  Characters are code points (an
+ * invalid UTF-8 byte stands for U+FFFD).  A reversed range makes the whole
+ * pattern invalid. */
 
-          if (*q == '!' || *q == '^')
-            negate = TRUE, q++;
-          /* a ']' right after the opening (or the negation) is literal */
-          const char *first = q;
-          while (*q != '\0' && (*q != ']' || q == first))
-            q++;
-          if (*q == '\0')
-            {
-              /* unclosed: a literal '[' */
-              if (*s != '[')
-                return FALSE;
-              p++, s++;
-              continue;
-            }
-          for (const char *c = first; c < q; c++)
-            {
-              if (c + 2 < q && c[1] == '-')
-                {
-                  if ((unsigned char) c[0] > (unsigned char) c[2])
-                    *invalid = TRUE;
-                  if ((unsigned char) *s >= (unsigned char) c[0] && (unsigned char) *s <= (unsigned char) c[2])
-                    matched = TRUE;
-                  c += 2;
-                }
-              else if (*c == *s)
-                matched = TRUE;
-            }
-          if (*s == '\0' || *s == '/' || matched == negate)
-            return FALSE;
-          p = q + 1, s++;
-          continue;
+#define GT_LITERAL  0
+#define GT_ANY      1   /* ? */
+#define GT_STAR     2   /* * */
+#define GT_TREE     3   /* ** */
+#define GT_CLASS    4
+
+typedef struct
+{
+  int       kind;
+  gunichar  c;
+  gboolean  negated;
+  guint     first;      /* index of the class's first range pair in ranges */
+  guint     n;
+} GlobTok;
+
+static gunichar *
+utf8_decode (const char *text, gsize *n)
+{
+  gunichar *out = g_new (gunichar, strlen (text) + 1);
+  gsize k = 0;
+
+  while (*text != '\0')
+    {
+      gunichar c = g_utf8_get_char_validated (text, -1);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          out[k++] = 0xFFFD;
+          text++;
         }
-      if (*p != *s)
-        return FALSE;
-      p++, s++;
+      else
+        {
+          out[k++] = c;
+          text = g_utf8_next_char (text);
+        }
     }
-  return *s == '\0';
+  *n = k;
+  return out;
 }
 
-/* Deny globs fail closed: an invalid pattern matches everything. */
+/* Tokens into @toks, class ranges (pairs) into @ranges; FALSE if invalid. */
+static gboolean
+glob_compile (const gunichar *p, gsize n, GArray *toks, GArray *ranges)
+{
+  for (gsize i = 0; i < n;)
+    {
+      GlobTok t = { GT_LITERAL, p[i], FALSE, 0, 0 };
+
+      if (p[i] == '*' && i + 1 < n && p[i + 1] == '*')
+        t.kind = GT_TREE, i += 2;
+      else if (p[i] == '*')
+        t.kind = GT_STAR, i++;
+      else if (p[i] == '?')
+        t.kind = GT_ANY, i++;
+      else if (p[i] == '[')
+        {
+          gsize j = i + 1, body;
+
+          if (j < n && (p[j] == '!' || p[j] == '^'))
+            t.negated = TRUE, j++;
+          body = j;
+          if (j < n && p[j] == ']')
+            j++;
+          while (j < n && p[j] != ']')
+            j++;
+          if (j == n)
+            i++;   /* unclosed: literal '[' */
+          else
+            {
+              t.kind = GT_CLASS;
+              t.first = ranges->len / 2;
+              for (gsize k = body; k < j;)
+                {
+                  gunichar lo = p[k], hi = p[k];
+
+                  if (k + 2 < j && p[k + 1] == '-')
+                    {
+                      hi = p[k + 2];
+                      if (lo > hi)
+                        return FALSE;
+                      k += 3;
+                    }
+                  else
+                    k++;
+                  g_array_append_val (ranges, lo);
+                  g_array_append_val (ranges, hi);
+                }
+              t.n = ranges->len / 2 - t.first;
+              i = j + 1;
+            }
+        }
+      else
+        i++;
+      g_array_append_val (toks, t);
+    }
+  return TRUE;
+}
+
+static gboolean
+glob_tok_matches (const GlobTok *t, const gunichar *ranges, gunichar c)
+{
+  gboolean in = FALSE;
+
+  switch (t->kind)
+    {
+    case GT_LITERAL:
+      return c == t->c;
+    case GT_ANY:
+      return c != '/';
+    case GT_CLASS:
+      for (guint k = 0; k < t->n && !in; k++)
+        in = c >= ranges[2 * (t->first + k)] && c <= ranges[2 * (t->first + k) + 1];
+      return in != t->negated;
+    default:
+      return FALSE;
+    }
+}
+
+/* Deny globs fail closed: an invalid pattern matches everything.  Linear
+ * NFA simulation (state i: the first i tokens matched). */
 static gboolean
 deny_glob_matches (const char *pattern, const char *path)
 {
-  gboolean invalid = FALSE;
-  gboolean matched = glob_match_at (pattern, path, &invalid);
+  g_autoptr(GArray) toks = g_array_new (FALSE, FALSE, sizeof (GlobTok));
+  g_autoptr(GArray) ranges = g_array_new (FALSE, FALSE, sizeof (gunichar));
+  g_autofree gunichar *pat = NULL, *text = NULL;
+  g_autofree gboolean *cur = NULL, *nxt = NULL;
+  gsize n_pat, n_text;
+  guint n;
+  const GlobTok *t;
 
-  return matched || invalid;
+  pat = utf8_decode (pattern, &n_pat);
+  if (!glob_compile (pat, n_pat, toks, ranges))
+    return TRUE;
+  t = (const GlobTok *) (void *) toks->data;
+  n = toks->len;
+  text = utf8_decode (path, &n_text);
+  cur = g_new0 (gboolean, n + 1);
+  nxt = g_new0 (gboolean, n + 1);
+  cur[0] = TRUE;
+  for (guint i = 0; i < n; i++)   /* stars match the empty text */
+    if (cur[i] && (t[i].kind == GT_STAR || t[i].kind == GT_TREE))
+      cur[i + 1] = TRUE;
+  for (gsize k = 0; k < n_text; k++)
+    {
+      gboolean alive = FALSE;
+
+      for (guint i = 0; i <= n; i++)
+        nxt[i] = FALSE;
+      for (guint i = 0; i < n; i++)
+        {
+          if (!cur[i])
+            continue;
+          if (t[i].kind == GT_TREE || (t[i].kind == GT_STAR && text[k] != '/'))
+            nxt[i] = alive = TRUE;
+          else if (glob_tok_matches (&t[i], (const gunichar *) (void *) ranges->data, text[k]))
+            nxt[i + 1] = alive = TRUE;
+        }
+      if (!alive)
+        return FALSE;
+      for (guint i = 0; i < n; i++)
+        if (nxt[i] && (t[i].kind == GT_STAR || t[i].kind == GT_TREE))
+          nxt[i + 1] = TRUE;
+      for (guint i = 0; i <= n; i++)
+        cur[i] = nxt[i];
+    }
+  return cur[n];
 }
 
 /* ResolveFS for one axis over @entries (literal) and @globs (deny only). */
@@ -486,8 +572,10 @@ path_is_clean (const char *path)
 /* Builder                                                                    */
 /* ------------------------------------------------------------------------- */
 
-#define EX_TREE   1  /* denied node and its subtree: skip */
-#define EX_EXACT  2  /* denied node only: do not grant it, descend if a directory */
+#define EX_TREE     1  /* denied node and its subtree: skip */
+#define EX_EXACT    2  /* denied node only: do not grant it, descend if a directory */
+#define EX_BARRIER  3  /* write barrier at a tree read/exec deny: skip a directory
+                        * (no write inside it), a file keeps its own write */
 
 typedef struct
 {
@@ -545,7 +633,13 @@ set_errno_error (GError **error, int saved_errno, const char *op, const char *pa
 static void
 drop (Builder *b, const char *path, const char *why)
 {
-  g_ptr_array_add (b->dropped, g_strdup_printf ("%s (%s)", path, why));
+  g_autofree char *item = g_strdup_printf ("%s (%s)", path, why);
+
+  /* once per path, not once per axis */
+  for (guint i = 0; i < b->dropped->len; i++)
+    if (strcmp (g_ptr_array_index (b->dropped, i), item) == 0)
+      return;
+  g_ptr_array_add (b->dropped, g_steal_pointer (&item));
 }
 
 static int
@@ -783,7 +877,7 @@ carve (Builder *b, int dir_fd, const char *dir, uint32_t axis, GArray *excludes,
     {
       g_autofree char *path = NULL;
       g_autoptr(GArray) nested = NULL;
-      gboolean tree = FALSE, exact = FALSE;
+      gboolean tree = FALSE, exact = FALSE, barrier = FALSE;
       struct statx stx;
 
       if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
@@ -797,6 +891,7 @@ carve (Builder *b, int dir_fd, const char *dir, uint32_t axis, GArray *excludes,
             {
               tree = tree || x->kind == EX_TREE;
               exact = exact || x->kind == EX_EXACT;
+              barrier = barrier || x->kind == EX_BARRIER;
             }
         }
       if (tree)
@@ -805,6 +900,8 @@ carve (Builder *b, int dir_fd, const char *dir, uint32_t axis, GArray *excludes,
         continue;   /* vanished */
       if (S_ISLNK (stx.stx_mode))
         continue;   /* never followed; its target is governed by its own path */
+      if (barrier && S_ISDIR (stx.stx_mode))
+        continue;
 
       nested = excludes_under (excludes, path);
       if (exact || nested->len > 0)
@@ -863,7 +960,7 @@ emit_allow_axis (Builder *b, const LlEntry *e, uint32_t axis, GError **error)
       else if (axis == SBX_FS_WRITE && (d->deny & (SBX_FS_READ | SBX_FS_EXEC)) && nested)
         {
           /* topology barrier: see the comment at the top */
-          LlExclude x = { d->path, d->exact ? 0 : EX_TREE };
+          LlExclude x = { d->path, d->exact ? 0 : EX_BARRIER };
 
           g_array_append_val (excludes, x);
         }
@@ -893,6 +990,8 @@ emit_allow_axis (Builder *b, const LlEntry *e, uint32_t axis, GError **error)
         }
     }
 
+  if (S_ISLNK (stx.stx_mode) && e->resolved)
+    return TRUE;   /* O_PATH|O_NOFOLLOW opened the link itself; its target has its own entry */
   if (e->origin == SBX_FS_ORIGIN_DEVICE && !S_ISCHR (stx.stx_mode))
     {
       drop (b, e->path, "device entry is not a character device");
@@ -981,7 +1080,7 @@ resolve_symlinked_entries (Builder *b)
       LlEntry *e = g_ptr_array_index (b->entries, i);
       char *canon;
 
-      if (e->fd >= 0)
+      if (e->fd >= 0 || e->canonical)
         continue;   /* identity-checked by the core: never re-followed */
       canon = canonical_path (e->path);
       if (canon == NULL)
@@ -1104,6 +1203,7 @@ load_entries (Builder *b, const SbxPolicyV1 *policy, GError **error)
       e->exact = (r->flags & SBX_FS_RULE_EXACT) != 0;
       e->glob = (r->flags & SBX_FS_RULE_GLOB) != 0;
       e->optional = (r->flags & SBX_FS_RULE_OPTIONAL) != 0;
+      e->canonical = (r->flags & SBX_FS_RULE_CANONICAL) != 0;
       if (e->glob)
         g_ptr_array_add (b->globs, e);
       else
@@ -1499,16 +1599,21 @@ child_add_planned (int ruleset, const LlRule *rule, const char **step)
         }
     }
 
-  r = child_statx (fd, "", AT_EMPTY_PATH, &stx);
-  if (r < 0)
+  /* A pinned directory or device cannot change type or gain links: only
+   * re-opened names and regular files need the identity check. */
+  if (rule->kind == RULE_NAME || rule->type == S_IFREG)
     {
-      *step = "statx (rule inode)";
-      goto out;
-    }
-  if (!child_same_inode (rule, &stx) || (rule->type == S_IFREG && stx.stx_nlink != 1))
-    {
-      r = 0;   /* replaced, or a file that gained a link: skip (narrower) */
-      goto out;
+      r = child_statx (fd, "", AT_EMPTY_PATH, &stx);
+      if (r < 0)
+        {
+          *step = "statx (rule inode)";
+          goto out;
+        }
+      if (!child_same_inode (rule, &stx) || (rule->type == S_IFREG && stx.stx_nlink != 1))
+        {
+          r = 0;   /* replaced, or a file that gained a link: skip (narrower) */
+          goto out;
+        }
     }
   r = child_add_path_rule (ruleset, fd, rule->access);
   if (r < 0)

@@ -292,30 +292,6 @@ add_namespace_rules (Rules *r)
 }
 
 static void
-add_personality_rules (Rules *r)
-{
-  /* personality flags that weaken the process's own hardening and persist
-   * across execve: READ_IMPLIES_EXEC (every readable mapping executable),
-   * ADDR_NO_RANDOMIZE (no ASLR), MMAP_PAGE_ZERO (page 0 mapped, turning kernel
-   * NULL dereferences into exploits).  personality(0xffffffff) only queries
-   * and must keep working, and libseccomp allows one comparison per argument,
-   * so "flag set and the value is not 0xffffffff" becomes "flag set and bit b
-   * clear" for every other bit b.  The kernel takes an unsigned int: only the
-   * low 32 bits are compared. */
-  static const uint32_t flags[] = { READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE, MMAP_PAGE_ZERO };
-
-  for (guint f = 0; f < G_N_ELEMENTS (flags); f++)
-    for (guint b = 0; b < 32; b++)
-      {
-        uint32_t bit = 1u << b;
-
-        if (bit == flags[f])
-          continue;
-        DENY_ARGS (r, EPERM, "personality", ARG_BITS (0, flags[f] | bit, flags[f]));
-      }
-}
-
-static void
 add_device_rules (Rules *r)
 {
   /* device nodes: mknod of a character or block device is a path to raw
@@ -487,13 +463,6 @@ export_bpf (scmp_filter_ctx ctx, GByteArray *out, GError **error)
   return TRUE;
 }
 
-static void
-append_insn (GArray *prog, uint16_t code, uint8_t jt, uint8_t jf, uint32_t k)
-{
-  struct sock_filter insn = { code, jt, jf, k };
-
-  g_array_append_val (prog, insn);
-}
 
 /* Highest system call number libseccomp knows for @arch in the unified
  * range. */
@@ -513,27 +482,117 @@ max_known_syscall (uint32_t arch)
   return max;
 }
 
-/* The preamble: for each of our architectures, system calls numbered past
- * the last one libseccomp knows (and below SBX_SECCOMP_PREAMBLE_END) get
- * ENOSYS.  Prepending is safe: libseccomp's program uses only forward jumps
- * relative to its own instructions and reloads what it tests. */
-static void
-build_preamble (GArray *prog, const uint32_t *audit_arches, guint n_arches, uint32_t first_unknown)
-{
-  /* ld arch; jeq A1 -> check; jeq A2 -> check; ja out;
-   * check: ld nr; jge PREAMBLE_END -> out; jge first_unknown -> deny; ja out;
-   * deny: ret ERRNO(ENOSYS); out: */
-  guint n = n_arches;
+/* A tiny assembler for the hand-written preamble: jumps name labels, which
+ * are resolved (and range-checked) at the end. */
+#define L_NONE   (-1)
+#define L_OUT    0
+#define L_ENOSYS 1
+#define L_EPERM  2
+#define L_PERS   3
+#define L_ARCH0  4   /* + architecture index */
+#define L_COUNT  8
 
-  append_insn (prog, BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof (struct seccomp_data, arch));
-  for (guint i = 0; i < n; i++)
-    append_insn (prog, BPF_JMP | BPF_JEQ | BPF_K, (uint8_t) (n - i), 0, audit_arches[i]);
-  append_insn (prog, BPF_JMP | BPF_JA | BPF_K, 0, 0, 5);
-  append_insn (prog, BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof (struct seccomp_data, nr));
-  append_insn (prog, BPF_JMP | BPF_JGE | BPF_K, 3, 0, SBX_SECCOMP_PREAMBLE_END);
-  append_insn (prog, BPF_JMP | BPF_JGE | BPF_K, 1, 0, first_unknown);
-  append_insn (prog, BPF_JMP | BPF_JA | BPF_K, 0, 0, 1);
-  append_insn (prog, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
+typedef struct
+{
+  GArray *insns;     /* struct sock_filter */
+  GArray *targets;   /* int[3] per insn: jt label, jf label, ja label */
+  int     labels[L_COUNT];
+} Bpf;
+
+static void
+bpf_emit (Bpf *b, uint16_t code, uint32_t k, int jt, int jf)
+{
+  struct sock_filter insn = { code, 0, 0, k };
+  int t[3] = { jt, jf, L_NONE };
+
+  if (code == (BPF_JMP | BPF_JA | BPF_K))
+    t[0] = L_NONE, t[1] = L_NONE, t[2] = jt;
+  g_array_append_val (b->insns, insn);
+  g_array_append_vals (b->targets, t, 3);
+}
+
+static gboolean
+bpf_resolve (Bpf *b)
+{
+  for (guint pc = 0; pc < b->insns->len; pc++)
+    {
+      struct sock_filter *insn = &g_array_index (b->insns, struct sock_filter, pc);
+      const int *t = &g_array_index (b->targets, int, pc * 3);
+
+      for (int j = 0; j < 3; j++)
+        {
+          long off;
+
+          if (t[j] == L_NONE)
+            continue;
+          off = (long) b->labels[t[j]] - (long) pc - 1;
+          if (b->labels[t[j]] < 0 || off < 0 || (j < 2 && off > 255))
+            return FALSE;
+          if (j == 0)
+            insn->jt = (uint8_t) off;
+          else if (j == 1)
+            insn->jf = (uint8_t) off;
+          else
+            insn->k = (uint32_t) off;
+        }
+    }
+  return TRUE;
+}
+
+/* Offset of the low 32 bits of args[0] in struct seccomp_data. */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define ARG0_LO (offsetof (struct seccomp_data, args) + 4)
+#else
+#define ARG0_LO (offsetof (struct seccomp_data, args))
+#endif
+
+/* The preamble, for each of our architectures:
+ *  - system calls numbered past the last one libseccomp knows (and below
+ *    SBX_SECCOMP_PREAMBLE_END) get ENOSYS;
+ *  - personality(): flags that weaken the process's own hardening and
+ *    persist across execve are refused with EPERM: READ_IMPLIES_EXEC (every
+ *    readable mapping executable), ADDR_NO_RANDOMIZE (no ASLR),
+ *    MMAP_PAGE_ZERO (page 0 mapped, turning kernel NULL dereferences into
+ *    exploits).  personality(0xffffffff) only queries and stays allowed.  The
+ *    kernel takes an unsigned int, so only the low 32 bits are tested.  (In
+ *    libseccomp, which allows one comparison per argument, this took 93
+ *    rules: "flag set and bit b clear" for every other bit b.)
+ * Prepending is safe: libseccomp's program uses only forward jumps relative
+ * to its own instructions and reloads what it tests. */
+static gboolean
+build_preamble (GArray *prog, const uint32_t *audit_arches, const int *personality_nrs, guint n_arches,
+                uint32_t first_unknown)
+{
+  Bpf b = { prog, g_array_new (FALSE, FALSE, sizeof (int)), { 0 } };
+  gboolean ok;
+
+  for (int i = 0; i < L_COUNT; i++)
+    b.labels[i] = -1;
+
+  bpf_emit (&b, BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch), L_NONE, L_NONE);
+  for (guint i = 0; i < n_arches; i++)
+    bpf_emit (&b, BPF_JMP | BPF_JEQ | BPF_K, audit_arches[i], L_ARCH0 + (int) i, L_NONE);
+  bpf_emit (&b, BPF_JMP | BPF_JA | BPF_K, 0, L_OUT, L_NONE);
+  for (guint i = 0; i < n_arches; i++)
+    {
+      b.labels[L_ARCH0 + i] = (int) prog->len;
+      bpf_emit (&b, BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr), L_NONE, L_NONE);
+      bpf_emit (&b, BPF_JMP | BPF_JGE | BPF_K, SBX_SECCOMP_PREAMBLE_END, L_OUT, L_NONE);
+      bpf_emit (&b, BPF_JMP | BPF_JGE | BPF_K, first_unknown, L_ENOSYS, L_NONE);
+      bpf_emit (&b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t) personality_nrs[i], L_PERS, L_OUT);
+    }
+  b.labels[L_PERS] = (int) prog->len;
+  bpf_emit (&b, BPF_LD | BPF_W | BPF_ABS, ARG0_LO, L_NONE, L_NONE);
+  bpf_emit (&b, BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, L_OUT, L_NONE);
+  bpf_emit (&b, BPF_JMP | BPF_JSET | BPF_K, READ_IMPLIES_EXEC | ADDR_NO_RANDOMIZE | MMAP_PAGE_ZERO, L_EPERM, L_OUT);
+  b.labels[L_ENOSYS] = (int) prog->len;
+  bpf_emit (&b, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA), L_NONE, L_NONE);
+  b.labels[L_EPERM] = (int) prog->len;
+  bpf_emit (&b, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA), L_NONE, L_NONE);
+  b.labels[L_OUT] = (int) prog->len;
+  ok = bpf_resolve (&b);
+  g_array_unref (b.targets);
+  return ok;
 }
 
 static const char *
@@ -594,7 +653,6 @@ build_context (Rules                   *r,
   for (guint i = 0; i < G_N_ELEMENTS (unconditional); i++)
     DENY0 (r, unconditional[i].err, unconditional[i].name);
   add_namespace_rules (r);
-  add_personality_rules (r);
   add_device_rules (r);
   if (options->landlock_abi >= 1 && options->landlock_abi < 3)
     {
@@ -616,6 +674,7 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
   g_autoptr(GString) arches = NULL;
   uint32_t native, compat = 0;
   uint32_t audit_arches[2];
+  int personality_nrs[2];
   guint n_audit = 0;
   uint32_t enforces = 0;
   int first_unknown;
@@ -690,7 +749,14 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
 
   first_unknown = MAX (max_known_syscall (native), max_known_syscall (compat)) + 1;
   prog = g_array_new (FALSE, FALSE, sizeof (struct sock_filter));
-  build_preamble (prog, audit_arches, n_audit, (uint32_t) first_unknown);
+  personality_nrs[0] = seccomp_syscall_resolve_name_arch (native, "personality");
+  personality_nrs[1] = seccomp_syscall_resolve_name_arch (compat, "personality");
+  if (personality_nrs[0] < 0 || personality_nrs[1] < 0 ||
+      !build_preamble (prog, audit_arches, personality_nrs, n_audit, (uint32_t) first_unknown))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, "seccomp: cannot assemble the preamble");
+      return NULL;
+    }
   g_array_append_vals (prog, exported->data, exported->len / sizeof (struct sock_filter));
   if (prog->len > BPF_MAXINSNS)
     {

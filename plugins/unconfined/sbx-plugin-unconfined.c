@@ -582,7 +582,12 @@ unconfined_finish (void        *plugin_ctx,
       struct timespec now;
       struct timespec pause = { 0, delay_ns };
 
-      kill (-pgid, SIGKILL);
+      /* ESRCH: not even a zombie is left in the group. */
+      if (kill (-pgid, SIGKILL) < 0 && errno == ESRCH)
+        {
+          live = 0;
+          break;
+        }
       live = group_has_live_member (pgid);
       if (live <= 0)
         break;

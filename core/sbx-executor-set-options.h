@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A real include guard, not #pragma once: the build tree holds a copy of
+ * each public header (so <sbx/...> works uninstalled) and clang treats the
+ * two copies as different files. */
+#ifndef SBX_EXECUTOR_SET_OPTIONS_H
+#define SBX_EXECUTOR_SET_OPTIONS_H
+
+#if !defined (SBX_INSIDE) && !defined (SBX_COMPILATION)
+#error "Only <sbx/sbx.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+#include "sbx-version.h"
+#include "sbx-registry.h"
+
+G_BEGIN_DECLS
+
+/**
+ * SBX_EXECUTOR_SET_DEFAULT_GRANT_TTL:
+ *
+ * The grant TTL of an executor set whose options do not set one: 15 minutes,
+ * in microseconds (a #GTimeSpan).
+ *
+ * Since: 0.1
+ */
+#define SBX_EXECUTOR_SET_DEFAULT_GRANT_TTL (15 * G_TIME_SPAN_MINUTE)
+
+typedef struct _SbxExecutorSetOptions SbxExecutorSetOptions;
+
+#define SBX_TYPE_EXECUTOR_SET_OPTIONS (sbx_executor_set_options_get_type ())
+SBX_AVAILABLE_IN_0_1
+GType                  sbx_executor_set_options_get_type        (void) G_GNUC_CONST;
+SBX_AVAILABLE_IN_0_1
+SbxExecutorSetOptions *sbx_executor_set_options_new             (void);
+SBX_AVAILABLE_IN_0_1
+SbxExecutorSetOptions *sbx_executor_set_options_copy            (const SbxExecutorSetOptions *self);
+SBX_AVAILABLE_IN_0_1
+void                   sbx_executor_set_options_free            (SbxExecutorSetOptions       *self);
+
+SBX_AVAILABLE_IN_0_1
+void                   sbx_executor_set_options_set_scratch_root (SbxExecutorSetOptions      *self,
+                                                                  const char                 *path);
+SBX_AVAILABLE_IN_0_1
+const char            *sbx_executor_set_options_get_scratch_root (const SbxExecutorSetOptions *self);
+SBX_AVAILABLE_IN_0_1
+void                   sbx_executor_set_options_set_max_executors (SbxExecutorSetOptions     *self,
+                                                                   int                        max_executors);
+SBX_AVAILABLE_IN_0_1
+int                    sbx_executor_set_options_get_max_executors (const SbxExecutorSetOptions *self);
+SBX_AVAILABLE_IN_0_1
+void                   sbx_executor_set_options_set_grant_ttl   (SbxExecutorSetOptions       *self,
+                                                                 GTimeSpan                    ttl);
+SBX_AVAILABLE_IN_0_1
+GTimeSpan              sbx_executor_set_options_get_grant_ttl   (const SbxExecutorSetOptions *self);
+SBX_AVAILABLE_IN_0_1
+void                   sbx_executor_set_options_set_registry    (SbxExecutorSetOptions       *self,
+                                                                 SbxRegistry                 *registry);
+SBX_AVAILABLE_IN_0_1
+SbxRegistry           *sbx_executor_set_options_get_registry    (const SbxExecutorSetOptions *self);
+SBX_AVAILABLE_IN_0_1
+void                   sbx_executor_set_options_add_reporter    (SbxExecutorSetOptions       *self,
+                                                                 const char                  *name,
+                                                                 const char                  *config);
+SBX_AVAILABLE_IN_0_1
+guint                  sbx_executor_set_options_get_n_reporters (const SbxExecutorSetOptions *self);
+SBX_AVAILABLE_IN_0_1
+const char            *sbx_executor_set_options_get_reporter_name   (const SbxExecutorSetOptions *self,
+                                                                     guint                        index);
+SBX_AVAILABLE_IN_0_1
+const char            *sbx_executor_set_options_get_reporter_config (const SbxExecutorSetOptions *self,
+                                                                     guint                        index);
+SBX_AVAILABLE_IN_0_1
+void                   sbx_executor_set_options_set_backend     (SbxExecutorSetOptions       *self,
+                                                                 const char                  *name);
+SBX_AVAILABLE_IN_0_1
+const char            *sbx_executor_set_options_get_backend     (const SbxExecutorSetOptions *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxExecutorSetOptions, sbx_executor_set_options_free)
+
+G_END_DECLS
+
+#endif /* SBX_EXECUTOR_SET_OPTIONS_H */

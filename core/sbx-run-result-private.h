@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "sbx-run-result.h"
+#include "sbx-plugin-abi.h"
+
+G_BEGIN_DECLS
+
+/* @output may be NULL (nothing captured). */
+SbxRunResult *sbx_run_result_new (GBytes          *output,
+                                  const SbxExitV1 *exit,
+                                  gboolean         truncated,
+                                  SbxLifetimeContainment   containment,
+                                  GTimeSpan        duration);
+
+G_END_DECLS

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "sbx-run-result-private.h"
+
+/**
+ * SbxRunResult:
+ *
+ * What one finished run produced: its combined output, how the command ended
+ * (an exit code, or the signal that killed it — never a bare -1), whether
+ * the output was truncated at the run's limit, and how the backend contained
+ * the process tree's lifetime.
+ *
+ * A command that exits non-zero or dies from a signal is a result, not an
+ * error.  Immutable and reference counted; safe to share between threads.
+ *
+ * Since: 0.1
+ */
+struct _SbxRunResult
+{
+  gatomicrefcount ref;
+  GBytes         *output;
+  gboolean        signaled;
+  int             exit_code;
+  int             term_signal;
+  gboolean        truncated;
+  SbxLifetimeContainment  containment;
+  GTimeSpan       duration;
+};
+
+G_STATIC_ASSERT (SBX_LIFETIME_CONTAINMENT_UNSPECIFIED == (int) SBX_CONTAINMENT_UNSPECIFIED);
+G_STATIC_ASSERT (SBX_LIFETIME_CONTAINMENT_ENFORCED == (int) SBX_CONTAINMENT_ENFORCED);
+G_STATIC_ASSERT (SBX_LIFETIME_CONTAINMENT_BEST_EFFORT == (int) SBX_CONTAINMENT_BEST_EFFORT);
+
+G_DEFINE_BOXED_TYPE (SbxRunResult, sbx_run_result, sbx_run_result_ref, sbx_run_result_unref)
+
+SbxRunResult *
+sbx_run_result_new (GBytes          *output,
+                    const SbxExitV1 *exit,
+                    gboolean         truncated,
+                    SbxLifetimeContainment   containment,
+                    GTimeSpan        duration)
+{
+  SbxRunResult *self;
+
+  g_return_val_if_fail (exit != NULL, NULL);
+
+  self = g_new0 (SbxRunResult, 1);
+  g_atomic_ref_count_init (&self->ref);
+  self->output = output != NULL ? g_bytes_ref (output) : g_bytes_new (NULL, 0);
+  self->signaled = exit->kind == SBX_EXIT_SIGNALED;
+  self->exit_code = self->signaled ? 0 : exit->code;
+  self->term_signal = self->signaled ? exit->signo : 0;
+  self->truncated = truncated;
+  self->containment = containment;
+  self->duration = duration;
+  return self;
+}
+
+/**
+ * sbx_run_result_ref:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * Takes a reference.
+ *
+ * Returns: (transfer full): @self
+ *
+ * Since: 0.1
+ */
+SbxRunResult *
+sbx_run_result_ref (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref);
+  return self;
+}
+
+/**
+ * sbx_run_result_unref:
+ * @self: (transfer full): a [struct@Sbx.RunResult]
+ *
+ * Drops a reference; the last one frees the result.
+ *
+ * Since: 0.1
+ */
+void
+sbx_run_result_unref (SbxRunResult *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_ref_count_dec (&self->ref))
+    return;
+  g_bytes_unref (self->output);
+  g_free (self);
+}
+
+/**
+ * sbx_run_result_get_output:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * Returns the combined standard output and standard error the run captured,
+ * in the order the command wrote them.  Streams the run forwarded to a file
+ * descriptor of its [struct@Sbx.RunOptions] are not captured.  When the
+ * result is truncated, these are the first bytes up to the limit.
+ *
+ * Returns: (transfer none): the output (possibly empty, never %NULL)
+ *
+ * Since: 0.1
+ */
+GBytes *
+sbx_run_result_get_output (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->output;
+}
+
+/**
+ * sbx_run_result_get_exited:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * Whether the command exited by itself (then
+ * [method@Sbx.RunResult.get_exit_code] is its status) rather than being
+ * killed by a signal.
+ *
+ * Returns: %TRUE when the command exited
+ *
+ * Since: 0.1
+ */
+gboolean
+sbx_run_result_get_exited (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return !self->signaled;
+}
+
+/**
+ * sbx_run_result_get_exit_code:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * The command's exit status (0–255) when it exited; 0 when it was killed by
+ * a signal (check [method@Sbx.RunResult.get_signaled] first).
+ *
+ * Returns: the exit status
+ *
+ * Since: 0.1
+ */
+int
+sbx_run_result_get_exit_code (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->exit_code;
+}
+
+/**
+ * sbx_run_result_get_signaled:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * Whether the command was killed by a signal (including the kill of an
+ * output limit: see [method@Sbx.RunResult.get_truncated]).
+ *
+ * Returns: %TRUE when the command died from a signal
+ *
+ * Since: 0.1
+ */
+gboolean
+sbx_run_result_get_signaled (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->signaled;
+}
+
+/**
+ * sbx_run_result_get_term_signal:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * The number of the signal that killed the command, or 0 when it exited.
+ *
+ * Returns: the signal number
+ *
+ * Since: 0.1
+ */
+int
+sbx_run_result_get_term_signal (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->term_signal;
+}
+
+/**
+ * sbx_run_result_get_success:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * Whether the command exited with status 0 and its output was not
+ * truncated.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+sbx_run_result_get_success (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return !self->signaled && self->exit_code == 0 && !self->truncated;
+}
+
+/**
+ * sbx_run_result_get_truncated:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * Whether the command produced more output than the run's limit.  Nothing
+ * past the limit was kept or forwarded, and the whole process tree was
+ * killed as soon as the limit was passed.
+ *
+ * Returns: %TRUE when the output was truncated
+ *
+ * Since: 0.1
+ */
+gboolean
+sbx_run_result_get_truncated (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->truncated;
+}
+
+/**
+ * sbx_run_result_get_containment:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * How the backend contained the lifetime of the run's process tree.
+ *
+ * Returns: the containment
+ *
+ * Since: 0.1
+ */
+SbxLifetimeContainment
+sbx_run_result_get_containment (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, SBX_LIFETIME_CONTAINMENT_UNSPECIFIED);
+
+  return self->containment;
+}
+
+/**
+ * sbx_run_result_get_duration:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * The time from spawn until the command was reaped.
+ *
+ * Returns: the duration in microseconds
+ *
+ * Since: 0.1
+ */
+GTimeSpan
+sbx_run_result_get_duration (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->duration;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Process supervision: one spawn through a backend, from spawn to the
+ * backend's finish().  Synchronous, thread-safe, independent of any
+ * GMainContext: the calling thread polls the output pipes, the target's
+ * pidfd, the cancellable's fd and the set's close fd.
+ *
+ *   spawn (stdout/stderr pipes we create, O_CLOEXEC; stdin /dev/null or a
+ *          caller fd)
+ *   -> poll: keep/forward output up to the limit; on overflow, cancel, close
+ *      or deadline: kill the whole tree at once (backend signal(SIGKILL))
+ *   -> target exited: SIGKILL the rest of the tree while the exited target
+ *      still pins its ids, reap it (waitpid, raw status)
+ *   -> finish(raw status): the backend tears the tree down and translates the
+ *      status; its SbxExitV1 is the truth
+ *   -> drain what the dead tree left in the pipes (bounded).
+ *
+ * Owned by the executor work (issue 3).
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include "sbx-backend-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  SbxBackendSpec     *spec;
+  const char         *cwd;
+  const char *const  *argv;
+  const char *const  *envp;
+  int                 stdin_fd;     /* -1: /dev/null */
+  int                 stdout_fd;    /* -1: capture into the result */
+  int                 stderr_fd;    /* -1: capture into the result */
+  guint64             max_output;   /* 0: unlimited; else combined cap of kept
+                                     * (captured or forwarded) bytes */
+  gint64              deadline;     /* g_get_monotonic_time() µs, 0: none */
+  GCancellable       *cancellable;
+  int                 close_fd;     /* readable once the owner closes, or -1 */
+} SbxSuperviseRequest;
+
+typedef enum
+{
+  SBX_SUPERVISE_EXITED,       /* the target ended on its own (or by the output limit) */
+  SBX_SUPERVISE_TIMED_OUT,    /* the deadline passed; the tree was killed */
+  SBX_SUPERVISE_CANCELLED,    /* the cancellable fired; the tree was killed */
+  SBX_SUPERVISE_CLOSED,       /* close_fd fired; the tree was killed */
+} SbxSuperviseOutcome;
+
+typedef struct
+{
+  SbxSuperviseOutcome outcome;
+  SbxExitV1           exit;         /* from the backend's finish() */
+  gboolean            truncated;    /* output passed the limit; the tree was killed */
+  GBytes             *output;       /* captured bytes (owned) */
+  guint32             containment;  /* SBX_CONTAINMENT_* */
+  gint64              duration_us;  /* spawn to reap */
+} SbxSuperviseResult;
+
+void     sbx_supervise_result_clear (SbxSuperviseResult        *result);
+
+/* Runs one child to completion.  FALSE with @error set when the spawn
+ * failed (SBX_PLUGIN_ERROR from the backend, nothing left running) or when
+ * the backend's finish() could not prove the tree gone (the result is still
+ * filled as far as known).  With @out_spawned set TRUE once a child existed. */
+gboolean sbx_supervise_run          (const SbxSuperviseRequest *request,
+                                     SbxSuperviseResult        *result,
+                                     gboolean                  *out_spawned,
+                                     GError                   **error);
+
+G_END_DECLS

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "executor-test-util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile-test-util.h"
+
+const char *
+etu_plugin_dir (const char *name)
+{
+  static char *mock_dirs[32];
+  static const char *mock_names[32];
+  static GMutex lock;
+  const char *dir = NULL;
+
+  if (g_str_equal (name, "unconfined"))
+    dir = g_getenv ("SBX_TEST_UNCONFINED_PLUGIN_DIR");
+  else if (g_str_equal (name, "jsonl"))
+    dir = g_getenv ("SBX_TEST_JSONL_PLUGIN_DIR");
+  else
+    {
+      const char *mocks = g_getenv ("SBX_TEST_MOCK_PLUGIN_DIR");
+
+      g_assert_nonnull (mocks);
+      g_mutex_lock (&lock);
+      for (guint i = 0; i < G_N_ELEMENTS (mock_dirs); i++)
+        {
+          if (mock_names[i] == NULL)
+            {
+              mock_names[i] = g_strdup (name);
+              mock_dirs[i] = g_build_filename (mocks, name, NULL);
+            }
+          if (g_str_equal (mock_names[i], name))
+            {
+              dir = mock_dirs[i];
+              break;
+            }
+        }
+      g_mutex_unlock (&lock);
+    }
+  g_assert_nonnull (dir);
+  return dir;
+}
+
+SbxRegistry *
+etu_registry (const char *first_dir,
+              ...)
+{
+  g_autoptr(GPtrArray) dirs = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  SbxRegistry *registry;
+  va_list args;
+
+  va_start (args, first_dir);
+  for (const char *name = first_dir; name != NULL; name = va_arg (args, const char *))
+    g_ptr_array_add (dirs, (gpointer) etu_plugin_dir (name));
+  va_end (args);
+  g_ptr_array_add (dirs, NULL);
+
+  registry = sbx_registry_new_for_directories ((const char *const *) dirs->pdata, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (registry);
+  return registry;
+}
+
+void
+etu_tree_init (EtuTree *tree)
+{
+  tree->tmp = ptu_make_tmpdir ("sbx-test-executor-XXXXXX");
+  tree->scratch = ptu_mkdir (tree->tmp, "scratch");
+  tree->ws = ptu_mkdir (tree->tmp, "ws");
+}
+
+void
+etu_tree_clear (EtuTree *tree)
+{
+  if (tree->tmp != NULL)
+    ptu_rm_rf (tree->tmp);
+  g_clear_pointer (&tree->tmp, g_free);
+  g_clear_pointer (&tree->scratch, g_free);
+  g_clear_pointer (&tree->ws, g_free);
+}
+
+SbxProfile *
+etu_profile_unconfined (const char *workspace,
+                        SbxAccess   command)
+{
+  g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
+  g_autoptr(GError) error = NULL;
+  SbxProfile *profile;
+
+  sbx_profile_config_set_workspace (config, workspace, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_host (config, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_network (config, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_command (config, command);
+  sbx_profile_config_set_home (config, SBX_HOME_ISOLATED);
+  sbx_profile_config_set_isolation (config, SBX_ISOLATION_UNCONFINED);
+  sbx_profile_config_set_ack_unconfined (config, TRUE);
+  profile = sbx_profile_new (config, &error);
+  g_assert_no_error (error);
+  return profile;
+}
+
+SbxProfile *
+etu_profile_sandboxed (const char *workspace)
+{
+  g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
+  g_autoptr(GError) error = NULL;
+  SbxProfile *profile;
+
+  sbx_profile_config_set_workspace (config, workspace, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_host (config, SBX_ACCESS_DENY, SBX_ACCESS_DENY);
+  sbx_profile_config_set_network (config, SBX_ACCESS_DENY);
+  sbx_profile_config_set_command (config, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_home (config, SBX_HOME_ISOLATED);
+  sbx_profile_config_set_isolation (config, SBX_ISOLATION_SANDBOXED);
+  profile = sbx_profile_new (config, &error);
+  g_assert_no_error (error);
+  return profile;
+}
+
+SbxExecutorSetOptions *
+etu_options (const char  *scratch,
+             int          max_executors,
+             SbxRegistry *registry)
+{
+  SbxExecutorSetOptions *options = sbx_executor_set_options_new ();
+
+  sbx_executor_set_options_set_scratch_root (options, scratch);
+  sbx_executor_set_options_set_max_executors (options, max_executors);
+  sbx_executor_set_options_set_registry (options, registry);
+  return options;
+}
+
+static GPtrArray *
+fd_names (void)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  DIR *dir = opendir ("/proc/self/fd");
+  struct dirent *entry;
+  int self_fd;
+
+  g_assert_nonnull (dir);
+  self_fd = dirfd (dir);
+  while ((entry = readdir (dir)) != NULL)
+    {
+      char link[512];
+      g_autofree char *path = NULL;
+      ssize_t n;
+
+      if (entry->d_name[0] == '.' || atoi (entry->d_name) == self_fd)
+        continue;
+      path = g_strdup_printf ("/proc/self/fd/%s", entry->d_name);
+      n = readlink (path, link, sizeof link - 1);
+      link[n < 0 ? 0 : n] = '\0';
+      g_ptr_array_add (names, g_strdup_printf ("%s -> %s", entry->d_name, link));
+    }
+  closedir (dir);
+  return names;
+}
+
+guint
+etu_count_fds (void)
+{
+  g_autoptr(GPtrArray) names = fd_names ();
+
+  return names->len;
+}
+
+char *
+etu_list_fds (void)
+{
+  g_autoptr(GPtrArray) names = fd_names ();
+
+  g_ptr_array_add (names, NULL);
+  return g_strjoinv ("\n", (char **) names->pdata);
+}
+
+guint
+etu_count_children (void)
+{
+  DIR *dir = opendir ("/proc/self/task");
+  struct dirent *entry;
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while ((entry = readdir (dir)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *contents = NULL;
+      g_auto(GStrv) pids = NULL;
+
+      if (entry->d_name[0] == '.')
+        continue;
+      path = g_strdup_printf ("/proc/self/task/%s/children", entry->d_name);
+      if (!g_file_get_contents (path, &contents, NULL, NULL))
+        continue;
+      pids = g_strsplit_set (g_strstrip (contents), " ", -1);
+      for (guint i = 0; pids[i] != NULL; i++)
+        if (pids[i][0] != '\0')
+          n++;
+    }
+  closedir (dir);
+  return n;
+}
+
+gboolean
+etu_pid_is_dead (int pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", pid);
+  g_autofree char *contents = NULL;
+  const char *paren;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return TRUE;
+  paren = strrchr (contents, ')');
+  return paren != NULL && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+gboolean
+etu_wait_for_file (const char *path,
+                   guint       timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * G_TIME_SPAN_MILLISECOND;
+
+  while (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      if (g_get_monotonic_time () > deadline)
+        return FALSE;
+      g_usleep (5 * 1000);
+    }
+  /* Let the writer finish its line. */
+  g_usleep (20 * 1000);
+  return TRUE;
+}
+
+void
+etu_store_result (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      data)
+{
+  GAsyncResult **slot = data;
+
+  *slot = g_object_ref (result);
+  g_main_context_wakeup (NULL);
+}
+
+GAsyncResult *
+etu_wait_async (GAsyncResult **slot)
+{
+  while (*slot == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  return *slot;
+}
+
+void
+etu_warm_up (void)
+{
+  EtuTree tree = { 0 };
+  g_autoptr(SbxRegistry) registry = etu_registry ("unconfined", "jsonl", NULL);
+  g_autoptr(SbxProfile) profile = NULL;
+  g_autoptr(SbxExecutorSetOptions) options = NULL;
+  g_autoptr(SbxExecutorSet) set = NULL;
+  g_autoptr(SbxExecutor) executor = NULL;
+  g_autoptr(SbxRunResult) result = NULL;
+  g_autoptr(GAsyncResult) async_result = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *argv[] = { "true", NULL };
+
+  etu_tree_init (&tree);
+  profile = etu_profile_unconfined (tree.ws, SBX_ACCESS_ALLOW);
+  options = etu_options (tree.scratch, 1, registry);
+  set = sbx_executor_set_new (profile, options, &error);
+  g_assert_no_error (error);
+  executor = sbx_executor_set_for_key (set, "warm-up", &error);
+  g_assert_no_error (error);
+  result = sbx_executor_run_argv (executor, tree.ws, argv, NULL, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&result, sbx_run_result_unref);
+  sbx_executor_run_argv_async (executor, tree.ws, argv, NULL, etu_store_result, &async_result);
+  result = sbx_executor_run_argv_finish (executor, etu_wait_async (&async_result), &error);
+  g_assert_no_error (error);
+  g_assert_true (sbx_executor_set_close (set, NULL, &error));
+  etu_tree_clear (&tree);
+}

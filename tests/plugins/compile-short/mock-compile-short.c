@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mock-compile-short: a backend whose probe claims level FULL and every
+ * guarantee, but whose compile achieves only ENV_SCRUB.  The executor must
+ * then fail closed (SBX_EXECUTOR_SET_ERROR_MISSING_GUARANTEES) and release
+ * the spec exactly once.  It never spawns.
+ *
+ * sbx_mock_compile_short_count ("compile" | "release" | "live") is exported
+ * so tests can check the release discipline ("live" = compiled, not yet
+ * released).
+ */
+#include "../mock-common.h"
+
+SBX_PLUGIN_EXPORT unsigned sbx_mock_compile_short_count (const char *what);
+
+static unsigned n_compile, n_release;
+
+unsigned
+sbx_mock_compile_short_count (const char *what)
+{
+  unsigned compiled = __atomic_load_n (&n_compile, __ATOMIC_SEQ_CST);
+  unsigned released = __atomic_load_n (&n_release, __ATOMIC_SEQ_CST);
+
+  if (strcmp (what, "compile") == 0)
+    return compiled;
+  if (strcmp (what, "release") == 0)
+    return released;
+  if (strcmp (what, "live") == 0)
+    return compiled - released;
+  return (unsigned) -1;
+}
+
+static int32_t
+short_compile (void               *plugin_ctx,
+               SbxHostCall        *call,
+               const SbxPolicyV1  *policy,
+               void              **spec_out,
+               SbxCompileResultV1 *result)
+{
+  MockCtx *ctx = plugin_ctx;
+  int *spec = malloc (sizeof *spec);
+
+  if (spec == NULL)
+    {
+      ctx->host->set_error (call, SBX_STATUS_NO_MEMORY, "mock: out of memory");
+      return SBX_STATUS_NO_MEMORY;
+    }
+  *spec = 1;
+  __atomic_add_fetch (&n_compile, 1, __ATOMIC_SEQ_CST);
+  ctx->host->report (call, "mock-short", SBX_ABI_REPORT_UNENFORCED,
+                     "test double: compiles to env-scrub only");
+  result->level = SBX_ABI_LEVEL_DEGRADED;
+  result->guarantees = SBX_ABI_GUARANTEE_ENV_SCRUB;
+  *spec_out = spec;
+  return SBX_STATUS_OK;
+}
+
+static void
+short_release (void *plugin_ctx,
+               void *spec)
+{
+  __atomic_add_fetch (&n_release, 1, __ATOMIC_SEQ_CST);
+  free (spec);
+}
+
+static const SbxBackendVTableV1 vtable = {
+  sizeof (SbxBackendVTableV1), 0, mock_probe_full, short_compile,
+  mock_spawn_unsupported, mock_signal_unsupported, mock_finish_unsupported,
+  short_release, NULL
+};
+
+static const SbxPluginExtension extensions[] = {
+  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-compile-short", 10, 0, &vtable },
+  { 0 },
+};
+
+SBX_PLUGIN_DEFINE (mock_compile_short, "0.1.0", "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE,
+                   mock_init, mock_fini, extensions)

@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sbx run [OPTION...] -- COMMAND [ARG...]
+ *
+ * Runs one command in an executor of a one-key executor set.  stdin, stdout
+ * and stderr pass through live: without --max-output the command gets sbx's
+ * own descriptors (a terminal stays a terminal); with --max-output its output
+ * goes through pipes that the executor copies on as it arrives, counting
+ * every byte, and the first byte past the limit kills the whole tree.
+ *
+ * Exit status: the command's; 128+N when a signal N killed it (or when sbx
+ * got SIGINT/SIGTERM/SIGHUP N and killed the tree); 124 when --timeout
+ * passed and the tree was killed; 125 when sbx itself refused or failed
+ * (with a message naming why); 126 when the command is not executable; 127
+ * when it is not found.
+ */
+#include <errno.h>
+#include <glib.h>
+#include <glib-unix.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sbx/sbx.h>
+
+#include "sbx-cmds.h"
+
+#define RUN_EXIT_TIMEOUT      124
+#define RUN_EXIT_SBX_FAILED   125
+#define RUN_EXIT_NOT_EXEC     126
+#define RUN_EXIT_NOT_FOUND    127
+#define RUN_KEY               "sbx-run"
+
+typedef enum
+{
+  REPORT_NONE,
+  REPORT_TEXT,
+  REPORT_JSON,
+} ReportFormat;
+
+typedef struct
+{
+  char        *profile_file;
+  char        *workspace;
+  char       **read_paths;
+  char       **write_paths;
+  char        *network;
+  ReportFormat report;
+  char        *timeout;
+  char        *max_output;
+  char       **allow_host;
+  char       **approve;
+  gboolean     ask;
+} RunArgs;
+
+static void
+run_args_clear (RunArgs *args)
+{
+  g_free (args->profile_file);
+  g_free (args->workspace);
+  g_strfreev (args->read_paths);
+  g_strfreev (args->write_paths);
+  g_free (args->network);
+  g_free (args->timeout);
+  g_free (args->max_output);
+  g_strfreev (args->allow_host);
+  g_strfreev (args->approve);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RunArgs, run_args_clear)
+
+static gboolean
+parse_report (const char  *option_name,
+              const char  *value,
+              gpointer     data,
+              GError     **error)
+{
+  RunArgs *args = data;
+
+  if (value == NULL || g_str_equal (value, "text"))
+    args->report = REPORT_TEXT;
+  else if (g_str_equal (value, "json"))
+    args->report = REPORT_JSON;
+  else
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--report takes no value or \"json\", not \"%s\"", value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* "1048576", "64K", "10M", "2G" (powers of 1024). */
+static gboolean
+parse_size (const char *text,
+            guint64    *out)
+{
+  guint64 value;
+  char *end = NULL;
+  guint shift = 0;
+
+  if (text == NULL || !g_ascii_isdigit (text[0]))
+    return FALSE;
+  errno = 0;
+  value = g_ascii_strtoull (text, &end, 10);
+  if (errno != 0)
+    return FALSE;
+  switch (g_ascii_toupper (*end))
+    {
+    case '\0': shift = 0; break;
+    case 'K':  shift = 10; end++; break;
+    case 'M':  shift = 20; end++; break;
+    case 'G':  shift = 30; end++; break;
+    default:   return FALSE;
+    }
+  if (*end != '\0' || value == 0 || value > (G_MAXUINT64 >> shift))
+    return FALSE;
+  *out = value << shift;
+  return TRUE;
+}
+
+static gboolean
+parse_seconds (const char *text,
+               GTimeSpan  *out)
+{
+  char *end = NULL;
+  double seconds;
+
+  if (text == NULL || text[0] == '\0')
+    return FALSE;
+  seconds = g_ascii_strtod (text, &end);
+  if (*end != '\0' || !isfinite (seconds) || seconds <= 0 || seconds > 1e9)
+    return FALSE;
+  *out = (GTimeSpan) ceil (seconds * G_USEC_PER_SEC);
+  return TRUE;
+}
+
+static char *
+absolute_path (const char *path)
+{
+  g_autofree char *cwd = g_get_current_dir ();
+
+  return g_canonicalize_filename (path, cwd);
+}
+
+/* The profile: --profile FILE or the embedded default, then --workspace,
+ * --read, --write and --network applied on top (re-validated). */
+static SbxProfile *
+build_profile (const RunArgs  *args,
+               GError        **error)
+{
+  g_autoptr(SbxProfile) base = NULL;
+  g_autoptr(SbxProfileConfig) config = NULL;
+  g_autofree char *workspace = NULL;
+  g_autoptr(GHashTable) roots = NULL;
+  GHashTableIter iter;
+  gpointer key;
+  gpointer value;
+
+  workspace = args->workspace != NULL ? absolute_path (args->workspace) : g_get_current_dir ();
+  if (args->profile_file != NULL)
+    base = sbx_profile_new_from_file (args->profile_file, workspace, error);
+  else
+    base = sbx_profile_new_default (workspace, error);
+  if (base == NULL)
+    return NULL;
+
+  if (args->workspace == NULL && args->read_paths == NULL && args->write_paths == NULL
+      && args->network == NULL)
+    return g_steal_pointer (&base);
+
+  config = sbx_profile_dup_config (base);
+  if (args->workspace != NULL)
+    sbx_profile_config_set_workspace (config, workspace,
+                                      sbx_profile_get_workspace_read (base),
+                                      sbx_profile_get_workspace_write (base));
+  /* A path given to both --read and --write is writable. */
+  roots = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; args->read_paths != NULL && args->read_paths[i] != NULL; i++)
+    g_hash_table_insert (roots, absolute_path (args->read_paths[i]), GINT_TO_POINTER (FALSE));
+  for (guint i = 0; args->write_paths != NULL && args->write_paths[i] != NULL; i++)
+    g_hash_table_insert (roots, absolute_path (args->write_paths[i]), GINT_TO_POINTER (TRUE));
+  g_hash_table_iter_init (&iter, roots);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    sbx_profile_config_add_root (config, key, SBX_ACCESS_ALLOW,
+                                 GPOINTER_TO_INT (value) ? SBX_ACCESS_ALLOW : SBX_ACCESS_DENY);
+  if (args->network != NULL)
+    {
+      if (g_str_equal (args->network, "allow"))
+        sbx_profile_config_set_network (config, SBX_ACCESS_ALLOW);
+      else if (g_str_equal (args->network, "deny"))
+        sbx_profile_config_set_network (config, SBX_ACCESS_DENY);
+      else
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--network takes \"deny\" or \"allow\", not \"%s\"", args->network);
+          return NULL;
+        }
+    }
+  return sbx_profile_new (config, error);
+}
+
+typedef struct
+{
+  GMainLoop    *loop;
+  GCancellable *cancellable;
+  SbxRunResult *result;
+  GError       *error;
+  int           signal_received;
+  gboolean      done;
+} RunState;
+
+static void
+run_done (GObject      *source,
+          GAsyncResult *res,
+          gpointer      data)
+{
+  RunState *state = data;
+
+  state->result = sbx_executor_run_finish (SBX_EXECUTOR (source), res, &state->error);
+  state->done = TRUE;
+  g_main_loop_quit (state->loop);
+}
+
+typedef struct
+{
+  RunState *state;
+  int       signo;
+} SignalData;
+
+static gboolean
+on_signal (gpointer data)
+{
+  SignalData *sd = data;
+
+  if (sd->state->signal_received == 0)
+    sd->state->signal_received = sd->signo;
+  g_cancellable_cancel (sd->state->cancellable);
+  return G_SOURCE_CONTINUE;
+}
+
+static int
+refuse (const char *format,
+        ...) G_GNUC_PRINTF (1, 2);
+
+static int
+refuse (const char *format,
+        ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  sbx_cli_error ("run: %s", message);
+  return RUN_EXIT_SBX_FAILED;
+}
+
+static int
+exit_status_for_error (const GError *error,
+                       const char   *command,
+                       const RunArgs *args)
+{
+  if (g_error_matches (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_NOT_FOUND))
+    {
+      sbx_cli_error ("run: %s: command not found (%s)", command, error->message);
+      return RUN_EXIT_NOT_FOUND;
+    }
+  if (g_error_matches (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_NOT_EXECUTABLE))
+    {
+      sbx_cli_error ("run: %s: not executable (%s)", command, error->message);
+      return RUN_EXIT_NOT_EXEC;
+    }
+  if (g_error_matches (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_TIMED_OUT))
+    {
+      sbx_cli_error ("run: timed out after %s s; the process tree was killed", args->timeout);
+      return RUN_EXIT_TIMEOUT;
+    }
+  return refuse ("%s", error->message);
+}
+
+int
+sbx_cmd_run (int    argc,
+             char **argv)
+{
+  g_auto(RunArgs) args = { 0 };
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxProfile) profile = NULL;
+  g_autoptr(SbxExecutorSetOptions) set_options = NULL;
+  g_autoptr(SbxExecutorSet) set = NULL;
+  g_autoptr(SbxExecutor) executor = NULL;
+  g_autoptr(SbxRunOptions) run_options = NULL;
+  g_autoptr(GMainLoop) loop = NULL;
+  g_autoptr(GCancellable) cancellable = NULL;
+  g_autofree char *cwd = NULL;
+  const char *command;
+  GTimeSpan timeout = 0;
+  guint64 max_output = 0;
+  RunState state = { 0 };
+  SignalData signals[3];
+  guint signal_sources[3];
+  static const int forwarded[3] = { SIGINT, SIGTERM, SIGHUP };
+  int status;
+  const GOptionEntry entries[] = {
+    { "profile", 0, 0, G_OPTION_ARG_FILENAME, &args.profile_file,
+      "Profile file (default: the embedded default profile)", "FILE" },
+    { "workspace", 0, 0, G_OPTION_ARG_FILENAME, &args.workspace,
+      "Workspace directory (default: the current directory)", "DIR" },
+    { "read", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args.read_paths,
+      "Add a read-only root", "PATH" },
+    { "write", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args.write_paths,
+      "Add a read-write root", "PATH" },
+    { "network", 0, 0, G_OPTION_ARG_STRING, &args.network,
+      "Network access: deny or allow", "deny|allow" },
+    { "report", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (gpointer) parse_report,
+      "Write the compile report to stderr before the command runs (as JSON with =json)", "json" },
+    { "timeout", 0, 0, G_OPTION_ARG_STRING, &args.timeout,
+      "Kill the process tree after SECS seconds (exit 124)", "SECS" },
+    { "max-output", 0, 0, G_OPTION_ARG_STRING, &args.max_output,
+      "Pass on at most SIZE bytes of output (K/M/G suffixes); past it kill the tree", "SIZE" },
+    { "allow-host", 0, 0, G_OPTION_ARG_STRING_ARRAY, &args.allow_host,
+      "Not implemented yet (egress routes)", "HOST:PORT" },
+    { "approve", 0, 0, G_OPTION_ARG_STRING_ARRAY, &args.approve,
+      "Not implemented yet (grants)", "CLASS:TARGET" },
+    { "ask", 0, 0, G_OPTION_ARG_NONE, &args.ask,
+      "Not implemented yet (grants)", NULL },
+    { NULL },
+  };
+  g_autoptr(GOptionGroup) group = NULL;
+
+  g_set_prgname ("sbx run");
+  context = g_option_context_new ("[--] COMMAND [ARG...]");
+  g_option_context_set_summary (context, "Run one command in the sandbox.");
+  g_option_context_set_description (context,
+    "stdin, stdout and stderr pass through.  Exit status: the command's; 128+N\n"
+    "when signal N killed it; 124 when --timeout passed; 125 when sbx refused or\n"
+    "failed; 126 when the command is not executable; 127 when it is not found.\n");
+  group = g_option_group_new ("run", NULL, NULL, &args, NULL);
+  g_option_group_add_entries (group, entries);
+  g_option_context_set_main_group (context, g_steal_pointer (&group));
+  /* Options end at the command: "sbx run ls -la" passes -la to ls. */
+  g_option_context_set_strict_posix (context, TRUE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return refuse ("%s (see sbx run --help)", error->message);
+
+  /* Later issues: never silently ignored. */
+  if (args.allow_host != NULL)
+    return refuse ("--allow-host is not implemented yet (egress routes come in a later version)");
+  if (args.approve != NULL)
+    return refuse ("--approve is not implemented yet (grants come in a later version)");
+  if (args.ask)
+    return refuse ("--ask is not implemented yet (grants come in a later version)");
+
+  /* argv[0] is "run"; the command follows, after an optional "--". */
+  if (argc >= 2 && g_str_equal (argv[1], "--"))
+    {
+      argv++;
+      argc--;
+    }
+  if (argc < 2)
+    return refuse ("no command given (see sbx run --help)");
+  command = argv[1];
+  if (args.timeout != NULL && !parse_seconds (args.timeout, &timeout))
+    return refuse ("--timeout takes a positive number of seconds, not \"%s\"", args.timeout);
+  if (args.max_output != NULL && !parse_size (args.max_output, &max_output))
+    return refuse ("--max-output takes a positive size in bytes (with an optional K, M or G), "
+                   "not \"%s\"", args.max_output);
+
+  profile = build_profile (&args, &error);
+  if (profile == NULL)
+    return refuse ("%s", error->message);
+
+  set_options = sbx_executor_set_options_new ();
+  sbx_executor_set_options_set_scratch_root (set_options, g_get_tmp_dir ());
+  sbx_executor_set_options_set_max_executors (set_options, 1);
+  set = sbx_executor_set_new (profile, set_options, &error);
+  if (set == NULL)
+    {
+      /* With SBX_BACKEND set (a forced backend, a veto, "help") the
+       * registry's message says it all. */
+      if (g_error_matches (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_BACKEND_UNAVAILABLE)
+          && sbx_profile_get_isolation (profile) == SBX_ISOLATION_SANDBOXED
+          && g_getenv ("SBX_BACKEND") == NULL)
+        return refuse ("no sandboxing backend on this host can enforce this Sandboxed profile; "
+                       "refusing to run without confinement (%s). See `sbx doctor`.",
+                       error->message);
+      return refuse ("%s", error->message);
+    }
+  executor = sbx_executor_set_for_key (set, RUN_KEY, &error);
+  if (executor == NULL)
+    return refuse ("%s", error->message);
+
+  if (args.report != REPORT_NONE)
+    {
+      SbxCompileReport *report = sbx_executor_get_report (executor);
+      g_autofree char *text = args.report == REPORT_JSON ? sbx_compile_report_to_json (report)
+                                                         : sbx_compile_report_to_text (report);
+
+      fprintf (stderr, "%s%s", text, g_str_has_suffix (text, "\n") ? "" : "\n");
+      fflush (stderr);
+    }
+
+  /* A closed reader of our output must not kill sbx (and leave the tree
+   * running); the child gets default signal dispositions back. */
+  signal (SIGPIPE, SIG_IGN);
+
+  run_options = sbx_run_options_new ();
+  sbx_run_options_set_stdin_fd (run_options, STDIN_FILENO);
+  sbx_run_options_set_stdout_fd (run_options, STDOUT_FILENO);
+  sbx_run_options_set_stderr_fd (run_options, STDERR_FILENO);
+  sbx_run_options_set_timeout (run_options, timeout);
+  sbx_run_options_set_max_output (run_options, max_output);
+
+  cwd = g_get_current_dir ();
+  loop = g_main_loop_new (NULL, FALSE);
+  cancellable = g_cancellable_new ();
+  state.loop = loop;
+  state.cancellable = cancellable;
+  for (guint i = 0; i < G_N_ELEMENTS (forwarded); i++)
+    {
+      signals[i].state = &state;
+      signals[i].signo = forwarded[i];
+      signal_sources[i] = g_unix_signal_add (forwarded[i], on_signal, &signals[i]);
+    }
+  sbx_executor_run_async (executor, cwd, (const char *const *) argv + 1, run_options,
+                          cancellable, run_done, &state);
+  while (!state.done)
+    g_main_loop_run (loop);
+  for (guint i = 0; i < G_N_ELEMENTS (forwarded); i++)
+    g_source_remove (signal_sources[i]);
+
+  if (state.result != NULL)
+    {
+      if (sbx_run_result_get_truncated (state.result))
+        sbx_cli_error ("run: output limit of %" G_GUINT64_FORMAT " bytes reached; "
+                       "the rest was not passed on and the process tree was killed", max_output);
+      if (sbx_run_result_get_signaled (state.result))
+        status = 128 + sbx_run_result_get_term_signal (state.result);
+      else
+        status = sbx_run_result_get_exit_code (state.result);
+      sbx_run_result_unref (state.result);
+    }
+  else if (state.signal_received != 0
+           && g_error_matches (state.error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CANCELLED))
+    {
+      sbx_cli_error ("run: got signal %d (%s); the process tree was killed",
+                     state.signal_received, g_strsignal (state.signal_received));
+      status = 128 + state.signal_received;
+    }
+  else
+    {
+      status = exit_status_for_error (state.error, command, &args);
+    }
+  g_clear_error (&state.error);
+
+  if (!sbx_executor_set_close (set, NULL, &error))
+    sbx_cli_error ("run: cleanup: %s", error->message);
+  return status;
+}
