@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The Linux backend end to end: through the library (registry, executor
+ * set, executors) and through `sbx run`, with the plugin as built.
+ *
+ *  - the default Sandboxed profile selects linux-userns at LevelFull and
+ *    runs real commands; results, signal death and executor isolation are
+ *    what the backend says they are;
+ *  - SBX_BACKEND=linux-landlock (or the option) forces rung 2 on a host that
+ *    has rung 1: the report says LevelDegraded and the guarantees shrink,
+ *    confinement still holds, nothing falls back — the switch can only
+ *    narrow, never widen;
+ *  - `sbx run` exit statuses: the command's, 128+N for signal N, 127 not
+ *    found, 126 not executable, 125 when sbx refuses.
+ */
+#include <gio/gio.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#include "executor-test-util.h"
+#include "profile-test-util.h"
+
+static const char *
+linux_plugin_dir (void)
+{
+  const char *dir = g_getenv ("SBX_TEST_LINUX_PLUGIN_DIR");
+
+  g_assert_nonnull (dir);
+  return dir;
+}
+
+static SbxRegistry *
+linux_registry (void)
+{
+  const char *dirs[] = { linux_plugin_dir (), NULL };
+  g_autoptr(GError) error = NULL;
+  SbxRegistry *registry = sbx_registry_new_for_directories (dirs, &error);
+
+  g_assert_no_error (error);
+  return registry;
+}
+
+/* NULL (and a skip) when the host has no linux-userns. */
+static SbxExecutorSet *
+make_set (EtuTree     *tree,
+          const char  *backend,
+          GError     **error)
+{
+  g_autoptr(SbxRegistry) registry = linux_registry ();
+  g_autoptr(SbxProfile) profile = NULL;
+  g_autoptr(SbxExecutorSetOptions) options = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  profile = sbx_profile_new_default (tree->ws, &local_error);
+  g_assert_no_error (local_error);
+  options = etu_options (tree->scratch, 8, registry);
+  if (backend != NULL)
+    sbx_executor_set_options_set_backend (options, backend);
+  return sbx_executor_set_new (profile, options, error);
+}
+
+static char *
+output_of (SbxRunResult *result)
+{
+  GBytes *bytes = sbx_run_result_get_output (result);
+  gsize len = 0;
+  const char *data = g_bytes_get_data (bytes, &len);
+
+  return g_strndup (data, len);
+}
+
+static gboolean
+have_userns (void)
+{
+  g_autoptr(SbxRegistry) registry = linux_registry ();
+  g_autoptr(GError) error = NULL;
+  EtuTree tree = { 0 };
+  g_autoptr(SbxExecutorSet) set = NULL;
+  gboolean ok;
+
+  etu_tree_init (&tree);
+  set = make_set (&tree, "linux-userns", &error);
+  ok = set != NULL;
+  if (set != NULL)
+    sbx_executor_set_close (set, NULL, NULL);
+  g_clear_object (&set);
+  etu_tree_clear (&tree);
+  if (!ok)
+    g_test_skip_printf ("linux-userns is unavailable here: %s", error->message);
+  return ok;
+}
+
+static void
+test_library_default (void)
+{
+  EtuTree tree = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxExecutorSet) set = NULL;
+  g_autoptr(SbxExecutor) executor = NULL;
+  g_autoptr(SbxRunResult) result = NULL;
+  g_autofree char *out = NULL;
+  const char *argv[] = { "sh", "-c", "echo hi from $(hostname); exit 3", NULL };
+
+  if (!have_userns ())
+    return;
+  etu_tree_init (&tree);
+  set = make_set (&tree, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (sbx_executor_set_get_backend_name (set), ==, "linux-userns");
+  executor = sbx_executor_set_for_key (set, "a", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sbx_executor_get_level (executor), ==, SBX_LEVEL_FULL);
+  g_assert_true (sbx_executor_get_guarantees (executor) & SBX_GUARANTEE_PROCESS_BOUNDARY);
+  g_assert_true (sbx_executor_get_guarantees (executor) & SBX_GUARANTEE_ADDRESS_NETWORK);
+  result = sbx_executor_run_argv (executor, tree.ws, argv, NULL, &error);
+  g_assert_no_error (error);
+  out = output_of (result);
+  g_assert_cmpstr (out, ==, "hi from sbx\n");
+  g_assert_true (sbx_run_result_get_exited (result));
+  g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 3);
+  g_assert_cmpint (sbx_run_result_get_containment (result), ==, SBX_LIFETIME_CONTAINMENT_ENFORCED);
+  g_clear_pointer (&result, sbx_run_result_unref);
+
+  /* Signal death is reported as such. */
+  {
+    const char *kill_argv[] = { "sh", "-c", "kill -TERM $$; sleep 5", NULL };
+
+    result = sbx_executor_run_argv (executor, tree.ws, kill_argv, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_true (sbx_run_result_get_signaled (result));
+    g_assert_cmpint (sbx_run_result_get_term_signal (result), ==, SIGTERM);
+  }
+  g_assert_true (sbx_executor_set_close (set, NULL, &error));
+  g_assert_no_error (error);
+  etu_tree_clear (&tree);
+}
+
+/* Two executors of one set: neither reads the other's HOME. */
+static void
+test_library_executors_isolated (void)
+{
+  EtuTree tree = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxExecutorSet) set = NULL;
+  g_autoptr(SbxExecutor) a = NULL;
+  g_autoptr(SbxExecutor) b = NULL;
+  g_autoptr(SbxRunResult) result = NULL;
+  g_autofree char *b_file = NULL;
+  g_autofree char *script = NULL;
+  g_autofree char *out = NULL;
+
+  if (!have_userns ())
+    return;
+  etu_tree_init (&tree);
+  set = make_set (&tree, NULL, &error);
+  g_assert_no_error (error);
+  a = sbx_executor_set_for_key (set, "a", &error);
+  g_assert_no_error (error);
+  b = sbx_executor_set_for_key (set, "b", &error);
+  g_assert_no_error (error);
+  b_file = g_build_filename (sbx_executor_get_home (b), "b-secret", NULL);
+  g_assert_true (g_file_set_contents (b_file, "B-ONLY\n", -1, NULL));
+  script = g_strdup_printf ("cat '%s'; ls '%s'; echo own > \"$HOME/x\" && cat \"$HOME/x\"",
+                            b_file, sbx_executor_get_tmpdir (b));
+  {
+    const char *argv[] = { "sh", "-c", script, NULL };
+
+    result = sbx_executor_run_argv (a, tree.ws, argv, NULL, &error);
+  }
+  g_assert_no_error (error);
+  out = output_of (result);
+  g_assert_null (strstr (out, "B-ONLY"));
+  g_assert_nonnull (strstr (out, "own\n"));
+  g_assert_true (sbx_executor_set_close (set, NULL, &error));
+  etu_tree_clear (&tree);
+}
+
+/* Forcing rung 2 by the ordinary selection narrows (LevelDegraded, fewer
+ * guarantees), keeps confining, and an unknown name fails without
+ * fallback. */
+static void
+test_library_forced_rung2 (void)
+{
+  EtuTree tree = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxExecutorSet) full_set = NULL;
+  g_autoptr(SbxExecutorSet) set = NULL;
+  g_autoptr(SbxExecutor) full = NULL;
+  g_autoptr(SbxExecutor) executor = NULL;
+  g_autoptr(SbxRunResult) result = NULL;
+  g_autofree char *outside = NULL;
+  g_autofree char *script = NULL;
+  SbxGuarantees full_bits, forced_bits;
+
+  if (!have_userns ())
+    return;
+  etu_tree_init (&tree);
+  full_set = make_set (&tree, NULL, &error);
+  g_assert_no_error (error);
+  full = sbx_executor_set_for_key (full_set, "k", &error);
+  g_assert_no_error (error);
+  set = make_set (&tree, "linux-landlock", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (sbx_executor_set_get_backend_name (set), ==, "linux-landlock");
+  executor = sbx_executor_set_for_key (set, "k", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sbx_executor_get_level (executor), ==, SBX_LEVEL_DEGRADED);
+  full_bits = sbx_executor_get_guarantees (full);
+  forced_bits = sbx_executor_get_guarantees (executor);
+  /* Strictly narrower guarantees... */
+  g_assert_cmpuint (forced_bits & ~full_bits, ==, 0);
+  g_assert_cmpuint (forced_bits, !=, full_bits);
+  g_assert_false (forced_bits & SBX_GUARANTEE_PROCESS_BOUNDARY);
+  /* ...and the profile's confinement still holds. */
+  outside = g_build_filename (tree.tmp, "outside", NULL);
+  script = g_strdup_printf ("echo x > '%s'; echo in > inside && cat inside", outside);
+  {
+    const char *argv[] = { "sh", "-c", script, NULL };
+
+    result = sbx_executor_run_argv (executor, tree.ws, argv, NULL, &error);
+  }
+  g_assert_no_error (error);
+  {
+    g_autofree char *out = output_of (result);
+
+    g_assert_cmpstr (out, !=, NULL);
+    g_assert_nonnull (strstr (out, "in\n"));
+  }
+  g_assert_false (g_file_test (outside, G_FILE_TEST_EXISTS));
+  g_assert_true (sbx_executor_set_close (set, NULL, &error));
+  g_assert_true (sbx_executor_set_close (full_set, NULL, &error));
+  g_clear_object (&set);
+
+  /* A name no loaded plugin provides: no fallback. */
+  set = make_set (&tree, "linux-no-such-rung", &error);
+  g_assert_null (set);
+  g_assert_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_BACKEND_UNAVAILABLE);
+  etu_tree_clear (&tree);
+}
+
+/* ------------------------------------------------------------------------- */
+/* sbx run                                                                    */
+/* ------------------------------------------------------------------------- */
+
+typedef struct
+{
+  int   status;
+  char *out;
+  char *err;
+} Outcome;
+
+static void
+outcome_clear (Outcome *o)
+{
+  g_free (o->out);
+  g_free (o->err);
+}
+
+static Outcome
+sbx_run (EtuTree           *tree,
+         const char        *backend,
+         const char *const *args)
+{
+  g_autoptr(GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                                                | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  Outcome o = { 0 };
+
+  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", linux_plugin_dir (), TRUE);
+  g_subprocess_launcher_setenv (l, "TMPDIR", tree->scratch, TRUE);
+  if (backend != NULL)
+    g_subprocess_launcher_setenv (l, "SBX_BACKEND", backend, TRUE);
+  else
+    g_subprocess_launcher_unsetenv (l, "SBX_BACKEND");
+  g_subprocess_launcher_set_cwd (l, tree->ws);
+  g_ptr_array_add (argv, (gpointer) g_getenv ("SBX_TEST_SBX"));
+  g_ptr_array_add (argv, (gpointer) "run");
+  for (; *args != NULL; args++)
+    g_ptr_array_add (argv, (gpointer) *args);
+  g_ptr_array_add (argv, NULL);
+  proc = g_subprocess_launcher_spawnv (l, (const char *const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (proc, NULL, NULL, &o.out, &o.err, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (proc));
+  o.status = g_subprocess_get_exit_status (proc);
+  if (o.err != NULL && o.err[0] != '\0')
+    g_test_message ("sbx run stderr: %s", o.err);
+  return o;
+}
+
+static void
+test_cli_run (void)
+{
+  EtuTree tree = { 0 };
+  g_autofree char *script = NULL;
+
+  if (!have_userns ())
+    return;
+  etu_tree_init (&tree);
+  script = g_build_filename (tree.ws, "not-executable", NULL);
+  g_assert_true (g_file_set_contents (script, "#!/bin/sh\necho no\n", -1, NULL));
+  g_assert_cmpint (g_chmod (script, 0644), ==, 0);
+
+  {
+    const char *args[] = { "--report=json", "--", "sh", "-c", "echo $((6 * 7)); exit 3", NULL };
+    Outcome o = sbx_run (&tree, NULL, args);
+
+    g_assert_cmpint (o.status, ==, 3);
+    g_assert_cmpstr (o.out, ==, "42\n");
+    g_assert_nonnull (strstr (o.err, "\"linux-userns\""));
+    g_assert_nonnull (strstr (o.err, "\"level\""));
+    g_assert_nonnull (strstr (o.err, "\"full\""));
+    outcome_clear (&o);
+  }
+  {
+    const char *args[] = { "--", "sh", "-c", "kill -TERM $$; sleep 5", NULL };
+    Outcome o = sbx_run (&tree, NULL, args);
+
+    g_assert_cmpint (o.status, ==, 128 + SIGTERM);
+    outcome_clear (&o);
+  }
+  {
+    const char *args[] = { "--", "sbx-no-such-command", NULL };
+    Outcome o = sbx_run (&tree, NULL, args);
+
+    g_assert_cmpint (o.status, ==, 127);
+    outcome_clear (&o);
+  }
+  {
+    const char *args[] = { "--", "./not-executable", NULL };
+    Outcome o = sbx_run (&tree, NULL, args);
+
+    g_assert_cmpint (o.status, ==, 126);
+    outcome_clear (&o);
+  }
+  {
+    /* Forced rung 2 through the environment: narrower, still confining. */
+    const char *args[] = { "--report=json", "--", "sh", "-c", "cat /etc/shadow; echo $?", NULL };
+    Outcome o = sbx_run (&tree, "linux-landlock", args);
+
+    g_assert_cmpint (o.status, ==, 0);
+    g_assert_cmpstr (o.out, ==, "1\n");
+    g_assert_nonnull (strstr (o.err, "\"linux-landlock\""));
+    g_assert_nonnull (strstr (o.err, "\"degraded\""));
+    outcome_clear (&o);
+  }
+  {
+    /* A name no plugin provides: sbx refuses (125), no fallback. */
+    const char *args[] = { "--", "true", NULL };
+    Outcome o = sbx_run (&tree, "linux-no-such-rung", args);
+
+    g_assert_cmpint (o.status, ==, 125);
+    outcome_clear (&o);
+  }
+  etu_tree_clear (&tree);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/linux/e2e/library/default-profile", test_library_default);
+  g_test_add_func ("/linux/e2e/library/executors-isolated", test_library_executors_isolated);
+  g_test_add_func ("/linux/e2e/library/forced-rung2", test_library_forced_rung2);
+  g_test_add_func ("/linux/e2e/cli/run", test_cli_run);
+  return g_test_run ();
+}
