@@ -983,6 +983,60 @@ test_no_capabilities (gconstpointer rung)
   fixture_teardown (&fx);
 }
 
+/* Paths the policy denies inside the writable workspace: a file (exact
+ * rule) and a directory stay unreadable and unwritable, siblings work. */
+static void
+test_denied_inside_workspace (gconstpointer rung)
+{
+  Fixture fx = { 0 };
+  g_autofree char *why = NULL;
+  g_autofree char *secret_file = NULL;
+  g_autofree char *private_dir = NULL;
+  g_autofree char *private_file = NULL;
+  g_autofree char *plain = NULL;
+  g_autoptr(LinuxTestRun) run = NULL;
+
+  if (!linux_test_have_rung (rung, &why))
+    {
+      g_test_skip (why);
+      return;
+    }
+  fx.rung = rung;
+  fx.parent = linux_test_make_dir ("sbx-confine-XXXXXX");
+  fx.workspace = g_build_filename (fx.parent, "ws", NULL);
+  g_assert_cmpint (g_mkdir (fx.workspace, 0755), ==, 0);
+  secret_file = g_build_filename (fx.workspace, "secret.env", NULL);
+  private_dir = g_build_filename (fx.workspace, "private", NULL);
+  private_file = g_build_filename (private_dir, "key", NULL);
+  plain = g_build_filename (fx.workspace, "plain.txt", NULL);
+  g_assert_true (g_file_set_contents (secret_file, "TOKEN=abc\n", -1, NULL));
+  g_assert_cmpint (g_mkdir (private_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (private_file, "PRIVATE\n", -1, NULL));
+  g_assert_true (g_file_set_contents (plain, "plain\n", -1, NULL));
+  fx.policy = linux_test_policy_new (fx.workspace, 2, 2, 0, 0);
+  linux_test_policy_add_rule (fx.policy, secret_file, 0, SBX_FS_ALL, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_ROOT);
+  linux_test_policy_add_rule (fx.policy, private_dir, 0, SBX_FS_ALL, 0, SBX_FS_ORIGIN_ROOT);
+  fx.backend = linux_test_backend_new (rung);
+  g_assert_cmpint (linux_test_backend_compile (fx.backend, linux_test_policy_get (fx.policy)), ==,
+                   SBX_STATUS_OK);
+  /* Positive control: all of it is readable without the sandbox. */
+  g_assert_cmpint (linux_test_host_sh (fx.workspace, "cat secret.env private/key plain.txt", NULL), ==, 0);
+  run = sandbox_sh (&fx, "cat secret.env; cat private/key; ls private; echo x > private/new; "
+                         "echo y >> secret.env; cat plain.txt");
+  g_assert_null (strstr (run->out, "TOKEN"));
+  g_assert_null (strstr (run->out, "PRIVATE"));
+  g_assert_null (strstr (run->out, "key"));
+  g_assert_nonnull (strstr (run->out, "plain\n"));
+  {
+    g_autofree char *secret = file_contents (secret_file);
+    g_autofree char *created = g_build_filename (private_dir, "new", NULL);
+
+    g_assert_cmpstr (secret, ==, "TOKEN=abc\n");
+    g_assert_false (g_file_test (created, G_FILE_TEST_EXISTS));
+  }
+  fixture_teardown (&fx);
+}
+
 /* Rung 1: the view has nothing of the host but what the policy names. */
 static void
 test_minimal_view (gconstpointer rung)
@@ -1032,5 +1086,6 @@ main (int argc, char **argv)
   linux_test_add_both ("confine/unix-socket-escape", test_unix_socket_escape);
   linux_test_add_both ("confine/no-capabilities", test_no_capabilities);
   linux_test_add_both ("confine/minimal-view", test_minimal_view);
+  linux_test_add_both ("confine/denied-inside-workspace", test_denied_inside_workspace);
   return g_test_run ();
 }
