@@ -213,56 +213,65 @@ child_open_target (long        rootfd,
                             RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 }
 
+/* The last parent directory opened by child_create(): placeholders of one
+ * directory (the runtime closure's /etc files) come one after another. */
+typedef struct
+{
+  const char *rel;   /* interned in the plan: compared by pointer */
+  long        fd;
+} ParentCache;
+
 /* Creates (kind MKDIR/MKFILE/SYMLINK) @op->name in its parent. */
 SBX_CHILD_FUNC static long
 child_create (long              rootfd,
-              const SbxMountOp *op)
+              const SbxMountOp *op,
+              ParentCache      *cache)
 {
   long dirfd, r;
 
-  dirfd = child_open_dir (rootfd, op->parent_rel);
-  if (dirfd < 0)
-    return dirfd;
+  if (op->parent_rel[0] == '\0')
+    dirfd = rootfd;
+  else if (cache->rel == op->parent_rel && cache->fd >= 0)
+    dirfd = cache->fd;
+  else
+    {
+      dirfd = child_open_dir (rootfd, op->parent_rel);
+      if (dirfd < 0)
+        return dirfd;
+      sbx_child_close (cache->fd);
+      cache->rel = op->parent_rel;
+      cache->fd = dirfd;
+    }
   if (op->kind == SBX_MOUNT_OP_MKDIR)
     r = sbx_raw_syscall3 (__NR_mkdirat, dirfd, op->name, 0755);
   else if (op->kind == SBX_MOUNT_OP_MKFILE)
     r = sbx_raw_syscall4 (__NR_mknodat, dirfd, op->name, S_IFREG | 0644, 0);
   else
     r = sbx_raw_syscall3 (__NR_symlinkat, op->link, dirfd, op->name);
-  if (dirfd != rootfd)
-    sbx_child_close (dirfd);
   if (r == -EEXIST)
     r = 0;
   return r;
 }
 
-/* Attaches the detached mount @tree on @rel, which must have type @type.
- * Closes @tree. */
+/* Attaches the detached mount @tree on @rel (a directory when @dir: the
+ * kernel checks it; move_mount refuses a directory over a non-directory and
+ * the reverse).  Closes @tree. */
 SBX_CHILD_FUNC static long
 child_attach_at (long        rootfd,
                  const char *rel,
                  long        tree,
-                 long        type,
+                 int         dir,
                  int        *step)
 {
-  long target, t, r;
+  long target, r;
 
-  target = child_open_target (rootfd, rel);
+  target = sbx_child_openat2 (rootfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
+                              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
   if (target < 0)
     {
       sbx_child_close (tree);
       *step = SBX_LINUX_STEP_BIND_TARGET;
       return target;
-    }
-  t = child_fd_type (target);
-  if (t >= 0 && t != type)
-    t = type == S_IFDIR ? -ENOTDIR : -EISDIR;
-  if (t < 0)
-    {
-      sbx_child_close (target);
-      sbx_child_close (tree);
-      *step = SBX_LINUX_STEP_BIND_TARGET;
-      return t;
     }
   r = sbx_child_attach (tree, target);
   sbx_child_close (target);
@@ -276,24 +285,16 @@ child_bind (long              rootfd,
             int              *step)
 {
   uint64_t attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
-  long want = (op->flags & SBX_MOUNT_F_DIR) ? S_IFDIR : 0;
-  long src, tree, t, r;
+  int dir = (op->flags & SBX_MOUNT_F_DIR) != 0;
+  long src, tree, r;
 
   /* The host path, never through a symlink: a link planted after compile
    * fails the spawn instead of redirecting the bind. */
   *step = SBX_LINUX_STEP_BIND_SOURCE;
-  src = sbx_child_openat2 (AT_FDCWD, op->path, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+  src = sbx_child_openat2 (AT_FDCWD, op->path, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
                            RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
   if (src < 0)
     return src;
-  t = child_fd_type (src);
-  if (t >= 0 && (t == S_IFDIR) != (want == S_IFDIR))
-    t = want == S_IFDIR ? -ENOTDIR : -EISDIR;
-  if (t < 0)
-    {
-      sbx_child_close (src);
-      return t;
-    }
 
   *step = SBX_LINUX_STEP_BIND;
   tree = sbx_raw_syscall3 (__NR_open_tree, src, "",
@@ -312,10 +313,7 @@ child_bind (long              rootfd,
       sbx_child_close (tree);
       return r;
     }
-  r = child_attach_at (rootfd, op->rel, tree, t, step);
-  if (r < 0 && *step == SBX_LINUX_STEP_BIND_SOURCE)
-    *step = SBX_LINUX_STEP_BIND;
-  return r;
+  return child_attach_at (rootfd, op->rel, tree, dir, step);
 }
 
 SBX_CHILD_FUNC static long
@@ -336,7 +334,7 @@ child_tmpfs (ChildCtx         *ctx,
   r = sbx_raw_syscall1 (__NR_dup, mfd);
   if (r < 0)
     return r;
-  return child_attach_at (rootfd, op->rel, r, S_IFDIR, step);
+  return child_attach_at (rootfd, op->rel, r, 1, step);
 }
 
 SBX_CHILD_FUNC static long
@@ -363,7 +361,7 @@ child_mask_file (long              rootfd,
       sbx_child_close (tree);
       return r;
     }
-  return child_attach_at (rootfd, op->rel, tree, S_IFREG, step);
+  return child_attach_at (rootfd, op->rel, tree, 0, step);
 }
 
 /* The minimal /dev: a tmpfs with the host's null, zero, full, random,
@@ -548,6 +546,7 @@ child_mount_view (ChildCtx *ctx,
 {
   const SbxLinuxSpec *spec = ctx->spec;
   const SbxLinuxMountPlan *plan = spec->mounts;
+  ParentCache cache = { 0, -1 };
   long rootfd, devfd, r;
   size_t i;
 
@@ -601,15 +600,15 @@ child_mount_view (ChildCtx *ctx,
         {
         case SBX_MOUNT_OP_MKDIR:
           *step = SBX_LINUX_STEP_MKDIR;
-          r = child_create (rootfd, op);
+          r = child_create (rootfd, op, &cache);
           break;
         case SBX_MOUNT_OP_MKFILE:
           *step = SBX_LINUX_STEP_MKFILE;
-          r = child_create (rootfd, op);
+          r = child_create (rootfd, op, &cache);
           break;
         case SBX_MOUNT_OP_SYMLINK:
           *step = SBX_LINUX_STEP_SYMLINK;
-          r = child_create (rootfd, op);
+          r = child_create (rootfd, op, &cache);
           break;
         case SBX_MOUNT_OP_BIND:
           r = child_bind (rootfd, op, step);
@@ -631,6 +630,7 @@ child_mount_view (ChildCtx *ctx,
       if (r < 0)
         return r;
     }
+  sbx_child_close (cache.fd);
 
   *step = SBX_LINUX_STEP_PROC;
   *index = -1;
