@@ -55,6 +55,8 @@ typedef enum
   SBX_LINUX_PROBE_HOSTNAME,     /* sethostname in the new UTS namespace */
   SBX_LINUX_PROBE_PIDNS,        /* getpid() == 1 and a child can be forked */
   SBX_LINUX_PROBE_PIVOT,        /* move_mount + pivot_root(".", ".") + detach */
+  SBX_LINUX_PROBE_LSM,          /* (namespaces done) Landlock and seccomp applied */
+  SBX_LINUX_PROBE_INIT_EXEC,    /* (namespaces done) sbx-init exec'd from its memfd */
   SBX_LINUX_PROBE_EXIT,         /* the child did not exit with the probe code */
 } SbxLinuxProbeStep;
 

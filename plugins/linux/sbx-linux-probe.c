@@ -65,6 +65,8 @@ static const char *const probe_step_names[] = {
   [SBX_LINUX_PROBE_HOSTNAME] = "hostname",
   [SBX_LINUX_PROBE_PIDNS] = "pid-namespace",
   [SBX_LINUX_PROBE_PIVOT] = "pivot-root",
+  [SBX_LINUX_PROBE_LSM] = "landlock-seccomp",
+  [SBX_LINUX_PROBE_INIT_EXEC] = "init-exec",
   [SBX_LINUX_PROBE_EXIT] = "exit",
 };
 
@@ -104,6 +106,8 @@ probe_grandchild (void *data)
 
 static const char *const probe_tmpfs_options[] = { "mode", "0755", NULL };
 static const char *const probe_devpts_options[] = { "mode", "0620", "ptmxmode", "0666", NULL };
+
+SBX_CHILD_FUNC static void probe_apply_lsm (ProbeShared *p);
 
 SBX_CHILD_FUNC static int
 probe_ns_child (void *data)
@@ -204,34 +208,48 @@ probe_ns_child (void *data)
   if (r < 0)
     goto fail;
 
-  p->step = SBX_LINUX_PROBE_OK;
-  p->err = 0;
-  sbx_child_exit (SBX_INIT_PROBE_EXIT);
+  /* One child proves everything on the common path: Landlock and seccomp
+   * on top, then sbx-init from its sealed memfd exits with the probe code. */
+  p->step = SBX_LINUX_PROBE_LSM;
+  probe_apply_lsm (p);
+  p->step = SBX_LINUX_PROBE_INIT_EXEC;
+  if (p->init_fd < 0)
+    {
+      r = -ENOEXEC;
+      goto fail;
+    }
+  {
+    const char *argv[] = { "sbx-init", "p", NULL };
+    const char *envp[] = { NULL };
+
+    r = sbx_raw_syscall5 (__NR_execveat, p->init_fd, "", argv, envp, AT_EMPTY_PATH);
+  }
 
 fail:
   p->err = (int) -r;
   sbx_child_exit (1);
 }
 
-SBX_CHILD_FUNC static int
-probe_lsm_child (void *data)
+/* Creates and applies a Landlock ruleset and loads an allow-all seccomp
+ * filter in the calling child; records each errno (0: it worked). */
+SBX_CHILD_FUNC static void
+probe_apply_lsm (ProbeShared *p)
 {
-  ProbeShared *p = data;
   struct landlock_ruleset_attr attr;
   struct sock_filter allow;
   struct sock_fprog prog;
   long fd, r;
 
-  sbx_child_reset_signals ();
   r = sbx_raw_syscall5 (__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   if (r < 0)
     {
       p->landlock_err = p->seccomp_err = (int) -r;
-      sbx_child_exit (1);
+      return;
     }
-
+  /* A handled right no rule grants (creating char devices): enough to prove
+   * the ruleset applies, harmless for the exec that follows. */
   sbx_child_zero (&attr, sizeof attr);
-  attr.handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE;
+  attr.handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_CHAR;
   fd = sbx_raw_syscall3 (__NR_landlock_create_ruleset, &attr, sizeof attr, 0);
   if (fd < 0)
     p->landlock_err = (int) -fd;
@@ -250,6 +268,15 @@ probe_lsm_child (void *data)
   prog.filter = &allow;
   r = sbx_raw_syscall3 (__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
   p->seccomp_err = r < 0 ? (int) -r : 0;
+}
+
+SBX_CHILD_FUNC static int
+probe_lsm_child (void *data)
+{
+  ProbeShared *p = data;
+
+  sbx_child_reset_signals ();
+  probe_apply_lsm (p);
   sbx_child_exit (SBX_INIT_PROBE_EXIT);
 }
 
@@ -304,95 +331,112 @@ read_int_file (const char *path,
   return atoi (contents);
 }
 
-/* The init program as an exec-able, immutable descriptor. */
+/* The init program in a sealed memfd (not yet proven exec-able). */
 static int
-make_init_fd (int *mode,
-              int *err)
+create_init_memfd (unsigned int flags,
+                   int         *err)
+{
+  int fd = memfd_create ("sbx-init", flags);
+  gsize done = 0;
+
+  if (fd < 0)
+    {
+      *err = errno;
+      return -1;
+    }
+  while (done < sbx_linux_init_elf_size)
+    {
+      ssize_t n = write (fd, sbx_linux_init_elf + done, sbx_linux_init_elf_size - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += (gsize) n;
+    }
+  if (done != sbx_linux_init_elf_size
+      || fchmod (fd, 0500) != 0
+      || fcntl (fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0)
+    {
+      *err = errno != 0 ? errno : EIO;
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+/* TRUE when @fd can be exec'd (a child runs "sbx-init p"). */
+static gboolean
+init_fd_works (int  fd,
+               int *err)
+{
+  ProbeShared shared = { 0 };
+  int clone_errno;
+
+  shared.init_fd = fd;
+  if (probe_run_child (probe_init_child, &shared, 0, &clone_errno))
+    return TRUE;
+  *err = shared.err != 0 ? shared.err : clone_errno;
+  return FALSE;
+}
+
+/* The fallback chain when the first memfd did not exec: each candidate is
+ * proven in a child.  vm.memfd_noexec=2 leaves an unlinked private file in
+ * the temporary directory (which fails where that is mounted noexec; then
+ * spawns are unavailable). */
+static int
+make_init_fd_fallback (int *mode,
+                       int *err)
 {
   static const unsigned int flag_sets[] = { MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC,
                                             MFD_CLOEXEC | MFD_ALLOW_SEALING };
-  ProbeShared shared = { 0 };
-  int clone_errno;
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  int wfd, fd;
   gsize i;
 
   for (i = 0; i < G_N_ELEMENTS (flag_sets); i++)
     {
-      int fd = memfd_create ("sbx-init", flag_sets[i]);
-      gsize done = 0;
-
+      fd = create_init_memfd (flag_sets[i], err);
       if (fd < 0)
-        {
-          *err = errno;
-          continue;
-        }
-      while (done < sbx_linux_init_elf_size)
-        {
-          ssize_t n = write (fd, sbx_linux_init_elf + done, sbx_linux_init_elf_size - done);
-
-          if (n < 0 && errno == EINTR)
-            continue;
-          if (n <= 0)
-            break;
-          done += (gsize) n;
-        }
-      if (done != sbx_linux_init_elf_size
-          || fchmod (fd, 0500) != 0
-          || fcntl (fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0)
-        {
-          *err = errno;
-          close (fd);
-          continue;
-        }
-      shared.init_fd = fd;
-      if (probe_run_child (probe_init_child, &shared, 0, &clone_errno))
+        continue;
+      if (init_fd_works (fd, err))
         {
           *mode = i == 0 ? SBX_LINUX_INIT_MEMFD_EXEC : SBX_LINUX_INIT_MEMFD;
           return fd;
         }
-      *err = shared.err != 0 ? shared.err : clone_errno;
       close (fd);
     }
 
-  /* vm.memfd_noexec=2: an unlinked private file in the temporary directory
-   * (fails where that is mounted noexec; then spawns are unavailable). */
-  {
-    g_autofree char *path = NULL;
-    g_autoptr(GError) error = NULL;
-    int wfd, fd;
-
-    wfd = g_file_open_tmp ("sbx-init-XXXXXX", &path, &error);
-    if (wfd < 0)
-      {
-        *err = EACCES;
-        return -1;
-      }
-    if (write (wfd, sbx_linux_init_elf, sbx_linux_init_elf_size) != (ssize_t) sbx_linux_init_elf_size
-        || fchmod (wfd, 0500) != 0)
-      {
-        *err = errno;
-        close (wfd);
-        unlink (path);
-        return -1;
-      }
-    close (wfd);
-    fd = open (path, O_PATH | O_CLOEXEC);
-    unlink (path);
-    if (fd < 0)
-      {
-        *err = errno;
-        return -1;
-      }
-    shared.init_fd = fd;
-    shared.err = 0;
-    if (probe_run_child (probe_init_child, &shared, 0, &clone_errno))
-      {
-        *mode = SBX_LINUX_INIT_TMPFILE;
-        return fd;
-      }
-    *err = shared.err != 0 ? shared.err : clone_errno;
-    close (fd);
-    return -1;
-  }
+  wfd = g_file_open_tmp ("sbx-init-XXXXXX", &path, &error);
+  if (wfd < 0)
+    {
+      *err = EACCES;
+      return -1;
+    }
+  if (write (wfd, sbx_linux_init_elf, sbx_linux_init_elf_size) != (ssize_t) sbx_linux_init_elf_size
+      || fchmod (wfd, 0500) != 0)
+    {
+      *err = errno;
+      close (wfd);
+      unlink (path);
+      return -1;
+    }
+  close (wfd);
+  fd = open (path, O_PATH | O_CLOEXEC);
+  unlink (path);
+  if (fd < 0)
+    {
+      *err = errno;
+      return -1;
+    }
+  if (init_fd_works (fd, err))
+    {
+      *mode = SBX_LINUX_INIT_TMPFILE;
+      return fd;
+    }
+  close (fd);
+  return -1;
 }
 
 static void
@@ -494,17 +538,18 @@ probe_run (SbxLinuxProbe *probe)
   g_autofree char *uid_map = g_strdup_printf ("%u %u 1\n", (unsigned) geteuid (), (unsigned) geteuid ());
   g_autofree char *gid_map = g_strdup_printf ("%u %u 1\n", (unsigned) getegid (), (unsigned) getegid ());
   g_autofree char *children = g_strdup_printf ("/proc/self/task/%d/children", (int) gettid ());
+  gboolean lsm_known = FALSE, init_known = FALSE;
   char *grandchild_stack;
   int clone_errno = 0;
+  int init_mode = SBX_LINUX_INIT_MEMFD_EXEC;
+  int init_fd;
 
   probe->cap_last_cap = read_int_file ("/proc/sys/kernel/cap_last_cap", CAP_LAST_CAP);
   probe->memfd_noexec = read_int_file ("/proc/sys/vm/memfd_noexec", -1);
   probe->proc_children = g_file_test (children, G_FILE_TEST_EXISTS);
+  probe->init_fd = -1;
   probe_cgroup (probe);
 
-  probe->init_fd = make_init_fd (&probe->init_mode, &probe->init_errno);
-
-  /* Landlock and seccomp, applied for real in a child. */
   probe->landlock_abi = sbx_landlock_probe_abi ();
   if (probe->landlock_abi <= 0)
     {
@@ -513,28 +558,19 @@ probe_run (SbxLinuxProbe *probe)
       probe->landlock_abi = 0;
       probe->landlock_errno = r < 0 ? errno : EOPNOTSUPP;
     }
-  shared.landlock_err = shared.seccomp_err = ENOEXEC;
-  if (probe_run_child (probe_lsm_child, &shared, 0, &clone_errno))
+
+  /* The init program, proven below by the namespace child's final exec. */
+  init_fd = create_init_memfd (MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC, &probe->init_errno);
+  if (init_fd < 0)
     {
-      if (shared.landlock_err != 0 && probe->landlock_abi > 0)
-        {
-          probe->landlock_abi = 0;
-          probe->landlock_errno = shared.landlock_err;
-        }
-      /* Both the kernel and the seccomp module must be there. */
-      probe->seccomp = shared.seccomp_err == 0 && sbx_seccomp_available ();
-      if (shared.seccomp_err == 0 && !probe->seccomp)
-        shared.seccomp_err = ENOSYS;
-      probe->seccomp_errno = shared.seccomp_err;
-    }
-  else
-    {
-      probe->landlock_abi = 0;
-      probe->landlock_errno = clone_errno != 0 ? clone_errno : ECHILD;
-      probe->seccomp_errno = probe->landlock_errno;
+      init_mode = SBX_LINUX_INIT_MEMFD;
+      init_fd = create_init_memfd (MFD_CLOEXEC | MFD_ALLOW_SEALING, &probe->init_errno);
     }
 
-  /* The rung-1 namespaces. */
+  /* The rung-1 namespaces, then Landlock, seccomp and the init exec, in one
+   * child on the common path. */
+  shared.landlock_err = shared.seccomp_err = ENOEXEC;
+  shared.init_fd = init_fd;
   grandchild_stack = mmap (NULL, 64 * 1024, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (grandchild_stack == MAP_FAILED)
@@ -544,7 +580,6 @@ probe_run (SbxLinuxProbe *probe)
     }
   else
     {
-      memset (&shared, 0, sizeof shared);
       shared.uid_map = uid_map;
       shared.uid_map_len = strlen (uid_map);
       shared.gid_map = gid_map;
@@ -554,11 +589,21 @@ probe_run (SbxLinuxProbe *probe)
       if (probe_run_child (probe_ns_child, &shared,
                            CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC
                            | CLONE_NEWUTS, &clone_errno))
-        probe->userns = TRUE;
+        {
+          probe->userns = TRUE;
+          lsm_known = init_known = TRUE;
+        }
       else if (clone_errno != 0)
         {
           probe->userns_step = SBX_LINUX_PROBE_CLONE;
           probe->userns_errno = clone_errno;
+        }
+      else if (shared.step == SBX_LINUX_PROBE_LSM || shared.step == SBX_LINUX_PROBE_INIT_EXEC)
+        {
+          /* Every namespace step passed; only the init exec failed. */
+          probe->userns = TRUE;
+          lsm_known = shared.step == SBX_LINUX_PROBE_INIT_EXEC;
+          probe->init_errno = shared.err;
         }
       else
         {
@@ -566,6 +611,37 @@ probe_run (SbxLinuxProbe *probe)
           probe->userns_errno = shared.err != 0 ? shared.err : ECHILD;
         }
       munmap (grandchild_stack, 64 * 1024);
+    }
+
+  /* Landlock and seccomp in their own child when the namespace child did
+   * not get that far (no user namespaces: rung 2 still needs them). */
+  if (!lsm_known)
+    {
+      shared.landlock_err = shared.seccomp_err = ENOEXEC;
+      if (!probe_run_child (probe_lsm_child, &shared, 0, &clone_errno))
+        shared.landlock_err = shared.seccomp_err = clone_errno != 0 ? clone_errno : ECHILD;
+    }
+  if (shared.landlock_err != 0 && probe->landlock_abi > 0)
+    {
+      probe->landlock_abi = 0;
+      probe->landlock_errno = shared.landlock_err;
+    }
+  /* Both the kernel and the seccomp module must be there. */
+  probe->seccomp = shared.seccomp_err == 0 && sbx_seccomp_available ();
+  probe->seccomp_errno = shared.seccomp_err == 0 && !probe->seccomp ? ENOSYS : shared.seccomp_err;
+
+  if (init_known)
+    {
+      probe->init_fd = init_fd;
+      probe->init_mode = init_mode;
+    }
+  else
+    {
+      if (init_fd >= 0)
+        close (init_fd);
+      probe->init_fd = make_init_fd_fallback (&probe->init_mode, &probe->init_errno);
+      if (probe->init_fd < 0)
+        probe->init_mode = SBX_LINUX_INIT_NONE;
     }
   probe->hint_userns = userns_hint (probe);
 }
@@ -578,7 +654,6 @@ sbx_linux_probe_get (void)
 
   if (g_once_init_enter (&initialized))
     {
-      probe.init_fd = -1;
       probe_run (&probe);
       g_once_init_leave (&initialized, 1);
     }
