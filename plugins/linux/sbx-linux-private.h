@@ -177,6 +177,7 @@ typedef struct
 } SbxLinuxRlimit;
 
 typedef struct _SbxLinuxSpec SbxLinuxSpec;
+typedef struct _SbxLinuxZygote SbxLinuxZygote;
 
 struct _SbxLinuxSpec
 {
@@ -198,6 +199,7 @@ struct _SbxLinuxSpec
   uint32_t            level;
   uint64_t            guarantees;
   uint32_t            containment; /* SBX_CONTAINMENT_* for spawn results */
+  SbxLinuxZygote     *zygote;      /* rung 1: namespaces and view made once (spawn.c) */
 };
 
 /* Compiles @policy for @rung.  Reports through @reporter; the level and bits
@@ -293,6 +295,21 @@ int32_t  sbx_linux_finish (SbxLinuxChild           *child,
                            int                      wait_status,
                            SbxExitV1               *out,
                            char                   **error_message);
+
+/* The zygote of a rung-1 spec (sbx-linux-spawn.c). */
+SbxLinuxZygote *sbx_linux_zygote_new  (void);
+void            sbx_linux_zygote_free (SbxLinuxZygote *zygote);
+
+/* clone(2) with @fn run on @stack_top in the child, touching no TLS (raw
+ * system calls; glibc's clone() stores errno on failure, which in a child
+ * running concurrently with its parent's threads would be the creating
+ * thread's).  Returns the pid or -errno.  @ptid receives the pidfd with
+ * CLONE_PIDFD. */
+long     sbx_linux_raw_clone   (unsigned long flags,
+                                void         *stack_top,
+                                int          *ptid,
+                                int         (*fn) (void *),
+                                void         *arg);
 
 /* Clones @fn on a private stack with CLONE_VM|CLONE_VFORK|@flags (+SIGCHLD),
  * all signals blocked in the caller around the clone.  Returns the pid (the

@@ -37,6 +37,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -58,6 +59,80 @@
 
 #define STACK_SIZE (256 * 1024)
 #define GUARD_SIZE (4096)
+
+
+/* ------------------------------------------------------------------------- */
+/* clone without TLS                                                          */
+/* ------------------------------------------------------------------------- */
+
+#if defined(__x86_64__)
+/* rdi = flags, rsi = stack_top, rdx = ptid, rcx = fn, r8 = arg.  The child
+ * pops fn and arg from its new stack, calls fn and exits with its result. */
+__asm__ (".text\n"
+         ".globl sbx_linux_raw_clone\n"
+         ".hidden sbx_linux_raw_clone\n"
+         ".type sbx_linux_raw_clone,@function\n"
+         "sbx_linux_raw_clone:\n"
+         "  and $-16, %rsi\n"
+         "  sub $16, %rsi\n"
+         "  mov %rcx, (%rsi)\n"
+         "  mov %r8, 8(%rsi)\n"
+         "  xor %r10d, %r10d\n"
+         "  xor %r8d, %r8d\n"
+         "  mov $56, %eax\n"
+         "  syscall\n"
+         "  test %rax, %rax\n"
+         "  jnz 1f\n"
+         "  xor %ebp, %ebp\n"
+         "  pop %rax\n"
+         "  pop %rdi\n"
+         "  call *%rax\n"
+         "  mov %eax, %edi\n"
+         "  mov $231, %eax\n"
+         "  syscall\n"
+         "  hlt\n"
+         "1:\n"
+         "  ret\n"
+         ".size sbx_linux_raw_clone, .-sbx_linux_raw_clone\n");
+#elif defined(__aarch64__)
+/* x0 = flags, x1 = stack_top, x2 = ptid, x3 = fn, x4 = arg. */
+__asm__ (".text\n"
+         ".globl sbx_linux_raw_clone\n"
+         ".hidden sbx_linux_raw_clone\n"
+         ".type sbx_linux_raw_clone,%function\n"
+         "sbx_linux_raw_clone:\n"
+         "  and x1, x1, #-16\n"
+         "  stp x3, x4, [x1, #-16]!\n"
+         "  mov x3, xzr\n"
+         "  mov x4, xzr\n"
+         "  mov x8, #220\n"
+         "  svc #0\n"
+         "  cbnz x0, 1f\n"
+         "  ldp x1, x0, [sp], #16\n"
+         "  blr x1\n"
+         "  mov x8, #94\n"
+         "  svc #0\n"
+         "  brk #0\n"
+         "1:\n"
+         "  ret\n"
+         ".size sbx_linux_raw_clone, .-sbx_linux_raw_clone\n");
+#else
+/* Elsewhere glibc's clone(): it stores errno on failure.  Acceptable for a
+ * vfork-style child (the parent thread is suspended and restores errno);
+ * the zygote, which runs concurrently, is not used on these architectures. */
+long
+sbx_linux_raw_clone (unsigned long flags,
+                     void         *stack_top,
+                     int          *ptid,
+                     int         (*fn) (void *),
+                     void         *arg)
+{
+  long r = clone (fn, stack_top, (int) flags, arg, ptid);
+
+  return r < 0 ? -errno : r;
+}
+#define SBX_LINUX_NO_ZYGOTE 1
+#endif
 
 static const char *const step_names[SBX_LINUX_STEP_LAST] = {
   [SBX_LINUX_STEP_NONE] = "none",
@@ -146,10 +221,14 @@ typedef struct
   int                 pty;
   int                 err_fd;       /* write end of the error channel */
   int                 exit_fd;      /* write end of the exit-record pipe */
+  char               *stack_a_top;
   char               *stack_b_top;
   int                *tmpfs_fds;    /* plan->n_tmpfs_slots + 2 (root, dev) */
   int                 needs_empty;  /* the plan masks a file */
+  int                 template;     /* the zygote building its template view */
   long                a_pid;        /* A's pid as B sees it */
+  long                zpid;         /* via a zygote: A's pid, or -errno */
+  int                 z_pidfd;      /* via a zygote: A's pidfd (shared fd table) */
   volatile int        b_failed;
   long                b_pid;        /* B's pid as A sees it */
   char                init_pid_buf[24];
@@ -364,6 +443,51 @@ child_mask_file (long              rootfd,
   return child_attach_at (rootfd, op->rel, tree, 0, step);
 }
 
+/* A private devpts instance (ptys of the sandbox only) on @devfd/pts and a
+ * fresh tmpfs on @devfd/shm. */
+SBX_CHILD_FUNC static long
+child_mount_pts_shm (long  devfd,
+                     int  *step,
+                     int  *index)
+{
+  long mfd, target, r;
+
+  *step = SBX_LINUX_STEP_DEVPTS;
+  *index = DEV_INDEX_PTS;
+  mfd = sbx_child_fsmount ("devpts", devpts_options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+  if (mfd < 0)
+    return mfd;
+  target = sbx_child_openat2 (devfd, "pts", O_PATH | O_NOFOLLOW | O_CLOEXEC | O_DIRECTORY,
+                              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+  if (target < 0)
+    {
+      sbx_child_close (mfd);
+      return target;
+    }
+  r = sbx_child_attach (mfd, target);
+  sbx_child_close (target);
+  sbx_child_close (mfd);
+  if (r < 0)
+    return r;
+
+  *step = SBX_LINUX_STEP_SHM;
+  *index = DEV_INDEX_SHM;
+  mfd = sbx_child_fsmount ("tmpfs", shm_options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+  if (mfd < 0)
+    return mfd;
+  target = sbx_child_openat2 (devfd, "shm", O_PATH | O_NOFOLLOW | O_CLOEXEC | O_DIRECTORY,
+                              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+  if (target < 0)
+    {
+      sbx_child_close (mfd);
+      return target;
+    }
+  r = sbx_child_attach (mfd, target);
+  sbx_child_close (target);
+  sbx_child_close (mfd);
+  return r;
+}
+
 /* The minimal /dev: a tmpfs with the host's null, zero, full, random,
  * urandom and tty bound in, a private devpts, a /dev/shm tmpfs and the usual
  * symlinks.  Returns the /dev mount fd or -errno with *index set. */
@@ -374,7 +498,7 @@ child_build_dev (ChildCtx *ctx,
                  int      *index)
 {
   const SbxLinuxMountPlan *plan = ctx->spec->mounts;
-  long devfd, target, src, tree, t, mfd, r;
+  long devfd, target, src, tree, t, r;
   size_t i;
 
   *step = SBX_LINUX_STEP_DEV;
@@ -445,48 +569,22 @@ child_build_dev (ChildCtx *ctx,
         return r;
     }
 
-  /* A private devpts instance (ptys of the sandbox only). */
-  *step = SBX_LINUX_STEP_DEVPTS;
+  /* Mountpoints for a private devpts and /dev/shm: mounted here, or per
+   * spawn over a zygote's template (each sandbox gets its own instances). */
   *index = DEV_INDEX_PTS;
   r = sbx_raw_syscall3 (__NR_mkdirat, devfd, "pts", 0755);
   if (r < 0)
     return r;
-  mfd = sbx_child_fsmount ("devpts", devpts_options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
-  if (mfd < 0)
-    return mfd;
-  target = sbx_child_openat2 (devfd, "pts", O_PATH | O_NOFOLLOW | O_CLOEXEC | O_DIRECTORY,
-                              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
-  if (target < 0)
-    {
-      sbx_child_close (mfd);
-      return target;
-    }
-  r = sbx_child_attach (mfd, target);
-  sbx_child_close (target);
-  sbx_child_close (mfd);
-  if (r < 0)
-    return r;
-
-  *step = SBX_LINUX_STEP_SHM;
   *index = DEV_INDEX_SHM;
   r = sbx_raw_syscall3 (__NR_mkdirat, devfd, "shm", 0755);
   if (r < 0)
     return r;
-  mfd = sbx_child_fsmount ("tmpfs", shm_options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
-  if (mfd < 0)
-    return mfd;
-  target = sbx_child_openat2 (devfd, "shm", O_PATH | O_NOFOLLOW | O_CLOEXEC | O_DIRECTORY,
-                              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
-  if (target < 0)
+  if (!ctx->template)
     {
-      sbx_child_close (mfd);
-      return target;
+      r = child_mount_pts_shm (devfd, step, index);
+      if (r < 0)
+        return r;
     }
-  r = sbx_child_attach (mfd, target);
-  sbx_child_close (target);
-  sbx_child_close (mfd);
-  if (r < 0)
-    return r;
 
   *step = SBX_LINUX_STEP_DEV;
   for (i = 0; i < G_N_ELEMENTS (dev_links); i++)
@@ -507,17 +605,10 @@ child_build_dev (ChildCtx *ctx,
 }
 
 SBX_CHILD_FUNC static long
-child_mount_proc (long rootfd,
-                  int  mkdir_first)
+child_mount_proc (long rootfd)
 {
   long mfd, target, r;
 
-  if (mkdir_first)
-    {
-      r = sbx_raw_syscall3 (__NR_mkdirat, rootfd, "proc", 0555);
-      if (r < 0 && r != -EEXIST)
-        return r;
-    }
   /* A fresh procfs of the sandbox's pid namespace, read-only as a whole:
    * kernel tunables (/proc/sys, /proc/sysrq-trigger, ...) cannot be written
    * even by a target running as uid 0 (sysctls check only the file mode). */
@@ -538,7 +629,27 @@ child_mount_proc (long rootfd,
   return r;
 }
 
-/* Builds the view under spec->root_dir and pivots into it. */
+/* pivot_root(".", "."): the old root lands on top of the new one and is
+ * detached; needs no directory for it in the view. */
+SBX_CHILD_FUNC static long
+child_pivot (long rootfd)
+{
+  long r;
+
+  r = sbx_raw_syscall1 (__NR_fchdir, rootfd);
+  if (r < 0)
+    return r;
+  r = sbx_raw_syscall2 (__NR_pivot_root, ".", ".");
+  if (r < 0)
+    return r;
+  r = sbx_raw_syscall2 (__NR_umount2, ".", MNT_DETACH);
+  if (r < 0)
+    return r;
+  return sbx_raw_syscall1 (__NR_chdir, "/");
+}
+
+/* Builds the view under spec->root_dir and pivots into it (a zygote's
+ * template: builds it and stays outside). */
 SBX_CHILD_FUNC static long
 child_mount_view (ChildCtx *ctx,
                   int      *step,
@@ -634,9 +745,18 @@ child_mount_view (ChildCtx *ctx,
 
   *step = SBX_LINUX_STEP_PROC;
   *index = -1;
-  r = child_mount_proc (rootfd, plan->proc_mkdir);
-  if (r < 0)
-    return r;
+  if (plan->proc_mkdir)
+    {
+      r = sbx_raw_syscall3 (__NR_mkdirat, rootfd, "proc", 0555);
+      if (r < 0 && r != -EEXIST)
+        return r;
+    }
+  if (!ctx->template)
+    {
+      r = child_mount_proc (rootfd);
+      if (r < 0)
+        return r;
+    }
 
   /* Our tmpfs mounts become read-only now that everything nested in them is
    * mounted (non-recursive: /dev/pts, /dev/shm and binds keep their flags). */
@@ -651,21 +771,55 @@ child_mount_view (ChildCtx *ctx,
         return r;
     }
 
-  /* pivot_root(".", "."): the old root lands on top of the new one and is
-   * detached; needs no directory for it in the view. */
+  if (ctx->template)
+    {
+      /* A zygote keeps the built view (each spawn pivots into a copy) but
+       * none of these descriptors: it shares the supervisor's table. */
+      for (i = 0; i < (size_t) plan->n_tmpfs_slots + 2; i++)
+        if (ctx->tmpfs_fds[i] >= 0 && ctx->tmpfs_fds[i] != rootfd)
+          {
+            sbx_child_close (ctx->tmpfs_fds[i]);
+            ctx->tmpfs_fds[i] = -1;
+          }
+      sbx_child_close (rootfd);
+      return 0;
+    }
   *step = SBX_LINUX_STEP_PIVOT_ROOT;
   *index = -1;
-  r = sbx_raw_syscall1 (__NR_fchdir, rootfd);
+  return child_pivot (rootfd);
+}
+
+/* A spawned from a zygote: its mount namespace is a copy of the zygote's, in
+ * which the view is already built at spec->root_dir.  Only what is per
+ * sandbox is mounted here: a procfs of the new pid namespace, a private
+ * devpts and /dev/shm. */
+SBX_CHILD_FUNC static long
+child_enter_template (ChildCtx *ctx,
+                      int      *step,
+                      int      *index)
+{
+  long rootfd, devfd, r;
+
+  *step = SBX_LINUX_STEP_ROOT;
+  *index = -1;
+  rootfd = sbx_child_openat2 (AT_FDCWD, ctx->spec->root_dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+  if (rootfd < 0)
+    return rootfd;
+  *step = SBX_LINUX_STEP_PROC;
+  r = child_mount_proc (rootfd);
   if (r < 0)
     return r;
-  r = sbx_raw_syscall2 (__NR_pivot_root, ".", ".");
+  *step = SBX_LINUX_STEP_DEV;
+  devfd = sbx_child_openat2 (rootfd, "dev", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                             RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+  if (devfd < 0)
+    return devfd;
+  r = child_mount_pts_shm (devfd, step, index);
   if (r < 0)
     return r;
-  r = sbx_raw_syscall2 (__NR_umount2, ".", MNT_DETACH);
-  if (r < 0)
-    return r;
-  r = sbx_raw_syscall1 (__NR_chdir, "/");
-  return r;
+  *step = SBX_LINUX_STEP_PIVOT_ROOT;
+  *index = -1;
+  return child_pivot (rootfd);
 }
 
 /* Drops every capability for good: securebits locked (no root semantics,
@@ -909,69 +1063,56 @@ fail:
   sbx_child_exit (127);
 }
 
-/* A: builds the sandbox, starts B, becomes sbx-init. */
-SBX_CHILD_FUNC static int
-child_a_main (void *data)
+/* Rung 1: the caller's own uid and gid mapped (also for root), the
+ * hostname, loopback up in a private network namespace. */
+SBX_CHILD_FUNC static long
+child_setup_ids (const SbxLinuxSpec *spec,
+                 int                *step)
 {
-  ChildCtx *ctx = data;
+  long r;
+
+  *step = SBX_LINUX_STEP_SETGROUPS;
+  r = sbx_child_write_file ("/proc/self/setgroups", "deny", 4);
+  if (r < 0)
+    return r;
+  *step = SBX_LINUX_STEP_UID_MAP;
+  r = sbx_child_write_file ("/proc/self/uid_map", spec->uid_map, spec->uid_map_len);
+  if (r < 0)
+    return r;
+  *step = SBX_LINUX_STEP_GID_MAP;
+  r = sbx_child_write_file ("/proc/self/gid_map", spec->gid_map, spec->gid_map_len);
+  if (r < 0)
+    return r;
+  *step = SBX_LINUX_STEP_HOSTNAME;
+  r = sbx_raw_syscall2 (__NR_sethostname, spec->hostname, sbx_child_strlen (spec->hostname));
+  if (r < 0)
+    return r;
+  if (spec->netns)
+    {
+      *step = SBX_LINUX_STEP_LOOPBACK;
+      r = sbx_child_loopback_up ();
+      if (r < 0)
+        return r;
+    }
+  return 0;
+}
+
+/* The common end of A: start B, then become sbx-init.  Never returns. */
+SBX_CHILD_FUNC static __attribute__ ((noreturn)) void
+child_a_tail (ChildCtx *ctx)
+{
   const SbxLinuxSpec *spec = ctx->spec;
-  int step = SBX_LINUX_STEP_SIGNALS;
-  int index = -1;
+  int step;
   long r = 0;
-  long b = -1;
+  long b;
 
-  sbx_child_reset_signals ();
-
-  if (spec->rung == SBX_LINUX_RUNG_USERNS)
-    {
-      /* The target runs as the caller's own uid and gid (also for root). */
-      step = SBX_LINUX_STEP_SETGROUPS;
-      r = sbx_child_write_file ("/proc/self/setgroups", "deny", 4);
-      if (r < 0)
-        goto fail;
-      step = SBX_LINUX_STEP_UID_MAP;
-      r = sbx_child_write_file ("/proc/self/uid_map", spec->uid_map, spec->uid_map_len);
-      if (r < 0)
-        goto fail;
-      step = SBX_LINUX_STEP_GID_MAP;
-      r = sbx_child_write_file ("/proc/self/gid_map", spec->gid_map, spec->gid_map_len);
-      if (r < 0)
-        goto fail;
-
-      step = SBX_LINUX_STEP_HOSTNAME;
-      r = sbx_raw_syscall2 (__NR_sethostname, spec->hostname, sbx_child_strlen (spec->hostname));
-      if (r < 0)
-        goto fail;
-
-      if (spec->netns)
-        {
-          step = SBX_LINUX_STEP_LOOPBACK;
-          r = sbx_child_loopback_up ();
-          if (r < 0)
-            goto fail;
-        }
-
-      r = child_mount_view (ctx, &step, &index);
-      if (r < 0)
-        goto fail;
-    }
-  else
-    {
-      /* Orphans of the tree are reparented to us, then to sbx-init. */
-      step = SBX_LINUX_STEP_SUBREAPER;
-      r = sbx_raw_syscall5 (__NR_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-      if (r < 0)
-        goto fail;
-    }
-
-  index = -1;
   ctx->a_pid = sbx_raw_syscall0 (__NR_getpid);
   step = SBX_LINUX_STEP_CLONE_TARGET;
-  b = clone (child_b_main, ctx->stack_b_top, CLONE_VM | CLONE_VFORK | SIGCHLD, ctx);
+  b = sbx_linux_raw_clone (CLONE_VM | CLONE_VFORK | SIGCHLD, ctx->stack_b_top, NULL, child_b_main, ctx);
   if (b < 0)
     {
-      r = -errno;   /* errno here is the suspended parent thread's: it restores it */
-      goto fail;
+      child_report (ctx, step, b, -1);
+      sbx_child_exit (127);
     }
   if (ctx->b_failed)
     {
@@ -985,25 +1126,25 @@ child_a_main (void *data)
   step = SBX_LINUX_STEP_INIT_PREPARE;
   r = sbx_raw_syscall3 (__NR_fcntl, ctx->exit_fd, F_SETFD, 0);
   if (r < 0)
-    goto fail_kill;
+    goto fail;
   r = sbx_raw_syscall3 (__NR_close_range, 0, 2, 0);
   if (r < 0)
-    goto fail_kill;
+    goto fail;
   if (ctx->exit_fd > 3)
     {
       r = sbx_raw_syscall3 (__NR_close_range, 3, ctx->exit_fd - 1, CLOSE_RANGE_CLOEXEC);
       if (r < 0)
-        goto fail_kill;
+        goto fail;
     }
   r = sbx_raw_syscall3 (__NR_close_range, ctx->exit_fd + 1, ~0U, CLOSE_RANGE_CLOEXEC);
   if (r < 0)
-    goto fail_kill;
+    goto fail;
   r = child_drop_capabilities (spec->probe->cap_last_cap);
   if (r < 0)
-    goto fail_kill;
+    goto fail;
   r = sbx_raw_syscall5 (__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   if (r < 0)
-    goto fail_kill;
+    goto fail;
   sbx_child_format_long (ctx->init_pid_buf, b);
   ctx->init_argv[2] = ctx->init_pid_buf;
 
@@ -1011,15 +1152,151 @@ child_a_main (void *data)
   r = sbx_raw_syscall5 (__NR_execveat, spec->probe->init_fd, "", ctx->init_argv, ctx->init_envp,
                         AT_EMPTY_PATH);
 
-fail_kill:
-  if (b > 0)
-    {
-      sbx_raw_syscall2 (__NR_kill, b, SIGKILL);
-      sbx_raw_syscall4 (__NR_wait4, b, 0, __WALL, 0);
-    }
 fail:
-  child_report (ctx, step, r, index);
+  sbx_raw_syscall2 (__NR_kill, b, SIGKILL);
+  sbx_raw_syscall4 (__NR_wait4, b, 0, __WALL, 0);
+  child_report (ctx, step, r, -1);
   sbx_child_exit (127);
+}
+
+/* A, cloned by the supervisor: builds the sandbox, starts B, becomes
+ * sbx-init. */
+SBX_CHILD_FUNC static int
+child_a_main (void *data)
+{
+  ChildCtx *ctx = data;
+  const SbxLinuxSpec *spec = ctx->spec;
+  int step = SBX_LINUX_STEP_SIGNALS;
+  int index = -1;
+  long r;
+
+  sbx_child_reset_signals ();
+  if (spec->rung == SBX_LINUX_RUNG_USERNS)
+    {
+      r = child_setup_ids (spec, &step);
+      if (r >= 0)
+        r = child_mount_view (ctx, &step, &index);
+    }
+  else
+    {
+      /* Orphans of the tree are reparented to us, then to sbx-init. */
+      step = SBX_LINUX_STEP_SUBREAPER;
+      r = sbx_raw_syscall5 (__NR_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
+  if (r < 0)
+    {
+      child_report (ctx, step, r, index);
+      sbx_child_exit (127);
+    }
+  child_a_tail (ctx);
+}
+
+/* A, cloned by a zygote into fresh mount, pid and ipc namespaces (the user,
+ * network and uts namespaces are the zygote's). */
+SBX_CHILD_FUNC static int
+child_az_main (void *data)
+{
+  ChildCtx *ctx = data;
+  int step = SBX_LINUX_STEP_SIGNALS;
+  int index = -1;
+  long r;
+
+  r = child_enter_template (ctx, &step, &index);
+  if (r < 0)
+    {
+      child_report (ctx, step, r, index);
+      sbx_child_exit (127);
+    }
+  child_a_tail (ctx);
+}
+
+/* ------------------------------------------------------------------------- */
+/* The zygote (rung 1, from the second spawn of a spec on)                     */
+/* ------------------------------------------------------------------------- */
+
+/* The zygote is a long-lived child made with CLONE_VM|CLONE_FILES in a new
+ * user, network, mount and uts namespace.  It builds the mount view once
+ * and then, per request, clones A with CLONE_PARENT into a copy of its mount
+ * namespace and new pid and ipc namespaces: the user namespace, the network
+ * namespace (the most expensive step) and the view are made once per spec.
+ * It runs concurrently with the supervisor's threads, so like every child it
+ * touches nothing but its stack, the immutable spec and the request it was
+ * handed (raw system calls, no TLS: sbx_linux_raw_clone).  CLONE_FILES puts
+ * the pidfd of each A in the supervisor's table.  It exits when its request
+ * pipe closes (release) and when the supervisor process exits (it watches a
+ * pidfd of the process: PR_SET_PDEATHSIG would fire when the *thread* that
+ * made it exits, and a shared descriptor table never reports EOF).  Its A
+ * children stay children of the supervisor process whichever thread made
+ * the zygote (the kernel reparents them to a sibling thread). */
+struct _SbxLinuxZygote
+{
+  GMutex    lock;
+  int       state;        /* ZYGOTE_* */
+  pid_t     pid;
+  int       pidfd;
+  int       req[2];       /* supervisor -> zygote: one ChildCtx pointer */
+  int       sup_pidfd;    /* pidfd of the supervisor process: the zygote's lifeline */
+  int       resp[2];      /* zygote -> supervisor: one byte per request, or a setup error */
+  char     *stack;
+  ChildCtx *ctx;          /* the zygote's own (template) context */
+  int      *tmpfs_fds;
+  gint      n_spawns;
+};
+
+enum { ZYGOTE_NONE = 0, ZYGOTE_RUNNING, ZYGOTE_FAILED };
+
+SBX_CHILD_FUNC static int
+zygote_main (void *data)
+{
+  ChildCtx *zctx = data;
+  const SbxLinuxSpec *spec = zctx->spec;
+  SbxLinuxZygote *z = spec->zygote;
+  int step = SBX_LINUX_STEP_SIGNALS;
+  int index = -1;
+  long r;
+
+  sbx_child_reset_signals ();
+  r = child_setup_ids (spec, &step);
+  if (r >= 0)
+    r = child_mount_view (zctx, &step, &index);
+  if (r < 0)
+    {
+      zctx->err_fd = z->resp[1];
+      child_report (zctx, step, r, index);
+      sbx_child_exit (127);
+    }
+  while (sbx_raw_syscall3 (__NR_write, z->resp[1], "R", 1) == -EINTR)
+    ;
+
+  for (;;)
+    {
+      ChildCtx *ctx = NULL;
+      struct pollfd pfd[2];
+      long n;
+
+      pfd[0].fd = z->req[0];
+      pfd[0].events = POLLIN;
+      pfd[0].revents = 0;
+      pfd[1].fd = z->sup_pidfd;
+      pfd[1].events = POLLIN;
+      pfd[1].revents = 0;
+      n = sbx_raw_syscall5 (__NR_ppoll, pfd, 2, 0, 0, 8);
+      if (n == -EINTR)
+        continue;
+      if (n < 0 || (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
+        sbx_child_exit (0);   /* the supervisor process is gone */
+      do
+        n = sbx_raw_syscall3 (__NR_read, z->req[0], &ctx, sizeof ctx);
+      while (n == -EINTR);
+      if (n != (long) sizeof ctx)
+        sbx_child_exit (0);
+      ctx->z_pidfd = -1;
+      ctx->zpid = sbx_linux_raw_clone (CLONE_VM | CLONE_VFORK | CLONE_PARENT | CLONE_PIDFD
+                                       | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | SIGCHLD,
+                                       ctx->stack_a_top, &ctx->z_pidfd, child_az_main, ctx);
+      while (sbx_raw_syscall3 (__NR_write, z->resp[1], "x", 1) == -EINTR)
+        ;
+    }
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1033,6 +1310,201 @@ struct _SbxLinuxChild
   int   pidfd;      /* our own reference; the host owns the one it was given */
   int   exit_fd;    /* read end of the exit-record pipe */
 };
+
+SbxLinuxZygote *
+sbx_linux_zygote_new (void)
+{
+  SbxLinuxZygote *z = g_new0 (SbxLinuxZygote, 1);
+
+  g_mutex_init (&z->lock);
+  z->pid = -1;
+  z->pidfd = -1;
+  z->sup_pidfd = -1;
+  z->req[0] = z->req[1] = z->resp[0] = z->resp[1] = -1;
+  return z;
+}
+
+static void
+zygote_reset (SbxLinuxZygote *z)
+{
+  int status;
+
+  /* The zygote shares our descriptor table: closing the write end of its
+   * request pipe ends its read() with EOF and it exits. */
+  if (z->req[1] >= 0)
+    close (z->req[1]);
+  if (z->pid > 0)
+    {
+      if (z->pidfd >= 0)
+        syscall (__NR_pidfd_send_signal, z->pidfd, SIGKILL, NULL, 0);
+      while (waitpid (z->pid, &status, __WALL) < 0 && errno == EINTR)
+        ;
+    }
+  if (z->pidfd >= 0)
+    close (z->pidfd);
+  if (z->req[0] >= 0)
+    close (z->req[0]);
+  if (z->resp[0] >= 0)
+    close (z->resp[0]);
+  if (z->resp[1] >= 0)
+    close (z->resp[1]);
+  if (z->sup_pidfd >= 0)
+    close (z->sup_pidfd);
+  z->sup_pidfd = -1;
+  z->req[0] = z->req[1] = z->resp[0] = z->resp[1] = -1;
+  z->pid = -1;
+  z->pidfd = -1;
+  if (z->stack != NULL)
+    munmap (z->stack, STACK_SIZE + GUARD_SIZE);
+  z->stack = NULL;
+  g_clear_pointer (&z->ctx, g_free);
+  g_clear_pointer (&z->tmpfs_fds, g_free);
+  z->state = ZYGOTE_NONE;
+}
+
+void
+sbx_linux_zygote_free (SbxLinuxZygote *z)
+{
+  if (z == NULL)
+    return;
+  zygote_reset (z);
+  g_mutex_clear (&z->lock);
+  g_free (z);
+}
+
+static int fd_above_stdio (int fd);
+
+/* Starts the zygote of @spec (z->lock held).  FALSE: spawn directly. */
+static gboolean
+zygote_start (SbxLinuxSpec *spec)
+{
+  SbxLinuxZygote *z = spec->zygote;
+  int flags = CLONE_VM | CLONE_FILES | CLONE_PIDFD | CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWUTS | SIGCHLD;
+  char buf[sizeof (SbxLinuxSetupError)];
+  sigset_t all, old;
+  int i, n_slots;
+  ssize_t n;
+
+  if (pipe2 (z->req, O_CLOEXEC) != 0 || pipe2 (z->resp, O_CLOEXEC) != 0)
+    goto fail;
+  for (i = 0; i < 2; i++)
+    {
+      z->req[i] = fd_above_stdio (z->req[i]);
+      z->resp[i] = fd_above_stdio (z->resp[i]);
+      if (z->req[i] < 0 || z->resp[i] < 0)
+        goto fail;
+    }
+  z->sup_pidfd = fd_above_stdio ((int) syscall (__NR_pidfd_open, getpid (), 0));
+  if (z->sup_pidfd < 0)
+    goto fail;
+  fcntl (z->sup_pidfd, F_SETFD, FD_CLOEXEC);
+  z->stack = mmap (NULL, STACK_SIZE + GUARD_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (z->stack == MAP_FAILED)
+    {
+      z->stack = NULL;
+      goto fail;
+    }
+  mprotect (z->stack, GUARD_SIZE, PROT_NONE);
+  n_slots = spec->mounts->n_tmpfs_slots + 2;
+  z->tmpfs_fds = g_new (int, n_slots);
+  for (i = 0; i < n_slots; i++)
+    z->tmpfs_fds[i] = -1;
+  z->ctx = g_new0 (ChildCtx, 1);
+  z->ctx->spec = spec;
+  z->ctx->template = 1;
+  z->ctx->tmpfs_fds = z->tmpfs_fds;
+  z->ctx->err_fd = -1;
+  for (gsize k = 0; k < spec->mounts->n_ops; k++)
+    if (spec->mounts->ops[k].kind == SBX_MOUNT_OP_MASK_FILE)
+      z->ctx->needs_empty = 1;
+  if (spec->netns)
+    flags |= CLONE_NEWNET;
+
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &old);
+  z->pid = (pid_t) sbx_linux_raw_clone ((unsigned long) flags, z->stack + GUARD_SIZE + STACK_SIZE,
+                                        &z->pidfd, zygote_main, z->ctx);
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  if (z->pid < 0)
+    {
+      z->pid = -1;
+      goto fail;
+    }
+  do
+    n = read (z->resp[0], buf, sizeof buf);
+  while (n < 0 && errno == EINTR);
+  if (n == 1 && buf[0] == 'R')
+    {
+      z->state = ZYGOTE_RUNNING;
+      return TRUE;
+    }
+
+fail:
+  /* Whatever went wrong, spawns of this spec go the direct way (which
+   * reports the failing step itself). */
+  zygote_reset (z);
+  z->state = ZYGOTE_FAILED;
+  return FALSE;
+}
+
+/* Has the zygote clone A for @ctx.  ZYGOTE_SPAWN_DIRECT: no zygote (spawn
+ * directly); ZYGOTE_SPAWN_LOST: it died during the request (A may exist:
+ * never retried, so a target cannot run twice). */
+enum { ZYGOTE_SPAWN_DONE, ZYGOTE_SPAWN_DIRECT, ZYGOTE_SPAWN_LOST };
+
+static int
+zygote_spawn (SbxLinuxSpec *spec,
+              ChildCtx     *ctx)
+{
+  SbxLinuxZygote *z = spec->zygote;
+  int result = ZYGOTE_SPAWN_DIRECT;
+  char byte;
+  ssize_t n;
+
+#ifdef SBX_LINUX_NO_ZYGOTE
+  return ZYGOTE_SPAWN_DIRECT;
+#endif
+  /* The first spawn of a spec goes directly: a single-shot caller (sbx run)
+   * would only pay for the zygote. */
+  if (z == NULL || g_atomic_int_add (&z->n_spawns, 1) == 0)
+    return ZYGOTE_SPAWN_DIRECT;
+  g_mutex_lock (&z->lock);
+  if (z->state == ZYGOTE_RUNNING)
+    {
+      /* Killed from outside since the last spawn: make a new one. */
+      struct pollfd pfd = { z->pidfd, POLLIN, 0 };
+
+      if (poll (&pfd, 1, 0) != 0)
+        zygote_reset (z);
+    }
+  if (z->state == ZYGOTE_NONE)
+    zygote_start (spec);
+  if (z->state == ZYGOTE_RUNNING)
+    {
+      struct pollfd pfd[2] = { { z->resp[0], POLLIN, 0 }, { z->pidfd, POLLIN, 0 } };
+
+      ctx->zpid = -EIO;
+      result = ZYGOTE_SPAWN_LOST;
+      if (write (z->req[1], &ctx, sizeof ctx) == (ssize_t) sizeof ctx)
+        {
+          while (poll (pfd, 2, -1) < 0 && errno == EINTR)
+            ;
+          if (pfd[0].revents & POLLIN)
+            {
+              do
+                n = read (z->resp[0], &byte, 1);
+              while (n < 0 && errno == EINTR);
+              if (n == 1)
+                result = ZYGOTE_SPAWN_DONE;
+            }
+        }
+      if (result != ZYGOTE_SPAWN_DONE)
+        zygote_reset (z);
+    }
+  g_mutex_unlock (&z->lock);
+  return result;
+}
 
 /* Ensures @fd >= 3 (a caller may run with stdio closed) and CLOEXEC. */
 static int
@@ -1293,6 +1765,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
       *error_message = g_strdup_printf ("linux: mmap of the child stacks: %s", g_strerror (saved_errno));
       return SBX_STATUS_NO_MEMORY;
     }
+  ctx->stack_a_top = stacks + GUARD_SIZE + STACK_SIZE;
   ctx->stack_b_top = stacks + 2 * (GUARD_SIZE + STACK_SIZE);
 
   if (pipe2 (err_pipe, O_CLOEXEC) != 0 || pipe2 (exit_pipe, O_CLOEXEC) != 0)
@@ -1333,7 +1806,23 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   sigfillset (&all);
   pthread_sigmask (SIG_SETMASK, &all, &old);
   saved_errno = errno;
-  pid = clone (child_a_main, stacks + GUARD_SIZE + STACK_SIZE, flags, ctx, &pidfd);
+  switch (spec->rung == SBX_LINUX_RUNG_USERNS ? zygote_spawn (spec, ctx) : ZYGOTE_SPAWN_DIRECT)
+    {
+    case ZYGOTE_SPAWN_DONE:
+      pid = (pid_t) ctx->zpid;
+      pidfd = ctx->z_pidfd;
+      if (pid < 0)
+        errno = (int) -ctx->zpid;
+      break;
+    case ZYGOTE_SPAWN_LOST:
+      pid = -1;
+      errno = ECHILD;
+      break;
+    case ZYGOTE_SPAWN_DIRECT:
+    default:
+      pid = clone (child_a_main, stacks + GUARD_SIZE + STACK_SIZE, flags, ctx, &pidfd);
+      break;
+    }
   if (pid < 0)
     {
       int clone_errno = errno;

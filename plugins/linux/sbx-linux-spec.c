@@ -257,8 +257,9 @@ compile_limits (SbxLinuxSpec           *spec,
            * namespace: in the fresh namespace it counts the sandbox only. */
           spec_add_rlimit (spec, RLIMIT_NPROC, limits->max_processes);
           reportf (reporter, "process-limit", SBX_ABI_REPORT_ENFORCED,
-                   "at most %" G_GUINT64_FORMAT " processes in the sandbox (RLIMIT_NPROC in its own "
-                   "user namespace counts the sandbox's tasks only)", limits->max_processes);
+                   "at most %" G_GUINT64_FORMAT " processes (RLIMIT_NPROC counts per user namespace: "
+                   "the sandboxes of this executor share one, the caller's other processes do not "
+                   "count)", limits->max_processes);
           g_string_append_printf (summary, "processes: %" G_GUINT64_FORMAT " sandbox-wide; ",
                                   limits->max_processes);
         }
@@ -467,6 +468,7 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
       spec->uid_map_len = strlen (spec->uid_map);
       spec->gid_map_len = strlen (spec->gid_map);
       spec->hostname = g_strdup ("sbx");
+      spec->zygote = sbx_linux_zygote_new ();
     }
 
   /* Landlock (lsm's plan): the filesystem boundary at rung 2, defense in
@@ -697,6 +699,8 @@ sbx_linux_spec_free (SbxLinuxSpec *spec)
 {
   if (spec == NULL)
     return;
+  /* First: the zygote holds the view mounted on root_dir. */
+  sbx_linux_zygote_free (spec->zygote);
   if (spec->root_dir != NULL && spec->root_dir_created)
     rmdir (spec->root_dir);
   sbx_linux_mount_plan_free (spec->mounts);
