@@ -869,8 +869,6 @@ test_unix_socket_escape (gconstpointer rung)
    * connect().  /var/tmp is neither masked nor granted specially. */
   if (!fixture_setup_full (&fx, rung, 2, NULL))
     return;
-  sockdir = g_dir_make_tmp (NULL, NULL);
-  g_free (sockdir);
   {
     g_autoptr(GError) error = NULL;
     char template[] = "/var/tmp/sbx-sock-XXXXXX";
