@@ -295,6 +295,7 @@ executor_setup (SbxExecutor  *self,
   dirs.home_owned = self->home_owned;
   dirs.tmpdir = self->tmpdir;
   dirs.state_dir = self->state_dir;
+  dirs.set_dir = shared->owned_dir;
   self->policy = sbx_policy_new_for_profile (profile, &dirs);
 
   /* The report: the set's rejected candidates plus this compile. */

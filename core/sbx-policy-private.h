@@ -45,13 +45,18 @@ typedef struct
 
 /* The executor's own directories (all absolute).  @home is what the child
  * sees as HOME; it gets an R|W|X rule only when @home_owned (an isolated HOME
- * the set created).  A real HOME stays governed by the profile. */
+ * the set created).  A real HOME stays governed by the profile.  @set_dir
+ * (nullable) is the set's private directory holding every executor's HOME,
+ * TMPDIR and state: a Sandboxed policy denies it whole, so that no executor
+ * reads or writes another's, even when the profile allows host read or
+ * write (the executor's own HOME and TMPDIR are more specific and win). */
 typedef struct
 {
   const char *home;
   gboolean    home_owned;
   const char *tmpdir;
   const char *state_dir;
+  const char *set_dir;
 } SbxPolicyDirs;
 
 /* A compiled effective policy.  Immutable; owns every string and array the

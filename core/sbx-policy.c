@@ -8,8 +8,10 @@
  *   3. the workspace tree, 4. each additional root, 5. the host root "/":
  *      read Allow gives R|X, otherwise R|X is denied; write Allow gives W,
  *      otherwise W is denied.  Gated counts as denied until a grant arrives;
- *   6. the executor's isolated HOME (when the set owns it) and 7. its TMPDIR,
- *      both R|W|X trees.
+ *   6. the set's private directory (every executor's HOME, TMPDIR and
+ *      state), denied whole (origin HOST);
+ *   7. the executor's isolated HOME (when the set owns it) and 8. its TMPDIR,
+ *      both R|W|X trees, more specific than 6.
  * Network Allow is MODE_OPEN, anything else MODE_DENY.
  *
  * An Unconfined profile becomes "/" R|W|X plus HOME/TMPDIR, MODE_OPEN and
@@ -264,6 +266,10 @@ sbx_policy_new (const SbxPolicyInput *input,
                          input->roots[i].write, SBX_FS_ORIGIN_ROOT);
       policy_add_root (self, "/", input->host_read, input->host_write,
                        SBX_FS_ORIGIN_HOST);
+      /* Sibling executors' HOME/TMPDIR are never part of "the host" this
+       * profile may see. */
+      if (dirs->set_dir != NULL)
+        policy_add_rule (self, dirs->set_dir, 0, 0, SBX_FS_ALL, SBX_FS_ORIGIN_HOST);
     }
   if (dirs->home_owned)
     policy_add_rule (self, dirs->home, 0, SBX_FS_ALL, 0, SBX_FS_ORIGIN_HOME);

@@ -74,7 +74,6 @@ output_of (SbxRunResult *result)
 static gboolean
 have_userns (void)
 {
-  g_autoptr(SbxRegistry) registry = linux_registry ();
   g_autoptr(GError) error = NULL;
   EtuTree tree = { 0 };
   g_autoptr(SbxExecutorSet) set = NULL;
@@ -175,6 +174,116 @@ test_library_executors_isolated (void)
   g_assert_nonnull (strstr (out, "own\n"));
   g_assert_true (sbx_executor_set_close (set, NULL, &error));
   etu_tree_clear (&tree);
+}
+
+/* With host read AND write allowed, the set's private directory is still
+ * denied: executor A can neither read nor write executor B's HOME or TMPDIR,
+ * on either rung.  The scratch root is under /var/tmp on purpose: rung 1
+ * hides /tmp (a socket directory) from a visible host anyway, which would
+ * make this test pass without the rule it exists to check. */
+static void
+check_siblings_denied_under_host_allow (const char *backend)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxRegistry) registry = linux_registry ();
+  g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
+  g_autoptr(SbxProfile) profile = NULL;
+  g_autoptr(SbxExecutorSetOptions) options = NULL;
+  g_autoptr(SbxExecutorSet) set = NULL;
+  g_autoptr(SbxExecutor) a = NULL;
+  g_autoptr(SbxExecutor) b = NULL;
+  g_autoptr(SbxRunResult) result = NULL;
+  g_autofree char *base = g_dir_make_tmp ("sbx-test-e2e-XXXXXX", NULL);
+  g_autofree char *ws = NULL;
+  g_autofree char *scratch = NULL;
+  g_autofree char *b_file = NULL;
+  g_autofree char *b_planted = NULL;
+  g_autofree char *script = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *content = NULL;
+
+  /* g_dir_make_tmp honours TMPDIR; the scratch must not be under /tmp. */
+  g_clear_pointer (&base, g_free);
+  base = g_strdup ("/var/tmp/sbx-test-e2e-XXXXXX");
+  g_assert_nonnull (g_mkdtemp (base));
+  ws = g_build_filename (base, "ws", NULL);
+  scratch = g_build_filename (base, "scratch", NULL);
+  g_assert_cmpint (g_mkdir (ws, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (scratch, 0700), ==, 0);
+
+  sbx_profile_config_set_workspace (config, ws, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_host (config, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_network (config, SBX_ACCESS_DENY);
+  sbx_profile_config_set_command (config, SBX_ACCESS_ALLOW);
+  profile = sbx_profile_new (config, &error);
+  g_assert_no_error (error);
+  options = etu_options (scratch, 4, registry);
+  sbx_executor_set_options_set_backend (options, backend);
+  set = sbx_executor_set_new (profile, options, &error);
+  if (set == NULL)
+    {
+      g_test_skip_printf ("%s is unavailable here: %s", backend, error->message);
+      ptu_rm_rf (base);
+      return;
+    }
+  a = sbx_executor_set_for_key (set, "a", &error);
+  g_assert_no_error (error);
+  b = sbx_executor_set_for_key (set, "b", &error);
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_prefix (sbx_executor_get_home (b), scratch));
+
+  /* Positive controls: the file exists and is readable without the
+   * sandbox, and B itself reads it inside the sandbox. */
+  b_file = g_build_filename (sbx_executor_get_home (b), "b-secret", NULL);
+  g_assert_true (g_file_set_contents (b_file, "B-ONLY\n", -1, NULL));
+  g_assert_true (g_file_get_contents (b_file, &content, NULL, NULL));
+  g_assert_cmpstr (content, ==, "B-ONLY\n");
+  {
+    const char *argv[] = { "sh", "-c", "cat \"$HOME/b-secret\"", NULL };
+
+    result = sbx_executor_run_argv (b, ws, argv, NULL, &error);
+    g_assert_no_error (error);
+    out = output_of (result);
+    g_assert_cmpstr (out, ==, "B-ONLY\n");
+    g_clear_pointer (&result, sbx_run_result_unref);
+    g_clear_pointer (&out, g_free);
+  }
+
+  /* The probe: A reads B's HOME, lists B's TMPDIR, plants a file in both. */
+  b_planted = g_build_filename (sbx_executor_get_tmpdir (b), "planted-by-a", NULL);
+  script = g_strdup_printf ("cat '%s'; ls '%s'; echo x > '%s'; echo x > '%s/planted-by-a'; "
+                            "echo own > \"$HOME/x\" && cat \"$HOME/x\"",
+                            b_file, sbx_executor_get_tmpdir (b), b_planted,
+                            sbx_executor_get_home (b));
+  {
+    const char *argv[] = { "sh", "-c", script, NULL };
+
+    result = sbx_executor_run_argv (a, ws, argv, NULL, &error);
+  }
+  g_assert_no_error (error);
+  out = output_of (result);
+  g_assert_null (strstr (out, "B-ONLY"));
+  g_assert_nonnull (strstr (out, "own\n"));
+  g_assert_false (g_file_test (b_planted, G_FILE_TEST_EXISTS));
+  {
+    g_autofree char *home_planted = g_build_filename (sbx_executor_get_home (b), "planted-by-a", NULL);
+
+    g_assert_false (g_file_test (home_planted, G_FILE_TEST_EXISTS));
+  }
+  g_assert_true (sbx_executor_set_close (set, NULL, &error));
+  ptu_rm_rf (base);
+}
+
+static void
+test_library_siblings_denied_host_allow_rung1 (void)
+{
+  check_siblings_denied_under_host_allow ("linux-userns");
+}
+
+static void
+test_library_siblings_denied_host_allow_rung2 (void)
+{
+  check_siblings_denied_under_host_allow ("linux-landlock");
 }
 
 /* Forcing rung 2 by the ordinary selection narrows (LevelDegraded, fewer
@@ -366,6 +475,10 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/linux/e2e/library/default-profile", test_library_default);
   g_test_add_func ("/linux/e2e/library/executors-isolated", test_library_executors_isolated);
+  g_test_add_func ("/linux/e2e/library/siblings-denied-host-allow/rung1",
+                   test_library_siblings_denied_host_allow_rung1);
+  g_test_add_func ("/linux/e2e/library/siblings-denied-host-allow/rung2",
+                   test_library_siblings_denied_host_allow_rung2);
   g_test_add_func ("/linux/e2e/library/forced-rung2", test_library_forced_rung2);
   g_test_add_func ("/linux/e2e/cli/run", test_cli_run);
   return g_test_run ();

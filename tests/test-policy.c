@@ -196,6 +196,41 @@ test_runtime_link_target (void)
   g_assert_cmpint (rmdir (dir), ==, 0);
 }
 
+/* The set's private directory is denied whole, whatever host access the
+ * profile gives: an executor never reaches a sibling's HOME, TMPDIR or
+ * backend state; its own HOME and TMPDIR stay R|W|X. */
+static void
+test_compile_set_dir_denied (void)
+{
+  static const SbxAccess host[] = { SBX_ACCESS_DENY, SBX_ACCESS_GATED, SBX_ACCESS_ALLOW };
+  SbxPolicyDirs dirs = test_dirs;
+
+  dirs.set_dir = "/scratch/set";
+  for (guint r = 0; r < G_N_ELEMENTS (host); r++)
+    for (guint w = 0; w < G_N_ELEMENTS (host); w++)
+      {
+        SbxPolicyInput input = sandboxed_input ();
+        g_autoptr(SbxPolicy) policy = NULL;
+        const SbxPolicyV1 *abi;
+
+        input.host_read = host[r];
+        input.host_write = host[w];
+        policy = sbx_policy_new (&input, &dirs);
+        abi = sbx_policy_get_abi (policy);
+        assert_rules_well_formed (abi);
+        g_assert_cmpuint (resolve (abi, "/scratch/set"), ==, 0);
+        g_assert_cmpuint (resolve (abi, "/scratch/set/home-2/.bash_history"), ==, 0);
+        g_assert_cmpuint (resolve (abi, "/scratch/set/tmp-2/f"), ==, 0);
+        g_assert_cmpuint (resolve (abi, "/scratch/set/state-1/f"), ==, 0);
+        g_assert_cmpuint (resolve (abi, "/scratch/set/home-1/.config/x"), ==, RWX);
+        g_assert_cmpuint (resolve (abi, "/scratch/set/tmp-1/f"), ==, RWX);
+        /* Beside the set: the host access, untouched. */
+        g_assert_cmpuint (resolve (abi, "/scratch/other"), ==,
+                          (host[r] == SBX_ACCESS_ALLOW ? (SBX_FS_READ | SBX_FS_EXEC) : 0)
+                          | (host[w] == SBX_ACCESS_ALLOW ? SBX_FS_WRITE : 0));
+      }
+}
+
 typedef struct
 {
   SbxAccess read;
@@ -614,6 +649,7 @@ main (int    argc,
   g_test_add_func ("/policy/compile/runtime-link-target", test_runtime_link_target);
   g_test_add_func ("/policy/compile/root-access-table", test_compile_root_access_table);
   g_test_add_func ("/policy/compile/home-tmpdir", test_compile_home_tmpdir);
+  g_test_add_func ("/policy/compile/set-dir-denied", test_compile_set_dir_denied);
   g_test_add_func ("/policy/compile/network", test_compile_network);
   g_test_add_func ("/policy/compile/limits", test_compile_limits);
   g_test_add_func ("/policy/compile/unconfined", test_compile_unconfined);
