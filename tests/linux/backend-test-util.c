@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "backend-test-util.h"
+#include "sbx-policy-private.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -110,52 +111,7 @@ struct _LinuxTestPolicy
 #define R   SBX_FS_READ
 #define X   SBX_FS_EXEC
 #define W   SBX_FS_WRITE
-#define OPT SBX_FS_RULE_OPTIONAL
-#define EXA SBX_FS_RULE_EXACT
 
-/* The executor's runtime closure (core/sbx-policy.c), mirrored so these tests
- * do not depend on the policy compiler. */
-static const struct
-{
-  const char *path;
-  uint32_t    allow, flags, origin;
-} closure[] = {
-  { "/usr", R | X, 0, SBX_FS_ORIGIN_RUNTIME },
-  { "/usr/bin", R | X, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/usr/sbin", R | X, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/usr/lib", R | X, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/usr/lib32", R | X, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/usr/lib64", R | X, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/usr/libx32", R | X, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/usr/libexec", R | X, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/bin", R | X, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/sbin", R | X, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/lib", R | X, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/lib32", R | X, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/lib64", R | X, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/libx32", R | X, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/usr/share", R, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/etc/alternatives", R, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/etc/ssl/certs", R, OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/etc/ld.so.cache", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/etc/hosts", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/etc/resolv.conf", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/etc/nsswitch.conf", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/etc/host.conf", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/etc/gai.conf", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/etc/services", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/etc/protocols", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/etc/localtime", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/etc/gitconfig", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/etc/passwd", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/etc/group", R, EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
-  { "/dev/null", R | W, EXA, SBX_FS_ORIGIN_DEVICE },
-  { "/dev/zero", R | W, EXA, SBX_FS_ORIGIN_DEVICE },
-  { "/dev/full", R | W, EXA, SBX_FS_ORIGIN_DEVICE },
-  { "/dev/random", R | W, EXA, SBX_FS_ORIGIN_DEVICE },
-  { "/dev/urandom", R | W, EXA, SBX_FS_ORIGIN_DEVICE },
-  { "/dev/tty", R | W, EXA, SBX_FS_ORIGIN_DEVICE },
-};
 
 static void
 add_root_rule (LinuxTestPolicy *self,
@@ -209,6 +165,8 @@ linux_test_policy_new (const char *workspace,
 {
   LinuxTestPolicy *self = g_new0 (LinuxTestPolicy, 1);
   gsize i;
+  const SbxRuntimePath *closure;
+  gsize n_closure;
 
   self->rules = g_array_new (FALSE, TRUE, sizeof (SbxFsRuleV1));
   self->strings = g_string_chunk_new (256);
@@ -221,7 +179,10 @@ linux_test_policy_new (const char *workspace,
   g_assert_cmpint (g_mkdir (self->tmpdir, 0700), ==, 0);
   g_assert_cmpint (g_mkdir (self->state_dir, 0700), ==, 0);
 
-  for (i = 0; i < G_N_ELEMENTS (closure); i++)
+  /* The executor's own runtime closure (core/sbx-policy.c), not a copy:
+   * these tests exercise what production hands the backend. */
+  closure = sbx_policy_runtime_closure (&n_closure);
+  for (i = 0; i < n_closure; i++)
     linux_test_policy_add_rule (self, closure[i].path, closure[i].allow, 0, closure[i].flags,
                                 closure[i].origin);
   add_root_rule (self, workspace, ws_read, ws_write, SBX_FS_ORIGIN_WORKSPACE);
@@ -238,8 +199,6 @@ linux_test_policy_new (const char *workspace,
 #undef R
 #undef X
 #undef W
-#undef OPT
-#undef EXA
 
 void
 linux_test_policy_set_net (LinuxTestPolicy *self,

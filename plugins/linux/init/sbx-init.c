@@ -74,45 +74,14 @@ sys6 (long n, long a, long b, long c, long d, long e, long f)
   return r == -1 ? -errno : r;
 }
 
-#elif defined(__x86_64__)
-
-static long
-sys6 (long n, long a, long b, long c, long d, long e, long f)
-{
-  register long r10 __asm__ ("r10") = d;
-  register long r8 __asm__ ("r8") = e;
-  register long r9 __asm__ ("r9") = f;
-  long ret;
-
-  __asm__ volatile ("syscall"
-                    : "=a" (ret)
-                    : "a" (n), "D" (a), "S" (b), "d" (c), "r" (r10), "r" (r8), "r" (r9)
-                    : "rcx", "r11", "memory");
-  return ret;
-}
-
-#elif defined(__aarch64__)
-
-static long
-sys6 (long n, long a, long b, long c, long d, long e, long f)
-{
-  register long x8 __asm__ ("x8") = n;
-  register long x0 __asm__ ("x0") = a;
-  register long x1 __asm__ ("x1") = b;
-  register long x2 __asm__ ("x2") = c;
-  register long x3 __asm__ ("x3") = d;
-  register long x4 __asm__ ("x4") = e;
-  register long x5 __asm__ ("x5") = f;
-
-  __asm__ volatile ("svc 0"
-                    : "+r" (x0)
-                    : "r" (x8), "r" (x1), "r" (x2), "r" (x3), "r" (x4), "r" (x5)
-                    : "memory", "cc");
-  return x0;
-}
-
 #else
+
+#include "sbx-syscall-arch.h"
+#ifndef SBX_HAVE_ARCH_SYSCALL
 #error "sbx-init: no freestanding syscall shim for this architecture; build with -DSBX_INIT_LIBC"
+#endif
+#define sys6 sbx_arch_syscall6
+
 #endif
 
 #define sys0(n)                sys6 ((n), 0, 0, 0, 0, 0, 0)
