@@ -49,19 +49,22 @@ build_or_fail () {
   ninja -C "$build"
 }
 
-# Nothing may be left behind in /tmp by the suite (scratch dirs, sockets,
-# workspaces): compare the listing around each phase.  Only meaningful on a
+# Nothing may be left behind in /tmp or /var/tmp by the suite (scratch dirs,
+# sockets, workspaces): compare the listing around each phase.  Only meaningful on a
 # machine where nothing else writes /tmp meanwhile, as in CI.
 TMP_SNAPSHOT=$(mktemp /tmp/sbx-tmp-snapshot.XXXXXX)
-tmp_listing () { ls -A /tmp | grep -v -e '^sbx-unpriv\.' -e '^sbx-corpus\.' -e '^sbx-tmp-snapshot\.' | sort; }
+tmp_listing () {
+  { ls -A /tmp; ls -A /var/tmp 2>/dev/null | sed 's|^|/var/tmp/|'; } \
+    | grep -v -e '^sbx-unpriv\.' -e '^sbx-corpus\.' -e '^sbx-tmp-snapshot\.' | sort
+}
 tmp_snapshot () { tmp_listing > "$TMP_SNAPSHOT"; }
 tmp_check () {
   left=$(tmp_listing | comm -13 "$TMP_SNAPSHOT" -)
   if [ -n "$left" ]; then
-    echo "not ok - phase $1 left entries in /tmp:"; echo "$left" | sed 's/^/#   /'
+    echo "not ok - phase $1 left entries in /tmp or /var/tmp:"; echo "$left" | sed 's/^/#   /'
     EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
   else
-    echo "ok - phase $1 left nothing in /tmp"; EXTRA_PASSED=$((EXTRA_PASSED + 1))
+    echo "ok - phase $1 left nothing in /tmp or /var/tmp"; EXTRA_PASSED=$((EXTRA_PASSED + 1))
   fi
 }
 

@@ -193,7 +193,9 @@ check_siblings_denied_under_host_allow (const char *backend)
   g_autoptr(SbxExecutor) a = NULL;
   g_autoptr(SbxExecutor) b = NULL;
   g_autoptr(SbxRunResult) result = NULL;
-  g_autofree char *base = g_dir_make_tmp ("sbx-test-e2e-XXXXXX", NULL);
+  /* Not g_dir_make_tmp: it honours TMPDIR, and the scratch must not be under
+   * /tmp. */
+  g_autofree char *base = g_strdup ("/var/tmp/sbx-test-e2e-XXXXXX");
   g_autofree char *ws = NULL;
   g_autofree char *scratch = NULL;
   g_autofree char *b_file = NULL;
@@ -202,9 +204,6 @@ check_siblings_denied_under_host_allow (const char *backend)
   g_autofree char *out = NULL;
   g_autofree char *content = NULL;
 
-  /* g_dir_make_tmp honours TMPDIR; the scratch must not be under /tmp. */
-  g_clear_pointer (&base, g_free);
-  base = g_strdup ("/var/tmp/sbx-test-e2e-XXXXXX");
   g_assert_nonnull (g_mkdtemp (base));
   ws = g_build_filename (base, "ws", NULL);
   scratch = g_build_filename (base, "scratch", NULL);
