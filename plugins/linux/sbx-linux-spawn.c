@@ -332,9 +332,11 @@ child_create (long              rootfd,
   return r;
 }
 
-/* Attaches the detached mount @tree on @rel (a directory when @dir: the
- * kernel checks it; move_mount refuses a directory over a non-directory and
- * the reverse).  Closes @tree. */
+/* Attaches the detached mount @tree on @rel beneath @rootfd (a directory
+ * when @dir: the kernel checks it; move_mount refuses a directory over a
+ * non-directory and the reverse).  Closes @tree.  When @step is non-NULL, a
+ * target that cannot be opened sets it to SBX_LINUX_STEP_BIND_TARGET;
+ * callers with a step of their own (devpts, shm, proc) pass NULL. */
 SBX_CHILD_FUNC static long
 child_attach_at (long        rootfd,
                  const char *rel,
@@ -349,7 +351,8 @@ child_attach_at (long        rootfd,
   if (target < 0)
     {
       sbx_child_close (tree);
-      *step = SBX_LINUX_STEP_BIND_TARGET;
+      if (step != NULL)
+        *step = SBX_LINUX_STEP_BIND_TARGET;
       return target;
     }
   r = sbx_child_attach (tree, target);
@@ -450,23 +453,14 @@ child_mount_pts_shm (long  devfd,
                      int  *step,
                      int  *index)
 {
-  long mfd, target, r;
+  long mfd, r;
 
   *step = SBX_LINUX_STEP_DEVPTS;
   *index = DEV_INDEX_PTS;
   mfd = sbx_child_fsmount ("devpts", devpts_options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
   if (mfd < 0)
     return mfd;
-  target = sbx_child_openat2 (devfd, "pts", O_PATH | O_NOFOLLOW | O_CLOEXEC | O_DIRECTORY,
-                              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
-  if (target < 0)
-    {
-      sbx_child_close (mfd);
-      return target;
-    }
-  r = sbx_child_attach (mfd, target);
-  sbx_child_close (target);
-  sbx_child_close (mfd);
+  r = child_attach_at (devfd, "pts", mfd, 1, NULL);
   if (r < 0)
     return r;
 
@@ -475,17 +469,7 @@ child_mount_pts_shm (long  devfd,
   mfd = sbx_child_fsmount ("tmpfs", shm_options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
   if (mfd < 0)
     return mfd;
-  target = sbx_child_openat2 (devfd, "shm", O_PATH | O_NOFOLLOW | O_CLOEXEC | O_DIRECTORY,
-                              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
-  if (target < 0)
-    {
-      sbx_child_close (mfd);
-      return target;
-    }
-  r = sbx_child_attach (mfd, target);
-  sbx_child_close (target);
-  sbx_child_close (mfd);
-  return r;
+  return child_attach_at (devfd, "shm", mfd, 1, NULL);
 }
 
 /* The minimal /dev: a tmpfs with the host's null, zero, full, random,
@@ -607,7 +591,7 @@ child_build_dev (ChildCtx *ctx,
 SBX_CHILD_FUNC static long
 child_mount_proc (long rootfd)
 {
-  long mfd, target, r;
+  long mfd;
 
   /* A fresh procfs of the sandbox's pid namespace, read-only as a whole:
    * kernel tunables (/proc/sys, /proc/sysrq-trigger, ...) cannot be written
@@ -616,17 +600,7 @@ child_mount_proc (long rootfd)
                            MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
   if (mfd < 0)
     return mfd;
-  target = sbx_child_openat2 (rootfd, "proc", O_PATH | O_NOFOLLOW | O_CLOEXEC | O_DIRECTORY,
-                              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-  if (target < 0)
-    {
-      sbx_child_close (mfd);
-      return target;
-    }
-  r = sbx_child_attach (mfd, target);
-  sbx_child_close (target);
-  sbx_child_close (mfd);
-  return r;
+  return child_attach_at (rootfd, "proc", mfd, 1, NULL);
 }
 
 /* pivot_root(".", "."): the old root lands on top of the new one and is
