@@ -195,28 +195,41 @@ test_write_outside (gconstpointer rung)
   fixture_teardown (&fx);
 }
 
+/* A read-only additional root "<parent>/ro" holding "data" ("original\n"),
+ * and the fixture around it.  FALSE when the rung is unavailable here: the
+ * fixture skipped and everything made is removed. */
+static gboolean
+ro_root_setup (Fixture     *fx,
+               const char  *rung,
+               char       **parent,
+               char       **ro,
+               char       **ro_file)
+{
+  *parent = linux_test_make_dir ("sbx-ro-XXXXXX");
+  *ro = g_build_filename (*parent, "ro", NULL);
+  *ro_file = g_build_filename (*ro, "data", NULL);
+  g_assert_cmpint (g_mkdir (*ro, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (*ro_file, "original\n", -1, NULL));
+  if (fixture_setup_full (fx, rung, 0, *ro))
+    return TRUE;
+  linux_test_rm_rf (*parent);
+  return FALSE;
+}
+
 static void
 test_read_only_root (gconstpointer rung_data)
 {
   Fixture fx = { 0 };
+  g_autofree char *parent = NULL;
   g_autofree char *ro = NULL;
   g_autofree char *ro_file = NULL;
   g_autofree char *script = NULL;
   g_autofree char *host_script = NULL;
   g_autoptr(LinuxTestRun) run = NULL;
-  g_autofree char *parent = linux_test_make_dir ("sbx-ro-XXXXXX");
-
-  ro = g_build_filename (parent, "ro", NULL);
-  ro_file = g_build_filename (ro, "data", NULL);
   const char *rung = rung_data;
 
-  g_assert_cmpint (g_mkdir (ro, 0755), ==, 0);
-  g_assert_true (g_file_set_contents (ro_file, "original\n", -1, NULL));
-  if (!fixture_setup_full (&fx, rung, 0, ro))
-    {
-      linux_test_rm_rf (parent);
-      return;
-    }
+  if (!ro_root_setup (&fx, rung, &parent, &ro, &ro_file))
+    return;
   /* Positive control: the owner can write there without the sandbox. */
   host_script = g_strdup_printf ("touch '%s/host-can' && rm '%s/host-can'", ro, ro);
   g_assert_cmpint (linux_test_host_sh (fx.workspace, host_script, NULL), ==, 0);
@@ -319,20 +332,15 @@ static void
 test_hardlinks (gconstpointer rung)
 {
   Fixture fx = { 0 };
-  g_autofree char *parent = linux_test_make_dir ("sbx-ro-XXXXXX");
-  g_autofree char *ro = g_build_filename (parent, "ro", NULL);
-  g_autofree char *ro_file = g_build_filename (ro, "data", NULL);
+  g_autofree char *parent = NULL;
+  g_autofree char *ro = NULL;
+  g_autofree char *ro_file = NULL;
   g_autofree char *host_link = NULL;
   g_autofree char *script = NULL;
   g_autoptr(LinuxTestRun) run = NULL;
 
-  g_assert_cmpint (g_mkdir (ro, 0755), ==, 0);
-  g_assert_true (g_file_set_contents (ro_file, "original\n", -1, NULL));
-  if (!fixture_setup_full (&fx, rung, 0, ro))
-    {
-      linux_test_rm_rf (parent);
-      return;
-    }
+  if (!ro_root_setup (&fx, rung, &parent, &ro, &ro_file))
+    return;
   /* Positive control: the same links can be made without the sandbox when
    * source and destination share a filesystem. */
   host_link = g_build_filename (fx.workspace, "host-link", NULL);
@@ -363,20 +371,15 @@ static void
 test_rename (gconstpointer rung)
 {
   Fixture fx = { 0 };
-  g_autofree char *parent = linux_test_make_dir ("sbx-ro-XXXXXX");
-  g_autofree char *ro = g_build_filename (parent, "ro", NULL);
-  g_autofree char *ro_file = g_build_filename (ro, "data", NULL);
+  g_autofree char *parent = NULL;
+  g_autofree char *ro = NULL;
+  g_autofree char *ro_file = NULL;
   g_autofree char *moved_out = NULL;
   g_autofree char *script = NULL;
   g_autoptr(LinuxTestRun) run = NULL;
 
-  g_assert_cmpint (g_mkdir (ro, 0755), ==, 0);
-  g_assert_true (g_file_set_contents (ro_file, "original\n", -1, NULL));
-  if (!fixture_setup_full (&fx, rung, 0, ro))
-    {
-      linux_test_rm_rf (parent);
-      return;
-    }
+  if (!ro_root_setup (&fx, rung, &parent, &ro, &ro_file))
+    return;
   script = g_strdup_printf ("echo mine > a; "
                             "mv '%s' ./stolen; mv a '%s/'; mv '%s' ./secret-here; "
                             "mkdir -p d/e && mv a d/e/b && mv d/e/b d/c && cat d/c",
