@@ -71,6 +71,7 @@
  */
 #include "sbx-landlock.h"
 #include "sbx-landlock-compat.h"
+#include "sbx-landlock-private.h"
 #include "sbx-raw-syscall.h"
 
 #include <dirent.h>
@@ -88,24 +89,6 @@
 /* ------------------------------------------------------------------------- */
 /* Access sets                                                                */
 /* ------------------------------------------------------------------------- */
-
-#define LL_FS_ABI1 ((1ULL << 13) - 1)   /* EXECUTE .. MAKE_SYM */
-
-/* Rights a rule on a non-directory may carry (the kernel refuses others). */
-#define LL_FILE_RIGHTS (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
-                        LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
-                        LANDLOCK_ACCESS_FS_IOCTL_DEV)
-
-#define LL_READ_FILE   (LANDLOCK_ACCESS_FS_READ_FILE)
-#define LL_READ_DIR    (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
-#define LL_EXEC        (LANDLOCK_ACCESS_FS_EXECUTE)
-#define LL_WRITE_FILE  (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE)
-#define LL_WRITE_DIR   (LL_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE | \
-                        LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | \
-                        LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | \
-                        LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_REFER | \
-                        LANDLOCK_ACCESS_FS_IOCTL_DEV)
-#define LL_DEVICE_EXTRA (LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
 static const uint32_t axes[] = { SBX_FS_READ, SBX_FS_EXEC, SBX_FS_WRITE };
 
@@ -163,39 +146,7 @@ axis_rights (uint32_t axis, mode_t type)
 /* The plan                                                                   */
 /* ------------------------------------------------------------------------- */
 
-#define RULE_FD    1  /* fd is the inode itself */
-#define RULE_NAME  2  /* fd is the pinned parent directory, name the entry */
 
-typedef struct
-{
-  uint64_t    access;     /* already masked to handled_fs and to the file type */
-  uint64_t    ino;
-  uint32_t    dev_major;
-  uint32_t    dev_minor;
-  uint32_t    type;       /* S_IFMT bits the inode must have */
-  int         fd;
-  int         kind;       /* RULE_* */
-  const char *name;       /* RULE_NAME: entry name in the parent (owned by names) */
-} LlRule;
-
-struct _SbxLandlockPlan
-{
-  int           abi;
-  int           rung;
-  uint64_t      handled_fs;
-  uint64_t      handled_net;
-  uint64_t      scoped;
-  size_t        attr_size;
-  uint32_t      enforces;
-
-  LlRule       *rules;
-  size_t        n_rules;
-  uint64_t     *ports;      /* CONNECT_TCP rules */
-  size_t        n_ports;
-  int          *fds;        /* every fd the plan owns */
-  size_t        n_fds;
-  GStringChunk *names;
-};
 
 int
 sbx_landlock_probe_abi (void)
@@ -1544,191 +1495,4 @@ sbx_landlock_plan_new (const SbxPolicyV1        *policy,
 
   b.plan = NULL;
   return plan;
-}
-
-/* ------------------------------------------------------------------------- */
-/* Child side                                                                 */
-/* ------------------------------------------------------------------------- */
-
-SBX_CHILD_FUNC static inline int
-child_statx (int fd, const char *name, int flags, struct statx *stx)
-{
-  return (int) sbx_raw_syscall5 (__NR_statx, fd, name, flags | AT_NO_AUTOMOUNT,
-                                 STATX_TYPE | STATX_INO | STATX_NLINK, stx);
-}
-
-/* Is @stx still the inode @rule was made for? */
-SBX_CHILD_FUNC static inline int
-child_same_inode (const LlRule *rule, const struct statx *stx)
-{
-  return stx->stx_ino == rule->ino && stx->stx_dev_major == rule->dev_major &&
-         stx->stx_dev_minor == rule->dev_minor && (uint32_t) (stx->stx_mode & S_IFMT) == rule->type;
-}
-
-SBX_CHILD_FUNC static inline int
-child_add_path_rule (int ruleset, int fd, uint64_t access)
-{
-  struct sbx_landlock_path_beneath_attr attr;
-
-  attr.allowed_access = access;
-  attr.parent_fd = fd;
-  return (int) sbx_raw_syscall4 (__NR_landlock_add_rule, ruleset, SBX_LANDLOCK_RULE_PATH_BENEATH, &attr, 0);
-}
-
-/* Adds one planned rule.  0 when added or skipped (identity changed:
- * narrower), negative errno on failure with *step set. */
-SBX_CHILD_FUNC static int
-child_add_planned (int ruleset, const LlRule *rule, const char **step)
-{
-  struct statx stx;
-  int fd = rule->fd;
-  int r;
-
-  if (rule->kind == RULE_NAME)
-    {
-      fd = (int) sbx_raw_syscall4 (__NR_openat, rule->fd, rule->name,
-                                   O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
-      if (fd < 0)
-        {
-          if (fd == -EMFILE || fd == -ENFILE || fd == -ENOMEM)
-            {
-              *step = "openat (carved child)";
-              return fd;
-            }
-          return 0;   /* gone: nothing to grant */
-        }
-    }
-
-  /* A pinned directory or device cannot change type or gain links: only
-   * re-opened names and regular files need the identity check. */
-  if (rule->kind == RULE_NAME || rule->type == S_IFREG)
-    {
-      r = child_statx (fd, "", AT_EMPTY_PATH, &stx);
-      if (r < 0)
-        {
-          *step = "statx (rule inode)";
-          goto out;
-        }
-      if (!child_same_inode (rule, &stx) || (rule->type == S_IFREG && stx.stx_nlink != 1))
-        {
-          r = 0;   /* replaced, or a file that gained a link: skip (narrower) */
-          goto out;
-        }
-    }
-  r = child_add_path_rule (ruleset, fd, rule->access);
-  if (r < 0)
-    {
-      *step = "landlock_add_rule";
-      goto out;
-    }
-  if (rule->type == S_IFREG)
-    {
-      r = child_statx (fd, "", AT_EMPTY_PATH, &stx);
-      if (r < 0)
-        *step = "statx (rule inode)";
-      else if (stx.stx_nlink != 1)
-        {
-          /* a link appeared while the rule was added: the rule may now
-           * cover a second name; fail closed */
-          *step = "landlock_add_rule (file gained a hard link)";
-          r = -EMLINK;
-        }
-    }
-out:
-  if (rule->kind == RULE_NAME)
-    sbx_raw_syscall1 (__NR_close, fd);
-  return r;
-}
-
-SBX_CHILD_FUNC int
-sbx_landlock_plan_apply (const SbxLandlockPlan       *plan,
-                         const SbxLandlockExtraRule  *extra,
-                         size_t                       n_extra,
-                         const char                 **failed_step)
-{
-  struct sbx_landlock_ruleset_attr attr;
-  const char *step = NULL;
-  long r;
-  int ruleset;
-
-  if (failed_step != NULL)
-    *failed_step = NULL;
-
-  r = sbx_raw_syscall5 (__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-  if (r < 0)
-    {
-      step = "prctl(PR_SET_NO_NEW_PRIVS)";
-      goto fail;
-    }
-
-  attr.handled_access_fs = plan->handled_fs;
-  attr.handled_access_net = plan->handled_net;
-  attr.scoped = plan->scoped;
-  r = sbx_raw_syscall3 (__NR_landlock_create_ruleset, &attr, plan->attr_size, 0);
-  if (r < 0)
-    {
-      step = "landlock_create_ruleset";
-      goto fail;
-    }
-  ruleset = (int) r;
-
-  for (size_t i = 0; i < plan->n_rules; i++)
-    {
-      r = child_add_planned (ruleset, &plan->rules[i], &step);
-      if (r < 0)
-        goto fail_close;
-    }
-
-  for (size_t i = 0; i < n_extra; i++)
-    {
-      struct statx stx;
-      uint64_t access = extra[i].access & plan->handled_fs;
-
-      r = child_statx (extra[i].fd, "", AT_EMPTY_PATH, &stx);
-      if (r < 0)
-        {
-          step = "statx (extra rule)";
-          goto fail_close;
-        }
-      if ((stx.stx_mode & S_IFMT) != S_IFDIR)
-        access &= LL_FILE_RIGHTS;
-      if (access == 0)
-        continue;
-      r = child_add_path_rule (ruleset, extra[i].fd, access);
-      if (r < 0)
-        {
-          step = "landlock_add_rule (extra rule)";
-          goto fail_close;
-        }
-    }
-
-  for (size_t i = 0; i < plan->n_ports; i++)
-    {
-      struct sbx_landlock_net_port_attr port;
-
-      port.allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP;
-      port.port = plan->ports[i];
-      r = sbx_raw_syscall4 (__NR_landlock_add_rule, ruleset, SBX_LANDLOCK_RULE_NET_PORT, &port, 0);
-      if (r < 0)
-        {
-          step = "landlock_add_rule (TCP port)";
-          goto fail_close;
-        }
-    }
-
-  r = sbx_raw_syscall2 (__NR_landlock_restrict_self, ruleset, 0);
-  if (r < 0)
-    {
-      step = "landlock_restrict_self";
-      goto fail_close;
-    }
-  sbx_raw_syscall1 (__NR_close, ruleset);
-  return 0;
-
-fail_close:
-  sbx_raw_syscall1 (__NR_close, ruleset);
-fail:
-  if (failed_step != NULL)
-    *failed_step = step;
-  return (int) r;
 }

@@ -32,6 +32,7 @@
  *  No rule kills: none of the refused calls is dangerous to return from.
  */
 #include "sbx-seccomp.h"
+#include "sbx-seccomp-private.h"
 #include "sbx-raw-syscall.h"
 
 #include <fcntl.h>
@@ -67,14 +68,6 @@
  * unknown-syscall preamble covers (arm's private calls live at 0x0f0000+). */
 #define SBX_SECCOMP_UNIFIED_FIRST  424
 #define SBX_SECCOMP_PREAMBLE_END   1024
-
-struct _SbxSeccompProgram
-{
-  struct sock_filter *filter;
-  unsigned short      len;
-  uint32_t            enforces;
-  char               *arches;
-};
 
 gboolean
 sbx_seccomp_available (void)
@@ -810,19 +803,4 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
                       "refused");
 
   return g_steal_pointer (&program);
-}
-
-SBX_CHILD_FUNC int
-sbx_seccomp_program_apply (const SbxSeccompProgram *program)
-{
-  struct sock_fprog fprog;
-  long r;
-
-  r = sbx_raw_syscall5 (__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-  if (r < 0)
-    return (int) r;
-  fprog.len = program->len;
-  fprog.filter = program->filter;
-  r = sbx_raw_syscall3 (__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog);
-  return r < 0 ? (int) r : 0;
 }

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The interface between the spawn path's parent side (sbx-linux-spawn.c) and
+ * its child side (sbx-linux-child.c).  Never installed.
+ *
+ * The rule this split exists for: code that runs in a CLONE_VM child (the
+ * zygote, A and B) touches nothing but its own stack and immutable data.
+ * Such a child inherits the thread pointer of whichever thread cloned it;
+ * the zygote lives on after that thread has exited, and glibc then unmaps
+ * the thread's stack and TLS.  One stack-protector canary load (%fs:0x28)
+ * or one errno write in child code faults there, or writes into memory a
+ * new thread now owns.  So every child function lives in an
+ * sbx-linux-child*.c unit, compiled without stack protector, sanitizers,
+ * fortify or builtins, and tests/linux/check-child-objects.py proves from
+ * the objects that none of them reads TLS or calls anything outside the
+ * child units.  (The alternative, giving the zygote a TLS block of its own
+ * with CLONE_SETTLS, would hide the bug class instead of removing it: any
+ * libc call would still run on a half-initialised thread.)
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sbx-linux-private.h"
+
+#if !defined(__x86_64__) && !defined(__aarch64__)
+/* No TLS-free clone on these architectures: every spawn goes directly (the
+ * cloning thread is then suspended in vfork and its TLS stays valid). */
+#define SBX_LINUX_NO_ZYGOTE 1
+#endif
+
+/* The devices of the minimal /dev (sbx-linux-child.c): names inside the
+ * sandbox and their host sources. */
+#define SBX_LINUX_N_DEVICES 6
+extern const char *const sbx_linux_dev_names[SBX_LINUX_N_DEVICES];
+extern const char *const sbx_linux_dev_host_paths[SBX_LINUX_N_DEVICES];
+
+/* Everything a child needs, computed by the parent.  Shared by A and B
+ * through CLONE_VM; lives in the parent until spawn() returns. */
+typedef struct
+{
+  const SbxLinuxSpec *spec;
+  const char         *cwd;
+  char *const        *argv;
+  char *const        *envp;
+  const char         *path_env;     /* value of PATH in envp, NULL when absent */
+  int                 stdio[3];
+  int                 pty;
+  int                 err_fd;       /* write end of the error channel */
+  int                 exit_fd;      /* write end of the exit-record pipe */
+  char               *stack_a_top;
+  char               *stack_b_top;
+  int                *tmpfs_fds;    /* plan->n_tmpfs_slots + 2 (root, dev) */
+  int                 needs_empty;  /* the plan masks a file */
+  int                 template;     /* the zygote building its template view */
+  long                a_pid;        /* A's pid as B sees it */
+  long                zpid;         /* via a zygote: A's pid, or -errno */
+  int                 z_pidfd;      /* via a zygote: A's pidfd (shared fd table) */
+  int                 z_req_fd;     /* the zygote's own context: read end of its request pipe */
+  int                 z_resp_fd;    /* ... write end of its response pipe */
+  int                 z_sup_pidfd;  /* ... pidfd of the supervisor process (its lifeline) */
+  volatile int        b_failed;
+  long                b_pid;        /* B's pid as A sees it */
+  char                init_pid_buf[24];
+  char                init_fd_buf[24];
+  const char         *init_argv[5];
+  const char         *init_envp[1];
+  char                exec_path[4096];
+} ChildCtx;
+
+/* clone(2) without libc: returns the child's pid or -errno; the child runs
+ * fn(arg) on @stack_top and exits with its result.  Touches no TLS. */
+long sbx_linux_raw_clone (unsigned long flags,
+                          void         *stack_top,
+                          int          *ptid,
+                          int         (*fn) (void *),
+                          void         *arg);
+
+/* A cloned by the supervisor: builds the sandbox, starts B (the target),
+ * becomes sbx-init.  @data: a ChildCtx. */
+int sbx_linux_child_a_main (void *data);
+
+/* The zygote (rung 1): builds the template view once, then clones one A per
+ * ChildCtx pointer read from ctx->z_req_fd.  @data: its own ChildCtx. */
+int sbx_linux_child_zygote_main (void *data);
+
+/* The probe (sbx-linux-probe.c) and its children (sbx-linux-child-probe.c):
+ * shared through CLONE_VM. */
+typedef struct
+{
+  int         step;
+  int         err;
+  const char *uid_map;
+  size_t      uid_map_len;
+  const char *gid_map;
+  size_t      gid_map_len;
+  char       *grandchild_stack_top;
+  int         init_fd;
+  int         landlock_err;     /* 0: restricted */
+  int         seccomp_err;      /* 0: filter loaded */
+} ProbeShared;
+
+int sbx_linux_probe_ns_child   (void *data);   /* namespaces, mounts, pivot, LSMs, init exec */
+int sbx_linux_probe_lsm_child  (void *data);   /* Landlock and seccomp only (rung 2) */
+int sbx_linux_probe_init_child (void *data);   /* the embedded init execs */

@@ -1,0 +1,1143 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The child side of the Linux spawn path: A (the sandbox's PID 1 to be),
+ * B (the target) and the zygote, from clone() to execve().  The timeline
+ * and the reasons for CLONE_VM|CLONE_VFORK are in sbx-linux-spawn.c; the
+ * rule for this file is in sbx-linux-child-private.h: a child-code unit,
+ * built without stack protector, sanitizers, fortify or builtins, touching
+ * nothing but its stack and the immutable spec and context it is handed.
+ * Raw system calls only (sbx-raw-syscall.h, sbx-linux-child.h); no libc,
+ * no errno, no GLib.  tests/linux/check-child-objects.py checks the object.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <linux/capability.h>
+#include <linux/landlock.h>
+#include <linux/securebits.h>
+
+#include "sbx-linux-child-private.h"
+#include "sbx-linux-child.h"
+#include "sbx-landlock-private.h"
+#include "init/sbx-init-proto.h"
+
+/* ------------------------------------------------------------------------- */
+/* clone without TLS                                                          */
+/* ------------------------------------------------------------------------- */
+
+#if defined(__x86_64__)
+/* rdi = flags, rsi = stack_top, rdx = ptid, rcx = fn, r8 = arg.  The child
+ * pops fn and arg from its new stack, calls fn and exits with its result. */
+__asm__ (".text\n"
+         ".globl sbx_linux_raw_clone\n"
+         ".hidden sbx_linux_raw_clone\n"
+         ".type sbx_linux_raw_clone,@function\n"
+         "sbx_linux_raw_clone:\n"
+         "  and $-16, %rsi\n"
+         "  sub $16, %rsi\n"
+         "  mov %rcx, (%rsi)\n"
+         "  mov %r8, 8(%rsi)\n"
+         "  xor %r10d, %r10d\n"
+         "  xor %r8d, %r8d\n"
+         "  mov $56, %eax\n"
+         "  syscall\n"
+         "  test %rax, %rax\n"
+         "  jnz 1f\n"
+         "  xor %ebp, %ebp\n"
+         "  pop %rax\n"
+         "  pop %rdi\n"
+         "  call *%rax\n"
+         "  mov %eax, %edi\n"
+         "  mov $231, %eax\n"
+         "  syscall\n"
+         "  hlt\n"
+         "1:\n"
+         "  ret\n"
+         ".size sbx_linux_raw_clone, .-sbx_linux_raw_clone\n");
+#elif defined(__aarch64__)
+/* x0 = flags, x1 = stack_top, x2 = ptid, x3 = fn, x4 = arg. */
+__asm__ (".text\n"
+         ".globl sbx_linux_raw_clone\n"
+         ".hidden sbx_linux_raw_clone\n"
+         ".type sbx_linux_raw_clone,%function\n"
+         "sbx_linux_raw_clone:\n"
+         "  and x1, x1, #-16\n"
+         "  stp x3, x4, [x1, #-16]!\n"
+         "  mov x3, xzr\n"
+         "  mov x4, xzr\n"
+         "  mov x8, #220\n"
+         "  svc #0\n"
+         "  cbnz x0, 1f\n"
+         "  ldp x1, x0, [sp], #16\n"
+         "  blr x1\n"
+         "  mov x8, #94\n"
+         "  svc #0\n"
+         "  brk #0\n"
+         "1:\n"
+         "  ret\n"
+         ".size sbx_linux_raw_clone, .-sbx_linux_raw_clone\n");
+#else
+/* Elsewhere glibc's clone(): it stores errno on failure.  Acceptable for a
+ * vfork-style child (the parent thread is suspended and restores errno);
+ * the zygote, which runs concurrently, is not used on these architectures. */
+long
+sbx_linux_raw_clone (unsigned long flags,
+                     void         *stack_top,
+                     int          *ptid,
+                     int         (*fn) (void *),
+                     void         *arg)
+{
+  long r = clone (fn, stack_top, (int) flags, arg, ptid);
+
+  return r < 0 ? -errno : r;
+}
+#endif
+
+/* The devices of the minimal /dev, bound from the host.  Only null is
+ * mandatory; the others are skipped when the host lacks them. */
+const char *const sbx_linux_dev_names[SBX_LINUX_N_DEVICES] = { "null", "zero", "full", "random", "urandom", "tty" };
+const char *const sbx_linux_dev_host_paths[SBX_LINUX_N_DEVICES] = { "/dev/null", "/dev/zero", "/dev/full",
+                                                                 "/dev/random", "/dev/urandom", "/dev/tty" };
+#define N_DEVICES SBX_LINUX_N_DEVICES
+#define dev_names sbx_linux_dev_names
+#define dev_host_paths sbx_linux_dev_host_paths
+#define DEV_INDEX_PTS   N_DEVICES
+#define DEV_INDEX_SHM   (N_DEVICES + 1)
+#define DEV_INDEX_LINKS (N_DEVICES + 2)
+
+static const char *const dev_links[][2] = {
+  { "ptmx", "pts/ptmx" },
+  { "fd", "/proc/self/fd" },
+  { "stdin", "/proc/self/fd/0" },
+  { "stdout", "/proc/self/fd/1" },
+  { "stderr", "/proc/self/fd/2" },
+};
+
+static const char *const tmpfs_options[] = { "mode", "0755", NULL };
+static const char *const shm_options[] = { "mode", "1777", NULL };
+static const char *const devpts_options[] = { "mode", "0620", "ptmxmode", "0666", NULL };
+
+#define EMPTY_FILE ".sbx-empty"
+
+/* ------------------------------------------------------------------------- */
+/* Child side: raw system calls only                                          */
+/* ------------------------------------------------------------------------- */
+
+SBX_CHILD_FUNC static void
+child_report (ChildCtx *ctx,
+              int       step,
+              long      err,
+              int       index)
+{
+  SbxLinuxSetupError rec;
+
+  rec.magic = SBX_LINUX_SETUP_ERROR_MAGIC;
+  rec.step = step;
+  rec.err = (int32_t) (err < 0 ? -err : err);
+  rec.index = index;
+  while (sbx_raw_syscall3 (__NR_write, ctx->err_fd, &rec, sizeof rec) == -EINTR)
+    ;
+}
+
+/* statx type of @fd: S_IFDIR, S_IFREG, ... or -errno. */
+SBX_CHILD_FUNC static long
+child_fd_type (long fd)
+{
+  struct statx stx;
+  long r;
+
+  r = sbx_raw_syscall5 (__NR_statx, fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_TYPE, &stx);
+  if (r < 0)
+    return r;
+  return stx.stx_mode & S_IFMT;
+}
+
+/* The directory @rel (relative to @rootfd) as an O_PATH fd, never through a
+ * symlink or "..".  "" gives a dup-free reference: the caller must not close
+ * @rootfd. */
+SBX_CHILD_FUNC static long
+child_open_dir (long        rootfd,
+                const char *rel)
+{
+  if (rel[0] == '\0')
+    return rootfd;
+  return sbx_child_openat2 (rootfd, rel, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                            RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+}
+
+SBX_CHILD_FUNC static long
+child_open_target (long        rootfd,
+                   const char *rel)
+{
+  return sbx_child_openat2 (rootfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                            RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+}
+
+/* The last parent directory opened by child_create(): placeholders of one
+ * directory (the runtime closure's /etc files) come one after another. */
+typedef struct
+{
+  const char *rel;   /* interned in the plan: compared by pointer */
+  long        fd;
+} ParentCache;
+
+/* Creates (kind MKDIR/MKFILE/SYMLINK) @op->name in its parent. */
+SBX_CHILD_FUNC static long
+child_create (long              rootfd,
+              const SbxMountOp *op,
+              ParentCache      *cache)
+{
+  long dirfd, r;
+
+  if (op->parent_rel[0] == '\0')
+    dirfd = rootfd;
+  else if (cache->rel == op->parent_rel && cache->fd >= 0)
+    dirfd = cache->fd;
+  else
+    {
+      dirfd = child_open_dir (rootfd, op->parent_rel);
+      if (dirfd < 0)
+        return dirfd;
+      sbx_child_close (cache->fd);
+      cache->rel = op->parent_rel;
+      cache->fd = dirfd;
+    }
+  if (op->kind == SBX_MOUNT_OP_MKDIR)
+    r = sbx_raw_syscall3 (__NR_mkdirat, dirfd, op->name, 0755);
+  else if (op->kind == SBX_MOUNT_OP_MKFILE)
+    r = sbx_raw_syscall4 (__NR_mknodat, dirfd, op->name, S_IFREG | 0644, 0);
+  else
+    r = sbx_raw_syscall3 (__NR_symlinkat, op->link, dirfd, op->name);
+  if (r == -EEXIST)
+    r = 0;
+  return r;
+}
+
+/* Attaches the detached mount @tree on @rel beneath @rootfd (a directory
+ * when @dir: the kernel checks it; move_mount refuses a directory over a
+ * non-directory and the reverse).  Closes @tree.  When @step is non-NULL, a
+ * target that cannot be opened sets it to SBX_LINUX_STEP_BIND_TARGET;
+ * callers with a step of their own (devpts, shm, proc) pass NULL. */
+SBX_CHILD_FUNC static long
+child_attach_at (long        rootfd,
+                 const char *rel,
+                 long        tree,
+                 int         dir,
+                 int        *step)
+{
+  long target, r;
+
+  target = sbx_child_openat2 (rootfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
+                              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+  if (target < 0)
+    {
+      sbx_child_close (tree);
+      if (step != NULL)
+        *step = SBX_LINUX_STEP_BIND_TARGET;
+      return target;
+    }
+  r = sbx_child_attach (tree, target);
+  sbx_child_close (target);
+  sbx_child_close (tree);
+  return r;
+}
+
+SBX_CHILD_FUNC static long
+child_bind (long              rootfd,
+            const SbxMountOp *op,
+            int              *step)
+{
+  uint64_t attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+  int dir = (op->flags & SBX_MOUNT_F_DIR) != 0;
+  long src, tree, r;
+
+  /* The host path, never through a symlink: a link planted after compile
+   * fails the spawn instead of redirecting the bind. */
+  *step = SBX_LINUX_STEP_BIND_SOURCE;
+  src = sbx_child_openat2 (AT_FDCWD, op->path, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
+                           RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+  if (src < 0)
+    return src;
+
+  *step = SBX_LINUX_STEP_BIND;
+  tree = sbx_raw_syscall3 (__NR_open_tree, src, "",
+                           OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+  sbx_child_close (src);
+  if (tree < 0)
+    return tree;
+  if (op->flags & SBX_MOUNT_F_RDONLY)
+    attr |= MOUNT_ATTR_RDONLY;
+  if (op->flags & SBX_MOUNT_F_NOEXEC)
+    attr |= MOUNT_ATTR_NOEXEC;
+  /* Recursive: every submount of the bound tree gets the flags too. */
+  r = sbx_child_setattr (tree, attr, MS_PRIVATE, 1);
+  if (r < 0)
+    {
+      sbx_child_close (tree);
+      return r;
+    }
+  return child_attach_at (rootfd, op->rel, tree, dir, step);
+}
+
+SBX_CHILD_FUNC static long
+child_tmpfs (ChildCtx         *ctx,
+             long              rootfd,
+             const SbxMountOp *op,
+             int              *step)
+{
+  long mfd, r;
+
+  *step = SBX_LINUX_STEP_TMPFS;
+  mfd = sbx_child_fsmount ("tmpfs", tmpfs_options,
+                           MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  if (mfd < 0)
+    return mfd;
+  /* Kept open: remounted read-only once everything nested is mounted. */
+  ctx->tmpfs_fds[op->tmpfs_slot] = (int) mfd;
+  r = sbx_raw_syscall1 (__NR_dup, mfd);
+  if (r < 0)
+    return r;
+  return child_attach_at (rootfd, op->rel, r, 1, step);
+}
+
+SBX_CHILD_FUNC static long
+child_mask_file (long              rootfd,
+                 long              devfd,
+                 const SbxMountOp *op,
+                 int              *step)
+{
+  long src, tree, r;
+
+  *step = SBX_LINUX_STEP_MASK;
+  src = sbx_child_openat2 (devfd, EMPTY_FILE, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                           RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+  if (src < 0)
+    return src;
+  tree = sbx_raw_syscall3 (__NR_open_tree, src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+  sbx_child_close (src);
+  if (tree < 0)
+    return tree;
+  r = sbx_child_setattr (tree, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+                         MS_PRIVATE, 0);
+  if (r < 0)
+    {
+      sbx_child_close (tree);
+      return r;
+    }
+  return child_attach_at (rootfd, op->rel, tree, 0, step);
+}
+
+/* A private devpts instance (ptys of the sandbox only) on @devfd/pts and a
+ * fresh tmpfs on @devfd/shm. */
+SBX_CHILD_FUNC static long
+child_mount_pts_shm (long  devfd,
+                     int  *step,
+                     int  *index)
+{
+  long mfd, r;
+
+  *step = SBX_LINUX_STEP_DEVPTS;
+  *index = DEV_INDEX_PTS;
+  mfd = sbx_child_fsmount ("devpts", devpts_options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+  if (mfd < 0)
+    return mfd;
+  r = child_attach_at (devfd, "pts", mfd, 1, NULL);
+  if (r < 0)
+    return r;
+
+  *step = SBX_LINUX_STEP_SHM;
+  *index = DEV_INDEX_SHM;
+  mfd = sbx_child_fsmount ("tmpfs", shm_options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+  if (mfd < 0)
+    return mfd;
+  return child_attach_at (devfd, "shm", mfd, 1, NULL);
+}
+
+/* The minimal /dev: a tmpfs with the host's null, zero, full, random,
+ * urandom and tty bound in, a private devpts, a /dev/shm tmpfs and the usual
+ * symlinks.  Returns the /dev mount fd or -errno with *index set. */
+SBX_CHILD_FUNC static long
+child_build_dev (ChildCtx *ctx,
+                 long      rootfd,
+                 int      *step,
+                 int      *index)
+{
+  const SbxLinuxMountPlan *plan = ctx->spec->mounts;
+  long devfd, target, src, tree, t, r;
+  size_t i;
+
+  *step = SBX_LINUX_STEP_DEV;
+  *index = -1;
+  if (plan->dev_mkdir)
+    {
+      r = sbx_raw_syscall3 (__NR_mkdirat, rootfd, "dev", 0755);
+      if (r < 0 && r != -EEXIST)
+        return r;
+    }
+  devfd = sbx_child_fsmount ("tmpfs", tmpfs_options,
+                             MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  if (devfd < 0)
+    return devfd;
+  ctx->tmpfs_fds[plan->n_tmpfs_slots + 1] = (int) devfd;
+  target = child_open_target (rootfd, "dev");
+  if (target < 0)
+    return target;
+  r = sbx_child_attach (devfd, target);
+  sbx_child_close (target);
+  if (r < 0)
+    return r;
+
+  for (i = 0; i < N_DEVICES; i++)
+    {
+      *index = (int) i;
+      src = sbx_child_openat2 (AT_FDCWD, dev_host_paths[i], O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                               RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+      if (src == -ENOENT && i != 0)
+        continue;
+      if (src < 0)
+        return src;
+      t = child_fd_type (src);
+      if (t >= 0 && t != S_IFCHR)
+        t = -ENODEV;
+      if (t < 0)
+        {
+          sbx_child_close (src);
+          return t;
+        }
+      r = sbx_raw_syscall4 (__NR_mknodat, devfd, dev_names[i], S_IFREG | 0644, 0);
+      if (r < 0)
+        {
+          sbx_child_close (src);
+          return r;
+        }
+      tree = sbx_raw_syscall3 (__NR_open_tree, src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+      sbx_child_close (src);
+      if (tree < 0)
+        return tree;
+      r = sbx_child_setattr (tree, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, MS_PRIVATE, 0);
+      if (r < 0)
+        {
+          sbx_child_close (tree);
+          return r;
+        }
+      target = sbx_child_openat2 (devfd, dev_names[i], O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                                  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+      if (target < 0)
+        {
+          sbx_child_close (tree);
+          return target;
+        }
+      r = sbx_child_attach (tree, target);
+      sbx_child_close (target);
+      sbx_child_close (tree);
+      if (r < 0)
+        return r;
+    }
+
+  /* Mountpoints for a private devpts and /dev/shm: mounted here, or per
+   * spawn over a zygote's template (each sandbox gets its own instances). */
+  *index = DEV_INDEX_PTS;
+  r = sbx_raw_syscall3 (__NR_mkdirat, devfd, "pts", 0755);
+  if (r < 0)
+    return r;
+  *index = DEV_INDEX_SHM;
+  r = sbx_raw_syscall3 (__NR_mkdirat, devfd, "shm", 0755);
+  if (r < 0)
+    return r;
+  if (!ctx->template)
+    {
+      r = child_mount_pts_shm (devfd, step, index);
+      if (r < 0)
+        return r;
+    }
+
+  *step = SBX_LINUX_STEP_DEV;
+  for (i = 0; i < G_N_ELEMENTS (dev_links); i++)
+    {
+      *index = (int) (DEV_INDEX_LINKS + i);
+      r = sbx_raw_syscall3 (__NR_symlinkat, dev_links[i][1], devfd, dev_links[i][0]);
+      if (r < 0)
+        return r;
+    }
+  if (ctx->needs_empty)
+    {
+      *index = -1;
+      r = sbx_raw_syscall4 (__NR_mknodat, devfd, EMPTY_FILE, S_IFREG | 0000, 0);
+      if (r < 0)
+        return r;
+    }
+  return devfd;
+}
+
+SBX_CHILD_FUNC static long
+child_mount_proc (long rootfd)
+{
+  long mfd;
+
+  /* A fresh procfs of the sandbox's pid namespace, read-only as a whole:
+   * kernel tunables (/proc/sys, /proc/sysrq-trigger, ...) cannot be written
+   * even by a target running as uid 0 (sysctls check only the file mode). */
+  mfd = sbx_child_fsmount ("proc", NULL,
+                           MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  if (mfd < 0)
+    return mfd;
+  return child_attach_at (rootfd, "proc", mfd, 1, NULL);
+}
+
+/* pivot_root(".", "."): the old root lands on top of the new one and is
+ * detached; needs no directory for it in the view. */
+SBX_CHILD_FUNC static long
+child_pivot (long rootfd)
+{
+  long r;
+
+  r = sbx_raw_syscall1 (__NR_fchdir, rootfd);
+  if (r < 0)
+    return r;
+  r = sbx_raw_syscall2 (__NR_pivot_root, ".", ".");
+  if (r < 0)
+    return r;
+  r = sbx_raw_syscall2 (__NR_umount2, ".", MNT_DETACH);
+  if (r < 0)
+    return r;
+  return sbx_raw_syscall1 (__NR_chdir, "/");
+}
+
+/* Builds the view under spec->root_dir and pivots into it (a zygote's
+ * template: builds it and stays outside). */
+SBX_CHILD_FUNC static long
+child_mount_view (ChildCtx *ctx,
+                  int      *step,
+                  int      *index)
+{
+  const SbxLinuxSpec *spec = ctx->spec;
+  const SbxLinuxMountPlan *plan = spec->mounts;
+  ParentCache cache = { 0, -1 };
+  long rootfd, devfd, r;
+  size_t i;
+
+  /* Nothing we mount propagates back to the host. */
+  *step = SBX_LINUX_STEP_MOUNT_SLAVE;
+  *index = -1;
+  r = sbx_raw_syscall5 (__NR_mount, 0, "/", 0, MS_REC | MS_SLAVE, 0);
+  if (r < 0)
+    return r;
+
+  /* The root: our tmpfs, or the host "/" with the policy's flags. */
+  *step = SBX_LINUX_STEP_ROOT;
+  if (plan->root_is_host)
+    {
+      uint64_t attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+
+      if (plan->root_flags & SBX_MOUNT_F_RDONLY)
+        attr |= MOUNT_ATTR_RDONLY;
+      if (plan->root_flags & SBX_MOUNT_F_NOEXEC)
+        attr |= MOUNT_ATTR_NOEXEC;
+      rootfd = sbx_raw_syscall3 (__NR_open_tree, AT_FDCWD, "/",
+                                 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+      if (rootfd < 0)
+        return rootfd;
+      r = sbx_child_setattr (rootfd, attr, MS_PRIVATE, 1);
+      if (r < 0)
+        return r;
+    }
+  else
+    {
+      rootfd = sbx_child_fsmount ("tmpfs", tmpfs_options,
+                                  MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+      if (rootfd < 0)
+        return rootfd;
+      ctx->tmpfs_fds[plan->n_tmpfs_slots] = (int) rootfd;
+    }
+  r = sbx_raw_syscall5 (__NR_move_mount, rootfd, "", AT_FDCWD, spec->root_dir, MOVE_MOUNT_F_EMPTY_PATH);
+  if (r < 0)
+    return r;
+
+  devfd = child_build_dev (ctx, rootfd, step, index);
+  if (devfd < 0)
+    return devfd;
+
+  for (i = 0; i < plan->n_ops; i++)
+    {
+      const SbxMountOp *op = &plan->ops[i];
+
+      *index = (int) i;
+      switch (op->kind)
+        {
+        case SBX_MOUNT_OP_MKDIR:
+          *step = SBX_LINUX_STEP_MKDIR;
+          r = child_create (rootfd, op, &cache);
+          break;
+        case SBX_MOUNT_OP_MKFILE:
+          *step = SBX_LINUX_STEP_MKFILE;
+          r = child_create (rootfd, op, &cache);
+          break;
+        case SBX_MOUNT_OP_SYMLINK:
+          *step = SBX_LINUX_STEP_SYMLINK;
+          r = child_create (rootfd, op, &cache);
+          break;
+        case SBX_MOUNT_OP_BIND:
+          r = child_bind (rootfd, op, step);
+          if (r == -ENOENT && *step == SBX_LINUX_STEP_BIND_SOURCE && (op->flags & SBX_MOUNT_F_OPTIONAL))
+            r = 0;   /* an optional runtime path gone since compile: narrower */
+          break;
+        case SBX_MOUNT_OP_TMPFS:
+          r = child_tmpfs (ctx, rootfd, op, step);
+          if (r == -ENOENT && *step == SBX_LINUX_STEP_BIND_TARGET && (op->flags & SBX_MOUNT_F_OPTIONAL))
+            r = 0;   /* nothing there to hide */
+          break;
+        case SBX_MOUNT_OP_MASK_FILE:
+          r = child_mask_file (rootfd, devfd, op, step);
+          break;
+        default:
+          r = -EINVAL;
+          break;
+        }
+      if (r < 0)
+        return r;
+    }
+  sbx_child_close (cache.fd);
+
+  *step = SBX_LINUX_STEP_PROC;
+  *index = -1;
+  if (plan->proc_mkdir)
+    {
+      r = sbx_raw_syscall3 (__NR_mkdirat, rootfd, "proc", 0555);
+      if (r < 0 && r != -EEXIST)
+        return r;
+    }
+  if (!ctx->template)
+    {
+      r = child_mount_proc (rootfd);
+      if (r < 0)
+        return r;
+    }
+
+  /* Our tmpfs mounts become read-only now that everything nested in them is
+   * mounted (non-recursive: /dev/pts, /dev/shm and binds keep their flags). */
+  *step = SBX_LINUX_STEP_READONLY;
+  for (i = 0; i < (size_t) plan->n_tmpfs_slots + 2; i++)
+    {
+      if (ctx->tmpfs_fds[i] < 0)
+        continue;
+      *index = (int) i;
+      r = sbx_child_setattr (ctx->tmpfs_fds[i], MOUNT_ATTR_RDONLY, 0, 0);
+      if (r < 0)
+        return r;
+    }
+
+  if (ctx->template)
+    {
+      /* A zygote keeps the built view (each spawn pivots into a copy) but
+       * none of these descriptors: it shares the supervisor's table. */
+      for (i = 0; i < (size_t) plan->n_tmpfs_slots + 2; i++)
+        if (ctx->tmpfs_fds[i] >= 0 && ctx->tmpfs_fds[i] != rootfd)
+          {
+            sbx_child_close (ctx->tmpfs_fds[i]);
+            ctx->tmpfs_fds[i] = -1;
+          }
+      sbx_child_close (rootfd);
+      return 0;
+    }
+  *step = SBX_LINUX_STEP_PIVOT_ROOT;
+  *index = -1;
+  return child_pivot (rootfd);
+}
+
+/* A spawned from a zygote: its mount namespace is a copy of the zygote's, in
+ * which the view is already built at spec->root_dir.  Only what is per
+ * sandbox is mounted here: a procfs of the new pid namespace, a private
+ * devpts and /dev/shm. */
+SBX_CHILD_FUNC static long
+child_enter_template (ChildCtx *ctx,
+                      int      *step,
+                      int      *index)
+{
+  long rootfd, devfd, r;
+
+  *step = SBX_LINUX_STEP_ROOT;
+  *index = -1;
+  rootfd = sbx_child_openat2 (AT_FDCWD, ctx->spec->root_dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+  if (rootfd < 0)
+    return rootfd;
+  *step = SBX_LINUX_STEP_PROC;
+  r = child_mount_proc (rootfd);
+  if (r < 0)
+    return r;
+  *step = SBX_LINUX_STEP_DEV;
+  devfd = sbx_child_openat2 (rootfd, "dev", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                             RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+  if (devfd < 0)
+    return devfd;
+  r = child_mount_pts_shm (devfd, step, index);
+  if (r < 0)
+    return r;
+  *step = SBX_LINUX_STEP_PIVOT_ROOT;
+  *index = -1;
+  return child_pivot (rootfd);
+}
+
+/* Drops every capability for good: securebits locked (no root semantics,
+ * no setuid fixups, no ambient raise), bounding set emptied, ambient
+ * cleared, then effective/permitted/inheritable zeroed.  Without any
+ * capability (an unprivileged caller at rung 2) the privileged steps are
+ * impossible and unnecessary: no_new_privs keeps file capabilities and
+ * set-id bits from granting anything. */
+SBX_CHILD_FUNC static long
+child_drop_capabilities (int last_cap)
+{
+  struct __user_cap_header_struct hdr;
+  struct __user_cap_data_struct data[2];
+  int have_caps;
+  long r;
+  int cap;
+
+  sbx_child_zero (&hdr, sizeof hdr);
+  sbx_child_zero (data, sizeof data);
+  hdr.version = _LINUX_CAPABILITY_VERSION_3;
+  r = sbx_raw_syscall2 (__NR_capget, &hdr, data);
+  if (r < 0)
+    return r;
+  have_caps = (data[0].effective | data[1].effective | data[0].permitted | data[1].permitted) != 0;
+
+  if (have_caps)
+    {
+      r = sbx_raw_syscall5 (__NR_prctl, PR_SET_SECUREBITS,
+                            SECBIT_NOROOT | SECBIT_NOROOT_LOCKED
+                            | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED
+                            | SECBIT_KEEP_CAPS_LOCKED
+                            | SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+                            0, 0, 0);
+      if (r < 0)
+        return r;
+      for (cap = 0; cap <= last_cap; cap++)
+        {
+          r = sbx_raw_syscall5 (__NR_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0);
+          if (r < 0 && r != -EINVAL)
+            return r;
+        }
+    }
+  r = sbx_raw_syscall5 (__NR_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  if (r < 0 && r != -EINVAL)
+    return r;
+  sbx_child_zero (&hdr, sizeof hdr);
+  sbx_child_zero (data, sizeof data);
+  hdr.version = _LINUX_CAPABILITY_VERSION_3;
+  return sbx_raw_syscall2 (__NR_capset, &hdr, data);
+}
+
+/* execve of argv[0]; without '/' looked up in the target's PATH (never the
+ * host's): EACCES is remembered and the search goes on, as execvp does. */
+SBX_CHILD_FUNC static long
+child_exec (ChildCtx *ctx)
+{
+  const char *name = ctx->argv[0];
+  const char *p;
+  size_t name_len;
+  int seen_eacces = 0;
+  long r;
+
+  if (sbx_child_has_slash (name))
+    return sbx_raw_syscall3 (__NR_execve, name, ctx->argv, ctx->envp);
+  if (ctx->path_env == NULL)
+    return -ENOENT;
+
+  name_len = sbx_child_strlen (name);
+  p = ctx->path_env;
+  for (;;)
+    {
+      const char *end = p;
+      size_t len = 0;
+
+      while (*end != '\0' && *end != ':')
+        end++;
+      if (end == p)
+        r = sbx_child_append (ctx->exec_path, sizeof ctx->exec_path, &len, ".", 1);
+      else
+        r = sbx_child_append (ctx->exec_path, sizeof ctx->exec_path, &len, p, (size_t) (end - p));
+      if (r == 0)
+        r = sbx_child_append (ctx->exec_path, sizeof ctx->exec_path, &len, "/", 1);
+      if (r == 0)
+        r = sbx_child_append (ctx->exec_path, sizeof ctx->exec_path, &len, name, name_len);
+      if (r == 0)
+        {
+          r = sbx_raw_syscall3 (__NR_execve, ctx->exec_path, ctx->argv, ctx->envp);
+          if (r == -EACCES)
+            seen_eacces = 1;
+          else if (r != -ENOENT && r != -ENOTDIR && r != -ESTALE && r != -ENODEV
+                   && r != -ETIMEDOUT && r != -ENAMETOOLONG && r != -ELOOP)
+            return r;
+        }
+      if (*end == '\0')
+        break;
+      p = end + 1;
+    }
+  return seen_eacces ? -EACCES : -ENOENT;
+}
+
+/* B: becomes the target. */
+SBX_CHILD_FUNC static int
+child_b_main (void *data)
+{
+  ChildCtx *ctx = data;
+  const SbxLinuxSpec *spec = ctx->spec;
+  int step = SBX_LINUX_STEP_SETSID;
+  int tmp[3] = { -1, -1, -1 };
+  long r = 0;
+  int i;
+
+  r = sbx_raw_syscall0 (__NR_setsid);
+  if (r < 0)
+    goto fail;
+
+  /* stdio: first above 2, then into place, so no source is clobbered. */
+  step = SBX_LINUX_STEP_STDIO;
+  for (i = 0; i < 3; i++)
+    {
+      if (ctx->stdio[i] >= 0)
+        r = sbx_raw_syscall3 (__NR_fcntl, ctx->stdio[i], F_DUPFD_CLOEXEC, 3);
+      else
+        r = sbx_raw_syscall4 (__NR_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC, 0);
+      if (r < 0)
+        goto fail;
+      if (r < 3)
+        {
+          long moved = sbx_raw_syscall3 (__NR_fcntl, r, F_DUPFD_CLOEXEC, 3);
+
+          sbx_child_close (r);
+          r = moved;
+          if (r < 0)
+            goto fail;
+        }
+      tmp[i] = (int) r;
+    }
+  for (i = 0; i < 3; i++)
+    {
+      r = sbx_raw_syscall3 (__NR_dup3, tmp[i], i, 0);
+      if (r < 0)
+        goto fail;
+    }
+  if (ctx->pty)
+    {
+      step = SBX_LINUX_STEP_CONTROLLING_TTY;
+      r = sbx_raw_syscall3 (__NR_ioctl, 0, TIOCSCTTY, 0);
+      if (r < 0)
+        goto fail;
+    }
+
+  /* Nothing of the supervisor's survives the exec but stdio. */
+  step = SBX_LINUX_STEP_CLOSE_FDS;
+  r = sbx_raw_syscall3 (__NR_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+  if (r < 0)
+    goto fail;
+
+  step = SBX_LINUX_STEP_CHDIR;
+  r = sbx_raw_syscall1 (__NR_chdir, ctx->cwd);
+  if (r < 0)
+    goto fail;
+
+  step = SBX_LINUX_STEP_RLIMIT;
+  for (i = 0; i < spec->n_rlimits; i++)
+    {
+      r = sbx_raw_syscall4 (__NR_prlimit64, 0, spec->rlimits[i].resource, &spec->rlimits[i].limit, 0);
+      if (r < 0)
+        goto fail;
+    }
+
+  if (spec->landlock != NULL)
+    {
+      SbxLandlockExtraRule extra[5];
+      size_t n_extra = 0;
+      const char *failed_step = NULL;
+
+      step = SBX_LINUX_STEP_LANDLOCK;
+      if (spec->rung == SBX_LINUX_RUNG_USERNS)
+        {
+          /* Inodes that exist only in the view: the fresh /proc (read),
+           * the minimal /dev and its devpts (read/write devices), /dev/shm
+           * (a writable tree), and listing the view's directories from "/"
+           * down (READ_DIR only: the view shows nothing the policy does not
+           * let the target read, so listing adds no authority). */
+          static const char *const dirs[] = { "/proc", "/dev", "/dev/pts", "/dev/shm", "/" };
+
+          for (i = 0; i < 5; i++)
+            {
+              r = sbx_raw_syscall4 (__NR_openat, AT_FDCWD, dirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+              if (r < 0)
+                goto fail;
+              extra[n_extra].fd = (int) r;
+              extra[n_extra].access = i == 0 ? sbx_landlock_plan_child_read_dir (spec->landlock)
+                                      : i == 3 ? sbx_landlock_plan_child_rw_dir (spec->landlock)
+                                      : i == 4 ? LANDLOCK_ACCESS_FS_READ_DIR
+                                      : sbx_landlock_plan_child_rw_file (spec->landlock);
+              n_extra++;
+            }
+        }
+      r = sbx_landlock_plan_apply (spec->landlock, extra, n_extra, &failed_step);
+      if (r < 0)
+        goto fail;
+    }
+
+  step = SBX_LINUX_STEP_CAPABILITIES;
+  r = child_drop_capabilities (spec->probe->cap_last_cap);
+  if (r < 0)
+    goto fail;
+
+  step = SBX_LINUX_STEP_NO_NEW_PRIVS;
+  r = sbx_raw_syscall5 (__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  if (r < 0)
+    goto fail;
+
+  /* After the last credential change (which would clear it); init is our
+   * parent and is alive (it is suspended in vfork until we exec). */
+  step = SBX_LINUX_STEP_PDEATHSIG;
+  r = sbx_raw_syscall5 (__NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (r < 0)
+    goto fail;
+  if (sbx_raw_syscall0 (__NR_getppid) != ctx->a_pid)
+    {
+      r = -ESRCH;
+      goto fail;
+    }
+
+  if (spec->seccomp != NULL)
+    {
+      step = SBX_LINUX_STEP_SECCOMP;
+      r = sbx_seccomp_program_apply (spec->seccomp);
+      if (r < 0)
+        goto fail;
+    }
+
+  sbx_child_set_sigmask (0);
+  step = SBX_LINUX_STEP_EXEC;
+  r = child_exec (ctx);
+
+fail:
+  ctx->b_failed = 1;
+  child_report (ctx, step, r, -1);
+  sbx_child_exit (127);
+}
+
+/* Rung 1: the caller's own uid and gid mapped (also for root), the
+ * hostname, loopback up in a private network namespace. */
+SBX_CHILD_FUNC static long
+child_setup_ids (const SbxLinuxSpec *spec,
+                 int                *step)
+{
+  long r;
+
+  *step = SBX_LINUX_STEP_SETGROUPS;
+  r = sbx_child_write_file ("/proc/self/setgroups", "deny", 4);
+  if (r < 0)
+    return r;
+  *step = SBX_LINUX_STEP_UID_MAP;
+  r = sbx_child_write_file ("/proc/self/uid_map", spec->uid_map, spec->uid_map_len);
+  if (r < 0)
+    return r;
+  *step = SBX_LINUX_STEP_GID_MAP;
+  r = sbx_child_write_file ("/proc/self/gid_map", spec->gid_map, spec->gid_map_len);
+  if (r < 0)
+    return r;
+  *step = SBX_LINUX_STEP_HOSTNAME;
+  r = sbx_raw_syscall2 (__NR_sethostname, spec->hostname, sbx_child_strlen (spec->hostname));
+  if (r < 0)
+    return r;
+  if (spec->netns)
+    {
+      *step = SBX_LINUX_STEP_LOOPBACK;
+      r = sbx_child_loopback_up ();
+      if (r < 0)
+        return r;
+    }
+  return 0;
+}
+
+/* The common end of A: start B, then become sbx-init.  Never returns. */
+SBX_CHILD_FUNC static __attribute__ ((noreturn)) void
+child_a_tail (ChildCtx *ctx)
+{
+  const SbxLinuxSpec *spec = ctx->spec;
+  int step;
+  long r = 0;
+  long b;
+
+  ctx->a_pid = sbx_raw_syscall0 (__NR_getpid);
+  step = SBX_LINUX_STEP_CLONE_TARGET;
+  b = sbx_linux_raw_clone (CLONE_VM | CLONE_VFORK | SIGCHLD, ctx->stack_b_top, NULL, child_b_main, ctx);
+  if (b < 0)
+    {
+      child_report (ctx, step, b, -1);
+      sbx_child_exit (127);
+    }
+  if (ctx->b_failed)
+    {
+      /* B reported its step.  Reap it so no zombie outlives us. */
+      sbx_raw_syscall4 (__NR_wait4, b, 0, __WALL, 0);
+      sbx_child_exit (127);
+    }
+  ctx->b_pid = b;
+
+  /* B runs the target.  Become sbx-init, holding only the exit pipe. */
+  step = SBX_LINUX_STEP_INIT_PREPARE;
+  r = sbx_raw_syscall3 (__NR_fcntl, ctx->exit_fd, F_SETFD, 0);
+  if (r < 0)
+    goto fail;
+  r = sbx_raw_syscall3 (__NR_close_range, 0, 2, 0);
+  if (r < 0)
+    goto fail;
+  if (ctx->exit_fd > 3)
+    {
+      r = sbx_raw_syscall3 (__NR_close_range, 3, ctx->exit_fd - 1, CLOSE_RANGE_CLOEXEC);
+      if (r < 0)
+        goto fail;
+    }
+  r = sbx_raw_syscall3 (__NR_close_range, ctx->exit_fd + 1, ~0U, CLOSE_RANGE_CLOEXEC);
+  if (r < 0)
+    goto fail;
+  r = child_drop_capabilities (spec->probe->cap_last_cap);
+  if (r < 0)
+    goto fail;
+  r = sbx_raw_syscall5 (__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  if (r < 0)
+    goto fail;
+  sbx_child_format_long (ctx->init_pid_buf, b);
+  ctx->init_argv[2] = ctx->init_pid_buf;
+
+  step = SBX_LINUX_STEP_EXEC_INIT;
+  r = sbx_raw_syscall5 (__NR_execveat, spec->probe->init_fd, "", ctx->init_argv, ctx->init_envp,
+                        AT_EMPTY_PATH);
+
+fail:
+  sbx_raw_syscall2 (__NR_kill, b, SIGKILL);
+  sbx_raw_syscall4 (__NR_wait4, b, 0, __WALL, 0);
+  child_report (ctx, step, r, -1);
+  sbx_child_exit (127);
+}
+
+/* A, cloned by the supervisor: builds the sandbox, starts B, becomes
+ * sbx-init. */
+SBX_CHILD_FUNC int
+sbx_linux_child_a_main (void *data)
+{
+  ChildCtx *ctx = data;
+  const SbxLinuxSpec *spec = ctx->spec;
+  int step = SBX_LINUX_STEP_SIGNALS;
+  int index = -1;
+  long r;
+
+  sbx_child_reset_signals ();
+  if (spec->rung == SBX_LINUX_RUNG_USERNS)
+    {
+      r = child_setup_ids (spec, &step);
+      if (r >= 0)
+        r = child_mount_view (ctx, &step, &index);
+    }
+  else
+    {
+      /* Orphans of the tree are reparented to us, then to sbx-init. */
+      step = SBX_LINUX_STEP_SUBREAPER;
+      r = sbx_raw_syscall5 (__NR_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
+  if (r < 0)
+    {
+      child_report (ctx, step, r, index);
+      sbx_child_exit (127);
+    }
+  child_a_tail (ctx);
+}
+
+/* A, cloned by a zygote into fresh mount, pid and ipc namespaces (the user,
+ * network and uts namespaces are the zygote's). */
+SBX_CHILD_FUNC static int
+child_az_main (void *data)
+{
+  ChildCtx *ctx = data;
+  int step = SBX_LINUX_STEP_SIGNALS;
+  int index = -1;
+  long r;
+
+  r = child_enter_template (ctx, &step, &index);
+  if (r < 0)
+    {
+      child_report (ctx, step, r, index);
+      sbx_child_exit (127);
+    }
+  child_a_tail (ctx);
+}
+
+/* ------------------------------------------------------------------------- */
+/* The zygote (rung 1, from the second spawn of a spec on)                     */
+/* ------------------------------------------------------------------------- */
+
+/* The zygote is a long-lived child made with CLONE_VM|CLONE_FILES in a new
+ * user, network, mount and uts namespace.  It builds the mount view once
+ * and then, per request, clones A with CLONE_PARENT into a copy of its mount
+ * namespace and new pid and ipc namespaces: the user namespace, the network
+ * namespace (the most expensive step) and the view are made once per spec.
+ * It runs concurrently with the supervisor's threads, so like every child it
+ * touches nothing but its stack, the immutable spec and the request it was
+ * handed (raw system calls, no TLS: sbx_linux_raw_clone).  CLONE_FILES puts
+ * the pidfd of each A in the supervisor's table.  It exits when its request
+ * pipe closes (release) and when the supervisor process exits (it watches a
+ * pidfd of the process: PR_SET_PDEATHSIG would fire when the *thread* that
+ * made it exits, and a shared descriptor table never reports EOF).  Its A
+ * children stay children of the supervisor process whichever thread made
+ * the zygote (the kernel reparents them to a sibling thread). */
+SBX_CHILD_FUNC int
+sbx_linux_child_zygote_main (void *data)
+{
+  ChildCtx *zctx = data;
+  const SbxLinuxSpec *spec = zctx->spec;
+  int step = SBX_LINUX_STEP_SIGNALS;
+  int index = -1;
+  long r;
+
+  sbx_child_reset_signals ();
+  r = child_setup_ids (spec, &step);
+  if (r >= 0)
+    r = child_mount_view (zctx, &step, &index);
+  if (r < 0)
+    {
+      zctx->err_fd = zctx->z_resp_fd;
+      child_report (zctx, step, r, index);
+      sbx_child_exit (127);
+    }
+  while (sbx_raw_syscall3 (__NR_write, zctx->z_resp_fd, "R", 1) == -EINTR)
+    ;
+
+  for (;;)
+    {
+      ChildCtx *ctx = NULL;
+      struct pollfd pfd[2];
+      long n;
+
+      pfd[0].fd = zctx->z_req_fd;
+      pfd[0].events = POLLIN;
+      pfd[0].revents = 0;
+      pfd[1].fd = zctx->z_sup_pidfd;
+      pfd[1].events = POLLIN;
+      pfd[1].revents = 0;
+      n = sbx_raw_syscall5 (__NR_ppoll, pfd, 2, 0, 0, 8);
+      if (n == -EINTR)
+        continue;
+      if (n < 0 || (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
+        sbx_child_exit (0);   /* the supervisor process is gone */
+      do
+        n = sbx_raw_syscall3 (__NR_read, zctx->z_req_fd, &ctx, sizeof ctx);
+      while (n == -EINTR);
+      if (n != (long) sizeof ctx)
+        sbx_child_exit (0);
+      ctx->z_pidfd = -1;
+      ctx->zpid = sbx_linux_raw_clone (CLONE_VM | CLONE_VFORK | CLONE_PARENT | CLONE_PIDFD
+                                       | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | SIGCHLD,
+                                       ctx->stack_a_top, &ctx->z_pidfd, child_az_main, ctx);
+      while (sbx_raw_syscall3 (__NR_write, zctx->z_resp_fd, "x", 1) == -EINTR)
+        ;
+    }
+}
+
