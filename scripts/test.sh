@@ -49,23 +49,39 @@ build_or_fail () {
   ninja -C "$build"
 }
 
-# Nothing may be left behind in /tmp or /var/tmp by the suite (scratch dirs,
-# sockets, workspaces): compare the listing around each phase.  Only meaningful on a
-# machine where nothing else writes /tmp meanwhile, as in CI.
+# Nothing may be left behind by the suite.  Each phase runs with a private
+# TMPDIR (tests, GLib's isolated dirs and sbx's default scratch all live
+# under it) that must end empty; the shared /tmp and /var/tmp are checked
+# only for the names sbx itself creates there (executor-set scratch,
+# the Linux backend's fallback roots and init copies), so another program
+# writing /tmp meanwhile cannot fail the suite.
+SBX_OWN_NAMES='^(sandbox-executors-|sbx-linux-root-|sbx-init-|sbx-ws-|sbx-test-)'
 TMP_SNAPSHOT=$(mktemp /tmp/sbx-tmp-snapshot.XXXXXX)
 tmp_listing () {
   { ls -A /tmp; ls -A /var/tmp 2>/dev/null | sed 's|^|/var/tmp/|'; } \
-    | grep -v -e '^sbx-unpriv\.' -e '^sbx-corpus\.' -e '^sbx-tmp-snapshot\.' | sort
+    | sed 's|^/var/tmp/||' | grep -E "$SBX_OWN_NAMES" | sort
 }
-tmp_snapshot () { tmp_listing > "$TMP_SNAPSHOT"; }
+PHASE_TMP=""
+tmp_snapshot () {
+  tmp_listing > "$TMP_SNAPSHOT"
+  PHASE_TMP=$(mktemp -d /tmp/sbx-phase.XXXXXX)
+  chmod 0777 "$PHASE_TMP"; chmod +t "$PHASE_TMP"   # the unprivileged phase writes here too
+  export TMPDIR="$PHASE_TMP"
+}
 tmp_check () {
+  unset TMPDIR
   left=$(tmp_listing | comm -13 "$TMP_SNAPSHOT" -)
-  if [ -n "$left" ]; then
-    echo "not ok - phase $1 left entries in /tmp or /var/tmp:"; echo "$left" | sed 's/^/#   /'
+  inside=$(cd "$PHASE_TMP" && find . -mindepth 1 -maxdepth 2 2>/dev/null | sed 's|^\./||' | sort)
+  if [ -n "$left" ] || [ -n "$inside" ]; then
+    echo "not ok - phase $1 left entries behind:"
+    [ -n "$left" ] && echo "$left" | sed 's|^|#   /tmp or /var/tmp: |'
+    [ -n "$inside" ] && echo "$inside" | sed 's|^|#   its TMPDIR: |'
     EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
   else
-    echo "ok - phase $1 left nothing in /tmp or /var/tmp"; EXTRA_PASSED=$((EXTRA_PASSED + 1))
+    echo "ok - phase $1 left nothing behind (its TMPDIR is empty; no sbx names in /tmp or /var/tmp)"
+    EXTRA_PASSED=$((EXTRA_PASSED + 1))
   fi
+  rm -rf "$PHASE_TMP"
 }
 
 for phase in $PHASES; do
@@ -91,9 +107,9 @@ for phase in $PHASES; do
       tar -C "$SRC" --exclude='./_build*' --exclude='./.git' -cf - . | tar -C "$UDIR" -xf -
       chown -R "$TEST_USER" "$UDIR"
       chmod 0755 "$UDIR"
-      if runuser -u "$TEST_USER" -- env -i HOME="$UHOME" PATH="/usr/local/bin:/usr/bin:/bin" LANG=C.UTF-8 \
+      if runuser -u "$TEST_USER" -- env -i HOME="$UHOME" TMPDIR="$PHASE_TMP" PATH="/usr/local/bin:/usr/bin:/bin" LANG=C.UTF-8 \
            sh -c "cd '$UDIR' && meson setup _build >/dev/null && ninja -C _build >/dev/null"; then
-        if runuser -u "$TEST_USER" -- env -i HOME="$UHOME" PATH="/usr/local/bin:/usr/bin:/bin" LANG=C.UTF-8 \
+        if runuser -u "$TEST_USER" -- env -i HOME="$UHOME" TMPDIR="$PHASE_TMP" PATH="/usr/local/bin:/usr/bin:/bin" LANG=C.UTF-8 \
              sh -c "cd '$UDIR' && meson test -C _build --print-errorlogs --num-processes 2"; then :; else STATUS=1; fi
         if [ -f "$UDIR/_build/meson-logs/testlog.json" ]; then
           cp "$UDIR/_build/meson-logs/testlog.json" "_build-unpriv-testlog.json"

@@ -672,6 +672,68 @@ test_init_holds_nothing (gconstpointer data)
   assert_no_children ();
 }
 
+/* Resource limits bind the target, not the setup: a small value of each
+ * limit still spawns (before, open-files 3 failed every spawn at the
+ * Landlock step, which needs descriptors of its own), and the target sees
+ * exactly the limit asked for. */
+static void
+test_low_limits (gconstpointer data)
+{
+  static const struct
+  {
+    guint64     processes, memory, open_files;
+    const char *script;
+    const char *expect;   /* NULL: only the spawn must succeed */
+  } rows[] = {
+    { 0, 0, 5, "ulimit -n", "5\n" },
+    { 0, 0, 3, "exit 0", NULL },                     /* ld.so itself needs fd 3: the target's problem */
+    { 0, G_GUINT64_CONSTANT (64) << 20, 0, "ulimit -d", "65536\n" },
+    { 0, G_GUINT64_CONSTANT (1) << 20, 0, "exit 0", NULL },   /* 1 MiB: too small to map sh */
+    { 1, 0, 0, "ulimit -u", "1\n" },                /* where the report says RLIMIT_NPROC applies */
+    { 1, G_GUINT64_CONSTANT (1) << 20, 3, "exit 0", NULL },   /* all of them at once */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      Fixture fx = { 0 };
+      g_autoptr(LinuxTestRun) run = NULL;
+
+      if (!fixture_setup (&fx, data))
+        return;
+      linux_test_policy_set_limits (fx.policy, rows[i].processes, rows[i].memory, rows[i].open_files);
+      g_assert_cmpint (linux_test_backend_compile (fx.backend, linux_test_policy_get (fx.policy)), ==,
+                       SBX_STATUS_OK);
+      run = linux_test_backend_sh (fx.backend, fx.policy, fx.workspace, rows[i].script);
+      g_test_message ("row %" G_GSIZE_FORMAT ": spawn %d (%s), exit kind %u code %d, out \"%s\"", i,
+                      run->spawn_status, run->spawn_error ? run->spawn_error : "", run->exit.kind,
+                      run->exit.code, run->out ? run->out : "");
+      g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_OK);
+      g_assert_cmpint (run->finish_status, ==, SBX_STATUS_OK);
+      if (rows[i].expect != NULL && rows[i].processes != 0)
+        {
+          const LinuxTestEntry *e = linux_test_backend_entry (fx.backend, "process-limit");
+
+          g_assert_nonnull (e);
+          if (e->status != SBX_ABI_REPORT_ENFORCED || strstr (e->detail, "RLIMIT_NPROC") == NULL)
+            {
+              g_test_message ("row %" G_GSIZE_FORMAT ": the process limit is not an rlimit here (%s)", i,
+                              e->detail);
+              fixture_teardown (&fx);
+              continue;
+            }
+        }
+      if (rows[i].expect != NULL)
+        {
+          g_assert_cmpuint (run->exit.kind, ==, SBX_EXIT_EXITED);
+          g_assert_cmpint (run->exit.code, ==, 0);
+          g_assert_cmpstr (run->out, ==, rows[i].expect);
+        }
+      fixture_teardown (&fx);
+    }
+  /* Released: no sandbox process and no zygote is left. */
+  assert_no_children ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -690,5 +752,6 @@ main (int argc, char **argv)
   linux_test_add_both ("spawn/pty", test_pty);
   linux_test_add_both ("spawn/supervisor-death", test_supervisor_death);
   linux_test_add_both ("spawn/init-holds-nothing", test_init_holds_nothing);
+  linux_test_add_both ("spawn/low-limits", test_low_limits);
   return g_test_run ();
 }

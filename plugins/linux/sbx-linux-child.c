@@ -841,14 +841,6 @@ child_b_main (void *data)
   if (r < 0)
     goto fail;
 
-  step = SBX_LINUX_STEP_RLIMIT;
-  for (i = 0; i < spec->n_rlimits; i++)
-    {
-      r = sbx_raw_syscall4 (__NR_prlimit64, 0, spec->rlimits[i].resource, &spec->rlimits[i].limit, 0);
-      if (r < 0)
-        goto fail;
-    }
-
   if (spec->landlock != NULL)
     {
       SbxLandlockExtraRule extra[5];
@@ -903,6 +895,19 @@ child_b_main (void *data)
     {
       r = -ESRCH;
       goto fail;
+    }
+
+  /* Resource limits last, just before the filter and the exec: a small
+   * limit (open files, address space, processes) must bind the target, not
+   * the setup above it, which needs descriptors (Landlock rule fds) and
+   * memory of its own.  Nothing after this point opens a descriptor or
+   * allocates: the filter load is one system call and execve is the next. */
+  step = SBX_LINUX_STEP_RLIMIT;
+  for (i = 0; i < spec->n_rlimits; i++)
+    {
+      r = sbx_raw_syscall4 (__NR_prlimit64, 0, spec->rlimits[i].resource, &spec->rlimits[i].limit, 0);
+      if (r < 0)
+        goto fail;
     }
 
   if (spec->seccomp != NULL)
