@@ -50,15 +50,29 @@ extern "C" {
 #define SBX_ABI_HAS(p, T, field) \
   ((p)->struct_size >= offsetof (T, field) + sizeof (((T *) 0)->field))
 
-/* Host features a plugin may require (SbxPluginDescriptor.required_host_features)
- * and that the host advertises (SbxHostV1.features). */
+/* Host features.  A plugin lists in SbxPluginDescriptor.required_host_features
+ * the features it cannot work without; a host advertises in SbxHostV1.features
+ * exactly the features it IMPLEMENTS (not every bit it knows).  The host
+ * refuses, before init, a plugin that requires a bit this header does not
+ * define, and a plugin that requires a defined bit the host does not
+ * implement: required_host_features must be a subset of SbxHostV1.features.
+ * A plugin that merely benefits from a feature leaves the bit out of its
+ * requirements and tests host->features at init. */
 
-/** The host passes pre-opened, identity-checked O_PATH fds in SbxFsRuleV1.fd. */
+/** The host passes pre-opened, identity-checked O_PATH fds in SbxFsRuleV1.fd
+ * (otherwise every fd is -1 and rules are by path only). */
 #define SBX_HOST_FEATURE_RULE_FDS        (UINT64_C (1) << 0)
-/** The host accepts a listening socket back from spawn (SbxSpawnResultV1.proxy_listen_fd). */
+/** The host accepts and serves a listening socket returned by spawn
+ * (SbxSpawnResultV1.proxy_listen_fd); otherwise it closes any it receives. */
 #define SBX_HOST_FEATURE_PROXY_LISTEN_FD (UINT64_C (1) << 1)
+/** The host consumes egress extensions (SBX_EXT_EGRESS, SbxEgressVTableV1).
+ * The egress vtable is provisional until a host implements this bit: a
+ * plugin that lists an egress extension must require it, so no plugin is
+ * built against an egress contract that no host has exercised. */
+#define SBX_HOST_FEATURE_EGRESS_V1       (UINT64_C (1) << 2)
 /** Every feature bit this header defines.  A host rejects any other required bit. */
-#define SBX_HOST_FEATURES_KNOWN          (SBX_HOST_FEATURE_RULE_FDS | SBX_HOST_FEATURE_PROXY_LISTEN_FD)
+#define SBX_HOST_FEATURES_KNOWN          (SBX_HOST_FEATURE_RULE_FDS | SBX_HOST_FEATURE_PROXY_LISTEN_FD | \
+                                          SBX_HOST_FEATURE_EGRESS_V1)
 #define SBX_HOST_FEATURES_NONE           UINT64_C (0)
 
 /* ------------------------------------------------------------------------- */

@@ -244,7 +244,7 @@ host_release (void *ptr)
 static const SbxHostV1 host_table = {
   .struct_size = sizeof (SbxHostV1),
   .abi_version = SBX_PLUGIN_ABI_VERSION,
-  .features = SBX_HOST_FEATURES_KNOWN,
+  .features = SBX_HOST_FEATURES_IMPLEMENTED,
   .core_version = SBX_VERSION_STRING,
   .set_error = host_set_error,
   .report = host_report,

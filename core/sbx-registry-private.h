@@ -64,6 +64,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxReporterSink, sbx_reporter_sink_close)
 
 /* --- Added by the registry work (not used by the executor) ---------------- */
 
+/* Like sbx_registry_new_for_directories(), but the host table handed to
+ * plugins advertises @features (a subset of SBX_HOST_FEATURES_KNOWN) instead
+ * of SBX_HOST_FEATURES_IMPLEMENTED, and the loader accepts required features
+ * within it.  For tests of the feature negotiation only: a feature claimed
+ * here is not implemented by the rest of the library. */
+SbxRegistry *sbx_registry_new_with_host_features (const char *const  *dirs,
+                                                  uint64_t            features,
+                                                  GError            **error);
+
 /* The loaded backend called @name, or NULL.  (transfer full) */
 SbxBackend *sbx_registry_lookup_backend (SbxRegistry *self,
                                          const char  *name);

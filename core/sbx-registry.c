@@ -93,6 +93,8 @@ struct _SbxRegistry
   GPtrArray  *extensions;       /* (locked lock) of ExtensionRecord */
   GHashTable *plugin_names;     /* (locked lock) name -> path, published or reserved */
   GHashTable *extension_names;  /* (locked lock) name -> plugin name, published or reserved */
+  SbxHostV1   host;             /* immutable after construction: the table plugin init gets,
+                                 * advertising host.features (SBX_HOST_FEATURES_IMPLEMENTED) */
 };
 
 static void sbx_registry_initable_iface_init (GInitableIface *iface);
@@ -346,12 +348,30 @@ validate_vtable (const char        *plugin,
                                plugin, ext->name, (unsigned) *struct_size);
 }
 
+/* "rule-fds, proxy-listen-fd" for the defined bits of @bits. */
+static char *
+host_feature_names (uint64_t bits)
+{
+  static const struct { uint64_t bit; const char *name; } names[] = {
+    { SBX_HOST_FEATURE_RULE_FDS, "rule-fds" },
+    { SBX_HOST_FEATURE_PROXY_LISTEN_FD, "proxy-listen-fd" },
+    { SBX_HOST_FEATURE_EGRESS_V1, "egress-v1" },
+  };
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    if (bits & names[i].bit)
+      g_string_append_printf (out, "%s%s", out->len > 0 ? ", " : "", names[i].name);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 /* Validates everything the host will read from @desc before any call into
  * the plugin other than the entry function.  Fills @views. */
 static gboolean
 validate_descriptor (const SbxPluginDescriptor  *desc,
                      const char                 *file_name,
                      const char                 *plugin,
+                     uint64_t                    implemented,
                      GArray                     *views,
                      GError                    **error)
 {
@@ -374,12 +394,24 @@ validate_descriptor (const SbxPluginDescriptor  *desc,
     return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR,
                                  "plugin '%s': descriptor struct_size %u is smaller than the minimum %u",
                                  plugin, (unsigned) desc->struct_size, (unsigned) SBX_PLUGIN_DESCRIPTOR_MIN_SIZE);
+  /* required_host_features must be a subset of what this host implements
+   * (and advertises), not merely of the bits it knows. */
   unknown = desc->required_host_features & ~SBX_HOST_FEATURES_KNOWN;
   if (unknown != 0)
     return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_MISSING_HOST_FEATURE,
                                  "plugin '%s' requires host features 0x%" G_GINT64_MODIFIER "x that this library "
-                                 "does not provide (it knows 0x%" G_GINT64_MODIFIER "x). Hint: update libsbx-1",
+                                 "does not know (it knows 0x%" G_GINT64_MODIFIER "x). Hint: update libsbx-1",
                                  plugin, (guint64) unknown, (guint64) SBX_HOST_FEATURES_KNOWN);
+  if ((desc->required_host_features & ~implemented) != 0)
+    {
+      g_autofree char *names = host_feature_names (desc->required_host_features & ~implemented);
+
+      return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_MISSING_HOST_FEATURE,
+                                   "plugin '%s' requires host features 0x%" G_GINT64_MODIFIER "x (%s) that this "
+                                   "library does not implement (it implements 0x%" G_GINT64_MODIFIER "x)",
+                                   plugin, (guint64) (desc->required_host_features & ~implemented), names,
+                                   (guint64) implemented);
+    }
   if (desc->name == NULL || strnlen (desc->name, MAX_NAME_LENGTH + 1) > MAX_NAME_LENGTH)
     return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR,
                                  "plugin '%s': the descriptor has no name or an over-long one", plugin);
@@ -443,6 +475,11 @@ validate_descriptor (const SbxPluginDescriptor  *desc,
       if (ext->vtable == NULL)
         return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR,
                                      "plugin '%s': extension '%s' has no vtable", plugin, ext->name);
+      if (ext->kind == SBX_EXT_EGRESS && (desc->required_host_features & SBX_HOST_FEATURE_EGRESS_V1) == 0)
+        return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR,
+                                     "plugin '%s': egress extension '%s' is listed but the descriptor does not "
+                                     "require SBX_HOST_FEATURE_EGRESS_V1 (the egress vtable is provisional)",
+                                     plugin, ext->name);
       if (!g_hash_table_add (seen, (gpointer) ext->name))
         return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR,
                                      "plugin '%s' declares extension '%s' twice", plugin, ext->name);
@@ -629,7 +666,7 @@ load_plugin (SbxRegistry *self,
   desc = entry ();
   sbx_crash_guard_leave (&guard);
 
-  if (!validate_descriptor (desc, file_name, name, views, &error))
+  if (!validate_descriptor (desc, file_name, name, self->host.features, views, &error))
     {
       dlclose (g_steal_pointer (&plugin->dl_handle));
       release_names (self, name, NULL);
@@ -673,7 +710,7 @@ load_plugin (SbxRegistry *self,
   if (desc->init != NULL)
     {
       sbx_crash_guard_enter (&guard, name, "init", NULL);
-      status = desc->init (sbx_host_table (), &ctx);
+      status = desc->init (&self->host, &ctx);
       sbx_crash_guard_leave (&guard);
     }
   if (status != SBX_STATUS_OK)
@@ -913,6 +950,8 @@ sbx_registry_init (SbxRegistry *self)
   self->extensions = g_ptr_array_new_with_free_func (extension_record_free);
   self->plugin_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->extension_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->host = *sbx_host_table ();
+  self->host.features = SBX_HOST_FEATURES_IMPLEMENTED;
 }
 
 static gboolean
@@ -1046,6 +1085,26 @@ sbx_registry_new_for_directories (const char *const  *dirs,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   return g_initable_new (SBX_TYPE_REGISTRY, NULL, error, "directories", dirs, NULL);
+}
+
+SbxRegistry *
+sbx_registry_new_with_host_features (const char *const  *dirs,
+                                     uint64_t            features,
+                                     GError            **error)
+{
+  g_autoptr(SbxRegistry) self = NULL;
+
+  g_return_val_if_fail (dirs != NULL, NULL);
+  g_return_val_if_fail ((features & ~SBX_HOST_FEATURES_KNOWN) == 0, NULL);
+
+  self = g_initable_new (SBX_TYPE_REGISTRY, NULL, error, NULL);
+  if (self == NULL)
+    return NULL;
+  self->host.features = features;
+  for (gsize i = 0; dirs[i] != NULL; i++)
+    if (!sbx_registry_add_directory (self, dirs[i], error))
+      return NULL;
+  return g_steal_pointer (&self);
 }
 
 /**

@@ -88,6 +88,27 @@ find_named (JsonArray  *array,
 
 static const char *const mixed_mocks[] = { "ok", "abi-too-new", "probe-short", "probe-fails", NULL };
 
+/* A plugin that requires a host feature this library does not implement
+ * (it advertises only what it implements) is refused, visibly. */
+static const char *const feature_mocks[] = { "ok", "requires-rule-fds", "egress", NULL };
+
+static void
+test_doctor_unimplemented_feature (void)
+{
+  g_autofree char *path = mock_path (feature_mocks);
+  g_auto(DoctorRun) run = { 0 };
+
+  run_doctor (path, NULL, NULL, &run);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.out, "  mock-requires-rule-fds: REFUSED\n"));
+  g_assert_nonnull (strstr (run.out, "requires host features 0x1 (rule-fds) that this library does not implement"));
+  g_assert_nonnull (strstr (run.out, "  mock-egress: REFUSED\n"));
+  g_assert_nonnull (strstr (run.out, "(egress-v1) that this library does not implement"));
+  g_assert_nonnull (strstr (run.out, "Egress routes:\n  (none loaded)\n"));
+  /* The positive control next to them loads and is selected. */
+  g_assert_nonnull (strstr (run.out, "  backend:    mock-ok\n"));
+}
+
 static void
 test_doctor_text (void)
 {
@@ -109,7 +130,7 @@ test_doctor_text (void)
                                      "      unenforced write-boundary: mock: no filesystem confinement. Hint: "));
   g_assert_nonnull (strstr (run.out, "    probe FAILED: plugin 'mock-probe-fails', extension 'mock-probe-fails': "
                                      "probe failed: mock mechanism /dev/mock is absent. Hint: "));
-  g_assert_nonnull (strstr (run.out, "Egress routes:\n  mock-ok-egress (plugin mock-ok, priority 0)\n"));
+  g_assert_nonnull (strstr (run.out, "Egress routes:\n  (none loaded)\n"));
   g_assert_nonnull (strstr (run.out, "Reporters:\n  mock-ok-reporter (plugin mock-ok, priority 0)\n"));
   /* What the host gives a default Sandboxed profile. */
   g_assert_nonnull (strstr (run.out, "Default Sandboxed profile (requires write-boundary, read-boundary, "
@@ -259,6 +280,7 @@ main (int    argc,
 
   g_test_add_func ("/doctor/text", test_doctor_text);
   g_test_add_func ("/doctor/json", test_doctor_json);
+  g_test_add_func ("/doctor/unimplemented-feature", test_doctor_unimplemented_feature);
   g_test_add_func ("/doctor/no-backend", test_doctor_no_backend);
   g_test_add_func ("/doctor/forced-backend", test_doctor_forced_backend);
   g_test_add_func ("/doctor/real-plugins", test_doctor_real_plugins);

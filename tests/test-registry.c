@@ -260,8 +260,8 @@ test_load_ok (void)
   g_assert_cmpstr (sbx_registry_get_plugin_license (registry, 0), ==, "LGPL-2.1-or-later");
   g_assert_true (g_str_has_suffix (sbx_registry_get_plugin_path (registry, 0), "/ok/sbx-plugin-mock-ok.so"));
 
-  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 3);
-  for (guint i = 0; i < 3; i++)
+  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2);
+  for (guint i = 0; i < 2; i++)
     {
       g_assert_cmpstr (sbx_registry_get_extension_plugin (registry, i), ==, "mock-ok");
       seen[sbx_registry_get_extension_kind (registry, i)] = TRUE;
@@ -271,8 +271,7 @@ test_load_ok (void)
           g_assert_cmpint (sbx_registry_get_extension_priority (registry, i), ==, 10);
         }
     }
-  g_assert_true (seen[SBX_EXTENSION_KIND_BACKEND] && seen[SBX_EXTENSION_KIND_EGRESS] &&
-                 seen[SBX_EXTENSION_KIND_REPORTER]);
+  g_assert_true (seen[SBX_EXTENSION_KIND_BACKEND] && seen[SBX_EXTENSION_KIND_REPORTER]);
 
   /* fini runs once, when the registry goes; the code stays mapped. */
   g_clear_object (&registry);
@@ -289,7 +288,13 @@ typedef struct
 static const RefusalCase refusal_cases[] = {
   { "abi-too-new", SBX_PLUGIN_ERROR_ABI_MISMATCH, "speaks plugin ABI version 2; this library speaks version 1" },
   { "size-too-small", SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR, "descriptor struct_size 56 is smaller than the minimum 64" },
-  { "requires-unknown-feature", SBX_PLUGIN_ERROR_MISSING_HOST_FEATURE, "requires host features 0x8000000000000000" },
+  { "requires-unknown-feature", SBX_PLUGIN_ERROR_MISSING_HOST_FEATURE,
+    "requires host features 0x8000000000000000 that this library does not know" },
+  /* Known but not implemented: the host advertises what it implements. */
+  { "requires-rule-fds", SBX_PLUGIN_ERROR_MISSING_HOST_FEATURE,
+    "requires host features 0x1 (rule-fds) that this library does not implement (it implements 0x0)" },
+  { "egress", SBX_PLUGIN_ERROR_MISSING_HOST_FEATURE,
+    "requires host features 0x4 (egress-v1) that this library does not implement" },
   { "init-fails", SBX_PLUGIN_ERROR_INIT_FAILED, "init failed with status 2 (unavailable)" },
   { "bad-name", SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR, "holds a descriptor named 'something_else'" },
   { "unknown-kind", SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR, "extension 'mock-unknown-kind-x' has unknown kind 9" },
@@ -299,6 +304,43 @@ static const RefusalCase refusal_cases[] = {
 
 /* Every bad mock is refused with the right reason, in the listing and in the
  * selection report; mock-ok next to it (the positive control) still works. */
+/* The other direction: a host that implements the required features loads
+ * the same plugins, and their init sees the bits in host->features (each
+ * mock's init fails unless its bit is advertised). */
+static void
+test_host_features_implemented (void)
+{
+  g_autofree char *rule_fds_dir = mock_dir ("requires-rule-fds");
+  g_autofree char *egress_dir = mock_dir ("egress");
+  g_autofree char *unknown_dir = mock_dir ("requires-unknown-feature");
+  const char *dirs[] = { rule_fds_dir, egress_dir, unknown_dir, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxRegistry) registry = NULL;
+
+  registry = sbx_registry_new_with_host_features (dirs, SBX_HOST_FEATURE_RULE_FDS | SBX_HOST_FEATURE_EGRESS_V1,
+                                                  &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-requires-rule-fds")), ==,
+                   SBX_PLUGIN_STATE_LOADED);
+  g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-egress")), ==,
+                   SBX_PLUGIN_STATE_LOADED);
+  /* A bit no header defines is refused whatever the host implements. */
+  g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-requires-unknown-feature")),
+                   ==, SBX_PLUGIN_STATE_REFUSED);
+  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2);
+
+  /* A host implementing only rule fds still refuses the egress plugin. */
+  g_clear_object (&registry);
+  registry = sbx_registry_new_with_host_features (dirs, SBX_HOST_FEATURE_RULE_FDS, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-requires-rule-fds")), ==,
+                   SBX_PLUGIN_STATE_LOADED);
+  g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-egress")), ==,
+                   SBX_PLUGIN_STATE_REFUSED);
+  g_assert_error (sbx_registry_get_plugin_error (registry, find_plugin (registry, "mock-egress")),
+                  SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_MISSING_HOST_FEATURE);
+}
+
 static void
 test_load_refused (void)
 {
@@ -320,8 +362,8 @@ test_load_refused (void)
       refusal = sbx_registry_get_plugin_error (registry, index);
       g_assert_error (refusal, SBX_PLUGIN_ERROR, (gint) row->code);
       g_assert_nonnull (strstr (refusal->message, row->message_part));
-      /* None of its extensions is registered: only mock-ok's three. */
-      g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 3);
+      /* None of its extensions is registered: only mock-ok's two. */
+      g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2);
       g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-ok")), ==,
                        SBX_PLUGIN_STATE_LOADED);
 
@@ -364,7 +406,7 @@ test_load_duplicate_extension (void)
   refusal = sbx_registry_get_plugin_error (registry, index);
   g_assert_error (refusal, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR);
   g_assert_nonnull (strstr (refusal->message, "extension 'mock-ok', which plugin 'mock-ok' already registered"));
-  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 3);
+  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2);   /* mock-ok's backend and reporter */
 }
 
 static void
@@ -387,7 +429,7 @@ test_load_duplicate_plugin_name (void)
   refusal = sbx_registry_get_plugin_error (registry, 1);
   g_assert_error (refusal, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_LOAD_FAILED);
   g_assert_nonnull (strstr (refusal->message, "already loaded from"));
-  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 3);
+  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2);
   g_clear_object (&registry);
   remove_tree (tmpdir);
 }
@@ -430,11 +472,11 @@ test_add_directory (void)
   g_assert_no_error (error);
   g_assert_cmpuint (sbx_registry_get_n_directories (registry), ==, 2);
   g_assert_cmpint (find_plugin (registry, "mock-prio"), ==, 1);
-  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 3 + 5);
+  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2 + 5);
   /* Adding it again: the second copy is refused by name, nothing breaks. */
   g_assert_true (sbx_registry_add_directory (registry, prio, &error));
   g_assert_cmpint (sbx_registry_get_plugin_state (registry, 2), ==, SBX_PLUGIN_STATE_REFUSED);
-  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 3 + 5);
+  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2 + 5);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1032,7 +1074,7 @@ test_select_threads (void)
   g_assert_cmpuint (sbx_backend_get_n_probe_calls (short_backend), ==, 1);
   g_assert_cmpuint (sbx_backend_get_n_probe_calls (ok), <=, 1);
   g_assert_cmpuint (mock_ok_count ("probe") - before, ==, sbx_backend_get_n_probe_calls (ok));
-  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 3 + 1 + 5);
+  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2 + 1 + 5);
 }
 
 static void
@@ -1699,7 +1741,9 @@ test_registry_json (void)
   g_assert_false (json_object_get_boolean_member (probe, "ok"));
   g_assert_cmpstr (json_object_get_string_member (probe, "error_code"), ==, "unavailable");
 
-  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "egress")), ==, 1);
+  /* No egress: this host implements no egress extension yet (mock-egress
+   * is refused for that, see /registry/load/refused). */
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "egress")), ==, 0);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "reporters")), ==, 1);
 }
 
@@ -1713,6 +1757,7 @@ test_no_fd_leaks (void)
   static const char *const every_mock[] = {
     "ok", "abi-too-new", "size-too-small", "requires-unknown-feature", "init-fails", "probe-short",
     "probe-fails", "bad-name", "unknown-kind", "vtable-short", "dup-extension", "missing-symbol", "prio",
+    "requires-rule-fds", "egress",
   };
   guint before;
 
@@ -1739,6 +1784,7 @@ main (int    argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/registry/load/ok", test_load_ok);
+  g_test_add_func ("/registry/load/host-features-implemented", test_host_features_implemented);
   g_test_add_func ("/registry/load/refused", test_load_refused);
   g_test_add_func ("/registry/load/refused-alone-fails-selection", test_load_refused_alone_fails_selection);
   g_test_add_func ("/registry/load/duplicate-extension", test_load_duplicate_extension);

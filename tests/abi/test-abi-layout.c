@@ -145,7 +145,8 @@ _Static_assert (SBX_PLUGIN_DESCRIPTOR_MIN_SIZE == 64, "descriptor minimum size")
 #endif
 
 _Static_assert (SBX_PLUGIN_ABI_VERSION == 1u, "ABI version");
-_Static_assert (SBX_HOST_FEATURES_KNOWN == 3u, "known host features");
+_Static_assert (SBX_HOST_FEATURE_EGRESS_V1 == 4u, "egress host feature");
+_Static_assert (SBX_HOST_FEATURES_KNOWN == 7u, "known host features");
 _Static_assert (SBX_ABI_GUARANTEE_TARGET_NETWORK == 128u, "guarantee bit order");
 _Static_assert (SBX_FS_ALL == (SBX_FS_READ | SBX_FS_EXEC | SBX_FS_WRITE), "fs axes");
 

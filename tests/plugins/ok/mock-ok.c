@@ -19,8 +19,10 @@
  * dlopen(RTLD_NOLOAD) this file and check how often the host called it.
  *
  * It also provides a reporter, "mock-ok-reporter" (config: a file path the
- * events are appended to, one per line; "fail" makes every emit fail), and an
- * egress extension, "mock-ok-egress", whose start() always fails.
+ * events are appended to, one per line; "fail" makes every emit fail).  The
+ * egress test double is its own mock (tests/plugins/egress): an egress
+ * extension requires SBX_HOST_FEATURE_EGRESS_V1, which this host does not
+ * implement yet.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -434,41 +436,6 @@ ok_reporter_close (void *plugin_ctx,
   free (sink);
 }
 
-/* Egress that never starts. */
-static int32_t
-ok_egress_start (void *plugin_ctx, SbxHostCall *call, const char *route_config,
-                 void **route_out, SbxEgressInfoV1 *info)
-{
-  OkCtx *ctx = plugin_ctx;
-
-  ctx->host->set_error (call, SBX_STATUS_UNSUPPORTED, "mock-ok-egress: routes are not implemented");
-  return SBX_STATUS_UNSUPPORTED;
-}
-
-static int32_t
-ok_egress_authorize (void *plugin_ctx, SbxHostCall *call, void *route, const char *execution_id,
-                     const char *const *targets, char **credential_out)
-{
-  return SBX_STATUS_UNSUPPORTED;
-}
-
-static int32_t
-ok_egress_serve (void *plugin_ctx, SbxHostCall *call, void *route, int32_t listen_fd)
-{
-  return SBX_STATUS_UNSUPPORTED;
-}
-
-static int32_t
-ok_egress_revoke (void *plugin_ctx, void *route, const char *execution_id, char **denial_out)
-{
-  return SBX_STATUS_UNSUPPORTED;
-}
-
-static void
-ok_egress_stop (void *plugin_ctx, void *route)
-{
-}
-
 static const SbxBackendVTableV1 ok_backend = {
   sizeof (SbxBackendVTableV1), 0,
   ok_probe, ok_compile, ok_spawn, ok_signal, ok_finish, ok_release, ok_supports_grant_class,
@@ -478,15 +445,9 @@ static const SbxReporterVTableV1 ok_reporter = {
   sizeof (SbxReporterVTableV1), 0, ok_reporter_open, ok_reporter_emit, ok_reporter_close,
 };
 
-static const SbxEgressVTableV1 ok_egress = {
-  sizeof (SbxEgressVTableV1), 0,
-  ok_egress_start, ok_egress_authorize, ok_egress_serve, ok_egress_revoke, ok_egress_stop,
-};
-
 static const SbxPluginExtension ok_extensions[] = {
   { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-ok", 10, 0, &ok_backend },
   { sizeof (SbxPluginExtension), SBX_EXT_REPORTER, "mock-ok-reporter", 0, 0, &ok_reporter },
-  { sizeof (SbxPluginExtension), SBX_EXT_EGRESS, "mock-ok-egress", 0, 0, &ok_egress },
   { 0 },
 };
 
