@@ -300,7 +300,7 @@ validate_vtable (const char        *plugin,
       {
         const SbxBackendVTableV1 *vt = ext->vtable;
 
-        if (!SBX_ABI_HAS (vt, SbxBackendVTableV1, release))
+        if (vt->struct_size < SBX_BACKEND_VTABLE_V1_MIN_SIZE)
           break;
         if (vt->probe == NULL || vt->compile == NULL || vt->spawn == NULL ||
             vt->signal == NULL || vt->finish == NULL || vt->release == NULL)
@@ -314,7 +314,7 @@ validate_vtable (const char        *plugin,
       {
         const SbxEgressVTableV1 *vt = ext->vtable;
 
-        if (!SBX_ABI_HAS (vt, SbxEgressVTableV1, stop))
+        if (vt->struct_size < SBX_EGRESS_VTABLE_V1_MIN_SIZE)
           break;
         if (vt->start == NULL || vt->authorize == NULL || vt->serve == NULL ||
             vt->revoke == NULL || vt->stop == NULL)
@@ -328,7 +328,7 @@ validate_vtable (const char        *plugin,
       {
         const SbxReporterVTableV1 *vt = ext->vtable;
 
-        if (!SBX_ABI_HAS (vt, SbxReporterVTableV1, close))
+        if (vt->struct_size < SBX_REPORTER_VTABLE_V1_MIN_SIZE)
           break;
         if (vt->open == NULL || vt->emit == NULL || vt->close == NULL)
           return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR,
@@ -580,7 +580,7 @@ load_plugin (SbxRegistry *self,
   g_autoptr(SbxPlugin) plugin = sbx_plugin_new (path, name);
   GError *error = NULL;
   const SbxPluginDescriptor *desc;
-  SbxPluginEntryFunc entry;
+  SbxPluginEntryFunc *entry;
   SbxCrashGuard guard;
   struct stat st;
   int32_t status;
@@ -651,7 +651,7 @@ load_plugin (SbxRegistry *self,
 
   symbol = g_strdup_printf ("sbx_plugin_%s_entry", name);
   g_strdelimit (symbol, "-", '_');
-  entry = (SbxPluginEntryFunc) dlsym (plugin->dl_handle, symbol);
+  entry = (SbxPluginEntryFunc *) dlsym (plugin->dl_handle, symbol);
   if (entry == NULL)
     {
       dlclose (g_steal_pointer (&plugin->dl_handle));

@@ -1111,7 +1111,7 @@ load_entries (Builder *b, const SbxPolicyV1 *policy, GError **error)
       LlEntry *e;
 
       /* Defense in depth: the backend must not trust the compiler's output. */
-      if (r->struct_size < sizeof (SbxFsRuleV1))
+      if (r->struct_size < SBX_FS_RULE_V1_MIN_SIZE)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                        "policy.fs_rules[%u]: struct_size %u < %zu", i, r->struct_size, sizeof (SbxFsRuleV1));
@@ -1172,7 +1172,7 @@ plan_network (Builder *b, const SbxPolicyV1 *policy, const SbxLandlockOptions *o
   g_autoptr(GArray) ports = NULL;
   g_autoptr(GString) list = NULL;
 
-  if (net == NULL || net->struct_size < sizeof (SbxNetPolicyV1))
+  if (net == NULL || net->struct_size < SBX_NET_POLICY_V1_MIN_SIZE)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "policy.net: missing or struct_size too small for a network plan");
@@ -1295,7 +1295,7 @@ sbx_landlock_plan_new (const SbxPolicyV1        *policy,
   g_return_val_if_fail (options != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (policy->struct_size < sizeof (SbxPolicyV1))
+  if (policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "policy: struct_size %u < %zu", policy->struct_size, sizeof (SbxPolicyV1));

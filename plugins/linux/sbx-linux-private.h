@@ -22,7 +22,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#include "sbx-plugin-abi.h"
+#include <sbx/sbx-plugin-abi.h>
 #include "sbx-linux-report.h"
 #include "sbx-landlock.h"
 #include "sbx-seccomp.h"

@@ -422,7 +422,7 @@ static gboolean
 request_is_valid (const SbxSpawnRequestV1 *request,
                   char                   **error_message)
 {
-  if (request == NULL || request->struct_size < offsetof (SbxSpawnRequestV1, reserved0))
+  if (request == NULL || request->struct_size < SBX_SPAWN_REQUEST_V1_MIN_SIZE)
     {
       *error_message = g_strdup ("spawn request is missing or too small");
       return FALSE;

@@ -50,7 +50,7 @@ policy_validate (const SbxPolicyV1  *policy,
   guint32 i;
 
   *status = SBX_STATUS_INVALID;
-  if (policy == NULL || policy->struct_size < offsetof (SbxPolicyV1, state_dir) + sizeof (const char *))
+  if (policy == NULL || policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                            "policy: missing or smaller than SbxPolicyV1");
@@ -73,7 +73,7 @@ policy_validate (const SbxPolicyV1  *policy,
     {
       const SbxFsRuleV1 *r = &policy->fs_rules[i];
 
-      if (r->struct_size < sizeof (SbxFsRuleV1))
+      if (r->struct_size < SBX_FS_RULE_V1_MIN_SIZE)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                        "policy: rule %u: struct_size %u is too small", i, r->struct_size);
@@ -116,7 +116,7 @@ policy_validate (const SbxPolicyV1  *policy,
           return FALSE;
         }
     }
-  if (policy->net == NULL || policy->net->struct_size < sizeof (SbxNetPolicyV1))
+  if (policy->net == NULL || policy->net->struct_size < SBX_NET_POLICY_V1_MIN_SIZE)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                            "policy: network policy missing or too small");
@@ -140,7 +140,7 @@ policy_validate (const SbxPolicyV1  *policy,
                    "policy: unknown network mode %u", policy->net->mode);
       return FALSE;
     }
-  if (policy->limits != NULL && policy->limits->struct_size < sizeof (SbxLimitsV1))
+  if (policy->limits != NULL && policy->limits->struct_size < SBX_LIMITS_V1_MIN_SIZE)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                            "policy: limits smaller than SbxLimitsV1");
