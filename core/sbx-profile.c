@@ -89,7 +89,7 @@ struct _SbxProfileConfig
  * they can be shared between threads freely.  Build one with
  * [ctor@Sbx.Profile.new] from a [struct@Sbx.ProfileConfig], load one with
  * [ctor@Sbx.Profile.new_from_json] or [ctor@Sbx.Profile.new_default], and
- * narrow one with [func@Sbx.Profile.restrict].
+ * narrow one with [method@Sbx.Profile.restrict].
  *
  * Since: 0.1
  */
@@ -157,7 +157,7 @@ sbx_access_to_string (SbxAccess access)
  * @text: an access word
  * @out_access: (out): return location for the access
  *
- * Parses a word produced by [func@Sbx.access_to_string].  Matching is exact
+ * Parses a word produced by [func@Sbx.Access.to_string].  Matching is exact
  * (lower case only).
  *
  * Returns: %TRUE when @text names an access value

@@ -70,7 +70,7 @@ typedef enum /*< prefix=SBX_ISOLATION >*/
  * @SBX_PROFILE_ERROR_INVALID: the profile (or a JSON member of it) is invalid;
  *   the message names the field and the value at fault.  Since: 0.1
  * @SBX_PROFILE_ERROR_PARSE: the profile text is not well-formed JSON.  Since: 0.1
- * @SBX_PROFILE_ERROR_WORKSPACE_MISMATCH: [func@Sbx.Profile.restrict] was given
+ * @SBX_PROFILE_ERROR_WORKSPACE_MISMATCH: [method@Sbx.Profile.restrict] was given
  *   profiles whose workspace roots differ.  Since: 0.1
  *
  * Errors from building, loading and narrowing a [struct@Sbx.Profile].

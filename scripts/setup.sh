@@ -13,6 +13,8 @@ PACKAGES="
   clang llvm libclang-rt-14-dev
   bubblewrap hyperfine util-linux passwd procps
   coreutils grep sed findutils tar make gcc
+  scdoc man-db groff-base bash-completion python3-jsonschema
+  debhelper dpkg-dev lintian
 "
 
 if [ "${SBX_SKIP_APT:-0}" != "1" ]; then

@@ -126,6 +126,35 @@ print_other_extensions (GString          *out,
     g_string_append (out, "  (none loaded)\n");
 }
 
+/* The build this sbx comes from (tools/meson.build): the compiled-in plugin
+ * directory and the comma-separated plugin extensions built with it. */
+static void
+add_build_list (JsonObject *build,
+                const char *member,
+                const char *csv)
+{
+  g_auto(GStrv) names = g_strsplit (csv, ",", -1);
+  JsonArray *array = json_array_new ();
+
+  for (guint i = 0; names[i] != NULL; i++)
+    if (names[i][0] != '\0')
+      json_array_add_string_element (array, names[i]);
+  json_object_set_array_member (build, member, array);
+}
+
+static JsonObject *
+build_info_to_json (void)
+{
+  JsonObject *build = json_object_new ();
+
+  json_object_set_string_member (build, "version", SBX_VERSION_STRING);
+  json_object_set_string_member (build, "plugindir", SBX_CLI_PLUGINDIR);
+  add_build_list (build, "backends", SBX_CLI_BUILD_BACKENDS);
+  add_build_list (build, "egress", SBX_CLI_BUILD_EGRESS);
+  add_build_list (build, "reporters", SBX_CLI_BUILD_REPORTERS);
+  return build;
+}
+
 static void
 print_text (SbxRegistry      *registry,
             SbxGuarantees     required,
@@ -221,6 +250,7 @@ print_json (SbxRegistry      *registry,
     json_object_set_null_member (sandboxed, "error");
   json_object_set_member (sandboxed, "report", json_node_copy (json_parser_get_root (report_parser)));
   json_object_set_object_member (json_node_get_object (root), "default_sandboxed", sandboxed);
+  json_object_set_object_member (json_node_get_object (root), "build", build_info_to_json ());
 
   text = json_to_string (root, FALSE);
   printf ("%s\n", text);
