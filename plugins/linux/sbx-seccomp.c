@@ -477,7 +477,8 @@ add_setid_rules (Rules *r)
  * same user (mode 0600 is only a uid check) would be readable and writable.
  * Every SysV call is refused; on i386 the ipc(2) multiplexer is refused
  * whole with the same errno (build_context()).  POSIX shared memory
- * (shm_open under /dev/shm) is a file and Landlock's rules govern it. */
+ * (shm_open under /dev/shm) is a file: at rung 2 the host's /dev/shm is a
+ * path like any other, which Landlock's rules govern. */
 static const char *const sysv_calls[] = {
   "shmget", "shmat", "shmdt", "shmctl",
   "msgget", "msgsnd", "msgrcv", "msgctl",
@@ -1023,8 +1024,9 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
   if (enforces & SBX_SECCOMP_ENFORCES_UNIX_DENIED)
     sbx_linux_report (reporter, "unix-sockets", SBX_ABI_REPORT_NARROWED,
                       "socket(AF_UNIX) returns EACCES, socketpair() works: a host daemon's pathname socket "
-                      "inside any root, even a read-only one, would accept a connection, and Landlock "
-                      "(ABI <= 7) cannot mediate connect()");
+                      "inside any root, even a read-only one, would accept a connection, and Landlock below "
+                      "ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX) cannot mediate connect(). The profile member "
+                      "\"unix-sockets\": \"allow\" opens them");
   sbx_linux_report (reporter, "set-id-files", SBX_ABI_REPORT_ENFORCED,
                     "no file gets a set-user-ID or set-group-ID bit from inside (chmod family, creating "
                     "open/openat/creat, mknod: EPERM; openat2: ENOSYS, its mode is in memory), whatever the "
@@ -1033,7 +1035,8 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
     sbx_linux_report (reporter, "sysv-ipc", SBX_ABI_REPORT_NARROWED,
                       "no IPC namespace at rung 2: every SysV shared memory, message queue and semaphore call "
                       "returns EPERM (ipc(2) too), so the host's segments of the same user stay out of reach; "
-                      "POSIX shared memory under /dev/shm works");
+                      "POSIX shared memory (shm_open) works where the filesystem rules allow /dev/shm, the "
+                      "host's at this rung");
   if (enforces & SBX_SECCOMP_ENFORCES_FS_WATCH_DENIED)
     sbx_linux_report (reporter, "fs-watch", SBX_ABI_REPORT_NARROWED,
                       "inotify and fanotify are refused at rung 2 (queues: ENOSYS, marks: EPERM): Landlock "
