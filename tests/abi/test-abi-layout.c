@@ -148,6 +148,10 @@ _Static_assert (SBX_PLUGIN_ABI_VERSION == 1u, "ABI version");
 _Static_assert (SBX_HOST_FEATURES_KNOWN == 3u, "known host features");
 _Static_assert (SBX_ABI_GUARANTEE_TARGET_NETWORK == 128u, "guarantee bit order");
 _Static_assert (SBX_FS_ALL == (SBX_FS_READ | SBX_FS_EXEC | SBX_FS_WRITE), "fs axes");
+/* policy flags are ABI values: a backend built against an older header must
+ * see the same bits */
+_Static_assert (SBX_POLICY_UNCONFINED == 1u, "SBX_POLICY_UNCONFINED");
+_Static_assert (SBX_POLICY_UNIX_SOCKETS == 2u, "SBX_POLICY_UNIX_SOCKETS");
 
 /* A table grown at its end: SBX_ABI_HAS must see old sizes as lacking the field. */
 static int
