@@ -809,6 +809,18 @@ unix_sockets_case (const char *rung, gboolean allow)
       g_assert_nonnull (e);
       g_assert_cmpuint (e->status, ==, SBX_ABI_REPORT_NARROWED);
       g_assert_nonnull (strstr (e->detail, "ABI 9"));
+      /* the probe says whether Landlock could scope pathname sockets */
+      {
+        SbxProbeResultV1 result;
+        const LinuxTestEntry *ll;
+
+        g_assert_cmpint (linux_test_backend_probe (fx.backend, &result), ==, SBX_STATUS_OK);
+        ll = linux_test_backend_entry (fx.backend, "landlock-unix-sockets");
+        g_assert_nonnull (ll);
+        g_assert_cmpuint (ll->status, ==, SBX_ABI_REPORT_UNENFORCED);
+        g_assert_nonnull (strstr (ll->detail, "LANDLOCK_ACCESS_FS_RESOLVE_UNIX"));
+        g_test_message ("probe: %s", ll->detail);
+      }
     }
   close (ws_fd);
   close (ro_fd);
