@@ -287,7 +287,10 @@ typedef struct SbxLimitsV1
 #define SBX_LIMITS_V1_MIN_SIZE         (offsetof (SbxLimitsV1, max_open_files) + sizeof (uint64_t))
 
 /* SbxPolicyV1.flags */
-#define SBX_POLICY_UNCONFINED  1u  /* an acknowledged Unconfined profile */
+#define SBX_POLICY_UNCONFINED    1u  /* an acknowledged Unconfined profile */
+#define SBX_POLICY_UNIX_SOCKETS  2u  /* the profile opens unix sockets ("unix-sockets": "allow"):
+                                      * a backend may let the target create AF_UNIX sockets, and
+                                      * reports what becomes reachable; without it they are closed */
 
 typedef struct SbxPolicyV1
 {

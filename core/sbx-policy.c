@@ -287,7 +287,8 @@ sbx_policy_new (const SbxPolicyInput *input,
   self->limits.max_open_files = input->max_open_files;
 
   self->abi.struct_size = sizeof (SbxPolicyV1);
-  self->abi.flags = unconfined ? SBX_POLICY_UNCONFINED : 0;
+  self->abi.flags = (unconfined ? SBX_POLICY_UNCONFINED : 0)
+                    | (input->unix_sockets ? SBX_POLICY_UNIX_SOCKETS : 0);
   self->abi.required_guarantees = (guint64) input->required;
   self->abi.fs_rules = (const SbxFsRuleV1 *) (void *) self->rules->data;
   self->abi.n_fs_rules = self->rules->len;
@@ -342,6 +343,7 @@ sbx_policy_new_for_profile (SbxProfile          *profile,
   input.max_processes = sbx_profile_get_max_processes (profile);
   input.max_memory_bytes = sbx_profile_get_max_memory (profile);
   input.max_open_files = sbx_profile_get_max_open_files (profile);
+  input.unix_sockets = sbx_profile_get_unix_sockets (profile);
 
   return sbx_policy_new (&input, dirs);
 }

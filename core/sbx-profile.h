@@ -144,6 +144,9 @@ SBX_AVAILABLE_IN_0_1
 void              sbx_profile_config_set_ack_unconfined (SbxProfileConfig     *self,
                                                          gboolean              ack);
 SBX_AVAILABLE_IN_0_1
+void              sbx_profile_config_set_unix_sockets (SbxProfileConfig       *self,
+                                                       gboolean                allow);
+SBX_AVAILABLE_IN_0_1
 void              sbx_profile_config_add_root         (SbxProfileConfig       *self,
                                                        const char             *path,
                                                        SbxAccess               read,
@@ -229,6 +232,8 @@ SBX_AVAILABLE_IN_0_1
 SbxIsolation   sbx_profile_get_isolation          (SbxProfile             *self);
 SBX_AVAILABLE_IN_0_1
 gboolean       sbx_profile_get_ack_unconfined     (SbxProfile             *self);
+SBX_AVAILABLE_IN_0_1
+gboolean       sbx_profile_get_unix_sockets       (SbxProfile             *self);
 SBX_AVAILABLE_IN_0_1
 guint          sbx_profile_get_n_roots            (SbxProfile             *self);
 SBX_AVAILABLE_IN_0_1

@@ -405,7 +405,7 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
   uint32_t landlock_bits = 0, seccomp_bits = 0;
   uint64_t bits = SBX_ABI_GUARANTEE_ENV_SCRUB;
   gboolean write_restricted, read_restricted, net_deny, level_full = TRUE;
-  gboolean deny_unix;
+  gboolean deny_unix, allow_unix;
   g_autoptr(GHashTable) held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   ModuleReporter module = { reporter, held };
   SbxLinuxReporter module_reporter = { module_report, &module };
@@ -500,9 +500,24 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
                g_strerror (probe->landlock_errno));
     }
 
-  deny_unix = rung == SBX_LINUX_RUNG_LANDLOCK
-              || (spec->mounts != NULL && spec->mounts->root_is_host)
-              || (!net_deny && !(landlock_bits & SBX_LANDLOCK_ENFORCES_SCOPE));
+  /* Unix sockets are closed on both rungs unless the profile opened them:
+   * a host daemon's pathname socket inside any root (the workspace, a
+   * read-only root) accepts a connection that needs no write access to the
+   * mount, and Landlock below ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX) cannot
+   * mediate connect().  Where Landlock has that right, sockets under the
+   * sandbox's own HOME and TMPDIR could be allowed; that is not built yet,
+   * so they stay closed there too (reported). */
+  allow_unix = (policy->flags & SBX_POLICY_UNIX_SOCKETS) != 0;
+  deny_unix = !allow_unix;
+  if (allow_unix)
+    {
+      module_report (&module, "network-boundary", SBX_ABI_REPORT_NARROWED,
+                     "except unix sockets, which the profile allows: a daemon's pathname socket under "
+                     "the roots is reachable and may relay anywhere");
+      module_report (&module, "process-boundary", SBX_ABI_REPORT_NARROWED,
+                     "except unix sockets, which the profile allows: a host process listening on a "
+                     "pathname socket under the roots is reachable");
+    }
   if (probe->seccomp)
     {
       SbxSeccompOptions options = { 0 };
@@ -511,7 +526,7 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
       options.rung = rung;
       options.net_mode = policy->net->mode;
       options.landlock_abi = spec->landlock != NULL ? probe->landlock_abi : 0;
-      options.deny_unix_sockets = deny_unix;
+      options.allow_unix_sockets = allow_unix;
       spec->seccomp = sbx_seccomp_program_new (&options, &module_reporter, &local_error);
       if (spec->seccomp == NULL)
         {
@@ -671,9 +686,21 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
     }
 
   if (deny_unix && (seccomp_bits & SBX_SECCOMP_ENFORCES_UNIX_DENIED))
-    report (reporter, "unix-sockets", SBX_ABI_REPORT_NARROWED,
-            "socket(AF_UNIX) is refused (socketpair works): host sockets are reachable by path "
-            "or abstract name here, and Landlock cannot mediate connect()");
+    ;   /* the seccomp module reported "unix-sockets: narrowed" with the reason */
+  else if (allow_unix)
+    {
+      reportf (reporter, "unix-sockets", SBX_ABI_REPORT_UNENFORCED,
+               "the profile allows unix sockets: every pathname socket under the roots the sandbox can "
+               "see (workspace%s and every --read/--write root, read-only ones included) is reachable, "
+               "and a daemon listening there (tmux, ssh, gpg-agent, an editor) may run commands outside "
+               "the sandbox%s",
+               rung == SBX_LINUX_RUNG_LANDLOCK ? ", the host paths Landlock lets it resolve" : "",
+               rung == SBX_LINUX_RUNG_LANDLOCK && !(landlock_bits & SBX_LANDLOCK_ENFORCES_SCOPE)
+               ? "; abstract sockets of the host too (no Landlock scoping)"
+               : (rung == SBX_LINUX_RUNG_LANDLOCK ? "; abstract sockets are scoped by Landlock"
+                                                   : "; abstract sockets stay in the sandbox's network "
+                                                     "namespace when the network is denied"));
+    }
   else if (deny_unix)
     {
       /* A reachable D-Bus, tmux or docker socket runs anything outside the

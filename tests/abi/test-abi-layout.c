@@ -165,6 +165,10 @@ _Static_assert (SBX_HOST_FEATURE_EGRESS_V1 == 4u, "egress host feature");
 _Static_assert (SBX_HOST_FEATURES_KNOWN == 7u, "known host features");
 _Static_assert (SBX_ABI_GUARANTEE_TARGET_NETWORK == 128u, "guarantee bit order");
 _Static_assert (SBX_FS_ALL == (SBX_FS_READ | SBX_FS_EXEC | SBX_FS_WRITE), "fs axes");
+/* policy flags are ABI values: a backend built against an older header must
+ * see the same bits */
+_Static_assert (SBX_POLICY_UNCONFINED == 1u, "SBX_POLICY_UNCONFINED");
+_Static_assert (SBX_POLICY_UNIX_SOCKETS == 2u, "SBX_POLICY_UNIX_SOCKETS");
 
 /* Every slot has a function typedef, and each typedef's signature is frozen:
  * the slot's type is exactly a pointer to its typedef, and the typedef is
