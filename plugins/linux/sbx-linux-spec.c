@@ -282,7 +282,7 @@ compile_limits (SbxLinuxSpec           *spec,
         {
           reportf (reporter, "process-limit", SBX_ABI_REPORT_ENFORCED,
                    "at most %" G_GUINT64_FORMAT " tasks in the whole sandbox (%s pids.max, read "
-                   "back, in a cgroup made for each sandbox by %s; threads count as tasks)",
+                   "back; threads count as tasks; %s)",
                    limits->max_processes, cgv, base->mechanism);
           g_string_append_printf (summary, "processes: %" G_GUINT64_FORMAT " sandbox-wide (%s pids); ",
                                   limits->max_processes, cgv);
@@ -324,10 +324,10 @@ compile_limits (SbxLinuxSpec           *spec,
           reportf (reporter, "memory-limit", SBX_ABI_REPORT_ENFORCED,
                    "at most %" G_GUINT64_FORMAT " bytes for the whole sandbox (%s %s, read back; "
                    "the kernel kills a process of the sandbox when it is reached), and each process "
-                   "at most as much data (RLIMIT_DATA)", limits->max_memory_bytes, cgv,
+                   "at most as much data (RLIMIT_DATA); %s", limits->max_memory_bytes, cgv,
                    base->mode == SBX_CGROUP_V2 ? "memory.max with memory.swap.max=0"
                    : base->memsw ? "memory.limit_in_bytes and memory.memsw.limit_in_bytes"
-                   : "memory.limit_in_bytes");
+                   : "memory.limit_in_bytes", base->mechanism);
           g_string_append_printf (summary, "memory: %" G_GUINT64_FORMAT " bytes sandbox-wide (%s memory); ",
                                   limits->max_memory_bytes, cgv);
         }
