@@ -541,6 +541,11 @@ fake_setup (Fake       *f,
   session = g_build_filename (f->cg2, SLICE, NULL);
   g_assert_cmpint (g_mkdir_with_parents (session, 0755), ==, 0);
   {
+    g_autofree char *root_controllers = g_build_filename (f->cg2, "cgroup.controllers", NULL);
+
+    g_assert_true (g_file_set_contents (root_controllers, "cpu io memory pids\n", -1, NULL));
+  }
+  {
     g_autofree char *mounts = g_strdup_printf ("proc /proc proc rw 0 0\ncgroup2 %s cgroup2 rw 0 0\n", f->cg2);
 
     g_assert_true (g_file_set_contents (f->mounts, mounts, -1, NULL));
@@ -804,6 +809,31 @@ test_user_no_delegation (void)
   fake_teardown (&f);
 }
 
+/* A user bus but a v2 hierarchy without the controllers (this host's
+ * hybrid layout): the user manager is never asked, so this process is not
+ * moved into a scope for nothing. */
+static void
+test_user_scope_not_asked_without_controllers (void)
+{
+  Fake f = { 0 };
+  g_autoptr(SbxCgroupHost) host = NULL;
+  g_autoptr(SbxCgroupBase) base = NULL;
+  g_autofree char *root_controllers = NULL;
+
+  if (!have_dbusmock ())
+    return;
+  fake_setup (&f, "done", TRUE);
+  root_controllers = g_build_filename (f.cg2, "cgroup.controllers", NULL);
+  g_assert_true (g_file_set_contents (root_controllers, "hugetlb\n", -1, NULL));
+  host = fake_host (&f);
+  g_assert_true (g_str_has_prefix (sbx_cgroup_host_describe (host, FALSE), "none: rlimit fallback"));
+  base = sbx_cgroup_base_new (host);
+  g_assert_cmpint (base->mode, ==, SBX_CGROUP_NONE);
+  g_assert_nonnull (strstr (base->failure, "offers no pids and memory controllers"));
+  g_assert_false (g_file_test (f.log, G_FILE_TEST_EXISTS));   /* no call recorded */
+  fake_teardown (&f);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -818,6 +848,8 @@ main (int    argc,
   g_test_add_func ("/linux/cgroup/user-scope/delegated", test_user_scope_delegated);
   g_test_add_func ("/linux/cgroup/user-scope/job-failed", test_user_scope_job_failed);
   g_test_add_func ("/linux/cgroup/user-scope/no-delegation", test_user_no_delegation);
+  g_test_add_func ("/linux/cgroup/user-scope/not-asked-without-controllers",
+                   test_user_scope_not_asked_without_controllers);
   linux_test_add_both ("cgroup/fork-loop", test_fork_loop);
   linux_test_add_both ("cgroup/memory-hog", test_memory_hog);
   linux_test_add_both ("cgroup/nothing-left-after-run", test_nothing_left_after_run);

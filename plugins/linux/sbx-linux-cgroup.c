@@ -337,6 +337,9 @@ sbx_cgroup_host_new (const SbxCgroupPaths *paths)
         }
     }
   host_read_v2 (host);
+  host->v2_offered = host->v2_mount != NULL
+                     && file_has (host->v2_mount, "cgroup.controllers", "pids")
+                     && file_has (host->v2_mount, "cgroup.controllers", "memory");
   host->v1_writable = host->v1_pids != NULL && host->v1_memory != NULL
                       && dir_writable (host->v1_pids, host->root)
                       && dir_writable (host->v1_memory, host->root)
@@ -395,7 +398,7 @@ sbx_cgroup_host_describe (const SbxCgroupHost *host,
     }
   if (host->v2_dir != NULL && host->v2_pids && host->v2_memory && host->v2_writable && !host->root)
     return g_strdup_printf ("a delegated cgroup v2 subtree: %s", host->v2_dir);
-  if (host->v2_mount != NULL && host->bus_address != NULL)
+  if (host->v2_offered && host->bus_address != NULL)
     return g_strdup_printf ("a transient systemd user scope with Delegate=yes, asked over D-Bus "
                             "(%s), if the user manager delegates the pids and memory controllers",
                             host->bus_address);
@@ -404,7 +407,7 @@ sbx_cgroup_host_describe (const SbxCgroupHost *host,
                           "on a cgroup v2 host (it delegates a subtree), or a cgroup v2 subtree "
                           "with the pids and memory controllers delegated to the user",
                           host->v2_mount == NULL ? "no cgroup v2 hierarchy"
-                          : !(host->v2_pids && host->v2_memory)
+                          : !host->v2_offered
                           ? "the cgroup v2 hierarchy offers no pids and memory controllers here"
                           : "no delegated subtree and no systemd user bus");
 }
@@ -700,7 +703,9 @@ sbx_cgroup_base_new (const SbxCgroupHost *host)
                                                  error->message));
       return base;
     }
-  if (host->v2_mount != NULL && host->bus_address != NULL)
+  /* Asking moves this process into a new scope: only when the hierarchy
+   * has the controllers a delegated scope could get. */
+  if (host->v2_offered && host->bus_address != NULL)
     {
       g_autoptr(SbxCgroupHost) after = NULL;
       SbxCgroupPaths paths = host->paths;

@@ -71,6 +71,7 @@ typedef struct
   /* cgroup v2 */
   char    *v2_mount;         /* NULL: no cgroup2 mount */
   char    *v2_dir;           /* our cgroup there */
+  gboolean v2_offered;       /* pids and memory in the hierarchy's root cgroup.controllers */
   gboolean v2_pids, v2_memory;           /* in our cgroup.controllers */
   gboolean v2_enabled;       /* both already in our cgroup.subtree_control */
   gboolean v2_writable;      /* we may create children and move processes */
