@@ -809,6 +809,140 @@ test_user_no_delegation (void)
   fake_teardown (&f);
 }
 
+static void
+fake_file (const char *dir,
+           const char *file,
+           const char *contents)
+{
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+}
+
+/* Root on a cgroup v2 host (fake tree): the supervisor moves into the leaf
+ * of its own cgroup, the controllers are enabled there, each sandbox gets a
+ * child with its limits written and read back, and destroy removes it. */
+static void
+test_root_v2_fake (void)
+{
+  g_autofree char *dir = linux_test_make_dir ("sbx-fakecg-XXXXXX");
+  g_autofree char *cg2 = g_build_filename (dir, "cg2", NULL);
+  g_autofree char *own = g_build_filename (cg2, "system.slice", "app.service", NULL);
+  g_autofree char *mounts = g_build_filename (dir, "mounts", NULL);
+  g_autofree char *self = g_build_filename (dir, "self-cgroup", NULL);
+  g_autofree char *mounts_text = g_strdup_printf ("cgroup2 %s cgroup2 rw 0 0\n", cg2);
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+  g_autofree char *leaf = g_build_filename (own, "sbx-supervisor", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *sandbox = NULL;
+  g_autoptr(SbxCgroupHost) host = NULL;
+  g_autoptr(SbxCgroupBase) base = NULL;
+  g_autoptr(SbxCgroup) cg = NULL;
+  g_autoptr(GError) error = NULL;
+  SbxCgroupPaths paths = { 0 };
+
+  g_assert_cmpint (g_mkdir_with_parents (own, 0755), ==, 0);
+  fake_file (cg2, "cgroup.controllers", "cpu memory pids\n");
+  fake_file (own, "cgroup.controllers", "memory pids\n");
+  fake_file (own, "cgroup.subtree_control", "");
+  fake_file (own, "cgroup.procs", "");
+  g_assert_true (g_file_set_contents (mounts, mounts_text, -1, NULL));
+  g_assert_true (g_file_set_contents (self, "0::/system.slice/app.service\n", -1, NULL));
+  paths.mounts = mounts;
+  paths.self_cgroup = self;
+  paths.fake_fs = TRUE;
+  paths.as_root = TRUE;
+  host = sbx_cgroup_host_new (&paths);
+  g_assert_true (g_str_has_prefix (sbx_cgroup_host_describe (host, TRUE), "cgroup v2"));
+  base = sbx_cgroup_base_new (host);
+  g_assert_cmpint (base->mode, ==, SBX_CGROUP_V2);
+  g_assert_cmpstr (base->dirs[0], ==, own);
+  text = fake_read (leaf, "cgroup.procs");
+  g_assert_cmpstr (text, ==, pid);
+  g_clear_pointer (&text, g_free);
+  text = fake_read (own, "cgroup.subtree_control");
+  g_assert_cmpstr (text, ==, "+pids +memory");
+  g_clear_pointer (&text, g_free);
+
+  cg = sbx_cgroup_new (base, 7, 3 * MIB, &error);
+  g_assert_no_error (error);
+  sandbox = g_strdup (sbx_cgroup_get_path (cg));
+  g_assert_true (g_str_has_prefix (sandbox, own));
+  text = fake_read (sandbox, "pids.max");
+  g_assert_cmpstr (text, ==, "7");
+  g_clear_pointer (&text, g_free);
+  text = fake_read (sandbox, "memory.max");
+  g_assert_cmpstr (text, ==, "3145728");
+  g_assert_true (sbx_cgroup_destroy (cg, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (sandbox, G_FILE_TEST_EXISTS));
+  linux_test_rm_rf (dir);
+}
+
+/* Root on a v1 host (fake tree): one directory per hierarchy, the memory
+ * limit before memsw, each read back. */
+static void
+test_root_v1_fake (void)
+{
+  g_autofree char *dir = linux_test_make_dir ("sbx-fakecg-XXXXXX");
+  g_autofree char *pids = g_build_filename (dir, "pids", NULL);
+  g_autofree char *memory = g_build_filename (dir, "memory", NULL);
+  g_autofree char *mem_own = g_build_filename (memory, "job", NULL);
+  g_autofree char *mounts = g_build_filename (dir, "mounts", NULL);
+  g_autofree char *self = g_build_filename (dir, "self-cgroup", NULL);
+  g_autofree char *mounts_text = g_strdup_printf ("cgroup %s cgroup rw,relatime,pids 0 0\n"
+                                                  "cgroup %s cgroup rw,relatime,memory 0 0\n"
+                                                  "cgroup2 %s/unified cgroup2 rw 0 0\n",
+                                                  pids, memory, dir);
+  g_autofree char *text = NULL;
+  g_autoptr(SbxCgroupHost) host = NULL;
+  g_autoptr(SbxCgroupBase) base = NULL;
+  g_autoptr(SbxCgroup) cg = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *mem_sandbox = NULL;
+  SbxCgroupPaths paths = { 0 };
+
+  g_assert_cmpint (g_mkdir_with_parents (pids, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (mem_own, 0755), ==, 0);
+  fake_file (mem_own, "memory.memsw.limit_in_bytes", "");
+  g_assert_true (g_file_set_contents (mounts, mounts_text, -1, NULL));
+  g_assert_true (g_file_set_contents (self, "8:pids:/\n4:memory:/job\n0::/\n", -1, NULL));
+  paths.mounts = mounts;
+  paths.self_cgroup = self;
+  paths.fake_fs = TRUE;
+  paths.as_root = TRUE;
+  host = sbx_cgroup_host_new (&paths);
+  g_assert_cmpstr (host->v1_pids, ==, pids);
+  g_assert_cmpstr (host->v1_memory, ==, mem_own);
+  g_assert_null (host->v1_freezer);
+  base = sbx_cgroup_base_new (host);
+  g_assert_cmpint (base->mode, ==, SBX_CGROUP_V1);
+  g_assert_true (base->memsw);
+  cg = sbx_cgroup_new (base, 1024, 64 * MIB, &error);
+  g_assert_no_error (error);
+  name = g_path_get_basename (sbx_cgroup_get_path (cg));
+  g_assert_true (g_str_has_prefix (name, base->prefix));
+  text = fake_read (sbx_cgroup_get_path (cg), "pids.max");
+  g_assert_cmpstr (text, ==, "1024");
+  g_clear_pointer (&text, g_free);
+  mem_sandbox = g_build_filename (mem_own, name, NULL);
+  text = fake_read (mem_sandbox, "memory.limit_in_bytes");
+  g_assert_cmpstr (text, ==, "67108864");
+  g_clear_pointer (&text, g_free);
+  text = fake_read (mem_sandbox, "memory.memsw.limit_in_bytes");
+  g_assert_cmpstr (text, ==, "67108864");
+  {
+    int fds[SBX_CGROUP_MAX_DIRS];
+
+    g_assert_cmpint (sbx_cgroup_procs_fds (cg, fds), ==, 2);
+  }
+  g_assert_true (sbx_cgroup_destroy (cg, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (mem_sandbox, G_FILE_TEST_EXISTS));
+  linux_test_rm_rf (dir);
+}
+
 /* A user bus but a v2 hierarchy without the controllers (this host's
  * hybrid layout): the user manager is never asked, so this process is not
  * moved into a scope for nothing. */
@@ -845,6 +979,8 @@ main (int    argc,
   self_exe = argv[0];
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/linux/cgroup/host/matches-proc", test_host_matches_proc);
+  g_test_add_func ("/linux/cgroup/root/v2-fake", test_root_v2_fake);
+  g_test_add_func ("/linux/cgroup/root/v1-fake", test_root_v1_fake);
   g_test_add_func ("/linux/cgroup/user-scope/delegated", test_user_scope_delegated);
   g_test_add_func ("/linux/cgroup/user-scope/job-failed", test_user_scope_job_failed);
   g_test_add_func ("/linux/cgroup/user-scope/no-delegation", test_user_no_delegation);

@@ -62,7 +62,8 @@ read_text (const char *path)
 }
 
 /* One write(2) of @text to the existing file @path (cgroup interface files
- * take a value per write).  0 or an errno value. */
+ * take a value per write; O_TRUNC as a shell's ">" does, which cgroupfs
+ * ignores and a fake tree needs).  0 or an errno value. */
 static int
 write_text (const char *path,
             const char *text)
@@ -71,7 +72,7 @@ write_text (const char *path,
   ssize_t n;
   int fd, saved;
 
-  fd = open (path, O_WRONLY | O_CLOEXEC);
+  fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0)
     return errno;
   do
@@ -455,10 +456,12 @@ base_set_failure (SbxCgroupBase *base,
 
 /* Makes @dir (our own v2 cgroup, writable) a base: the pids and memory
  * controllers enabled in its subtree_control, which needs it to hold no
- * process, so the supervisor first moves into the leaf sbx-supervisor. */
+ * process (except the root cgroup, @is_root), so the supervisor first moves
+ * into the leaf sbx-supervisor. */
 static gboolean
 v2_prepare (SbxCgroupBase  *base,
             const char     *dir,
+            gboolean        is_root,
             gboolean        enabled,
             GError        **error)
 {
@@ -466,7 +469,12 @@ v2_prepare (SbxCgroupBase  *base,
   g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
   g_autoptr(GError) local_error = NULL;
 
-  if (!enabled)
+  if (!enabled && is_root)
+    {
+      if (!write_text_error (dir, "cgroup.subtree_control", "+pids +memory", error))
+        return FALSE;
+    }
+  else if (!enabled)
     {
       if (mkdir (leaf, 0755) != 0 && errno != EEXIST)
         {
@@ -662,7 +670,8 @@ sbx_cgroup_base_new (const SbxCgroupHost *host)
 
   if (host->root && v2_usable_by_root (host))
     {
-      if (v2_prepare (base, host->v2_dir, host->v2_enabled, &error))
+      if (v2_prepare (base, host->v2_dir, strcmp (host->v2_dir, host->v2_mount) == 0,
+                      host->v2_enabled, &error))
         base->mechanism = g_strdup_printf ("cgroup v2 (a cgroup per sandbox under %s)", host->v2_dir);
       else
         base_set_failure (base, g_strdup_printf ("cgroup v2 at %s cannot be used: %s. Hint: run the "
@@ -695,7 +704,7 @@ sbx_cgroup_base_new (const SbxCgroupHost *host)
    * the systemd user manager, else nothing (rlimit fallback). */
   if (host->v2_dir != NULL && host->v2_pids && host->v2_memory && host->v2_writable)
     {
-      if (v2_prepare (base, host->v2_dir, host->v2_enabled, &error))
+      if (v2_prepare (base, host->v2_dir, FALSE, host->v2_enabled, &error))
         base->mechanism = g_strdup_printf ("cgroup v2, the delegated subtree %s", host->v2_dir);
       else
         base_set_failure (base, g_strdup_printf ("rlimit fallback: the delegated cgroup v2 subtree "
@@ -735,7 +744,7 @@ sbx_cgroup_base_new (const SbxCgroupHost *host)
                                                    "Delegate=pids memory", unit, after->v2_dir));
           return base;
         }
-      if (v2_prepare (base, after->v2_dir, after->v2_enabled, &error))
+      if (v2_prepare (base, after->v2_dir, FALSE, after->v2_enabled, &error))
         base->mechanism = g_strdup_printf ("cgroup v2, the transient scope %s delegated by the "
                                            "systemd user manager (%s)", unit, after->v2_dir);
       else
