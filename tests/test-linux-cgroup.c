@@ -666,9 +666,11 @@ fake_read (const char *dir,
 static gboolean
 have_dbusmock (void)
 {
+  g_autofree char *daemon = g_find_program_in_path ("dbus-daemon");
+
   if (!g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE)
       || !g_file_test ("/usr/lib/python3/dist-packages/dbusmock", G_FILE_TEST_IS_DIR)
-      || g_find_program_in_path ("dbus-daemon") == NULL)
+      || daemon == NULL)
     {
       g_test_skip ("python3-dbusmock or dbus-daemon is not installed (scripts/setup.sh installs them)");
       return FALSE;
@@ -699,7 +701,11 @@ test_user_scope_delegated (void)
   fake_setup (&f, "done", TRUE);
   host = fake_host (&f);
   g_assert_false (host->v2_writable && host->v2_pids);   /* not delegated yet */
-  g_assert_true (g_str_has_prefix (sbx_cgroup_host_describe (host, FALSE), "a transient systemd user scope"));
+  {
+    g_autofree char *for_user = sbx_cgroup_host_describe (host, FALSE);
+
+    g_assert_true (g_str_has_prefix (for_user, "a transient systemd user scope"));
+  }
 
   base = sbx_cgroup_base_new (host);
   g_test_message ("base: %s", base->mechanism != NULL ? base->mechanism : base->failure);
@@ -853,7 +859,11 @@ test_root_v2_fake (void)
   paths.fake_fs = TRUE;
   paths.as_root = TRUE;
   host = sbx_cgroup_host_new (&paths);
-  g_assert_true (g_str_has_prefix (sbx_cgroup_host_describe (host, TRUE), "cgroup v2"));
+  {
+    g_autofree char *for_root = sbx_cgroup_host_describe (host, TRUE);
+
+    g_assert_true (g_str_has_prefix (for_root, "cgroup v2"));
+  }
   base = sbx_cgroup_base_new (host);
   g_assert_cmpint (base->mode, ==, SBX_CGROUP_V2);
   g_assert_cmpstr (base->dirs[0], ==, own);
@@ -960,7 +970,11 @@ test_user_scope_not_asked_without_controllers (void)
   root_controllers = g_build_filename (f.cg2, "cgroup.controllers", NULL);
   g_assert_true (g_file_set_contents (root_controllers, "hugetlb\n", -1, NULL));
   host = fake_host (&f);
-  g_assert_true (g_str_has_prefix (sbx_cgroup_host_describe (host, FALSE), "none: rlimit fallback"));
+  {
+    g_autofree char *for_user = sbx_cgroup_host_describe (host, FALSE);
+
+    g_assert_true (g_str_has_prefix (for_user, "none: rlimit fallback"));
+  }
   base = sbx_cgroup_base_new (host);
   g_assert_cmpint (base->mode, ==, SBX_CGROUP_NONE);
   g_assert_nonnull (strstr (base->failure, "offers no pids and memory controllers"));

@@ -320,13 +320,14 @@ sbx_cgroup_host_new (const SbxCgroupPaths *paths)
       else if (strcmp (f[2], "cgroup") == 0)
         {
           static const char *const wanted[] = { "pids", "memory", "freezer" };
+          g_autofree char *options = g_strdelimit (g_strdup (f[3]), ",", ' ');
 
           for (gsize k = 0; k < G_N_ELEMENTS (wanted); k++)
             {
               char **slot = k == 0 ? &host->v1_pids : k == 1 ? &host->v1_memory : &host->v1_freezer;
               g_autofree char *mnt = NULL;
 
-              if (*slot != NULL || !list_has (g_strdelimit (g_strdup (f[3]), ",", ' '), wanted[k]))
+              if (*slot != NULL || !list_has (options, wanted[k]))
                 continue;
               rel = self_cgroup_rel (host->paths.self_cgroup, wanted[k], FALSE);
               if (rel == NULL)
