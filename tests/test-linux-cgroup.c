@@ -370,7 +370,9 @@ supervisor_main (const char *rung)
   proc = linux_test_backend_start (fx.backend, fx.policy, fx.ws, argv, NULL, -1, 0, &failed);
   if (proc == NULL)
     return 3;
-  printf ("%d\n", (int) linux_test_proc_pid (proc));
+  /* Killed, it cannot clean up: the test removes these. */
+  printf ("%d %s %s\n", (int) linux_test_proc_pid (proc), fx.ws,
+          linux_test_policy_scratch (fx.policy));
   fflush (stdout);
   for (;;)
     pause ();
@@ -388,6 +390,8 @@ test_nothing_left_after_supervisor_kill (gconstpointer rung)
   g_autofree char *line = NULL;
   g_autofree char *procs = NULL;
   const LinuxTestEntry *reaped;
+  g_autofree char *helper_ws = NULL;
+  g_autofree char *helper_scratch = NULL;
   GPid helper;
   int out_fd, init_pid, status;
 
@@ -406,7 +410,14 @@ test_nothing_left_after_supervisor_kill (gconstpointer rung)
   channel = g_io_channel_unix_new (out_fd);
   g_io_channel_set_close_on_unref (channel, TRUE);
   g_assert_cmpint (g_io_channel_read_line (channel, &line, NULL, NULL, &error), ==, G_IO_STATUS_NORMAL);
-  init_pid = atoi (line);
+  {
+    g_auto(GStrv) words = g_strsplit (g_strstrip (line), " ", 3);
+
+    g_assert_cmpuint (g_strv_length (words), ==, 3);
+    init_pid = atoi (words[0]);
+    helper_ws = g_strdup (words[1]);
+    helper_scratch = g_strdup (words[2]);
+  }
   g_assert_cmpint (init_pid, >, 1);
 
   /* The helper's sandbox has a cgroup of the helper's own name. */
@@ -436,6 +447,8 @@ test_nothing_left_after_supervisor_kill (gconstpointer rung)
   g_assert_cmpint (kill (helper, SIGKILL), ==, 0);
   g_assert_cmpint (waitpid (helper, &status, 0), ==, helper);
   g_spawn_close_pid (helper);
+  g_assert_true (g_str_has_prefix (helper_ws, g_get_tmp_dir ()));
+  g_assert_true (g_str_has_prefix (helper_scratch, g_get_tmp_dir ()));
   /* sbx-init sees the supervisor's pipe close and kills the tree: the
    * cgroup empties, its directories stay until someone reaps them. */
   procs = g_build_filename (g_ptr_array_index (dirs, 0), "cgroup.procs", NULL);
@@ -459,6 +472,8 @@ test_nothing_left_after_supervisor_kill (gconstpointer rung)
   reaped = linux_test_backend_entry (fx.backend, "cgroup-leftovers");
   g_assert_nonnull (reaped);
   g_assert_nonnull (strstr (reaped->detail, "removed"));
+  linux_test_rm_rf (helper_ws);
+  linux_test_rm_rf (helper_scratch);
   fixture_teardown (&fx);
 }
 

@@ -310,7 +310,6 @@ sbx_cgroup_host_new (const SbxCgroupPaths *paths)
   for (gsize i = 0; lines[i] != NULL; i++)
     {
       g_auto(GStrv) f = g_strsplit (lines[i], " ", -1);
-      g_autofree char *dir = NULL;
       g_autofree char *rel = NULL;
 
       if (g_strv_length (f) < 4)
