@@ -121,6 +121,11 @@ probe_rung (void             *plugin_ctx,
       result->guarantees = SBX_ABI_GUARANTEE_WRITE_BOUNDARY | SBX_ABI_GUARANTEE_READ_BOUNDARY
                            | SBX_ABI_GUARANTEE_ENV_SCRUB | SBX_ABI_GUARANTEE_NETWORK_BOUNDARY;
     }
+  /* Sandbox-wide limits, where a cgroup is there for this caller without
+   * asking anyone (a scope from the systemd user manager is asked for only
+   * at compile, and claimed there). */
+  if (probe->cgroup_direct)
+    result->guarantees |= SBX_ABI_GUARANTEE_RESOURCE_LIMITS;
   return SBX_STATUS_OK;
 }
 

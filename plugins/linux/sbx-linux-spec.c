@@ -228,7 +228,13 @@ spec_add_rlimit (SbxLinuxSpec *spec,
   rl->limit.rlim_max = (rlim_t) value;
 }
 
-static void
+/* The limits of @policy.  Sandbox-wide ones come from a cgroup per sandbox
+ * (sbx-linux-cgroup.c) whenever the host offers one to this caller, root
+ * included; otherwise rlimits are the fallback and the report says how far
+ * they reach.  Returns TRUE when the resource-limits guarantee holds: both a
+ * process and a memory limit were asked for and both bound the whole
+ * sandbox. */
+static gboolean
 compile_limits (SbxLinuxSpec           *spec,
                 const SbxPolicyV1      *policy,
                 const SbxLinuxReporter *reporter)
@@ -236,6 +242,9 @@ compile_limits (SbxLinuxSpec           *spec,
   const SbxLimitsV1 *limits = policy->limits;
   g_autoptr(GString) summary = g_string_new (NULL);
   gboolean root = geteuid () == 0;
+  const SbxCgroupBase *base = NULL;
+  const char *cgv = NULL;
+  gboolean cg = FALSE;
 
   /* No core file leaves the sandbox (a host core_pattern helper would run
    * outside it with the target's memory). */
@@ -246,50 +255,91 @@ compile_limits (SbxLinuxSpec           *spec,
       || (limits->max_processes == 0 && limits->max_memory_bytes == 0 && limits->max_open_files == 0))
     {
       report (reporter, "resource-limits", SBX_ABI_REPORT_UNENFORCED, "no limits requested");
-      return;
+      return FALSE;
+    }
+
+  if (limits->max_processes > 0 || limits->max_memory_bytes > 0)
+    {
+      base = sbx_cgroup_base_get ();
+      cg = base->mode != SBX_CGROUP_NONE;
+    }
+  if (cg)
+    {
+      guint reaped = sbx_cgroup_base_reap_stale (base);
+
+      cgv = base->mode == SBX_CGROUP_V2 ? "cgroup v2" : "cgroup v1";
+      spec->cgroup_base = base;
+      spec->cgroup_max_pids = limits->max_processes;
+      spec->cgroup_max_memory = limits->max_memory_bytes;
+      if (reaped > 0)
+        reportf (reporter, "cgroup-leftovers", SBX_ABI_REPORT_ENFORCED,
+                 "removed %u cgroups that supervisors which are gone left behind", reaped);
     }
 
   if (limits->max_processes > 0)
     {
-      if (spec->rung == SBX_LINUX_RUNG_USERNS && !root)
+      if (cg)
+        {
+          reportf (reporter, "process-limit", SBX_ABI_REPORT_ENFORCED,
+                   "at most %" G_GUINT64_FORMAT " tasks in the whole sandbox (%s pids.max, read "
+                   "back; threads count as tasks; %s)",
+                   limits->max_processes, cgv, base->mechanism);
+          g_string_append_printf (summary, "processes: %" G_GUINT64_FORMAT " sandbox-wide (%s pids); ",
+                                  limits->max_processes, cgv);
+        }
+      else if (spec->rung == SBX_LINUX_RUNG_USERNS && !root)
         {
           /* Since Linux 5.14 RLIMIT_NPROC counts the tasks of a uid per user
            * namespace: in the fresh namespace it counts the sandbox only. */
           spec_add_rlimit (spec, RLIMIT_NPROC, limits->max_processes);
           reportf (reporter, "process-limit", SBX_ABI_REPORT_ENFORCED,
-                   "at most %" G_GUINT64_FORMAT " processes (RLIMIT_NPROC counts per user namespace: "
-                   "the sandboxes of this executor share one, the caller's other processes do not "
-                   "count)", limits->max_processes);
-          g_string_append_printf (summary, "processes: %" G_GUINT64_FORMAT " sandbox-wide; ",
+                   "at most %" G_GUINT64_FORMAT " processes (rlimit fallback: RLIMIT_NPROC counts per "
+                   "user namespace: the sandboxes of this executor share one, the caller's other "
+                   "processes do not count)", limits->max_processes);
+          g_string_append_printf (summary, "processes: %" G_GUINT64_FORMAT " per executor (RLIMIT_NPROC); ",
                                   limits->max_processes);
         }
       else if (spec->rung == SBX_LINUX_RUNG_USERNS)
         {
           reportf (reporter, "process-limit", SBX_ABI_REPORT_UNENFORCED,
-                   "not enforced: the kernel exempts uid 0 from RLIMIT_NPROC and no cgroup v2 "
-                   "subtree is delegated. Hint: run sbx as an unprivileged user, or delegate a "
-                   "cgroup v2 subtree with the pids controller");
+                   "not enforced: the kernel exempts uid 0 from RLIMIT_NPROC and no cgroup can be "
+                   "used (%s)", base->failure);
           g_string_append (summary, "processes: unenforced (uid 0); ");
         }
       else
         {
           reportf (reporter, "process-limit", SBX_ABI_REPORT_UNENFORCED,
                    "not enforced: without a user namespace RLIMIT_NPROC would count every process "
-                   "of the user, not the sandbox, and no cgroup v2 subtree is delegated. Hint: "
-                   "delegate a cgroup v2 subtree with the pids controller");
+                   "of the user, not the sandbox, and no cgroup can be used (%s)", base->failure);
           g_string_append (summary, "processes: unenforced; ");
         }
     }
   if (limits->max_memory_bytes > 0)
     {
+      /* Per process too, so one process over the limit fails its
+       * allocation instead of being killed by the cgroup's OOM killer. */
       spec_add_rlimit (spec, RLIMIT_DATA, limits->max_memory_bytes);
-      reportf (reporter, "memory-limit", SBX_ABI_REPORT_UNENFORCED,
-               "not sandbox-wide: each process is capped at %" G_GUINT64_FORMAT " bytes of data "
-               "(RLIMIT_DATA), but the sandbox as a whole is not (no delegated cgroup v2 memory "
-               "controller). Hint: delegate a cgroup v2 subtree with the memory controller",
-               limits->max_memory_bytes);
-      g_string_append_printf (summary, "memory: %" G_GUINT64_FORMAT " bytes per process only; ",
-                              limits->max_memory_bytes);
+      if (cg)
+        {
+          reportf (reporter, "memory-limit", SBX_ABI_REPORT_ENFORCED,
+                   "at most %" G_GUINT64_FORMAT " bytes for the whole sandbox (%s %s, read back; "
+                   "the kernel kills a process of the sandbox when it is reached), and each process "
+                   "at most as much data (RLIMIT_DATA); %s", limits->max_memory_bytes, cgv,
+                   base->mode == SBX_CGROUP_V2 ? "memory.max with memory.swap.max=0"
+                   : base->memsw ? "memory.limit_in_bytes and memory.memsw.limit_in_bytes"
+                   : "memory.limit_in_bytes", base->mechanism);
+          g_string_append_printf (summary, "memory: %" G_GUINT64_FORMAT " bytes sandbox-wide (%s memory); ",
+                                  limits->max_memory_bytes, cgv);
+        }
+      else
+        {
+          reportf (reporter, "memory-limit", SBX_ABI_REPORT_UNENFORCED,
+                   "not sandbox-wide (rlimit fallback): each process is capped at %" G_GUINT64_FORMAT
+                   " bytes of data (RLIMIT_DATA), but the sandbox as a whole is not: %s",
+                   limits->max_memory_bytes, base->failure);
+          g_string_append_printf (summary, "memory: %" G_GUINT64_FORMAT " bytes per process only; ",
+                                  limits->max_memory_bytes);
+        }
     }
   if (limits->max_open_files > 0)
     {
@@ -302,9 +352,19 @@ compile_limits (SbxLinuxSpec           *spec,
     }
   if (summary->len >= 2)
     g_string_truncate (summary, summary->len - 2);
+  if (cg && limits->max_processes > 0 && limits->max_memory_bytes > 0)
+    {
+      reportf (reporter, "resource-limits", SBX_ABI_REPORT_ENFORCED,
+               "processes and memory are bounded for the whole sandbox: %s", summary->str);
+      return TRUE;
+    }
   reportf (reporter, "resource-limits", SBX_ABI_REPORT_UNENFORCED,
-           "the resource-limits guarantee needs sandbox-wide limits (cgroup v2); enforced here: %s",
+           "the resource-limits guarantee needs both a process and a memory limit for the whole "
+           "sandbox (a cgroup); %s%s%s; enforced here: %s",
+           cg ? "one of them was not asked for" : "rlimit fallback, no cgroup can be used",
+           !cg && base != NULL ? ": " : "", !cg && base != NULL ? base->failure : "",
            summary->str);
+  return FALSE;
 }
 
 static char *
@@ -544,7 +604,8 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
                g_strerror (probe->seccomp_errno));
     }
 
-  compile_limits (spec, policy, reporter);
+  if (compile_limits (spec, policy, reporter))
+    bits |= SBX_ABI_GUARANTEE_RESOURCE_LIMITS;
   report (reporter, "env-scrub", SBX_ABI_REPORT_ENFORCED,
           "the target gets exactly the environment the core built, nothing inherited");
   report (reporter, "capabilities", SBX_ABI_REPORT_ENFORCED,
