@@ -269,7 +269,10 @@ compile_limits (SbxLinuxSpec           *spec,
 
       cgv = base->mode == SBX_CGROUP_V2 ? "cgroup v2" : "cgroup v1";
       spec->cgroup_base = base;
-      spec->cgroup_max_pids = limits->max_processes;
+      /* The limit is the command's: the sandbox's own PID 1 (sbx-init) is
+       * one more task in the cgroup, so a limit of N leaves N tasks to the
+       * command and a limit of 1 still lets it start. */
+      spec->cgroup_max_pids = limits->max_processes > 0 ? limits->max_processes + 1 : 0;
       spec->cgroup_max_memory = limits->max_memory_bytes;
       if (reaped > 0)
         reportf (reporter, "cgroup-leftovers", SBX_ABI_REPORT_ENFORCED,
@@ -281,9 +284,10 @@ compile_limits (SbxLinuxSpec           *spec,
       if (cg)
         {
           reportf (reporter, "process-limit", SBX_ABI_REPORT_ENFORCED,
-                   "at most %" G_GUINT64_FORMAT " tasks in the whole sandbox (%s pids.max, read "
-                   "back; threads count as tasks; %s)",
-                   limits->max_processes, cgv, base->mechanism);
+                   "at most %" G_GUINT64_FORMAT " tasks of the command in the whole sandbox (%s "
+                   "pids.max %" G_GUINT64_FORMAT ", read back: sbx-init is the one more; threads "
+                   "count as tasks; %s)",
+                   limits->max_processes, cgv, limits->max_processes + 1, base->mechanism);
           g_string_append_printf (summary, "processes: %" G_GUINT64_FORMAT " sandbox-wide (%s pids); ",
                                   limits->max_processes, cgv);
         }
@@ -291,7 +295,9 @@ compile_limits (SbxLinuxSpec           *spec,
         {
           /* Since Linux 5.14 RLIMIT_NPROC counts the tasks of a uid per user
            * namespace: in the fresh namespace it counts the sandbox only. */
-          spec_add_rlimit (spec, RLIMIT_NPROC, limits->max_processes);
+          /* +1: sbx-init, the namespace's PID 1, runs as the same uid and
+           * counts; the limit is the command's. */
+          spec_add_rlimit (spec, RLIMIT_NPROC, limits->max_processes + 1);
           reportf (reporter, "process-limit", SBX_ABI_REPORT_ENFORCED,
                    "at most %" G_GUINT64_FORMAT " processes (rlimit fallback: RLIMIT_NPROC counts per "
                    "user namespace: the sandboxes of this executor share one, the caller's other "
