@@ -348,6 +348,67 @@ test_library_forced_rung2 (void)
   etu_tree_clear (&tree);
 }
 
+/* The profile's unix-sockets member reaches the backend: closed by default
+ * on both rungs, open with "unix-sockets": "allow" (through the JSON
+ * loader, as a profile file would say it). */
+static void
+unix_sockets_member (const char *backend)
+{
+  static const char code[] = "import socket\n"
+                             "try:\n"
+                             "  socket.socket(socket.AF_UNIX).close(); print('unix ok')\n"
+                             "except OSError as e:\n"
+                             "  print('unix refused', e.errno)\n";
+  const char *argv[] = { "python3", "-c", code, NULL };
+  EtuTree tree = { 0 };
+
+  if (!have_userns ())
+    return;
+  etu_tree_init (&tree);
+  for (int allow = 0; allow <= 1; allow++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SbxRegistry) registry = linux_registry ();
+      g_autoptr(SbxExecutorSetOptions) options = etu_options (tree.scratch, 8, registry);
+      g_autofree char *json = g_strdup_printf ("{\"version\":1,\"workspace\":{\"read\":\"allow\",\"write\":\"allow\"},"
+                                               "\"command\":\"allow\"%s}",
+                                               allow ? ",\"unix-sockets\":\"allow\"" : "");
+      g_autoptr(SbxProfile) profile = sbx_profile_new_from_json (json, -1, tree.ws, &error);
+      g_autoptr(SbxExecutorSet) set = NULL;
+      g_autoptr(SbxExecutor) executor = NULL;
+      g_autoptr(SbxRunResult) result = NULL;
+      g_autofree char *out = NULL;
+
+      g_assert_no_error (error);
+      g_assert_cmpint (sbx_profile_get_unix_sockets (profile), ==, allow);
+      sbx_executor_set_options_set_backend (options, backend);
+      set = sbx_executor_set_new (profile, options, &error);
+      g_assert_no_error (error);
+      executor = sbx_executor_set_for_key (set, "k", &error);
+      g_assert_no_error (error);
+      result = sbx_executor_run_argv (executor, tree.ws, argv, NULL, &error);
+      g_assert_no_error (error);
+      out = output_of (result);
+      g_test_message ("%s allow=%d: %s", backend, allow, out);
+      g_assert_cmpstr (out, ==, allow ? "unix ok\n" : "unix refused 13\n");
+      g_assert_true (sbx_executor_set_close (set, NULL, &error));
+      g_assert_no_error (error);
+    }
+  etu_tree_clear (&tree);
+}
+
+static void
+test_unix_sockets_member_rung1 (void)
+{
+  unix_sockets_member ("linux-userns");
+}
+
+static void
+test_unix_sockets_member_rung2 (void)
+{
+  unix_sockets_member ("linux-landlock");
+}
+
 /* ------------------------------------------------------------------------- */
 /* sbx run                                                                    */
 /* ------------------------------------------------------------------------- */
@@ -622,6 +683,8 @@ main (int argc, char **argv)
   g_test_add_func ("/linux/e2e/library/siblings-denied-host-allow/rung2",
                    test_library_siblings_denied_host_allow_rung2);
   g_test_add_func ("/linux/e2e/library/forced-rung2", test_library_forced_rung2);
+  g_test_add_func ("/linux/e2e/library/unix-sockets-member/rung1", test_unix_sockets_member_rung1);
+  g_test_add_func ("/linux/e2e/library/unix-sockets-member/rung2", test_unix_sockets_member_rung2);
   g_test_add_func ("/linux/e2e/cli/run", test_cli_run);
   g_test_add_data_func ("/linux/e2e/library/close-removes-cgroup/rung1", "linux-userns",
                         test_library_close_removes_cgroup);
