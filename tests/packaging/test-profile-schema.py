@@ -143,6 +143,8 @@ def run(validator, workspace):
         "workspace-root-empty": {"version": 1, "workspace": {"root": ""}},
         "host-read-gated-typo": {"version": 1, "host": {"read": "gate"}},
         "ack-string": {"version": 1, "ack-unconfined": "true"},
+        "unix-sockets-gated": {"version": 1, "unix-sockets": "gated"},
+        "unix-sockets-boolean": {"version": 1, "unix-sockets": True},
         "roots-object": {"version": 1, "roots": {"path": "/usr"}},
         "root-without-path": {"version": 1, "roots": [{"read": "allow"}]},
         "root-relative": {"version": 1, "roots": [{"path": "usr"}]},
@@ -186,6 +188,7 @@ def run(validator, workspace):
         "home": "real",
         "isolation": "sandboxed",
         "ack-unconfined": False,
+        "unix-sockets": "deny",
         "roots": [{"path": "/usr", "read": "allow", "write": "deny"}],
         "limits": {"processes": 64, "memory": "512m", "open-files": 128},
     }
@@ -198,6 +201,7 @@ def run(validator, workspace):
         "home": "isolated",
         "isolation": "unconfined",
         "ack-unconfined": True,
+        "unix-sockets": "allow",
         "roots": [{"path": "/usr", "read": "allow", "write": "allow"}],
         "limits": {"processes": 0, "memory": 1048576, "open-files": 0},
     }
