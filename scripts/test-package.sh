@@ -183,6 +183,16 @@ else
   not_ok "installed completion: sbx r -> '$out'"
 fi
 
+# The API reference of libsbx-1-doc: the pages tests/packaging checks in a
+# build tree, here as installed (the guides of docs/meson.build included).
+guides=$(sed -n "s/^  '\([a-z-]*\.md\)',\$/\1/p" docs/meson.build)
+if out=$(sh tests/packaging/test-api-reference.sh /usr/share/doc/sbx-1 $guides 2>&1) \
+   && ! printf '%s\n' "$out" | grep -q '^not ok' && [ -n "$guides" ]; then
+  ok "libsbx-1-doc: the gi-docgen reference and the guides ($(echo $guides)) are in /usr/share/doc/sbx-1"
+else
+  not_ok "libsbx-1-doc: the installed API reference" "$out"
+fi
+
 # 5. Purge: nothing of the packages is left.
 # shellcheck disable=SC2086
 if out=$(dpkg --purge $PACKAGES 2>&1); then ok "dpkg --purge removed the packages"
