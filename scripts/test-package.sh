@@ -61,7 +61,10 @@ fi
 
 # 2. Lint: no error and no warning (information tags are allowed).
 if command -v lintian >/dev/null 2>&1; then
-  if lintian --info --tag-display-limit 0 --fail-on error,warning "$WORK"/sbx_*_"$arch".changes >"$WORK/lintian.log" 2>&1; then
+  # Its own TMPDIR: lintian leaves mldbm-* files behind in the one it uses.
+  mkdir "$WORK/lintian-tmp"
+  if TMPDIR=$WORK/lintian-tmp lintian --display-info --tag-display-limit 0 --fail-on error,warning \
+       "$WORK"/sbx_*_"$arch".changes >"$WORK/lintian.log" 2>&1; then
     ok "lintian: no errors, no warnings ($(grep -c '^I: ' "$WORK/lintian.log") information tags; $(elapsed) s)"
   else
     not_ok "lintian reports errors or warnings" "$(grep -v '^N: ' "$WORK/lintian.log" | head -40)"
@@ -178,6 +181,16 @@ if out=$(bash -c '. /usr/share/bash-completion/bash_completion; _completion_load
   ok "bash-completion loads the installed completion: sbx r -> run"
 else
   not_ok "installed completion: sbx r -> '$out'"
+fi
+
+# The API reference of libsbx-1-doc: the pages tests/packaging checks in a
+# build tree, here as installed (the guides of docs/meson.build included).
+guides=$(sed -n "s/^  '\([a-z-]*\.md\)',\$/\1/p" docs/meson.build)
+if out=$(sh tests/packaging/test-api-reference.sh /usr/share/doc/sbx-1 $guides 2>&1) \
+   && ! printf '%s\n' "$out" | grep -q '^not ok' && [ -n "$guides" ]; then
+  ok "libsbx-1-doc: the gi-docgen reference and the guides ($(echo $guides)) are in /usr/share/doc/sbx-1"
+else
+  not_ok "libsbx-1-doc: the installed API reference" "$out"
 fi
 
 # 5. Purge: nothing of the packages is left.
