@@ -40,6 +40,9 @@ G_BEGIN_DECLS
 
 #define SBX_GRANT_KEY_SIZE 32
 
+/* The name prefix of every set's private directory in a scratch root. */
+#define SBX_SET_DIR_PREFIX "sandbox-executors-"
+
 typedef struct
 {
   gatomicrefcount   ref;

@@ -38,6 +38,7 @@
 
 #include "sbx-compile-report-private.h"
 #include "sbx-path-private.h"
+#include "sbx-profile-private.h"
 
 /**
  * SbxExecutorSet:
@@ -588,6 +589,27 @@ sbx_executor_set_initable_init (GInitable     *initable,
                      "The executor set's scratch root “%s” is unusable: %s",
                      scratch_option, local_error->message);
 
+  /* A root reached through a symlink lying in a set's scratch directory
+   * (any set's: a killed supervisor leaves its directory behind) was
+   * possibly planted by a sandboxed command: refused, like links in the
+   * profile's own writable roots (sbx-profile.c, check_planted_links). */
+  {
+    GPtrArray *links = sbx_profile_get_root_links (self->profile);
+
+    for (guint i = 0; links != NULL && i < links->len; i++)
+      {
+        const SbxPathLink *link = g_ptr_array_index (links, i);
+        g_autofree char *prefix = g_build_filename (scratch, SBX_SET_DIR_PREFIX, NULL);
+
+        if (g_str_has_prefix (link->location, prefix))
+          return set_fail (error, SBX_EXECUTOR_SET_ERROR_INVALID_PROFILE,
+                           "A root of the profile is reached through the symbolic link %s -> %s, "
+                           "which lies in an executor set's scratch directory under %s where a "
+                           "sandboxed command could have planted it; pass the resolved path",
+                           link->location, link->target, scratch);
+      }
+  }
+
   self->registry = sbx_executor_set_options_get_registry (options) != NULL
                    ? g_object_ref (sbx_executor_set_options_get_registry (options))
                    : g_object_ref (sbx_registry_get_default ());
@@ -636,7 +658,7 @@ sbx_executor_set_initable_init (GInitable     *initable,
                        g_strerror (errsv));
     }
 
-  template = g_build_filename (scratch, "sandbox-executors-XXXXXX", NULL);
+  template = g_build_filename (scratch, SBX_SET_DIR_PREFIX "XXXXXX", NULL);
   if (g_mkdtemp_full (template, 0700) == NULL)
     {
       int errsv = errno;

@@ -302,6 +302,13 @@ executor_setup (SbxExecutor  *self,
   self->report = sbx_compile_report_new ();
   sbx_compile_report_set_backend (self->report, backend);
   sbx_compile_report_set_required (self->report, required);
+  sbx_compile_report_add_root (self->report, "workspace", sbx_profile_get_workspace_root (profile),
+                               sbx_profile_get_workspace_read (profile),
+                               sbx_profile_get_workspace_write (profile));
+  for (guint i = 0; i < sbx_profile_get_n_roots (profile); i++)
+    sbx_compile_report_add_root (self->report, "root", sbx_profile_get_root_path (profile, i),
+                                 sbx_profile_get_root_read (profile, i),
+                                 sbx_profile_get_root_write (profile, i));
   for (guint i = 0; i < sbx_compile_report_get_n_rejected (shared->selection_report); i++)
     sbx_compile_report_add_rejected (self->report,
                                      sbx_compile_report_get_rejected_name (shared->selection_report, i),

@@ -235,6 +235,52 @@ test_initable (Fixture       *fx,
   g_assert_true (sbx_executor_set_get_profile (good) == profile);
 }
 
+/* A root reached through a symlink lying in a set's scratch directory (here
+ * one a killed supervisor left behind) is refused when the set is opened on
+ * that scratch root; the same link's target passed directly is accepted. */
+static void
+test_scratch_planted_link (Fixture       *fx,
+                           gconstpointer  data)
+{
+  g_autofree char *stale = ptu_mkdir (fx->tree.scratch, "sandbox-executors-STALE1/tmp-a");
+  g_autofree char *target = ptu_mkdir (fx->tree.tmp, "elsewhere");
+  g_autofree char *link = ptu_symlink (fx->tree.scratch, "sandbox-executors-STALE1/tmp-a/out", target);
+  g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
+  g_autoptr(SbxProfileConfig) direct = sbx_profile_config_new ();
+  g_autoptr(SbxProfile) profile = NULL;
+  g_autoptr(SbxProfile) direct_profile = NULL;
+  g_autoptr(SbxExecutorSetOptions) options = etu_options (fx->tree.scratch, 1, fx->registry);
+  g_autoptr(SbxExecutorSet) set = NULL;
+  g_autoptr(GError) error = NULL;
+
+  sbx_profile_config_set_workspace (config, fx->tree.ws, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_host (config, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_network (config, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_isolation (config, SBX_ISOLATION_UNCONFINED);
+  sbx_profile_config_set_ack_unconfined (config, TRUE);
+  sbx_profile_config_add_root (config, link, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  profile = sbx_profile_new (config, &error);
+  g_assert_no_error (error);   /* the scratch root is not a root of the profile */
+  set = sbx_executor_set_new (profile, options, &error);
+  g_assert_null (set);
+  g_assert_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_INVALID_PROFILE);
+  g_assert_nonnull (strstr (error->message, link));
+  g_assert_nonnull (strstr (error->message, target));
+  g_clear_error (&error);
+
+  sbx_profile_config_set_workspace (direct, fx->tree.ws, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_host (direct, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_network (direct, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_isolation (direct, SBX_ISOLATION_UNCONFINED);
+  sbx_profile_config_set_ack_unconfined (direct, TRUE);
+  sbx_profile_config_add_root (direct, target, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  direct_profile = sbx_profile_new (direct, &error);
+  g_assert_no_error (error);
+  set = new_set (fx, direct_profile, 1);
+  g_assert_true (sbx_executor_set_close (set, NULL, &error));
+  g_assert_no_error (error);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Backend selection                                                          */
 /* ------------------------------------------------------------------------- */
@@ -930,6 +976,7 @@ main (int    argc,
   ADD ("/executor-set/scratch/layout", test_scratch_layout);
   ADD ("/executor-set/scratch/cleanup-hostile-tree", test_scratch_cleanup_hostile_tree);
   ADD ("/executor-set/scratch/real-home", test_real_home);
+  ADD ("/executor-set/scratch/planted-link-refused", test_scratch_planted_link);
   ADD ("/executor-set/for-key/keys", test_keys);
   ADD ("/executor-set/for-key/memoizes", test_memoizes);
   ADD ("/executor-set/for-key/memoizes-concurrently", test_memoizes_concurrently);

@@ -468,6 +468,117 @@ test_cli_run (void)
   etu_tree_clear (&tree);
 }
 
+/* Issue 16 §3: run 1 plants `ln -s <host dir> out` in its workspace; run 2
+ * with --write ./out (or --read ./out) is refused, naming the link and its
+ * target, and the host directory is untouched; passing the resolved path on
+ * purpose works (positive control) and the report (text and JSON) names the
+ * root as the resolved path it became.  On the rung given by @backend. */
+static void
+check_planted_symlink (const char *backend)
+{
+  EtuTree tree = { 0 };
+  g_autofree char *host = NULL;
+  g_autofree char *victim = NULL;
+  g_autofree char *created = NULL;
+  g_autofree char *link = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *plant = NULL;
+  const char *attack;
+  g_autofree char *json_root = NULL;
+
+  if (!have_userns ())
+    return;
+  etu_tree_init (&tree);
+  host = g_build_filename (tree.tmp, "host-home", NULL);
+  g_assert_cmpint (g_mkdir (host, 0700), ==, 0);
+  victim = g_build_filename (host, ".bashrc", NULL);
+  created = g_build_filename (host, "dropped", NULL);
+  g_assert_true (g_file_set_contents (victim, "original\n", -1, NULL));
+  link = g_build_filename (tree.ws, "out", NULL);
+  plant = g_strdup_printf ("ln -s '%s' out", host);
+  attack = "echo pwned > out/.bashrc; echo pwned > out/dropped";
+
+  {
+    /* Run 1: the untrusted run plants the link (its workspace is writable). */
+    const char *args[] = { "--", "sh", "-c", plant, NULL };
+    Outcome o = sbx_run (&tree, backend, args);
+
+    g_assert_cmpint (o.status, ==, 0);
+    g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+    outcome_clear (&o);
+  }
+  for (guint i = 0; i < 2; i++)
+    {
+      /* Run 2: --write ./out (then --read ./out) is refused before anything runs. */
+      const char *args[] = { i == 0 ? "--write" : "--read", "./out", "--", "sh", "-c", attack, NULL };
+      Outcome o = sbx_run (&tree, backend, args);
+      g_autofree char *named = g_strdup_printf ("%s -> %s", link, host);
+
+      g_assert_cmpint (o.status, ==, 125);
+      g_assert_nonnull (strstr (o.err, "symbolic link"));
+      g_assert_nonnull (strstr (o.err, named));
+      g_assert_true (g_file_get_contents (victim, &contents, NULL, NULL));
+      g_assert_cmpstr (contents, ==, "original\n");
+      g_clear_pointer (&contents, g_free);
+      g_assert_false (g_file_test (created, G_FILE_TEST_EXISTS));
+      outcome_clear (&o);
+    }
+  {
+    /* Positive control: the resolved path, passed on purpose, works, and the
+     * report names it (text). */
+    g_autofree char *write = g_strdup_printf ("echo chosen > '%s'", created);
+    const char *args[] = { "--report", "--write", host, "--", "sh", "-c", write, NULL };
+    Outcome o = sbx_run (&tree, backend, args);
+    g_autofree char *line = g_strdup_printf ("root       %s (read allow, write allow)", host);
+    g_autofree char *ws_line = g_strdup_printf ("workspace  %s (read allow, write allow)", tree.ws);
+
+    g_assert_cmpint (o.status, ==, 0);
+    g_assert_true (g_file_get_contents (created, &contents, NULL, NULL));
+    g_assert_cmpstr (contents, ==, "chosen\n");
+    g_clear_pointer (&contents, g_free);
+    g_assert_nonnull (strstr (o.err, "roots:\n"));
+    g_assert_nonnull (strstr (o.err, line));
+    g_assert_nonnull (strstr (o.err, ws_line));
+    outcome_clear (&o);
+  }
+  {
+    /* A root reached through a system symlink (/lib64 -> usr/lib64 on merged
+     * /usr) keeps working; the JSON report shows the path it became. */
+    g_autofree char *lib64 = g_file_read_link ("/lib64", NULL);
+    const char *args[] = { "--report=json", "--read", "/lib64", "--", "true", NULL };
+    Outcome o = { 0 };
+
+    if (lib64 != NULL)
+      {
+        g_autofree char *resolved = NULL;
+        g_autofree char *expect = NULL;
+
+        o = sbx_run (&tree, backend, args);
+        resolved = g_canonicalize_filename (lib64, "/");
+        expect = g_strdup_printf ("{\"kind\":\"root\",\"path\":\"%s\",\"read\":\"allow\",\"write\":\"deny\"}",
+                                  resolved);
+        g_assert_cmpint (o.status, ==, 0);
+        g_assert_nonnull (strstr (o.err, expect));
+        outcome_clear (&o);
+      }
+    else
+      g_test_message ("/lib64 is not a symlink here: the system-symlink control runs in test-profile");
+  }
+  etu_tree_clear (&tree);
+}
+
+static void
+test_cli_planted_symlink_rung1 (void)
+{
+  check_planted_symlink ("linux-userns");
+}
+
+static void
+test_cli_planted_symlink_rung2 (void)
+{
+  check_planted_symlink ("linux-landlock");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -480,5 +591,7 @@ main (int argc, char **argv)
                    test_library_siblings_denied_host_allow_rung2);
   g_test_add_func ("/linux/e2e/library/forced-rung2", test_library_forced_rung2);
   g_test_add_func ("/linux/e2e/cli/run", test_cli_run);
+  g_test_add_func ("/linux/e2e/cli/planted-symlink/rung1", test_cli_planted_symlink_rung1);
+  g_test_add_func ("/linux/e2e/cli/planted-symlink/rung2", test_cli_planted_symlink_rung2);
   return g_test_run ();
 }
