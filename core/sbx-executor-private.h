@@ -18,6 +18,7 @@
  */
 #pragma once
 
+#include "sbx-scratch-private.h"
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 #include "sbx-executor.h"
@@ -40,9 +41,6 @@ G_BEGIN_DECLS
 
 #define SBX_GRANT_KEY_SIZE 32
 
-/* The name prefix of every set's private directory in a scratch root. */
-#define SBX_SET_DIR_PREFIX "sandbox-executors-"
-
 typedef struct
 {
   gatomicrefcount   ref;
@@ -53,6 +51,7 @@ typedef struct
   SbxBackend       *backend;
   SbxCompileReport *selection_report;
   char             *owned_dir;      /* scratch/sandbox-executors-XXXXXX */
+  char             *scratch_root;   /* canonical scratch root holding owned_dir */
   GTimeSpan         grant_ttl;
   int               close_fd;       /* eventfd: readable once closing */
 

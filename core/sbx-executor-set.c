@@ -197,6 +197,7 @@ sbx_executor_shared_unref (SbxExecutorShared *shared)
   g_clear_pointer (&shared->backend, sbx_backend_unref);
   g_clear_pointer (&shared->selection_report, sbx_compile_report_unref);
   g_free (shared->owned_dir);
+  g_free (shared->scratch_root);
   g_mutex_clear (&shared->mutex);
   g_cond_clear (&shared->cond);
   g_free (shared);
@@ -677,6 +678,7 @@ sbx_executor_set_initable_init (GInitable     *initable,
                        template, g_strerror (errsv));
     }
   shared->owned_dir = g_steal_pointer (&template);
+  shared->scratch_root = g_steal_pointer (&scratch);
 
   self->shared = g_steal_pointer (&shared);
   return TRUE;

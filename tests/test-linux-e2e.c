@@ -15,6 +15,7 @@
  */
 #include <gio/gio.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -567,6 +568,193 @@ check_planted_symlink (const char *backend)
   etu_tree_clear (&tree);
 }
 
+/* `sbx run` started in @cwd with TMPDIR (the CLI's default scratch root)
+ * set to @tmpdir; output goes to pipes. */
+static GSubprocess *
+sbx_run_start (const char        *cwd,
+               const char        *tmpdir,
+               const char        *backend,
+               const char *const *args)
+{
+  g_autoptr(GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                                                | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  GSubprocess *proc;
+
+  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", linux_plugin_dir (), TRUE);
+  g_subprocess_launcher_setenv (l, "TMPDIR", tmpdir, TRUE);
+  g_subprocess_launcher_setenv (l, "SBX_BACKEND", backend, TRUE);
+  g_subprocess_launcher_set_cwd (l, cwd);
+  g_ptr_array_add (argv, (gpointer) g_getenv ("SBX_TEST_SBX"));
+  g_ptr_array_add (argv, (gpointer) "run");
+  for (; *args != NULL; args++)
+    g_ptr_array_add (argv, (gpointer) *args);
+  g_ptr_array_add (argv, NULL);
+  proc = g_subprocess_launcher_spawnv (l, (const char *const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  return proc;
+}
+
+static Outcome
+sbx_run_finish (GSubprocess *proc)
+{
+  g_autoptr(GError) error = NULL;
+  Outcome o = { 0 };
+
+  g_assert_true (g_subprocess_communicate_utf8 (proc, NULL, NULL, &o.out, &o.err, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (proc));
+  o.status = g_subprocess_get_exit_status (proc);
+  if (o.err != NULL && o.err[0] != '\0')
+    g_test_message ("sbx run stderr: %s", o.err);
+  return o;
+}
+
+static gboolean
+wait_nonempty (const char *path)
+{
+  for (guint i = 0; i < 2000; i++)
+    {
+      GStatBuf st;
+
+      if (g_stat (path, &st) == 0 && st.st_size > 0)
+        return TRUE;
+      g_usleep (10000);
+    }
+  return FALSE;
+}
+
+/* The attack run A makes on run B's HOME, and the own-HOME/TMPDIR checks
+ * that must keep working. */
+#define SIBLING_ATTACK \
+  "h=$(cat b-home); echo '[user] name = evil' > \"$h/.gitconfig\" 2>/dev/null && echo WROTE-B; " \
+  "ls \"$h\" 2>/dev/null | grep -q b-secret && echo LISTED-B; " \
+  "echo own > \"$HOME/own\" && cat \"$HOME/own\"; echo tmp > \"$TMPDIR/t\" && cat \"$TMPDIR/t\""
+
+/* Issue 16 §5: two concurrent `sbx run` in a workspace that contains the
+ * scratch root (TMPDIR = the workspace, as with a workspace of /tmp).  B
+ * runs until the test releases it, after the checks.  Run A
+ * cannot write into (or list) run B's HOME, whichever started first; its own
+ * HOME and TMPDIR work.  Positive control: outside sbx, the same write into
+ * B's HOME succeeds. */
+static void
+check_concurrent_runs (const char *backend,
+                       gboolean    b_first)
+{
+  EtuTree tree = { 0 };
+  g_autofree char *ws = NULL;
+  g_autofree char *b_home_file = NULL;
+  g_autofree char *b_home = NULL;
+  g_autofree char *gitconfig = NULL;
+  g_autofree char *secret = NULL;
+  g_autofree char *a_started = NULL;
+  g_autoptr(GSubprocess) b = NULL;
+  g_autoptr(GSubprocess) a = NULL;
+  const char *b_script =
+    "echo secret > \"$HOME/b-secret\"; echo \"$HOME\" > b-home; "
+    "i=0; while [ ! -s release ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done";
+  const char *a_wait_script =
+    "echo 1 > a-started; i=0; while [ ! -s b-home ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; "
+    SIBLING_ATTACK "; echo 1 > a-done";
+  const char *a_script = SIBLING_ATTACK "; echo 1 > a-done";
+  const char *b_args[] = { "--", "sh", "-c", b_script, NULL };
+  const char *a_args[] = { "--", "sh", "-c", b_first ? a_script : a_wait_script, NULL };
+  Outcome oa, ob;
+  g_autofree char *contents = NULL;
+
+  if (!have_userns ())
+    return;
+  etu_tree_init (&tree);
+  ws = ptu_mkdir (tree.tmp, "tmp-like");
+  b_home_file = g_build_filename (ws, "b-home", NULL);
+  a_started = g_build_filename (ws, "a-started", NULL);
+  /* The signalling files exist beforehand: with the scratch root inside the
+   * workspace, the workspace directory itself is carved (its entries that
+   * existed at executor creation stay writable, new ones cannot be made:
+   * the report's "carveout" entry). */
+  g_free (ptu_write_file (ws, "b-home", ""));
+  g_free (ptu_write_file (ws, "a-started", ""));
+  g_free (ptu_write_file (ws, "a-done", ""));
+  g_free (ptu_write_file (ws, "release", ""));
+
+  if (b_first)
+    {
+      b = sbx_run_start (ws, ws, backend, b_args);
+      g_assert_true (wait_nonempty (b_home_file));
+      a = sbx_run_start (ws, ws, backend, a_args);
+    }
+  else
+    {
+      /* A's executor exists (its command runs) before B's set is created. */
+      a = sbx_run_start (ws, ws, backend, a_args);
+      g_assert_true (wait_nonempty (a_started));
+      b = sbx_run_start (ws, ws, backend, b_args);
+    }
+  oa = sbx_run_finish (a);
+  g_assert_true (g_file_get_contents (b_home_file, &contents, NULL, NULL));
+  b_home = g_strchomp (g_steal_pointer (&contents));
+  gitconfig = g_build_filename (b_home, ".gitconfig", NULL);
+  secret = g_build_filename (b_home, "b-secret", NULL);
+  /* B is still running (it waits for a-done): its HOME exists. */
+  if (!g_file_test (secret, G_FILE_TEST_IS_REGULAR))
+    {
+      ob = sbx_run_finish (b);
+      g_error ("run B has no %s (B: status %d, out %s, err %s; A: status %d, out %s, err %s)", secret,
+               ob.status, ob.out, ob.err, oa.status, oa.out, oa.err);
+    }
+  g_assert_false (g_file_test (gitconfig, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (oa.status, ==, 0);
+  g_assert_null (strstr (oa.out, "WROTE-B"));
+  g_assert_null (strstr (oa.out, "LISTED-B"));
+  g_assert_nonnull (strstr (oa.out, "own\ntmp\n"));
+  /* Positive control: without the sandbox the same write lands. */
+  {
+    g_autofree char *control = g_build_filename (b_home, "control", NULL);
+
+    g_assert_true (g_file_set_contents (control, "x", -1, NULL));
+  }
+  {
+    /* Written in place: a new inode in the scratch root (what
+     * g_file_set_contents' rename makes) is outside B's snapshot. */
+    g_autofree char *release = g_build_filename (ws, "release", NULL);
+    FILE *f = fopen (release, "w");
+
+    g_assert_nonnull (f);
+    g_assert_cmpint (fputs ("1\n", f), >=, 0);
+    g_assert_cmpint (fclose (f), ==, 0);
+  }
+  ob = sbx_run_finish (b);
+  g_assert_cmpint (ob.status, ==, 0);
+  outcome_clear (&oa);
+  outcome_clear (&ob);
+  etu_tree_clear (&tree);
+}
+
+static void
+test_cli_concurrent_b_first_rung1 (void)
+{
+  check_concurrent_runs ("linux-userns", TRUE);
+}
+
+static void
+test_cli_concurrent_a_first_rung1 (void)
+{
+  check_concurrent_runs ("linux-userns", FALSE);
+}
+
+static void
+test_cli_concurrent_b_first_rung2 (void)
+{
+  check_concurrent_runs ("linux-landlock", TRUE);
+}
+
+static void
+test_cli_concurrent_a_first_rung2 (void)
+{
+  check_concurrent_runs ("linux-landlock", FALSE);
+}
+
 static void
 test_cli_planted_symlink_rung1 (void)
 {
@@ -593,5 +781,9 @@ main (int argc, char **argv)
   g_test_add_func ("/linux/e2e/cli/run", test_cli_run);
   g_test_add_func ("/linux/e2e/cli/planted-symlink/rung1", test_cli_planted_symlink_rung1);
   g_test_add_func ("/linux/e2e/cli/planted-symlink/rung2", test_cli_planted_symlink_rung2);
+  g_test_add_func ("/linux/e2e/cli/concurrent-runs/b-first/rung1", test_cli_concurrent_b_first_rung1);
+  g_test_add_func ("/linux/e2e/cli/concurrent-runs/a-first/rung1", test_cli_concurrent_a_first_rung1);
+  g_test_add_func ("/linux/e2e/cli/concurrent-runs/b-first/rung2", test_cli_concurrent_b_first_rung2);
+  g_test_add_func ("/linux/e2e/cli/concurrent-runs/a-first/rung2", test_cli_concurrent_a_first_rung2);
   return g_test_run ();
 }
