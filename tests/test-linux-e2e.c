@@ -755,6 +755,117 @@ test_cli_concurrent_a_first_rung2 (void)
   check_concurrent_runs ("linux-landlock", FALSE);
 }
 
+/* Issue 16 §7: root-only kernel files of /proc.  Each prints "name:open"
+ * when it can be opened and has content, "name:closed" otherwise (kmsg is
+ * left out: reading it blocks). */
+#define PROC_PROBE \
+  "for f in keys timer_list slabinfo vmallocinfo iomem pagetypeinfo kallsyms; do " \
+  "if [ -n \"$(head -c 1 /proc/$f 2>/dev/null)\" ]; then echo $f:open; else echo $f:closed; fi; done; " \
+  "ls /proc/acpi 2>/dev/null | head -1; head -c 5 /proc/self/status 2>/dev/null; echo"
+
+static guint
+count_open (const char *out)
+{
+  guint n = 0;
+
+  for (const char *p = out; (p = strstr (p, ":open")) != NULL; p++)
+    n++;
+  return n;
+}
+
+static void
+check_proc_masked (const char *backend,
+                   gboolean    host_read)
+{
+  EtuTree tree = { 0 };
+  g_autofree char *outside = NULL;
+  g_autofree char *profile = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *probe_argv[] = { "sh", "-c", PROC_PROBE, NULL };
+  gboolean root = geteuid () == 0;
+  int wait_status = 0;
+
+  if (!have_userns ())
+    return;
+  etu_tree_init (&tree);
+  /* The control: the same probe outside the sandbox. */
+  g_assert_true (g_spawn_sync (NULL, (char **) probe_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               &outside, NULL, &wait_status, &error));
+  g_assert_no_error (error);
+  if (root)
+    g_assert_cmpuint (count_open (outside), >=, 4);   /* root reads them on the host */
+  profile = g_build_filename (tree.tmp, "host-read.json", NULL);
+  g_assert_true (g_file_set_contents (profile,
+    "{\"version\": 1, \"workspace\": {\"root\": \".\", \"read\": \"allow\", \"write\": \"allow\"},"
+    " \"host\": {\"read\": \"allow\", \"write\": \"deny\"}, \"network\": \"deny\", \"command\": \"allow\","
+    " \"home\": \"isolated\", \"isolation\": \"sandboxed\"}", -1, NULL));
+  {
+    const char *args_default[] = { "--report", "--", "sh", "-c", PROC_PROBE, NULL };
+    const char *args_host[] = { "--report", "--profile", profile, "--", "sh", "-c", PROC_PROBE, NULL };
+    Outcome o = sbx_run (&tree, backend, host_read ? args_host : args_default);
+    gboolean rung1 = g_str_equal (backend, "linux-userns");
+
+    g_assert_cmpint (o.status, ==, 0);
+    if (rung1 && root)
+      {
+        /* Masked, and /proc itself still works. */
+        g_assert_cmpuint (count_open (o.out), ==, 0);
+        g_assert_nonnull (strstr (o.out, "Name:"));
+        g_assert_nonnull (strstr (o.err, "enforced   proc-masked"));
+      }
+    else if (rung1)
+      {
+        /* Not root: the kernel keeps them from the caller on the host and
+         * inside alike; nothing to mask and nothing claimed. */
+        g_assert_cmpuint (count_open (o.out), <=, count_open (outside));
+        g_assert_null (strstr (o.err, "proc-masked"));
+        g_assert_nonnull (strstr (o.out, "Name:"));
+      }
+    else if (root && host_read)
+      {
+        /* Rung 2 shows the host /proc because the profile grants host
+         * read: the report says these files are readable. */
+        g_assert_nonnull (strstr (o.err, "unenforced proc-masked"));
+      }
+    else if (root)
+      {
+        g_assert_cmpuint (count_open (o.out), ==, 0);
+        g_assert_nonnull (strstr (o.err, "vacuous    proc-masked"));
+      }
+    else
+      {
+        g_assert_cmpuint (count_open (o.out), <=, count_open (outside));
+        g_assert_null (strstr (o.err, "proc-masked"));
+      }
+    outcome_clear (&o);
+  }
+  etu_tree_clear (&tree);
+}
+
+static void
+test_cli_proc_masked_rung1 (void)
+{
+  check_proc_masked ("linux-userns", FALSE);
+}
+
+static void
+test_cli_proc_masked_rung1_host_read (void)
+{
+  check_proc_masked ("linux-userns", TRUE);
+}
+
+static void
+test_cli_proc_masked_rung2 (void)
+{
+  check_proc_masked ("linux-landlock", FALSE);
+}
+
+static void
+test_cli_proc_masked_rung2_host_read (void)
+{
+  check_proc_masked ("linux-landlock", TRUE);
+}
+
 static void
 test_cli_planted_symlink_rung1 (void)
 {
@@ -781,6 +892,10 @@ main (int argc, char **argv)
   g_test_add_func ("/linux/e2e/cli/run", test_cli_run);
   g_test_add_func ("/linux/e2e/cli/planted-symlink/rung1", test_cli_planted_symlink_rung1);
   g_test_add_func ("/linux/e2e/cli/planted-symlink/rung2", test_cli_planted_symlink_rung2);
+  g_test_add_func ("/linux/e2e/cli/proc-masked/rung1", test_cli_proc_masked_rung1);
+  g_test_add_func ("/linux/e2e/cli/proc-masked/rung1-host-read", test_cli_proc_masked_rung1_host_read);
+  g_test_add_func ("/linux/e2e/cli/proc-masked/rung2", test_cli_proc_masked_rung2);
+  g_test_add_func ("/linux/e2e/cli/proc-masked/rung2-host-read", test_cli_proc_masked_rung2_host_read);
   g_test_add_func ("/linux/e2e/cli/concurrent-runs/b-first/rung1", test_cli_concurrent_b_first_rung1);
   g_test_add_func ("/linux/e2e/cli/concurrent-runs/a-first/rung1", test_cli_concurrent_a_first_rung1);
   g_test_add_func ("/linux/e2e/cli/concurrent-runs/b-first/rung2", test_cli_concurrent_b_first_rung2);

@@ -200,6 +200,7 @@ struct _SbxLinuxSpec
   uint64_t            guarantees;
   uint32_t            containment; /* SBX_CONTAINMENT_* for spawn results */
   SbxLinuxZygote     *zygote;      /* rung 1: namespaces and view made once (spawn.c) */
+  gboolean            mask_proc;   /* rung 1, root caller: mask sbx-linux-proc-mask.h's entries */
 };
 
 /* Compiles @policy for @rung.  Reports through @reporter; the level and bits

@@ -55,6 +55,7 @@
 
 #include "sbx-linux-private.h"
 #include "sbx-linux-child.h"
+#include "sbx-linux-proc-mask.h"
 #include "init/sbx-init-proto.h"
 
 #define STACK_SIZE (256 * 1024)
@@ -422,7 +423,7 @@ child_tmpfs (ChildCtx         *ctx,
 SBX_CHILD_FUNC static long
 child_mask_file (long              rootfd,
                  long              devfd,
-                 const SbxMountOp *op,
+                 const char       *rel,
                  int              *step)
 {
   long src, tree, r;
@@ -443,7 +444,7 @@ child_mask_file (long              rootfd,
       sbx_child_close (tree);
       return r;
     }
-  return child_attach_at (rootfd, op->rel, tree, 0, step);
+  return child_attach_at (rootfd, rel, tree, 0, step);
 }
 
 /* A private devpts instance (ptys of the sandbox only) on @devfd/pts and a
@@ -603,6 +604,41 @@ child_mount_proc (long rootfd)
   return child_attach_at (rootfd, "proc", mfd, 1, NULL);
 }
 
+/* Issue 16 §7, rung 1 (a root caller only, spec->mask_proc): the table of
+ * sbx-linux-proc-mask.h over the fresh procfs; files get the empty file,
+ * directories an empty read-only tmpfs.  Entries this kernel lacks are
+ * skipped.  Self-contained: immutable tables, the child's stack. */
+SBX_CHILD_FUNC static long
+child_mask_proc (long rootfd,
+                 long devfd,
+                 int *step)
+{
+  size_t i;
+  long r;
+
+  for (i = 0; i < G_N_ELEMENTS (sbx_linux_proc_masked_files); i++)
+    {
+      r = child_mask_file (rootfd, devfd, sbx_linux_proc_masked_files[i], step);
+      if (r < 0 && r != -ENOENT)
+        return r;
+    }
+  for (i = 0; i < G_N_ELEMENTS (sbx_linux_proc_masked_dirs); i++)
+    {
+      long mfd;
+
+      *step = SBX_LINUX_STEP_MASK;
+      mfd = sbx_child_fsmount ("tmpfs", tmpfs_options,
+                               MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+      if (mfd < 0)
+        return mfd;
+      r = child_attach_at (rootfd, sbx_linux_proc_masked_dirs[i], mfd, 1, NULL);
+      if (r < 0 && r != -ENOENT)
+        return r;
+    }
+  *step = SBX_LINUX_STEP_PROC;
+  return 0;
+}
+
 /* pivot_root(".", "."): the old root lands on top of the new one and is
  * detached; needs no directory for it in the view. */
 SBX_CHILD_FUNC static long
@@ -706,7 +742,7 @@ child_mount_view (ChildCtx *ctx,
             r = 0;   /* nothing there to hide */
           break;
         case SBX_MOUNT_OP_MASK_FILE:
-          r = child_mask_file (rootfd, devfd, op, step);
+          r = child_mask_file (rootfd, devfd, op->rel, step);
           break;
         default:
           r = -EINVAL;
@@ -730,6 +766,12 @@ child_mount_view (ChildCtx *ctx,
       r = child_mount_proc (rootfd);
       if (r < 0)
         return r;
+      if (spec->mask_proc)
+        {
+          r = child_mask_proc (rootfd, devfd, step);
+          if (r < 0)
+            return r;
+        }
     }
 
   /* Our tmpfs mounts become read-only now that everything nested in them is
@@ -788,6 +830,13 @@ child_enter_template (ChildCtx *ctx,
                              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
   if (devfd < 0)
     return devfd;
+  if (ctx->spec->mask_proc)
+    {
+      *step = SBX_LINUX_STEP_PROC;
+      r = child_mask_proc (rootfd, devfd, step);
+      if (r < 0)
+        return r;
+    }
   r = child_mount_pts_shm (devfd, step, index);
   if (r < 0)
     return r;
@@ -1392,6 +1441,8 @@ zygote_start (SbxLinuxSpec *spec)
   for (gsize k = 0; k < spec->mounts->n_ops; k++)
     if (spec->mounts->ops[k].kind == SBX_MOUNT_OP_MASK_FILE)
       z->ctx->needs_empty = 1;
+  if (spec->mask_proc)
+    z->ctx->needs_empty = 1;   /* the /proc masks use the empty file too */
   if (spec->netns)
     flags |= CLONE_NEWNET;
 
@@ -1731,6 +1782,8 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
     for (gsize k = 0; k < spec->mounts->n_ops; k++)
       if (spec->mounts->ops[k].kind == SBX_MOUNT_OP_MASK_FILE)
         ctx->needs_empty = 1;
+  if (spec->mask_proc)
+    ctx->needs_empty = 1;   /* the /proc masks use the empty file too */
 
   stacks = stacks_new ();
   if (stacks == NULL)
