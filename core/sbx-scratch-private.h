@@ -56,4 +56,37 @@ gboolean sbx_scratch_list (const char  *scratch_root,
                            GStrv       *out_entries,
                            GError     **error);
 
+/* The liveness marker in each set directory: a regular file the owning set
+ * holds flock(LOCK_EX) on for exactly its lifetime (issue 18). */
+#define SBX_SET_LIVE_MARKER ".sbx-live"
+
+/* At most this many dead sets are removed by one reaping (bounded cost). */
+#define SBX_SCRATCH_MAX_REAP 64
+
+/*
+ * sbx_scratch_reap:
+ * @scratch_root: a canonical directory
+ * @remove: remove what is found (else only list it)
+ * @error: return location for a G_IO_ERROR or SBX_EXECUTOR_SET_ERROR
+ *
+ * Finds the stale entries directly in @scratch_root: directories with the
+ * set prefix owned by the caller's effective uid whose liveness marker is
+ * not locked by anyone (their set's process is gone), and symbolic links
+ * with the set prefix owned by the caller (planted in place of a set
+ * directory).  Nothing is followed; another user's entry, a directory
+ * without a marker (a set being created, or one from an older sbx) and a
+ * live set's directory are never touched.  With @remove, each stale
+ * directory is removed while its marker's lock is held (so no other reaper
+ * races us) with the careful deletion of sbx_remove_tree_at(), and a link
+ * is unlinked as a link.  At most SBX_SCRATCH_MAX_REAP entries per call.
+ *
+ * Returns: (transfer full) (nullable): the stale paths found (and removed
+ *   with @remove), %NULL-terminated, or %NULL with @error set when the
+ *   scratch root cannot be listed; a failure to remove one entry stops
+ *   the reaping with @error set
+ */
+GStrv sbx_scratch_reap (const char  *scratch_root,
+                        gboolean     remove,
+                        GError     **error);
+
 G_END_DECLS
