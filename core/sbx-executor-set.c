@@ -949,8 +949,18 @@ set_close_run (SbxExecutorSet  *self,
   /* 5: reporters. */
   close_sinks (sinks);
 
-  /* 6: only the set's own directory. */
-  return sbx_remove_tree (shared->owned_dir, error);
+  /* 6: only the set's own directory; then its liveness lock goes (a
+   * directory that could not be removed is a dead set's from now on). */
+  {
+    gboolean removed = sbx_remove_tree (shared->owned_dir, error);
+
+    if (shared->live_fd >= 0)
+      {
+        close (shared->live_fd);
+        shared->live_fd = -1;
+      }
+    return removed;
+  }
 }
 
 /**

@@ -48,7 +48,9 @@ GStrv sbx_scratch_list_set_dirs (const char  *scratch_root,
  * @error: return location for a G_IO_ERROR
  *
  * One listing of the scratch root; fails past SBX_SCRATCH_MAX_SET_DIRS
- * set directories or SBX_SCRATCH_MAX_ENTRIES other entries.
+ * set directories (each must be denied by name).  Past
+ * SBX_SCRATCH_MAX_ENTRIES other entries the rest are left out of
+ * @out_entries: a snapshot then hides them (narrower, never wider).
  */
 gboolean sbx_scratch_list (const char  *scratch_root,
                            const char  *except,

@@ -83,17 +83,20 @@ sbx_scratch_list (const char  *scratch_root,
           g_free (path);
           continue;
         }
-      if ((is_set && sets->len >= SBX_SCRATCH_MAX_SET_DIRS)
-          || (!is_set && others->len >= SBX_SCRATCH_MAX_ENTRIES))
+      if (!is_set && others->len >= SBX_SCRATCH_MAX_ENTRIES)
+        {
+          /* Left out of the snapshot: narrower (hidden), never wider. */
+          g_free (path);
+          continue;
+        }
+      if (is_set && sets->len >= SBX_SCRATCH_MAX_SET_DIRS)
         {
           g_free (path);
           closedir (dir);
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_LINKS,
-                       "The scratch root %s holds more than %u %s", scratch_root,
-                       is_set ? SBX_SCRATCH_MAX_SET_DIRS : SBX_SCRATCH_MAX_ENTRIES,
-                       is_set ? "executor-set directories (" SBX_SET_DIR_PREFIX "*). "
-                                "Hint: `sbx doctor --clean` removes stale ones"
-                              : "entries. Hint: use a scratch root of its own (TMPDIR)");
+                       "The scratch root %s holds more than %u executor-set directories "
+                       "(" SBX_SET_DIR_PREFIX "*). Hint: `sbx doctor --clean` removes stale ones",
+                       scratch_root, SBX_SCRATCH_MAX_SET_DIRS);
           return FALSE;
         }
       g_ptr_array_add (is_set ? sets : others, path);
