@@ -9,7 +9,10 @@
  *      read Allow gives R|X, otherwise R|X is denied; write Allow gives W,
  *      otherwise W is denied.  Gated counts as denied until a grant arrives;
  *   6. the set's private directory (every executor's HOME, TMPDIR and
- *      state), denied whole (origin HOST);
+ *      state), and every other set's directory found in the same scratch
+ *      root, denied whole (origin HOST; the others optional); when the
+ *      sandbox can see the scratch root, the root itself denied exactly and
+ *      its other entries granted again one by one (scratch_snapshot());
  *   7. the executor's isolated HOME (when the set owns it) and 8. its TMPDIR,
  *      both R|W|X trees, more specific than 6.
  * Network Allow is MODE_OPEN, anything else MODE_DENY.
@@ -225,6 +228,89 @@ policy_add_root (SbxPolicy  *self,
   policy_add_rule (self, path, 0, allow, deny, origin);
 }
 
+/* The access the profile part of @input gives at @path: the most specific
+ * of the workspace and the additional roots that contains it, else the
+ * host.  Returns the origin of the covering rule. */
+static guint32
+input_access_at (const SbxPolicyInput *input,
+                 const char           *path,
+                 SbxAccess            *read,
+                 SbxAccess            *write)
+{
+  gsize best = 0;
+  guint32 origin = SBX_FS_ORIGIN_HOST;
+
+  *read = input->host_read;
+  *write = input->host_write;
+  if (sbx_path_within (path, input->workspace))
+    {
+      best = strlen (input->workspace);
+      *read = input->workspace_read;
+      *write = input->workspace_write;
+      origin = SBX_FS_ORIGIN_WORKSPACE;
+    }
+  for (guint i = 0; i < input->n_roots; i++)
+    {
+      gsize len = strlen (input->roots[i].path);
+
+      if (len > best && sbx_path_within (path, input->roots[i].path))
+        {
+          best = len;
+          *read = input->roots[i].read;
+          *write = input->roots[i].write;
+          origin = SBX_FS_ORIGIN_ROOT;
+        }
+    }
+  return origin;
+}
+
+/*
+ * The scratch snapshot (issue 16 §5).  Denying the set directories that
+ * exist when the executor is created is not enough when the sandbox may see
+ * the scratch root: a set created later appears in it (a bind mount shows
+ * the live directory).  So a visible scratch root is denied as a tree
+ * (nothing can be created directly in it) and each entry listed at
+ * creation, set directories excepted, gets the access that covers it again,
+ * as a more specific optional tree rule.  Entries created later directly in
+ * the scratch root are denied by the policy itself, on every backend.  Not done for the
+ * host's socket directories (/tmp, /run, /var/run) when only host access
+ * covers them: backends hide those already unless a root names them.
+ */
+static void
+scratch_snapshot (SbxPolicy            *self,
+                  const SbxPolicyInput *input,
+                  const SbxPolicyDirs  *dirs)
+{
+  static const char *const socket_dirs[] = { "/tmp", "/run", "/var/run" };
+  SbxAccess read, write;
+  guint32 origin;
+
+  if (dirs->scratch_root == NULL)
+    return;
+  origin = input_access_at (input, dirs->scratch_root, &read, &write);
+  if (read != SBX_ACCESS_ALLOW && write != SBX_ACCESS_ALLOW)
+    return;   /* the sandbox cannot see the scratch root at all */
+  if (origin == SBX_FS_ORIGIN_HOST)
+    for (guint i = 0; i < G_N_ELEMENTS (socket_dirs); i++)
+      if (g_str_equal (dirs->scratch_root, socket_dirs[i]))
+        return;
+  policy_add_rule (self, dirs->scratch_root, 0, 0, SBX_FS_ALL, origin);
+  for (guint i = 0; dirs->scratch_entries != NULL && dirs->scratch_entries[i] != NULL; i++)
+    {
+      const char *entry = dirs->scratch_entries[i];
+      guint32 allow = 0;
+
+      origin = input_access_at (input, entry, &read, &write);
+      if (read == SBX_ACCESS_ALLOW)
+        allow |= SBX_FS_READ | SBX_FS_EXEC;
+      if (write == SBX_ACCESS_ALLOW)
+        allow |= SBX_FS_WRITE;
+      if (allow == 0)
+        continue;
+      policy_add_rule (self, entry, SBX_FS_RULE_OPTIONAL, allow, SBX_FS_ALL & ~allow, origin);
+    }
+}
+
 /**
  * sbx_policy_new:
  * @input: what the profile says
@@ -271,6 +357,13 @@ sbx_policy_new (const SbxPolicyInput *input,
        * profile may see. */
       if (dirs->set_dir != NULL)
         policy_add_rule (self, dirs->set_dir, 0, 0, SBX_FS_ALL, SBX_FS_ORIGIN_HOST);
+      /* Nor are other sets' (other runs, other processes, other users):
+       * a workspace that contains the scratch root (a workspace of /tmp)
+       * would otherwise expose their HOME and TMPDIR. */
+      for (guint i = 0; dirs->other_set_dirs != NULL && dirs->other_set_dirs[i] != NULL; i++)
+        policy_add_rule (self, dirs->other_set_dirs[i], SBX_FS_RULE_OPTIONAL, 0, SBX_FS_ALL, SBX_FS_ORIGIN_HOST);
+      /* And sets created later: the scratch root is a snapshot. */
+      scratch_snapshot (self, input, dirs);
     }
   if (dirs->home_owned)
     policy_add_rule (self, dirs->home, 0, SBX_FS_ALL, 0, SBX_FS_ORIGIN_HOME);

@@ -284,7 +284,10 @@ print_text (SbxRegistry      *registry,
 }
 
 static gboolean
-print_json (SbxRegistry      *registry,
+print_json (const char       *scratch_root,
+            char            **stale,
+            gboolean          cleaned,
+            SbxRegistry      *registry,
             gboolean          selected,
             SbxCompileReport *report,
             const GError     *selection_error)
@@ -339,6 +342,17 @@ print_json (SbxRegistry      *registry,
       }
     json_object_set_object_member (json_node_get_object (root), "resource_limits", limits);
   }
+  {
+    JsonObject *scratch = json_object_new ();
+    JsonArray *paths = json_array_new ();
+
+    for (guint i = 0; stale != NULL && stale[i] != NULL; i++)
+      json_array_add_string_element (paths, stale[i]);
+    json_object_set_string_member (scratch, "root", scratch_root);
+    json_object_set_array_member (scratch, "stale", paths);
+    json_object_set_boolean_member (scratch, "removed", cleaned);
+    json_object_set_object_member (json_node_get_object (root), "scratch", scratch);
+  }
 
   text = json_to_string (root, FALSE);
   printf ("%s\n", text);
@@ -350,8 +364,14 @@ sbx_cmd_doctor (int    argc,
                 char **argv)
 {
   gboolean json = FALSE;
+  gboolean clean = FALSE;
+  g_auto(GStrv) stale = NULL;
+  g_autoptr(GError) stale_error = NULL;
+  const char *scratch_root = g_get_tmp_dir ();
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object (schema 1) instead of text", NULL },
+    { "clean", 0, 0, G_OPTION_ARG_NONE, &clean,
+      "Remove the stale scratch of dead executor sets (yours only) from the sbx run scratch root", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = NULL;
@@ -367,8 +387,9 @@ sbx_cmd_doctor (int    argc,
   g_set_prgname ("sbx doctor");
   context = g_option_context_new (NULL);
   g_option_context_set_summary (context,
-                                "Show the plugins found (and refused, with why), each backend's probe, and the\n"
-                                "level and guarantees this host can give a default Sandboxed profile.\n"
+                                "Show the plugins found (and refused, with why), each backend's probe, the\n"
+                                "level and guarantees this host can give a default Sandboxed profile, and the\n"
+                                "stale scratch of dead executor sets in $TMPDIR (--clean removes it).\n"
                                 "Honours SBX_PLUGIN_PATH and SBX_BACKEND as every sbx command does.\n"
                                 "Exit status: 0 when a backend can run the default Sandboxed profile, 1 when\n"
                                 "none can, 2 on a usage error.");
@@ -397,13 +418,31 @@ sbx_cmd_doctor (int    argc,
   selected = sbx_registry_preview_selection (registry, sbx_profile_get_isolation (profile), required,
                                              &report, &selection_error);
 
+  /* Scratch of dead sets (issue 18) in the scratch root `sbx run` uses. */
+  stale = sbx_executor_set_find_stale_scratch (scratch_root, clean, &stale_error);
+  if (stale == NULL)
+    sbx_cli_error ("cannot look for stale scratch in %s: %s", scratch_root, stale_error->message);
+
   if (json)
     {
-      if (!print_json (registry, selected, report, selection_error))
+      if (!print_json (scratch_root, stale, clean && stale != NULL, registry, selected, report, selection_error))
         return SBX_CLI_EXIT_FAILURE;
     }
   else
-    print_text (registry, required, selected, report, selection_error);
+    {
+      print_text (registry, required, selected, report, selection_error);
+      if (stale != NULL && stale[0] == NULL)
+        printf ("stale scratch in %s: none\n", scratch_root);
+      else if (stale != NULL)
+        {
+          printf ("stale scratch in %s (executor sets whose process died%s):\n", scratch_root,
+                  clean ? "; removed" : "; `sbx doctor --clean` removes it");
+          for (guint i = 0; stale[i] != NULL; i++)
+            printf ("  %s\n", stale[i]);
+        }
+    }
+  if (clean && stale == NULL)
+    return SBX_CLI_EXIT_FAILURE;
 
   return selected ? SBX_CLI_EXIT_OK : SBX_CLI_EXIT_FAILURE;
 }

@@ -209,6 +209,7 @@ struct _SbxLinuxSpec
   guint64             cgroup_max_pids;
   guint64             cgroup_max_memory;
   SbxLinuxZygote     *zygote;      /* rung 1: namespaces and view made once (spawn.c) */
+  gboolean            mask_proc;   /* rung 1, root caller: mask sbx-linux-proc-mask.h's entries */
 };
 
 /* Compiles @policy for @rung.  Reports through @reporter; the level and bits

@@ -261,6 +261,8 @@ zygote_start (SbxLinuxSpec *spec)
   for (gsize k = 0; k < spec->mounts->n_ops; k++)
     if (spec->mounts->ops[k].kind == SBX_MOUNT_OP_MASK_FILE)
       z->ctx->needs_empty = 1;
+  if (spec->mask_proc)
+    z->ctx->needs_empty = 1;   /* the /proc masks use the empty file too */
   if (spec->netns)
     flags |= CLONE_NEWNET;
 
@@ -601,6 +603,8 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
     for (gsize k = 0; k < spec->mounts->n_ops; k++)
       if (spec->mounts->ops[k].kind == SBX_MOUNT_OP_MASK_FILE)
         ctx->needs_empty = 1;
+  if (spec->mask_proc)
+    ctx->needs_empty = 1;   /* the /proc masks use the empty file too */
   if (spec->cgroup_base != NULL)
     {
       g_autoptr(GError) cg_error = NULL;

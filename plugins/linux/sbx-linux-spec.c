@@ -537,6 +537,36 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
       spec->zygote = sbx_linux_zygote_new ();
     }
 
+  /* Issue 16 §7: a root caller's sandbox runs as host uid 0, so the
+   * root-only kernel files of the fresh /proc that rung 1 adds to the view
+   * are masked.  For any other caller the kernel's own checks keep them
+   * from the sandbox already. */
+  if (geteuid () == 0)
+    {
+      if (rung == SBX_LINUX_RUNG_USERNS)
+        {
+          spec->mask_proc = TRUE;
+          reportf (reporter, "proc-masked", SBX_ABI_REPORT_ENFORCED,
+                   "uid 0 inside is host uid 0: root-only kernel files of the fresh /proc (keys, kmsg, "
+                   "kallsyms, timer_list, slabinfo, vmallocinfo, iomem, pagetypeinfo, ... and the acpi, "
+                   "scsi, asound, driver directories) are masked; /proc is read-only");
+        }
+      else if (sbx_linux_resolve (policy->fs_rules, policy->n_fs_rules, "/proc/keys", FALSE) & SBX_FS_READ)
+        /* Rung 2 shows the host /proc only where the profile itself lets
+         * the host be read: then these files are part of what it granted.
+         * Denying them would carve /proc (Landlock can only add allows), and
+         * every process started later, the target included, would lose
+         * its /proc/PID (/proc/self, /dev/fd). */
+        reportf (reporter, "proc-masked", SBX_ABI_REPORT_UNENFORCED,
+                 "the target runs as uid 0 and the profile lets it read the host /proc: root-only kernel "
+                 "files (keys, kmsg, timer_list, slabinfo, ...) are readable as the profile says; Landlock "
+                 "could only deny them by cutting later processes off /proc/PID. Hint: deny host read, or "
+                 "use the linux-userns backend (its /proc is masked)");
+      else
+        reportf (reporter, "proc-masked", SBX_ABI_REPORT_VACUOUS,
+                 "the target runs as uid 0, but the profile does not let it read /proc");
+    }
+
   /* Landlock (lsm's plan): the filesystem boundary at rung 2, defense in
    * depth on top of the mount view at rung 1. */
   if (probe->landlock_abi >= 1)
