@@ -87,7 +87,7 @@ for mode in plain bash-completion; do
   expect help-topic "$mode" "profile" sbx help p
   expect global-option "$mode" "--version" sbx --v
   expect run-option "$mode" "--profile" sbx run --pro
-  expect doctor-options "$mode" "--help --json" sbx doctor --
+  expect doctor-options "$mode" "--clean --help --json" sbx doctor --
   expect network-words "$mode" "allow deny" sbx run --network ""
   expect network-words-after-equals "$mode" "allow deny" sbx run --network=""
   expect report-format "$mode" "json" sbx run --report=j
