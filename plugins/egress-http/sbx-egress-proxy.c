@@ -43,6 +43,7 @@
 #include "sbx-netrules-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
@@ -114,6 +115,12 @@ typedef struct
   void         (*done) (Conn *c);
   guint8        *buffer;
   gboolean       finished;
+  /* tunnels: zero-copy relay through a pipe (splice(2)); -1 when unused */
+  GSocket       *in_socket;
+  int            pipe_r;
+  int            pipe_w;
+  gsize          in_pipe;       /* bytes spliced in, not yet out */
+  GSource       *source;        /* (nullable) the readiness watch */
 } Pump;
 
 typedef void (*ConnStep) (Conn *c);
@@ -146,6 +153,7 @@ struct _Conn
   GList             *addresses;
   GList             *next_address;
 
+  GSource           *connect_source;  /* (nullable) a direct connect in progress */
   Pump               up;              /* client -> server */
   Pump               down;            /* server -> client */
 };
@@ -195,6 +203,15 @@ conn_unref (Conn *c)
   g_resolver_free_addresses (c->addresses);
   g_free (c->up.buffer);
   g_free (c->down.buffer);
+  for (int i = 0; i < 2; i++)
+    {
+      Pump *p = i == 0 ? &c->up : &c->down;
+
+      if (p->pipe_r >= 0)
+        close (p->pipe_r);
+      if (p->pipe_w >= 0)
+        close (p->pipe_w);
+    }
   g_atomic_int_add (&c->proxy->live_conns, -1);
   g_free (c);
 }
@@ -440,6 +457,131 @@ pump_start (Conn                *c,
   pump_read (p);
 }
 
+/* Tunnels relay with splice(2) through a pipe per direction: the bytes never
+ * enter user space (a copy through a GIO buffer costs two more copies and
+ * more wake-ups).  Same rules as the GIO pump: EOF becomes done(), any error
+ * closes the connection, every move counts as activity. */
+#define SPLICE_CHUNK (1 << 20)
+#define SPLICE_ROUNDS 16   /* per wake-up, so one busy tunnel cannot starve the others */
+
+static gboolean splice_ready (GSocket *socket, GIOCondition condition, gpointer data);
+
+static void
+splice_source_done (gpointer data)
+{
+  Pump *p = data;
+
+  conn_unref (p->conn);
+}
+
+static void
+splice_watch (Pump    *p,
+              gboolean for_output)
+{
+  Conn *c = p->conn;
+
+  if (p->source != NULL)
+    {
+      g_source_destroy (p->source);
+      g_source_unref (p->source);
+    }
+  p->source = g_socket_create_source (for_output ? p->out_socket : p->in_socket,
+                                      (for_output ? G_IO_OUT : G_IO_IN) | G_IO_HUP | G_IO_ERR, NULL);
+  conn_ref (c);
+  g_source_set_callback (p->source, G_SOURCE_FUNC (splice_ready), p, splice_source_done);
+  g_source_attach (p->source, c->proxy->context);
+}
+
+static gboolean
+splice_ready (GSocket      *socket,
+              GIOCondition  condition,
+              gpointer      data)
+{
+  Pump *p = data;
+  Conn *c = p->conn;
+  int in_fd = g_socket_get_fd (p->in_socket);
+  int out_fd = g_socket_get_fd (p->out_socket);
+
+  if (c->closed)
+    return G_SOURCE_REMOVE;
+  for (int round = 0; round < SPLICE_ROUNDS; round++)
+    {
+      ssize_t n;
+
+      if (p->in_pipe > 0)
+        {
+          n = splice (p->pipe_r, NULL, out_fd, NULL, p->in_pipe, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+          if (n < 0 && errno == EAGAIN)
+            {
+              splice_watch (p, TRUE);
+              return G_SOURCE_REMOVE;
+            }
+          if (n <= 0)
+            {
+              conn_close (c);
+              return G_SOURCE_REMOVE;
+            }
+          p->in_pipe -= (gsize) n;
+          c->last_activity = now_us ();
+          continue;
+        }
+      n = splice (in_fd, NULL, p->pipe_w, NULL, SPLICE_CHUNK, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+      if (n < 0 && errno == EAGAIN)
+        {
+          splice_watch (p, FALSE);
+          return G_SOURCE_REMOVE;
+        }
+      if (n < 0)
+        {
+          conn_close (c);
+          return G_SOURCE_REMOVE;
+        }
+      if (n == 0)
+        {
+          p->finished = TRUE;
+          if (p->source != NULL)
+            {
+              g_source_destroy (p->source);
+              g_clear_pointer (&p->source, g_source_unref);
+            }
+          p->done (c);
+          return G_SOURCE_REMOVE;
+        }
+      p->in_pipe += (gsize) n;
+      c->last_activity = now_us ();
+    }
+  /* yield: come back when there is more (or room) */
+  splice_watch (p, p->in_pipe > 0);
+  return G_SOURCE_REMOVE;
+}
+
+/* Starts a splice relay; FALSE when no pipe can be had (then the GIO pump
+ * is used). */
+static gboolean
+splice_start (Conn              *c,
+              Pump              *p,
+              GSocketConnection *from,
+              GSocketConnection *to,
+              void             (*done) (Conn *c))
+{
+  int fds[2];
+
+  if (pipe2 (fds, O_CLOEXEC | O_NONBLOCK) != 0)
+    return FALSE;
+  /* a bigger pipe moves more per wake-up; refusal (pipe-max-size) is fine */
+  (void) fcntl (fds[1], F_SETPIPE_SZ, SPLICE_CHUNK);
+  p->conn = c;
+  p->pipe_r = fds[0];
+  p->pipe_w = fds[1];
+  p->in_socket = g_socket_connection_get_socket (from);
+  p->out_socket = g_socket_connection_get_socket (to);
+  p->remaining = G_MAXUINT64;
+  p->done = done;
+  p->finished = FALSE;
+  splice_watch (p, FALSE);
+  return TRUE;
+}
+
 /* ------------------------------------------------------------------------- */
 /* Closing                                                                    */
 /* ------------------------------------------------------------------------- */
@@ -454,6 +596,28 @@ conn_close (Conn *c)
     return;
   c->closed = TRUE;
   g_cancellable_cancel (c->cancellable);
+  if (c->connect_source != NULL)
+    {
+      GSource *source = g_steal_pointer (&c->connect_source);
+
+      /* drops the watch's reference after this dispatch; the caller holds one */
+      g_source_destroy (source);
+      g_source_unref (source);
+    }
+  for (int i = 0; i < 2; i++)
+    {
+      Pump *p = i == 0 ? &c->up : &c->down;
+
+      /* destroying the watch drops its reference (splice_source_done);
+       * the caller holds one, so c stays valid here */
+      if (p->source != NULL)
+        {
+          GSource *source = g_steal_pointer (&p->source);
+
+          g_source_destroy (source);
+          g_source_unref (source);
+        }
+    }
   if (c->client != NULL)
     g_io_stream_close (G_IO_STREAM (c->client), NULL, NULL);
   if (c->server != NULL)
@@ -503,8 +667,10 @@ tunnel_start (Conn *c)
       write_then (c, server_out (c), bytes, tunnel_start);
       return;
     }
-  pump_start (c, &c->up, c->client, c->server, G_MAXUINT64, tunnel_direction_done);
-  pump_start (c, &c->down, c->server, c->client, G_MAXUINT64, tunnel_direction_done);
+  if (!splice_start (c, &c->up, c->client, c->server, tunnel_direction_done))
+    pump_start (c, &c->up, c->client, c->server, G_MAXUINT64, tunnel_direction_done);
+  if (!splice_start (c, &c->down, c->server, c->client, tunnel_direction_done))
+    pump_start (c, &c->down, c->server, c->client, G_MAXUINT64, tunnel_direction_done);
 }
 
 static void
@@ -788,24 +954,12 @@ upstream_handshake_sent (Conn *c)
 
 static void dial_next (Conn *c);
 
-static void
-dial_done (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  g_autoptr(Conn) c = user_data;
-  g_autoptr(GError) error = NULL;
-  GSocketConnection *connection = g_socket_client_connect_finish (G_SOCKET_CLIENT (source), result, &error);
+static void dial_next (Conn *c);
 
-  if (c->closed)
-    {
-      if (connection != NULL)
-        {
-          g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
-          g_object_unref (connection);
-        }
-      return;
-    }
+static void
+dial_result (Conn              *c,
+             GSocketConnection *connection)
+{
   if (connection == NULL)
     {
       if (c->proxy->direct && c->next_address != NULL)
@@ -825,6 +979,80 @@ dial_done (GObject      *source,
   connected (c);
 }
 
+static void
+dial_done (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(Conn) c = user_data;
+  g_autoptr(GError) error = NULL;
+  GSocketConnection *connection = g_socket_client_connect_finish (G_SOCKET_CLIENT (source), result, &error);
+
+  if (c->closed)
+    {
+      if (connection != NULL)
+        {
+          g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+          g_object_unref (connection);
+        }
+      return;
+    }
+  dial_result (c, connection);
+}
+
+/* Direct dials are a plain non-blocking connect() and a writability watch:
+ * GSocketClient's machinery (tasks, address enumerators, events) costs more
+ * than the connect itself on loopback.  Bounded by the head deadline. */
+static gboolean
+direct_connect_ready (GSocket      *socket,
+                      GIOCondition  condition,
+                      gpointer      data)
+{
+  Conn *c = data;
+  GSocketConnection *connection = NULL;
+
+  g_clear_pointer (&c->connect_source, g_source_unref);
+  if (c->closed)
+    return G_SOURCE_REMOVE;
+  if (g_socket_check_connect_result (socket, NULL))
+    connection = g_socket_connection_factory_create_connection (socket);
+  else
+    g_socket_close (socket, NULL);
+  dial_result (c, connection);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+direct_connect (Conn           *c,
+                GSocketAddress *address)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSocket) socket = g_socket_new (g_socket_address_get_family (address), G_SOCKET_TYPE_STREAM,
+                                            G_SOCKET_PROTOCOL_TCP, &error);
+
+  if (socket == NULL)
+    {
+      dial_result (c, NULL);
+      return;
+    }
+  g_socket_set_blocking (socket, FALSE);
+  if (g_socket_connect (socket, address, NULL, &error))
+    {
+      dial_result (c, g_socket_connection_factory_create_connection (socket));
+      return;
+    }
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PENDING))
+    {
+      g_socket_close (socket, NULL);
+      dial_result (c, NULL);
+      return;
+    }
+  c->connect_source = g_socket_create_source (socket, G_IO_OUT | G_IO_ERR | G_IO_HUP, NULL);
+  g_source_set_callback (c->connect_source, G_SOURCE_FUNC (direct_connect_ready), conn_ref (c),
+                         (GDestroyNotify) conn_unref);
+  g_source_attach (c->connect_source, c->proxy->context);
+}
+
 static GSocketClient *
 make_client (SbxEgressProxy *self,
              gboolean        tls)
@@ -842,15 +1070,13 @@ static void
 dial_next (Conn *c)
 {
   SbxEgressProxy *self = c->proxy;
-  g_autoptr(GSocketClient) client = make_client (self, FALSE);
   g_autoptr(GSocketAddress) address = self->dialer != NULL
                                         ? self->dialer (c->next_address->data, c->port, self->dialer_data)
                                         : g_inet_socket_address_new (c->next_address->data, c->port);
 
   c->next_address = c->next_address->next;
   g_atomic_int_inc (&self->n_dials);
-  g_socket_client_connect_async (client, G_SOCKET_CONNECTABLE (address), c->cancellable, dial_done,
-                                 conn_ref (c));
+  direct_connect (c, address);
 }
 
 static void
@@ -1248,6 +1474,7 @@ accept_done (GObject      *source,
   c->cancellable = g_cancellable_new ();
   c->buf = g_byte_array_new ();
   c->ubuf = g_byte_array_new ();
+  c->up.pipe_r = c->up.pipe_w = c->down.pipe_r = c->down.pipe_w = -1;
   c->last_activity = now_us ();
   c->head_deadline = c->last_activity + (gint64) self->limits.head_timeout_ms * 1000;
   set_nodelay (connection);
