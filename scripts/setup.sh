@@ -13,6 +13,7 @@ PACKAGES="
   clang llvm libclang-rt-14-dev
   bubblewrap hyperfine util-linux passwd procps
   coreutils grep sed findutils tar make gcc
+  curl openssl tinyproxy glib-networking
 "
 
 if [ "${SBX_SKIP_APT:-0}" != "1" ]; then

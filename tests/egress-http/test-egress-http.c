@@ -10,6 +10,8 @@
 #include <glib/gstdio.h>
 #include <sys/wait.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -635,6 +637,25 @@ test_forward_refuses_chunked_body (Fixture       *f,
 /* curl through HTTP_PROXY / HTTPS_PROXY                                      */
 /* ------------------------------------------------------------------------- */
 
+/* Helper daemons (openssl s_server, tinyproxy) die with the test, even
+ * when an assertion aborts it before its cleanup. */
+static void
+die_with_parent (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static GSubprocess *
+spawn_daemon (GError            **error,
+              const char *const  *argv)
+{
+  g_autoptr(GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
+  return g_subprocess_launcher_spawnv (launcher, argv, error);
+}
+
 static char **
 curl_env (const char *proxy_url)
 {
@@ -801,8 +822,11 @@ test_curl_https_end_to_end (Fixture       *f,
   port_text = g_strdup_printf ("%u", port);
   /* openssl s_server -www: a TLS origin on loopback; the proxy only
    * tunnels, so the handshake and the certificate check are curl's */
-  server = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
-                             "openssl", "s_server", "-accept", port_text, "-cert", cert, "-key", key, "-www", NULL);
+  {
+    const char *argv[] = { "openssl", "s_server", "-accept", port_text, "-cert", cert, "-key", key, "-www", NULL };
+
+    server = spawn_daemon (&error, argv);
+  }
   g_assert_no_error (error);
   g_assert_true (wait_for_port (port));
   target = target_of (port);
@@ -1042,8 +1066,11 @@ tinyproxy_start (void)
                           "DisableViaHeader Yes\n",
                           t->port);
   g_assert_true (g_file_set_contents (conf, text, -1, &error));
-  t->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
-                                 bin, "-d", "-c", conf, NULL);
+  {
+    const char *argv[] = { bin, "-d", "-c", conf, NULL };
+
+    t->process = spawn_daemon (&error, argv);
+  }
   g_assert_no_error (error);
   g_assert_true (wait_for_port (t->port));
   return t;
