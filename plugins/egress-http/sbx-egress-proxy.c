@@ -751,8 +751,17 @@ forward_response_head (Conn        *c,
   if (!interim)
     g_string_append (out, "Connection: close\r\n");
   g_string_append (out, "\r\n");
-  g_string_append_len (out, (const char *) c->ubuf->data + resp->head_length, (gssize) rest);
-  g_byte_array_set_size (c->ubuf, 0);
+  if (interim)
+    {
+      /* what follows an interim head is the next head: it must be parsed
+       * and filtered too, never passed on raw */
+      g_byte_array_remove_range (c->ubuf, 0, (guint) resp->head_length);
+    }
+  else
+    {
+      g_string_append_len (out, (const char *) c->ubuf->data + resp->head_length, (gssize) rest);
+      g_byte_array_set_size (c->ubuf, 0);
+    }
   bytes = g_string_free_to_bytes (out);
   write_then (c, client_out (c), bytes, interim ? forward_read_response : forward_response_body);
 }

@@ -614,6 +614,39 @@ test_forward_strips_headers (Fixture       *f,
   g_assert_null (egress_test_revoke (f->route, "fwd"));
 }
 
+/* an interim 100 response is passed on, and the final head after it is
+ * filtered like any other (never relayed raw with the interim one) */
+static void
+test_forward_interim_response (Fixture       *f,
+                               gconstpointer  data)
+{
+  TestServer *origin = test_server_new (TEST_SERVER_SCRIPTED,
+                                        "HTTP/1.1 100 Continue\r\n\r\n"
+                                        "HTTP/1.1 200 OK\r\nConnection: X-Bad\r\nX-Bad: 1\r\n"
+                                        "Keep-Alive: 5\r\nX-Good: 2\r\nContent-Length: 2\r\n\r\nok");
+  guint16 port = test_server_get_port (origin);
+  g_autofree char *target = target_of (port);
+  const char *targets[] = { target, NULL };
+  g_autofree char *cred = egress_test_authorize (f->route, "interim", targets);
+  g_autofree char *auth = egress_test_auth_header ("interim", cred);
+  g_autofree char *req = g_strdup_printf ("GET http://127.0.0.1:%u/ HTTP/1.1\r\nHost: x\r\n%s\r\n", port, auth);
+  g_autoptr(GSocket) s = test_connect_loopback (f->route->port);
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autoptr(GByteArray) body = NULL;
+
+  test_send_all (s, req, strlen (req));
+  g_assert_cmpuint (test_read_status (s, &first), ==, 100);
+  g_assert_cmpuint (test_read_status (s, &second), ==, 200);
+  g_assert_nonnull (strstr (second, "\r\nX-Good: 2\r\n"));
+  g_assert_null (strstr (second, "X-Bad"));
+  g_assert_null (strstr (second, "Keep-Alive"));
+  body = test_read_all (s, 64);
+  g_assert_cmpmem (body->data, body->len, "ok", 2);
+  g_assert_null (egress_test_revoke (f->route, "interim"));
+  test_server_free (origin);
+}
+
 static void
 test_forward_refuses_chunked_body (Fixture       *f,
                                    gconstpointer  data)
@@ -1369,6 +1402,7 @@ main (int    argc,
   ADD ("/egress-http/auth/407", test_auth_407);
   ADD ("/egress-http/forward/strips-hop-by-hop", test_forward_strips_headers);
   ADD ("/egress-http/forward/refuses-chunked-body", test_forward_refuses_chunked_body);
+  ADD ("/egress-http/forward/interim-response", test_forward_interim_response);
   ADD ("/egress-http/curl/http-proxy", test_curl_http);
   ADD ("/egress-http/curl/https-end-to-end", test_curl_https_end_to_end);
   ADD ("/egress-http/revoke/only-its-tunnels", test_revoke_only_its_tunnels);
