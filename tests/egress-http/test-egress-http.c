@@ -689,6 +689,14 @@ spawn_daemon (GError            **error,
   return g_subprocess_launcher_spawnv (launcher, argv, error);
 }
 
+static gboolean
+have_program (const char *name)
+{
+  g_autofree char *path = g_find_program_in_path (name);
+
+  return path != NULL;
+}
+
 static char **
 curl_env (const char *proxy_url)
 {
@@ -752,7 +760,7 @@ test_curl_http (Fixture       *f,
   g_auto(GStrv) env = NULL;
   g_autofree char *denial = NULL;
 
-  if (g_find_program_in_path ("curl") == NULL)
+  if (!have_program ("curl"))
     {
       g_test_skip ("curl is not installed (scripts/setup.sh installs it)");
       return;
@@ -843,7 +851,7 @@ test_curl_https_end_to_end (Fixture       *f,
   g_autoptr(GError) error = NULL;
   guint16 port;
 
-  if (g_find_program_in_path ("curl") == NULL || g_find_program_in_path ("openssl") == NULL)
+  if (!have_program ("curl") || !have_program ("openssl"))
     {
       g_test_skip ("curl or openssl is not installed (scripts/setup.sh installs them)");
       return;
