@@ -16,6 +16,7 @@ PACKAGES="
   coreutils grep sed findutils tar make gcc
   scdoc man-db groff-base bash-completion python3-jsonschema
   debhelper dpkg-dev lintian
+  curl openssl tinyproxy glib-networking
 "
 
 if [ "${SBX_SKIP_APT:-0}" != "1" ]; then
