@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 n=0
 echo "1..3"
 ok () { n=$((n + 1)); echo "ok $n $1"; }
-not_ok () { n=$((n + 1)); echo "not ok $n $1"; shift; for line in "$@"; do echo "# $line"; done; }
+not_ok () { n=$((n + 1)); echo "not ok $n $1"; shift; for text in "$@"; do printf '%s\n' "$text" | sed 's/^/# /'; done; }
 
 "$tool" "$broken" --json "$tmp/broken.json" >"$tmp/broken.tap" 2>"$tmp/broken.err"
 rc=$?

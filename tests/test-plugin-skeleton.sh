@@ -5,15 +5,16 @@
 # out of tree against the staged sbx-plugin-1 alone (PKG_CONFIG_PATH and
 # PKG_CONFIG_SYSROOT_DIR, the usual way to build against a DESTDIR), loads the
 # result with SBX_PLUGIN_PATH and runs commands through it with the built sbx.
-#   test-plugin-skeleton.sh MESON BUILD_ROOT SKELETON_SRCDIR SBX
+# Last, sbx-conformance judges the skeleton by its claims.
+#   test-plugin-skeleton.sh MESON BUILD_ROOT SKELETON_SRCDIR SBX SBX_CONFORMANCE
 set -u
-meson=$1; build_root=$2; skel_src=$3; sbx=$4
+meson=$1; build_root=$2; skel_src=$3; sbx=$4; conformance=$5
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbx-skeleton-test.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 n=0
-echo "1..6"
+echo "1..7"
 ok () { n=$((n + 1)); echo "ok $n $1"; }
-not_ok () { n=$((n + 1)); echo "not ok $n $1"; shift; for line in "$@"; do echo "# $line"; done; }
+not_ok () { n=$((n + 1)); echo "not ok $n $1"; shift; for text in "$@"; do printf '%s\n' "$text" | sed 's/^/# /'; done; }
 bail () { echo "Bail out! $1"; exit 1; }
 [ -x "$sbx" ] || bail "no sbx program at $sbx"
 
@@ -111,4 +112,14 @@ if [ "$rc" -eq 127 ] && grep -q "no-such-program-for-the-skeleton" "$tmp/err"; t
   ok "/skeleton/exec-not-found-is-127"
 else
   not_ok "/skeleton/exec-not-found-is-127" "exit $rc" "$(cat "$tmp/err")"
+fi
+
+# 7. sbx-conformance passes it: it claims env-scrub only, and that holds
+"$conformance" "$plugins/sbx-plugin-skeleton.so" >"$tmp/conformance.tap" 2>"$tmp/conformance.json"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^ok .* skeleton env-scrub/supervisor-secret-hidden' "$tmp/conformance.tap" \
+   && ! grep -q '^not ok' "$tmp/conformance.tap" && grep -q '"ok":true' "$tmp/conformance.json"; then
+  ok "/skeleton/conformance"
+else
+  not_ok "/skeleton/conformance" "exit $rc" "$(cat "$tmp/conformance.tap" "$tmp/conformance.json")"
 fi

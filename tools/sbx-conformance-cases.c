@@ -26,9 +26,7 @@
  * Probes run as sbx-conformance-probe (libc only), copied into the
  * workspace so it is executable in any sandbox that runs programs there.
  */
-#include "sbx-conformance-cases.h"
-
-#include <sbx/sbx.h>
+#include "sbx-conformance-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,16 +42,6 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
-
-#define PROBE_WORKED   0
-#define PROBE_REFUSED 10
-/* A sandboxed profile's process limit, and the fork counts around it. */
-#define PROCESS_LIMIT      64
-#define FORKS_INSIDE      256
-#define FORKS_OUTSIDE      80
-#define OUTPUT_LIMIT     4096
-#define MARKER_WAIT_US   (10 * G_USEC_PER_SEC)
-#define GONE_WAIT_US     (5 * G_USEC_PER_SEC)
 
 void
 sbx_conformance_case_free (SbxConformanceCase *c)
@@ -75,44 +63,8 @@ sbx_conformance_prepare_environment (void)
 
   g_setenv (SBX_CONFORMANCE_SECRET_VAR, secret, TRUE);
 }
-
-/* ------------------------------------------------------------------------- */
-/* The run's state                                                            */
-/* ------------------------------------------------------------------------- */
-
-typedef struct
-{
-  const SbxConformanceOptions *options;
-  GPtrArray      *cases;
-  char           *root;        /* private 0700 directory */
-  char           *plugin_dir;  /* root/plugins: the copy of the plugin */
-  SbxRegistry    *registry;
-  guint           n_markers;
-} Run;
-
-typedef struct
-{
-  Run            *run;
-  const char     *backend;
-  SbxProfile     *profile;
-  char           *dir;         /* root/<backend> */
-  char           *ws;          /* the workspace */
-  char           *outside;     /* a host directory outside every root */
-  char           *scratch;
-  char           *helper;      /* the probe helper inside the workspace */
-  char           *profile_file;
-  SbxExecutorSet *set;
-  SbxExecutor    *executor;
-  SbxLevel        probed_level;
-  SbxGuarantees   probed;
-  SbxLevel        level;
-  SbxGuarantees   compiled;
-  gboolean        unconfined;
-  SbxLifetimeContainment containment;
-} Subject;
-
-static void G_GNUC_PRINTF (6, 7)
-record (Run                   *run,
+void
+sbx_conformance_record (Run                   *run,
         const char            *backend,
         const char            *area,
         const char            *name,
@@ -135,8 +87,8 @@ record (Run                   *run,
     run->options->emit (c, run->options->user_data);
 }
 
-static gboolean
-copy_file (const char  *from,
+gboolean
+sbx_conformance_copy_file (const char  *from,
            const char  *to,
            int          mode,
            GError     **error)
@@ -154,8 +106,8 @@ copy_file (const char  *from,
 }
 
 /* Removes @path recursively without following symlinks. */
-static void
-remove_tree (const char *path)
+void
+sbx_conformance_remove_tree (const char *path)
 {
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GFileEnumerator) children = NULL;
@@ -170,14 +122,13 @@ remove_tree (const char *path)
       g_autofree char *child = g_build_filename (path, g_file_info_get_name (info), NULL);
 
       if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
-        remove_tree (child);
+        sbx_conformance_remove_tree (child);
       else
         g_unlink (child);
       g_object_unref (info);
     }
   g_rmdir (path);
 }
-
 /* ------------------------------------------------------------------------- */
 /* Running the probe                                                          */
 /* ------------------------------------------------------------------------- */
@@ -307,21 +258,21 @@ judge_denial (Subject        *s,
   Run *run = s->run;
 
   if (!out->ran || out->status != PROBE_WORKED)
-    record (run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
             "positive control failed: outside the sandbox the probe did not work (status %d: %s), "
             "so a refusal inside would prove nothing", out->status, probe_text (out));
   else if (!in->ran)
-    record (run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
             "the probe did not run inside the sandbox: %s", probe_text (in));
   else if (in->status == PROBE_WORKED || (leak != NULL && strstr (probe_text (in), leak) != NULL))
-    record (run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
             "%s is claimed, but the probe WORKED inside the sandbox (status %d, output: %.200s)",
             area, in->status, probe_text (in));
   else if (in->status != PROBE_REFUSED)
-    record (run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
             "unexpected probe status %d inside the sandbox: %.200s", in->status, probe_text (in));
   else
-    record (run, s->backend, area, name, SBX_CONFORMANCE_PASS,
+    sbx_conformance_record (run, s->backend, area, name, SBX_CONFORMANCE_PASS,
             "refused inside (%.120s), worked outside", probe_text (in));
 }
 
@@ -334,9 +285,9 @@ judge_allowed (Subject        *s,
                const ProbeRun *in)
 {
   if (in->ran && in->status == PROBE_WORKED)
-    record (s->run, s->backend, area, name, SBX_CONFORMANCE_PASS, "works inside, as the profile allows");
+    sbx_conformance_record (s->run, s->backend, area, name, SBX_CONFORMANCE_PASS, "works inside, as the profile allows");
   else
-    record (s->run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
             "the profile allows it, but it failed inside the sandbox (status %d: %.200s)",
             in->status, probe_text (in));
 }
@@ -345,8 +296,8 @@ judge_allowed (Subject        *s,
 /* Guarantee cases                                                            */
 /* ------------------------------------------------------------------------- */
 
-static void
-case_write_boundary (Subject *s)
+void
+sbx_conformance_case_write_boundary (Subject *s)
 {
   const char *area = "write-boundary";
   g_autofree char *created_in = g_build_filename (s->outside, "created-inside", NULL);
@@ -363,7 +314,7 @@ case_write_boundary (Subject *s)
   outside (s, &out, "write", created_out, NULL);
   judge_denial (s, area, "create-outside-roots", &in, &out, NULL);
   if (g_file_test (created_in, G_FILE_TEST_EXISTS))
-    record (s->run, s->backend, area, "create-outside-roots-left-no-file", SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, area, "create-outside-roots-left-no-file", SBX_CONFORMANCE_FAIL,
             "%s exists after the refused write", created_in);
   probe_run_clear (&in);
   probe_run_clear (&out);
@@ -371,7 +322,7 @@ case_write_boundary (Subject *s)
   inside (s, &in, "write", existing, NULL);
   g_file_get_contents (existing, &contents, NULL, NULL);
   if (in.ran && in.status == PROBE_REFUSED && g_strcmp0 (contents, "original\n") != 0)
-    record (s->run, s->backend, area, "overwrite-outside-roots", SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, area, "overwrite-outside-roots", SBX_CONFORMANCE_FAIL,
             "the refused write still changed %s", existing);
   else
     {
@@ -393,8 +344,8 @@ case_write_boundary (Subject *s)
   judge_allowed (s, area, "write-in-workspace", &in);
 }
 
-static void
-case_read_boundary (Subject *s)
+void
+sbx_conformance_case_read_boundary (Subject *s)
 {
   const char *area = "read-boundary";
   g_autofree char *secret = g_build_filename (s->outside, "secret", NULL);
@@ -438,8 +389,8 @@ host_listener (guint16 *out_port)
   return fd;
 }
 
-static void
-case_network (Subject    *s,
+void
+sbx_conformance_case_network (Subject    *s,
               const char *area)
 {
   g_auto(ProbeRun) in = { 0 };
@@ -450,7 +401,7 @@ case_network (Subject    *s,
 
   if (fd < 0)
     {
-      record (s->run, s->backend, area, "connect-host-loopback", SBX_CONFORMANCE_FAIL,
+      sbx_conformance_record (s->run, s->backend, area, "connect-host-loopback", SBX_CONFORMANCE_FAIL,
               "cannot listen on 127.0.0.1 for the probe: %s", g_strerror (errno));
       return;
     }
@@ -461,8 +412,8 @@ case_network (Subject    *s,
   judge_denial (s, area, "connect-host-loopback", &in, &out, NULL);
 }
 
-static void
-case_env_scrub (Subject *s)
+void
+sbx_conformance_case_env_scrub (Subject *s)
 {
   g_auto(ProbeRun) in = { 0 };
   g_auto(ProbeRun) out = { 0 };
@@ -470,7 +421,7 @@ case_env_scrub (Subject *s)
 
   if (secret == NULL)
     {
-      record (s->run, s->backend, "env-scrub", "supervisor-secret-hidden", SBX_CONFORMANCE_FAIL,
+      sbx_conformance_record (s->run, s->backend, "env-scrub", "supervisor-secret-hidden", SBX_CONFORMANCE_FAIL,
               "%s is not set in this process: sbx_conformance_prepare_environment() was not called",
               SBX_CONFORMANCE_SECRET_VAR);
       return;
@@ -480,8 +431,8 @@ case_env_scrub (Subject *s)
   judge_denial (s, "env-scrub", "supervisor-secret-hidden", &in, &out, secret);
 }
 
-static void
-case_process_boundary (Subject *s)
+void
+sbx_conformance_case_process_boundary (Subject *s)
 {
   g_autofree char *marker = g_strdup_printf ("sbx-conformance-host-%d-%u", (int) getpid (), ++s->run->n_markers);
   const char *argv[] = { s->helper, "hang", marker, NULL };
@@ -493,7 +444,7 @@ case_process_boundary (Subject *s)
 
   if (!g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &error))
     {
-      record (s->run, s->backend, "process-boundary", "signal-host-process", SBX_CONFORMANCE_FAIL,
+      sbx_conformance_record (s->run, s->backend, "process-boundary", "signal-host-process", SBX_CONFORMANCE_FAIL,
               "cannot start the host process: %s", error->message);
       return;
     }
@@ -510,8 +461,8 @@ case_process_boundary (Subject *s)
   waitpid (pid, NULL, 0);
 }
 
-static void
-case_fork_limit (Subject    *s,
+void
+sbx_conformance_case_fork_limit (Subject    *s,
                  const char *area,
                  const char *name)
 {
@@ -525,23 +476,23 @@ case_fork_limit (Subject    *s,
   got_out = out.ran ? strtol (probe_text (&out), NULL, 10) : -1;
   if (!out.ran || got_out != FORKS_OUTSIDE)
     {
-      record (s->run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
+      sbx_conformance_record (s->run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
               "positive control failed: outside the sandbox %ld of %d forks worked", got_out, FORKS_OUTSIDE);
       return;
     }
   inside (s, &in, "forks", inside_n, NULL);
   if (!in.ran)
     {
-      record (s->run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
+      sbx_conformance_record (s->run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
               "the fork loop did not run inside: %s", probe_text (&in));
       return;
     }
   got_in = strtol (probe_text (&in), NULL, 10);
   if (got_in >= PROCESS_LIMIT || got_in < 0)
-    record (s->run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
             "the process limit is %d, but %ld forks worked inside the sandbox", PROCESS_LIMIT, got_in);
   else
-    record (s->run, s->backend, area, name, SBX_CONFORMANCE_PASS,
+    sbx_conformance_record (s->run, s->backend, area, name, SBX_CONFORMANCE_PASS,
             "the fork loop stopped after %ld forks inside (limit %d); %d worked outside",
             got_in, PROCESS_LIMIT, FORKS_OUTSIDE);
 }
@@ -600,11 +551,17 @@ wait_marked (const char *marker,
     }
 }
 
-/* Kills what a case left behind, so a failure does not leak processes. */
+/* Counts and kills what a case left behind, so a failure does not leak
+ * processes.  A process the backend already killed may not have been
+ * scheduled to die yet when the run returns: it gets SURVIVOR_GRACE_US to
+ * disappear, and only one still there after that is a survivor. */
 static guint
 kill_marked (const char *marker)
 {
-  g_autoptr(GArray) pids = find_marked (marker);
+  g_autoptr(GArray) pids = NULL;
+
+  wait_marked (marker, FALSE, SURVIVOR_GRACE_US);
+  pids = find_marked (marker);
 
   for (guint i = 0; i < pids->len; i++)
     kill (g_array_index (pids, int, i), SIGKILL);
@@ -618,8 +575,8 @@ new_marker (Subject *s)
   return g_strdup_printf ("sbx-conformance-tree-%d-%u", (int) getpid (), ++s->run->n_markers);
 }
 
-static void
-case_teardown_exit (Subject *s)
+void
+sbx_conformance_case_teardown_exit (Subject *s)
 {
   g_autofree char *marker = new_marker (s);
   g_autofree char *escapee = new_marker (s);
@@ -629,13 +586,13 @@ case_teardown_exit (Subject *s)
   inside (s, &in, "linger", marker, NULL);
   left = kill_marked (marker);
   if (!in.ran || in.status != PROBE_WORKED)
-    record (s->run, s->backend, "teardown", "normal-exit", SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, "teardown", "normal-exit", SBX_CONFORMANCE_FAIL,
             "the lingering probe did not run: %s", probe_text (&in));
   else if (left > 0)
-    record (s->run, s->backend, "teardown", "normal-exit", SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, "teardown", "normal-exit", SBX_CONFORMANCE_FAIL,
             "%u background process(es) of the tree survived the target's exit", left);
   else
-    record (s->run, s->backend, "teardown", "normal-exit", SBX_CONFORMANCE_PASS,
+    sbx_conformance_record (s->run, s->backend, "teardown", "normal-exit", SBX_CONFORMANCE_PASS,
             "no process of the tree survived the target's exit");
   probe_run_clear (&in);
 
@@ -644,23 +601,23 @@ case_teardown_exit (Subject *s)
   inside (s, &in, "linger", escapee, "setsid", NULL);
   left = kill_marked (escapee);
   if (!in.ran || in.status != PROBE_WORKED)
-    record (s->run, s->backend, "teardown", "normal-exit-new-session", SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, "teardown", "normal-exit-new-session", SBX_CONFORMANCE_FAIL,
             "the lingering probe did not run: %s", probe_text (&in));
   else if (left == 0)
-    record (s->run, s->backend, "teardown", "normal-exit-new-session", SBX_CONFORMANCE_PASS,
+    sbx_conformance_record (s->run, s->backend, "teardown", "normal-exit-new-session", SBX_CONFORMANCE_PASS,
             "a descendant in a new session did not survive either");
   else if (s->containment == SBX_LIFETIME_CONTAINMENT_ENFORCED)
-    record (s->run, s->backend, "teardown", "normal-exit-new-session", SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, "teardown", "normal-exit-new-session", SBX_CONFORMANCE_FAIL,
             "the run reported enforced containment, but a descendant in a new session survived");
   else
-    record (s->run, s->backend, "teardown", "normal-exit-new-session", SBX_CONFORMANCE_SKIP,
+    sbx_conformance_record (s->run, s->backend, "teardown", "normal-exit-new-session", SBX_CONFORMANCE_SKIP,
             "a descendant in a new session survived; the run reported containment %s, not enforced, "
             "so it claims no better (killed by the suite)",
             s->containment == SBX_LIFETIME_CONTAINMENT_BEST_EFFORT ? "best-effort" : "unspecified");
 }
 
-static void
-case_teardown_timeout (Subject *s)
+void
+sbx_conformance_case_teardown_timeout (Subject *s)
 {
   g_autofree char *marker = new_marker (s);
   g_autoptr(SbxRunOptions) options = sbx_run_options_new ();
@@ -673,14 +630,14 @@ case_teardown_timeout (Subject *s)
   result = sbx_executor_run (s->executor, s->ws, argv, options, NULL, &error);
   left = kill_marked (marker);
   if (!g_error_matches (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_TIMED_OUT))
-    record (s->run, s->backend, "teardown", "timeout", SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, "teardown", "timeout", SBX_CONFORMANCE_FAIL,
             "a hanging tree with a 0.5 s timeout did not time out: %s",
             error != NULL ? error->message : "it returned a result");
   else if (left > 0)
-    record (s->run, s->backend, "teardown", "timeout", SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, "teardown", "timeout", SBX_CONFORMANCE_FAIL,
             "%u process(es) of the tree survived the timeout", left);
   else
-    record (s->run, s->backend, "teardown", "timeout", SBX_CONFORMANCE_PASS,
+    sbx_conformance_record (s->run, s->backend, "teardown", "timeout", SBX_CONFORMANCE_PASS,
             "timed out and left no process");
 }
 
@@ -702,8 +659,8 @@ close_run_thread (gpointer data)
   return NULL;
 }
 
-static void
-case_teardown_close (Subject *s)
+void
+sbx_conformance_case_teardown_close (Subject *s)
 {
   g_autofree char *marker = new_marker (s);
   g_autoptr(SbxExecutorSetOptions) options = sbx_executor_set_options_new ();
@@ -726,7 +683,7 @@ case_teardown_close (Subject *s)
     executor = sbx_executor_set_for_key (set, "close", &error);
   if (executor == NULL)
     {
-      record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_FAIL,
+      sbx_conformance_record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_FAIL,
               "cannot open a second executor set: %s", error->message);
       return;
     }
@@ -741,26 +698,26 @@ case_teardown_close (Subject *s)
   g_thread_join (thread);
   left = kill_marked (marker);
   if (!appeared)
-    record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_FAIL,
             "the tree never started: %s", cr.error != NULL ? cr.error->message : "no error");
   else if (!g_error_matches (cr.error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CLOSED))
-    record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_FAIL,
             "closing the set did not end the run as closed: %s",
             cr.error != NULL ? cr.error->message : "it returned a result");
   else if (error != NULL)
-    record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_FAIL,
             "closing the set failed: %s", error->message);
   else if (left > 0)
-    record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_FAIL,
             "%u process(es) of the tree survived the set's close", left);
   else
-    record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_PASS,
+    sbx_conformance_record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_PASS,
             "the close ended the run and left no process");
   g_clear_error (&cr.error);
 }
 
-static void
-case_teardown_killed_supervisor (Subject *s)
+void
+sbx_conformance_case_teardown_killed_supervisor (Subject *s)
 {
   g_autofree char *marker = new_marker (s);
   g_autofree char *scratch = g_build_filename (s->dir, "scratch-killed", NULL);
@@ -774,7 +731,7 @@ case_teardown_killed_supervisor (Subject *s)
 
   if (s->run->options->self_path == NULL)
     {
-      record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_SKIP,
+      sbx_conformance_record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_SKIP,
               "no path to sbx-conformance was given to run a supervisor in");
       return;
     }
@@ -786,7 +743,7 @@ case_teardown_killed_supervisor (Subject *s)
     if (!g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
                         NULL, NULL, &pid, &error))
       {
-        record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_FAIL,
+        sbx_conformance_record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_FAIL,
                 "cannot start the supervisor: %s", error->message);
         return;
       }
@@ -796,19 +753,19 @@ case_teardown_killed_supervisor (Subject *s)
   waitpid (pid, NULL, 0);
   gone = wait_marked (marker, FALSE, GONE_WAIT_US);
   left = kill_marked (marker);
-  remove_tree (scratch);
+  sbx_conformance_remove_tree (scratch);
   if (!appeared)
-    record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_FAIL,
             "the supervised tree never started");
   else if (gone)
-    record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_PASS,
+    sbx_conformance_record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_PASS,
             "the tree died with its supervisor");
   else if (s->containment == SBX_LIFETIME_CONTAINMENT_ENFORCED)
-    record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_FAIL,
             "the backend reports enforced containment, but %u process(es) outlived the killed supervisor",
             left);
   else
-    record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_SKIP,
+    sbx_conformance_record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_SKIP,
             "%u process(es) outlived the killed supervisor; the backend reports containment %s, "
             "not enforced (killed by the suite)", left,
             s->containment == SBX_LIFETIME_CONTAINMENT_BEST_EFFORT ? "best-effort" : "unspecified");
@@ -818,8 +775,8 @@ case_teardown_killed_supervisor (Subject *s)
 /* Limits as reported                                                         */
 /* ------------------------------------------------------------------------- */
 
-static void
-case_output_limit (Subject *s)
+void
+sbx_conformance_case_output_limit (Subject *s)
 {
   g_autoptr(SbxRunResult) result = NULL;
   g_autoptr(GError) error = NULL;
@@ -831,7 +788,7 @@ case_output_limit (Subject *s)
   if (result == NULL || g_bytes_get_size (sbx_run_result_get_output (result)) != 10000
       || sbx_run_result_get_truncated (result))
     {
-      record (s->run, s->backend, "limits", "output-limit", SBX_CONFORMANCE_FAIL,
+      sbx_conformance_record (s->run, s->backend, "limits", "output-limit", SBX_CONFORMANCE_FAIL,
               "positive control failed: 10000 bytes of output without a limit came back as %s",
               result == NULL ? error->message : "a different amount or truncated");
       return;
@@ -840,17 +797,17 @@ case_output_limit (Subject *s)
   result = sbx_executor_run_argv_limited (s->executor, s->ws, argv, OUTPUT_LIMIT, NULL, &error);
   if (result == NULL)
     {
-      record (s->run, s->backend, "limits", "output-limit", SBX_CONFORMANCE_FAIL,
+      sbx_conformance_record (s->run, s->backend, "limits", "output-limit", SBX_CONFORMANCE_FAIL,
               "a run over its output limit failed instead of returning truncated output: %s", error->message);
       return;
     }
   length = g_bytes_get_size (sbx_run_result_get_output (result));
   if (!sbx_run_result_get_truncated (result) || length > OUTPUT_LIMIT)
-    record (s->run, s->backend, "limits", "output-limit", SBX_CONFORMANCE_FAIL,
+    sbx_conformance_record (s->run, s->backend, "limits", "output-limit", SBX_CONFORMANCE_FAIL,
             "limit %d bytes: %" G_GSIZE_FORMAT " bytes came back, truncated: %s",
             OUTPUT_LIMIT, length, sbx_run_result_get_truncated (result) ? "yes" : "no");
   else
-    record (s->run, s->backend, "limits", "output-limit", SBX_CONFORMANCE_PASS,
+    sbx_conformance_record (s->run, s->backend, "limits", "output-limit", SBX_CONFORMANCE_PASS,
             "%" G_GSIZE_FORMAT " of 1000000 bytes came back, flagged truncated (limit %d)", length, OUTPUT_LIMIT);
 }
 
@@ -869,8 +826,8 @@ report_status (SbxCompileReport *report,
   return 0;
 }
 
-static void
-case_process_limit (Subject *s)
+void
+sbx_conformance_case_process_limit (Subject *s)
 {
   SbxCompileReport *report = sbx_executor_get_report (s->executor);
   const char *detail = NULL;
@@ -878,450 +835,16 @@ case_process_limit (Subject *s)
 
   if (s->unconfined)
     {
-      record (s->run, s->backend, "limits", "process-limit", SBX_CONFORMANCE_SKIP,
+      sbx_conformance_record (s->run, s->backend, "limits", "process-limit", SBX_CONFORMANCE_SKIP,
               "an Unconfined profile sets no limits");
       return;
     }
   status = report_status (report, "process-limit", &detail);
   if (status == SBX_REPORT_STATUS_ENFORCED || status == SBX_REPORT_STATUS_NARROWED)
-    case_fork_limit (s, "limits", "process-limit");
+    sbx_conformance_case_fork_limit (s, "limits", "process-limit");
   else
-    record (s->run, s->backend, "limits", "process-limit", SBX_CONFORMANCE_SKIP,
+    sbx_conformance_record (s->run, s->backend, "limits", "process-limit", SBX_CONFORMANCE_SKIP,
             "the compile report does not say the process limit is enforced (%s)",
             detail != NULL ? detail : "no process-limit entry");
 }
 
-/* ------------------------------------------------------------------------- */
-/* One backend                                                                */
-/* ------------------------------------------------------------------------- */
-
-static gboolean
-subject_lay_out (Subject  *s,
-                 GError  **error)
-{
-  g_autofree char *secret = g_build_filename (s->outside, "secret", NULL);
-  g_autofree char *existing = g_build_filename (s->outside, "existing", NULL);
-  g_autofree char *visible = g_build_filename (s->ws, "visible", NULL);
-
-  if (g_mkdir (s->dir, 0700) != 0 || g_mkdir (s->ws, 0755) != 0 || g_mkdir (s->outside, 0755) != 0
-      || g_mkdir (s->scratch, 0700) != 0)
-    {
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "mkdir under %s: %s",
-                   s->dir, g_strerror (errno));
-      return FALSE;
-    }
-  return copy_file (s->run->options->probe_helper, s->helper, 0755, error)
-         && g_file_set_contents (secret, "outside-secret-contents\n", -1, error)
-         && g_file_set_contents (existing, "original\n", -1, error)
-         && g_file_set_contents (visible, "workspace-contents\n", -1, error)
-         && g_chmod (secret, 0644) == 0;
-}
-
-static SbxProfile *
-subject_profile (Subject  *s,
-                 GError  **error)
-{
-  g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
-
-  sbx_profile_config_set_workspace (config, s->ws, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
-  sbx_profile_config_set_home (config, SBX_HOME_ISOLATED);
-  sbx_profile_config_set_command (config, SBX_ACCESS_ALLOW);
-  if (s->unconfined)
-    {
-      sbx_profile_config_set_host (config, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
-      sbx_profile_config_set_network (config, SBX_ACCESS_ALLOW);
-      sbx_profile_config_set_isolation (config, SBX_ISOLATION_UNCONFINED);
-      sbx_profile_config_set_ack_unconfined (config, TRUE);
-    }
-  else
-    {
-      /* Deny exactly what the probe says can be enforced, so the profile's
-       * required guarantees are within the backend's claims. */
-      sbx_profile_config_set_host (config,
-                                   (s->probed & SBX_GUARANTEE_READ_BOUNDARY) ? SBX_ACCESS_DENY : SBX_ACCESS_ALLOW,
-                                   (s->probed & SBX_GUARANTEE_WRITE_BOUNDARY) ? SBX_ACCESS_DENY : SBX_ACCESS_ALLOW);
-      sbx_profile_config_set_network (config,
-                                      (s->probed & SBX_GUARANTEE_NETWORK_BOUNDARY) ? SBX_ACCESS_DENY
-                                                                                   : SBX_ACCESS_ALLOW);
-      sbx_profile_config_set_isolation (config, SBX_ISOLATION_SANDBOXED);
-      sbx_profile_config_set_limits (config, PROCESS_LIMIT, 0, 0);
-    }
-  return sbx_profile_new (config, error);
-}
-
-static void
-judge_backend (Run        *run,
-               const char *backend)
-{
-  g_autoptr(SbxCompileReport) probe = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(SbxExecutorSetOptions) options = sbx_executor_set_options_new ();
-  g_autofree char *json = NULL;
-  g_autofree char *claims = NULL;
-  g_auto(GStrv) names = NULL;
-  Subject subject = { .run = run, .backend = backend };
-  Subject *s = &subject;
-  gboolean unconfined_only = FALSE;
-  SbxGuarantees excess;
-
-  probe = sbx_registry_probe_backend (run->registry, backend, &unconfined_only, &error);
-  if (probe == NULL)
-    {
-      record (run, backend, "probe", "probe", SBX_CONFORMANCE_SKIP,
-              "the probe failed, so the backend claims nothing here: %s", error->message);
-      return;
-    }
-  s->probed_level = sbx_compile_report_get_level (probe);
-  s->probed = sbx_compile_report_get_guarantees (probe);
-  s->unconfined = unconfined_only;
-  names = sbx_guarantees_to_strv (s->probed);
-  claims = g_strjoinv (", ", names);
-  record (run, backend, "probe", "probe", SBX_CONFORMANCE_PASS, "level %s, guarantees [%s]%s",
-          sbx_level_to_string (s->probed_level), claims, unconfined_only ? ", unconfined-only" : "");
-  if (!unconfined_only && s->probed_level < SBX_LEVEL_DEGRADED)
-    {
-      record (run, backend, "claims", "selectable", SBX_CONFORMANCE_SKIP,
-              "level none and not unconfined-only: the host never selects it, so nothing it claims is used");
-      return;
-    }
-
-  s->dir = g_build_filename (run->root, backend, NULL);
-  s->ws = g_build_filename (s->dir, "workspace", NULL);
-  s->outside = g_build_filename (s->dir, "outside", NULL);
-  s->scratch = g_build_filename (s->dir, "scratch", NULL);
-  s->helper = g_build_filename (s->ws, ".sbx-conformance-probe", NULL);
-  s->profile_file = g_build_filename (s->dir, "profile.json", NULL);
-  if (subject_lay_out (s, &error))
-    s->profile = subject_profile (s, &error);
-  if (s->profile != NULL)
-    json = sbx_profile_to_json (s->profile);
-  if (json == NULL || !g_file_set_contents (s->profile_file, json, -1, &error))
-    {
-      record (run, backend, "setup", "layout", SBX_CONFORMANCE_FAIL, "%s",
-              error != NULL ? error->message : "the profile has no JSON form");
-      goto out;
-    }
-
-  sbx_executor_set_options_set_registry (options, run->registry);
-  sbx_executor_set_options_set_backend (options, backend);
-  sbx_executor_set_options_set_scratch_root (options, s->scratch);
-  sbx_executor_set_options_set_max_executors (options, 2);
-  s->set = sbx_executor_set_new (s->profile, options, &error);
-  if (s->set != NULL)
-    s->executor = sbx_executor_set_for_key (s->set, "conformance", &error);
-  if (s->executor == NULL)
-    {
-      record (run, backend, "claims", "compile", SBX_CONFORMANCE_FAIL,
-              "a profile within the probed claims (%s) could not be compiled: %s",
-              s->unconfined ? "Unconfined" : "Sandboxed", error->message);
-      goto out;
-    }
-  s->level = sbx_executor_get_level (s->executor);
-  s->compiled = sbx_executor_get_guarantees (s->executor);
-
-  /* No guarantee is claimed whose mechanism the probe did not find. */
-  excess = s->compiled & ~s->probed;
-  if (excess != 0 || s->level > s->probed_level)
-    {
-      g_auto(GStrv) more = sbx_guarantees_to_strv (excess);
-      g_autofree char *joined = g_strjoinv (", ", more);
-
-      record (run, backend, "claims", "compile-within-probe", SBX_CONFORMANCE_FAIL,
-              "compile claims level %s and [%s] beyond the probe (level %s)",
-              sbx_level_to_string (s->level), joined, sbx_level_to_string (s->probed_level));
-    }
-  else
-    {
-      g_auto(GStrv) got = sbx_guarantees_to_strv (s->compiled);
-      g_autofree char *joined = g_strjoinv (", ", got);
-
-      record (run, backend, "claims", "compile-within-probe", SBX_CONFORMANCE_PASS,
-              "compiled level %s, guarantees [%s]", sbx_level_to_string (s->level), joined);
-    }
-
-  /* Each guarantee: proven when claimed, listed when not. */
-  {
-    static const SbxGuarantees order[] = {
-      SBX_GUARANTEE_PROCESS_BOUNDARY, SBX_GUARANTEE_WRITE_BOUNDARY, SBX_GUARANTEE_READ_BOUNDARY,
-      SBX_GUARANTEE_ENV_SCRUB, SBX_GUARANTEE_NETWORK_BOUNDARY, SBX_GUARANTEE_ADDRESS_NETWORK,
-      SBX_GUARANTEE_RESOURCE_LIMITS, SBX_GUARANTEE_TARGET_NETWORK,
-    };
-
-    for (gsize i = 0; i < G_N_ELEMENTS (order); i++)
-      {
-        g_auto(GStrv) one = sbx_guarantees_to_strv (order[i]);
-
-        if ((s->compiled & order[i]) == 0)
-          {
-            record (run, backend, one[0], "not-claimed", SBX_CONFORMANCE_SKIP, "not claimed by this backend");
-            continue;
-          }
-        switch (order[i])
-          {
-          case SBX_GUARANTEE_PROCESS_BOUNDARY: case_process_boundary (s); break;
-          case SBX_GUARANTEE_WRITE_BOUNDARY: case_write_boundary (s); break;
-          case SBX_GUARANTEE_READ_BOUNDARY: case_read_boundary (s); break;
-          case SBX_GUARANTEE_ENV_SCRUB: case_env_scrub (s); break;
-          case SBX_GUARANTEE_RESOURCE_LIMITS:
-            if (s->unconfined)
-              record (run, backend, one[0], "fork-loop-stops", SBX_CONFORMANCE_FAIL,
-                      "resource-limits is claimed for an Unconfined profile, which sets no limits");
-            else
-              case_fork_limit (s, one[0], "fork-loop-stops");
-            break;
-          /* With network denied, address- and target-scoped egress reduce to
-           * "no host address is reachable"; the egress cases add the rest
-           * when egress lands. */
-          case SBX_GUARANTEE_NETWORK_BOUNDARY:
-          case SBX_GUARANTEE_ADDRESS_NETWORK:
-          case SBX_GUARANTEE_TARGET_NETWORK:
-            case_network (s, one[0]);
-            break;
-          case SBX_GUARANTEE_NONE:
-          default:
-            break;
-          }
-      }
-  }
-
-  case_teardown_exit (s);
-  case_teardown_timeout (s);
-  case_teardown_close (s);
-  case_teardown_killed_supervisor (s);
-  case_output_limit (s);
-  case_process_limit (s);
-
-out:
-  if (s->set != NULL)
-    {
-      g_autoptr(GError) close_error = NULL;
-
-      if (!sbx_executor_set_close (s->set, NULL, &close_error))
-        record (run, backend, "teardown", "final-close", SBX_CONFORMANCE_FAIL, "%s", close_error->message);
-    }
-  g_clear_object (&s->executor);
-  g_clear_object (&s->set);
-  g_clear_pointer (&s->profile, sbx_profile_unref);
-  if (s->dir != NULL)
-    remove_tree (s->dir);
-  g_free (s->dir);
-  g_free (s->ws);
-  g_free (s->outside);
-  g_free (s->scratch);
-  g_free (s->helper);
-  g_free (s->profile_file);
-}
-
-/* ------------------------------------------------------------------------- */
-/* Entry points                                                               */
-/* ------------------------------------------------------------------------- */
-
-gboolean
-sbx_conformance_run (const SbxConformanceOptions  *options,
-                     GPtrArray                   **out_cases,
-                     GError                      **error)
-{
-  g_autoptr(GPtrArray) cases = g_ptr_array_new_with_free_func ((GDestroyNotify) sbx_conformance_case_free);
-  g_autofree char *base = NULL;
-  g_autofree char *copy = NULL;
-  g_autoptr(GPtrArray) backends = g_ptr_array_new ();
-  const char *dirs[2] = { NULL, NULL };
-  Run run = { .options = options, .cases = cases };
-  int plugin_index = -1;
-  gboolean ok = TRUE;
-
-  g_return_val_if_fail (options != NULL && options->plugin_path != NULL, FALSE);
-  g_return_val_if_fail (options->probe_helper != NULL, FALSE);
-
-  base = g_path_get_basename (options->plugin_path);
-  if (!g_str_has_prefix (base, "sbx-plugin-") || !g_str_has_suffix (base, ".so"))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "%s: a plugin file is named sbx-plugin-NAME.so (the host derives its entry symbol "
-                   "from that name)", options->plugin_path);
-      return FALSE;
-    }
-  if (!g_file_test (options->probe_helper, G_FILE_TEST_IS_EXECUTABLE))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "the probe helper %s is not an executable file",
-                   options->probe_helper);
-      return FALSE;
-    }
-  run.root = g_dir_make_tmp ("sbx-conformance-XXXXXX", error);
-  if (run.root == NULL)
-    return FALSE;
-  run.plugin_dir = g_build_filename (run.root, "plugins", NULL);
-  copy = g_build_filename (run.plugin_dir, base, NULL);
-  if (g_mkdir (run.plugin_dir, 0700) != 0 || !copy_file (options->plugin_path, copy, 0644, error))
-    {
-      if (error != NULL && *error == NULL)
-        g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "mkdir %s: %s",
-                     run.plugin_dir, g_strerror (errno));
-      ok = FALSE;
-      goto out;
-    }
-
-  dirs[0] = run.plugin_dir;
-  run.registry = sbx_registry_new_for_directories (dirs, error);
-  if (run.registry == NULL)
-    {
-      ok = FALSE;
-      goto out;
-    }
-  for (guint i = 0; i < sbx_registry_get_n_plugins (run.registry); i++)
-    plugin_index = (int) i;
-  if (plugin_index < 0)
-    record (&run, NULL, "load", "load", SBX_CONFORMANCE_FAIL, "the registry found no plugin in %s", copy);
-  else if (sbx_registry_get_plugin_state (run.registry, plugin_index) != SBX_PLUGIN_STATE_LOADED)
-    record (&run, NULL, "load", "load", SBX_CONFORMANCE_FAIL, "the host refused the plugin: %s",
-            sbx_registry_get_plugin_error (run.registry, plugin_index)->message);
-  else
-    record (&run, NULL, "load", "load", SBX_CONFORMANCE_PASS, "loaded %s %s",
-            sbx_registry_get_plugin_name (run.registry, plugin_index),
-            sbx_registry_get_plugin_version (run.registry, plugin_index));
-
-  for (guint i = 0; i < sbx_registry_get_n_extensions (run.registry); i++)
-    if (sbx_registry_get_extension_kind (run.registry, i) == SBX_EXTENSION_KIND_BACKEND
-        && (options->backend == NULL
-            || g_str_equal (options->backend, sbx_registry_get_extension_name (run.registry, i))))
-      g_ptr_array_add (backends, (gpointer) sbx_registry_get_extension_name (run.registry, i));
-  if (backends->len == 0 && plugin_index >= 0
-      && sbx_registry_get_plugin_state (run.registry, plugin_index) == SBX_PLUGIN_STATE_LOADED)
-    record (&run, NULL, "load", "backends", options->backend != NULL ? SBX_CONFORMANCE_FAIL : SBX_CONFORMANCE_SKIP,
-            options->backend != NULL ? "the plugin has no backend named %s" : "the plugin has no backend%s",
-            options->backend != NULL ? options->backend : "");
-
-  for (guint i = 0; i < backends->len; i++)
-    judge_backend (&run, backends->pdata[i]);
-
-out:
-  g_clear_object (&run.registry);
-  remove_tree (run.root);
-  g_free (run.root);
-  g_free (run.plugin_dir);
-  if (ok && out_cases != NULL)
-    *out_cases = g_steal_pointer (&cases);
-  return ok;
-}
-
-char *
-sbx_conformance_summary_json (const char *plugin_path,
-                              GPtrArray  *cases)
-{
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
-  g_autoptr(GPtrArray) backends = g_ptr_array_new ();
-  guint counts[3] = { 0, 0, 0 };
-
-  for (guint i = 0; i < cases->len; i++)
-    {
-      SbxConformanceCase *c = cases->pdata[i];
-      gboolean seen = FALSE;
-
-      counts[c->outcome]++;
-      for (guint j = 0; j < backends->len && c->backend != NULL; j++)
-        seen = seen || g_str_equal (backends->pdata[j], c->backend);
-      if (!seen && c->backend != NULL)
-        g_ptr_array_add (backends, c->backend);
-    }
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "schema");
-  json_builder_add_int_value (builder, 1);
-  json_builder_set_member_name (builder, "plugin");
-  json_builder_add_string_value (builder, plugin_path);
-  json_builder_set_member_name (builder, "passed");
-  json_builder_add_int_value (builder, counts[SBX_CONFORMANCE_PASS]);
-  json_builder_set_member_name (builder, "failed");
-  json_builder_add_int_value (builder, counts[SBX_CONFORMANCE_FAIL]);
-  json_builder_set_member_name (builder, "skipped");
-  json_builder_add_int_value (builder, counts[SBX_CONFORMANCE_SKIP]);
-  json_builder_set_member_name (builder, "ok");
-  json_builder_add_boolean_value (builder, counts[SBX_CONFORMANCE_FAIL] == 0);
-  json_builder_set_member_name (builder, "backends");
-  json_builder_begin_array (builder);
-  for (guint j = 0; j < backends->len; j++)
-    {
-      g_autoptr(GPtrArray) failed_areas = g_ptr_array_new ();
-
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "name");
-      json_builder_add_string_value (builder, backends->pdata[j]);
-      json_builder_set_member_name (builder, "cases");
-      json_builder_begin_array (builder);
-      for (guint i = 0; i < cases->len; i++)
-        {
-          SbxConformanceCase *c = cases->pdata[i];
-          static const char *const words[] = { "pass", "fail", "skip" };
-
-          if (g_strcmp0 (c->backend, backends->pdata[j]) != 0)
-            continue;
-          if (c->outcome == SBX_CONFORMANCE_FAIL && !g_ptr_array_find_with_equal_func (failed_areas, c->area,
-                                                                                     g_str_equal, NULL))
-            g_ptr_array_add (failed_areas, c->area);
-          json_builder_begin_object (builder);
-          json_builder_set_member_name (builder, "area");
-          json_builder_add_string_value (builder, c->area);
-          json_builder_set_member_name (builder, "case");
-          json_builder_add_string_value (builder, c->name);
-          json_builder_set_member_name (builder, "result");
-          json_builder_add_string_value (builder, words[c->outcome]);
-          json_builder_set_member_name (builder, "detail");
-          json_builder_add_string_value (builder, c->detail);
-          json_builder_end_object (builder);
-        }
-      json_builder_end_array (builder);
-      json_builder_set_member_name (builder, "failed");
-      json_builder_begin_array (builder);
-      for (guint i = 0; i < failed_areas->len; i++)
-        json_builder_add_string_value (builder, failed_areas->pdata[i]);
-      json_builder_end_array (builder);
-      json_builder_end_object (builder);
-    }
-  json_builder_end_array (builder);
-  json_builder_end_object (builder);
-
-  root = json_builder_get_root (builder);
-  json_generator_set_root (generator, root);
-  return json_generator_to_data (generator, NULL);
-}
-
-int
-sbx_conformance_supervise_child (int          argc,
-                                 char *const *argv)
-{
-  g_autoptr(SbxRegistry) registry = NULL;
-  g_autoptr(SbxProfile) profile = NULL;
-  g_autoptr(SbxExecutorSetOptions) options = sbx_executor_set_options_new ();
-  g_autoptr(SbxExecutorSet) set = NULL;
-  g_autoptr(SbxExecutor) executor = NULL;
-  g_autoptr(SbxRunResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *dirs[2] = { NULL, NULL };
-  const char *run_argv[4] = { NULL, "tree", NULL, NULL };
-
-  if (argc != 7 || !g_str_has_prefix (argv[6], "marker="))
-    return 2;
-  dirs[0] = argv[0];
-  run_argv[0] = argv[5];
-  run_argv[2] = argv[6] + strlen ("marker=");
-  registry = sbx_registry_new_for_directories (dirs, &error);
-  if (registry != NULL)
-    profile = sbx_profile_new_from_file (argv[2], NULL, &error);
-  if (profile != NULL)
-    {
-      sbx_executor_set_options_set_registry (options, registry);
-      sbx_executor_set_options_set_backend (options, argv[1]);
-      sbx_executor_set_options_set_scratch_root (options, argv[3]);
-      sbx_executor_set_options_set_max_executors (options, 2);
-      set = sbx_executor_set_new (profile, options, &error);
-    }
-  if (set != NULL)
-    executor = sbx_executor_set_for_key (set, "killed", &error);
-  if (executor != NULL)
-    result = sbx_executor_run_argv (executor, argv[4], run_argv, NULL, &error);
-  if (error != NULL)
-    g_printerr ("sbx-conformance --supervise-child: %s\n", error->message);
-  return 1;
-}
