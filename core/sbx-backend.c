@@ -488,10 +488,14 @@ sbx_backend_spec_get_backend (SbxBackendSpec *spec)
 /* ------------------------------------------------------------------------- */
 
 /* TRUE when @pid is a child of this process, exited or not (nothing is
- * reaped: WNOWAIT).  ECHILD is the only answer that says "not ours". */
+ * reaped: WNOWAIT).  ECHILD is the only answer that says "not ours"; unless
+ * the application ignores SIGCHLD (or set SA_NOCLDWAIT), when the kernel
+ * reaps children itself and a quick one is gone before we look: then the
+ * check cannot be made and supervision reports the lost status instead. */
 static gboolean
 pid_is_our_child (pid_t pid)
 {
+  struct sigaction current;
   siginfo_t info;
 
   memset (&info, 0, sizeof info);
@@ -499,7 +503,12 @@ pid_is_our_child (pid_t pid)
     {
       if (errno == EINTR)
         continue;
-      return errno != ECHILD;
+      if (errno != ECHILD)
+        return TRUE;
+      if (sigaction (SIGCHLD, NULL, &current) == 0
+          && (current.sa_handler == SIG_IGN || (current.sa_flags & SA_NOCLDWAIT) != 0))
+        return TRUE;
+      return FALSE;
     }
   return TRUE;
 }

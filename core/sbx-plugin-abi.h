@@ -11,7 +11,7 @@
  *  - `abi_version` must be equal on both sides; it changes only for breaking
  *    changes.
  *  - `required_host_features` lets a plugin refuse an older core: the host
- *    rejects every required bit it does not know.
+ *    rejects every required bit it does not implement (see "Host features").
  *  - No GLib types, no `bool`, no C `enum` types in structs: fixed-width
  *    integers only.
  *  - Memory is freed by whoever allocated it.  Memory that crosses the
@@ -80,8 +80,8 @@
  *    concurrently.  The host serialises only this: probe() of one backend
  *    extension in one registry runs at most once at a time (a successful
  *    result is cached; a failed probe is retried by a later caller); for
- *    one spec, release() runs after every compile-to-spawn use of it has
- *    returned; for one child, finish() runs once, after spawn() returned it
+ *    one spec, release() runs once, after every spawn of it has been
+ *    finished; for one child, finish() runs once, after spawn() returned it
  *    and after the host reaped its pid, and signal() is never called after
  *    finish() began; for one sink, close() runs after its last emit().
  *    spawn() may run on one spec from several threads at once.
