@@ -156,6 +156,30 @@ test_broken_read (void)
     }
 }
 
+/* Every guarantee case can fail: mock-ok, told to claim process-, write-,
+ * read- and network-boundary, env-scrub and resource-limits while confining
+ * nothing, fails each boundary by name; env-scrub (which the host's
+ * environment makes true) still passes. */
+static void
+test_claims_unenforced (void)
+{
+  g_autofree char *file = plugin_file ("SBX_TEST_MOCK_PLUGIN_DIR", "ok/sbx-plugin-mock-ok.so");
+  g_autoptr(GPtrArray) cases = NULL;
+  static const char *const lies[] = { "process-boundary", "write-boundary", "read-boundary",
+                                      "network-boundary", "resource-limits", NULL };
+
+  g_setenv ("SBX_MOCK_OK_GUARANTEES", "0x5f", TRUE);
+  g_setenv ("SBX_MOCK_OK_LEVEL", "1", TRUE);
+  cases = run_cases (file, "mock-ok");
+  g_unsetenv ("SBX_MOCK_OK_GUARANTEES");
+  g_unsetenv ("SBX_MOCK_OK_LEVEL");
+  for (guint i = 0; lies[i] != NULL; i++)
+    if (count (cases, "mock-ok", lies[i], SBX_CONFORMANCE_FAIL) == 0)
+      g_error ("mock-ok claims %s and enforces nothing, yet no %s case failed", lies[i], lies[i]);
+  g_assert_cmpuint (count (cases, "mock-ok", "env-scrub", SBX_CONFORMANCE_FAIL), ==, 0);
+  g_assert_cmpuint (count (cases, "mock-ok", "env-scrub", SBX_CONFORMANCE_PASS), ==, 1);
+}
+
 /* compile claiming more than probe never reaches the cases: the host
  * refuses the spec, and the suite reports the failed compile. */
 static void
@@ -191,5 +215,6 @@ main (int    argc,
   g_test_add_func ("/conformance/linux", test_linux);
   g_test_add_func ("/conformance/broken-read", test_broken_read);
   g_test_add_func ("/conformance/contract-breaker", test_claims_more);
+  g_test_add_func ("/conformance/claims-unenforced", test_claims_unenforced);
   return g_test_run ();
 }

@@ -244,36 +244,61 @@ probe_text (const ProbeRun *p)
   return p->output != NULL ? p->output : none;
 }
 
-/* One boundary probe: refused inside, worked outside.  @leak, when given, is
- * a string whose presence in the inside output is a leak even if the exit
- * status said refused. */
+/* What a boundary probe did to the host, when that can be seen from
+ * outside (a write reaching the host file), as opposed to the probe's own
+ * exit status. */
+typedef enum
+{
+  EFFECT_UNKNOWN,   /* judge by the exit status and the leak string only */
+  EFFECT_NONE,      /* the host is untouched */
+  EFFECT_SEEN,      /* the host was changed: the boundary did not hold */
+} HostEffect;
+
+/* One boundary probe: refused inside, worked outside.  A probe that
+ * "worked" inside still passes when the host shows no effect of it and no
+ * secret leaked: a backend may give the sandbox a private view (a write into
+ * a throw-away copy) instead of an error.  @leak, when given, is a string
+ * whose presence in the inside output is a leak whatever the exit status. */
 static void
 judge_denial (Subject        *s,
               const char     *area,
               const char     *name,
               const ProbeRun *in,
               const ProbeRun *out,
-              const char     *leak)
+              const char     *leak,
+              HostEffect      effect)
 {
   Run *run = s->run;
+  gboolean leaked = leak != NULL && in->ran && strstr (probe_text (in), leak) != NULL;
 
   if (!out->ran || out->status != PROBE_WORKED)
     sbx_conformance_record (run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
-            "positive control failed: outside the sandbox the probe did not work (status %d: %s), "
-            "so a refusal inside would prove nothing", out->status, probe_text (out));
+                            "positive control failed: outside the sandbox the probe did not work (status %d: %s), "
+                            "so a refusal inside would prove nothing", out->status, probe_text (out));
   else if (!in->ran)
     sbx_conformance_record (run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
-            "the probe did not run inside the sandbox: %s", probe_text (in));
-  else if (in->status == PROBE_WORKED || (leak != NULL && strstr (probe_text (in), leak) != NULL))
+                            "the probe did not run inside the sandbox: %s", probe_text (in));
+  else if (leaked || effect == EFFECT_SEEN)
     sbx_conformance_record (run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
-            "%s is claimed, but the probe WORKED inside the sandbox (status %d, output: %.200s)",
-            area, in->status, probe_text (in));
+                            "%s is claimed, but the probe reached the host from inside the sandbox "
+                            "(status %d, output: %.200s)", area, in->status, probe_text (in));
+  else if (in->status == PROBE_WORKED && effect == EFFECT_NONE)
+    sbx_conformance_record (run, s->backend, area, name, SBX_CONFORMANCE_PASS,
+                            "the sandbox saw success, but the host is untouched (a private view); worked outside");
+  else if (in->status == PROBE_WORKED && leak != NULL)
+    sbx_conformance_record (run, s->backend, area, name, SBX_CONFORMANCE_PASS,
+                            "the sandbox read something, but not the host's contents (a private view); "
+                            "worked outside");
+  else if (in->status == PROBE_WORKED)
+    sbx_conformance_record (run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
+                            "%s is claimed, but the probe WORKED inside the sandbox (status %d, output: %.200s)",
+                            area, in->status, probe_text (in));
   else if (in->status != PROBE_REFUSED)
     sbx_conformance_record (run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
-            "unexpected probe status %d inside the sandbox: %.200s", in->status, probe_text (in));
+                            "unexpected probe status %d inside the sandbox: %.200s", in->status, probe_text (in));
   else
     sbx_conformance_record (run, s->backend, area, name, SBX_CONFORMANCE_PASS,
-            "refused inside (%.120s), worked outside", probe_text (in));
+                            "refused inside (%.120s), worked outside", probe_text (in));
 }
 
 /* A positive control inside: the sandbox can do what its profile allows,
@@ -303,6 +328,7 @@ sbx_conformance_case_write_boundary (Subject *s)
   g_autofree char *created_in = g_build_filename (s->outside, "created-inside", NULL);
   g_autofree char *created_out = g_build_filename (s->outside, "created-outside", NULL);
   g_autofree char *existing = g_build_filename (s->outside, "existing", NULL);
+  g_autofree char *existing_out = g_build_filename (s->outside, "existing-outside", NULL);
   g_autofree char *dir_in = g_build_filename (s->outside, "dir-inside", NULL);
   g_autofree char *dir_out = g_build_filename (s->outside, "dir-outside", NULL);
   g_autofree char *ws_file = g_build_filename (s->ws, "written-inside", NULL);
@@ -312,36 +338,32 @@ sbx_conformance_case_write_boundary (Subject *s)
 
   inside (s, &in, "write", created_in, NULL);
   outside (s, &out, "write", created_out, NULL);
-  judge_denial (s, area, "create-outside-roots", &in, &out, NULL);
-  if (g_file_test (created_in, G_FILE_TEST_EXISTS))
-    sbx_conformance_record (s->run, s->backend, area, "create-outside-roots-left-no-file", SBX_CONFORMANCE_FAIL,
-            "%s exists after the refused write", created_in);
+  judge_denial (s, area, "create-outside-roots", &in, &out, NULL,
+                g_file_test (created_in, G_FILE_TEST_EXISTS) ? EFFECT_SEEN : EFFECT_NONE);
   probe_run_clear (&in);
   probe_run_clear (&out);
 
+  g_file_set_contents (existing_out, "original\n", -1, NULL);
   inside (s, &in, "write", existing, NULL);
+  outside (s, &out, "write", existing_out, NULL);
   g_file_get_contents (existing, &contents, NULL, NULL);
-  if (in.ran && in.status == PROBE_REFUSED && g_strcmp0 (contents, "original\n") != 0)
-    sbx_conformance_record (s->run, s->backend, area, "overwrite-outside-roots", SBX_CONFORMANCE_FAIL,
-            "the refused write still changed %s", existing);
-  else
-    {
-      g_autofree char *copy = g_build_filename (s->outside, "existing-copy", NULL);
-
-      g_file_set_contents (copy, "original\n", -1, NULL);
-      outside (s, &out, "write", copy, NULL);
-      judge_denial (s, area, "overwrite-outside-roots", &in, &out, NULL);
-    }
+  judge_denial (s, area, "overwrite-outside-roots", &in, &out, NULL,
+                g_strcmp0 (contents, "original\n") != 0 ? EFFECT_SEEN : EFFECT_NONE);
   probe_run_clear (&in);
   probe_run_clear (&out);
 
   inside (s, &in, "mkdir", dir_in, NULL);
   outside (s, &out, "mkdir", dir_out, NULL);
-  judge_denial (s, area, "mkdir-outside-roots", &in, &out, NULL);
+  judge_denial (s, area, "mkdir-outside-roots", &in, &out, NULL,
+                g_file_test (dir_in, G_FILE_TEST_EXISTS) ? EFFECT_SEEN : EFFECT_NONE);
   probe_run_clear (&in);
 
   inside (s, &in, "write", ws_file, NULL);
-  judge_allowed (s, area, "write-in-workspace", &in);
+  if (in.ran && in.status == PROBE_WORKED && !g_file_test (ws_file, G_FILE_TEST_IS_REGULAR))
+    sbx_conformance_record (s->run, s->backend, area, "write-in-workspace", SBX_CONFORMANCE_FAIL,
+                            "the write into the workspace worked inside but %s is not on the host", ws_file);
+  else
+    judge_allowed (s, area, "write-in-workspace", &in);
 }
 
 void
@@ -355,13 +377,14 @@ sbx_conformance_case_read_boundary (Subject *s)
 
   inside (s, &in, "read", secret, NULL);
   outside (s, &out, "read", secret, NULL);
-  judge_denial (s, area, "read-host-file", &in, &out, "outside-secret-contents");
+  judge_denial (s, area, "read-host-file", &in, &out, "outside-secret-contents", EFFECT_UNKNOWN);
   probe_run_clear (&in);
   probe_run_clear (&out);
 
   inside (s, &in, "list", s->outside, NULL);
   outside (s, &out, "list", s->outside, NULL);
-  judge_denial (s, area, "list-host-directory", &in, &out, NULL);
+  /* The listing names what it saw: a host name in it is the leak. */
+  judge_denial (s, area, "list-host-directory", &in, &out, "outside-secret-name", EFFECT_UNKNOWN);
   probe_run_clear (&in);
 
   inside (s, &in, "read", visible, NULL);
@@ -409,7 +432,7 @@ sbx_conformance_case_network (Subject    *s,
   inside (s, &in, "connect", "127.0.0.1", port_text, NULL);
   outside (s, &out, "connect", "127.0.0.1", port_text, NULL);
   close (fd);
-  judge_denial (s, area, "connect-host-loopback", &in, &out, NULL);
+  judge_denial (s, area, "connect-host-loopback", &in, &out, NULL, EFFECT_UNKNOWN);
 }
 
 void
@@ -428,7 +451,7 @@ sbx_conformance_case_env_scrub (Subject *s)
     }
   inside (s, &in, "env", SBX_CONFORMANCE_SECRET_VAR, NULL);
   outside (s, &out, "env", SBX_CONFORMANCE_SECRET_VAR, NULL);
-  judge_denial (s, "env-scrub", "supervisor-secret-hidden", &in, &out, secret);
+  judge_denial (s, "env-scrub", "supervisor-secret-hidden", &in, &out, secret, EFFECT_UNKNOWN);
 }
 
 void
@@ -451,12 +474,12 @@ sbx_conformance_case_process_boundary (Subject *s)
   pid_text = g_strdup_printf ("%d", (int) pid);
   inside (s, &in, "signal", pid_text, NULL);
   outside (s, &out, "signal", pid_text, NULL);
-  judge_denial (s, "process-boundary", "signal-host-process", &in, &out, NULL);
+  judge_denial (s, "process-boundary", "signal-host-process", &in, &out, NULL, EFFECT_UNKNOWN);
   probe_run_clear (&in);
   probe_run_clear (&out);
   inside (s, &in, "see", pid_text, NULL);
   outside (s, &out, "see", pid_text, NULL);
-  judge_denial (s, "process-boundary", "see-host-process", &in, &out, NULL);
+  judge_denial (s, "process-boundary", "see-host-process", &in, &out, NULL, EFFECT_UNKNOWN);
   kill (pid, SIGKILL);
   waitpid (pid, NULL, 0);
 }

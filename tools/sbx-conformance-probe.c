@@ -7,7 +7,7 @@
  * runs wherever the runtime closure (/usr, /lib) is visible; sbx-conformance
  * copies it into the sandbox's workspace.
  *
- *   write PATH | mkdir PATH | read PATH | list DIR
+ *   write PATH | mkdir PATH | read PATH (contents printed) | list DIR (names printed)
  *   connect IPV4 PORT          TCP connect
  *   signal PID                 kill (PID, 0)
  *   see PID                    /proc/PID exists
@@ -123,7 +123,10 @@ main (int    argc,
         return refused ("opendir");
       while ((entry = readdir (dir)) != NULL)
         if (strcmp (entry->d_name, ".") != 0 && strcmp (entry->d_name, "..") != 0)
-          n++;
+          {
+            printf ("%s\n", entry->d_name);
+            n++;
+          }
       closedir (dir);
       printf ("%d entries\n", n);
       /* An empty view of a non-empty directory is not a read of it. */

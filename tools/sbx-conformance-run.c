@@ -26,6 +26,7 @@ subject_lay_out (Subject  *s,
 {
   g_autofree char *secret = g_build_filename (s->outside, "secret", NULL);
   g_autofree char *existing = g_build_filename (s->outside, "existing", NULL);
+  g_autofree char *named = g_build_filename (s->outside, "outside-secret-name", NULL);
   g_autofree char *visible = g_build_filename (s->ws, "visible", NULL);
 
   if (g_mkdir (s->dir, 0700) != 0 || g_mkdir (s->ws, 0755) != 0 || g_mkdir (s->outside, 0755) != 0
@@ -38,6 +39,7 @@ subject_lay_out (Subject  *s,
   return sbx_conformance_copy_file (s->run->options->probe_helper, s->helper, 0755, error)
          && g_file_set_contents (secret, "outside-secret-contents\n", -1, error)
          && g_file_set_contents (existing, "original\n", -1, error)
+         && g_file_set_contents (named, "", -1, error)
          && g_file_set_contents (visible, "workspace-contents\n", -1, error)
          && g_chmod (secret, 0644) == 0;
 }
