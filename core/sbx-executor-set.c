@@ -322,7 +322,10 @@ remove_dir_contents (int          dfd,
 
           /* A directory without read or search permission cannot be opened
            * to be emptied: make it ours first (never through a symlink). */
-          fchmodat (dirfd (dir), name, 0700, AT_SYMLINK_NOFOLLOW);
+          if (fchmodat (dirfd (dir), name, 0700, AT_SYMLINK_NOFOLLOW) != 0)
+            {
+              /* not fatal here: the openat below fails and names the entry */
+            }
           child = openat (dirfd (dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
           child_path = g_build_filename (path, name, NULL);

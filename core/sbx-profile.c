@@ -67,6 +67,7 @@ struct _SbxProfileConfig
   int      home;
   int      isolation;
   gboolean ack_unconfined;
+  gboolean unix_sockets;
   GArray  *roots;   /* ConfigRoot */
   guint64  max_processes;
   guint64  max_memory;
@@ -89,7 +90,7 @@ struct _SbxProfileConfig
  * they can be shared between threads freely.  Build one with
  * [ctor@Sbx.Profile.new] from a [struct@Sbx.ProfileConfig], load one with
  * [ctor@Sbx.Profile.new_from_json] or [ctor@Sbx.Profile.new_default], and
- * narrow one with [func@Sbx.Profile.restrict].
+ * narrow one with [method@Sbx.Profile.restrict].
  *
  * Since: 0.1
  */
@@ -106,6 +107,7 @@ struct _SbxProfile
   SbxHome         home;
   SbxIsolation    isolation;
   gboolean        ack_unconfined;
+  gboolean        unix_sockets;
   SbxProfileRoot *roots;   /* sorted by path, byte order */
   guint           n_roots;
   guint64         max_processes;
@@ -157,7 +159,7 @@ sbx_access_to_string (SbxAccess access)
  * @text: an access word
  * @out_access: (out): return location for the access
  *
- * Parses a word produced by [func@Sbx.access_to_string].  Matching is exact
+ * Parses a word produced by [func@Sbx.Access.to_string].  Matching is exact
  * (lower case only).
  *
  * Returns: %TRUE when @text names an access value
@@ -256,6 +258,7 @@ sbx_profile_config_copy (const SbxProfileConfig *self)
   copy->home = self->home;
   copy->isolation = self->isolation;
   copy->ack_unconfined = self->ack_unconfined;
+  copy->unix_sockets = self->unix_sockets;
   for (guint i = 0; i < self->roots->len; i++)
     {
       const ConfigRoot *root = &g_array_index (self->roots, ConfigRoot, i);
@@ -428,6 +431,30 @@ sbx_profile_config_set_ack_unconfined (SbxProfileConfig *self,
   g_return_if_fail (self != NULL);
 
   self->ack_unconfined = !!ack;
+}
+
+/**
+ * sbx_profile_config_set_unix_sockets:
+ * @self: a [struct@Sbx.ProfileConfig]
+ * @allow: %TRUE to let the sandbox create unix domain sockets
+ *
+ * Opens unix domain sockets (the JSON member `"unix-sockets": "allow"`).
+ * By default they are closed: a host daemon listening on a pathname socket
+ * inside any root the sandbox sees, even a read-only one, would accept a
+ * connection (tmux, ssh ControlMaster, gpg-agent and editor sockets run
+ * commands on the host), so backends that cannot mediate connect() refuse
+ * socket(AF_UNIX) and leave only socketpair().  With @allow every such
+ * socket under the roots becomes reachable, and the compile report says so.
+ *
+ * Since: 0.1
+ */
+void
+sbx_profile_config_set_unix_sockets (SbxProfileConfig *self,
+                                     gboolean          allow)
+{
+  g_return_if_fail (self != NULL);
+
+  self->unix_sockets = !!allow;
 }
 
 /**
@@ -680,6 +707,7 @@ compute_fingerprint (const SbxProfile *self)
     .roots = roots,
     .n_roots = self->n_roots,
     .ack_unconfined = self->ack_unconfined,
+    .unix_sockets = self->unix_sockets,
     .required_guarantees = self->required,
     .max_processes = self->max_processes,
     .max_memory = self->max_memory,
@@ -950,6 +978,7 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
   self->home = (SbxHome) config->home;
   self->isolation = (SbxIsolation) config->isolation;
   self->ack_unconfined = config->ack_unconfined;
+  self->unix_sockets = config->unix_sockets;
   self->n_roots = roots->len;
   self->roots = g_new0 (SbxProfileRoot, roots->len + 1);
   sources = g_new0 (guint, roots->len + 1);
@@ -1076,6 +1105,7 @@ sbx_profile_dup_config (SbxProfile *self)
   sbx_profile_config_set_home (config, self->home);
   sbx_profile_config_set_isolation (config, self->isolation);
   sbx_profile_config_set_ack_unconfined (config, self->ack_unconfined);
+  sbx_profile_config_set_unix_sockets (config, self->unix_sockets);
   for (guint i = 0; i < self->n_roots; i++)
     sbx_profile_config_add_root (config, self->roots[i].path, self->roots[i].read, self->roots[i].write);
   sbx_profile_config_set_limits (config, self->max_processes, self->max_memory, self->max_open_files);
@@ -1357,7 +1387,8 @@ sbx_profile_equal (SbxProfile *a,
       || a->host_read != b->host_read || a->host_write != b->host_write
       || a->network != b->network || a->command != b->command
       || a->home != b->home || a->isolation != b->isolation
-      || a->ack_unconfined != b->ack_unconfined || a->n_roots != b->n_roots
+      || a->ack_unconfined != b->ack_unconfined || a->unix_sockets != b->unix_sockets
+      || a->n_roots != b->n_roots
       || a->max_processes != b->max_processes || a->max_memory != b->max_memory
       || a->max_open_files != b->max_open_files)
     return FALSE;
@@ -1519,6 +1550,24 @@ sbx_profile_get_isolation (SbxProfile *self)
 {
   g_return_val_if_fail (self != NULL, SBX_ISOLATION_SANDBOXED);
   return self->isolation;
+}
+
+/**
+ * sbx_profile_get_unix_sockets:
+ * @self: a [struct@Sbx.Profile]
+ *
+ * Whether the profile opens unix domain sockets (see
+ * [method@Sbx.ProfileConfig.set_unix_sockets]).
+ *
+ * Returns: %TRUE when `"unix-sockets": "allow"`; %FALSE (closed) by default
+ *
+ * Since: 0.1
+ */
+gboolean
+sbx_profile_get_unix_sockets (SbxProfile *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return self->unix_sockets;
 }
 
 /**
@@ -1824,6 +1873,7 @@ sbx_profile_restrict (SbxProfile  *base,
   result->isolation = MIN (base->isolation, ceiling->isolation);
   result->ack_unconfined = result->isolation == SBX_ISOLATION_UNCONFINED
                            && base->ack_unconfined && ceiling->ack_unconfined;
+  result->unix_sockets = base->unix_sockets && ceiling->unix_sockets;
   result->max_processes = min_limit (base->max_processes, ceiling->max_processes);
   result->max_memory = min_limit (base->max_memory, ceiling->max_memory);
   result->max_open_files = min_limit (base->max_open_files, ceiling->max_open_files);

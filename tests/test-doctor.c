@@ -257,6 +257,51 @@ test_doctor_real_plugins (void)
     }
 }
 
+/* Which mechanism bounds processes and memory sandbox-wide, for root and for
+ * an unprivileged user, as the Linux backend probes it: both said, in text
+ * and JSON; the caller's own one agrees with what this host mounts. */
+static void
+test_doctor_resource_limits (void)
+{
+  const char *dirs = g_getenv ("SBX_TEST_PLUGIN_DIRS");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_auto(DoctorRun) text = { 0 };
+  g_auto(DoctorRun) json = { 0 };
+  g_autofree char *mounts = NULL;
+  JsonObject *limits, *root, *user;
+  gboolean v1_both;
+
+  if (dirs == NULL || strstr (dirs, "plugins/linux") == NULL)
+    {
+      g_test_skip ("the Linux backend is not built");
+      return;
+    }
+  run_doctor (dirs, NULL, NULL, &text);
+  g_assert_nonnull (strstr (text.out, "\nSandbox-wide limits (processes, memory):\n  root (linux-"));
+  g_assert_nonnull (strstr (text.out, "\n  unprivileged user (linux-"));
+  run_doctor (dirs, NULL, "--json", &json);
+  limits = json_object_get_object_member (parse_object (parser, json.out), "resource_limits");
+  root = json_object_get_object_member (limits, "root");
+  user = json_object_get_object_member (limits, "user");
+  g_assert_nonnull (root);
+  g_assert_nonnull (user);
+  g_test_message ("root: %s", json_object_get_string_member (root, "detail"));
+  g_test_message ("user: %s", json_object_get_string_member (user, "detail"));
+
+  g_assert_true (g_file_get_contents ("/proc/self/mounts", &mounts, NULL, NULL));
+  v1_both = strstr (mounts, " cgroup rw") != NULL && strstr (mounts, ",pids") != NULL
+            && strstr (mounts, ",memory") != NULL;
+  if (v1_both && strstr (mounts, "cgroup2") != NULL
+      && strstr (json_object_get_string_member (root, "detail"), "cgroup v2") == NULL)
+    g_assert_true (g_str_has_prefix (json_object_get_string_member (root, "detail"), "cgroup v1"));
+  if (g_str_has_prefix (json_object_get_string_member (user, "detail"), "none"))
+    {
+      g_assert_cmpstr (json_object_get_string_member (user, "status"), ==, "unenforced");
+      g_assert_nonnull (strstr (json_object_get_string_member (user, "detail"), "rlimit fallback"));
+      g_assert_nonnull (strstr (json_object_get_string_member (user, "detail"), "Hint:"));
+    }
+}
+
 static void
 test_doctor_usage (void)
 {
@@ -284,6 +329,7 @@ main (int    argc,
   g_test_add_func ("/doctor/no-backend", test_doctor_no_backend);
   g_test_add_func ("/doctor/forced-backend", test_doctor_forced_backend);
   g_test_add_func ("/doctor/real-plugins", test_doctor_real_plugins);
+  g_test_add_func ("/doctor/resource-limits", test_doctor_resource_limits);
   g_test_add_func ("/doctor/usage", test_doctor_usage);
 
   return g_test_run ();

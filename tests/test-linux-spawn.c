@@ -689,7 +689,7 @@ test_low_limits (gconstpointer data)
     { 0, 0, 3, "exit 0", NULL },                     /* ld.so itself needs fd 3: the target's problem */
     { 0, G_GUINT64_CONSTANT (64) << 20, 0, "ulimit -d", "65536\n" },
     { 0, G_GUINT64_CONSTANT (1) << 20, 0, "exit 0", NULL },   /* 1 MiB: too small to map sh */
-    { 1, 0, 0, "ulimit -u", "1\n" },                /* where the report says RLIMIT_NPROC applies */
+    { 1, 0, 0, "ulimit -u", "2\n" },                /* RLIMIT_NPROC is the limit + sbx-init, where it applies */
     { 1, G_GUINT64_CONSTANT (1) << 20, 3, "exit 0", NULL },   /* all of them at once */
   };
 

@@ -367,6 +367,23 @@ test_compile_unconfined (void)
   assert_rules_well_formed (abi);
 
   g_assert_cmpuint (abi->flags, ==, SBX_POLICY_UNCONFINED);
+  g_clear_pointer (&policy, sbx_policy_free);
+  /* the profile's unix-sockets member travels as a policy flag; absent: closed */
+  input = sandboxed_input ();
+  policy = sbx_policy_new (&input, &test_dirs);
+  g_assert_cmpuint (sbx_policy_get_abi (policy)->flags & SBX_POLICY_UNIX_SOCKETS, ==, 0);
+  g_clear_pointer (&policy, sbx_policy_free);
+  input.unix_sockets = TRUE;
+  policy = sbx_policy_new (&input, &test_dirs);
+  g_assert_cmpuint (sbx_policy_get_abi (policy)->flags, ==, SBX_POLICY_UNIX_SOCKETS);
+  g_clear_pointer (&policy, sbx_policy_free);
+  input = sandboxed_input ();
+  input.isolation = SBX_ISOLATION_UNCONFINED;
+  input.workspace_read = input.workspace_write = SBX_ACCESS_ALLOW;
+  input.host_read = input.host_write = input.network = SBX_ACCESS_ALLOW;
+  input.required = SBX_GUARANTEE_ENV_SCRUB;
+  policy = sbx_policy_new (&input, &test_dirs);
+  abi = sbx_policy_get_abi (policy);
   g_assert_cmpuint (abi->net->mode, ==, SBX_NET_MODE_OPEN);
   /* No runtime closure is named; "/" is R|W|X. */
   for (guint i = 0; i < abi->n_fs_rules; i++)

@@ -23,6 +23,7 @@
 
 #include "sbx-linux-child-private.h"
 #include "sbx-linux-child.h"
+#include "sbx-linux-cgroup-child.h"
 #include "sbx-landlock-private.h"
 #include "init/sbx-init-proto.h"
 
@@ -1036,6 +1037,13 @@ sbx_linux_child_a_main (void *data)
   long r;
 
   sbx_child_reset_signals ();
+  /* Into the sandbox's cgroup before anything else (sbx-linux-cgroup.c). */
+  r = sbx_cgroup_child_join (ctx->cgroup_fds, ctx->n_cgroup_fds);
+  if (r < 0)
+    {
+      child_report (ctx, SBX_LINUX_STEP_CGROUP, r, -1);
+      sbx_child_exit (127);
+    }
   if (spec->rung == SBX_LINUX_RUNG_USERNS)
     {
       r = child_setup_ids (spec, &step);
@@ -1066,6 +1074,13 @@ child_az_main (void *data)
   int index = -1;
   long r;
 
+  /* Into the sandbox's cgroup before anything else (sbx-linux-cgroup.c). */
+  r = sbx_cgroup_child_join (ctx->cgroup_fds, ctx->n_cgroup_fds);
+  if (r < 0)
+    {
+      child_report (ctx, SBX_LINUX_STEP_CGROUP, r, -1);
+      sbx_child_exit (127);
+    }
   r = child_enter_template (ctx, &step, &index);
   if (r < 0)
     {
