@@ -14,6 +14,12 @@
 
 #include "sbx-compile-report-private.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 typedef enum
 {
   PROBE_NOT_DONE,
@@ -361,6 +367,10 @@ sbx_backend_compile (SbxBackend         *self,
   SbxHostCall call;
   SbxCrashGuard guard;
   void *plugin_spec = NULL;
+  SbxLevel probed_level;
+  SbxGuarantees probed_guarantees;
+  SbxGuarantees compiled_guarantees;
+  SbxGuarantees excess;
   int32_t status;
 
   g_return_val_if_fail (self != NULL, NULL);
@@ -368,6 +378,15 @@ sbx_backend_compile (SbxBackend         *self,
   g_return_val_if_fail (policy->struct_size >= sizeof (SbxPolicyV1), NULL);
   g_return_val_if_fail (report == NULL || !sbx_compile_report_is_frozen (report), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  /* The probe is the upper bound a compile is held to: make sure there is
+   * one (cached after the first success). */
+  if (!sbx_backend_probe (self, NULL, error))
+    return NULL;
+  g_mutex_lock (&self->probe_lock);
+  probed_level = self->level;
+  probed_guarantees = self->guarantees;
+  g_mutex_unlock (&self->probe_lock);
 
   if (report == NULL)
     report = local_report = sbx_compile_report_new ();
@@ -397,13 +416,32 @@ sbx_backend_compile (SbxBackend         *self,
       return NULL;
     }
 
+  /* A spec may narrow what the probe found, never exceed it: a backend that
+   * claims more at compile than its probe measured is claiming something no
+   * mechanism check backs. */
+  compiled_guarantees = (SbxGuarantees) (result.guarantees & SBX_GUARANTEES_ALL);
+  excess = compiled_guarantees & ~probed_guarantees;
+  if ((SbxLevel) result.level > probed_level || excess != 0)
+    {
+      g_auto(GStrv) names = sbx_guarantees_to_strv (excess);
+      g_autofree char *joined = g_strjoinv (", ", names);
+
+      self->vtable->release (self->plugin->ctx, plugin_spec);
+      g_set_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID,
+                   "plugin '%s', extension '%s': compile claims more than probe found "
+                   "(level %s, probed %s; guarantees beyond the probe: [%s]); the spec is refused",
+                   self->plugin->name, self->name, sbx_level_to_string ((SbxLevel) result.level),
+                   sbx_level_to_string (probed_level), joined);
+      return NULL;
+    }
+
   sbx_compile_report_set_backend (report, self->name);
   sbx_compile_report_set_level (report, (SbxLevel) result.level);
-  sbx_compile_report_set_guarantees (report, (SbxGuarantees) (result.guarantees & SBX_GUARANTEES_ALL));
+  sbx_compile_report_set_guarantees (report, compiled_guarantees);
   if (out_level != NULL)
     *out_level = (SbxLevel) result.level;
   if (out_guarantees != NULL)
-    *out_guarantees = (SbxGuarantees) (result.guarantees & SBX_GUARANTEES_ALL);
+    *out_guarantees = compiled_guarantees;
 
   spec = g_new0 (SbxBackendSpec, 1);
   g_atomic_ref_count_init (&spec->ref_count);
@@ -449,6 +487,32 @@ sbx_backend_spec_get_backend (SbxBackendSpec *spec)
 /* Spawn, signal, finish                                                      */
 /* ------------------------------------------------------------------------- */
 
+/* TRUE when @pid is a child of this process, exited or not (nothing is
+ * reaped: WNOWAIT).  ECHILD is the only answer that says "not ours"; unless
+ * the application ignores SIGCHLD (or set SA_NOCLDWAIT), when the kernel
+ * reaps children itself and a quick one is gone before we look: then the
+ * check cannot be made and supervision reports the lost status instead. */
+static gboolean
+pid_is_our_child (pid_t pid)
+{
+  struct sigaction current;
+  siginfo_t info;
+
+  memset (&info, 0, sizeof info);
+  while (waitid (P_PID, (id_t) pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0)
+    {
+      if (errno == EINTR)
+        continue;
+      if (errno != ECHILD)
+        return TRUE;
+      if (sigaction (SIGCHLD, NULL, &current) == 0
+          && (current.sa_handler == SIG_IGN || (current.sa_flags & SA_NOCLDWAIT) != 0))
+        return TRUE;
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 sbx_backend_spawn (SbxBackendSpec          *spec,
                    const SbxSpawnRequestV1 *request,
@@ -487,6 +551,28 @@ sbx_backend_spawn (SbxBackendSpec          *spec,
       /* Nothing we could wait for: the spawn contract is broken. */
       g_set_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID,
                    "plugin '%s', extension '%s': spawn reported success with invalid pid %" G_GINT64_FORMAT,
+                   backend->plugin->name, backend->name, (gint64) result.pid);
+      return FALSE;
+    }
+  if (!pid_is_our_child ((pid_t) result.pid))
+    {
+      SbxExitV1 ignored = { .struct_size = sizeof ignored };
+      SbxHostCall finish_call;
+
+      /* The host could neither wait for nor reap it: let the backend kill
+       * and free its tree, then refuse the run. */
+      backend->vtable->signal (backend->plugin->ctx, result.child, SIGKILL);
+      sbx_host_call_init (&finish_call, backend->plugin->name, backend->name, "finish", NULL);
+      backend->vtable->finish (backend->plugin->ctx, &finish_call, result.child,
+                               W_EXITCODE (0, SIGKILL), &ignored);
+      sbx_host_call_clear (&finish_call);
+      if (result.pidfd >= 0)
+        close (result.pidfd);
+      if (result.proxy_listen_fd >= 0)
+        close (result.proxy_listen_fd);
+      g_set_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID,
+                   "plugin '%s', extension '%s': spawn returned pid %" G_GINT64_FORMAT ", which is not "
+                   "a child of this process (the spawn contract requires a direct child); its tree was killed",
                    backend->plugin->name, backend->name, (gint64) result.pid);
       return FALSE;
     }

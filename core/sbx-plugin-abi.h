@@ -11,7 +11,7 @@
  *  - `abi_version` must be equal on both sides; it changes only for breaking
  *    changes.
  *  - `required_host_features` lets a plugin refuse an older core: the host
- *    rejects every required bit it does not know.
+ *    rejects every required bit it does not implement (see "Host features").
  *  - No GLib types, no `bool`, no C `enum` types in structs: fixed-width
  *    integers only.
  *  - Memory is freed by whoever allocated it.  Memory that crosses the
@@ -21,6 +21,95 @@
  *    host->set_error() on the SbxHostCall of that call.
  *
  * The layout of every struct is frozen by tests/abi/test-abi-layout.c.
+ *
+ * The sections below state the rules a plugin must follow and, for each, what
+ * this host checks (a rule the host does not check is still a rule: breaking
+ * it is a plugin bug that sbx-conformance looks for).  docs/writing-plugins.md
+ * walks through them with a working example (examples/plugin-skeleton/).
+ *
+ * Loading
+ * -------
+ *  - Files: a plugin directory holds `sbx-plugin-<name>.so`.  Other files are
+ *    ignored.  <name> is one to 64 bytes of lowercase words of [a-z0-9]
+ *    joined by single dashes ("mock-ok", "linux").  The file and every
+ *    directory searched must be owned by root or by the effective user and
+ *    must not be writable by group or others; a symbolic link as the plugin
+ *    file is refused.  SBX_PLUGIN_PATH is ignored in AT_SECURE processes.
+ *  - Names line up three ways, all checked: the file name gives <name>; the
+ *    exported entry symbol is `sbx_plugin_<name with '-' as '_'>_entry`
+ *    (looked up with dlsym); SbxPluginDescriptor.name, with '_' read as '-',
+ *    equals <name>.  SBX_PLUGIN_DEFINE (name, ...) writes the symbol and the
+ *    descriptor name from one C identifier, so `SBX_PLUGIN_DEFINE (my_box,
+ *    ...)` belongs in `sbx-plugin-my-box.so`.  The first directory providing
+ *    a plugin name wins; a later file of the same name is refused.
+ *  - Descriptor (checked before init): abi_version == SBX_PLUGIN_ABI_VERSION;
+ *    struct_size >= SBX_PLUGIN_DESCRIPTOR_MIN_SIZE; required_host_features
+ *    a subset of SbxHostV1.features (see "Host features"); version and
+ *    license non-empty UTF-8 of at most 256 bytes; a non-empty extension
+ *    list of at most 64 entries ended by an entry with kind SBX_EXT_END.
+ *  - Extensions: every entry has the struct_size of the first (the host
+ *    walks the array with that stride: at least sizeof (SbxPluginExtension),
+ *    at most 4096, a multiple of sizeof (void *)); a name following the rule
+ *    for plugin names and unique in the whole registry (across plugins); a
+ *    known kind; a non-NULL vtable whose struct_size covers every mandatory
+ *    function of its kind, each of them non-NULL.  An egress extension also
+ *    needs SBX_HOST_FEATURE_EGRESS_V1 in required_host_features.
+ *  - Reserved fields (`reserved0`, `reserved1`, SbxLimitsV1.flags): the
+ *    writer sets them to 0 and the reader ignores them.  The host fills
+ *    every table it hands out with zeros first; it does not inspect the
+ *    reserved fields a plugin writes, but a later ABI may give one a meaning
+ *    in which only 0 keeps today's behaviour, so anything else is a bug.
+ *  - Any violation refuses the whole plugin (no extension of it is used) with
+ *    a message that `sbx doctor` shows.  A refused plugin that got as far as
+ *    init stays mapped; no plugin is dlclose()d after its init ran.
+ *
+ * Lifecycle and threads
+ * ---------------------
+ *  - init runs once per SbxRegistry that loads the file, not once per
+ *    process: the default registry, every sbx_registry_new_for_directories()
+ *    and every test harness each call init again on the same mapped object
+ *    and get their own *plugin_ctx.  Keep state in *plugin_ctx.  Process-wide
+ *    state (a cache of what the kernel offers, say) must be safe to share
+ *    between those contexts, be initialised thread-safely (pthread_once or
+ *    atomics) and never be freed by fini.  init and fini run on whatever
+ *    thread builds or drops the registry; fini runs once, after the last use
+ *    of every extension of that context.  init must not call back into
+ *    libsbx.
+ *  - Concurrency: after init, every vtable function may be called from any
+ *    thread, and calls on different objects (specs, children, sinks) run
+ *    concurrently.  The host serialises only this: probe() of one backend
+ *    extension in one registry runs at most once at a time (a successful
+ *    result is cached; a failed probe is retried by a later caller); for
+ *    one spec, release() runs once, after every spawn of it has been
+ *    finished; for one child, finish() runs once, after spawn() returned it
+ *    and after the host reaped its pid, and signal() is never called after
+ *    finish() began; for one sink, close() runs after its last emit().
+ *    spawn() may run on one spec from several threads at once.
+ *  - Blocking: probe, compile and spawn may block (fork probe children, read
+ *    the filesystem, wait for an exec) but must return in bounded time.
+ *    signal() must not block.  finish() may wait, bounded, for the tree to
+ *    disappear.  emit() runs on the thread of the run it reports: keep it
+ *    short.  No call may wait for another call of the same plugin to be made
+ *    (the host may be waiting on it).
+ *  - Ownership: everything the host passes in (policy, request, strings,
+ *    rule fds, the standard fds) stays the host's and is valid for the
+ *    duration of the call only; copy or dup() what must outlive it.  A spec,
+ *    a child handle, a route and a sink are the plugin's, handed back to the
+ *    plugin exactly once to be freed (release, finish, stop, close).
+ *    SbxSpawnResultV1.pidfd and .proxy_listen_fd pass to the host.  Memory
+ *    the host frees is allocated with host->alloc.
+ *  - An SbxHostCall is valid only during the call that received it.
+ *
+ * Compile versus probe
+ * --------------------
+ *  probe() states the upper bound of what this backend can do on this host;
+ *  compile() states what one spec achieves.  compile() may narrow but never
+ *  claim more: its level must not exceed the probed level and its guarantees
+ *  must be a subset of the probed guarantees.  The host checks it: it probes
+ *  first when no probe has succeeded yet, and a compile whose result exceeds
+ *  the probe is released and refused (SBX_PLUGIN_ERROR_INVALID naming the
+ *  excess).  Guarantee bits this header does not define are dropped, never
+ *  trusted.
  */
 #ifndef SBX_PLUGIN_ABI_H
 #define SBX_PLUGIN_ABI_H
@@ -343,8 +432,10 @@ typedef struct SbxSpawnRequestV1
   uint32_t           flags;       /* SBX_SPAWN_* */
   const char        *cwd;         /* absolute working directory */
   const char *const *argv;        /* NULL-terminated; argv[0] without '/' is looked up
-                                   * in the PATH of @envp, never the host's */
+                                   * in the PATH of @envp, never the host's (see the
+                                   * spawn contract at SbxBackendVTableV1) */
   const char *const *envp;        /* complete scrubbed environment, NULL-terminated */
+  /* The host's fds, never closed by the backend; may be equal to each other. */
   int32_t            stdin_fd;    /* -1 = /dev/null */
   int32_t            stdout_fd;   /* -1 = /dev/null */
   int32_t            stderr_fd;   /* -1 = /dev/null */
@@ -391,17 +482,57 @@ typedef struct SbxExitV1
  *   "Hint: ..." in the detail when something is missing).
  * @compile: compile @policy once into an opaque spec (compile once, spawn
  *   many).  Narrowing is reported through @result and host->report(), never
- *   through an error; an error means the policy cannot be compiled at all.
- * @spawn: start one child under @spec.  Returns only after the target has
- *   been exec'd (or failed to be: then a non-OK status with the setup step
- *   and errno in the message, and no process left behind).  Safe to call
- *   concurrently on one spec from several threads.
+ *   through an error; an error means the policy cannot be compiled at all
+ *   (and then nothing is left allocated).  @result may not claim a higher
+ *   level or more guarantees than probe did; the host refuses such a spec.
+ * @spawn: start one child under @spec, following the spawn contract below.
+ *   Safe to call concurrently on one spec from several threads.
  * @signal: deliver @signo to the target's whole process tree.
  * @finish: called exactly once per successful spawn, after the host reaped
  *   SbxSpawnResultV1.pid with @wait_status (as from waitpid).  Kills every
  *   remaining process of the tree, proves the tree empty, translates the
  *   status into the target's own exit (@out) and frees @child.
  * @release: free @spec.  Called once, after every spawn of it has finished.
+ *
+ * The spawn contract (what the host relies on after spawn() returns OK):
+ *  - SbxSpawnResultV1.pid is a direct child of the host process (fork,
+ *    clone or posix_spawn from the calling thread, no double fork): the host
+ *    waits for it with waitpid() and a pidfd.  Whatever the backend puts
+ *    around the target (an init, a zygote) lives below that pid; finish()
+ *    translates the pid's wait status into the target's exit.  The host
+ *    checks that the pid is its child (waitid with WNOWAIT) and, when it is
+ *    not, kills the tree through signal(), calls finish() and fails the run.
+ *  - Standard fds: stdin_fd, stdout_fd and stderr_fd belong to the host;
+ *    the backend never closes them, it dup2()s them onto 0, 1 and 2 in the
+ *    child (-1 means /dev/null).  Two or three of them may be the same fd
+ *    (stdout and stderr share one pipe when output is captured together), and
+ *    any of them may be 0, 1 or 2 of the host itself: copy all three above 2
+ *    before the dup2()s so that no copy clobbers another.  The host closes its
+ *    own copies after spawn() returns.
+ *  - Every other fd is closed (or close-on-exec) when the target execs: only
+ *    0, 1 and 2 cross execve.
+ *  - The target starts with an empty signal mask and every signal at its
+ *    default disposition, whatever the host's threads had.
+ *  - argv[0] containing '/' is executed as is; otherwise it is searched in
+ *    the PATH entry of envp (never the host's PATH; an empty PATH element
+ *    means the working directory).  When envp has no PATH, the search list is
+ *    "/usr/local/bin:/usr/bin:/bin" (execvp's default without the current
+ *    directory).  EACCES on one candidate with no later success reports
+ *    SBX_STATUS_EXEC_DENIED.
+ *  - cwd is absolute; the child chdir()s to it (inside the sandbox's view)
+ *    before exec.  A failed chdir is SBX_STATUS_FAILED with a message naming
+ *    "chdir", the directory and the errno text.
+ *  - "Returns after exec": spawn() returns OK only once the target's execve
+ *    has succeeded, which the parent learns without guessing, e.g. from EOF
+ *    on a close-on-exec pipe whose write end only the child holds.  On a
+ *    failure before or in execve, the child reports the step and errno on
+ *    that pipe and exits; spawn() reaps it and everything it created and
+ *    returns SBX_STATUS_EXEC_NOT_FOUND (ENOENT, ENOTDIR), EXEC_DENIED (EACCES,
+ *    EPERM, ENOEXEC) or another non-OK status, with set_error() naming the
+ *    step, the path and the errno text.  No process is left behind.
+ *  - SbxSpawnResultV1.containment says whether the backend can prove that
+ *    finish() leaves no process of the tree (ENFORCED: a pid namespace or a
+ *    cgroup) or only tries (BEST_EFFORT, UNSPECIFIED).
  * @supports_grant_class: optional (may be NULL, then "supported when the
  *   guarantees allow it").  Returns 1 when a grant of @grant_class
  *   ("filesystem.path.read.v1", ...) can be enforced by this backend, else 0.

@@ -116,6 +116,24 @@ mock_ok_count (const char *what)
   return value;
 }
 
+/* How often mock-contract-breaker's code was called (process-wide). */
+static unsigned
+mock_breaker_count (const char *what)
+{
+  g_autofree char *path = mock_file ("contract-breaker");
+  void *handle = dlopen (path, RTLD_NOW | RTLD_NOLOAD);
+  unsigned (*count) (const char *);
+  unsigned value;
+
+  if (handle == NULL)
+    return 0;
+  count = (unsigned (*) (const char *)) dlsym (handle, "sbx_mock_contract_breaker_count");
+  g_assert_nonnull (count);
+  value = count (what);
+  dlclose (handle);
+  return value;
+}
+
 static guint
 count_open_fds (void)
 {
@@ -1790,6 +1808,102 @@ test_no_fd_leaks (void)
   assert_no_children ();
 }
 
+/* compile may narrow what probe found, never exceed it: a spec claiming a
+ * guarantee or a level beyond the probe is released and refused, and an
+ * honest compile of the same plugin (equal to the probe) still passes. */
+static void
+test_compile_claims_more_than_probe (void)
+{
+  g_autoptr(SbxRegistry) registry = registry_for_mocks ("contract-breaker", NULL);
+  static const struct { const char *backend; const char *needle; } rows[] = {
+    { "mock-claims-more-guarantees", "guarantees beyond the probe: [write-boundary]" },
+    { "mock-claims-more-level", "level full, probed degraded" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(SbxBackend) backend = sbx_registry_lookup_backend (registry, rows[i].backend);
+      g_autoptr(SbxCompileReport) report = sbx_compile_report_new ();
+      g_autoptr(GError) error = NULL;
+      unsigned released_before = mock_breaker_count ("release");
+      SbxBackendSpec *spec;
+      TestPolicy tp;
+
+      g_assert_nonnull (backend);
+      test_policy_init (&tp, SBX_GUARANTEE_ENV_SCRUB);
+      spec = sbx_backend_compile (backend, &tp.policy, report, NULL, NULL, &error);
+      g_assert_null (spec);
+      g_assert_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, "compile claims more than probe found"));
+      g_assert_nonnull (strstr (error->message, rows[i].needle));
+      g_assert_nonnull (strstr (error->message, rows[i].backend));
+      /* The refused spec was handed back to the plugin exactly once. */
+      g_assert_cmpuint (mock_breaker_count ("release") - released_before, ==, 1);
+    }
+
+  /* Positive control: the same probe, a compile equal to it. */
+  {
+    g_autoptr(SbxBackend) backend = sbx_registry_lookup_backend (registry, "mock-not-a-child");
+    g_autoptr(GError) error = NULL;
+    SbxLevel level = SBX_LEVEL_NONE;
+    SbxGuarantees guarantees = 0;
+    SbxBackendSpec *spec;
+    TestPolicy tp;
+
+    test_policy_init (&tp, SBX_GUARANTEE_ENV_SCRUB);
+    spec = sbx_backend_compile (backend, &tp.policy, NULL, &level, &guarantees, &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (spec);
+    g_assert_cmpint (level, ==, SBX_LEVEL_DEGRADED);
+    g_assert_cmpuint (guarantees, ==, SBX_GUARANTEE_ENV_SCRUB);
+    sbx_backend_spec_unref (spec);
+  }
+}
+
+/* spawn must return a direct child of the host: a grandchild (double fork)
+ * is refused, its tree is killed through signal() and the handle freed
+ * through finish(); nothing is left running. */
+static void
+test_spawn_not_a_child (void)
+{
+  g_autoptr(SbxRegistry) registry = registry_for_mocks ("contract-breaker", NULL);
+  g_autoptr(SbxBackend) backend = sbx_registry_lookup_backend (registry, "mock-not-a-child");
+  g_autoptr(GError) error = NULL;
+  const char *argv[] = { "sleep", "30", NULL };
+  const char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+  SbxSpawnRequestV1 request = { sizeof request, 0, "/", argv, envp, -1, -1, -1, 0 };
+  SbxSpawnResultV1 result = { 0 };
+  unsigned signals_before = mock_breaker_count ("signal");
+  unsigned finishes_before = mock_breaker_count ("finish");
+  SbxBackendSpec *spec;
+  const char *at;
+  gint64 pid;
+  gint64 deadline;
+  TestPolicy tp;
+
+  test_policy_init (&tp, SBX_GUARANTEE_ENV_SCRUB);
+  spec = sbx_backend_compile (backend, &tp.policy, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (sbx_backend_spawn (spec, &request, &result, &error));
+  g_assert_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "not a child of this process"));
+  g_assert_cmpuint (mock_breaker_count ("signal") - signals_before, ==, 1);
+  g_assert_cmpuint (mock_breaker_count ("finish") - finishes_before, ==, 1);
+
+  /* The grandchild named in the message is gone (reaped by whoever
+   * inherited it) within a bounded time. */
+  at = strstr (error->message, "returned pid ");
+  g_assert_nonnull (at);
+  pid = g_ascii_strtoll (at + strlen ("returned pid "), NULL, 10);
+  g_assert_cmpint (pid, >, 0);
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (kill ((pid_t) pid, 0) == 0 && g_get_monotonic_time () < deadline)
+    g_usleep (10 * 1000);
+  g_assert_cmpint (kill ((pid_t) pid, 0), ==, -1);
+  g_assert_cmpint (errno, ==, ESRCH);
+  sbx_backend_spec_unref (spec);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1846,6 +1960,8 @@ main (int    argc,
   g_test_add_func ("/registry/reporter/sink", test_reporter_sink);
   g_test_add_func ("/registry/json", test_registry_json);
   g_test_add_func ("/registry/no-fd-leaks", test_no_fd_leaks);
+  g_test_add_func ("/registry/compile/claims-more-than-probe", test_compile_claims_more_than_probe);
+  g_test_add_func ("/registry/spawn/not-a-child", test_spawn_not_a_child);
 
   return g_test_run ();
 }

@@ -451,6 +451,8 @@ ok_reporter_close (void *plugin_ctx,
   free (sink);
 }
 
+/* tests/plugins/broken-read reuses the code above under its own descriptor. */
+#ifndef MOCK_OK_NO_DESCRIPTOR
 static const SbxBackendVTableV1 ok_backend = {
   .struct_size = sizeof (SbxBackendVTableV1),
   .probe = ok_probe,
@@ -479,3 +481,4 @@ static const SbxPluginExtension ok_extensions[] = {
 
 SBX_PLUGIN_DEFINE (mock_ok, "0.1.0", "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE,
                    ok_init, ok_fini, ok_extensions)
+#endif /* MOCK_OK_NO_DESCRIPTOR */
