@@ -423,6 +423,10 @@ typedef struct SbxCompileResultV1
 } SbxCompileResultV1;
 #define SBX_COMPILE_RESULT_V1_MIN_SIZE (offsetof (SbxCompileResultV1, guarantees) + sizeof (uint64_t))
 
+/** The search list for a bare argv[0] when the spawn request's envp has no
+ * PATH (execvp's default without the current directory). */
+#define SBX_SPAWN_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
 /* SbxSpawnRequestV1.flags */
 #define SBX_SPAWN_PTY  1u  /* stdin_fd is a terminal slave: make it the controlling tty */
 
@@ -516,8 +520,8 @@ typedef struct SbxExitV1
  *  - argv[0] containing '/' is executed as is; otherwise it is searched in
  *    the PATH entry of envp (never the host's PATH; an empty PATH element
  *    means the working directory).  When envp has no PATH, the search list is
- *    "/usr/local/bin:/usr/bin:/bin" (execvp's default without the current
- *    directory).  EACCES on one candidate with no later success reports
+ *    SBX_SPAWN_DEFAULT_PATH, "/usr/local/bin:/usr/bin:/bin" (execvp's default
+ *    without the current directory).  EACCES on one candidate with no later success reports
  *    SBX_STATUS_EXEC_DENIED.
  *  - cwd is absolute; the child chdir()s to it (inside the sandbox's view)
  *    before exec.  A failed chdir is SBX_STATUS_FAILED with a message naming

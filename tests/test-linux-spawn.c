@@ -248,10 +248,20 @@ test_path_lookup (gconstpointer data)
     g_assert_nonnull (strstr (run->spawn_error, "exec"));
   }
   {
-    /* No PATH at all: nothing is searched (not even a default). */
-    const char *sh_argv[] = { "sh", "-c", "true", NULL };
+    /* No PATH at all: the ABI's default list (SBX_SPAWN_DEFAULT_PATH) is
+     * searched, as by every backend: sh is found in /bin... */
+    const char *sh_argv[] = { "sh", "-c", "echo default-path", NULL };
     const char *envp[] = { "HOME=/", NULL };
     g_autoptr(LinuxTestRun) run = linux_test_backend_run (fx.backend, fx.policy, fx.workspace, sh_argv,
+                                                          envp, NULL);
+
+    g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_OK);
+    g_assert_cmpstr (run->out, ==, "default-path\n");
+  }
+  {
+    /* ...and nothing else: neither the host's PATH nor the working directory. */
+    const char *envp[] = { "HOME=/", NULL };
+    g_autoptr(LinuxTestRun) run = linux_test_backend_run (fx.backend, fx.policy, fx.workspace, argv,
                                                           envp, NULL);
 
     g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_EXEC_NOT_FOUND);

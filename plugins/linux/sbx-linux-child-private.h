@@ -45,7 +45,7 @@ typedef struct
   const char         *cwd;
   char *const        *argv;
   char *const        *envp;
-  const char         *path_env;     /* value of PATH in envp, NULL when absent */
+  const char         *path_env;     /* PATH of envp, or SBX_SPAWN_DEFAULT_PATH */
   int                 stdio[3];
   int                 pty;
   int                 err_fd;       /* write end of the error channel */

@@ -590,6 +590,8 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   ctx->argv = (char *const *) request->argv;
   ctx->envp = (char *const *) request->envp;
   ctx->path_env = find_path_env (request->envp);
+  if (ctx->path_env == NULL)
+    ctx->path_env = SBX_SPAWN_DEFAULT_PATH;   /* the ABI's search list without PATH */
   ctx->stdio[0] = request->stdin_fd;
   ctx->stdio[1] = request->stdout_fd;
   ctx->stdio[2] = request->stderr_fd;

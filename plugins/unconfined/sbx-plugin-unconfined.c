@@ -48,7 +48,7 @@ static SbxPluginFiniFunc unconfined_fini;
 #define SWEEP_TIMEOUT_NS (2LL * 1000 * 1000 * 1000)
 /* PATH used when the child environment has none (as execvp's default,
  * without the current directory). */
-#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+#define DEFAULT_PATH SBX_SPAWN_DEFAULT_PATH
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
