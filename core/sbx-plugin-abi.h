@@ -368,6 +368,13 @@ typedef struct SbxExitV1
  * @supports_grant_class: optional (may be NULL, then "supported when the
  *   guarantees allow it").  Returns 1 when a grant of @grant_class
  *   ("filesystem.path.read.v1", ...) can be enforced by this backend, else 0.
+ * @explain: optional (may be NULL; the host reads it only when struct_size
+ *   covers it).  Describes what @compile would build for @policy as
+ *   human-readable UTF-8 text (host->alloc'd, NUL-terminated, in
+ *   *@text_out): mount operations and rules, a profile text, token and job
+ *   settings.  Creates and enforces nothing, so it may run on a host where
+ *   this backend cannot spawn (its probe failed); report entries of the
+ *   compilation go through host->report().  Safe from any thread.
  */
 typedef struct SbxBackendVTableV1
 {
@@ -383,6 +390,9 @@ typedef struct SbxBackendVTableV1
                        int32_t wait_status, SbxExitV1 *out);
   void     (*release) (void *plugin_ctx, void *spec);
   uint32_t (*supports_grant_class) (void *plugin_ctx, const char *grant_class);
+  /* Appended after the first release: additive, found through struct_size. */
+  int32_t  (*explain) (void *plugin_ctx, SbxHostCall *call, const SbxPolicyV1 *policy,
+                       char **text_out);
 } SbxBackendVTableV1;
 
 /* ------------------------------------------------------------------------- */

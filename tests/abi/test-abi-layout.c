@@ -92,7 +92,7 @@ _Static_assert (offsetof (SbxExitV1, struct_size) == 0, "SbxExitV1.struct_size")
 _Static_assert (offsetof (SbxExitV1, kind) == 4, "SbxExitV1.kind");
 _Static_assert (offsetof (SbxExitV1, code) == 8, "SbxExitV1.code");
 _Static_assert (offsetof (SbxExitV1, signo) == 12, "SbxExitV1.signo");
-_Static_assert (sizeof (SbxBackendVTableV1) == 64, "size SbxBackendVTableV1");
+_Static_assert (sizeof (SbxBackendVTableV1) == 72, "size SbxBackendVTableV1");
 _Static_assert (offsetof (SbxBackendVTableV1, struct_size) == 0, "SbxBackendVTableV1.struct_size");
 _Static_assert (offsetof (SbxBackendVTableV1, reserved0) == 4, "SbxBackendVTableV1.reserved0");
 _Static_assert (offsetof (SbxBackendVTableV1, probe) == 8, "SbxBackendVTableV1.probe");
@@ -102,6 +102,9 @@ _Static_assert (offsetof (SbxBackendVTableV1, signal) == 32, "SbxBackendVTableV1
 _Static_assert (offsetof (SbxBackendVTableV1, finish) == 40, "SbxBackendVTableV1.finish");
 _Static_assert (offsetof (SbxBackendVTableV1, release) == 48, "SbxBackendVTableV1.release");
 _Static_assert (offsetof (SbxBackendVTableV1, supports_grant_class) == 56, "SbxBackendVTableV1.supports_grant_class");
+/* explain was appended (additive): a table of the first release is 64 bytes
+ * and SBX_ABI_HAS (explain) is false for it. */
+_Static_assert (offsetof (SbxBackendVTableV1, explain) == 64, "SbxBackendVTableV1.explain");
 _Static_assert (sizeof (SbxEgressInfoV1) == 24, "size SbxEgressInfoV1");
 _Static_assert (offsetof (SbxEgressInfoV1, struct_size) == 0, "SbxEgressInfoV1.struct_size");
 _Static_assert (offsetof (SbxEgressInfoV1, target_guarantee) == 4, "SbxEgressInfoV1.target_guarantee");
@@ -161,6 +164,14 @@ check_abi_has (void)
     return 0;
   old_table.struct_size = (uint32_t) sizeof (SbxBackendVTableV1);
   if (!SBX_ABI_HAS (&old_table, SbxBackendVTableV1, supports_grant_class))
+    return 0;
+  /* A first-release table (64 bytes, before explain was appended). */
+  old_table.struct_size = 64;
+  if (!SBX_ABI_HAS (&old_table, SbxBackendVTableV1, supports_grant_class)
+      || SBX_ABI_HAS (&old_table, SbxBackendVTableV1, explain))
+    return 0;
+  old_table.struct_size = (uint32_t) sizeof (SbxBackendVTableV1);
+  if (!SBX_ABI_HAS (&old_table, SbxBackendVTableV1, explain))
     return 0;
   return 1;
 }
