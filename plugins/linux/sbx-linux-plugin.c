@@ -236,16 +236,74 @@ linux_supports_grant_class (void       *plugin_ctx,
   return grant_class != NULL && strcmp (grant_class, "command.start.v1") == 0;
 }
 
+/* explain(): compile as compile() does, describe the spec, free it.  The
+ * spec's fds and directories live only for this call. */
+static int32_t
+explain_rung (void               *plugin_ctx,
+              SbxHostCall        *call,
+              const SbxPolicyV1  *policy,
+              char              **text_out,
+              int                 rung)
+{
+  SbxLinuxPlugin *self = plugin_ctx;
+  ReportTarget target = { self->host, call };
+  SbxLinuxReporter reporter = { forward_report, &target };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxLinuxSpec) spec = NULL;
+  g_autofree char *text = NULL;
+  uint32_t level = SBX_ABI_LEVEL_NONE;
+  uint64_t guarantees = 0;
+  int32_t status = SBX_STATUS_FAILED;
+  gsize len;
+
+  spec = sbx_linux_spec_new (policy, rung, &reporter, &level, &guarantees, &status, &error);
+  if (spec == NULL)
+    {
+      if (status == SBX_STATUS_OK)
+        status = SBX_STATUS_FAILED;
+      self->host->set_error (call, status, error != NULL ? error->message : "compile failed");
+      return status;
+    }
+  text = sbx_linux_explain (spec);
+  len = strlen (text);
+  *text_out = self->host->alloc (len + 1);
+  if (*text_out == NULL)
+    {
+      self->host->set_error (call, SBX_STATUS_NO_MEMORY, "explain: out of memory");
+      return SBX_STATUS_NO_MEMORY;
+    }
+  memcpy (*text_out, text, len + 1);
+  return SBX_STATUS_OK;
+}
+
+static int32_t
+explain_userns (void               *plugin_ctx,
+                SbxHostCall        *call,
+                const SbxPolicyV1  *policy,
+                char              **text_out)
+{
+  return explain_rung (plugin_ctx, call, policy, text_out, SBX_LINUX_RUNG_USERNS);
+}
+
+static int32_t
+explain_landlock (void               *plugin_ctx,
+                  SbxHostCall        *call,
+                  const SbxPolicyV1  *policy,
+                  char              **text_out)
+{
+  return explain_rung (plugin_ctx, call, policy, text_out, SBX_LINUX_RUNG_LANDLOCK);
+}
+
 static const SbxBackendVTableV1 userns_vtable = {
   sizeof (SbxBackendVTableV1), 0,
   probe_userns, compile_userns, linux_spawn, linux_signal, linux_finish, linux_release,
-  linux_supports_grant_class,
+  linux_supports_grant_class, explain_userns,
 };
 
 static const SbxBackendVTableV1 landlock_vtable = {
   sizeof (SbxBackendVTableV1), 0,
   probe_landlock, compile_landlock, linux_spawn, linux_signal, linux_finish, linux_release,
-  linux_supports_grant_class,
+  linux_supports_grant_class, explain_landlock,
 };
 
 static const SbxPluginExtension linux_extensions[] = {
