@@ -13,11 +13,18 @@ PACKAGES="
   clang llvm libclang-rt-14-dev
   bubblewrap hyperfine util-linux passwd procps
   coreutils grep sed findutils tar make gcc
+  mingw-w64 wine64
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
 "
+# arm64 multiarch libraries for the aarch64 cross build (scripts/cross-aarch64.sh).
+ARM64_PACKAGES="libglib2.0-dev:arm64 libjson-glib-dev:arm64 libseccomp-dev:arm64"
 
 if [ "${SBX_SKIP_APT:-0}" != "1" ]; then
   export DEBIAN_FRONTEND=noninteractive
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $SUDO dpkg --add-architecture arm64
+  fi
   $SUDO apt-get update -qq
   # shellcheck disable=SC2086
-  $SUDO apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends $PACKAGES $ARM64_PACKAGES >/dev/null
 fi
