@@ -844,6 +844,8 @@ test_unconditional_allow_detected (void)
 
       g_test_trap_subprocess (path, 0, G_TEST_SUBPROCESS_DEFAULT);
       g_test_trap_assert_failed ();
+      /* It failed on the check, not for any other reason. */
+      g_test_trap_assert_stderr ("*assert_no_unconditional_allow*");
     }
 }
 
