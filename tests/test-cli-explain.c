@@ -267,11 +267,13 @@ test_doctor_other_os_backends (void)
       g_assert_nonnull (at);
       at = strchr (at, '\n');
       g_assert_nonnull (at);
-      g_assert_true (g_str_has_prefix (at + 1, "    unavailable (never selected): "));
+      /* The probe refuses with the reason (SBX_STATUS_UNAVAILABLE). */
+      g_assert_true (g_str_has_prefix (at + 1, "    probe FAILED: "));
       g_assert_nonnull (strstr (at, "not applicable on this host"));
     }
   if (have_backend ("linux"))
     g_assert_nonnull (strstr (text.out, "  linux-landlock (plugin linux, priority 90)\n    level:"));
+
 
   run_sbx (args_json, NULL, NULL, &json);
   g_assert_true (json_parser_load_from_data (parser, json.out, -1, &error));
@@ -280,9 +282,18 @@ test_doctor_other_os_backends (void)
   g_assert_nonnull (strstr (json.out, "win32-restricted: not applicable on this host"));
 
   /* Forcing one of them fails: no fallback to the backends that work. */
-  run_sbx (args_text, NULL, "darwin-seatbelt", &forced);
-  g_assert_cmpint (forced.status, ==, 1);
-  g_assert_nonnull (strstr (forced.out, "NO BACKEND can run it on this host"));
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *rejected = g_strdup_printf ("    %s: plugin '", names[i]);
+
+      run_clear (&forced);
+      run_sbx (args_text, NULL, names[i], &forced);
+      g_assert_cmpint (forced.status, ==, 1);
+      g_assert_nonnull (strstr (forced.out, "NO BACKEND can run it on this host"));
+      /* ... and the rejection names the reason. */
+      g_assert_nonnull (strstr (forced.out, rejected));
+      g_assert_nonnull (strstr (strstr (forced.out, rejected), "not applicable on this host"));
+    }
 }
 
 int

@@ -87,12 +87,7 @@ print_backends (GString     *out,
       probe = sbx_registry_probe_backend (registry, name, &unconfined_only, &error);
       if (probe == NULL)
         {
-          /* UNAVAILABLE: the mechanism does not exist here (another OS's
-           * backend); anything else is a probe that went wrong. */
-          if (g_error_matches (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_UNAVAILABLE))
-            g_string_append_printf (out, "    unavailable (never selected): %s\n", error->message);
-          else
-            g_string_append_printf (out, "    probe FAILED: %s\n", error->message);
+          g_string_append_printf (out, "    probe FAILED: %s\n", error->message);
           continue;
         }
       {
