@@ -213,6 +213,40 @@ test_explain_linux (void)
   g_assert_cmpint (g_rmdir (ws), ==, 0);
 }
 
+/* A workspace with a newline and a quote in its name: the Linux
+ * explanation stays UTF-8 and line-structured (the name is escaped). */
+static void
+test_explain_linux_hostile_workspace (void)
+{
+  g_autofree char *parent = g_dir_make_tmp ("sbx-ws-explain-XXXXXX", NULL);
+  g_autofree char *ws = g_build_filename (parent, "new\nline-\"q", NULL);
+  g_autofree char *escaped = NULL;
+  g_autofree char *expected = NULL;
+  g_auto(Run) run = { 0 };
+  const char *args[] = { "profile", "explain", "--backend", "linux-landlock", "--default", NULL };
+
+  if (!have_backend ("linux"))
+    {
+      g_test_skip ("the Linux plugin is not built");
+      return;
+    }
+  g_assert_cmpint (g_mkdir (ws, 0700), ==, 0);
+  run_sbx (args, ws, NULL, &run);
+  if (run.status != 0 && strstr (run.err, "Landlock") != NULL)
+    g_test_skip ("this kernel has no Landlock for rung 2");
+  else
+    {
+      g_assert_cmpint (run.status, ==, 0);
+      g_assert_true (g_utf8_validate (run.out, -1, NULL));
+      escaped = g_strescape (ws, NULL);
+      expected = g_strdup_printf ("landlock-rule \"%s\": ", escaped);
+      g_assert_nonnull (strstr (run.out, expected));
+      g_assert_null (strstr (run.out, "new\nline"));
+    }
+  g_assert_cmpint (g_rmdir (ws), ==, 0);
+  g_assert_cmpint (g_rmdir (parent), ==, 0);
+}
+
 static void
 test_explain_failures (void)
 {
@@ -305,6 +339,7 @@ main (int    argc,
   g_test_add_func ("/cli/explain/darwin-seatbelt/hostile-workspace", test_explain_darwin_hostile_workspace);
   g_test_add_func ("/cli/explain/win32-restricted/default", test_explain_win32);
   g_test_add_func ("/cli/explain/linux-landlock/default", test_explain_linux);
+  g_test_add_func ("/cli/explain/linux-landlock/hostile-workspace", test_explain_linux_hostile_workspace);
   g_test_add_func ("/cli/explain/failures", test_explain_failures);
   g_test_add_func ("/cli/doctor/other-os-backends-unavailable", test_doctor_other_os_backends);
   return g_test_run ();

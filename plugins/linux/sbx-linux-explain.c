@@ -15,6 +15,25 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+/* A path as explain prints it: as is when every byte is printable ASCII
+ * other than '\\' and '"', otherwise C-escaped in double quotes, so a name
+ * with a newline or invalid UTF-8 cannot forge a line or break the text. */
+static void
+append_path (GString    *out,
+             const char *path)
+{
+  g_autofree char *escaped = NULL;
+
+  for (const unsigned char *p = (const unsigned char *) path; *p != '\0'; p++)
+    if (*p < 0x20 || *p > 0x7e || *p == '\\' || *p == '"')
+      {
+        escaped = g_strescape (path, NULL);
+        g_string_append_printf (out, "\"%s\"", escaped);
+        return;
+      }
+  g_string_append (out, path);
+}
+
 static const char *
 mount_op_name (uint32_t kind)
 {
@@ -108,9 +127,13 @@ append_landlock (GString               *out,
 
       g_string_append (out, "landlock-rule ");
       if (rule->kind == RULE_NAME)
-        g_string_append_printf (out, "%s/%s", path, rule->name);
+        {
+          g_autofree char *joined = g_build_filename (path, rule->name, NULL);
+
+          append_path (out, joined);
+        }
       else
-        g_string_append (out, path);
+        append_path (out, path);
       g_string_append (out, ": ");
       append_fs_access (out, rule->access);
       g_string_append_c (out, '\n');
@@ -199,9 +222,13 @@ sbx_linux_explain (const SbxLinuxSpec *spec)
         {
           const SbxMountOp *op = &plan->ops[i];
 
-          g_string_append_printf (out, "mount-op %s %s", mount_op_name (op->kind), op->path);
+          g_string_append_printf (out, "mount-op %s ", mount_op_name (op->kind));
+          append_path (out, op->path);
           if (op->kind == SBX_MOUNT_OP_SYMLINK && op->link != NULL)
-            g_string_append_printf (out, " -> %s", op->link);
+            {
+              g_string_append (out, " -> ");
+              append_path (out, op->link);
+            }
           append_mount_flags (out, op->flags);
           g_string_append_c (out, '\n');
         }
