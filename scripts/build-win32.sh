@@ -62,7 +62,10 @@ if [ -z "$wine" ]; then
 fi
 [ -n "$wine" ] || { echo "build-win32: wine64 not found. Hint: apt-get install wine64" >&2; exit 1; }
 
-export WINEPREFIX="$out/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# wine keeps its server directory under TMPDIR: a private one, so nothing of
+# it lands in the caller's.
+mkdir -p "$out/tmp"
+export WINEPREFIX="$out/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" TMPDIR="$out/tmp"
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
   "$wine" wineboot --init >/dev/null 2>&1 || true
 fi

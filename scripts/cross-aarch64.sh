@@ -48,6 +48,11 @@ file "$build/tools/sbx" | grep -q 'ARM aarch64' || {
   echo "cross-aarch64: sbx is not an aarch64 program" >&2; exit 1; }
 echo "ok - aarch64 cross build: sbx, libsbx-1 and sbx-plugin-linux.so are aarch64 objects"
 
+# A private TMPDIR, removed afterwards, so nothing a test run under qemu
+# leaves (a case that aborts keeps its fixture) reaches the caller's.
+rm -rf "$build/tmp"
+mkdir -p "$build/tmp"
+export TMPDIR="$build/tmp"
 export G_TEST_SRCDIR="$src/tests" G_TEST_BUILDDIR="$build/tests" G_DEBUG=gc-friendly,fatal-criticals
 export SBX_PLUGIN_PATH=/dev/null XDG_CONFIG_HOME=/dev/null SBX_TEST_SRCDIR="$src/tests"
 status=0
@@ -74,4 +79,5 @@ run test-sbpl --tap -s /sbpl/reader/detects-unconditional-allow
 run test-win32
 SBX_TEST_SECCOMP_API_LEVEL=6 run test-seccomp --tap -p /seccomp/exact/default-program -p /seccomp/exact/arch-guards \
   -p /seccomp/exact/socket-matrix -p /seccomp/program/reports-and-bits
+rm -rf "$build/tmp"
 exit $status
