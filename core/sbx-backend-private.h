@@ -45,6 +45,15 @@ SbxBackendSpec *sbx_backend_compile          (SbxBackend          *self,
                                               SbxLevel            *out_level,
                                               SbxGuarantees       *out_guarantees,
                                               GError             **error);
+/* Runs the backend's optional explain() on @policy: the text it would
+ * compile (mount operations, SBPL, token settings), with the entries it
+ * reports appended to @report.  Nothing is created, so it works where the
+ * backend's probe failed.  SBX_PLUGIN_ERROR_UNSUPPORTED when the backend has
+ * no explain entry.  (transfer full) */
+char           *sbx_backend_explain          (SbxBackend          *self,
+                                              const SbxPolicyV1   *policy,
+                                              SbxCompileReport    *report,
+                                              GError             **error);
 SbxBackendSpec *sbx_backend_spec_ref         (SbxBackendSpec *spec);
 void            sbx_backend_spec_unref       (SbxBackendSpec *spec);
 SbxBackend     *sbx_backend_spec_get_backend (SbxBackendSpec *spec);

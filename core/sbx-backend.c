@@ -450,6 +450,66 @@ sbx_backend_compile (SbxBackend         *self,
   return spec;
 }
 
+char *
+sbx_backend_explain (SbxBackend         *self,
+                     const SbxPolicyV1  *policy,
+                     SbxCompileReport   *report,
+                     GError            **error)
+{
+  SbxHostCall call;
+  SbxCrashGuard guard;
+  char *text = NULL;
+  char *copy;
+  int32_t status;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (policy != NULL, NULL);
+  g_return_val_if_fail (report == NULL || !sbx_compile_report_is_frozen (report), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  /* Optional, appended entry: read only when the table's size covers it. */
+  if (!SBX_ABI_HAS (self->vtable, SbxBackendVTableV1, explain) || self->vtable->explain == NULL)
+    {
+      g_set_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_UNSUPPORTED,
+                   "plugin '%s', extension '%s': this backend cannot explain a profile "
+                   "(no explain entry in its vtable)", self->plugin->name, self->name);
+      return NULL;
+    }
+
+  sbx_host_call_init (&call, self->plugin->name, self->name, "explain", report);
+  sbx_crash_guard_enter (&guard, self->plugin->name, "explain", self->name);
+  status = self->vtable->explain (self->plugin->ctx, &call, policy, &text);
+  sbx_crash_guard_leave (&guard);
+  if (status != SBX_STATUS_OK)
+    {
+      /* Nothing is ours to free on failure (as for compile). */
+      sbx_host_call_fail (&call, status, error);
+      sbx_host_call_clear (&call);
+      return NULL;
+    }
+  sbx_host_call_clear (&call);
+  if (text == NULL)
+    {
+      g_set_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID,
+                   "plugin '%s', extension '%s': explain returned OK and no text",
+                   self->plugin->name, self->name);
+      return NULL;
+    }
+  /* The text was allocated with host->alloc: copy it into GLib memory and
+   * release the original through the same table. */
+  copy = g_strdup (text);
+  sbx_host_table ()->release (text);
+  if (!g_utf8_validate (copy, -1, NULL))
+    {
+      g_free (copy);
+      g_set_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID,
+                   "plugin '%s', extension '%s': explain returned text that is not UTF-8",
+                   self->plugin->name, self->name);
+      return NULL;
+    }
+  return copy;
+}
+
 SbxBackendSpec *
 sbx_backend_spec_ref (SbxBackendSpec *spec)
 {

@@ -540,6 +540,13 @@ typedef struct SbxExitV1
  * @supports_grant_class: optional (may be NULL, then "supported when the
  *   guarantees allow it").  Returns 1 when a grant of @grant_class
  *   ("filesystem.path.read.v1", ...) can be enforced by this backend, else 0.
+ * @explain: optional (may be NULL; the host reads it only when struct_size
+ *   covers it).  Describes what @compile would build for @policy as
+ *   human-readable UTF-8 text (host->alloc'd, NUL-terminated, in
+ *   *@text_out): mount operations and rules, a profile text, token and job
+ *   settings.  Creates and enforces nothing, so it may run on a host where
+ *   this backend cannot spawn (its probe failed); report entries of the
+ *   compilation go through host->report().  Safe from any thread.
  */
 typedef int32_t SbxBackendProbeFunc (void *plugin_ctx, SbxHostCall *call, SbxProbeResultV1 *result);
 typedef int32_t SbxBackendCompileFunc (void *plugin_ctx, SbxHostCall *call, const SbxPolicyV1 *policy,
@@ -551,6 +558,8 @@ typedef int32_t SbxBackendFinishFunc (void *plugin_ctx, SbxHostCall *call, void 
                                            int32_t wait_status, SbxExitV1 *out);
 typedef void SbxBackendReleaseFunc (void *plugin_ctx, void *spec);
 typedef uint32_t SbxBackendSupportsGrantClassFunc (void *plugin_ctx, const char *grant_class);
+typedef int32_t SbxBackendExplainFunc (void *plugin_ctx, SbxHostCall *call, const SbxPolicyV1 *policy,
+                                       char **text_out);
 
 typedef struct SbxBackendVTableV1
 {
@@ -563,6 +572,8 @@ typedef struct SbxBackendVTableV1
   SbxBackendFinishFunc            *finish;
   SbxBackendReleaseFunc           *release;
   SbxBackendSupportsGrantClassFunc *supports_grant_class;  /* optional: may be NULL */
+  /* Appended after the first release: additive, found through struct_size. */
+  SbxBackendExplainFunc           *explain;                /* optional: may be NULL */
 } SbxBackendVTableV1;
 
 /** Smallest backend vtable a host accepts: every mandatory slot (probe ..

@@ -17,7 +17,11 @@
 #include "sbx-plugin-loader-private.h"
 #include "sbx-compile-report-private.h"
 
+#include <errno.h>
 #include <string.h>
+#include <glib/gstdio.h>
+
+#include "sbx-policy-private.h"
 
 /* ------------------------------------------------------------------------- */
 /* Selection                                                                  */
@@ -335,4 +339,132 @@ sbx_registry_preview_selection (SbxRegistry       *self,
   if (out_report != NULL)
     *out_report = g_steal_pointer (&report);
   return backend != NULL;
+}
+
+/* Removes the placeholder tree explain made (depth 2: set/{home,tmp,state}). */
+static void
+remove_explain_dirs (const char *set_dir)
+{
+  static const char *const children[] = { "home", "tmp", "state" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (children); i++)
+    {
+      g_autofree char *child = g_build_filename (set_dir, children[i], NULL);
+
+      g_rmdir (child);
+    }
+  g_rmdir (set_dir);
+}
+
+/**
+ * sbx_registry_explain_profile:
+ * @self: a [class@Sbx.Registry]
+ * @backend: (nullable): a backend extension name, or %NULL for the backend
+ *   an executor set would select for @profile on this host
+ * @profile: the profile to explain
+ * @out_report: (out) (optional) (transfer full): the entries the backend
+ *   reported while compiling (narrowed, widened, unenforced ...)
+ * @error: return location for a [error@Sbx.PluginError]
+ *
+ * Prints what @backend would compile for @profile: mount operations,
+ * Landlock rules and the seccomp summary for the Linux backends, the SBPL
+ * text for darwin-seatbelt, the token and job settings for win32-restricted.
+ * A named backend is explained even where its probe fails (its compiler is
+ * portable); nothing is spawned.  The executor's HOME, TMPDIR and state
+ * directories are stand-ins created for the call (and removed after it), so
+ * their names differ from a real run's.
+ *
+ * Returns: (transfer full) (nullable): the explanation (UTF-8), or %NULL
+ *   with @error set when there is no such backend, it cannot explain, or
+ *   the profile cannot be compiled by it
+ *
+ * Since: 0.1
+ */
+char *
+sbx_registry_explain_profile (SbxRegistry       *self,
+                              const char        *backend,
+                              SbxProfile        *profile,
+                              SbxCompileReport **out_report,
+                              GError           **error)
+{
+  g_autoptr(SbxCompileReport) report = sbx_compile_report_new ();
+  g_autoptr(SbxBackend) chosen = NULL;
+  g_autoptr(SbxPolicy) policy = NULL;
+  g_autofree char *set_dir = NULL;
+  g_autofree char *home = NULL;
+  g_autofree char *tmpdir = NULL;
+  g_autofree char *state_dir = NULL;
+  g_autofree char *template = NULL;
+  SbxPolicyDirs dirs = { 0 };
+  char *text;
+
+  g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (profile != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (backend != NULL)
+    {
+      chosen = sbx_registry_lookup_backend (self, backend);
+      if (chosen == NULL)
+        {
+          sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_BACKEND_UNAVAILABLE,
+                                "no loaded backend is called '%s'", backend);
+          return NULL;
+        }
+    }
+  else
+    {
+      g_autoptr(SbxCompileReport) selection_report = sbx_compile_report_new ();
+      SbxBackendSelection selection = { 0 };
+
+      selection.unconfined = sbx_profile_get_isolation (profile) == SBX_ISOLATION_UNCONFINED;
+      selection.required_guarantees = sbx_profile_get_required_guarantees (profile);
+      chosen = sbx_registry_select_backend (self, &selection, selection_report, error);
+      if (chosen == NULL)
+        return NULL;
+    }
+
+  /* Stand-in executor directories: a backend may open them while it
+   * compiles, so they exist for the duration of the call. */
+  template = g_build_filename (g_get_tmp_dir (), "sbx-explain-XXXXXX", NULL);
+  set_dir = g_mkdtemp_full (template, 0700) != NULL ? g_strdup (template) : NULL;
+  if (set_dir == NULL)
+    {
+      int errsv = errno;
+
+      sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_FAILED, "explain: cannot create %s: %s",
+                            template, g_strerror (errsv));
+      return NULL;
+    }
+  home = g_build_filename (set_dir, "home", NULL);
+  tmpdir = g_build_filename (set_dir, "tmp", NULL);
+  state_dir = g_build_filename (set_dir, "state", NULL);
+  if (g_mkdir (home, 0700) != 0 || g_mkdir (tmpdir, 0700) != 0 || g_mkdir (state_dir, 0700) != 0)
+    {
+      int errsv = errno;
+
+      remove_explain_dirs (set_dir);
+      sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_FAILED,
+                            "explain: cannot create the stand-in directories under %s: %s",
+                            set_dir, g_strerror (errsv));
+      return NULL;
+    }
+  dirs.home = home;
+  dirs.home_owned = sbx_profile_get_home (profile) == SBX_HOME_ISOLATED;
+  if (!dirs.home_owned)
+    dirs.home = g_get_home_dir ();
+  dirs.tmpdir = tmpdir;
+  dirs.state_dir = state_dir;
+  dirs.set_dir = set_dir;
+  policy = sbx_policy_new_for_profile (profile, &dirs);
+
+  text = sbx_backend_explain (chosen, sbx_policy_get_abi (policy), report, error);
+  remove_explain_dirs (set_dir);
+  if (text == NULL)
+    return NULL;
+  sbx_compile_report_set_backend (report, sbx_backend_get_name (chosen));
+  sbx_compile_report_freeze (report);
+  if (out_report != NULL)
+    *out_report = g_steal_pointer (&report);
+  return text;
 }

@@ -209,6 +209,12 @@ gboolean          sbx_registry_preview_selection       (SbxRegistry        *self
                                                         SbxCompileReport  **out_report,
                                                         GError            **error);
 SBX_AVAILABLE_IN_0_1
+char             *sbx_registry_explain_profile         (SbxRegistry        *self,
+                                                        const char         *backend,
+                                                        SbxProfile         *profile,
+                                                        SbxCompileReport  **out_report,
+                                                        GError            **error);
+SBX_AVAILABLE_IN_0_1
 char             *sbx_registry_to_json                 (SbxRegistry        *self);
 
 G_END_DECLS

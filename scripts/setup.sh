@@ -17,11 +17,18 @@ PACKAGES="
   scdoc man-db groff-base bash-completion python3-jsonschema
   debhelper dpkg-dev lintian
   curl openssl tinyproxy glib-networking
+  mingw-w64 wine64
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
 "
+# arm64 multiarch libraries for the aarch64 cross build (scripts/cross-aarch64.sh).
+ARM64_PACKAGES="libglib2.0-dev:arm64 libjson-glib-dev:arm64 libseccomp-dev:arm64"
 
 if [ "${SBX_SKIP_APT:-0}" != "1" ]; then
   export DEBIAN_FRONTEND=noninteractive
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $SUDO dpkg --add-architecture arm64
+  fi
   $SUDO apt-get update -qq
   # shellcheck disable=SC2086
-  $SUDO apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends $PACKAGES $ARM64_PACKAGES >/dev/null
 fi

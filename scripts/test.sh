@@ -10,19 +10,24 @@
 #   3. an AddressSanitizer + UndefinedBehaviorSanitizer build, every test;
 #   4. the libFuzzer targets for a bounded time (clang), when built;
 #   5. the Debian packages built, linted, installed, used as root and as the
-#      unprivileged user, and purged (scripts/test-package.sh).
+#      unprivileged user, and purged (scripts/test-package.sh);
+#   6. win32: the win32-restricted backend cross-built with mingw-w64 from
+#      the ABI header alone, its tests run under wine64 (scripts/build-win32.sh);
+#   7. aarch64: the Linux plugin and the core cross-built for aarch64
+#      (Debian's cross toolchain and arm64 multiarch libraries), the unit
+#      tests that need no namespaces run under qemu-user (scripts/cross-aarch64.sh).
 # The last line is "N passed, N failed" counting test cases over all phases.
 #
 # Environment: SBX_TEST_USER (unprivileged user, default sbx-ci),
 # SBX_FUZZ_SECONDS (default 60), SBX_SKIP_APT=1, SBX_TEST_PHASES (default
-# "root unpriv asan fuzz package").
+# "root unpriv asan fuzz package win32 aarch64").
 set -u
 cd "$(dirname "$0")/.."
 SRC=$(pwd)
 
 ./scripts/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
-PHASES=${SBX_TEST_PHASES:-"root unpriv asan fuzz package"}
+PHASES=${SBX_TEST_PHASES:-"root unpriv asan fuzz package win32 aarch64"}
 FUZZ_SECONDS=${SBX_FUZZ_SECONDS:-60}
 TEST_USER=${SBX_TEST_USER:-sbx-ci}
 LOGS=""
@@ -174,6 +179,28 @@ for phase in $PHASES; do
       if [ "$pkg_failed" -eq 0 ] && [ "$pkg_status" -ne 0 ]; then pkg_failed=1; fi
       EXTRA_FAILED=$((EXTRA_FAILED + pkg_failed))
       [ "$pkg_failed" -eq 0 ] || STATUS=1
+      ;;
+    win32|aarch64)
+      # TAP from a cross build run under wine or qemu-user: each "ok" and
+      # "not ok" line counts (a SKIP is a pass that says why, as in meson).
+      if [ "$phase" = win32 ]; then
+        note "phase 6: win32-restricted cross-built with mingw-w64, tests under wine64"
+        cmd="./scripts/build-win32.sh _build-win32 --run"
+      else
+        note "phase 7: aarch64 cross build, namespace-free unit tests under qemu-user"
+        cmd="./scripts/cross-aarch64.sh _build-aarch64"
+      fi
+      started=$(date +%s)
+      if $cmd > "_build-$phase.tap" 2>&1; then phase_ok=1; else phase_ok=0; fi
+      grep -E '^(not )?ok |# SKIP|^Bail out' "_build-$phase.tap" || true
+      p=$(grep -cE '^ok ' "_build-$phase.tap" || true)
+      f=$(grep -cE '^not ok |^Bail out' "_build-$phase.tap" || true)
+      EXTRA_PASSED=$((EXTRA_PASSED + p)); EXTRA_FAILED=$((EXTRA_FAILED + f))
+      if [ "$phase_ok" -ne 1 ] || [ "$p" -eq 0 ]; then
+        echo "not ok - phase $phase failed:"; tail -30 "_build-$phase.tap"
+        EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
+      fi
+      echo "# phase $phase took $(( $(date +%s) - started ))s"
       ;;
     *)
       echo "unknown phase $phase"; EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1

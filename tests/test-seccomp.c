@@ -382,6 +382,24 @@ static const ExactRow exact_rows[] = {
   { "getpid", 0, 0, 0, ALLOW },
 };
 
+/* System calls only x86 has (port I/O, the LDT): absent from an aarch64 filter by
+ * nature, so a row for them checks x86 filters only (aarch64 CI phase). */
+static gboolean
+x86_only_syscall (const char *name)
+{
+  return strcmp (name, "iopl") == 0 || strcmp (name, "ioperm") == 0 || strcmp (name, "modify_ldt") == 0;
+}
+
+static gboolean
+filter_has_x86 (const Arch *arches,
+                guint       n_arches)
+{
+  for (guint a = 0; a < n_arches; a++)
+    if (arches[a].audit == AUDIT_ARCH_X86_64 || arches[a].audit == AUDIT_ARCH_I386)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 test_exact_default (void)
 {
@@ -406,15 +424,23 @@ test_exact_default (void)
           if (nr < 0)
             continue;
           somewhere = TRUE;
+          uint32_t want = row->action;
+
           got = run_filter (program, arches[a].audit, nr, row->a0, row->a1, row->a2, 0);
-          if (!action_matches (got, row->action))
+          /* The compat context answers every socket() denial with EACCES
+           * (sbx-seccomp.c: i386's socketcall makes errnos collide); ARM
+           * compat has a real socket(2), so its rows are checked here. */
+          if (a > 0 && strcmp (row->name, "socket") == 0
+              && (want & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO)
+            want = ERR (EACCES);
+          if (!action_matches (got, want))
             g_error ("%s(%#" G_GINT64_MODIFIER "x, %#" G_GINT64_MODIFIER "x, %#" G_GINT64_MODIFIER "x) on %s: "
                      "action 0x%x, expected 0x%x", row->name, row->a0, row->a1, row->a2, arches[a].name, got,
-                     row->action);
+                     want);
           checked++;
         }
       if (!somewhere && strcmp (row->name, "vm86") != 0 && strcmp (row->name, "vm86old") != 0 &&
-          strcmp (row->name, "umount") != 0)
+          strcmp (row->name, "umount") != 0 && !(x86_only_syscall (row->name) && !filter_has_x86 (arches, n_arches)))
         g_error ("%s exists on no architecture of the filter", row->name);
     }
   g_test_message ("%u verdicts checked", checked);
@@ -1305,6 +1331,13 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  /* Under qemu-user (the aarch64 CI phase) seccomp(2) does not reach a
+   * kernel, so libseccomp would detect API level 1 and refuse
+   * SCMP_ACT_KILL_PROCESS; the phase runs only the verdict cases (the BPF
+   * interpreter above) and states the level a current kernel has. */
+  if (g_getenv ("SBX_TEST_SECCOMP_API_LEVEL") != NULL)
+    g_assert_cmpint (seccomp_api_set ((unsigned int) g_ascii_strtoull (g_getenv ("SBX_TEST_SECCOMP_API_LEVEL"),
+                                                                        NULL, 10)), ==, 0);
 
   g_test_add_func ("/seccomp/exact/default-program", test_exact_default);
   g_test_add_func ("/seccomp/exact/arch-guards", test_exact_arch_guards);

@@ -2,6 +2,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <sbx/sbx.h>
 
@@ -11,6 +12,7 @@
  * sbx profile check [--workspace DIR] FILE...
  * sbx profile show [--workspace DIR] (FILE | --default)
  * sbx profile restrict [--workspace DIR] BASE CEILING
+ * sbx profile explain [--workspace DIR] [--backend NAME] (FILE | --default)
  *
  * A relative or absent workspace.root in a file is resolved against
  * --workspace DIR, or the current directory: a shared profile file applies
@@ -27,11 +29,13 @@ typedef struct
 static int profile_check    (int argc, char **argv);
 static int profile_show     (int argc, char **argv);
 static int profile_restrict (int argc, char **argv);
+static int profile_explain  (int argc, char **argv);
 
 static const ProfileCommand profile_commands[] = {
   { "check", profile_check, "Validate profile files and print their fingerprints" },
   { "show", profile_show, "Print a profile's normalized form, fingerprint and required guarantees" },
   { "restrict", profile_restrict, "Print the narrowing of BASE by CEILING" },
+  { "explain", profile_explain, "Print what a backend would compile for a profile" },
 };
 
 static void
@@ -42,6 +46,7 @@ print_profile_usage (FILE *out)
            "  sbx profile check [--workspace DIR] FILE...\n"
            "  sbx profile show [--workspace DIR] (FILE | --default)\n"
            "  sbx profile restrict [--workspace DIR] BASE CEILING\n"
+           "  sbx profile explain [--workspace DIR] [--backend NAME] (FILE | --default)\n"
            "\n"
            "Commands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (profile_commands); i++)
@@ -261,12 +266,95 @@ profile_restrict (int    argc,
   return SBX_CLI_EXIT_OK;
 }
 
+static int
+profile_explain (int    argc,
+                 char **argv)
+{
+  g_autofree char *workspace = NULL;
+  g_autofree char *backend = NULL;
+  gboolean use_default = FALSE;
+  const GOptionEntry entries[] = {
+    { "workspace", 'w', 0, G_OPTION_ARG_FILENAME, &workspace,
+      "The workspace of --default, and the directory a relative or absent workspace.root "
+      "is resolved against (default: the current directory)", "DIR" },
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend,
+      "Explain for backend NAME (any loaded one, even where it cannot run; default: the one "
+      "an executor set would select here)", "NAME" },
+    { "default", 0, 0, G_OPTION_ARG_NONE, &use_default,
+      "Explain the built-in default profile", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("(FILE | --default)");
+  g_autoptr(SbxProfile) profile = NULL;
+  g_autoptr(SbxCompileReport) report = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  SbxRegistry *registry;
+
+  g_set_prgname ("sbx profile explain");
+  g_option_context_set_summary (context,
+                                "Prints what a backend would compile for the profile: mount operations,\n"
+                                "Landlock rules and the seccomp summary for the Linux backends, the SBPL\n"
+                                "text for darwin-seatbelt, the token and job settings for win32-restricted,\n"
+                                "then the entries the backend reported (narrowed, widened, unenforced).\n"
+                                "Nothing is spawned.  HOME, TMPDIR and the executor's state directory are\n"
+                                "stand-ins made for the call.  Exits 0, or 1 when the backend is missing or\n"
+                                "cannot compile the profile, 2 on a usage error.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!parse_options (context, "explain", &argc, &argv))
+    return SBX_CLI_EXIT_USAGE;
+  if ((use_default && argc != 1) || (!use_default && argc != 2))
+    {
+      sbx_cli_error ("profile explain: give exactly one FILE or --default (see sbx profile explain --help)");
+      return SBX_CLI_EXIT_USAGE;
+    }
+  if (use_default)
+    {
+      profile = sbx_profile_new_default (workspace, &error);
+      if (profile == NULL)
+        {
+          sbx_cli_error ("default profile: %s", error->message);
+          return SBX_CLI_EXIT_FAILURE;
+        }
+    }
+  else
+    {
+      profile = load_profile (argv[1], workspace);
+      if (profile == NULL)
+        return SBX_CLI_EXIT_FAILURE;
+    }
+
+  registry = sbx_registry_get_default ();
+  text = sbx_registry_explain_profile (registry, backend, profile, &report, &error);
+  if (text == NULL)
+    {
+      sbx_cli_error ("profile explain: %s", error->message);
+      return SBX_CLI_EXIT_FAILURE;
+    }
+  printf ("; backend: %s\n", sbx_compile_report_get_backend (report));
+  fputs (text, stdout);
+  if (text[0] != '\0' && text[strlen (text) - 1] != '\n')
+    putchar ('\n');
+  printf ("; --- report ---\n");
+  for (guint i = 0; i < sbx_compile_report_get_n_entries (report); i++)
+    {
+      const char *detail = sbx_compile_report_get_entry_detail (report, i);
+
+      printf ("; %-10s %s%s%s\n",
+              sbx_report_status_to_string (sbx_compile_report_get_entry_status (report, i)),
+              sbx_compile_report_get_entry_feature (report, i),
+              detail != NULL && detail[0] != '\0' ? ": " : "",
+              detail != NULL ? detail : "");
+    }
+  return SBX_CLI_EXIT_OK;
+}
+
 /**
  * sbx_cmd_profile:
  * @argc: argument count; argv[0] is "profile"
  * @argv: the arguments
  *
- * `sbx profile check|show|restrict ...`.
+ * `sbx profile check|show|restrict|explain ...`.
  *
  * Returns: the exit status
  */

@@ -26,6 +26,8 @@ static SbxBackendSignalFunc linux_signal;
 static SbxBackendFinishFunc linux_finish;
 static SbxBackendReleaseFunc linux_release;
 static SbxBackendSupportsGrantClassFunc linux_supports_grant_class;
+static SbxBackendExplainFunc explain_userns;
+static SbxBackendExplainFunc explain_landlock;
 static SbxBackendProbeFunc probe_landlock;
 static SbxBackendCompileFunc compile_landlock;
 static SbxPluginInitFunc linux_init;
@@ -255,6 +257,64 @@ linux_supports_grant_class (void       *plugin_ctx,
   return grant_class != NULL && strcmp (grant_class, "command.start.v1") == 0;
 }
 
+/* explain(): compile as compile() does, describe the spec, free it.  The
+ * spec's fds and directories live only for this call. */
+static int32_t
+explain_rung (void               *plugin_ctx,
+              SbxHostCall        *call,
+              const SbxPolicyV1  *policy,
+              char              **text_out,
+              int                 rung)
+{
+  SbxLinuxPlugin *self = plugin_ctx;
+  ReportTarget target = { self->host, call };
+  SbxLinuxReporter reporter = { forward_report, &target };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxLinuxSpec) spec = NULL;
+  g_autofree char *text = NULL;
+  uint32_t level = SBX_ABI_LEVEL_NONE;
+  uint64_t guarantees = 0;
+  int32_t status = SBX_STATUS_FAILED;
+  gsize len;
+
+  spec = sbx_linux_spec_new (policy, rung, &reporter, &level, &guarantees, &status, &error);
+  if (spec == NULL)
+    {
+      if (status == SBX_STATUS_OK)
+        status = SBX_STATUS_FAILED;
+      self->host->set_error (call, status, error != NULL ? error->message : "compile failed");
+      return status;
+    }
+  text = sbx_linux_explain (spec);
+  len = strlen (text);
+  *text_out = self->host->alloc (len + 1);
+  if (*text_out == NULL)
+    {
+      self->host->set_error (call, SBX_STATUS_NO_MEMORY, "explain: out of memory");
+      return SBX_STATUS_NO_MEMORY;
+    }
+  memcpy (*text_out, text, len + 1);
+  return SBX_STATUS_OK;
+}
+
+static int32_t
+explain_userns (void               *plugin_ctx,
+                SbxHostCall        *call,
+                const SbxPolicyV1  *policy,
+                char              **text_out)
+{
+  return explain_rung (plugin_ctx, call, policy, text_out, SBX_LINUX_RUNG_USERNS);
+}
+
+static int32_t
+explain_landlock (void               *plugin_ctx,
+                  SbxHostCall        *call,
+                  const SbxPolicyV1  *policy,
+                  char              **text_out)
+{
+  return explain_rung (plugin_ctx, call, policy, text_out, SBX_LINUX_RUNG_LANDLOCK);
+}
+
 static const SbxBackendVTableV1 userns_vtable = {
   .struct_size = sizeof (SbxBackendVTableV1),
   .probe = probe_userns,
@@ -264,6 +324,7 @@ static const SbxBackendVTableV1 userns_vtable = {
   .finish = linux_finish,
   .release = linux_release,
   .supports_grant_class = linux_supports_grant_class,
+  .explain = explain_userns,
 };
 
 static const SbxBackendVTableV1 landlock_vtable = {
@@ -275,6 +336,7 @@ static const SbxBackendVTableV1 landlock_vtable = {
   .finish = linux_finish,
   .release = linux_release,
   .supports_grant_class = linux_supports_grant_class,
+  .explain = explain_landlock,
 };
 
 static const SbxPluginExtension linux_extensions[] = {

@@ -224,6 +224,9 @@ SbxLinuxSpec *sbx_linux_spec_new  (const SbxPolicyV1       *policy,
                                    GError                 **error);
 void          sbx_linux_spec_free (SbxLinuxSpec            *spec);
 
+/* The spec as text for the backends' explain() (sbx-linux-explain.c). */
+char         *sbx_linux_explain   (const SbxLinuxSpec      *spec);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxLinuxSpec, sbx_linux_spec_free)
 
 /* ------------------------------------------------------------------------- */

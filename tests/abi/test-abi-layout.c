@@ -92,7 +92,7 @@ _Static_assert (offsetof (SbxExitV1, struct_size) == 0, "SbxExitV1.struct_size")
 _Static_assert (offsetof (SbxExitV1, kind) == 4, "SbxExitV1.kind");
 _Static_assert (offsetof (SbxExitV1, code) == 8, "SbxExitV1.code");
 _Static_assert (offsetof (SbxExitV1, signo) == 12, "SbxExitV1.signo");
-_Static_assert (sizeof (SbxBackendVTableV1) == 64, "size SbxBackendVTableV1");
+_Static_assert (sizeof (SbxBackendVTableV1) == 72, "size SbxBackendVTableV1");
 _Static_assert (offsetof (SbxBackendVTableV1, struct_size) == 0, "SbxBackendVTableV1.struct_size");
 _Static_assert (offsetof (SbxBackendVTableV1, reserved0) == 4, "SbxBackendVTableV1.reserved0");
 _Static_assert (offsetof (SbxBackendVTableV1, probe) == 8, "SbxBackendVTableV1.probe");
@@ -102,6 +102,9 @@ _Static_assert (offsetof (SbxBackendVTableV1, signal) == 32, "SbxBackendVTableV1
 _Static_assert (offsetof (SbxBackendVTableV1, finish) == 40, "SbxBackendVTableV1.finish");
 _Static_assert (offsetof (SbxBackendVTableV1, release) == 48, "SbxBackendVTableV1.release");
 _Static_assert (offsetof (SbxBackendVTableV1, supports_grant_class) == 56, "SbxBackendVTableV1.supports_grant_class");
+/* explain was appended (additive): a table of the first release is 64 bytes
+ * and SBX_ABI_HAS (explain) is false for it. */
+_Static_assert (offsetof (SbxBackendVTableV1, explain) == 64, "SbxBackendVTableV1.explain");
 _Static_assert (sizeof (SbxEgressInfoV1) == 24, "size SbxEgressInfoV1");
 _Static_assert (offsetof (SbxEgressInfoV1, struct_size) == 0, "SbxEgressInfoV1.struct_size");
 _Static_assert (offsetof (SbxEgressInfoV1, target_guarantee) == 4, "SbxEgressInfoV1.target_guarantee");
@@ -187,6 +190,7 @@ SLOT_IS (SbxBackendVTableV1, signal, SbxBackendSignalFunc);
 SLOT_IS (SbxBackendVTableV1, finish, SbxBackendFinishFunc);
 SLOT_IS (SbxBackendVTableV1, release, SbxBackendReleaseFunc);
 SLOT_IS (SbxBackendVTableV1, supports_grant_class, SbxBackendSupportsGrantClassFunc);
+SLOT_IS (SbxBackendVTableV1, explain, SbxBackendExplainFunc);
 SLOT_IS (SbxEgressVTableV1, start, SbxEgressStartFunc);
 SLOT_IS (SbxEgressVTableV1, authorize, SbxEgressAuthorizeFunc);
 SLOT_IS (SbxEgressVTableV1, serve, SbxEgressServeFunc);
@@ -211,6 +215,7 @@ SIG_IS (SbxBackendSignalFunc, int32_t (*) (void *, void *, int32_t));
 SIG_IS (SbxBackendFinishFunc, int32_t (*) (void *, SbxHostCall *, void *, int32_t, SbxExitV1 *));
 SIG_IS (SbxBackendReleaseFunc, void (*) (void *, void *));
 SIG_IS (SbxBackendSupportsGrantClassFunc, uint32_t (*) (void *, const char *));
+SIG_IS (SbxBackendExplainFunc, int32_t (*) (void *, SbxHostCall *, const SbxPolicyV1 *, char **));
 SIG_IS (SbxEgressStartFunc, int32_t (*) (void *, SbxHostCall *, const char *, void **, SbxEgressInfoV1 *));
 SIG_IS (SbxEgressAuthorizeFunc, int32_t (*) (void *, SbxHostCall *, void *, const char *, const char *const *,
                                              char **));
@@ -236,6 +241,14 @@ check_abi_has (void)
     return 0;
   old_table.struct_size = (uint32_t) sizeof (SbxBackendVTableV1);
   if (!SBX_ABI_HAS (&old_table, SbxBackendVTableV1, supports_grant_class))
+    return 0;
+  /* A first-release table (64 bytes, before explain was appended). */
+  old_table.struct_size = 64;
+  if (!SBX_ABI_HAS (&old_table, SbxBackendVTableV1, supports_grant_class)
+      || SBX_ABI_HAS (&old_table, SbxBackendVTableV1, explain))
+    return 0;
+  old_table.struct_size = (uint32_t) sizeof (SbxBackendVTableV1);
+  if (!SBX_ABI_HAS (&old_table, SbxBackendVTableV1, explain))
     return 0;
   return 1;
 }
