@@ -83,7 +83,7 @@ for mode in plain bash-completion; do
   expect commands "$mode" "doctor help profile run" sbx ""
   expect run "$mode" "run" sbx r
   expect profile-subcommand "$mode" "show" sbx profile s
-  expect profile-subcommands "$mode" "check restrict show" sbx profile ""
+  expect profile-subcommands "$mode" "check explain restrict show" sbx profile ""
   expect help-topic "$mode" "profile" sbx help p
   expect global-option "$mode" "--version" sbx --v
   expect run-option "$mode" "--profile" sbx run --pro
