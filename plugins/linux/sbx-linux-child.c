@@ -257,17 +257,24 @@ child_bind (long              rootfd,
   long src, tree, r;
 
   /* The host path, never through a symlink: a link planted after compile
-   * fails the spawn instead of redirecting the bind. */
+   * fails the spawn instead of redirecting the bind.  A grant's bind uses
+   * the inode pinned when the grant was issued (op->src_fd, the spec's own:
+   * never closed here), so a rename or exchange after issue cannot swap in
+   * another file. */
   *step = SBX_LINUX_STEP_BIND_SOURCE;
-  src = sbx_child_openat2 (AT_FDCWD, op->path, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
-                           RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+  if (op->src_fd >= 0)
+    src = op->src_fd;
+  else
+    src = sbx_child_openat2 (AT_FDCWD, op->path, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
+                             RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
   if (src < 0)
     return src;
 
   *step = SBX_LINUX_STEP_BIND;
   tree = sbx_raw_syscall3 (__NR_open_tree, src, "",
                            OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
-  sbx_child_close (src);
+  if (op->src_fd < 0)
+    sbx_child_close (src);
   if (tree < 0)
     return tree;
   if (op->flags & SBX_MOUNT_F_RDONLY)

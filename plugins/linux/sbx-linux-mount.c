@@ -31,6 +31,7 @@
  * instead of redirecting a bind.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -164,6 +165,8 @@ typedef struct
   GHashTable        *created;   /* paths created in a tmpfs of ours */
   GPtrArray         *binds;
   GPtrArray         *masked;
+  GHashTable        *grant_fds; /* path -> fd + 1 of the policy's grant rules */
+  gboolean           grant_fd_failed;
 } Builder;
 
 static const char *
@@ -195,6 +198,20 @@ add_op (Builder    *b,
   op.name = intern (b, base);
   op.link = link != NULL ? intern (b, link) : NULL;
   op.tmpfs_slot = -1;
+  op.src_fd = -1;
+  if (kind == SBX_MOUNT_OP_BIND && g_hash_table_contains (b->grant_fds, path))
+    {
+      /* A grant: bind the inode the core pinned and identity-checked, not
+       * whatever @path names at spawn.  The plan keeps its own dup (the
+       * host's fd is valid during compile only). */
+      int fd = fcntl (GPOINTER_TO_INT (g_hash_table_lookup (b->grant_fds, path)) - 1,
+                      F_DUPFD_CLOEXEC, 3);
+
+      if (fd >= 0)
+        g_array_append_val (b->plan->owned_fds, fd);
+      op.src_fd = fd;
+      b->grant_fd_failed |= fd < 0;
+    }
   if (kind == SBX_MOUNT_OP_TMPFS)
     op.tmpfs_slot = b->plan->n_tmpfs_slots++;
   g_array_append_val (b->ops, op);
@@ -253,6 +270,7 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
   g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) masked = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GArray) ops = g_array_new (FALSE, TRUE, sizeof (SbxMountOp));
+  g_autoptr(GHashTable) grant_fds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   Builder b;
   GHashTableIter iter;
   gpointer key;
@@ -261,7 +279,10 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
   guint32 i;
 
   plan->strings = g_string_chunk_new (1024);
+  plan->owned_fds = g_array_new (FALSE, FALSE, sizeof (int));
   b.plan = plan;
+  b.grant_fds = grant_fds;
+  b.grant_fd_failed = FALSE;
   b.ops = ops;
   b.created = created;
   b.binds = binds;
@@ -278,6 +299,24 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
 
       if (r->origin == SBX_FS_ORIGIN_DEVICE || path_is_replaced (r->path))
         continue;
+      if (r->fd >= 0)
+        {
+          struct stat fd_st, path_st;
+
+          /* Defense in depth (the backend does not trust the core): a
+           * pinned rule's path must still name its fd's inode, and never
+           * through a symlink (the core canonicalised it). */
+          if (r->origin != SBX_FS_ORIGIN_GRANT || fstat (r->fd, &fd_st) != 0
+              || lstat (r->path, &path_st) != 0 || fd_st.st_dev != path_st.st_dev
+              || fd_st.st_ino != path_st.st_ino)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "mount view: the pinned fd of rule %u (%s) does not name that path",
+                           i, r->path);
+              return NULL;
+            }
+          g_hash_table_replace (grant_fds, g_strdup (r->path), GINT_TO_POINTER (r->fd + 1));
+        }
       canon = canonical_parent (r->path);
       if (path_is_replaced (canon))
         continue;
@@ -459,6 +498,14 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
       /* else: hidden under our own tmpfs, which shows nothing by default. */
     }
 
+  if (b.grant_fd_failed)
+    {
+      int errsv = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   "mount view: cannot keep a grant's pinned fd: %s", g_strerror (errsv));
+      return NULL;
+    }
   plan->n_ops = ops->len;
   plan->ops = (SbxMountOp *) g_array_free (g_steal_pointer (&ops), FALSE);
   g_ptr_array_add (binds, NULL);
@@ -474,6 +521,9 @@ sbx_linux_mount_plan_free (SbxLinuxMountPlan *plan)
   if (plan == NULL)
     return;
   g_free (plan->ops);
+  for (guint i = 0; plan->owned_fds != NULL && i < plan->owned_fds->len; i++)
+    close (g_array_index (plan->owned_fds, int, i));
+  g_clear_pointer (&plan->owned_fds, g_array_unref);
   g_strfreev (plan->bind_sources);
   g_strfreev (plan->masked);
   if (plan->strings != NULL)

@@ -127,6 +127,9 @@ typedef struct
   const char *name;         /* last component of @rel */
   const char *link;         /* SYMLINK target */
   int32_t     tmpfs_slot;   /* TMPFS: index into the child's own-tmpfs fd table */
+  int32_t     src_fd;       /* BIND of a grant: the plan's dup of the core's
+                             * identity-pinned O_PATH fd, bound instead of
+                             * re-opening @path; -1 otherwise */
 } SbxMountOp;
 
 typedef struct _SbxLinuxMountPlan SbxLinuxMountPlan;
@@ -147,6 +150,7 @@ struct _SbxLinuxMountPlan
   gboolean     hides_host_sockets;/* /run, /var/run, /tmp masked over a visible host */
   guint        n_binds;
   GStringChunk *strings;
+  GArray      *owned_fds;         /* int: src_fd dups, closed with the plan */
 };
 
 SbxLinuxMountPlan *sbx_linux_mount_plan_new   (const SbxPolicyV1  *policy,
@@ -200,6 +204,7 @@ struct _SbxLinuxSpec
   uint64_t            guarantees;
   uint32_t            containment; /* SBX_CONTAINMENT_* for spawn results */
   SbxLinuxZygote     *zygote;      /* rung 1: namespaces and view made once (spawn.c) */
+  gboolean            transient;   /* carries grant rules: one spawn, never a zygote */
 };
 
 /* Compiles @policy for @rung.  Reports through @reporter; the level and bits
