@@ -257,24 +257,31 @@ child_bind (long              rootfd,
   long src, tree, r;
 
   /* The host path, never through a symlink: a link planted after compile
-   * fails the spawn instead of redirecting the bind.  A grant's bind uses
-   * the inode pinned when the grant was issued (op->src_fd, the spec's own:
-   * never closed here), so a rename or exchange after issue cannot swap in
-   * another file. */
+   * fails the spawn instead of redirecting the bind. */
   *step = SBX_LINUX_STEP_BIND_SOURCE;
-  if (op->src_fd >= 0)
-    src = op->src_fd;
-  else
-    src = sbx_child_openat2 (AT_FDCWD, op->path, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
-                             RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+  src = sbx_child_openat2 (AT_FDCWD, op->path, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
+                           RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
   if (src < 0)
     return src;
+  /* A grant's bind must bring the inode pinned when the grant was issued:
+   * a rename or exchange since then fails the spawn (ESTALE). */
+  if (op->pinned)
+    {
+      struct statx stx;
+
+      r = sbx_raw_syscall5 (__NR_statx, src, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_INO, &stx);
+      if (r < 0 || stx.stx_ino != op->pin_ino || stx.stx_dev_major != op->pin_dev_major
+          || stx.stx_dev_minor != op->pin_dev_minor)
+        {
+          sbx_child_close (src);
+          return r < 0 ? r : -ESTALE;
+        }
+    }
 
   *step = SBX_LINUX_STEP_BIND;
   tree = sbx_raw_syscall3 (__NR_open_tree, src, "",
                            OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
-  if (op->src_fd < 0)
-    sbx_child_close (src);
+  sbx_child_close (src);
   if (tree < 0)
     return tree;
   if (op->flags & SBX_MOUNT_F_RDONLY)

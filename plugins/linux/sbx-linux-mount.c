@@ -198,19 +198,25 @@ add_op (Builder    *b,
   op.name = intern (b, base);
   op.link = link != NULL ? intern (b, link) : NULL;
   op.tmpfs_slot = -1;
-  op.src_fd = -1;
   if (kind == SBX_MOUNT_OP_BIND && g_hash_table_contains (b->grant_fds, path))
     {
-      /* A grant: bind the inode the core pinned and identity-checked, not
-       * whatever @path names at spawn.  The plan keeps its own dup (the
-       * host's fd is valid during compile only). */
-      int fd = fcntl (GPOINTER_TO_INT (g_hash_table_lookup (b->grant_fds, path)) - 1,
-                      F_DUPFD_CLOEXEC, 3);
+      /* A grant: the bind must bring the inode the core pinned and
+       * identity-checked, not whatever @path names at spawn.  The fd
+       * itself cannot be bound (it belongs to our mount namespace, the
+       * child's view is another), so the child re-opens @path without
+       * symlinks and compares it with this identity. */
+      struct statx stx;
+      int fd = GPOINTER_TO_INT (g_hash_table_lookup (b->grant_fds, path)) - 1;
 
-      if (fd >= 0)
-        g_array_append_val (b->plan->owned_fds, fd);
-      op.src_fd = fd;
-      b->grant_fd_failed |= fd < 0;
+      if (statx (fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_INO, &stx) == 0)
+        {
+          op.pinned = 1;
+          op.pin_dev_major = stx.stx_dev_major;
+          op.pin_dev_minor = stx.stx_dev_minor;
+          op.pin_ino = stx.stx_ino;
+        }
+      else
+        b->grant_fd_failed = TRUE;
     }
   if (kind == SBX_MOUNT_OP_TMPFS)
     op.tmpfs_slot = b->plan->n_tmpfs_slots++;
@@ -279,7 +285,6 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
   guint32 i;
 
   plan->strings = g_string_chunk_new (1024);
-  plan->owned_fds = g_array_new (FALSE, FALSE, sizeof (int));
   b.plan = plan;
   b.grant_fds = grant_fds;
   b.grant_fd_failed = FALSE;
@@ -503,7 +508,7 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
       int errsv = errno;
 
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                   "mount view: cannot keep a grant's pinned fd: %s", g_strerror (errsv));
+                   "mount view: cannot read a grant's pinned identity: %s", g_strerror (errsv));
       return NULL;
     }
   plan->n_ops = ops->len;
@@ -521,9 +526,6 @@ sbx_linux_mount_plan_free (SbxLinuxMountPlan *plan)
   if (plan == NULL)
     return;
   g_free (plan->ops);
-  for (guint i = 0; plan->owned_fds != NULL && i < plan->owned_fds->len; i++)
-    close (g_array_index (plan->owned_fds, int, i));
-  g_clear_pointer (&plan->owned_fds, g_array_unref);
   g_strfreev (plan->bind_sources);
   g_strfreev (plan->masked);
   if (plan->strings != NULL)

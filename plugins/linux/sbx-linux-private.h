@@ -127,9 +127,12 @@ typedef struct
   const char *name;         /* last component of @rel */
   const char *link;         /* SYMLINK target */
   int32_t     tmpfs_slot;   /* TMPFS: index into the child's own-tmpfs fd table */
-  int32_t     src_fd;       /* BIND of a grant: the plan's dup of the core's
-                             * identity-pinned O_PATH fd, bound instead of
-                             * re-opening @path; -1 otherwise */
+  /* BIND of a grant: the identity (statx dev major:minor, inode) of the
+   * core's pinned fd; the child binds @path only if it still is that inode. */
+  uint32_t    pinned;
+  uint32_t    pin_dev_major;
+  uint32_t    pin_dev_minor;
+  uint64_t    pin_ino;
 } SbxMountOp;
 
 typedef struct _SbxLinuxMountPlan SbxLinuxMountPlan;
@@ -150,7 +153,6 @@ struct _SbxLinuxMountPlan
   gboolean     hides_host_sockets;/* /run, /var/run, /tmp masked over a visible host */
   guint        n_binds;
   GStringChunk *strings;
-  GArray      *owned_fds;         /* int: src_fd dups, closed with the plan */
 };
 
 SbxLinuxMountPlan *sbx_linux_mount_plan_new   (const SbxPolicyV1  *policy,
