@@ -281,7 +281,11 @@ test_tree_read (gconstpointer data)
       fx_clear (&fx);
       return;
     }
-  assert_readable_here (g_build_filename (fx.tree.tmp, "above", NULL), "S4-ABOVE\n");
+  {
+    g_autofree char *above = g_build_filename (fx.tree.tmp, "above", NULL);
+
+    assert_readable_here (above, "S4-ABOVE\n");
+  }
   script = g_strdup_printf ("cat '%s/sub/deep'; cat '%s/secret'; cat '%s/above'; echo END", fx.root,
                             fx.root, fx.tree.tmp);
   out = run_script (&fx, script, NULL, NULL, &status);
