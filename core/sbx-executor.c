@@ -1059,6 +1059,14 @@ issue_grant_admitted (SbxExecutor  *self,
                         "Grant class unsupported: the profile already allows %s on “%s”; "
                         "there is nothing to grant", info->kind, scope[0] != '\0' ? scope : target),
             NULL);
+  /* The set's private directory (every executor's HOME, TMPDIR and state)
+   * is denied whole by the compiled policy, whatever the profile says about
+   * the host: it is Deny, so never grantable (no approval opens another
+   * executor's files). */
+  if (is_filesystem_shape (info->shape) && sbx_path_within (target, shared->owned_dir))
+    return (grant_fail (error, SBX_GRANT_ERROR_DENIED,
+                        "Capability denied: “%s” lies in the executor set's private directory, "
+                        "which no grant opens", target), NULL);
 
   g_mutex_lock (&self->mutex);
   if (self->closed || !self->key_valid)

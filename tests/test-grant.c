@@ -934,6 +934,32 @@ test_issue_matrix (Fixture       *fx,
         }
     }
 
+  /* The set's private directory is Deny whatever the profile says of the
+   * host: another executor's HOME is never grantable. */
+  {
+    g_autoptr(SbxProfile) profile = gated_sandboxed_profile (fx->tree.ws, root, SBX_ACCESS_GATED);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(SbxExecutor) other = NULL;
+    g_autofree char *private_file = NULL;
+    g_autofree char *token = NULL;
+    SbxExecutor *executor = make_executor (fx, profile);
+
+    other = sbx_executor_set_for_key (fx->set, "other", &error);
+    g_assert_no_error (error);
+    private_file = g_build_filename (sbx_executor_get_home (other), "private", NULL);
+    g_assert_true (g_file_set_contents (private_file, "x", -1, NULL));
+    g_assert_null (sbx_executor_issue_grant (executor, "e", "true", fx->tree.ws,
+                                             SBX_GRANT_CLASS_FILESYSTEM_PATH_READ, private_file, NULL,
+                                             &error));
+    g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_DENIED);
+    g_clear_error (&error);
+    /* Positive control: the same shape outside the set's directory mints. */
+    token = sbx_executor_issue_grant (executor, "e", "true", fx->tree.ws,
+                                      SBX_GRANT_CLASS_FILESYSTEM_PATH_READ, file, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (token);
+  }
+
   /* Text, cwd, and a closed executor. */
   {
     g_autoptr(SbxProfile) profile = gated_sandboxed_profile (fx->tree.ws, root, SBX_ACCESS_GATED);
