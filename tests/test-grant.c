@@ -1106,6 +1106,22 @@ mock_last_grants (void)
   return value;
 }
 
+static unsigned
+mock_ok_count (const char *what)
+{
+  g_autofree char *path = g_build_filename (etu_plugin_dir ("ok"), "sbx-plugin-mock-ok.so", NULL);
+  void *handle = dlopen (path, RTLD_NOW | RTLD_NOLOAD);
+  unsigned (*fn) (const char *);
+  unsigned value;
+
+  g_assert_nonnull (handle);
+  fn = (unsigned (*) (const char *)) dlsym (handle, "sbx_mock_ok_count");
+  g_assert_nonnull (fn);
+  value = fn (what);
+  dlclose (handle);
+  return value;
+}
+
 typedef enum
 {
   SWAP_NONE,
@@ -1143,6 +1159,7 @@ test_fs_binding (Fixture       *fx,
       g_autofree char *token = NULL;
       g_autoptr(SbxRunResult) result = NULL;
       const char *grants[2] = { NULL, NULL };
+      unsigned compiles, releases;
 
       g_test_message ("swap: %s", rows[r].name);
       g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
@@ -1188,6 +1205,8 @@ test_fs_binding (Fixture       *fx,
         }
 
       grants[0] = token;
+      compiles = mock_ok_count ("compile");
+      releases = mock_ok_count ("release");
       result = sbx_executor_run_command_with_grants (fx->executor, fx->tree.ws, "true", "e", grants,
                                                      NULL, NULL, &error);
       if (rows[r].code < 0)
@@ -1196,6 +1215,10 @@ test_fs_binding (Fixture       *fx,
                                                        SBX_FS_READ | SBX_FS_EXEC);
 
           g_assert_no_error (error);
+          /* One transient spec, compiled for this spawn and released once
+           * the spawn is over (the executor's own spec lives on). */
+          g_assert_cmpuint (mock_ok_count ("compile"), ==, compiles + 1);
+          g_assert_cmpuint (mock_ok_count ("release"), ==, releases + 1);
           g_assert_true (sbx_run_result_get_success (result));
           /* The spawn's spec got the grant as an exact rule on the pinned fd. */
           g_assert_true (g_str_has_prefix (mock_last_grants (), expected));
@@ -1209,6 +1232,8 @@ test_fs_binding (Fixture       *fx,
         {
           g_assert_null (result);
           g_assert_error (error, SBX_GRANT_ERROR, rows[r].code);
+          /* Refused before anything was compiled. */
+          g_assert_cmpuint (mock_ok_count ("compile"), ==, compiles);
         }
     }
 }

@@ -380,6 +380,9 @@ mint_grants (SbxExecutor    *executor,
             }
           g_ptr_array_add (tokens, token);
         }
+      if (sbx_profile_get_network (profile) == SBX_ACCESS_GATED)
+        sbx_cli_error ("run: the network is gated too; --ask does not open it (a grant names one "
+                       "port: --approve network.broad.v1:tcp:*:PORT)");
     }
   return TRUE;
 }
