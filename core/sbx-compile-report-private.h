@@ -13,6 +13,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 #include "sbx-compile-report.h"
+#include "sbx-profile.h"
 
 G_BEGIN_DECLS
 
@@ -42,6 +43,13 @@ void              sbx_compile_report_set_required     (SbxCompileReport *self,
 void              sbx_compile_report_add_rejected     (SbxCompileReport *self,
                                                        const char       *backend,
                                                        const char       *reason);
+/* Records a root (@kind "workspace" or "root") as the resolved @path it
+ * became, with its access. */
+void              sbx_compile_report_add_root         (SbxCompileReport *self,
+                                                       const char       *kind,
+                                                       const char       *path,
+                                                       SbxAccess         read,
+                                                       SbxAccess         write);
 /* Appends every entry of @from (not its rejected list) to @self. */
 void              sbx_compile_report_append_entries   (SbxCompileReport *self,
                                                        SbxCompileReport *from);

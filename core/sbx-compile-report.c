@@ -25,6 +25,14 @@ typedef struct
   char *reason;
 } RejectedCandidate;
 
+typedef struct
+{
+  char *kind;    /* "workspace" or "root" */
+  char *path;    /* the resolved path the root became */
+  char *read;
+  char *write;
+} ReportRoot;
+
 /**
  * SbxCompileReport:
  *
@@ -49,6 +57,7 @@ struct _SbxCompileReport
   SbxGuarantees    required;
   GArray          *entries;      /* of ReportEntry */
   GArray          *rejected;     /* of RejectedCandidate */
+  GArray          *roots;        /* of ReportRoot */
 };
 
 G_DEFINE_BOXED_TYPE (SbxCompileReport, sbx_compile_report,
@@ -65,6 +74,17 @@ report_entry_clear (gpointer data)
 
   g_clear_pointer (&entry->feature, g_free);
   g_clear_pointer (&entry->detail, g_free);
+}
+
+static void
+report_root_clear (gpointer data)
+{
+  ReportRoot *root = data;
+
+  g_clear_pointer (&root->kind, g_free);
+  g_clear_pointer (&root->path, g_free);
+  g_clear_pointer (&root->read, g_free);
+  g_clear_pointer (&root->write, g_free);
 }
 
 static void
@@ -104,6 +124,8 @@ sbx_compile_report_new (void)
   g_array_set_clear_func (self->entries, report_entry_clear);
   self->rejected = g_array_new (FALSE, TRUE, sizeof (RejectedCandidate));
   g_array_set_clear_func (self->rejected, rejected_clear);
+  self->roots = g_array_new (FALSE, TRUE, sizeof (ReportRoot));
+  g_array_set_clear_func (self->roots, report_root_clear);
   return self;
 }
 
@@ -144,6 +166,7 @@ sbx_compile_report_unref (SbxCompileReport *self)
   g_free (self->backend);
   g_array_unref (self->entries);
   g_array_unref (self->rejected);
+  g_array_unref (self->roots);
   g_free (self);
 }
 
@@ -225,6 +248,89 @@ sbx_compile_report_add_rejected (SbxCompileReport *self,
   rejected.backend = sanitize_text (backend);
   rejected.reason = sanitize_text (reason);
   g_array_append_val (self->rejected, rejected);
+}
+
+void
+sbx_compile_report_add_root (SbxCompileReport *self,
+                             const char       *kind,
+                             const char       *path,
+                             SbxAccess         read,
+                             SbxAccess         write)
+{
+  ReportRoot root;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (!self->frozen);
+  g_return_if_fail (kind != NULL && path != NULL);
+
+  root.kind = g_strdup (kind);
+  root.path = g_utf8_make_valid (path, -1);
+  root.read = g_strdup (sbx_access_to_string (read));
+  root.write = g_strdup (sbx_access_to_string (write));
+  g_array_append_val (self->roots, root);
+}
+
+/**
+ * sbx_compile_report_get_n_roots:
+ * @self: a [struct@Sbx.CompileReport]
+ *
+ * Returns how many roots the report lists: the workspace first, then every
+ * additional root, each as the resolved path it became.
+ *
+ * Returns: the number of roots
+ *
+ * Since: 0.1
+ */
+guint
+sbx_compile_report_get_n_roots (SbxCompileReport *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->roots->len;
+}
+
+/**
+ * sbx_compile_report_get_root_kind:
+ * @self: a [struct@Sbx.CompileReport]
+ * @index: less than [method@Sbx.CompileReport.get_n_roots]
+ *
+ * Returns whether root @index is the workspace ("workspace") or an
+ * additional root ("root").
+ *
+ * Returns: (transfer none): the kind
+ *
+ * Since: 0.1
+ */
+const char *
+sbx_compile_report_get_root_kind (SbxCompileReport *self,
+                                  guint             index)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->roots->len, NULL);
+
+  return g_array_index (self->roots, ReportRoot, index).kind;
+}
+
+/**
+ * sbx_compile_report_get_root_path:
+ * @self: a [struct@Sbx.CompileReport]
+ * @index: less than [method@Sbx.CompileReport.get_n_roots]
+ *
+ * Returns the resolved path root @index became (every symbolic link
+ * followed when the profile was built), which is what the sandbox sees.
+ *
+ * Returns: (transfer none): the path
+ *
+ * Since: 0.1
+ */
+const char *
+sbx_compile_report_get_root_path (SbxCompileReport *self,
+                                  guint             index)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->roots->len, NULL);
+
+  return g_array_index (self->roots, ReportRoot, index).path;
 }
 
 void
@@ -569,6 +675,25 @@ sbx_compile_report_to_json_node (SbxCompileReport *self)
     }
   json_builder_end_array (builder);
 
+  json_builder_set_member_name (builder, "roots");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < self->roots->len; i++)
+    {
+      const ReportRoot *root = &g_array_index (self->roots, ReportRoot, i);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "kind");
+      json_builder_add_string_value (builder, root->kind);
+      json_builder_set_member_name (builder, "path");
+      json_builder_add_string_value (builder, root->path);
+      json_builder_set_member_name (builder, "read");
+      json_builder_add_string_value (builder, root->read);
+      json_builder_set_member_name (builder, "write");
+      json_builder_add_string_value (builder, root->write);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+
   json_builder_set_member_name (builder, "rejected");
   json_builder_begin_array (builder);
   for (guint i = 0; i < self->rejected->len; i++)
@@ -599,10 +724,14 @@ sbx_compile_report_to_json_node (SbxCompileReport *self)
  * {"schema":1,"backend":"linux-userns","level":"full",
  *  "guarantees":["process-boundary",...],"required":["env-scrub",...],
  *  "entries":[{"feature":"write-boundary","status":"enforced","detail":null}],
+ *  "roots":[{"kind":"workspace","path":"/src/app","read":"allow","write":"allow"}],
  *  "rejected":[{"backend":"...","reason":"..."}]}
  * ```
  *
- * "backend" is null when no backend was selected.  The "schema" number is
+ * "backend" is null when no backend was selected.  "roots" lists the
+ * workspace and every additional root as the resolved path each became
+ * (symbolic links followed when the profile was built), with its access;
+ * it is empty in a report that belongs to no executor.  The "schema" number is
  * independent of the plugin ABI version.
  *
  * Returns: (transfer full): the JSON text, without a trailing newline
@@ -636,8 +765,9 @@ append_guarantees_text (GString       *out,
  * @self: a [struct@Sbx.CompileReport]
  *
  * Renders @self for humans (what `sbx run --report` prints): the backend and
- * level, the achieved and required guarantees, one line per entry, and the
- * rejected candidates with their reasons.  The layout may change between
+ * level, the achieved and required guarantees, one line per entry, the
+ * roots as the resolved paths they became, and the rejected candidates with
+ * their reasons.  The layout may change between
  * versions; use [method@Sbx.CompileReport.to_json] for machines.
  *
  * Returns: (transfer full): the text, ending with a newline
@@ -671,6 +801,16 @@ sbx_compile_report_to_text (SbxCompileReport *self)
       if (entry->detail != NULL && entry->detail[0] != '\0')
         g_string_append_printf (out, ": %s", entry->detail);
       g_string_append_c (out, '\n');
+    }
+
+  if (self->roots->len > 0)
+    g_string_append (out, "roots:\n");
+  for (guint i = 0; i < self->roots->len; i++)
+    {
+      const ReportRoot *root = &g_array_index (self->roots, ReportRoot, i);
+
+      g_string_append_printf (out, "  %-10s %s (read %s, write %s)\n", root->kind, root->path,
+                              root->read, root->write);
     }
 
   if (self->rejected->len > 0)

@@ -70,6 +70,15 @@ const char       *sbx_compile_report_get_entry_detail    (SbxCompileReport *self
                                                           guint             index);
 
 SBX_AVAILABLE_IN_0_1
+guint             sbx_compile_report_get_n_roots         (SbxCompileReport *self);
+SBX_AVAILABLE_IN_0_1
+const char       *sbx_compile_report_get_root_kind       (SbxCompileReport *self,
+                                                          guint             index);
+SBX_AVAILABLE_IN_0_1
+const char       *sbx_compile_report_get_root_path       (SbxCompileReport *self,
+                                                          guint             index);
+
+SBX_AVAILABLE_IN_0_1
 guint             sbx_compile_report_get_n_rejected      (SbxCompileReport *self);
 SBX_AVAILABLE_IN_0_1
 const char       *sbx_compile_report_get_rejected_name   (SbxCompileReport *self,

@@ -18,6 +18,7 @@
  */
 #pragma once
 
+#include "sbx-scratch-private.h"
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 #include "sbx-executor.h"
@@ -50,6 +51,8 @@ typedef struct
   SbxBackend       *backend;
   SbxCompileReport *selection_report;
   char             *owned_dir;      /* scratch/sandbox-executors-XXXXXX */
+  char             *scratch_root;   /* canonical scratch root holding owned_dir */
+  int               live_fd;        /* owned_dir/SBX_SET_LIVE_MARKER, flock()ed for the set's life */
   GTimeSpan         grant_ttl;
   int               close_fd;       /* eventfd: readable once closing */
 
@@ -108,6 +111,13 @@ const char        *sbx_executor_get_state_dir  (SbxExecutor     *self);
 /* Removes @path and everything below it without following symlinks (a child
  * may plant them); makes directories writable first where needed. */
 gboolean           sbx_remove_tree           (const char        *path,
+                                              GError           **error);
+/* The same, for the directory @name in @parent_fd (opened without following
+ * a symlink, removed with unlinkat): no path is resolved again, so the tree
+ * removed is the one checked.  @path is for messages only. */
+gboolean           sbx_remove_tree_at        (int                parent_fd,
+                                              const char        *name,
+                                              const char        *path,
                                               GError           **error);
 
 G_END_DECLS

@@ -33,11 +33,13 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "sbx-compile-report-private.h"
 #include "sbx-path-private.h"
+#include "sbx-profile-private.h"
 
 /**
  * SbxExecutorSet:
@@ -50,6 +52,11 @@
  * for the whole set; every rejected candidate is kept in the selection
  * report), opens the reporters and creates a private
  * `sandbox-executors-XXXXXX` directory (mode 0700) under the scratch root.
+ * The set holds an flock() on a marker file in it (`.sbx-live`) for exactly
+ * its lifetime; before creating its own directory, a new set reaps the
+ * directories of dead sets of the same user in the same scratch root (see
+ * [func@Sbx.ExecutorSet.find_stale_scratch]), so the scratch of a
+ * supervisor killed with SIGKILL does not stay forever.
  *
  * [method@Sbx.ExecutorSet.for_key] memoizes one executor per key, each with
  * its own HOME and TMPDIR under that directory, its own grant key and the
@@ -158,6 +165,7 @@ executor_shared_new (void)
   g_mutex_init (&shared->mutex);
   g_cond_init (&shared->cond);
   shared->close_fd = -1;
+  shared->live_fd = -1;
   shared->sinks = g_ptr_array_new ();
   return shared;
 }
@@ -196,6 +204,9 @@ sbx_executor_shared_unref (SbxExecutorShared *shared)
   g_clear_pointer (&shared->backend, sbx_backend_unref);
   g_clear_pointer (&shared->selection_report, sbx_compile_report_unref);
   g_free (shared->owned_dir);
+  g_free (shared->scratch_root);
+  if (shared->live_fd >= 0)
+    close (shared->live_fd);   /* releases the liveness lock */
   g_mutex_clear (&shared->mutex);
   g_cond_clear (&shared->cond);
   g_free (shared);
@@ -322,7 +333,10 @@ remove_dir_contents (int          dfd,
 
           /* A directory without read or search permission cannot be opened
            * to be emptied: make it ours first (never through a symlink). */
-          fchmodat (dirfd (dir), name, 0700, AT_SYMLINK_NOFOLLOW);
+          if (fchmodat (dirfd (dir), name, 0700, AT_SYMLINK_NOFOLLOW) != 0)
+            {
+              /* not fatal here: the openat below fails and names the entry */
+            }
           child = openat (dirfd (dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
           child_path = g_build_filename (path, name, NULL);
@@ -347,6 +361,36 @@ remove_dir_contents (int          dfd,
     }
   closedir (dir);
   return ok;
+}
+
+gboolean
+sbx_remove_tree_at (int          parent_fd,
+                    const char  *name,
+                    const char  *path,
+                    GError     **error)
+{
+  int dfd;
+
+  dfd = openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dfd < 0)
+    {
+      int errsv = errno;
+
+      if (errsv == ENOENT)
+        return TRUE;
+      return set_fail (error, SBX_EXECUTOR_SET_ERROR_SCRATCH,
+                       "Cannot open %s for removal: %s", path, g_strerror (errsv));
+    }
+  if (!remove_dir_contents (dfd, path, error))
+    return FALSE;
+  if (unlinkat (parent_fd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+    {
+      int errsv = errno;
+
+      return set_fail (error, SBX_EXECUTOR_SET_ERROR_SCRATCH,
+                       "Cannot remove %s: %s", path, g_strerror (errsv));
+    }
+  return TRUE;
 }
 
 gboolean
@@ -588,6 +632,27 @@ sbx_executor_set_initable_init (GInitable     *initable,
                      "The executor set's scratch root “%s” is unusable: %s",
                      scratch_option, local_error->message);
 
+  /* A root reached through a symlink lying in a set's scratch directory
+   * (any set's: a killed supervisor leaves its directory behind) was
+   * possibly planted by a sandboxed command: refused, like links in the
+   * profile's own writable roots (sbx-profile.c, check_planted_links). */
+  {
+    GPtrArray *links = sbx_profile_get_root_links (self->profile);
+
+    for (guint i = 0; links != NULL && i < links->len; i++)
+      {
+        const SbxPathLink *link = g_ptr_array_index (links, i);
+        g_autofree char *prefix = g_build_filename (scratch, SBX_SET_DIR_PREFIX, NULL);
+
+        if (g_str_has_prefix (link->location, prefix))
+          return set_fail (error, SBX_EXECUTOR_SET_ERROR_INVALID_PROFILE,
+                           "A root of the profile is reached through the symbolic link %s -> %s, "
+                           "which lies in an executor set's scratch directory under %s where a "
+                           "sandboxed command could have planted it; pass the resolved path",
+                           link->location, link->target, scratch);
+      }
+  }
+
   self->registry = sbx_executor_set_options_get_registry (options) != NULL
                    ? g_object_ref (sbx_executor_set_options_get_registry (options))
                    : g_object_ref (sbx_registry_get_default ());
@@ -636,7 +701,20 @@ sbx_executor_set_initable_init (GInitable     *initable,
                        g_strerror (errsv));
     }
 
-  template = g_build_filename (scratch, "sandbox-executors-XXXXXX", NULL);
+  /* Issue 18: dead sets' directories (a supervisor killed with SIGKILL)
+   * are reaped here, once per set, before ours exists.  Someone else's
+   * leftovers never make this set fail. */
+  {
+    g_auto(GStrv) reaped = sbx_scratch_reap (scratch, TRUE, &local_error);
+
+    if (reaped == NULL)
+      {
+        g_debug ("reaping stale scratch in %s: %s", scratch, local_error->message);
+        g_clear_error (&local_error);
+      }
+  }
+
+  template = g_build_filename (scratch, SBX_SET_DIR_PREFIX "XXXXXX", NULL);
   if (g_mkdtemp_full (template, 0700) == NULL)
     {
       int errsv = errno;
@@ -655,6 +733,24 @@ sbx_executor_set_initable_init (GInitable     *initable,
                        template, g_strerror (errsv));
     }
   shared->owned_dir = g_steal_pointer (&template);
+  shared->scratch_root = g_steal_pointer (&scratch);
+
+  /* The liveness marker: locked for exactly the set's lifetime, so another
+   * process tells a live set from a dead one by the lock alone. */
+  {
+    g_autofree char *marker = g_build_filename (shared->owned_dir, SBX_SET_LIVE_MARKER, NULL);
+
+    shared->live_fd = open (marker, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (shared->live_fd < 0 || flock (shared->live_fd, LOCK_EX | LOCK_NB) < 0)
+      {
+        int errsv = errno;
+
+        sbx_remove_tree (shared->owned_dir, NULL);
+        return set_fail (error, SBX_EXECUTOR_SET_ERROR_SCRATCH,
+                         "Cannot mark the executor set's directory %s as live: %s",
+                         shared->owned_dir, g_strerror (errsv));
+      }
+  }
 
   self->shared = g_steal_pointer (&shared);
   return TRUE;
@@ -856,8 +952,18 @@ set_close_run (SbxExecutorSet  *self,
   /* 5: reporters. */
   close_sinks (sinks);
 
-  /* 6: only the set's own directory. */
-  return sbx_remove_tree (shared->owned_dir, error);
+  /* 6: only the set's own directory; then its liveness lock goes (a
+   * directory that could not be removed is a dead set's from now on). */
+  {
+    gboolean removed = sbx_remove_tree (shared->owned_dir, error);
+
+    if (shared->live_fd >= 0)
+      {
+        close (shared->live_fd);
+        shared->live_fd = -1;
+      }
+    return removed;
+  }
 }
 
 /**
@@ -1045,6 +1151,47 @@ sbx_executor_set_get_selection_report (SbxExecutorSet *self)
   if (self->shared == NULL)
     return NULL;
   return self->shared->selection_report;
+}
+
+/**
+ * sbx_executor_set_find_stale_scratch:
+ * @scratch_root: (type filename): a scratch root
+ * @remove: whether to remove what is found
+ * @error: return location for a #GError
+ *
+ * Finds the scratch left behind by executor sets whose process died without
+ * closing them (a supervisor killed with SIGKILL): the directories with the
+ * set prefix directly in @scratch_root that belong to the caller's
+ * effective user and whose liveness marker no process holds, and symbolic
+ * links with that prefix planted in place of one.  With @remove they are
+ * removed (a link as a link; nothing is ever followed).  Another user's
+ * directory and a live set's directory are never touched.  Creating an
+ * executor set does the same on its scratch root.
+ *
+ * Returns: (transfer full) (array zero-terminated=1) (element-type filename) (nullable):
+ *   the stale paths (removed when @remove), or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+char **
+sbx_executor_set_find_stale_scratch (const char  *scratch_root,
+                                     gboolean     remove,
+                                     GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *canonical = NULL;
+
+  g_return_val_if_fail (scratch_root != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  canonical = sbx_path_canonical_root (scratch_root, &local_error);
+  if (canonical == NULL)
+    {
+      set_fail (error, SBX_EXECUTOR_SET_ERROR_INVALID_OPTIONS,
+                "The scratch root “%s” is unusable: %s", scratch_root, local_error->message);
+      return NULL;
+    }
+  return sbx_scratch_reap (canonical, remove, error);
 }
 
 /**

@@ -116,6 +116,10 @@ SBX_AVAILABLE_IN_0_1
 GTimeSpan         sbx_executor_set_get_grant_ttl    (SbxExecutorSet              *self);
 SBX_AVAILABLE_IN_0_1
 gboolean          sbx_executor_set_is_closed        (SbxExecutorSet              *self);
+SBX_AVAILABLE_IN_0_1
+char            **sbx_executor_set_find_stale_scratch (const char               *scratch_root,
+                                                       gboolean                  remove,
+                                                       GError                  **error);
 
 G_END_DECLS
 

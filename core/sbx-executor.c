@@ -276,6 +276,54 @@ guarantee_names (SbxGuarantees bits)
   return g_strjoinv (", ", names);
 }
 
+/* The report an executor's compile fills: the roots as the resolved paths
+ * they became and the set's rejected candidates. */
+static SbxCompileReport *
+executor_report_new (SbxExecutorShared *shared,
+                     SbxGuarantees      required)
+{
+  SbxProfile *profile = shared->profile;
+  SbxCompileReport *report = sbx_compile_report_new ();
+
+  sbx_compile_report_set_backend (report, sbx_backend_get_name (shared->backend));
+  sbx_compile_report_set_required (report, required);
+  sbx_compile_report_add_root (report, "workspace", sbx_profile_get_workspace_root (profile),
+                               sbx_profile_get_workspace_read (profile),
+                               sbx_profile_get_workspace_write (profile));
+  for (guint i = 0; i < sbx_profile_get_n_roots (profile); i++)
+    sbx_compile_report_add_root (report, "root", sbx_profile_get_root_path (profile, i),
+                                 sbx_profile_get_root_read (profile, i),
+                                 sbx_profile_get_root_write (profile, i));
+  for (guint i = 0; i < sbx_compile_report_get_n_rejected (shared->selection_report); i++)
+    sbx_compile_report_add_rejected (report,
+                                     sbx_compile_report_get_rejected_name (shared->selection_report, i),
+                                     sbx_compile_report_get_rejected_reason (shared->selection_report, i));
+  return report;
+}
+
+static gboolean
+strv_is_subset (const char *const *a,
+                const char *const *b)
+{
+  for (guint i = 0; a[i] != NULL; i++)
+    if (!g_strv_contains (b, a[i]))
+      return FALSE;
+  return TRUE;
+}
+
+static GStrv
+strv_union (const char *const *a,
+            const char *const *b)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  g_strv_builder_addv (builder, (const char **) a);
+  for (guint i = 0; b[i] != NULL; i++)
+    if (!g_strv_contains (a, b[i]))
+      g_strv_builder_add (builder, b[i]);
+  return g_strv_builder_end (builder);
+}
+
 /* Creates everything an executor owns.  On FALSE, what was created so far is
  * recorded in @self for executor_discard(). */
 static gboolean
@@ -293,6 +341,9 @@ executor_setup (SbxExecutor  *self,
   SbxPolicyDirs dirs = { 0 };
   SbxGuarantees required = sbx_profile_get_required_guarantees (profile);
   SbxGuarantees missing;
+  g_auto(GStrv) others = NULL;
+  g_auto(GStrv) entries = NULL;
+  g_autoptr(GError) list_error = NULL;
 
   if (sbx_profile_get_home (profile) == SBX_HOME_ISOLATED)
     {
@@ -328,24 +379,67 @@ executor_setup (SbxExecutor  *self,
   dirs.tmpdir = self->tmpdir;
   dirs.state_dir = self->state_dir;
   dirs.set_dir = shared->owned_dir;
-  self->policy = sbx_policy_new_for_profile (profile, &dirs);
 
-  /* The report: the set's rejected candidates plus this compile. */
-  self->report = sbx_compile_report_new ();
-  sbx_compile_report_set_backend (self->report, backend);
-  sbx_compile_report_set_required (self->report, required);
-  for (guint i = 0; i < sbx_compile_report_get_n_rejected (shared->selection_report); i++)
-    sbx_compile_report_add_rejected (self->report,
-                                     sbx_compile_report_get_rejected_name (shared->selection_report, i),
-                                     sbx_compile_report_get_rejected_reason (shared->selection_report, i));
-  self->spec = sbx_backend_compile (shared->backend, sbx_policy_get_abi (self->policy),
-                                    self->report, &self->level, &self->guarantees, &compile_error);
-  if (self->spec == NULL)
+  /* Other sets' directories in the scratch root are denied by name.  One
+   * created while the backend compiled was not named, and a backend that
+   * snapshots directory listings (Landlock's carving) may have granted it:
+   * list again afterwards and compile again until the list holds still. */
+  for (guint attempt = 0;; attempt++)
     {
-      g_set_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_COMPILE_FAILED,
-                   "Backend “%s” cannot compile the profile for key “%s”: %s",
-                   backend, self->key, compile_error->message);
-      return FALSE;
+      g_auto(GStrv) again = NULL;
+
+      if (others == NULL)
+        {
+          if (!sbx_scratch_list (shared->scratch_root, shared->owned_dir, &others, &entries, &list_error))
+            {
+              g_set_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_SCRATCH,
+                           "Cannot list the other executor sets for key “%s”: %s",
+                           self->key, list_error->message);
+              return FALSE;
+            }
+        }
+      dirs.other_set_dirs = (const char *const *) others;
+      dirs.scratch_root = shared->scratch_root;
+      dirs.scratch_entries = (const char *const *) entries;
+      g_clear_pointer (&self->policy, sbx_policy_free);
+      self->policy = sbx_policy_new_for_profile (profile, &dirs);
+
+      g_clear_pointer (&self->report, sbx_compile_report_unref);
+      self->report = executor_report_new (shared, required);
+      self->spec = sbx_backend_compile (shared->backend, sbx_policy_get_abi (self->policy),
+                                        self->report, &self->level, &self->guarantees, &compile_error);
+      if (self->spec == NULL)
+        {
+          g_set_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_COMPILE_FAILED,
+                       "Backend “%s” cannot compile the profile for key “%s”: %s",
+                       backend, self->key, compile_error->message);
+          return FALSE;
+        }
+      again = sbx_scratch_list_set_dirs (shared->scratch_root, shared->owned_dir, &list_error);
+      if (again == NULL)
+        {
+          g_set_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_SCRATCH,
+                       "Cannot list the other executor sets for key “%s”: %s",
+                       self->key, list_error->message);
+          return FALSE;
+        }
+      if (strv_is_subset ((const char *const *) again, (const char *const *) others))
+        break;
+      g_clear_pointer (&self->spec, sbx_backend_spec_unref);
+      if (attempt >= 3)
+        {
+          g_set_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_COMPILE_FAILED,
+                       "Executor sets keep appearing in %s while the profile for key “%s” "
+                       "compiles; refusing an executor that might reach one of them",
+                       shared->scratch_root, self->key);
+          return FALSE;
+        }
+      {
+        GStrv merged = strv_union ((const char *const *) others, (const char *const *) again);
+
+        g_strfreev (others);
+        others = merged;
+      }
     }
   sbx_compile_report_freeze (self->report);
 

@@ -36,6 +36,7 @@ typedef struct
   const SbxFingerprintRoot *roots;
   gsize                     n_roots;
   gboolean                  ack_unconfined;
+  gboolean                  unix_sockets;   /* serialized only when TRUE: older profiles keep their fingerprints */
   guint64                   required_guarantees;
   guint64                   max_processes;
   guint64                   max_memory;

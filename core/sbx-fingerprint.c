@@ -237,6 +237,10 @@ sbx_fingerprint_serialize (const SbxFingerprintSettings *settings)
                             ",\"OpenFiles\":%" G_GUINT64_FORMAT "}",
                             settings->max_processes, settings->max_memory,
                             settings->max_open_files);
+  /* sbx's own member, after upstream's fields and only when set, so every
+   * profile without it keeps its (upstream-compatible) fingerprint */
+  if (settings->unix_sockets)
+    g_string_append (out, ",\"UnixSockets\":true");
   g_string_append_c (out, '}');
   return g_string_free (out, FALSE);
 }

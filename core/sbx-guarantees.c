@@ -55,7 +55,7 @@ sbx_level_to_string (SbxLevel level)
  * @text: a level name
  * @out_level: (out): return location for the level
  *
- * Parses a name produced by [func@Sbx.level_to_string].
+ * Parses a name produced by [func@Sbx.Level.to_string].
  *
  * Returns: %TRUE when @text names a level
  *

@@ -25,6 +25,17 @@ G_BEGIN_DECLS
  *                                (sbx_path_canonical_path only)
  */
 
+/* A symbolic link met while resolving a path: @location is where the link
+ * lies (canonical directory + its name), @target its text as stored. */
+typedef struct
+{
+  char *location;
+  char *target;
+} SbxPathLink;
+
+void      sbx_path_link_free         (SbxPathLink *link);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxPathLink, sbx_path_link_free)
+
 gboolean  sbx_path_is_clean_absolute (const char  *path);
 char     *sbx_path_clean             (const char  *path);
 gboolean  sbx_path_within            (const char  *path,
@@ -33,5 +44,8 @@ char     *sbx_path_canonical_root    (const char  *path,
                                       GError     **error);
 char     *sbx_path_canonical_path    (const char  *path,
                                       GError     **error);
+char     *sbx_path_canonical_root_with_links (const char  *path,
+                                              GPtrArray   *links,
+                                              GError     **error);
 
 G_END_DECLS

@@ -218,6 +218,170 @@ sbx_path_canonical_root (const char  *path,
   return g_steal_pointer (&resolved);
 }
 
+void
+sbx_path_link_free (SbxPathLink *link)
+{
+  if (link == NULL)
+    return;
+  g_free (link->location);
+  g_free (link->target);
+  g_free (link);
+}
+
+/* The kernel's limit on links followed in one lookup (MAXSYMLINKS). */
+#define SBX_PATH_MAX_LINKS 40
+
+/*
+ * Resolves @clean (a clean absolute path) component by component with
+ * lstat()/readlink(), as the kernel would, and records each symbolic link
+ * it follows: where the link lies (the resolved directory holding it plus
+ * its name) and its target text.  Returns the resolved path, or NULL with
+ * errno set (ENOENT for a missing component or a dangling link, ELOOP past
+ * SBX_PATH_MAX_LINKS, ENOTDIR for a non-directory in the middle).
+ */
+static char *
+resolve_walk (const char *clean,
+              GPtrArray  *links)
+{
+  g_autoptr(GString) resolved = g_string_new ("/");
+  g_autoptr(GQueue) todo = g_queue_new ();
+  g_auto(GStrv) split = g_strsplit (clean, "/", -1);
+  guint followed = 0;
+  char *part;
+
+  for (guint i = 0; split[i] != NULL; i++)
+    g_queue_push_tail (todo, g_strdup (split[i]));
+
+  while ((part = g_queue_pop_head (todo)) != NULL)
+    {
+      g_autofree char *component = part;
+      g_autofree char *candidate = NULL;
+      struct stat st;
+
+      if (component[0] == '\0' || g_str_equal (component, "."))
+        continue;
+      if (g_str_equal (component, ".."))
+        {
+          char *slash = strrchr (resolved->str, '/');
+
+          g_string_truncate (resolved, slash == resolved->str ? 1 : (gsize) (slash - resolved->str));
+          continue;
+        }
+      candidate = resolved->len == 1 ? g_strconcat ("/", component, NULL)
+                                     : g_strconcat (resolved->str, "/", component, NULL);
+      if (lstat (candidate, &st) != 0)
+        {
+          int saved_errno = errno;
+
+          while ((part = g_queue_pop_head (todo)) != NULL)
+            g_free (part);
+          errno = saved_errno;
+          return NULL;
+        }
+      if (S_ISLNK (st.st_mode))
+        {
+          g_autofree char *target = NULL;
+          g_autoptr(GError) local_error = NULL;
+          g_auto(GStrv) target_parts = NULL;
+          SbxPathLink *link;
+          guint n;
+
+          if (++followed > SBX_PATH_MAX_LINKS)
+            {
+              while ((part = g_queue_pop_head (todo)) != NULL)
+                g_free (part);
+              errno = ELOOP;
+              return NULL;
+            }
+          target = g_file_read_link (candidate, &local_error);
+          if (target == NULL || target[0] == '\0')
+            {
+              while ((part = g_queue_pop_head (todo)) != NULL)
+                g_free (part);
+              errno = target == NULL ? EIO : ENOENT;
+              return NULL;
+            }
+          link = g_new0 (SbxPathLink, 1);
+          link->location = g_strdup (candidate);
+          link->target = g_strdup (target);
+          g_ptr_array_add (links, link);
+          if (target[0] == '/')
+            g_string_assign (resolved, "/");
+          /* The target's components run before what was left. */
+          target_parts = g_strsplit (target, "/", -1);
+          n = g_strv_length (target_parts);
+          for (guint i = n; i > 0; i--)
+            g_queue_push_head (todo, g_strdup (target_parts[i - 1]));
+          continue;
+        }
+      if (!S_ISDIR (st.st_mode) && !g_queue_is_empty (todo))
+        {
+          while ((part = g_queue_pop_head (todo)) != NULL)
+            g_free (part);
+          errno = ENOTDIR;
+          return NULL;
+        }
+      g_string_assign (resolved, candidate);
+    }
+  return g_string_free (g_steal_pointer (&resolved), FALSE);
+}
+
+/*
+ * sbx_path_canonical_root_with_links:
+ * @path: (type filename): an absolute path to an existing directory
+ * @links: (element-type SbxPathLink): receives every symbolic link followed,
+ *   in the order the lookup met them
+ * @error: return location for a G_IO_ERROR
+ *
+ * sbx_path_canonical_root() that also says through which symbolic links
+ * the result was reached, so that callers can refuse a root reached through
+ * a link that a sandbox could have planted.  Each link's location is the
+ * resolved directory that holds it plus its name, so it can be compared
+ * with other canonical paths (sbx_path_within()).
+ *
+ * Returns: (transfer full) (nullable): the canonical path, or %NULL with
+ *   @error set
+ */
+char *
+sbx_path_canonical_root_with_links (const char  *path,
+                                    GPtrArray   *links,
+                                    GError     **error)
+{
+  g_autofree char *clean = NULL;
+  g_autofree char *resolved = NULL;
+  struct stat st;
+
+  g_return_val_if_fail (links != NULL, NULL);
+
+  if (!check_absolute (path, error))
+    return NULL;
+
+  clean = sbx_path_clean (path);
+  resolved = resolve_walk (clean, links);
+  if (resolved == NULL)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "resolve symlinks: %s", g_strerror (saved_errno));
+      return NULL;
+    }
+  if (stat (resolved, &st) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "stat: %s", g_strerror (saved_errno));
+      return NULL;
+    }
+  if (!S_ISDIR (st.st_mode))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY, "path is not a directory");
+      return NULL;
+    }
+  return g_steal_pointer (&resolved);
+}
+
 /*
  * sbx_path_canonical_path:
  * @path: (type filename): an absolute path; its leaf (and any number of

@@ -50,6 +50,13 @@ extern "C" {
 #define SBX_ABI_HAS(p, T, field) \
   ((p)->struct_size >= offsetof (T, field) + sizeof (((T *) 0)->field))
 
+/* Minimum sizes.  Every table T has SBX_<T>_MIN_SIZE: the size of its first
+ * published layout.  A reader checks `struct_size >= SBX_<T>_MIN_SIZE` (never
+ * `>= sizeof (T)`, which would make a plugin built against a grown header
+ * refuse an older host) and reads any later field only when SBX_ABI_HAS says
+ * struct_size covers it.  A writer sets struct_size to sizeof (T) of the
+ * header it was built with. */
+
 /* Host features.  A plugin lists in SbxPluginDescriptor.required_host_features
  * the features it cannot work without; a host advertises in SbxHostV1.features
  * exactly the features it IMPLEMENTS (not every bit it knows).  The host
@@ -144,6 +151,19 @@ extern "C" {
  */
 typedef struct SbxHostCall SbxHostCall;
 
+/* Functions of the host table.  Every slot of every table in this header has
+ * a function typedef (a function type, not a pointer): declare each
+ * implementation through it (`static SbxBackendProbeFunc my_probe;` before
+ * the definition) so a mismatched signature cannot compile, and fill tables
+ * with designated initializers (`.probe = my_probe`) so two slots cannot be
+ * swapped. */
+typedef void SbxHostSetErrorFunc (SbxHostCall *call, int32_t status, const char *message);
+typedef void SbxHostReportFunc (SbxHostCall *call, const char *feature, uint32_t status,
+                                      const char *detail);
+typedef void SbxHostLogFunc (uint32_t level, const char *domain, const char *message);
+typedef void *SbxHostAllocFunc (size_t size);
+typedef void SbxHostReleaseFunc (void *ptr);
+
 typedef struct SbxHostV1
 {
   uint32_t    struct_size;
@@ -155,20 +175,25 @@ typedef struct SbxHostV1
    * vtable function is about to return; @message is UTF-8 and should name the
    * operation and the path or value at fault.  Calling it more than once per
    * call keeps the first message. */
-  void  (*set_error) (SbxHostCall *call, int32_t status, const char *message);
+  SbxHostSetErrorFunc *set_error;
 
   /* Append one entry to the compile report of the current probe or compile
    * call.  @feature is a lower-case dash-separated name ("write-boundary"),
    * @status one of SBX_ABI_REPORT_*, @detail free text (may be NULL). */
-  void  (*report)    (SbxHostCall *call, const char *feature, uint32_t status, const char *detail);
+  SbxHostReportFunc  *report;
 
   /* Diagnostic logging.  Never changes policy.  @domain names the plugin. */
-  void  (*log)       (uint32_t level, const char *domain, const char *message);
+  SbxHostLogFunc     *log;
 
   /* Allocation for memory handed from the plugin to the host. */
-  void *(*alloc)     (size_t size);
-  void  (*release)   (void *ptr);
+  SbxHostAllocFunc   *alloc;
+  SbxHostReleaseFunc *release;
 } SbxHostV1;
+
+/** Smallest host table a plugin may be handed (the first published layout);
+ * a plugin checks struct_size against this, never against sizeof, so a
+ * plugin built against a grown header still loads in an older host. */
+#define SBX_HOST_V1_MIN_SIZE (offsetof (SbxHostV1, release) + sizeof (SbxHostReleaseFunc *))
 
 /* ------------------------------------------------------------------------- */
 /* Policy IR: what the core hands a backend to compile                         */
@@ -220,6 +245,7 @@ typedef struct SbxFsRuleV1
                          * backend that needs it later dup()s it. */
   const char *path;     /* absolute and clean; a pattern when GLOB */
 } SbxFsRuleV1;
+#define SBX_FS_RULE_V1_MIN_SIZE        (offsetof (SbxFsRuleV1, path) + sizeof (const char *))
 
 /* SbxNetPolicyV1.mode */
 #define SBX_NET_MODE_DENY   0u  /* no egress (loopback inside a private namespace at most) */
@@ -241,6 +267,7 @@ typedef struct SbxNetPolicyV1
   uint16_t        reserved0;
   uint32_t        reserved1;
 } SbxNetPolicyV1;
+#define SBX_NET_POLICY_V1_MIN_SIZE     (offsetof (SbxNetPolicyV1, reserved1) + sizeof (uint32_t))
 
 /**
  * SbxLimitsV1:
@@ -257,9 +284,13 @@ typedef struct SbxLimitsV1
   uint64_t max_memory_bytes;    /* memory of the sandbox */
   uint64_t max_open_files;      /* per process (RLIMIT_NOFILE) */
 } SbxLimitsV1;
+#define SBX_LIMITS_V1_MIN_SIZE         (offsetof (SbxLimitsV1, max_open_files) + sizeof (uint64_t))
 
 /* SbxPolicyV1.flags */
-#define SBX_POLICY_UNCONFINED  1u  /* an acknowledged Unconfined profile */
+#define SBX_POLICY_UNCONFINED    1u  /* an acknowledged Unconfined profile */
+#define SBX_POLICY_UNIX_SOCKETS  2u  /* the profile opens unix sockets ("unix-sockets": "allow"):
+                                      * a backend may let the target create AF_UNIX sockets, and
+                                      * reports what becomes reachable; without it they are closed */
 
 typedef struct SbxPolicyV1
 {
@@ -276,6 +307,7 @@ typedef struct SbxPolicyV1
   const char           *tmpdir;       /* TMPDIR the child sees (absolute) */
   const char           *state_dir;    /* executor-private 0700 dir the backend may use */
 } SbxPolicyV1;
+#define SBX_POLICY_V1_MIN_SIZE         (offsetof (SbxPolicyV1, state_dir) + sizeof (const char *))
 
 /* ------------------------------------------------------------------------- */
 /* Backend extension                                                          */
@@ -292,6 +324,7 @@ typedef struct SbxProbeResultV1
   uint32_t flags;        /* SBX_PROBE_* */
   uint32_t reserved0;
 } SbxProbeResultV1;
+#define SBX_PROBE_RESULT_V1_MIN_SIZE   (offsetof (SbxProbeResultV1, reserved0) + sizeof (uint32_t))
 
 typedef struct SbxCompileResultV1
 {
@@ -299,6 +332,7 @@ typedef struct SbxCompileResultV1
   uint32_t level;        /* SBX_ABI_LEVEL_* this spec achieves */
   uint64_t guarantees;   /* SBX_ABI_GUARANTEE_* this spec enforces */
 } SbxCompileResultV1;
+#define SBX_COMPILE_RESULT_V1_MIN_SIZE (offsetof (SbxCompileResultV1, guarantees) + sizeof (uint64_t))
 
 /* SbxSpawnRequestV1.flags */
 #define SBX_SPAWN_PTY  1u  /* stdin_fd is a terminal slave: make it the controlling tty */
@@ -316,6 +350,7 @@ typedef struct SbxSpawnRequestV1
   int32_t            stderr_fd;   /* -1 = /dev/null */
   uint32_t           reserved0;
 } SbxSpawnRequestV1;
+#define SBX_SPAWN_REQUEST_V1_MIN_SIZE  (offsetof (SbxSpawnRequestV1, reserved0) + sizeof (uint32_t))
 
 /* SbxSpawnResultV1.containment (LifetimeContainment) */
 #define SBX_CONTAINMENT_UNSPECIFIED  0u
@@ -332,6 +367,7 @@ typedef struct SbxSpawnResultV1
                               * network for the egress proxy; owned by the host */
   void    *child;            /* backend per-spawn handle for signal()/finish() */
 } SbxSpawnResultV1;
+#define SBX_SPAWN_RESULT_V1_MIN_SIZE   (offsetof (SbxSpawnResultV1, child) + sizeof (void *))
 
 /* SbxExitV1.kind */
 #define SBX_EXIT_EXITED    1u
@@ -344,6 +380,7 @@ typedef struct SbxExitV1
   int32_t  code;     /* exit code when EXITED */
   int32_t  signo;    /* terminating signal when SIGNALED */
 } SbxExitV1;
+#define SBX_EXIT_V1_MIN_SIZE           (offsetof (SbxExitV1, signo) + sizeof (int32_t))
 
 /**
  * SbxBackendVTableV1:
@@ -369,21 +406,34 @@ typedef struct SbxExitV1
  *   guarantees allow it").  Returns 1 when a grant of @grant_class
  *   ("filesystem.path.read.v1", ...) can be enforced by this backend, else 0.
  */
+typedef int32_t SbxBackendProbeFunc (void *plugin_ctx, SbxHostCall *call, SbxProbeResultV1 *result);
+typedef int32_t SbxBackendCompileFunc (void *plugin_ctx, SbxHostCall *call, const SbxPolicyV1 *policy,
+                                           void **spec_out, SbxCompileResultV1 *result);
+typedef int32_t SbxBackendSpawnFunc (void *plugin_ctx, SbxHostCall *call, void *spec,
+                                           const SbxSpawnRequestV1 *request, SbxSpawnResultV1 *result);
+typedef int32_t SbxBackendSignalFunc (void *plugin_ctx, void *child, int32_t signo);
+typedef int32_t SbxBackendFinishFunc (void *plugin_ctx, SbxHostCall *call, void *child,
+                                           int32_t wait_status, SbxExitV1 *out);
+typedef void SbxBackendReleaseFunc (void *plugin_ctx, void *spec);
+typedef uint32_t SbxBackendSupportsGrantClassFunc (void *plugin_ctx, const char *grant_class);
+
 typedef struct SbxBackendVTableV1
 {
-  uint32_t struct_size;
-  uint32_t reserved0;
-  int32_t  (*probe)   (void *plugin_ctx, SbxHostCall *call, SbxProbeResultV1 *result);
-  int32_t  (*compile) (void *plugin_ctx, SbxHostCall *call, const SbxPolicyV1 *policy,
-                       void **spec_out, SbxCompileResultV1 *result);
-  int32_t  (*spawn)   (void *plugin_ctx, SbxHostCall *call, void *spec,
-                       const SbxSpawnRequestV1 *request, SbxSpawnResultV1 *result);
-  int32_t  (*signal)  (void *plugin_ctx, void *child, int32_t signo);
-  int32_t  (*finish)  (void *plugin_ctx, SbxHostCall *call, void *child,
-                       int32_t wait_status, SbxExitV1 *out);
-  void     (*release) (void *plugin_ctx, void *spec);
-  uint32_t (*supports_grant_class) (void *plugin_ctx, const char *grant_class);
+  uint32_t                         struct_size;
+  uint32_t                         reserved0;             /* 0 */
+  SbxBackendProbeFunc             *probe;
+  SbxBackendCompileFunc           *compile;
+  SbxBackendSpawnFunc             *spawn;
+  SbxBackendSignalFunc            *signal;
+  SbxBackendFinishFunc            *finish;
+  SbxBackendReleaseFunc           *release;
+  SbxBackendSupportsGrantClassFunc *supports_grant_class;  /* optional: may be NULL */
 } SbxBackendVTableV1;
+
+/** Smallest backend vtable a host accepts: every mandatory slot (probe ..
+ * release).  Optional slots after it are read only when struct_size covers
+ * them (SBX_ABI_HAS). */
+#define SBX_BACKEND_VTABLE_V1_MIN_SIZE (offsetof (SbxBackendVTableV1, release) + sizeof (SbxBackendReleaseFunc *))
 
 /* ------------------------------------------------------------------------- */
 /* Egress extension                                                           */
@@ -397,6 +447,7 @@ typedef struct SbxEgressInfoV1
   uint32_t reserved0;
   char    *fingerprint;        /* host->alloc'd "route-v1:<hex>"; never contains secrets */
 } SbxEgressInfoV1;
+#define SBX_EGRESS_INFO_V1_MIN_SIZE    (offsetof (SbxEgressInfoV1, fingerprint) + sizeof (char *))
 
 /**
  * SbxEgressVTableV1:
@@ -412,19 +463,30 @@ typedef struct SbxEgressInfoV1
  *   NULL when nothing was denied).
  * @stop: end the route and every tunnel.
  */
+typedef int32_t SbxEgressStartFunc (void *plugin_ctx, SbxHostCall *call, const char *route_config,
+                                           void **route_out, SbxEgressInfoV1 *info);
+typedef int32_t SbxEgressAuthorizeFunc (void *plugin_ctx, SbxHostCall *call, void *route,
+                                           const char *execution_id, const char *const *targets,
+                                           char **credential_out);
+typedef int32_t SbxEgressServeFunc (void *plugin_ctx, SbxHostCall *call, void *route, int32_t listen_fd);
+typedef int32_t SbxEgressRevokeFunc (void *plugin_ctx, void *route, const char *execution_id,
+                                           char **denial_out);
+typedef void SbxEgressStopFunc (void *plugin_ctx, void *route);
+
+/* Provisional: a plugin listing an egress extension must require
+ * SBX_HOST_FEATURE_EGRESS_V1 (see the host features above). */
 typedef struct SbxEgressVTableV1
 {
-  uint32_t struct_size;
-  uint32_t reserved0;
-  int32_t (*start)     (void *plugin_ctx, SbxHostCall *call, const char *route_config,
-                        void **route_out, SbxEgressInfoV1 *info);
-  int32_t (*authorize) (void *plugin_ctx, SbxHostCall *call, void *route,
-                        const char *execution_id, const char *const *targets,
-                        char **credential_out);
-  int32_t (*serve)     (void *plugin_ctx, SbxHostCall *call, void *route, int32_t listen_fd);
-  int32_t (*revoke)    (void *plugin_ctx, void *route, const char *execution_id, char **denial_out);
-  void    (*stop)      (void *plugin_ctx, void *route);
+  uint32_t               struct_size;
+  uint32_t               reserved0;   /* 0 */
+  SbxEgressStartFunc    *start;
+  SbxEgressAuthorizeFunc *authorize;
+  SbxEgressServeFunc    *serve;
+  SbxEgressRevokeFunc   *revoke;
+  SbxEgressStopFunc     *stop;
 } SbxEgressVTableV1;
+
+#define SBX_EGRESS_VTABLE_V1_MIN_SIZE (offsetof (SbxEgressVTableV1, stop) + sizeof (SbxEgressStopFunc *))
 
 /* ------------------------------------------------------------------------- */
 /* Reporter extension                                                         */
@@ -441,15 +503,22 @@ typedef struct SbxEgressVTableV1
  * @emit: deliver one event; @event_json is one JSON object without newline.
  * @close: flush and free @sink.
  */
+typedef int32_t SbxReporterOpenFunc (void *plugin_ctx, SbxHostCall *call, const char *config,
+                                         void **sink_out);
+typedef int32_t SbxReporterEmitFunc (void *plugin_ctx, SbxHostCall *call, void *sink,
+                                         const char *event_json, size_t length);
+typedef void SbxReporterCloseFunc (void *plugin_ctx, void *sink);
+
 typedef struct SbxReporterVTableV1
 {
-  uint32_t struct_size;
-  uint32_t reserved0;
-  int32_t (*open)  (void *plugin_ctx, SbxHostCall *call, const char *config, void **sink_out);
-  int32_t (*emit)  (void *plugin_ctx, SbxHostCall *call, void *sink,
-                    const char *event_json, size_t length);
-  void    (*close) (void *plugin_ctx, void *sink);
+  uint32_t             struct_size;
+  uint32_t             reserved0;   /* 0 */
+  SbxReporterOpenFunc *open;
+  SbxReporterEmitFunc *emit;
+  SbxReporterCloseFunc *close;
 } SbxReporterVTableV1;
+
+#define SBX_REPORTER_VTABLE_V1_MIN_SIZE (offsetof (SbxReporterVTableV1, close) + sizeof (SbxReporterCloseFunc *))
 
 /* ------------------------------------------------------------------------- */
 /* Descriptor                                                                 */
@@ -469,6 +538,10 @@ typedef struct SbxPluginExtension
   uint32_t    reserved0;
   const void *vtable;     /* per kind */
 } SbxPluginExtension;
+#define SBX_PLUGIN_EXTENSION_MIN_SIZE  (offsetof (SbxPluginExtension, vtable) + sizeof (const void *))
+
+typedef int32_t SbxPluginInitFunc (const SbxHostV1 *host, void **plugin_ctx);
+typedef void SbxPluginFiniFunc (void *plugin_ctx);
 
 typedef struct SbxPluginDescriptor
 {
@@ -479,8 +552,8 @@ typedef struct SbxPluginDescriptor
   const char *version;
   const char *license;                 /* SPDX identifier */
   /* No globals: plugin state lives in *plugin_ctx.  Returns SBX_STATUS_*. */
-  int32_t   (*init) (const SbxHostV1 *host, void **plugin_ctx);
-  void      (*fini) (void *plugin_ctx);
+  SbxPluginInitFunc *init;
+  SbxPluginFiniFunc *fini;
   const SbxPluginExtension *extensions; /* terminated by kind == SBX_EXT_END */
 } SbxPluginDescriptor;
 
@@ -496,17 +569,21 @@ typedef struct SbxPluginDescriptor
  * `sbx-plugin-<name with '_' as '-'>.so` (".dll" on Windows): the host
  * derives the symbol from the file name.
  */
-#define SBX_PLUGIN_DEFINE(name, ver, license_, required, init_fn, fini_fn, ext_table) \
-  static const SbxPluginDescriptor sbx_plugin_desc_##name = {                        \
-    sizeof (SbxPluginDescriptor), SBX_PLUGIN_ABI_VERSION, (required),                \
-    #name, (ver), (license_), (init_fn), (fini_fn), (ext_table) };                   \
-  SBX_PLUGIN_EXPORT const SbxPluginDescriptor *sbx_plugin_##name##_entry (void);     \
-  SBX_PLUGIN_EXPORT const SbxPluginDescriptor *sbx_plugin_##name##_entry (void)      \
-  {                                                                                  \
-    return &sbx_plugin_desc_##name;                                                  \
+#define SBX_PLUGIN_DEFINE(id_, ver_, license_, required_, init_fn_, fini_fn_, ext_table_) \
+  static const SbxPluginDescriptor sbx_plugin_desc_##id_ = {                           \
+    .struct_size = sizeof (SbxPluginDescriptor),                                       \
+    .abi_version = SBX_PLUGIN_ABI_VERSION,                                             \
+    .required_host_features = (required_),                                             \
+    .name = #id_, .version = (ver_), .license = (license_),                            \
+    .init = (init_fn_), .fini = (fini_fn_), .extensions = (ext_table_) };              \
+  SBX_PLUGIN_EXPORT const SbxPluginDescriptor *sbx_plugin_##id_##_entry (void);        \
+  SBX_PLUGIN_EXPORT const SbxPluginDescriptor *sbx_plugin_##id_##_entry (void)         \
+  {                                                                                    \
+    return &sbx_plugin_desc_##id_;                                                     \
   }
 
-typedef const SbxPluginDescriptor *(*SbxPluginEntryFunc) (void);
+/* The exported entry symbol `sbx_plugin_<name>_entry` has this type. */
+typedef const SbxPluginDescriptor *SbxPluginEntryFunc (void);
 
 #ifdef __cplusplus
 }

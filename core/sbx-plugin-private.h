@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Internals shared by the plugin loader (sbx-registry.c), the backend
+ * Internals shared by the plugin loader (sbx-plugin-loader.c), the registry
+ * (sbx-registry*.c, sbx-reporter-sink.c), the backend
  * wrappers (sbx-backend.c) and the host table (sbx-plugin-host.c).  Not for
  * the executor: it uses sbx-backend-private.h and sbx-registry-private.h.
  */
@@ -66,7 +67,6 @@ gboolean        sbx_host_call_fail    (SbxHostCall      *call,
 SbxPluginError  sbx_plugin_error_from_status (int32_t status);
 const char     *sbx_status_to_string  (int32_t status);
 
-/* The host table every plugin's init receives. */
 /* The host features this library implements, and so advertises in
  * SbxHostV1.features (the loader refuses a plugin that requires any other).
  *   RULE_FDS: the grant consumer (sbx-executor.c) passes, for every

@@ -41,6 +41,7 @@ typedef struct
   guint64              max_processes;    /* 0: no limit requested */
   guint64              max_memory_bytes;
   guint64              max_open_files;
+  gboolean             unix_sockets;     /* SBX_POLICY_UNIX_SOCKETS */
 } SbxPolicyInput;
 
 /* The executor's own directories (all absolute).  @home is what the child
@@ -49,14 +50,33 @@ typedef struct
  * (nullable) is the set's private directory holding every executor's HOME,
  * TMPDIR and state: a Sandboxed policy denies it whole, so that no executor
  * reads or writes another's, even when the profile allows host read or
- * write (the executor's own HOME and TMPDIR are more specific and win). */
+ * write (the executor's own HOME and TMPDIR are more specific and win).
+ * @other_set_dirs (nullable, NULL-terminated) are the other executor sets'
+ * directories found in the same scratch root (any process, any user): each
+ * is denied whole too, optional (a set may close and remove it before a
+ * backend looks).  Sets created later are not listed; backends that carve
+ * (Landlock's sibling enumeration) leave them without access, and the
+ * executor re-lists after the backend compile (sbx-executor.c).
+ *
+ * @scratch_root (nullable) is the canonical directory holding @set_dir and
+ * @scratch_entries (nullable, NULL-terminated) the absolute paths of every
+ * other entry directly in it (no set directory), listed when the executor
+ * was created.  When the policy lets the sandbox read or write the scratch
+ * root (a workspace of /tmp), the scratch root is denied (tree) and
+ * each listed entry is granted again with the access that covers it: the
+ * sandbox sees the scratch root as it was, and an executor set created
+ * later in it is not there for it (a mount view shows the snapshot; Landlock
+ * grants only the listed inodes).  See scratch_snapshot(). */
 typedef struct
 {
-  const char *home;
-  gboolean    home_owned;
-  const char *tmpdir;
-  const char *state_dir;
-  const char *set_dir;
+  const char        *home;
+  gboolean           home_owned;
+  const char        *tmpdir;
+  const char        *state_dir;
+  const char        *set_dir;
+  const char *const *other_set_dirs;
+  const char        *scratch_root;
+  const char *const *scratch_entries;
 } SbxPolicyDirs;
 
 /* A compiled effective policy.  Immutable; owns every string and array the

@@ -9,7 +9,10 @@
  *      read Allow gives R|X, otherwise R|X is denied; write Allow gives W,
  *      otherwise W is denied.  Gated counts as denied until a grant arrives;
  *   6. the set's private directory (every executor's HOME, TMPDIR and
- *      state), denied whole (origin HOST);
+ *      state), and every other set's directory found in the same scratch
+ *      root, denied whole (origin HOST; the others optional); when the
+ *      sandbox can see the scratch root, the root itself denied exactly and
+ *      its other entries granted again one by one (scratch_snapshot());
  *   7. the executor's isolated HOME (when the set owns it) and 8. its TMPDIR,
  *      both R|W|X trees, more specific than 6.
  * Network Allow is MODE_OPEN, anything else MODE_DENY.
@@ -21,6 +24,7 @@
  * "allow == deny == 0 means deny-all" form), fd = -1 and its origin.
  */
 #include "sbx-policy-private.h"
+#include "sbx-fs-resolve.h"
 
 #include "sbx-path-private.h"
 
@@ -224,6 +228,89 @@ policy_add_root (SbxPolicy  *self,
   policy_add_rule (self, path, 0, allow, deny, origin);
 }
 
+/* The access the profile part of @input gives at @path: the most specific
+ * of the workspace and the additional roots that contains it, else the
+ * host.  Returns the origin of the covering rule. */
+static guint32
+input_access_at (const SbxPolicyInput *input,
+                 const char           *path,
+                 SbxAccess            *read,
+                 SbxAccess            *write)
+{
+  gsize best = 0;
+  guint32 origin = SBX_FS_ORIGIN_HOST;
+
+  *read = input->host_read;
+  *write = input->host_write;
+  if (sbx_path_within (path, input->workspace))
+    {
+      best = strlen (input->workspace);
+      *read = input->workspace_read;
+      *write = input->workspace_write;
+      origin = SBX_FS_ORIGIN_WORKSPACE;
+    }
+  for (guint i = 0; i < input->n_roots; i++)
+    {
+      gsize len = strlen (input->roots[i].path);
+
+      if (len > best && sbx_path_within (path, input->roots[i].path))
+        {
+          best = len;
+          *read = input->roots[i].read;
+          *write = input->roots[i].write;
+          origin = SBX_FS_ORIGIN_ROOT;
+        }
+    }
+  return origin;
+}
+
+/*
+ * The scratch snapshot (issue 16 §5).  Denying the set directories that
+ * exist when the executor is created is not enough when the sandbox may see
+ * the scratch root: a set created later appears in it (a bind mount shows
+ * the live directory).  So a visible scratch root is denied as a tree
+ * (nothing can be created directly in it) and each entry listed at
+ * creation, set directories excepted, gets the access that covers it again,
+ * as a more specific optional tree rule.  Entries created later directly in
+ * the scratch root are denied by the policy itself, on every backend.  Not done for the
+ * host's socket directories (/tmp, /run, /var/run) when only host access
+ * covers them: backends hide those already unless a root names them.
+ */
+static void
+scratch_snapshot (SbxPolicy            *self,
+                  const SbxPolicyInput *input,
+                  const SbxPolicyDirs  *dirs)
+{
+  static const char *const socket_dirs[] = { "/tmp", "/run", "/var/run" };
+  SbxAccess read, write;
+  guint32 origin;
+
+  if (dirs->scratch_root == NULL)
+    return;
+  origin = input_access_at (input, dirs->scratch_root, &read, &write);
+  if (read != SBX_ACCESS_ALLOW && write != SBX_ACCESS_ALLOW)
+    return;   /* the sandbox cannot see the scratch root at all */
+  if (origin == SBX_FS_ORIGIN_HOST)
+    for (guint i = 0; i < G_N_ELEMENTS (socket_dirs); i++)
+      if (g_str_equal (dirs->scratch_root, socket_dirs[i]))
+        return;
+  policy_add_rule (self, dirs->scratch_root, 0, 0, SBX_FS_ALL, origin);
+  for (guint i = 0; dirs->scratch_entries != NULL && dirs->scratch_entries[i] != NULL; i++)
+    {
+      const char *entry = dirs->scratch_entries[i];
+      guint32 allow = 0;
+
+      origin = input_access_at (input, entry, &read, &write);
+      if (read == SBX_ACCESS_ALLOW)
+        allow |= SBX_FS_READ | SBX_FS_EXEC;
+      if (write == SBX_ACCESS_ALLOW)
+        allow |= SBX_FS_WRITE;
+      if (allow == 0)
+        continue;
+      policy_add_rule (self, entry, SBX_FS_RULE_OPTIONAL, allow, SBX_FS_ALL & ~allow, origin);
+    }
+}
+
 /**
  * sbx_policy_new:
  * @input: what the profile says
@@ -270,6 +357,13 @@ sbx_policy_new (const SbxPolicyInput *input,
        * profile may see. */
       if (dirs->set_dir != NULL)
         policy_add_rule (self, dirs->set_dir, 0, 0, SBX_FS_ALL, SBX_FS_ORIGIN_HOST);
+      /* Nor are other sets' (other runs, other processes, other users):
+       * a workspace that contains the scratch root (a workspace of /tmp)
+       * would otherwise expose their HOME and TMPDIR. */
+      for (guint i = 0; dirs->other_set_dirs != NULL && dirs->other_set_dirs[i] != NULL; i++)
+        policy_add_rule (self, dirs->other_set_dirs[i], SBX_FS_RULE_OPTIONAL, 0, SBX_FS_ALL, SBX_FS_ORIGIN_HOST);
+      /* And sets created later: the scratch root is a snapshot. */
+      scratch_snapshot (self, input, dirs);
     }
   if (dirs->home_owned)
     policy_add_rule (self, dirs->home, 0, SBX_FS_ALL, 0, SBX_FS_ORIGIN_HOME);
@@ -286,7 +380,8 @@ sbx_policy_new (const SbxPolicyInput *input,
   self->limits.max_open_files = input->max_open_files;
 
   self->abi.struct_size = sizeof (SbxPolicyV1);
-  self->abi.flags = unconfined ? SBX_POLICY_UNCONFINED : 0;
+  self->abi.flags = (unconfined ? SBX_POLICY_UNCONFINED : 0)
+                    | (input->unix_sockets ? SBX_POLICY_UNIX_SOCKETS : 0);
   self->abi.required_guarantees = (guint64) input->required;
   self->abi.fs_rules = (const SbxFsRuleV1 *) (void *) self->rules->data;
   self->abi.n_fs_rules = self->rules->len;
@@ -341,6 +436,7 @@ sbx_policy_new_for_profile (SbxProfile          *profile,
   input.max_processes = sbx_profile_get_max_processes (profile);
   input.max_memory_bytes = sbx_profile_get_max_memory (profile);
   input.max_open_files = sbx_profile_get_max_open_files (profile);
+  input.unix_sockets = sbx_profile_get_unix_sockets (profile);
 
   return sbx_policy_new (&input, dirs);
 }
@@ -612,119 +708,53 @@ sbx_fs_glob_match (const char *pattern,
   return states[n_tokens];
 }
 
-static guint32
-rule_denied (const SbxFsRuleV1 *rule)
+static int
+policy_glob_match (const char *pattern,
+                   const char *path,
+                   void       *user_data)
 {
-  if (rule->allow == 0 && rule->deny == 0)
-    return SBX_FS_ALL;
-  return rule->deny;
+  gboolean valid = TRUE;
+  gboolean matched = sbx_fs_glob_match (pattern, path, &valid);
+
+  return valid ? (matched ? 1 : 0) : -1;
 }
 
-static gboolean
-literal_matches (const char *rule_path,
-                 const char *target,
-                 gboolean    exact)
-{
-  g_autofree char *clean = sbx_path_clean (rule_path);
-  gsize len = strlen (clean);
-
-  if (exact)
-    return g_str_equal (clean, target);
-  if (g_str_equal (clean, "/"))
-    return TRUE;
-  return strncmp (target, clean, len) == 0 && (target[len] == '\0' || target[len] == '/');
-}
-
-/* @deny_side: a malformed glob matches everything on the deny side and
- * nothing on the allow side. */
-static gboolean
-rule_matches (const SbxFsRuleV1 *rule,
-              const char        *target,
-              gboolean           deny_side)
-{
-  if (rule->flags & SBX_FS_RULE_GLOB)
-    {
-      gboolean valid = TRUE;
-      gboolean matched = sbx_fs_glob_match (rule->path, target, &valid);
-
-      return valid ? matched : deny_side;
-    }
-  return literal_matches (rule->path, target, (rule->flags & SBX_FS_RULE_EXACT) != 0);
-}
-
-static gint64
-rule_precedence (const SbxFsRuleV1 *rule)
-{
-  gint64 spec = 0;
-  g_autofree char *prefix = NULL;
-
-  if (rule->flags & SBX_FS_RULE_GLOB)
-    prefix = g_strndup (rule->path, strcspn (rule->path, "*?["));
-  else
-    prefix = g_strdup (rule->path);
-
-  if (prefix[0] != '\0')
-    {
-      g_autofree char *clean = sbx_path_clean (prefix);
-
-      spec = (gint64) strlen (clean);
-    }
-  return spec * 2 + ((rule->flags & SBX_FS_RULE_EXACT) ? 1 : 0);
-}
-
+/* The one implementation of the precedence model (<sbx/sbx-fs-resolve.h>,
+ * installed for plugins), with the core's glob matcher. */
 guint32
 sbx_fs_resolve (const SbxFsRuleV1 *rules,
                 gsize              n_rules,
                 const char        *path)
 {
-  static const guint32 axes[] = { SBX_FS_READ, SBX_FS_EXEC, SBX_FS_WRITE };
   g_autofree char *target = NULL;
-  guint32 glob_denied = 0;
-  guint32 result = 0;
 
   g_return_val_if_fail (n_rules == 0 || rules != NULL, 0);
   g_return_val_if_fail (path != NULL, 0);
 
   target = sbx_path_clean (path);
-
+  /* The shared model expects clean rule paths (the ABI promises them to
+   * plugins); this entry point also serves as the reference model for rules
+   * written by hand, so literal paths are cleaned here. */
   for (gsize i = 0; i < n_rules; i++)
-    if ((rules[i].flags & SBX_FS_RULE_GLOB) && rule_matches (&rules[i], target, TRUE))
-      glob_denied |= rule_denied (&rules[i]);
+    if ((rules[i].flags & SBX_FS_RULE_GLOB) == 0 && rules[i].path != NULL)
+      {
+        g_autofree char *clean = sbx_path_clean (rules[i].path);
 
-  for (gsize a = 0; a < G_N_ELEMENTS (axes); a++)
-    {
-      guint32 bit = axes[a];
-      gint64 best = -1;
-      gboolean allowed = FALSE;
-      gboolean denied = FALSE;
+        if (!g_str_equal (clean, rules[i].path))
+          {
+            g_autofree SbxFsRuleV1 *copy = g_memdup2 (rules, n_rules * sizeof *rules);
+            g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
 
-      for (gsize i = 0; i < n_rules; i++)
-        {
-          const SbxFsRuleV1 *rule = &rules[i];
-          guint32 rule_deny = rule_denied (rule);
-          gboolean rule_allows = (rule->allow & bit) != 0;
-          gboolean rule_denies = (rule_deny & bit) != 0;
-          gint64 spec;
+            for (gsize j = 0; j < n_rules; j++)
+              if ((copy[j].flags & SBX_FS_RULE_GLOB) == 0 && copy[j].path != NULL)
+                {
+                  char *p = sbx_path_clean (copy[j].path);
 
-          if (!rule_allows && !rule_denies)
-            continue;
-          if (!rule_matches (rule, target, rule_denies))
-            continue;
-          spec = rule_precedence (rule);
-          if (spec > best)
-            {
-              best = spec;
-              allowed = rule_allows;
-              denied = rule_denies;
-            }
-          else if (spec == best)
-            {
-              allowed = allowed || rule_allows;
-              denied = denied || rule_denies;
-            }
-        }
-      if (best >= 0 && allowed && !denied)
-        result |= bit;
-    }
-  return result & ~glob_denied;
+                  g_ptr_array_add (paths, p);
+                  copy[j].path = p;
+                }
+            return sbx_fs_resolve_rules (copy, n_rules, target, SBX_FS_RESOLVE_PATH, policy_glob_match, NULL);
+          }
+      }
+  return sbx_fs_resolve_rules (rules, n_rules, target, SBX_FS_RESOLVE_PATH, policy_glob_match, NULL);
 }

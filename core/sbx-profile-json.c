@@ -984,7 +984,7 @@ profile_from_tree (JsonNode    *root,
 {
   static const char * const root_members[] = {
     "version", "workspace", "host", "network", "command", "home", "isolation",
-    "ack-unconfined", "roots", "limits", NULL,
+    "ack-unconfined", "unix-sockets", "roots", "limits", NULL,
   };
   static const char * const workspace_members[] = { "root", "read", "write", NULL };
   static const char * const host_members[] = { "read", "write", NULL };
@@ -1100,6 +1100,17 @@ profile_from_tree (JsonNode    *root,
         }
       sbx_profile_config_set_ack_unconfined (config, json_node_get_boolean (node));
     }
+
+  /* "unix-sockets": "allow" | "deny" (absent: deny).  "gated" has no
+   * grant class behind it and is refused rather than widened or narrowed. */
+  {
+    static const char * const unix_words[] = { "deny", "allow", NULL };
+    int unix_sockets = 0;
+
+    if (!get_word (object, "(root)", "unix-sockets", unix_words, "\"deny\" or \"allow\"", &unix_sockets, error))
+      return NULL;
+    sbx_profile_config_set_unix_sockets (config, unix_sockets == 1);
+  }
 
   /* roots */
   node = json_object_get_member (object, "roots");
@@ -1408,6 +1419,11 @@ sbx_profile_to_json (SbxProfile *self)
     {
       json_builder_set_member_name (builder, "ack-unconfined");
       json_builder_add_boolean_value (builder, TRUE);
+    }
+  if (sbx_profile_get_unix_sockets (self))
+    {
+      json_builder_set_member_name (builder, "unix-sockets");
+      json_builder_add_string_value (builder, "allow");
     }
 
   json_builder_set_member_name (builder, "roots");

@@ -36,6 +36,7 @@ gboolean    sbx_profile_is_configured_root (SbxProfile              *self,
                                             const char              *path);
 const SbxProfileRoot *sbx_profile_get_roots (SbxProfile             *self,
                                              guint                  *n_roots);
+GPtrArray  *sbx_profile_get_root_links     (SbxProfile              *self);
 gboolean    sbx_profile_auto_memory_limit  (guint64                 *out_bytes,
                                             GError                 **error);
 

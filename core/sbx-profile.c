@@ -21,6 +21,9 @@
  *     path canonicalised as in 1; not the workspace root; not a repeat of an
  *     earlier root with different access (the C API merges a repeat with the
  *     same access; JSON files refuse every repeat).
+ *  4b. no root (workspace or additional) reached through a symbolic link
+ *     that lies inside a writable root of this profile (see
+ *     check_planted_links()).
  *  5. roots sorted by canonical path, plain byte order.
  *  6. unconfined consistency: no acknowledgement on a sandboxed profile; an
  *     unconfined profile must be acknowledged and have workspace read,
@@ -67,6 +70,7 @@ struct _SbxProfileConfig
   int      home;
   int      isolation;
   gboolean ack_unconfined;
+  gboolean unix_sockets;
   GArray  *roots;   /* ConfigRoot */
   guint64  max_processes;
   guint64  max_memory;
@@ -89,7 +93,7 @@ struct _SbxProfileConfig
  * they can be shared between threads freely.  Build one with
  * [ctor@Sbx.Profile.new] from a [struct@Sbx.ProfileConfig], load one with
  * [ctor@Sbx.Profile.new_from_json] or [ctor@Sbx.Profile.new_default], and
- * narrow one with [func@Sbx.Profile.restrict].
+ * narrow one with [method@Sbx.Profile.restrict].
  *
  * Since: 0.1
  */
@@ -106,6 +110,7 @@ struct _SbxProfile
   SbxHome         home;
   SbxIsolation    isolation;
   gboolean        ack_unconfined;
+  gboolean        unix_sockets;
   SbxProfileRoot *roots;   /* sorted by path, byte order */
   guint           n_roots;
   guint64         max_processes;
@@ -113,6 +118,7 @@ struct _SbxProfile
   guint64         max_open_files;
   SbxGuarantees   required;
   char           *fingerprint;
+  GPtrArray      *links;   /* (nullable) SbxPathLink: every symlink a root was reached through */
 };
 
 /**
@@ -157,7 +163,7 @@ sbx_access_to_string (SbxAccess access)
  * @text: an access word
  * @out_access: (out): return location for the access
  *
- * Parses a word produced by [func@Sbx.access_to_string].  Matching is exact
+ * Parses a word produced by [func@Sbx.Access.to_string].  Matching is exact
  * (lower case only).
  *
  * Returns: %TRUE when @text names an access value
@@ -256,6 +262,7 @@ sbx_profile_config_copy (const SbxProfileConfig *self)
   copy->home = self->home;
   copy->isolation = self->isolation;
   copy->ack_unconfined = self->ack_unconfined;
+  copy->unix_sockets = self->unix_sockets;
   for (guint i = 0; i < self->roots->len; i++)
     {
       const ConfigRoot *root = &g_array_index (self->roots, ConfigRoot, i);
@@ -431,6 +438,30 @@ sbx_profile_config_set_ack_unconfined (SbxProfileConfig *self,
 }
 
 /**
+ * sbx_profile_config_set_unix_sockets:
+ * @self: a [struct@Sbx.ProfileConfig]
+ * @allow: %TRUE to let the sandbox create unix domain sockets
+ *
+ * Opens unix domain sockets (the JSON member `"unix-sockets": "allow"`).
+ * By default they are closed: a host daemon listening on a pathname socket
+ * inside any root the sandbox sees, even a read-only one, would accept a
+ * connection (tmux, ssh ControlMaster, gpg-agent and editor sockets run
+ * commands on the host), so backends that cannot mediate connect() refuse
+ * socket(AF_UNIX) and leave only socketpair().  With @allow every such
+ * socket under the roots becomes reachable, and the compile report says so.
+ *
+ * Since: 0.1
+ */
+void
+sbx_profile_config_set_unix_sockets (SbxProfileConfig *self,
+                                     gboolean          allow)
+{
+  g_return_if_fail (self != NULL);
+
+  self->unix_sockets = !!allow;
+}
+
+/**
  * sbx_profile_config_add_root:
  * @self: a [struct@Sbx.ProfileConfig]
  * @path: (type filename): absolute path of an existing directory
@@ -580,6 +611,7 @@ check_access (SbxProfileNames names,
 static char *
 canonical_root_for (const char  *name,
                     const char  *path,
+                    GPtrArray   *links,
                     GError     **error)
 {
   g_autoptr(GError) local_error = NULL;
@@ -597,7 +629,7 @@ canonical_root_for (const char  *name,
       set_invalid (error, "%s (%s): path is not valid UTF-8", name, shown);
       return NULL;
     }
-  canonical = sbx_path_canonical_root (path, &local_error);
+  canonical = sbx_path_canonical_root_with_links (path, links, &local_error);
   if (canonical == NULL)
     {
       set_invalid (error, "%s (%s): %s", name, shown, local_error->message);
@@ -619,6 +651,7 @@ typedef struct
 {
   SbxProfileRoot root;
   guint          source;
+  GPtrArray     *links;   /* SbxPathLink met while resolving it */
 } SourcedRoot;
 
 static void
@@ -627,6 +660,63 @@ sourced_root_clear (gpointer data)
   SourcedRoot *sourced = data;
 
   g_clear_pointer (&sourced->root.path, g_free);
+  g_clear_pointer (&sourced->links, g_ptr_array_unref);
+}
+
+/*
+ * Step 4b, the planted-symlink rule.  A symbolic link is dangerous when the
+ * link itself lies inside a root the sandbox can write: the workspace or an
+ * additional root whose write access is not Deny (Gated counts: a grant
+ * opens it).  An earlier run of the same profile, or a symlink committed in
+ * an untrusted repository, could have put it there, and following it would
+ * hand the sandbox whatever it points at ("ln -s ~ out" then "--write
+ * ./out").  So a root reached through such a link is refused, naming the
+ * link and its target; the caller may pass the resolved path on purpose.
+ * Links elsewhere (/lib64, /var/run, a link in a read-only root) are
+ * followed as before.  Host write access is not a "root" here: a profile
+ * that lets the sandbox write the host can already write the link's target
+ * directly, so refusing the link would protect nothing.
+ */
+static gboolean
+check_planted_links (const char      *root_label,
+                     const char      *shown,
+                     GPtrArray       *links,
+                     const char      *workspace,
+                     SbxAccess        workspace_write,
+                     GArray          *roots,
+                     SbxProfileNames  names,
+                     GError         **error)
+{
+  for (guint i = 0; links != NULL && i < links->len; i++)
+    {
+      const SbxPathLink *link = g_ptr_array_index (links, i);
+      g_autofree char *inside = NULL;
+
+      if (workspace_write != SBX_ACCESS_DENY && sbx_path_within (link->location, workspace))
+        inside = g_strdup_printf ("the writable %s (%s)",
+                                  names == SBX_PROFILE_NAMES_JSON ? "workspace.root" : "workspace", workspace);
+      for (guint j = 0; inside == NULL && j < roots->len; j++)
+        {
+          const SourcedRoot *other = &g_array_index (roots, SourcedRoot, j);
+
+          if (other->root.write != SBX_ACCESS_DENY && sbx_path_within (link->location, other->root.path))
+            {
+              g_autofree char *other_name = root_name (names, other->source, "path");
+
+              inside = g_strdup_printf ("the writable %s (%s)", other_name, other->root.path);
+            }
+        }
+      if (inside != NULL)
+        {
+          g_autofree char *location = display (link->location);
+          g_autofree char *target = display (link->target);
+
+          return set_invalid (error, "%s (%s): reached through the symbolic link %s -> %s, which lies "
+                              "inside %s where a sandboxed command could have planted it; pass the "
+                              "resolved path if you mean it", root_label, shown, location, target, inside);
+        }
+    }
+  return TRUE;
 }
 
 static int
@@ -680,6 +770,7 @@ compute_fingerprint (const SbxProfile *self)
     .roots = roots,
     .n_roots = self->n_roots,
     .ack_unconfined = self->ack_unconfined,
+    .unix_sockets = self->unix_sockets,
     .required_guarantees = self->required,
     .max_processes = self->max_processes,
     .max_memory = self->max_memory,
@@ -703,6 +794,7 @@ profile_free (SbxProfile *self)
     g_free (self->roots[i].path);
   g_free (self->roots);
   g_free (self->fingerprint);
+  g_clear_pointer (&self->links, g_ptr_array_unref);
   g_free (self);
 }
 
@@ -844,10 +936,12 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
     FIELD_HOST_WRITE, FIELD_NETWORK, FIELD_COMMAND,
   };
   g_autofree char *workspace = NULL;
+  g_autoptr(GPtrArray) workspace_links = g_ptr_array_new_with_free_func ((GDestroyNotify) sbx_path_link_free);
+  g_autoptr(GPtrArray) all_links = g_ptr_array_new_with_free_func ((GDestroyNotify) sbx_path_link_free);
 
   /* 1. workspace root */
   workspace = canonical_root_for (field_name (names, FIELD_WORKSPACE_ROOT),
-                                  config->workspace_root, error);
+                                  config->workspace_root, workspace_links, error);
   if (workspace == NULL)
     return NULL;
 
@@ -879,6 +973,7 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
       g_autofree char *path_name = root_name (names, i, "path");
       g_autofree char *canonical = NULL;
       g_autofree char *shown = NULL;
+      g_autoptr(GPtrArray) links = NULL;
       SourcedRoot kept;
       gboolean duplicate = FALSE;
 
@@ -891,7 +986,8 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
                        name, bad_read ? root->read : root->write);
           return NULL;
         }
-      canonical = canonical_root_for (path_name, root->path, error);
+      links = g_ptr_array_new_with_free_func ((GDestroyNotify) sbx_path_link_free);
+      canonical = canonical_root_for (path_name, root->path, links, error);
       if (canonical == NULL)
         return NULL;
       shown = display (root->path);
@@ -932,7 +1028,32 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
       kept.root.read = (SbxAccess) root->read;
       kept.root.write = (SbxAccess) root->write;
       kept.source = i;
+      kept.links = g_steal_pointer (&links);
       g_array_append_val (roots, kept);
+    }
+
+  /* 4b. no root reached through a link planted in a writable root */
+  {
+    g_autofree char *shown = display (config->workspace_root);
+
+    if (!check_planted_links (field_name (names, FIELD_WORKSPACE_ROOT), shown, workspace_links,
+                              workspace, (SbxAccess) config->workspace_write, roots, names, error))
+      return NULL;
+    for (guint i = 0; i < workspace_links->len; i++)
+      g_ptr_array_add (all_links, g_steal_pointer (&workspace_links->pdata[i]));
+  }
+  for (guint i = 0; i < roots->len; i++)
+    {
+      SourcedRoot *sourced = &g_array_index (roots, SourcedRoot, i);
+      const ConfigRoot *given = &g_array_index (config->roots, ConfigRoot, sourced->source);
+      g_autofree char *path_name = root_name (names, sourced->source, "path");
+      g_autofree char *shown = display (given->path);
+
+      if (!check_planted_links (path_name, shown, sourced->links, workspace,
+                                (SbxAccess) config->workspace_write, roots, names, error))
+        return NULL;
+      for (guint j = 0; j < sourced->links->len; j++)
+        g_ptr_array_add (all_links, g_steal_pointer (&sourced->links->pdata[j]));
     }
 
   /* 5. sorted by canonical path, byte order */
@@ -950,6 +1071,7 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
   self->home = (SbxHome) config->home;
   self->isolation = (SbxIsolation) config->isolation;
   self->ack_unconfined = config->ack_unconfined;
+  self->unix_sockets = config->unix_sockets;
   self->n_roots = roots->len;
   self->roots = g_new0 (SbxProfileRoot, roots->len + 1);
   sources = g_new0 (guint, roots->len + 1);
@@ -964,6 +1086,7 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
   self->max_processes = config->max_processes;
   self->max_memory = config->max_memory;
   self->max_open_files = config->max_open_files;
+  self->links = g_steal_pointer (&all_links);
 
   /* 6-8 */
   if (!profile_finish (self, names, sources, error))
@@ -1076,6 +1199,7 @@ sbx_profile_dup_config (SbxProfile *self)
   sbx_profile_config_set_home (config, self->home);
   sbx_profile_config_set_isolation (config, self->isolation);
   sbx_profile_config_set_ack_unconfined (config, self->ack_unconfined);
+  sbx_profile_config_set_unix_sockets (config, self->unix_sockets);
   for (guint i = 0; i < self->n_roots; i++)
     sbx_profile_config_add_root (config, self->roots[i].path, self->roots[i].read, self->roots[i].write);
   sbx_profile_config_set_limits (config, self->max_processes, self->max_memory, self->max_open_files);
@@ -1184,6 +1308,22 @@ sbx_profile_get_roots (SbxProfile *self,
 {
   *n_roots = self->n_roots;
   return self->roots;
+}
+
+/*
+ * sbx_profile_get_root_links:
+ * @self: a profile
+ *
+ * Every symbolic link the workspace and the additional roots were reached
+ * through when the profile was built (empty for a profile built from
+ * canonical paths, such as a restricted one).
+ *
+ * Returns: (transfer none) (element-type SbxPathLink) (nullable): the links
+ */
+GPtrArray *
+sbx_profile_get_root_links (SbxProfile *self)
+{
+  return self->links;
 }
 
 /**
@@ -1357,7 +1497,8 @@ sbx_profile_equal (SbxProfile *a,
       || a->host_read != b->host_read || a->host_write != b->host_write
       || a->network != b->network || a->command != b->command
       || a->home != b->home || a->isolation != b->isolation
-      || a->ack_unconfined != b->ack_unconfined || a->n_roots != b->n_roots
+      || a->ack_unconfined != b->ack_unconfined || a->unix_sockets != b->unix_sockets
+      || a->n_roots != b->n_roots
       || a->max_processes != b->max_processes || a->max_memory != b->max_memory
       || a->max_open_files != b->max_open_files)
     return FALSE;
@@ -1519,6 +1660,24 @@ sbx_profile_get_isolation (SbxProfile *self)
 {
   g_return_val_if_fail (self != NULL, SBX_ISOLATION_SANDBOXED);
   return self->isolation;
+}
+
+/**
+ * sbx_profile_get_unix_sockets:
+ * @self: a [struct@Sbx.Profile]
+ *
+ * Whether the profile opens unix domain sockets (see
+ * [method@Sbx.ProfileConfig.set_unix_sockets]).
+ *
+ * Returns: %TRUE when `"unix-sockets": "allow"`; %FALSE (closed) by default
+ *
+ * Since: 0.1
+ */
+gboolean
+sbx_profile_get_unix_sockets (SbxProfile *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return self->unix_sockets;
 }
 
 /**
@@ -1824,6 +1983,7 @@ sbx_profile_restrict (SbxProfile  *base,
   result->isolation = MIN (base->isolation, ceiling->isolation);
   result->ack_unconfined = result->isolation == SBX_ISOLATION_UNCONFINED
                            && base->ack_unconfined && ceiling->ack_unconfined;
+  result->unix_sockets = base->unix_sockets && ceiling->unix_sockets;
   result->max_processes = min_limit (base->max_processes, ceiling->max_processes);
   result->max_memory = min_limit (base->max_memory, ceiling->max_memory);
   result->max_open_files = min_limit (base->max_open_files, ceiling->max_open_files);

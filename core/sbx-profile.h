@@ -70,7 +70,7 @@ typedef enum /*< prefix=SBX_ISOLATION >*/
  * @SBX_PROFILE_ERROR_INVALID: the profile (or a JSON member of it) is invalid;
  *   the message names the field and the value at fault.  Since: 0.1
  * @SBX_PROFILE_ERROR_PARSE: the profile text is not well-formed JSON.  Since: 0.1
- * @SBX_PROFILE_ERROR_WORKSPACE_MISMATCH: [func@Sbx.Profile.restrict] was given
+ * @SBX_PROFILE_ERROR_WORKSPACE_MISMATCH: [method@Sbx.Profile.restrict] was given
  *   profiles whose workspace roots differ.  Since: 0.1
  *
  * Errors from building, loading and narrowing a [struct@Sbx.Profile].
@@ -143,6 +143,9 @@ void              sbx_profile_config_set_isolation    (SbxProfileConfig       *s
 SBX_AVAILABLE_IN_0_1
 void              sbx_profile_config_set_ack_unconfined (SbxProfileConfig     *self,
                                                          gboolean              ack);
+SBX_AVAILABLE_IN_0_1
+void              sbx_profile_config_set_unix_sockets (SbxProfileConfig       *self,
+                                                       gboolean                allow);
 SBX_AVAILABLE_IN_0_1
 void              sbx_profile_config_add_root         (SbxProfileConfig       *self,
                                                        const char             *path,
@@ -229,6 +232,8 @@ SBX_AVAILABLE_IN_0_1
 SbxIsolation   sbx_profile_get_isolation          (SbxProfile             *self);
 SBX_AVAILABLE_IN_0_1
 gboolean       sbx_profile_get_ack_unconfined     (SbxProfile             *self);
+SBX_AVAILABLE_IN_0_1
+gboolean       sbx_profile_get_unix_sockets       (SbxProfile             *self);
 SBX_AVAILABLE_IN_0_1
 guint          sbx_profile_get_n_roots            (SbxProfile             *self);
 SBX_AVAILABLE_IN_0_1

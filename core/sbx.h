@@ -18,6 +18,9 @@
 #include "sbx-executor.h"
 #include "sbx-run-options.h"
 #include "sbx-run-result.h"
+#include "sbx-network-target.h"
+#include "sbx-address-class.h"
+#include "sbx-egress-route.h"
 #include "sbx-enum-types.h"
 
 #undef SBX_INSIDE

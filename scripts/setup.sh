@@ -12,7 +12,11 @@ PACKAGES="
   gobject-introspection libgirepository1.0-dev python3-gi gi-docgen
   clang llvm libclang-rt-14-dev
   bubblewrap hyperfine util-linux passwd procps
+  python3-dbusmock dbus-daemon
   coreutils grep sed findutils tar make gcc
+  scdoc man-db groff-base bash-completion python3-jsonschema
+  debhelper dpkg-dev lintian
+  curl openssl tinyproxy glib-networking
 "
 
 if [ "${SBX_SKIP_APT:-0}" != "1" ]; then

@@ -8,19 +8,21 @@
 #      of the tree that user owns — root hides bugs (DAC override, mount
 #      without a user namespace);
 #   3. an AddressSanitizer + UndefinedBehaviorSanitizer build, every test;
-#   4. the libFuzzer targets for a bounded time (clang), when built.
+#   4. the libFuzzer targets for a bounded time (clang), when built;
+#   5. the Debian packages built, linted, installed, used as root and as the
+#      unprivileged user, and purged (scripts/test-package.sh).
 # The last line is "N passed, N failed" counting test cases over all phases.
 #
 # Environment: SBX_TEST_USER (unprivileged user, default sbx-ci),
 # SBX_FUZZ_SECONDS (default 60), SBX_SKIP_APT=1, SBX_TEST_PHASES (default
-# "root unpriv asan fuzz").
+# "root unpriv asan fuzz package").
 set -u
 cd "$(dirname "$0")/.."
 SRC=$(pwd)
 
 ./scripts/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
-PHASES=${SBX_TEST_PHASES:-"root unpriv asan fuzz"}
+PHASES=${SBX_TEST_PHASES:-"root unpriv asan fuzz package"}
 FUZZ_SECONDS=${SBX_FUZZ_SECONDS:-60}
 TEST_USER=${SBX_TEST_USER:-sbx-ci}
 LOGS=""
@@ -160,6 +162,18 @@ for phase in $PHASES; do
       else
         EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
       fi
+      ;;
+    package)
+      note "phase 5: Debian packages: build, lintian, install, run as root and $TEST_USER, purge"
+      # Each "ok - "/"not ok - " line of the script is one test case.
+      if ./scripts/test-package.sh "$TEST_USER" >_build-package.log 2>&1; then pkg_status=0; else pkg_status=1; fi
+      cat _build-package.log
+      EXTRA_PASSED=$((EXTRA_PASSED + $(grep -c '^ok - ' _build-package.log)))
+      pkg_failed=$(grep -c '^not ok - ' _build-package.log)
+      # A script that failed without saying which check did is one failure.
+      if [ "$pkg_failed" -eq 0 ] && [ "$pkg_status" -ne 0 ]; then pkg_failed=1; fi
+      EXTRA_FAILED=$((EXTRA_FAILED + pkg_failed))
+      [ "$pkg_failed" -eq 0 ] || STATUS=1
       ;;
     *)
       echo "unknown phase $phase"; EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1

@@ -7,7 +7,11 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <sys/file.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 typedef struct
 {
@@ -258,6 +262,51 @@ test_doctor_real_plugins (void)
     }
 }
 
+/* Which mechanism bounds processes and memory sandbox-wide, for root and for
+ * an unprivileged user, as the Linux backend probes it: both said, in text
+ * and JSON; the caller's own one agrees with what this host mounts. */
+static void
+test_doctor_resource_limits (void)
+{
+  const char *dirs = g_getenv ("SBX_TEST_PLUGIN_DIRS");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_auto(DoctorRun) text = { 0 };
+  g_auto(DoctorRun) json = { 0 };
+  g_autofree char *mounts = NULL;
+  JsonObject *limits, *root, *user;
+  gboolean v1_both;
+
+  if (dirs == NULL || strstr (dirs, "plugins/linux") == NULL)
+    {
+      g_test_skip ("the Linux backend is not built");
+      return;
+    }
+  run_doctor (dirs, NULL, NULL, &text);
+  g_assert_nonnull (strstr (text.out, "\nSandbox-wide limits (processes, memory):\n  root (linux-"));
+  g_assert_nonnull (strstr (text.out, "\n  unprivileged user (linux-"));
+  run_doctor (dirs, NULL, "--json", &json);
+  limits = json_object_get_object_member (parse_object (parser, json.out), "resource_limits");
+  root = json_object_get_object_member (limits, "root");
+  user = json_object_get_object_member (limits, "user");
+  g_assert_nonnull (root);
+  g_assert_nonnull (user);
+  g_test_message ("root: %s", json_object_get_string_member (root, "detail"));
+  g_test_message ("user: %s", json_object_get_string_member (user, "detail"));
+
+  g_assert_true (g_file_get_contents ("/proc/self/mounts", &mounts, NULL, NULL));
+  v1_both = strstr (mounts, " cgroup rw") != NULL && strstr (mounts, ",pids") != NULL
+            && strstr (mounts, ",memory") != NULL;
+  if (v1_both && strstr (mounts, "cgroup2") != NULL
+      && strstr (json_object_get_string_member (root, "detail"), "cgroup v2") == NULL)
+    g_assert_true (g_str_has_prefix (json_object_get_string_member (root, "detail"), "cgroup v1"));
+  if (g_str_has_prefix (json_object_get_string_member (user, "detail"), "none"))
+    {
+      g_assert_cmpstr (json_object_get_string_member (user, "status"), ==, "unenforced");
+      g_assert_nonnull (strstr (json_object_get_string_member (user, "detail"), "rlimit fallback"));
+      g_assert_nonnull (strstr (json_object_get_string_member (user, "detail"), "Hint:"));
+    }
+}
+
 static void
 test_doctor_usage (void)
 {
@@ -273,6 +322,65 @@ test_doctor_usage (void)
   g_assert_nonnull (strstr (help.out, "--json"));
 }
 
+/* Issue 18: `sbx doctor` lists the stale scratch of dead sets in $TMPDIR
+ * (the scratch root of `sbx run`) and `--clean` removes it; a live set's
+ * directory (its marker locked, here by this process) is neither listed nor
+ * touched. */
+static void
+test_doctor_stale_scratch (void)
+{
+  g_autofree char *scratch = g_dir_make_tmp ("sbx-test-doctor-XXXXXX", NULL);
+  g_autofree char *dead = g_build_filename (scratch, "sandbox-executors-DEAD01", NULL);
+  g_autofree char *live = g_build_filename (scratch, "sandbox-executors-LIVE01", NULL);
+  g_autofree char *dead_marker = g_build_filename (dead, ".sbx-live", NULL);
+  g_autofree char *live_marker = g_build_filename (live, ".sbx-live", NULL);
+  g_autofree char *old_tmpdir = g_strdup (g_getenv ("TMPDIR"));
+  DoctorRun run = { 0 };
+  int lock_fd;
+
+  g_assert_nonnull (scratch);
+  g_assert_cmpint (g_mkdir (dead, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (live, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (dead_marker, "", 0, NULL));
+  g_assert_true (g_file_set_contents (live_marker, "", 0, NULL));
+  lock_fd = open (live_marker, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (lock_fd, >=, 0);
+  g_assert_cmpint (flock (lock_fd, LOCK_EX), ==, 0);
+  g_setenv ("TMPDIR", scratch, TRUE);
+
+  run_doctor ("", NULL, NULL, &run);
+  g_assert_nonnull (strstr (run.out, "stale scratch in "));
+  g_assert_nonnull (strstr (run.out, dead));
+  g_assert_null (strstr (run.out, live));
+  g_assert_true (g_file_test (dead, G_FILE_TEST_IS_DIR));
+  doctor_run_clear (&run);
+
+  run_doctor ("", NULL, "--json", &run);
+  g_assert_nonnull (strstr (run.out, "\"scratch\""));
+  g_assert_nonnull (strstr (run.out, dead));
+  doctor_run_clear (&run);
+
+  run_doctor ("", NULL, "--clean", &run);
+  g_assert_nonnull (strstr (run.out, dead));
+  g_assert_nonnull (strstr (run.out, "removed"));
+  g_assert_false (g_file_test (dead, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (live_marker, G_FILE_TEST_IS_REGULAR));
+  doctor_run_clear (&run);
+
+  run_doctor ("", NULL, NULL, &run);
+  g_assert_nonnull (strstr (run.out, "none"));
+  doctor_run_clear (&run);
+
+  close (lock_fd);
+  if (old_tmpdir != NULL)
+    g_setenv ("TMPDIR", old_tmpdir, TRUE);
+  else
+    g_unsetenv ("TMPDIR");
+  g_assert_cmpint (g_unlink (live_marker), ==, 0);
+  g_assert_cmpint (g_rmdir (live), ==, 0);
+  g_assert_cmpint (g_rmdir (scratch), ==, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -285,7 +393,9 @@ main (int    argc,
   g_test_add_func ("/doctor/no-backend", test_doctor_no_backend);
   g_test_add_func ("/doctor/forced-backend", test_doctor_forced_backend);
   g_test_add_func ("/doctor/real-plugins", test_doctor_real_plugins);
+  g_test_add_func ("/doctor/resource-limits", test_doctor_resource_limits);
   g_test_add_func ("/doctor/usage", test_doctor_usage);
+  g_test_add_func ("/doctor/stale-scratch", test_doctor_stale_scratch);
 
   return g_test_run ();
 }

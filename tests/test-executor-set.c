@@ -235,6 +235,194 @@ test_initable (Fixture       *fx,
   g_assert_true (sbx_executor_set_get_profile (good) == profile);
 }
 
+/* A root reached through a symlink lying in a set's scratch directory (here
+ * one a killed supervisor left behind) is refused when the set is opened on
+ * that scratch root; the same link's target passed directly is accepted. */
+static void
+test_scratch_planted_link (Fixture       *fx,
+                           gconstpointer  data)
+{
+  g_autofree char *stale = ptu_mkdir (fx->tree.scratch, "sandbox-executors-STALE1/tmp-a");
+  g_autofree char *target = ptu_mkdir (fx->tree.tmp, "elsewhere");
+  g_autofree char *link = ptu_symlink (fx->tree.scratch, "sandbox-executors-STALE1/tmp-a/out", target);
+  g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
+  g_autoptr(SbxProfileConfig) direct = sbx_profile_config_new ();
+  g_autoptr(SbxProfile) profile = NULL;
+  g_autoptr(SbxProfile) direct_profile = NULL;
+  g_autoptr(SbxExecutorSetOptions) options = etu_options (fx->tree.scratch, 1, fx->registry);
+  g_autoptr(SbxExecutorSet) set = NULL;
+  g_autoptr(GError) error = NULL;
+
+  sbx_profile_config_set_workspace (config, fx->tree.ws, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_host (config, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_network (config, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_isolation (config, SBX_ISOLATION_UNCONFINED);
+  sbx_profile_config_set_ack_unconfined (config, TRUE);
+  sbx_profile_config_add_root (config, link, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  profile = sbx_profile_new (config, &error);
+  g_assert_no_error (error);   /* the scratch root is not a root of the profile */
+  set = sbx_executor_set_new (profile, options, &error);
+  g_assert_null (set);
+  g_assert_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_INVALID_PROFILE);
+  g_assert_nonnull (strstr (error->message, link));
+  g_assert_nonnull (strstr (error->message, target));
+  g_clear_error (&error);
+
+  sbx_profile_config_set_workspace (direct, fx->tree.ws, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_host (direct, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_network (direct, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_isolation (direct, SBX_ISOLATION_UNCONFINED);
+  sbx_profile_config_set_ack_unconfined (direct, TRUE);
+  sbx_profile_config_add_root (direct, target, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  direct_profile = sbx_profile_new (direct, &error);
+  g_assert_no_error (error);
+  set = new_set (fx, direct_profile, 1);
+  g_assert_true (sbx_executor_set_close (set, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Stale scratch (issue 18)                                                   */
+/* ------------------------------------------------------------------------- */
+
+/* A dead set's directory as a killed supervisor leaves it: the marker file
+ * exists, nobody holds its lock. */
+static char *
+make_dead_set_dir (const char *scratch,
+                   const char *name)
+{
+  g_autofree char *relative = g_strdup_printf ("%s/home-x", name);
+  g_autofree char *home = ptu_mkdir (scratch, relative);
+  g_autofree char *marker_rel = g_strdup_printf ("%s/" SBX_SET_LIVE_MARKER, name);
+
+  g_free (ptu_write_file (home, ".gitconfig", "left behind"));
+  g_free (ptu_write_file (scratch, marker_rel, ""));
+  return g_build_filename (scratch, name, NULL);
+}
+
+/* The child: opens a set on $SBX_TEST_REAP_SCRATCH, starts a command and
+ * kills itself with SIGKILL while it runs (a supervisor OOM-killed). */
+static void
+reap_killed_child (void)
+{
+  const char *scratch = g_getenv ("SBX_TEST_REAP_SCRATCH");
+  const char *ws = g_getenv ("SBX_TEST_REAP_WS");
+  g_autoptr(SbxRegistry) registry = etu_registry ("unconfined", NULL);
+  g_autoptr(SbxProfile) profile = etu_profile_unconfined (ws, SBX_ACCESS_ALLOW);
+  g_autoptr(SbxExecutorSetOptions) options = etu_options (scratch, 1, registry);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxExecutorSet) set = sbx_executor_set_new (profile, options, &error);
+  g_autoptr(SbxExecutor) executor = NULL;
+  g_autofree char *flag = g_build_filename (ws, "running", NULL);
+  g_autofree char *script = g_strdup_printf ("touch '%s'; sleep 3", flag);
+  const char *argv[] = { "sh", "-c", script, NULL };
+
+  g_assert_no_error (error);
+  executor = sbx_executor_set_for_key (set, "k", &error);
+  g_assert_no_error (error);
+  sbx_executor_run_argv_async (executor, ws, argv, NULL, NULL, NULL);
+  while (!g_file_test (flag, G_FILE_TEST_EXISTS))
+    g_main_context_iteration (NULL, FALSE);
+  raise (SIGKILL);
+}
+
+/* A supervisor killed with SIGKILL while a command runs leaves its set's
+ * directory; the next set opened on the same scratch root reaps it.  A live
+ * set's directory, a directory without a marker and (as root) another user's
+ * dead directory survive; a symlink planted under the set prefix is removed
+ * as a link and what it points to is untouched. */
+static void
+test_scratch_reap_killed (Fixture       *fx,
+                          gconstpointer  data)
+{
+  g_autoptr(SbxExecutorSet) live = NULL;
+  g_autoptr(SbxExecutorSet) next = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) dir = NULL;
+  g_autofree char *killed = NULL;
+  g_autofree char *unmarked = ptu_mkdir (fx->tree.scratch, "sandbox-executors-NOMARK");
+  g_autofree char *other_user = NULL;
+  g_autofree char *target = ptu_mkdir (fx->tree.tmp, "link-target");
+  g_autofree char *target_file = ptu_write_file (target, "keep", "kept");
+  g_autofree char *link = ptu_symlink (fx->tree.scratch, "sandbox-executors-LINK", target);
+  const char *name;
+  gboolean root = geteuid () == 0;
+
+  /* A set opened now reaps the planted link (as a link) and nothing else. */
+  {
+    g_autoptr(SbxProfile) profile = etu_profile_unconfined (fx->tree.ws, SBX_ACCESS_ALLOW);
+
+    live = new_set (fx, profile, 1);
+  }
+  g_assert_false (g_file_test (link, G_FILE_TEST_EXISTS | G_FILE_TEST_IS_SYMLINK));
+  g_assert_true (g_file_test (target_file, G_FILE_TEST_IS_REGULAR));
+
+  /* The killed supervisor. */
+  g_setenv ("SBX_TEST_REAP_SCRATCH", fx->tree.scratch, TRUE);
+  g_setenv ("SBX_TEST_REAP_WS", fx->tree.ws, TRUE);
+  g_test_trap_subprocess ("/executor-set/scratch/reap-killed/subprocess/child", 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();   /* killed by SIGKILL */
+  dir = g_dir_open (fx->tree.scratch, 0, NULL);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_prefix (name, "sandbox-executors-")
+        && !g_str_equal (name, "sandbox-executors-NOMARK") && !g_str_equal (name, "sandbox-executors-LINK")
+        && !g_str_equal (sbx_executor_set_get_owned_dir (live) + strlen (fx->tree.scratch) + 1, name))
+      {
+        g_assert_null (killed);
+        killed = g_build_filename (fx->tree.scratch, name, NULL);
+      }
+  g_assert_nonnull (killed);   /* the kill left it behind */
+
+  if (root)
+    {
+      /* Another user's dead set: never crossed into. */
+      other_user = make_dead_set_dir (fx->tree.scratch, "sandbox-executors-OTHER");
+      g_assert_cmpint (chown (other_user, 65534, 65534), ==, 0);
+    }
+  else
+    g_test_message ("not root: cannot chown a directory to another user; the other-user case runs as root");
+  /* Planted after the live set's reaping. */
+  g_assert_cmpint (symlink (target, link), ==, 0);
+
+  /* Listing finds exactly the dead one and the link, removes nothing. */
+  {
+    g_auto(GStrv) stale = sbx_executor_set_find_stale_scratch (fx->tree.scratch, FALSE, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (g_strv_length (stale), ==, 2);
+    g_assert_true (g_strv_contains ((const char *const *) stale, killed));
+    g_assert_true (g_strv_contains ((const char *const *) stale, link));
+    g_assert_true (g_file_test (killed, G_FILE_TEST_IS_DIR));
+  }
+
+  {
+    g_autoptr(SbxProfile) profile = etu_profile_unconfined (fx->tree.ws, SBX_ACCESS_ALLOW);
+
+    next = new_set (fx, profile, 1);
+  }
+  g_assert_false (g_file_test (killed, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (link, G_FILE_TEST_EXISTS | G_FILE_TEST_IS_SYMLINK));
+  g_assert_true (g_file_test (target_file, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (sbx_executor_set_get_owned_dir (live), G_FILE_TEST_IS_DIR));
+  g_assert_true (g_file_test (unmarked, G_FILE_TEST_IS_DIR));
+  if (other_user != NULL)
+    {
+      g_autofree char *left = g_build_filename (other_user, "home-x", ".gitconfig", NULL);
+
+      g_assert_true (g_file_test (left, G_FILE_TEST_IS_REGULAR));
+      g_assert_cmpint (chown (other_user, 0, 0), ==, 0);   /* so the fixture can remove it */
+    }
+  g_assert_true (sbx_executor_set_close (next, NULL, &error));
+  g_assert_true (sbx_executor_set_close (live, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_scratch_reap_killed_child (void)
+{
+  reap_killed_child ();
+}
+
 /* ------------------------------------------------------------------------- */
 /* Backend selection                                                          */
 /* ------------------------------------------------------------------------- */
@@ -474,8 +662,14 @@ test_real_home (Fixture       *fx,
   g_assert_no_error (error);
   expected = g_strdup (real);
   g_assert_cmpstr (sbx_executor_get_home (executor), ==, expected);
-  /* Only tmp and state were created under the owned dir. */
-  g_assert_cmpuint (count_entries (sbx_executor_set_get_owned_dir (set)), ==, 2);
+  /* Only tmp and state were created under the owned dir, beside the set's
+   * liveness marker. */
+  g_assert_cmpuint (count_entries (sbx_executor_set_get_owned_dir (set)), ==, 3);
+  {
+    g_autofree char *marker = g_build_filename (sbx_executor_set_get_owned_dir (set), SBX_SET_LIVE_MARKER, NULL);
+
+    g_assert_true (g_file_test (marker, G_FILE_TEST_IS_REGULAR));
+  }
   g_assert_true (sbx_executor_set_close (set, NULL, &error));
   /* Close never touches a HOME it does not own. */
   g_assert_true (g_file_test (inside, G_FILE_TEST_IS_REGULAR));
@@ -726,7 +920,8 @@ test_missing_guarantees_fail_closed (Fixture       *fx,
       g_clear_error (&error);
       g_assert_cmpuint (mock_count ("compile-short", sym, "compile"), ==, attempt + 1);
       g_assert_cmpuint (mock_count ("compile-short", sym, "live"), ==, 0);
-      g_assert_cmpuint (count_entries (sbx_executor_set_get_owned_dir (set)), ==, 0);
+      /* Nothing but the set's liveness marker. */
+      g_assert_cmpuint (count_entries (sbx_executor_set_get_owned_dir (set)), ==, 1);
       g_assert_cmpuint (sbx_executor_set_get_n_executors (set), ==, 0);
     }
   g_assert_true (sbx_executor_set_close (set, NULL, &error));
@@ -930,6 +1125,9 @@ main (int    argc,
   ADD ("/executor-set/scratch/layout", test_scratch_layout);
   ADD ("/executor-set/scratch/cleanup-hostile-tree", test_scratch_cleanup_hostile_tree);
   ADD ("/executor-set/scratch/real-home", test_real_home);
+  ADD ("/executor-set/scratch/planted-link-refused", test_scratch_planted_link);
+  ADD ("/executor-set/scratch/reap-killed", test_scratch_reap_killed);
+  g_test_add_func ("/executor-set/scratch/reap-killed/subprocess/child", test_scratch_reap_killed_child);
   ADD ("/executor-set/for-key/keys", test_keys);
   ADD ("/executor-set/for-key/memoizes", test_memoizes);
   ADD ("/executor-set/for-key/memoizes-concurrently", test_memoizes_concurrently);

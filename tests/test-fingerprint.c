@@ -67,6 +67,25 @@ test_limits_extension (void)
   g_assert_cmpstr (fingerprint, ==, "19401245f7b92f1ec6d13d56fa83e3c53315b545d99633d13f6d0ee9b32d0677");
 }
 
+/* sbx's unix-sockets member: serialized last and only when allowed, so every
+ * profile without it keeps its fingerprint (the vectors above); pinned. */
+static void
+test_unix_sockets_extension (void)
+{
+  SbxFingerprintSettings settings = upstream_settings;
+  g_autofree char *closed = sbx_fingerprint_serialize (&settings);
+  g_autofree char *serialized = NULL;
+  g_autofree char *fingerprint = NULL;
+
+  g_assert_null (strstr (closed, "UnixSockets"));
+  settings.unix_sockets = TRUE;
+  serialized = sbx_fingerprint_serialize (&settings);
+  g_assert_true (g_str_has_suffix (serialized, ",\"RequiredGuarantees\":26,\"UnixSockets\":true}"));
+  fingerprint = sbx_fingerprint_compute (&settings);
+  g_assert_cmpstr (fingerprint, !=, "fc33a54946b76f4e95c01f236a2b5d594ef8ba6e3a35e0d028b4af071a464692");
+  g_assert_cmpuint (strlen (fingerprint), ==, 64);
+}
+
 /* Go encoding/json (HTML-safe) string escaping. */
 static void
 test_go_escaping (void)
@@ -178,6 +197,7 @@ typedef struct
   int         root1_read, root1_write;
   const char *root2;
   guint64     processes, memory, open_files;
+  gboolean    unix_sockets;
 } Variant;
 
 static SbxProfile *
@@ -209,6 +229,7 @@ build_variant (const char    *tmp,
       sbx_profile_config_add_root (config, path, SBX_ACCESS_GATED, SBX_ACCESS_GATED);
     }
   sbx_profile_config_set_limits (config, v->processes, v->memory, v->open_files);
+  sbx_profile_config_set_unix_sockets (config, v->unix_sockets);
   profile = sbx_profile_new (config, &error);
   g_assert_no_error (error);
   return profile;
@@ -251,6 +272,7 @@ test_single_field_changes (void)
   VARIANT ("max open files", v->open_files = 6);
   VARIANT ("no limits", v->processes = 0; v->memory = 0; v->open_files = 0);
   VARIANT ("one limit", v->memory = 0; v->open_files = 0);
+  VARIANT ("unix sockets", v->unix_sockets = TRUE);
 #undef VARIANT
 
   for (guint i = 0; i < n; i++)
@@ -287,6 +309,7 @@ main (int    argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/fingerprint/upstream-vectors", test_upstream_vectors);
   g_test_add_func ("/fingerprint/limits-extension", test_limits_extension);
+  g_test_add_func ("/fingerprint/unix-sockets-extension", test_unix_sockets_extension);
   g_test_add_func ("/fingerprint/go-escaping", test_go_escaping);
   g_test_add_func ("/fingerprint/equivalent-spellings", test_equivalent_spellings);
   g_test_add_func ("/fingerprint/single-field-changes", test_single_field_changes);

@@ -15,6 +15,7 @@
  */
 #include <gio/gio.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -348,6 +349,67 @@ test_library_forced_rung2 (void)
   etu_tree_clear (&tree);
 }
 
+/* The profile's unix-sockets member reaches the backend: closed by default
+ * on both rungs, open with "unix-sockets": "allow" (through the JSON
+ * loader, as a profile file would say it). */
+static void
+unix_sockets_member (const char *backend)
+{
+  static const char code[] = "import socket\n"
+                             "try:\n"
+                             "  socket.socket(socket.AF_UNIX).close(); print('unix ok')\n"
+                             "except OSError as e:\n"
+                             "  print('unix refused', e.errno)\n";
+  const char *argv[] = { "python3", "-c", code, NULL };
+  EtuTree tree = { 0 };
+
+  if (!have_userns ())
+    return;
+  etu_tree_init (&tree);
+  for (int allow = 0; allow <= 1; allow++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SbxRegistry) registry = linux_registry ();
+      g_autoptr(SbxExecutorSetOptions) options = etu_options (tree.scratch, 8, registry);
+      g_autofree char *json = g_strdup_printf ("{\"version\":1,\"workspace\":{\"read\":\"allow\",\"write\":\"allow\"},"
+                                               "\"command\":\"allow\"%s}",
+                                               allow ? ",\"unix-sockets\":\"allow\"" : "");
+      g_autoptr(SbxProfile) profile = sbx_profile_new_from_json (json, -1, tree.ws, &error);
+      g_autoptr(SbxExecutorSet) set = NULL;
+      g_autoptr(SbxExecutor) executor = NULL;
+      g_autoptr(SbxRunResult) result = NULL;
+      g_autofree char *out = NULL;
+
+      g_assert_no_error (error);
+      g_assert_cmpint (sbx_profile_get_unix_sockets (profile), ==, allow);
+      sbx_executor_set_options_set_backend (options, backend);
+      set = sbx_executor_set_new (profile, options, &error);
+      g_assert_no_error (error);
+      executor = sbx_executor_set_for_key (set, "k", &error);
+      g_assert_no_error (error);
+      result = sbx_executor_run_argv (executor, tree.ws, argv, NULL, &error);
+      g_assert_no_error (error);
+      out = output_of (result);
+      g_test_message ("%s allow=%d: %s", backend, allow, out);
+      g_assert_cmpstr (out, ==, allow ? "unix ok\n" : "unix refused 13\n");
+      g_assert_true (sbx_executor_set_close (set, NULL, &error));
+      g_assert_no_error (error);
+    }
+  etu_tree_clear (&tree);
+}
+
+static void
+test_unix_sockets_member_rung1 (void)
+{
+  unix_sockets_member ("linux-userns");
+}
+
+static void
+test_unix_sockets_member_rung2 (void)
+{
+  unix_sockets_member ("linux-landlock");
+}
+
 /* ------------------------------------------------------------------------- */
 /* sbx run                                                                    */
 /* ------------------------------------------------------------------------- */
@@ -468,6 +530,558 @@ test_cli_run (void)
   etu_tree_clear (&tree);
 }
 
+/* ---- set close removes each sandbox's cgroup ---- */
+
+typedef struct
+{
+  SbxExecutor  *executor;
+  const char   *cwd;
+  const char   *command;
+  SbxRunResult *result;
+  GError       *error;
+} CloseRun;
+
+static gpointer
+close_run_thread (gpointer data)
+{
+  CloseRun *arg = data;
+
+  arg->result = sbx_executor_run_command (arg->executor, arg->cwd, arg->command, NULL, &arg->error);
+  return NULL;
+}
+
+/* The mount point of the cgroup hierarchy with @controller (NULL: the
+ * cgroup2 one), from /proc/self/mounts. */
+static char *
+cgroup_mount_of (const char *controller)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  g_assert_true (g_file_get_contents ("/proc/self/mounts", &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (gsize i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) f = g_strsplit (lines[i], " ", -1);
+      g_auto(GStrv) opts = NULL;
+
+      if (g_strv_length (f) < 4)
+        continue;
+      if (controller == NULL && strcmp (f[2], "cgroup2") == 0)
+        return g_strdup (f[1]);
+      if (controller == NULL || strcmp (f[2], "cgroup") != 0)
+        continue;
+      opts = g_strsplit (f[3], ",", -1);
+      if (g_strv_contains ((const char *const *) opts, controller))
+        return g_strdup (f[1]);
+    }
+  return NULL;
+}
+
+/* Host directories of the sbx-* cgroups named in a /proc/PID/cgroup text. */
+static GPtrArray *
+sandbox_cgroup_dirs_from (const char *text)
+{
+  GPtrArray *dirs = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+
+  for (gsize i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) f = g_strsplit (lines[i], ":", 3);
+      g_auto(GStrv) ctrls = NULL;
+      const char *slash;
+
+      if (g_strv_length (f) != 3 || (slash = strrchr (f[2], '/')) == NULL
+          || !g_str_has_prefix (slash + 1, "sbx-"))
+        continue;
+      ctrls = g_strsplit (f[1], ",", -1);
+      for (gsize k = 0; ctrls[k] != NULL; k++)
+        {
+          g_autofree char *mount = cgroup_mount_of (ctrls[k][0] != '\0' ? ctrls[k] : NULL);
+
+          if (mount != NULL)
+            g_ptr_array_add (dirs, g_build_filename (mount, f[2], NULL));
+        }
+    }
+  return dirs;
+}
+
+static void
+test_library_close_removes_cgroup (gconstpointer backend)
+{
+  EtuTree tree = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxExecutorSet) set = NULL;
+  g_autoptr(SbxExecutor) executor = NULL;
+  g_autoptr(GPtrArray) dirs = NULL;
+  g_autofree char *cg_file = NULL;
+  g_autofree char *command = NULL;
+  g_autofree char *text = NULL;
+  CloseRun run = { 0 };
+  GThread *thread;
+
+  if (!have_userns ())
+    return;
+  etu_tree_init (&tree);
+  set = make_set (&tree, backend, &error);
+  g_assert_no_error (error);
+  executor = sbx_executor_set_for_key (set, "a", &error);
+  g_assert_no_error (error);
+  if (!(sbx_executor_get_guarantees (executor) & SBX_GUARANTEE_RESOURCE_LIMITS))
+    {
+      SbxCompileReport *report = sbx_executor_get_report (executor);
+      const char *detail = NULL;
+
+      for (guint i = 0; i < sbx_compile_report_get_n_entries (report); i++)
+        if (strcmp (sbx_compile_report_get_entry_feature (report, i), "resource-limits") == 0)
+          detail = sbx_compile_report_get_entry_detail (report, i);
+      g_assert_nonnull (detail);
+      g_assert_nonnull (strstr (detail, "rlimit fallback"));
+      g_test_skip_printf ("no cgroup for this caller, and the report says so: %s", detail);
+      g_assert_true (sbx_executor_set_close (set, NULL, NULL));
+      etu_tree_clear (&tree);
+      return;
+    }
+  cg_file = g_build_filename (tree.ws, "cgroup.txt", NULL);
+  /* Rung 2 has no /proc: the target's pid is the host's there. */
+  command = g_strdup_printf ("{ cat /proc/self/cgroup 2>/dev/null || echo \"pid $$\"; } > '%s.tmp' "
+                             "&& mv '%s.tmp' '%s'; sleep 100", cg_file, cg_file, cg_file);
+  run = (CloseRun) { .executor = executor, .cwd = tree.ws, .command = command };
+  thread = g_thread_new ("run", close_run_thread, &run);
+  g_assert_true (etu_wait_for_file (cg_file, 10000));
+  g_assert_true (g_file_get_contents (cg_file, &text, NULL, NULL));
+  if (g_str_has_prefix (text, "pid "))
+    {
+      g_autofree char *proc = g_strdup_printf ("/proc/%d/cgroup", atoi (text + 4));
+
+      g_clear_pointer (&text, g_free);
+      g_assert_true (g_file_get_contents (proc, &text, NULL, NULL));
+    }
+  dirs = sandbox_cgroup_dirs_from (text);
+  g_assert_cmpuint (dirs->len, >=, 1);
+  for (guint i = 0; i < dirs->len; i++)
+    g_assert_true (g_file_test (g_ptr_array_index (dirs, i), G_FILE_TEST_IS_DIR));
+
+  g_assert_true (sbx_executor_set_close (set, NULL, &error));
+  g_assert_no_error (error);
+  g_thread_join (thread);
+  g_assert_null (run.result);
+  g_assert_error (run.error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CLOSED);
+  g_clear_error (&run.error);
+  for (guint i = 0; i < dirs->len; i++)
+    g_assert_false (g_file_test (g_ptr_array_index (dirs, i), G_FILE_TEST_EXISTS));
+  etu_tree_clear (&tree);
+}
+
+/* Issue 16 §3: run 1 plants `ln -s <host dir> out` in its workspace; run 2
+ * with --write ./out (or --read ./out) is refused, naming the link and its
+ * target, and the host directory is untouched; passing the resolved path on
+ * purpose works (positive control) and the report (text and JSON) names the
+ * root as the resolved path it became.  On the rung given by @backend. */
+static void
+check_planted_symlink (const char *backend)
+{
+  EtuTree tree = { 0 };
+  g_autofree char *host = NULL;
+  g_autofree char *victim = NULL;
+  g_autofree char *created = NULL;
+  g_autofree char *link = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *plant = NULL;
+  const char *attack;
+  g_autofree char *json_root = NULL;
+
+  if (!have_userns ())
+    return;
+  etu_tree_init (&tree);
+  host = g_build_filename (tree.tmp, "host-home", NULL);
+  g_assert_cmpint (g_mkdir (host, 0700), ==, 0);
+  victim = g_build_filename (host, ".bashrc", NULL);
+  created = g_build_filename (host, "dropped", NULL);
+  g_assert_true (g_file_set_contents (victim, "original\n", -1, NULL));
+  link = g_build_filename (tree.ws, "out", NULL);
+  plant = g_strdup_printf ("ln -s '%s' out", host);
+  attack = "echo pwned > out/.bashrc; echo pwned > out/dropped";
+
+  {
+    /* Run 1: the untrusted run plants the link (its workspace is writable). */
+    const char *args[] = { "--", "sh", "-c", plant, NULL };
+    Outcome o = sbx_run (&tree, backend, args);
+
+    g_assert_cmpint (o.status, ==, 0);
+    g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+    outcome_clear (&o);
+  }
+  for (guint i = 0; i < 2; i++)
+    {
+      /* Run 2: --write ./out (then --read ./out) is refused before anything runs. */
+      const char *args[] = { i == 0 ? "--write" : "--read", "./out", "--", "sh", "-c", attack, NULL };
+      Outcome o = sbx_run (&tree, backend, args);
+      g_autofree char *named = g_strdup_printf ("%s -> %s", link, host);
+
+      g_assert_cmpint (o.status, ==, 125);
+      g_assert_nonnull (strstr (o.err, "symbolic link"));
+      g_assert_nonnull (strstr (o.err, named));
+      g_assert_true (g_file_get_contents (victim, &contents, NULL, NULL));
+      g_assert_cmpstr (contents, ==, "original\n");
+      g_clear_pointer (&contents, g_free);
+      g_assert_false (g_file_test (created, G_FILE_TEST_EXISTS));
+      outcome_clear (&o);
+    }
+  {
+    /* Positive control: the resolved path, passed on purpose, works, and the
+     * report names it (text). */
+    g_autofree char *write = g_strdup_printf ("echo chosen > '%s'", created);
+    const char *args[] = { "--report", "--write", host, "--", "sh", "-c", write, NULL };
+    Outcome o = sbx_run (&tree, backend, args);
+    g_autofree char *line = g_strdup_printf ("root       %s (read allow, write allow)", host);
+    g_autofree char *ws_line = g_strdup_printf ("workspace  %s (read allow, write allow)", tree.ws);
+
+    g_assert_cmpint (o.status, ==, 0);
+    g_assert_true (g_file_get_contents (created, &contents, NULL, NULL));
+    g_assert_cmpstr (contents, ==, "chosen\n");
+    g_clear_pointer (&contents, g_free);
+    g_assert_nonnull (strstr (o.err, "roots:\n"));
+    g_assert_nonnull (strstr (o.err, line));
+    g_assert_nonnull (strstr (o.err, ws_line));
+    outcome_clear (&o);
+  }
+  {
+    /* A root reached through a system symlink (/lib64 -> usr/lib64 on merged
+     * /usr) keeps working; the JSON report shows the path it became. */
+    g_autofree char *lib64 = g_file_read_link ("/lib64", NULL);
+    const char *args[] = { "--report=json", "--read", "/lib64", "--", "true", NULL };
+    Outcome o = { 0 };
+
+    if (lib64 != NULL)
+      {
+        g_autofree char *resolved = NULL;
+        g_autofree char *expect = NULL;
+
+        o = sbx_run (&tree, backend, args);
+        resolved = g_canonicalize_filename (lib64, "/");
+        expect = g_strdup_printf ("{\"kind\":\"root\",\"path\":\"%s\",\"read\":\"allow\",\"write\":\"deny\"}",
+                                  resolved);
+        g_assert_cmpint (o.status, ==, 0);
+        g_assert_nonnull (strstr (o.err, expect));
+        outcome_clear (&o);
+      }
+    else
+      g_test_message ("/lib64 is not a symlink here: the system-symlink control runs in test-profile");
+  }
+  etu_tree_clear (&tree);
+}
+
+/* `sbx run` started in @cwd with TMPDIR (the CLI's default scratch root)
+ * set to @tmpdir; output goes to pipes. */
+static GSubprocess *
+sbx_run_start (const char        *cwd,
+               const char        *tmpdir,
+               const char        *backend,
+               const char *const *args)
+{
+  g_autoptr(GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                                                | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  GSubprocess *proc;
+
+  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", linux_plugin_dir (), TRUE);
+  g_subprocess_launcher_setenv (l, "TMPDIR", tmpdir, TRUE);
+  g_subprocess_launcher_setenv (l, "SBX_BACKEND", backend, TRUE);
+  g_subprocess_launcher_set_cwd (l, cwd);
+  g_ptr_array_add (argv, (gpointer) g_getenv ("SBX_TEST_SBX"));
+  g_ptr_array_add (argv, (gpointer) "run");
+  for (; *args != NULL; args++)
+    g_ptr_array_add (argv, (gpointer) *args);
+  g_ptr_array_add (argv, NULL);
+  proc = g_subprocess_launcher_spawnv (l, (const char *const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  return proc;
+}
+
+static Outcome
+sbx_run_finish (GSubprocess *proc)
+{
+  g_autoptr(GError) error = NULL;
+  Outcome o = { 0 };
+
+  g_assert_true (g_subprocess_communicate_utf8 (proc, NULL, NULL, &o.out, &o.err, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (proc));
+  o.status = g_subprocess_get_exit_status (proc);
+  if (o.err != NULL && o.err[0] != '\0')
+    g_test_message ("sbx run stderr: %s", o.err);
+  return o;
+}
+
+static gboolean
+wait_nonempty (const char *path)
+{
+  for (guint i = 0; i < 2000; i++)
+    {
+      GStatBuf st;
+
+      if (g_stat (path, &st) == 0 && st.st_size > 0)
+        return TRUE;
+      g_usleep (10000);
+    }
+  return FALSE;
+}
+
+/* The attack run A makes on run B's HOME, and the own-HOME/TMPDIR checks
+ * that must keep working. */
+#define SIBLING_ATTACK \
+  "h=$(cat b-home); echo '[user] name = evil' > \"$h/.gitconfig\" 2>/dev/null && echo WROTE-B; " \
+  "ls \"$h\" 2>/dev/null | grep -q b-secret && echo LISTED-B; " \
+  "echo own > \"$HOME/own\" && cat \"$HOME/own\"; echo tmp > \"$TMPDIR/t\" && cat \"$TMPDIR/t\""
+
+/* Issue 16 §5: two concurrent `sbx run` in a workspace that contains the
+ * scratch root (TMPDIR = the workspace, as with a workspace of /tmp).  B
+ * runs until the test releases it, after the checks.  Run A
+ * cannot write into (or list) run B's HOME, whichever started first; its own
+ * HOME and TMPDIR work.  Positive control: outside sbx, the same write into
+ * B's HOME succeeds. */
+static void
+check_concurrent_runs (const char *backend,
+                       gboolean    b_first)
+{
+  EtuTree tree = { 0 };
+  g_autofree char *ws = NULL;
+  g_autofree char *b_home_file = NULL;
+  g_autofree char *b_home = NULL;
+  g_autofree char *gitconfig = NULL;
+  g_autofree char *secret = NULL;
+  g_autofree char *a_started = NULL;
+  g_autoptr(GSubprocess) b = NULL;
+  g_autoptr(GSubprocess) a = NULL;
+  const char *b_script =
+    "echo secret > \"$HOME/b-secret\"; echo \"$HOME\" > b-home; "
+    "i=0; while [ ! -s release ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done";
+  const char *a_wait_script =
+    "echo 1 > a-started; i=0; while [ ! -s b-home ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; "
+    SIBLING_ATTACK "; echo 1 > a-done";
+  const char *a_script = SIBLING_ATTACK "; echo 1 > a-done";
+  const char *b_args[] = { "--", "sh", "-c", b_script, NULL };
+  const char *a_args[] = { "--", "sh", "-c", b_first ? a_script : a_wait_script, NULL };
+  Outcome oa, ob;
+  g_autofree char *contents = NULL;
+
+  if (!have_userns ())
+    return;
+  etu_tree_init (&tree);
+  ws = ptu_mkdir (tree.tmp, "tmp-like");
+  b_home_file = g_build_filename (ws, "b-home", NULL);
+  a_started = g_build_filename (ws, "a-started", NULL);
+  /* The signalling files exist beforehand: with the scratch root inside the
+   * workspace, the workspace directory itself is carved (its entries that
+   * existed at executor creation stay writable, new ones cannot be made:
+   * the report's "carveout" entry). */
+  g_free (ptu_write_file (ws, "b-home", ""));
+  g_free (ptu_write_file (ws, "a-started", ""));
+  g_free (ptu_write_file (ws, "a-done", ""));
+  g_free (ptu_write_file (ws, "release", ""));
+
+  if (b_first)
+    {
+      b = sbx_run_start (ws, ws, backend, b_args);
+      g_assert_true (wait_nonempty (b_home_file));
+      a = sbx_run_start (ws, ws, backend, a_args);
+    }
+  else
+    {
+      /* A's executor exists (its command runs) before B's set is created. */
+      a = sbx_run_start (ws, ws, backend, a_args);
+      g_assert_true (wait_nonempty (a_started));
+      b = sbx_run_start (ws, ws, backend, b_args);
+    }
+  oa = sbx_run_finish (a);
+  g_assert_true (g_file_get_contents (b_home_file, &contents, NULL, NULL));
+  b_home = g_strchomp (g_steal_pointer (&contents));
+  gitconfig = g_build_filename (b_home, ".gitconfig", NULL);
+  secret = g_build_filename (b_home, "b-secret", NULL);
+  /* B is still running (it waits for a-done): its HOME exists. */
+  if (!g_file_test (secret, G_FILE_TEST_IS_REGULAR))
+    {
+      ob = sbx_run_finish (b);
+      g_error ("run B has no %s (B: status %d, out %s, err %s; A: status %d, out %s, err %s)", secret,
+               ob.status, ob.out, ob.err, oa.status, oa.out, oa.err);
+    }
+  g_assert_false (g_file_test (gitconfig, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (oa.status, ==, 0);
+  g_assert_null (strstr (oa.out, "WROTE-B"));
+  g_assert_null (strstr (oa.out, "LISTED-B"));
+  g_assert_nonnull (strstr (oa.out, "own\ntmp\n"));
+  /* Positive control: without the sandbox the same write lands. */
+  {
+    g_autofree char *control = g_build_filename (b_home, "control", NULL);
+
+    g_assert_true (g_file_set_contents (control, "x", -1, NULL));
+  }
+  {
+    /* Written in place: a new inode in the scratch root (what
+     * g_file_set_contents' rename makes) is outside B's snapshot. */
+    g_autofree char *release = g_build_filename (ws, "release", NULL);
+    FILE *f = fopen (release, "w");
+
+    g_assert_nonnull (f);
+    g_assert_cmpint (fputs ("1\n", f), >=, 0);
+    g_assert_cmpint (fclose (f), ==, 0);
+  }
+  ob = sbx_run_finish (b);
+  g_assert_cmpint (ob.status, ==, 0);
+  outcome_clear (&oa);
+  outcome_clear (&ob);
+  etu_tree_clear (&tree);
+}
+
+static void
+test_cli_concurrent_b_first_rung1 (void)
+{
+  check_concurrent_runs ("linux-userns", TRUE);
+}
+
+static void
+test_cli_concurrent_a_first_rung1 (void)
+{
+  check_concurrent_runs ("linux-userns", FALSE);
+}
+
+static void
+test_cli_concurrent_b_first_rung2 (void)
+{
+  check_concurrent_runs ("linux-landlock", TRUE);
+}
+
+static void
+test_cli_concurrent_a_first_rung2 (void)
+{
+  check_concurrent_runs ("linux-landlock", FALSE);
+}
+
+/* Issue 16 §7: root-only kernel files of /proc.  Each prints "name:open"
+ * when it can be opened and has content, "name:closed" otherwise (kmsg is
+ * left out: reading it blocks). */
+#define PROC_PROBE \
+  "for f in keys timer_list slabinfo vmallocinfo iomem pagetypeinfo kallsyms; do " \
+  "if [ -n \"$(head -c 1 /proc/$f 2>/dev/null)\" ]; then echo $f:open; else echo $f:closed; fi; done; " \
+  "ls /proc/acpi 2>/dev/null | head -1; head -c 5 /proc/self/status 2>/dev/null; echo"
+
+static guint
+count_open (const char *out)
+{
+  guint n = 0;
+
+  for (const char *p = out; (p = strstr (p, ":open")) != NULL; p++)
+    n++;
+  return n;
+}
+
+static void
+check_proc_masked (const char *backend,
+                   gboolean    host_read)
+{
+  EtuTree tree = { 0 };
+  g_autofree char *outside = NULL;
+  g_autofree char *profile = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *probe_argv[] = { "sh", "-c", PROC_PROBE, NULL };
+  gboolean root = geteuid () == 0;
+  int wait_status = 0;
+
+  if (!have_userns ())
+    return;
+  etu_tree_init (&tree);
+  /* The control: the same probe outside the sandbox. */
+  g_assert_true (g_spawn_sync (NULL, (char **) probe_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               &outside, NULL, &wait_status, &error));
+  g_assert_no_error (error);
+  if (root)
+    g_assert_cmpuint (count_open (outside), >=, 4);   /* root reads them on the host */
+  profile = g_build_filename (tree.tmp, "host-read.json", NULL);
+  g_assert_true (g_file_set_contents (profile,
+    "{\"version\": 1, \"workspace\": {\"root\": \".\", \"read\": \"allow\", \"write\": \"allow\"},"
+    " \"host\": {\"read\": \"allow\", \"write\": \"deny\"}, \"network\": \"deny\", \"command\": \"allow\","
+    " \"home\": \"isolated\", \"isolation\": \"sandboxed\"}", -1, NULL));
+  {
+    const char *args_default[] = { "--report", "--", "sh", "-c", PROC_PROBE, NULL };
+    const char *args_host[] = { "--report", "--profile", profile, "--", "sh", "-c", PROC_PROBE, NULL };
+    Outcome o = sbx_run (&tree, backend, host_read ? args_host : args_default);
+    gboolean rung1 = g_str_equal (backend, "linux-userns");
+
+    g_assert_cmpint (o.status, ==, 0);
+    if (rung1 && root)
+      {
+        /* Masked, and /proc itself still works. */
+        g_assert_cmpuint (count_open (o.out), ==, 0);
+        g_assert_nonnull (strstr (o.out, "Name:"));
+        g_assert_nonnull (strstr (o.err, "enforced   proc-masked"));
+      }
+    else if (rung1)
+      {
+        /* Not root: the kernel keeps them from the caller on the host and
+         * inside alike; nothing to mask and nothing claimed. */
+        g_assert_cmpuint (count_open (o.out), <=, count_open (outside));
+        g_assert_null (strstr (o.err, "proc-masked"));
+        g_assert_nonnull (strstr (o.out, "Name:"));
+      }
+    else if (root && host_read)
+      {
+        /* Rung 2 shows the host /proc because the profile grants host
+         * read: the report says these files are readable. */
+        g_assert_nonnull (strstr (o.err, "unenforced proc-masked"));
+      }
+    else if (root)
+      {
+        g_assert_cmpuint (count_open (o.out), ==, 0);
+        g_assert_nonnull (strstr (o.err, "vacuous    proc-masked"));
+      }
+    else
+      {
+        g_assert_cmpuint (count_open (o.out), <=, count_open (outside));
+        g_assert_null (strstr (o.err, "proc-masked"));
+      }
+    outcome_clear (&o);
+  }
+  etu_tree_clear (&tree);
+}
+
+static void
+test_cli_proc_masked_rung1 (void)
+{
+  check_proc_masked ("linux-userns", FALSE);
+}
+
+static void
+test_cli_proc_masked_rung1_host_read (void)
+{
+  check_proc_masked ("linux-userns", TRUE);
+}
+
+static void
+test_cli_proc_masked_rung2 (void)
+{
+  check_proc_masked ("linux-landlock", FALSE);
+}
+
+static void
+test_cli_proc_masked_rung2_host_read (void)
+{
+  check_proc_masked ("linux-landlock", TRUE);
+}
+
+static void
+test_cli_planted_symlink_rung1 (void)
+{
+  check_planted_symlink ("linux-userns");
+}
+
+static void
+test_cli_planted_symlink_rung2 (void)
+{
+  check_planted_symlink ("linux-landlock");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -479,6 +1093,22 @@ main (int argc, char **argv)
   g_test_add_func ("/linux/e2e/library/siblings-denied-host-allow/rung2",
                    test_library_siblings_denied_host_allow_rung2);
   g_test_add_func ("/linux/e2e/library/forced-rung2", test_library_forced_rung2);
+  g_test_add_func ("/linux/e2e/library/unix-sockets-member/rung1", test_unix_sockets_member_rung1);
+  g_test_add_func ("/linux/e2e/library/unix-sockets-member/rung2", test_unix_sockets_member_rung2);
   g_test_add_func ("/linux/e2e/cli/run", test_cli_run);
+  g_test_add_data_func ("/linux/e2e/library/close-removes-cgroup/rung1", "linux-userns",
+                        test_library_close_removes_cgroup);
+  g_test_add_data_func ("/linux/e2e/library/close-removes-cgroup/rung2", "linux-landlock",
+                        test_library_close_removes_cgroup);
+  g_test_add_func ("/linux/e2e/cli/planted-symlink/rung1", test_cli_planted_symlink_rung1);
+  g_test_add_func ("/linux/e2e/cli/planted-symlink/rung2", test_cli_planted_symlink_rung2);
+  g_test_add_func ("/linux/e2e/cli/proc-masked/rung1", test_cli_proc_masked_rung1);
+  g_test_add_func ("/linux/e2e/cli/proc-masked/rung1-host-read", test_cli_proc_masked_rung1_host_read);
+  g_test_add_func ("/linux/e2e/cli/proc-masked/rung2", test_cli_proc_masked_rung2);
+  g_test_add_func ("/linux/e2e/cli/proc-masked/rung2-host-read", test_cli_proc_masked_rung2_host_read);
+  g_test_add_func ("/linux/e2e/cli/concurrent-runs/b-first/rung1", test_cli_concurrent_b_first_rung1);
+  g_test_add_func ("/linux/e2e/cli/concurrent-runs/a-first/rung1", test_cli_concurrent_a_first_rung1);
+  g_test_add_func ("/linux/e2e/cli/concurrent-runs/b-first/rung2", test_cli_concurrent_b_first_rung2);
+  g_test_add_func ("/linux/e2e/cli/concurrent-runs/a-first/rung2", test_cli_concurrent_a_first_rung2);
   return g_test_run ();
 }

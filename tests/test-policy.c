@@ -231,6 +231,54 @@ test_compile_set_dir_denied (void)
       }
 }
 
+/* Issue 16 §5: a workspace that contains the scratch root.  Other sets'
+ * directories listed at creation are denied; the scratch root is a snapshot
+ * (its listed entries keep the workspace's access, anything created in it
+ * later, a set's directory above all, is denied); the executor's own HOME
+ * and TMPDIR stay R|W|X.  A scratch root the sandbox cannot see gets no
+ * snapshot rules. */
+static void
+test_compile_scratch_snapshot (void)
+{
+  static const char *const others[] = { "/work/sandbox-executors-B", NULL };
+  static const char *const entries[] = { "/work/file", "/work/ws", NULL };
+  SbxPolicyDirs dirs = {
+    .home = "/work/sandbox-executors-A/home-1",
+    .home_owned = TRUE,
+    .tmpdir = "/work/sandbox-executors-A/tmp-1",
+    .state_dir = "/work/sandbox-executors-A/state-1",
+    .set_dir = "/work/sandbox-executors-A",
+    .other_set_dirs = others,
+    .scratch_root = "/work",
+    .scratch_entries = entries,
+  };
+  SbxPolicyInput input = sandboxed_input ();
+  g_autoptr(SbxPolicy) policy = NULL;
+  g_autoptr(SbxPolicy) hidden = NULL;
+  const SbxPolicyV1 *abi;
+  guint n_plain;
+
+  input.workspace = "/work";
+  policy = sbx_policy_new (&input, &dirs);
+  abi = sbx_policy_get_abi (policy);
+  assert_rules_well_formed (abi);
+  g_assert_cmpuint (resolve (abi, "/work/sandbox-executors-B/home-2/.gitconfig"), ==, 0);
+  g_assert_cmpuint (resolve (abi, "/work/sandbox-executors-LATER/home-3/.gitconfig"), ==, 0);
+  g_assert_cmpuint (resolve (abi, "/work/sandbox-executors-A/home-2/x"), ==, 0);
+  g_assert_cmpuint (resolve (abi, "/work/sandbox-executors-A/home-1/x"), ==, RWX);
+  g_assert_cmpuint (resolve (abi, "/work/sandbox-executors-A/tmp-1/x"), ==, RWX);
+  g_assert_cmpuint (resolve (abi, "/work/file"), ==, RWX);
+  g_assert_cmpuint (resolve (abi, "/work/ws/deep/x"), ==, RWX);
+  g_assert_cmpuint (resolve (abi, "/work/new-later"), ==, 0);
+
+  /* The same scratch root outside everything the sandbox sees. */
+  input.workspace = "/elsewhere";
+  hidden = sbx_policy_new (&input, &dirs);
+  n_plain = sbx_policy_get_abi (hidden)->n_fs_rules;
+  for (guint i = 0; i < n_plain; i++)
+    g_assert_cmpstr (sbx_policy_get_abi (hidden)->fs_rules[i].path, !=, "/work/file");
+}
+
 typedef struct
 {
   SbxAccess read;
@@ -367,6 +415,23 @@ test_compile_unconfined (void)
   assert_rules_well_formed (abi);
 
   g_assert_cmpuint (abi->flags, ==, SBX_POLICY_UNCONFINED);
+  g_clear_pointer (&policy, sbx_policy_free);
+  /* the profile's unix-sockets member travels as a policy flag; absent: closed */
+  input = sandboxed_input ();
+  policy = sbx_policy_new (&input, &test_dirs);
+  g_assert_cmpuint (sbx_policy_get_abi (policy)->flags & SBX_POLICY_UNIX_SOCKETS, ==, 0);
+  g_clear_pointer (&policy, sbx_policy_free);
+  input.unix_sockets = TRUE;
+  policy = sbx_policy_new (&input, &test_dirs);
+  g_assert_cmpuint (sbx_policy_get_abi (policy)->flags, ==, SBX_POLICY_UNIX_SOCKETS);
+  g_clear_pointer (&policy, sbx_policy_free);
+  input = sandboxed_input ();
+  input.isolation = SBX_ISOLATION_UNCONFINED;
+  input.workspace_read = input.workspace_write = SBX_ACCESS_ALLOW;
+  input.host_read = input.host_write = input.network = SBX_ACCESS_ALLOW;
+  input.required = SBX_GUARANTEE_ENV_SCRUB;
+  policy = sbx_policy_new (&input, &test_dirs);
+  abi = sbx_policy_get_abi (policy);
   g_assert_cmpuint (abi->net->mode, ==, SBX_NET_MODE_OPEN);
   /* No runtime closure is named; "/" is R|W|X. */
   for (guint i = 0; i < abi->n_fs_rules; i++)
@@ -650,6 +715,7 @@ main (int    argc,
   g_test_add_func ("/policy/compile/root-access-table", test_compile_root_access_table);
   g_test_add_func ("/policy/compile/home-tmpdir", test_compile_home_tmpdir);
   g_test_add_func ("/policy/compile/set-dir-denied", test_compile_set_dir_denied);
+  g_test_add_func ("/policy/compile/scratch-snapshot", test_compile_scratch_snapshot);
   g_test_add_func ("/policy/compile/network", test_compile_network);
   g_test_add_func ("/policy/compile/limits", test_compile_limits);
   g_test_add_func ("/policy/compile/unconfined", test_compile_unconfined);

@@ -69,6 +69,11 @@ typedef struct
 #define V "{\"version\":1,"
 
 static const ErrorRow error_rows[] = {
+  /* unix-sockets: "deny" or "allow" only (no grant class stands behind "gated") */
+  { "unix-sockets/gated", V "\"unix-sockets\":\"gated\"}", 0, SBX_PROFILE_ERROR_INVALID, "unix-sockets:",
+    "expected \"deny\" or \"allow\", got \"gated\"" },
+  { "unix-sockets/boolean", V "\"unix-sockets\":true}", 0, SBX_PROFILE_ERROR_INVALID, "unix-sockets:",
+    "expected a string" },
   /* malformed */
   { "malformed/empty", "", 0, SBX_PROFILE_ERROR_PARSE, "(root): line 1, column 1:", "empty" },
   { "malformed/whitespace-only", " \n\t ", 0, SBX_PROFILE_ERROR_PARSE, "(root): line 2, column 3:", "empty" },
@@ -548,6 +553,24 @@ test_round_trips (void)
 
     g_assert_nonnull (strstr (json, "\"ack-unconfined\" : true"));
     assert_round_trip (p);
+  }
+  {
+    /* unix sockets: absent and "deny" are the same closed profile (same
+     * fingerprint, member not written); "allow" opens them and round-trips */
+    g_autoptr(SbxProfile) absent = load_ok ("{\"version\":1}", tree.tmp);
+    g_autoptr(SbxProfile) denied = load_ok ("{\"version\":1,\"unix-sockets\":\"deny\"}", tree.tmp);
+    g_autoptr(SbxProfile) allowed = load_ok ("{\"version\":1,\"unix-sockets\":\"allow\"}", tree.tmp);
+    g_autofree char *absent_json = sbx_profile_to_json (absent);
+    g_autofree char *allowed_json = sbx_profile_to_json (allowed);
+
+    g_assert_false (sbx_profile_get_unix_sockets (absent));
+    g_assert_false (sbx_profile_get_unix_sockets (denied));
+    g_assert_true (sbx_profile_get_unix_sockets (allowed));
+    g_assert_cmpstr (sbx_profile_get_fingerprint (absent), ==, sbx_profile_get_fingerprint (denied));
+    g_assert_cmpstr (sbx_profile_get_fingerprint (absent), !=, sbx_profile_get_fingerprint (allowed));
+    g_assert_null (strstr (absent_json, "unix-sockets"));
+    g_assert_nonnull (strstr (allowed_json, "\"unix-sockets\" : \"allow\""));
+    assert_round_trip (allowed);
   }
   {
     g_autoptr(SbxProfile) p = load_ok ("{\"version\":1}", tree.tmp);

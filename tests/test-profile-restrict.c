@@ -129,6 +129,7 @@ random_profile (const Tree *tree)
         sbx_profile_config_add_root (config, tree->paths[d], random_access (), random_access ());
     }
   sbx_profile_config_set_limits (config, random_limit (), random_limit (), random_limit ());
+  sbx_profile_config_set_unix_sockets (config, g_test_rand_bit ());
   profile = sbx_profile_new (config, &error);
   if (profile == NULL)
     {
@@ -298,6 +299,11 @@ check_pair (const Tree *tree,
             describe_and_fail (a, b, r, "a tree: scope of a common root is not the minimum");
         }
     }
+
+  /* unix sockets: open in the result only when open in both */
+  if (sbx_profile_get_unix_sockets (r)
+      && !(sbx_profile_get_unix_sockets (a) && sbx_profile_get_unix_sockets (b)))
+    describe_and_fail (a, b, r, "unix sockets widened");
 
   /* Commutativity: the very same profile. */
   r_swapped = sbx_profile_restrict (b, a, &error);
@@ -524,6 +530,7 @@ test_restrict_scalars_and_inputs (void)
   sbx_profile_config_set_ack_unconfined (ca, TRUE);
   sbx_profile_config_set_home (ca, SBX_HOME_REAL);
   sbx_profile_config_set_limits (ca, 0, 100, 7);
+  sbx_profile_config_set_unix_sockets (ca, TRUE);
   a = sbx_profile_new (ca, &error);
   g_assert_no_error (error);
   r = sbx_profile_restrict (a, a, &error);
@@ -531,6 +538,7 @@ test_restrict_scalars_and_inputs (void)
   g_assert_cmpint (sbx_profile_get_isolation (r), ==, SBX_ISOLATION_UNCONFINED);
   g_assert_true (sbx_profile_get_ack_unconfined (r));
   g_assert_cmpint (sbx_profile_get_home (r), ==, SBX_HOME_REAL);
+  g_assert_true (sbx_profile_get_unix_sockets (r));
   g_clear_pointer (&r, sbx_profile_unref);
 
   /* With a sandboxed ceiling: sandboxed, not acknowledged, isolated HOME. */
@@ -548,6 +556,15 @@ test_restrict_scalars_and_inputs (void)
   g_assert_false (sbx_profile_get_ack_unconfined (r));
   g_assert_cmpint (sbx_profile_get_home (r), ==, SBX_HOME_ISOLATED);
   g_assert_cmpint (sbx_profile_get_command (r), ==, SBX_ACCESS_DENY);
+  /* unix sockets open only when both open them */
+  g_assert_false (sbx_profile_get_unix_sockets (r));
+  g_clear_pointer (&r, sbx_profile_unref);
+  r = sbx_profile_restrict (b, a, &error);
+  g_assert_no_error (error);
+  g_assert_false (sbx_profile_get_unix_sockets (r));
+  g_clear_pointer (&r, sbx_profile_unref);
+  r = sbx_profile_restrict (a, b, &error);
+  g_assert_no_error (error);
   g_assert_cmpuint (sbx_profile_get_max_processes (r), ==, 5);
   g_assert_cmpuint (sbx_profile_get_max_memory (r), ==, 100);
   g_assert_cmpuint (sbx_profile_get_max_open_files (r), ==, 7);

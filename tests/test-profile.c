@@ -8,7 +8,10 @@
 /* ------------------------------------------------------------------------- */
 /* A temporary tree every test builds from:
  *   tmp/ws  tmp/ws/sub  tmp/ws/sub/deep  tmp/ws2  tmp/other  tmp/root
- *   tmp/file (a regular file)  tmp/link-ws -> ws  tmp/link-other -> other */
+ *   tmp/file (a regular file)  tmp/link-ws -> ws  tmp/link-other -> other
+ *   tmp/other/sub  planted links, as a sandboxed run could leave them:
+ *   tmp/ws/planted -> ../other  tmp/ws/chain -> ../link-other
+ *   tmp/ws2/planted -> <absolute tmp/other> */
 
 typedef struct
 {
@@ -26,6 +29,14 @@ tree_setup (Tree *tree)
   g_free (ptu_write_file (tree->tmp, "file", "x"));
   g_free (ptu_symlink (tree->tmp, "link-ws", "ws"));
   g_free (ptu_symlink (tree->tmp, "link-other", "other"));
+  g_free (ptu_mkdir (tree->tmp, "other/sub"));
+  g_free (ptu_symlink (tree->tmp, "ws/planted", "../other"));
+  g_free (ptu_symlink (tree->tmp, "ws/chain", "../link-other"));
+  {
+    g_autofree char *other = g_build_filename (tree->tmp, "other", NULL);
+
+    g_free (ptu_symlink (tree->tmp, "ws2/planted", other));
+  }
 }
 
 static void
@@ -136,6 +147,35 @@ static const ValidationRow validation_rows[] = {
     .ok = TRUE, .n_roots = 1 },
   { "roots/contradictory", .workspace = "@ws", .roots = { { "@other", 1, 0 }, { "@other/.", 2, 0 } },
     .expect = { "additional root 1 (", "contradicts additional root 0", "read allow" } },
+
+  /* 4b. planted symlinks: a root reached through a link lying inside a
+   * writable root of the same profile is refused, naming the link */
+  { "links/planted-in-workspace", .workspace = "@ws", .ws_write = 2, .roots = { { "@ws/planted", 2, 2 } },
+    .expect = { "additional root 0 (", "/ws/planted)", "symbolic link", "/ws/planted -> ../other" } },
+  { "links/planted-read-only-use", .workspace = "@ws", .ws_write = 2, .roots = { { "@ws/planted", 2, 0 } },
+    .expect = { "additional root 0 (", "inside the writable workspace (" } },
+  { "links/planted-gated-workspace", .workspace = "@ws", .ws_write = 1, .roots = { { "@ws/planted", 2, 0 } },
+    .expect = { "additional root 0 (", "symbolic link" } },
+  { "links/planted-through-parent", .workspace = "@ws", .ws_write = 2, .roots = { { "@ws/planted/sub", 2, 2 } },
+    .expect = { "additional root 0 (", "/ws/planted/sub)", "-> ../other" } },
+  { "links/planted-chain", .workspace = "@ws", .ws_write = 2, .roots = { { "@ws/chain", 2, 2 } },
+    .expect = { "additional root 0 (", "/ws/chain -> ../link-other" } },
+  { "links/planted-in-writable-root", .workspace = "@ws", .roots = { { "@ws2", 2, 2 }, { "@ws2/planted", 2, 0 } },
+    .expect = { "additional root 1 (", "/ws2/planted -> ", "inside the writable additional root 0 (" } },
+  { "links/workspace-through-planted", .workspace = "@ws2/planted", .roots = { { "@ws2", 2, 1 } },
+    .expect = { "workspace root (", "/ws2/planted -> ", "additional root 0" } },
+  { "links/read-only-workspace-ok", .workspace = "@ws", .ws_write = 0, .roots = { { "@ws/planted", 2, 0 } },
+    .ok = TRUE, .n_roots = 1 },
+  { "links/in-read-only-root-ok", .workspace = "@ws", .roots = { { "@ws2", 2, 0 }, { "@ws2/planted", 2, 2 } },
+    .ok = TRUE, .n_roots = 2 },
+  { "links/outside-every-root-ok", .workspace = "@ws", .ws_write = 2, .roots = { { "@link-other", 2, 2 } },
+    .ok = TRUE, .n_roots = 1 },
+  { "links/resolved-path-ok", .workspace = "@ws", .ws_write = 2, .roots = { { "@other", 2, 2 } },
+    .ok = TRUE, .n_roots = 1 },
+  { "links/system-symlink-ok", .workspace = "@ws", .ws_write = 2, .roots = { { "/lib64", 2, 0 } },
+    .ok = TRUE, .n_roots = 1 },
+  { "links/host-write-not-a-root-ok", .workspace = "@link-ws", .host_write = 2, .ws_write = 2,
+    .roots = { { "@link-other", 2, 0 } }, .ok = TRUE, .n_roots = 1 },
 
   /* 6. unconfined consistency */
   { "unconfined/ack-on-sandboxed", .workspace = "@ws", .ack = TRUE,

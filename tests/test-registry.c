@@ -1552,15 +1552,27 @@ test_report_json_shape (void)
   g_assert_true (sbx_compile_report_add_entry (report, "network", SBX_REPORT_STATUS_UNENFORCED,
                                                "open network. Hint: \"quotes\" \n and newline"));
   sbx_compile_report_add_rejected (report, "mock-x", "probe failed: nope");
+  sbx_compile_report_add_root (report, "workspace", "/src/app", SBX_ACCESS_ALLOW, SBX_ACCESS_DENY);
   sbx_compile_report_freeze (report);
   g_assert_true (sbx_compile_report_is_frozen (report));
+  g_assert_cmpuint (sbx_compile_report_get_n_roots (report), ==, 1);
+  g_assert_cmpstr (sbx_compile_report_get_root_kind (report, 0), ==, "workspace");
+  g_assert_cmpstr (sbx_compile_report_get_root_path (report, 0), ==, "/src/app");
 
   json = sbx_compile_report_to_json (report);
   g_assert_null (strchr (json, '\n'));
   g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
-  g_assert_cmpuint (json_object_get_size (root), ==, 7);
+  g_assert_cmpuint (json_object_get_size (root), ==, 8);
+  array = json_object_get_array_member (root, "roots");
+  g_assert_cmpuint (json_array_get_length (array), ==, 1);
+  entry = json_array_get_object_element (array, 0);
+  g_assert_cmpuint (json_object_get_size (entry), ==, 4);
+  g_assert_cmpstr (json_object_get_string_member (entry, "kind"), ==, "workspace");
+  g_assert_cmpstr (json_object_get_string_member (entry, "path"), ==, "/src/app");
+  g_assert_cmpstr (json_object_get_string_member (entry, "read"), ==, "allow");
+  g_assert_cmpstr (json_object_get_string_member (entry, "write"), ==, "deny");
   g_assert_cmpint (json_object_get_int_member (root, "schema"), ==, 1);
   g_assert_cmpstr (json_object_get_string_member (root, "backend"), ==, "linux-userns");
   g_assert_cmpstr (json_object_get_string_member (root, "level"), ==, "full");
@@ -1594,13 +1606,14 @@ test_report_json_shape (void)
   g_assert_nonnull (strstr (text, "  enforced   write-boundary\n"));
   g_assert_nonnull (strstr (text, "  unenforced network: open network."));
   g_assert_nonnull (strstr (text, "rejected:\n  mock-x: probe failed: nope\n"));
+  g_assert_nonnull (strstr (text, "roots:\n  workspace  /src/app (read allow, write deny)\n"));
 
   /* An empty report: backend null, empty arrays. */
   sbx_compile_report_freeze (empty);
   empty_json = sbx_compile_report_to_json (empty);
   g_assert_cmpstr (empty_json, ==,
                    "{\"schema\":1,\"backend\":null,\"level\":\"none\",\"guarantees\":[],\"required\":[],"
-                   "\"entries\":[],\"rejected\":[]}");
+                   "\"entries\":[],\"roots\":[],\"rejected\":[]}");
 }
 
 static void

@@ -51,9 +51,9 @@
 #endif
 
 static SbxSeccompProgram *
-program_for_unix (int rung, uint32_t net_mode, int landlock_abi, gboolean deny_unix, TestReport *report)
+program_for_unix (int rung, uint32_t net_mode, int landlock_abi, gboolean allow_unix, TestReport *report)
 {
-  SbxSeccompOptions options = { rung, net_mode, landlock_abi, deny_unix };
+  SbxSeccompOptions options = { rung, net_mode, landlock_abi, allow_unix };
   SbxLinuxReporter reporter;
   g_autoptr(GError) error = NULL;
   SbxSeccompProgram *program;
@@ -339,7 +339,43 @@ static const ExactRow exact_rows[] = {
   { "read", 0, 0, 0, ALLOW },
   { "openat", AT_FDCWD, 0, O_RDONLY | O_TRUNC, ALLOW },
   { "truncate", 0, 0, 0, ALLOW },
-  { "openat2", 0, 0, 0, ALLOW },
+  /* openat2 carries its mode in memory (set-id bits): ENOSYS for every policy */
+  { "openat2", 0, 0, 0, ERR (ENOSYS) },
+  /* set-id mode bits, both rungs */
+  { "chmod", 0, S_ISUID | 0755, 0, ERR (EPERM) },
+  { "chmod", 0, S_ISGID | 0755, 0, ERR (EPERM) },
+  { "chmod", 0, 0755 | 01000, 0, ALLOW },
+  { "fchmod", 3, 06755, 0, ERR (EPERM) },
+  { "fchmod", 3, 0644, 0, ALLOW },
+  { "fchmodat", AT_FDCWD, 0, S_ISGID | 0700, ERR (EPERM) },
+  { "fchmodat", AT_FDCWD, 0, 0700, ALLOW },
+  { "fchmodat2", AT_FDCWD, 0, S_ISUID, ERR (EPERM) },
+  { "fchmodat2", AT_FDCWD, 0, 0777, ALLOW },
+  { "creat", 0, S_ISUID | 0755, 0, ERR (EPERM) },
+  { "creat", 0, 0755, 0, ALLOW },
+  { "open", 0, O_WRONLY | O_CREAT, S_ISUID | 0755, ERR (EPERM) },
+  { "open", 0, O_WRONLY | O_CREAT | O_EXCL, S_ISGID | 0755, ERR (EPERM) },
+  { "open", 0, O_RDWR | O_TMPFILE, S_ISUID | 0700, ERR (EPERM) },
+  { "open", 0, O_WRONLY | O_CREAT, 0755, ALLOW },
+  { "open", 0, O_RDONLY, 06755, ALLOW },   /* not creating: the mode is ignored */
+  { "mknodat", AT_FDCWD, 0, S_IFREG | S_ISUID | 0755, ERR (EPERM) },
+  { "mknod", 0, S_IFREG | S_ISGID | 0755, 0, ERR (EPERM) },
+  /* rung 2: SysV IPC (ipc(2) on i386) and inotify/fanotify */
+  { "shmget", 0, 4096, 0600, ERR (EPERM) },
+  { "shmat", 0, 0, 0, ERR (EPERM) },
+  { "msgget", 0, 0, 0, ERR (EPERM) },
+  { "semget", 0, 1, 0, ERR (EPERM) },
+  { "semop", 0, 0, 0, ERR (EPERM) },
+  { "ipc", 23, 0, 4096, ERR (EPERM) },
+  { "inotify_init1", 0, 0, 0, ERR (ENOSYS) },
+  { "inotify_add_watch", 3, 0, 0, ERR (EPERM) },
+  { "fanotify_init", 0, 0, 0, ERR (ENOSYS) },
+  { "fanotify_mark", 3, 0, 0, ERR (EPERM) },
+  /* socketcall (i386): refused whole, every sub-call */
+  { "socketcall", 1, 0, 0, ERR (ENOSYS) },
+  { "socketcall", 8, 0, 0, ERR (ENOSYS) },
+  /* POSIX shared memory is a file */
+  { "memfd_create", 0, 0, 0, ALLOW },
   { "execve", 0, 0, 0, ALLOW },
   { "landlock_create_ruleset", 0, 0, 0, ALLOW },
   { "seccomp", 0, 0, 0, ALLOW },
@@ -462,7 +498,9 @@ test_exact_socket_matrix (void)
     { 1, SBX_NET_MODE_DENY, AF_INET, SOCK_DGRAM, 0, ALLOW },
     { 1, SBX_NET_MODE_DENY, AF_INET, SOCK_STREAM, 0, ALLOW },
     { 1, SBX_NET_MODE_DENY, AF_INET6, SOCK_RAW, 0, ERR (EPERM) },
-    { 1, SBX_NET_MODE_DENY, AF_UNIX, SOCK_STREAM, 0, ALLOW },
+    /* unix sockets: closed on both rungs unless the policy opens them */
+    { 1, SBX_NET_MODE_DENY, AF_UNIX, SOCK_STREAM, 0, ERR (EACCES) },
+    { 1, SBX_NET_MODE_OPEN, AF_UNIX, SOCK_DGRAM, 0, ERR (EACCES) },
     { 1, SBX_NET_MODE_DENY, AF_PACKET, SOCK_RAW, 0, ERR (EAFNOSUPPORT) },
     { 1, SBX_NET_MODE_OPEN, AF_NETLINK, SOCK_RAW, NETLINK_AUDIT, ERR (EPROTONOSUPPORT) },
   };
@@ -487,6 +525,155 @@ test_exact_socket_matrix (void)
     }
 }
 
+/* ---- every rule of the program, on every architecture ---- */
+
+static gboolean
+rule_matches (const SbxSeccompRule *rule, const uint64_t *args)
+{
+  for (guint i = 0; i < rule->n_args; i++)
+    {
+      uint64_t a = args[rule->args[i].arg];
+
+      switch (rule->args[i].op)
+        {
+        case SCMP_CMP_MASKED_EQ:
+          if ((a & rule->args[i].mask) != rule->args[i].value)
+            return FALSE;
+          break;
+        case SCMP_CMP_EQ:
+          if (a != rule->args[i].value)
+            return FALSE;
+          break;
+        case SCMP_CMP_GE:
+          if (a < rule->args[i].value)
+            return FALSE;
+          break;
+        default:
+          g_error ("rule %s: comparison %d not modelled by the test", rule->name, rule->args[i].op);
+        }
+    }
+  return TRUE;
+}
+
+/* The direct number of @name on @arch when libseccomp gives it a pseudo
+ * number (multiplexed there), or -1 when only the multiplexer reaches it. */
+static int
+direct_number (uint32_t arch, const char *name)
+{
+  for (int nr = 0; nr < 1024; nr++)
+    {
+      g_autofree char *n = seccomp_syscall_resolve_num_arch (arch, nr);
+
+      if (n != NULL && strcmp (n, name) == 0)
+        return nr;
+    }
+  return -1;
+}
+
+static void
+walk_program_rules (int rung, uint32_t mode, int abi, gboolean allow_unix)
+{
+  g_autoptr(SbxSeccompProgram) program = NULL;
+  TestReport report;
+  const SbxSeccompRule *rules;
+  size_t n_rules;
+  const Arch *arches;
+  guint n_arches, checked = 0, via_mux = 0;
+
+  program = program_for_unix (rung, mode, abi, allow_unix, &report);
+  rules = sbx_seccomp_program_rules (program, &n_rules);
+  g_assert_cmpuint (n_rules, >, 100);
+  arches = filter_arches (&n_arches);
+  for (size_t i = 0; i < n_rules; i++)
+    {
+      const SbxSeccompRule *rule = &rules[i];
+      uint64_t args[6] = { 0 };
+      gboolean somewhere = FALSE;
+
+      for (guint k = 0; k < rule->n_args; k++)
+        args[rule->args[k].arg] = rule->args[k].value;
+
+      for (guint a = 0; a < n_arches; a++)
+        {
+          int nr = seccomp_syscall_resolve_name_arch (arches[a].token, rule->name);
+          uint32_t got;
+          gboolean ok = FALSE;
+
+          if (nr == __NR_SCMP_ERROR)
+            continue;
+          if (rule->multiplexer)
+            {
+              if (nr < 0)
+                continue;   /* not a system call of this architecture */
+              somewhere = TRUE;
+              /* refused whole: every sub-call, whatever its memory holds */
+              for (uint64_t call = 0; call <= 24; call++)
+                g_assert_cmphex (run_filter (program, arches[a].audit, nr, call, 0, 0, 0), ==, ERR (rule->err));
+              checked++;
+              continue;
+            }
+          if (nr < 0 && seccomp_syscall_resolve_name_rewrite (arches[a].token, rule->name) < 0)
+            continue;   /* a pseudo number without a multiplexer: absent here (umount on x86_64) */
+          somewhere = TRUE;
+          if (nr < 0)
+            {
+              /* multiplexed here: its multiplexer must be refused whole */
+              int mux = seccomp_syscall_resolve_name_rewrite (arches[a].token, rule->name);
+              g_autofree char *mux_name = seccomp_syscall_resolve_num_arch (arches[a].token, mux);
+              gboolean refused = FALSE;
+
+              g_assert_nonnull (mux_name);
+              for (size_t j = 0; j < n_rules; j++)
+                if (rules[j].multiplexer && strcmp (rules[j].name, mux_name) == 0)
+                  refused = TRUE;
+              if (!refused)
+                g_error ("%s on %s is reached through %s, which the program does not refuse", rule->name,
+                         arches[a].name, mux_name);
+              g_assert_cmphex (run_filter (program, arches[a].audit, mux, 1, args[0], args[1], args[2]) &
+                               SECCOMP_RET_ACTION_FULL, ==, SECCOMP_RET_ERRNO);
+              via_mux++;
+              nr = direct_number (arches[a].token, rule->name);
+              if (nr < 0)
+                continue;   /* no direct call (semop on i386): the multiplexer is the only path */
+            }
+          got = run_filter (program, arches[a].audit, nr, args[0], args[1], args[2], args[3]);
+          /* several rules may match the same arguments: any of their errnos */
+          for (size_t j = 0; j < n_rules && !ok; j++)
+            if (!rules[j].multiplexer && strcmp (rules[j].name, rule->name) == 0 && rule_matches (&rules[j], args) &&
+                got == ERR (rules[j].err))
+              ok = TRUE;
+          if (!ok)
+            g_error ("rung %d mode %u abi %d%s: rule %zu %s(%#" G_GINT64_MODIFIER "x, %#" G_GINT64_MODIFIER "x, %#"
+                     G_GINT64_MODIFIER "x, %#" G_GINT64_MODIFIER "x) on %s (nr %d): action 0x%x, expected "
+                     "errno %d", rung, mode, abi, allow_unix ? " allow-unix" : "", i, rule->name, args[0], args[1],
+                     args[2], args[3], arches[a].name, nr, got, rule->err);
+          checked++;
+          /* the x32 entry of the same call is killed, whatever it is */
+          if (arches[a].audit == AUDIT_ARCH_X86_64)
+            g_assert_cmphex (run_filter (program, AUDIT_ARCH_X86_64, 0x40000000 | nr, args[0], args[1], args[2],
+                                         args[3]), ==, SECCOMP_RET_KILL_PROCESS);
+        }
+      if (!somewhere && strcmp (rule->name, "vm86") != 0 && strcmp (rule->name, "vm86old") != 0 &&
+          strcmp (rule->name, "umount") != 0 && strcmp (rule->name, "semtimedop_time64") != 0)
+        g_error ("rule for %s: the call exists on no architecture of the filter", rule->name);
+    }
+  g_test_message ("rung %d mode %u abi %d%s: %zu rules, %u verdicts, %u through a refused multiplexer", rung, mode,
+                  abi, allow_unix ? " allow-unix" : "", n_rules, checked, via_mux);
+  test_report_clear (&report);
+}
+
+static void
+test_exact_every_rule (void)
+{
+  static const uint32_t modes[] = { SBX_NET_MODE_DENY, SBX_NET_MODE_OPEN, SBX_NET_MODE_PORTS, SBX_NET_MODE_PROXY };
+
+  for (int rung = 1; rung <= 2; rung++)
+    for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+      for (int allow = 0; allow <= 1; allow++)
+        walk_program_rules (rung, modes[m], 7, allow);
+  walk_program_rules (2, SBX_NET_MODE_DENY, 2, FALSE);
+}
+
 static void
 test_reports_and_bits (void)
 {
@@ -496,16 +683,23 @@ test_reports_and_bits (void)
     uint32_t mode;
     int abi;
     uint32_t bits;
-    gboolean deny_unix;
+    gboolean allow_unix;
   } rows[] = {
-    { 2, SBX_NET_MODE_DENY, 7, SBX_SECCOMP_ENFORCES_INET_DENIED | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
-    { 2, SBX_NET_MODE_PORTS, 7, SBX_SECCOMP_ENFORCES_INET_TCP_ONLY | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
-    { 2, SBX_NET_MODE_OPEN, 7, SBX_SECCOMP_ENFORCES_UNIX_DENIED },
-    { 1, SBX_NET_MODE_DENY, 7, 0 },
-    { 1, SBX_NET_MODE_DENY, 2, SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED },
-    { 1, SBX_NET_MODE_OPEN, 7, SBX_SECCOMP_ENFORCES_UNIX_DENIED, TRUE },
-    { 2, SBX_NET_MODE_DENY, 1, SBX_SECCOMP_ENFORCES_INET_DENIED | SBX_SECCOMP_ENFORCES_UNIX_DENIED |
+#define R2 (SBX_SECCOMP_ENFORCES_SETID_DENIED | SBX_SECCOMP_ENFORCES_SYSV_IPC_DENIED | \
+            SBX_SECCOMP_ENFORCES_FS_WATCH_DENIED)
+#define R1 SBX_SECCOMP_ENFORCES_SETID_DENIED
+    { 2, SBX_NET_MODE_DENY, 7, R2 | SBX_SECCOMP_ENFORCES_INET_DENIED | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
+    { 2, SBX_NET_MODE_PORTS, 7, R2 | SBX_SECCOMP_ENFORCES_INET_TCP_ONLY | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
+    { 2, SBX_NET_MODE_OPEN, 7, R2 | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
+    { 2, SBX_NET_MODE_DENY, 7, R2 | SBX_SECCOMP_ENFORCES_INET_DENIED, TRUE },
+    { 1, SBX_NET_MODE_DENY, 7, R1 | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
+    { 1, SBX_NET_MODE_DENY, 7, R1, TRUE },
+    { 1, SBX_NET_MODE_DENY, 2, R1 | SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED, TRUE },
+    { 1, SBX_NET_MODE_OPEN, 7, R1 | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
+    { 2, SBX_NET_MODE_DENY, 1, R2 | SBX_SECCOMP_ENFORCES_INET_DENIED | SBX_SECCOMP_ENFORCES_UNIX_DENIED |
                                SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED },
+#undef R1
+#undef R2
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
@@ -513,8 +707,13 @@ test_reports_and_bits (void)
       g_autoptr(SbxSeccompProgram) program = NULL;
       TestReport report;
 
-      program = program_for_unix (rows[i].rung, rows[i].mode, rows[i].abi, rows[i].deny_unix, &report);
+      program = program_for_unix (rows[i].rung, rows[i].mode, rows[i].abi, rows[i].allow_unix, &report);
       g_assert_cmphex (sbx_seccomp_program_enforces (program), ==, rows[i].bits);
+      g_assert_cmpuint (test_report_status (&report, "set-id-files", NULL), ==, SBX_ABI_REPORT_ENFORCED);
+      g_assert_cmpuint (test_report_status (&report, "sysv-ipc", NULL), ==,
+                        rows[i].rung == 2 ? SBX_ABI_REPORT_NARROWED : 0);
+      g_assert_cmpuint (test_report_status (&report, "fs-watch", NULL), ==,
+                        rows[i].rung == 2 ? SBX_ABI_REPORT_NARROWED : 0);
       g_assert_cmpuint (test_report_status (&report, "seccomp", NULL), ==, SBX_ABI_REPORT_ENFORCED);
       g_assert_cmpuint (test_report_status (&report, "unix-sockets", NULL), ==,
                         (rows[i].bits & SBX_SECCOMP_ENFORCES_UNIX_DENIED) ? SBX_ABI_REPORT_NARROWED : 0);
@@ -897,10 +1096,27 @@ test_live_sockets (void)
   assert_probe (run_probe (&cp, probe_socket, &udp), EACCES);
   assert_probe (run_probe (&cp, probe_socket, &mptcp), EACCES);
   g_assert_cmpint (run_probe (NULL, probe_socket, &mptcp), !=, EACCES);
-  /* rung 1: the network namespace is the boundary; unix sockets stay */
+  /* rung 1: the network namespace is the boundary; unix sockets are closed
+   * there too unless the policy opens them (socketpair stays) */
   assert_probe (run_probe (&c1, probe_socket, &udp), 0);
-  assert_probe (run_probe (&c1, probe_socket, &unx), 0);
+  assert_probe (run_probe (&c1, probe_socket, &unx), EACCES);
+  assert_probe (run_probe (&c1, probe_socketpair, NULL), 0);
   assert_probe (run_probe (&c1, probe_socket, &packet), EAFNOSUPPORT);
+  {
+    g_autoptr(SbxSeccompProgram) rung1_unix = NULL, rung2_unix = NULL;
+    TestReport r4, r5;
+    Confinement c1u = { 0 }, c2u = { 0 };
+
+    rung1_unix = program_for_unix (1, SBX_NET_MODE_DENY, 7, TRUE, &r4);
+    rung2_unix = program_for_unix (2, SBX_NET_MODE_DENY, 7, TRUE, &r5);
+    c1u.program = rung1_unix;
+    c2u.program = rung2_unix;
+    assert_probe (run_probe (&c1u, probe_socket, &unx), 0);
+    assert_probe (run_probe (&c2u, probe_socket, &unx), 0);
+    assert_probe (run_probe (&c2u, probe_socket, &udp), EACCES);
+    test_report_clear (&r4);
+    test_report_clear (&r5);
+  }
 
   test_report_clear (&r1);
   test_report_clear (&r2);
@@ -1093,6 +1309,7 @@ main (int argc, char **argv)
   g_test_add_func ("/seccomp/exact/default-program", test_exact_default);
   g_test_add_func ("/seccomp/exact/arch-guards", test_exact_arch_guards);
   g_test_add_func ("/seccomp/exact/socket-matrix", test_exact_socket_matrix);
+  g_test_add_func ("/seccomp/exact/every-rule-every-arch", test_exact_every_rule);
   g_test_add_func ("/seccomp/program/reports-and-bits", test_reports_and_bits);
   g_test_add_func ("/seccomp/live/denials", test_live_denials);
   g_test_add_func ("/seccomp/live/allowed", test_live_allowed);

@@ -5,7 +5,10 @@
  * Lists the plugin directories searched, every plugin found (and why one was
  * refused), each backend's probe (level, guarantees, one entry per mechanism
  * with its hint), the egress and reporter extensions, and which backend a
- * default Sandboxed profile would get here, with what level and guarantees.
+ * default Sandboxed profile would get here, with what level and guarantees,
+ * and which mechanism bounds processes and memory sandbox-wide for root and
+ * for an unprivileged user (the backends' "cgroup-for-root" and
+ * "cgroup-for-user" probe entries).
  *
  * Exit status: 0 when a backend can run the default Sandboxed profile, 1 when
  * none can (everything is still printed), 2 usage error.
@@ -102,6 +105,65 @@ print_backends (GString     *out,
     }
 }
 
+/* Sandbox-wide limits differ between root and an unprivileged user (uid 0
+ * is exempt from RLIMIT_NPROC; v1 cgroups cannot be delegated), so a backend
+ * probe says what each would get: the first backend in selection order that
+ * reports @feature answers. */
+static gboolean
+find_limits_entry (SbxRegistry       *registry,
+                   const char        *feature,
+                   SbxReportStatus   *status,
+                   char             **detail,
+                   char             **backend)
+{
+  g_autoptr(GPtrArray) order = g_ptr_array_new ();
+  guint n = sbx_registry_get_n_extensions (registry);
+
+  for (guint i = 0; i < n; i++)
+    if (sbx_registry_get_extension_kind (registry, i) == SBX_EXTENSION_KIND_BACKEND)
+      g_ptr_array_add (order, GUINT_TO_POINTER (i));
+  g_ptr_array_sort_with_data (order, compare_priority, registry);
+  for (guint k = 0; k < order->len; k++)
+    {
+      const char *name = sbx_registry_get_extension_name (registry, GPOINTER_TO_UINT (order->pdata[k]));
+      g_autoptr(SbxCompileReport) probe = NULL;
+      gboolean unconfined_only = FALSE;
+
+      probe = sbx_registry_probe_backend (registry, name, &unconfined_only, NULL);
+      for (guint i = 0; probe != NULL && i < sbx_compile_report_get_n_entries (probe); i++)
+        if (g_strcmp0 (sbx_compile_report_get_entry_feature (probe, i), feature) == 0)
+          {
+            *status = sbx_compile_report_get_entry_status (probe, i);
+            *detail = g_strdup (sbx_compile_report_get_entry_detail (probe, i));
+            *backend = g_strdup (name);
+            return TRUE;
+          }
+    }
+  return FALSE;
+}
+
+static void
+print_limits (GString     *out,
+              SbxRegistry *registry)
+{
+  static const char *const features[] = { "cgroup-for-root", "cgroup-for-user" };
+  static const char *const who[] = { "root", "unprivileged user" };
+
+  g_string_append (out, "\nSandbox-wide limits (processes, memory):\n");
+  for (guint i = 0; i < G_N_ELEMENTS (features); i++)
+    {
+      g_autofree char *detail = NULL;
+      g_autofree char *backend = NULL;
+      SbxReportStatus status;
+
+      if (find_limits_entry (registry, features[i], &status, &detail, &backend))
+        g_string_append_printf (out, "  %s (%s): %s %s\n", who[i], backend,
+                                sbx_report_status_to_string (status), detail != NULL ? detail : "");
+      else
+        g_string_append_printf (out, "  %s: no backend reports it\n", who[i]);
+    }
+}
+
 static void
 print_other_extensions (GString          *out,
                         SbxRegistry      *registry,
@@ -124,6 +186,35 @@ print_other_extensions (GString          *out,
     }
   if (!any)
     g_string_append (out, "  (none loaded)\n");
+}
+
+/* The build this sbx comes from (tools/meson.build): the compiled-in plugin
+ * directory and the comma-separated plugin extensions built with it. */
+static void
+add_build_list (JsonObject *build,
+                const char *member,
+                const char *csv)
+{
+  g_auto(GStrv) names = g_strsplit (csv, ",", -1);
+  JsonArray *array = json_array_new ();
+
+  for (guint i = 0; names[i] != NULL; i++)
+    if (names[i][0] != '\0')
+      json_array_add_string_element (array, names[i]);
+  json_object_set_array_member (build, member, array);
+}
+
+static JsonObject *
+build_info_to_json (void)
+{
+  JsonObject *build = json_object_new ();
+
+  json_object_set_string_member (build, "version", SBX_VERSION_STRING);
+  json_object_set_string_member (build, "plugindir", SBX_CLI_PLUGINDIR);
+  add_build_list (build, "backends", SBX_CLI_BUILD_BACKENDS);
+  add_build_list (build, "egress", SBX_CLI_BUILD_EGRESS);
+  add_build_list (build, "reporters", SBX_CLI_BUILD_REPORTERS);
+  return build;
 }
 
 static void
@@ -167,6 +258,7 @@ print_text (SbxRegistry      *registry,
     }
 
   print_backends (out, registry);
+  print_limits (out, registry);
   print_other_extensions (out, registry, SBX_EXTENSION_KIND_EGRESS, "Egress routes");
   print_other_extensions (out, registry, SBX_EXTENSION_KIND_REPORTER, "Reporters");
 
@@ -192,7 +284,10 @@ print_text (SbxRegistry      *registry,
 }
 
 static gboolean
-print_json (SbxRegistry      *registry,
+print_json (const char       *scratch_root,
+            char            **stale,
+            gboolean          cleaned,
+            SbxRegistry      *registry,
             gboolean          selected,
             SbxCompileReport *report,
             const GError     *selection_error)
@@ -221,6 +316,43 @@ print_json (SbxRegistry      *registry,
     json_object_set_null_member (sandboxed, "error");
   json_object_set_member (sandboxed, "report", json_node_copy (json_parser_get_root (report_parser)));
   json_object_set_object_member (json_node_get_object (root), "default_sandboxed", sandboxed);
+  json_object_set_object_member (json_node_get_object (root), "build", build_info_to_json ());
+  {
+    static const char *const features[] = { "cgroup-for-root", "cgroup-for-user" };
+    static const char *const keys[] = { "root", "user" };
+    JsonObject *limits = json_object_new ();
+
+    for (guint i = 0; i < G_N_ELEMENTS (features); i++)
+      {
+        g_autofree char *detail = NULL;
+        g_autofree char *backend = NULL;
+        SbxReportStatus status;
+        JsonObject *entry;
+
+        if (!find_limits_entry (registry, features[i], &status, &detail, &backend))
+          {
+            json_object_set_null_member (limits, keys[i]);
+            continue;
+          }
+        entry = json_object_new ();
+        json_object_set_string_member (entry, "backend", backend);
+        json_object_set_string_member (entry, "status", sbx_report_status_to_string (status));
+        json_object_set_string_member (entry, "detail", detail != NULL ? detail : "");
+        json_object_set_object_member (limits, keys[i], entry);
+      }
+    json_object_set_object_member (json_node_get_object (root), "resource_limits", limits);
+  }
+  {
+    JsonObject *scratch = json_object_new ();
+    JsonArray *paths = json_array_new ();
+
+    for (guint i = 0; stale != NULL && stale[i] != NULL; i++)
+      json_array_add_string_element (paths, stale[i]);
+    json_object_set_string_member (scratch, "root", scratch_root);
+    json_object_set_array_member (scratch, "stale", paths);
+    json_object_set_boolean_member (scratch, "removed", cleaned);
+    json_object_set_object_member (json_node_get_object (root), "scratch", scratch);
+  }
 
   text = json_to_string (root, FALSE);
   printf ("%s\n", text);
@@ -232,8 +364,14 @@ sbx_cmd_doctor (int    argc,
                 char **argv)
 {
   gboolean json = FALSE;
+  gboolean clean = FALSE;
+  g_auto(GStrv) stale = NULL;
+  g_autoptr(GError) stale_error = NULL;
+  const char *scratch_root = g_get_tmp_dir ();
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object (schema 1) instead of text", NULL },
+    { "clean", 0, 0, G_OPTION_ARG_NONE, &clean,
+      "Remove the stale scratch of dead executor sets (yours only) from the sbx run scratch root", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = NULL;
@@ -249,8 +387,9 @@ sbx_cmd_doctor (int    argc,
   g_set_prgname ("sbx doctor");
   context = g_option_context_new (NULL);
   g_option_context_set_summary (context,
-                                "Show the plugins found (and refused, with why), each backend's probe, and the\n"
-                                "level and guarantees this host can give a default Sandboxed profile.\n"
+                                "Show the plugins found (and refused, with why), each backend's probe, the\n"
+                                "level and guarantees this host can give a default Sandboxed profile, and the\n"
+                                "stale scratch of dead executor sets in $TMPDIR (--clean removes it).\n"
                                 "Honours SBX_PLUGIN_PATH and SBX_BACKEND as every sbx command does.\n"
                                 "Exit status: 0 when a backend can run the default Sandboxed profile, 1 when\n"
                                 "none can, 2 on a usage error.");
@@ -279,13 +418,31 @@ sbx_cmd_doctor (int    argc,
   selected = sbx_registry_preview_selection (registry, sbx_profile_get_isolation (profile), required,
                                              &report, &selection_error);
 
+  /* Scratch of dead sets (issue 18) in the scratch root `sbx run` uses. */
+  stale = sbx_executor_set_find_stale_scratch (scratch_root, clean, &stale_error);
+  if (stale == NULL)
+    sbx_cli_error ("cannot look for stale scratch in %s: %s", scratch_root, stale_error->message);
+
   if (json)
     {
-      if (!print_json (registry, selected, report, selection_error))
+      if (!print_json (scratch_root, stale, clean && stale != NULL, registry, selected, report, selection_error))
         return SBX_CLI_EXIT_FAILURE;
     }
   else
-    print_text (registry, required, selected, report, selection_error);
+    {
+      print_text (registry, required, selected, report, selection_error);
+      if (stale != NULL && stale[0] == NULL)
+        printf ("stale scratch in %s: none\n", scratch_root);
+      else if (stale != NULL)
+        {
+          printf ("stale scratch in %s (executor sets whose process died%s):\n", scratch_root,
+                  clean ? "; removed" : "; `sbx doctor --clean` removes it");
+          for (guint i = 0; stale[i] != NULL; i++)
+            printf ("  %s\n", stale[i]);
+        }
+    }
+  if (clean && stale == NULL)
+    return SBX_CLI_EXIT_FAILURE;
 
   return selected ? SBX_CLI_EXIT_OK : SBX_CLI_EXIT_FAILURE;
 }

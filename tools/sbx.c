@@ -53,6 +53,20 @@ print_usage (FILE *out)
   fprintf (out, "\nRun 'sbx COMMAND --help' for a command's options.\n");
 }
 
+/* The first line stays "sbx VERSION" (scripts read it); the rest names the
+ * build a distribution made: where this sbx looks for plugins and which
+ * plugins were built with it (what is installed may differ: see sbx
+ * doctor). */
+static void
+print_version (void)
+{
+  printf ("sbx %s\n", SBX_VERSION_STRING);
+  printf ("plugin directory: %s\n", SBX_CLI_PLUGINDIR);
+  printf ("backends built: %s\n", SBX_CLI_BUILD_BACKENDS[0] != '\0' ? SBX_CLI_BUILD_BACKENDS : "(none)");
+  printf ("egress built: %s\n", SBX_CLI_BUILD_EGRESS[0] != '\0' ? SBX_CLI_BUILD_EGRESS : "(none)");
+  printf ("reporters built: %s\n", SBX_CLI_BUILD_REPORTERS[0] != '\0' ? SBX_CLI_BUILD_REPORTERS : "(none)");
+}
+
 static const SbxCommand *
 find_command (const char *name)
 {
@@ -77,7 +91,7 @@ main (int    argc,
     }
   if (g_str_equal (argv[1], "--version"))
     {
-      printf ("sbx %s\n", SBX_VERSION_STRING);
+      print_version ();
       return SBX_CLI_EXIT_OK;
     }
   if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h")

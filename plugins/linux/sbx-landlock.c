@@ -72,6 +72,7 @@
 #include "sbx-landlock.h"
 #include "sbx-landlock-compat.h"
 #include "sbx-landlock-private.h"
+#include <sbx/sbx-fs-resolve.h>
 #include "sbx-raw-syscall.h"
 
 #include <dirent.h>
@@ -457,41 +458,49 @@ deny_glob_matches (const char *pattern, const char *path)
   return cur[n];
 }
 
-/* ResolveFS for one axis over @entries (literal) and @globs (deny only). */
+static int
+ll_glob_match (const char *pattern,
+               const char *path,
+               void       *user_data)
+{
+  /* deny_glob_matches() already treats a malformed pattern as matching */
+  return deny_glob_matches (pattern, path) ? 1 : 0;
+}
+
+/* The policy's precedence (sbx_fs_resolve_rules() of <sbx/sbx-fs-resolve.h>,
+ * the one implementation the core uses too) for one axis over @entries
+ * (literal) and @globs (deny only). */
 static gboolean
 resolve_axis (GPtrArray *entries, GPtrArray *globs, const char *path, uint32_t axis)
 {
-  long best = -1;
-  gboolean allowed = FALSE, denied = FALSE;
+  g_autofree SbxFsRuleV1 *rules = g_new0 (SbxFsRuleV1, entries->len + globs->len + 1);
+  guint n = 0;
 
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const LlEntry *e = g_ptr_array_index (entries, i);
+
+      rules[n].struct_size = sizeof (SbxFsRuleV1);
+      rules[n].flags = e->exact ? SBX_FS_RULE_EXACT : 0;
+      rules[n].allow = e->allow;
+      rules[n].deny = e->deny;
+      rules[n].fd = -1;
+      rules[n].path = e->path;
+      n++;
+    }
   for (guint i = 0; i < globs->len; i++)
     {
       const LlEntry *g = g_ptr_array_index (globs, i);
 
-      if ((g->deny & axis) && deny_glob_matches (g->path, path))
-        return FALSE;
+      rules[n].struct_size = sizeof (SbxFsRuleV1);
+      rules[n].flags = SBX_FS_RULE_GLOB;
+      rules[n].allow = 0;
+      rules[n].deny = g->deny != 0 ? g->deny : SBX_FS_ALL;
+      rules[n].fd = -1;
+      rules[n].path = g->path;
+      n++;
     }
-  for (guint i = 0; i < entries->len; i++)
-    {
-      const LlEntry *e = g_ptr_array_index (entries, i);
-      long spec;
-
-      if (!((e->allow | e->deny) & axis) || !literal_match (e, path))
-        continue;
-      spec = 2 * (long) strlen (e->path) + (e->exact ? 1 : 0);
-      if (spec > best)
-        {
-          best = spec;
-          allowed = (e->allow & axis) != 0;
-          denied = (e->deny & axis) != 0;
-        }
-      else if (spec == best)
-        {
-          allowed = allowed || (e->allow & axis);
-          denied = denied || (e->deny & axis);
-        }
-    }
-  return best >= 0 && allowed && !denied;
+  return (sbx_fs_resolve_rules (rules, n, path, SBX_FS_RESOLVE_PATH, ll_glob_match, NULL) & axis) != 0;
 }
 
 /* An absolute, clean path: no empty, "." or ".." components, no trailing '/'. */
@@ -1111,7 +1120,7 @@ load_entries (Builder *b, const SbxPolicyV1 *policy, GError **error)
       LlEntry *e;
 
       /* Defense in depth: the backend must not trust the compiler's output. */
-      if (r->struct_size < sizeof (SbxFsRuleV1))
+      if (r->struct_size < SBX_FS_RULE_V1_MIN_SIZE)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                        "policy.fs_rules[%u]: struct_size %u < %zu", i, r->struct_size, sizeof (SbxFsRuleV1));
@@ -1172,7 +1181,7 @@ plan_network (Builder *b, const SbxPolicyV1 *policy, const SbxLandlockOptions *o
   g_autoptr(GArray) ports = NULL;
   g_autoptr(GString) list = NULL;
 
-  if (net == NULL || net->struct_size < sizeof (SbxNetPolicyV1))
+  if (net == NULL || net->struct_size < SBX_NET_POLICY_V1_MIN_SIZE)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "policy.net: missing or struct_size too small for a network plan");
@@ -1295,7 +1304,7 @@ sbx_landlock_plan_new (const SbxPolicyV1        *policy,
   g_return_val_if_fail (options != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (policy->struct_size < sizeof (SbxPolicyV1))
+  if (policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "policy: struct_size %u < %zu", policy->struct_size, sizeof (SbxPolicyV1));

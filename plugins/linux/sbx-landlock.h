@@ -19,7 +19,7 @@
 
 #include <glib.h>
 #include <stdint.h>
-#include "sbx-plugin-abi.h"
+#include <sbx/sbx-plugin-abi.h>
 #include "sbx-linux-report.h"
 
 G_BEGIN_DECLS

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "sbx-linux-private.h"
+#include "sbx-linux-cgroup.h"
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
 /* No TLS-free clone on these architectures: every spawn goes directly (the
@@ -67,6 +68,8 @@ typedef struct
   const char         *init_argv[5];
   const char         *init_envp[1];
   char                exec_path[4096];
+  int                 cgroup_fds[SBX_CGROUP_MAX_DIRS];   /* cgroup.procs A writes "0" into */
+  int                 n_cgroup_fds;
 } ChildCtx;
 
 /* clone(2) without libc: returns the child's pid or -errno; the child runs

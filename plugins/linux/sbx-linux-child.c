@@ -23,6 +23,8 @@
 
 #include "sbx-linux-child-private.h"
 #include "sbx-linux-child.h"
+#include "sbx-linux-proc-mask.h"
+#include "sbx-linux-cgroup-child.h"
 #include "sbx-landlock-private.h"
 #include "init/sbx-init-proto.h"
 
@@ -322,7 +324,7 @@ child_tmpfs (ChildCtx         *ctx,
 SBX_CHILD_FUNC static long
 child_mask_file (long              rootfd,
                  long              devfd,
-                 const SbxMountOp *op,
+                 const char       *rel,
                  int              *step)
 {
   long src, tree, r;
@@ -343,7 +345,7 @@ child_mask_file (long              rootfd,
       sbx_child_close (tree);
       return r;
     }
-  return child_attach_at (rootfd, op->rel, tree, 0, step);
+  return child_attach_at (rootfd, rel, tree, 0, step);
 }
 
 /* A private devpts instance (ptys of the sandbox only) on @devfd/pts and a
@@ -503,6 +505,41 @@ child_mount_proc (long rootfd)
   return child_attach_at (rootfd, "proc", mfd, 1, NULL);
 }
 
+/* Rung 1, a root caller only (spec->mask_proc): the table of
+ * sbx-linux-proc-mask.h over the fresh procfs; files get the empty file,
+ * directories an empty read-only tmpfs.  Entries this kernel lacks are
+ * skipped.  Self-contained: immutable tables, the child's stack. */
+SBX_CHILD_FUNC static long
+child_mask_proc (long rootfd,
+                 long devfd,
+                 int *step)
+{
+  size_t i;
+  long r;
+
+  for (i = 0; i < sizeof sbx_linux_proc_masked_files / sizeof sbx_linux_proc_masked_files[0]; i++)
+    {
+      r = child_mask_file (rootfd, devfd, sbx_linux_proc_masked_files[i], step);
+      if (r < 0 && r != -ENOENT)
+        return r;
+    }
+  for (i = 0; i < sizeof sbx_linux_proc_masked_dirs / sizeof sbx_linux_proc_masked_dirs[0]; i++)
+    {
+      long mfd;
+
+      *step = SBX_LINUX_STEP_MASK;
+      mfd = sbx_child_fsmount ("tmpfs", tmpfs_options,
+                               MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+      if (mfd < 0)
+        return mfd;
+      r = child_attach_at (rootfd, sbx_linux_proc_masked_dirs[i], mfd, 1, NULL);
+      if (r < 0 && r != -ENOENT)
+        return r;
+    }
+  *step = SBX_LINUX_STEP_PROC;
+  return 0;
+}
+
 /* pivot_root(".", "."): the old root lands on top of the new one and is
  * detached; needs no directory for it in the view. */
 SBX_CHILD_FUNC static long
@@ -606,7 +643,7 @@ child_mount_view (ChildCtx *ctx,
             r = 0;   /* nothing there to hide */
           break;
         case SBX_MOUNT_OP_MASK_FILE:
-          r = child_mask_file (rootfd, devfd, op, step);
+          r = child_mask_file (rootfd, devfd, op->rel, step);
           break;
         default:
           r = -EINVAL;
@@ -630,6 +667,12 @@ child_mount_view (ChildCtx *ctx,
       r = child_mount_proc (rootfd);
       if (r < 0)
         return r;
+      if (spec->mask_proc)
+        {
+          r = child_mask_proc (rootfd, devfd, step);
+          if (r < 0)
+            return r;
+        }
     }
 
   /* Our tmpfs mounts become read-only now that everything nested in them is
@@ -688,6 +731,13 @@ child_enter_template (ChildCtx *ctx,
                              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
   if (devfd < 0)
     return devfd;
+  if (ctx->spec->mask_proc)
+    {
+      *step = SBX_LINUX_STEP_PROC;
+      r = child_mask_proc (rootfd, devfd, step);
+      if (r < 0)
+        return r;
+    }
   r = child_mount_pts_shm (devfd, step, index);
   if (r < 0)
     return r;
@@ -1050,6 +1100,13 @@ sbx_linux_child_a_main (void *data)
   long r;
 
   sbx_child_reset_signals ();
+  /* Into the sandbox's cgroup before anything else (sbx-linux-cgroup.c). */
+  r = sbx_cgroup_child_join (ctx->cgroup_fds, ctx->n_cgroup_fds);
+  if (r < 0)
+    {
+      child_report (ctx, SBX_LINUX_STEP_CGROUP, r, -1);
+      sbx_child_exit (127);
+    }
   if (spec->rung == SBX_LINUX_RUNG_USERNS)
     {
       r = child_setup_ids (spec, &step);
@@ -1080,6 +1137,13 @@ child_az_main (void *data)
   int index = -1;
   long r;
 
+  /* Into the sandbox's cgroup before anything else (sbx-linux-cgroup.c). */
+  r = sbx_cgroup_child_join (ctx->cgroup_fds, ctx->n_cgroup_fds);
+  if (r < 0)
+    {
+      child_report (ctx, SBX_LINUX_STEP_CGROUP, r, -1);
+      sbx_child_exit (127);
+    }
   r = child_enter_template (ctx, &step, &index);
   if (r < 0)
     {

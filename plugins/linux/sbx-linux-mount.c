@@ -37,73 +37,24 @@
 #include <unistd.h>
 
 #include "sbx-linux-private.h"
+#include <sbx/sbx-fs-resolve.h>
 
 /* -------------------------------------------------------------------------- */
 /* Precedence (design: SbxFsRuleV1 comment in sbx-plugin-abi.h)               */
 /* -------------------------------------------------------------------------- */
 
-static gboolean
-rule_matches (const SbxFsRuleV1 *rule,
-              const char        *path,
-              gboolean           tree)
-{
-  gsize len;
-
-  if (rule->flags & SBX_FS_RULE_GLOB)
-    return FALSE;
-  if (rule->flags & SBX_FS_RULE_EXACT)
-    return !tree && strcmp (rule->path, path) == 0;
-  if (strcmp (rule->path, "/") == 0)
-    return TRUE;
-  len = strlen (rule->path);
-  return strncmp (rule->path, path, len) == 0 && (path[len] == '\0' || path[len] == '/');
-}
-
+/* The policy's precedence, from the one implementation the core uses too
+ * (<sbx/sbx-fs-resolve.h>).  Glob denies are left out (NULL matcher): the
+ * mount view masks the files they match on its own, so this is the upper
+ * bound the view starts from. */
 uint32_t
 sbx_linux_resolve (const SbxFsRuleV1 *rules,
                    gsize              n_rules,
                    const char        *path,
                    gboolean           tree)
 {
-  static const uint32_t axes[] = { SBX_FS_READ, SBX_FS_EXEC, SBX_FS_WRITE };
-  uint32_t result = 0;
-  gsize a, i;
-
-  for (a = 0; a < G_N_ELEMENTS (axes); a++)
-    {
-      uint32_t axis = axes[a];
-      gssize best = -1;
-      gboolean allow = FALSE, deny = FALSE;
-
-      for (i = 0; i < n_rules; i++)
-        {
-          const SbxFsRuleV1 *r = &rules[i];
-          uint32_t r_allow = r->allow, r_deny = r->deny;
-          gssize specificity;
-
-          if (!rule_matches (r, path, tree))
-            continue;
-          if (r_allow == 0 && r_deny == 0)
-            r_deny = SBX_FS_ALL;   /* malformed: deny-all (ABI contract) */
-          if (!((r_allow | r_deny) & axis))
-            continue;
-          specificity = 2 * (gssize) strlen (r->path) + ((r->flags & SBX_FS_RULE_EXACT) ? 1 : 0);
-          if (specificity > best)
-            {
-              best = specificity;
-              allow = (r_allow & axis) != 0;
-              deny = (r_deny & axis) != 0;
-            }
-          else if (specificity == best)
-            {
-              allow |= (r_allow & axis) != 0;
-              deny |= (r_deny & axis) != 0;
-            }
-        }
-      if (best >= 0 && allow && !deny)
-        result |= axis;
-    }
-  return result;
+  return sbx_fs_resolve_rules (rules, n_rules, path, tree ? SBX_FS_RESOLVE_TREE : SBX_FS_RESOLVE_PATH,
+                               NULL, NULL);
 }
 
 /* -------------------------------------------------------------------------- */

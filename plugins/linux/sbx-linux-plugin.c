@@ -17,6 +17,20 @@
 
 #include "sbx-linux-private.h"
 
+/* Every entry point, declared through its ABI typedef (a signature that
+ * does not match the slot it fills cannot compile). */
+static SbxBackendProbeFunc probe_userns;
+static SbxBackendCompileFunc compile_userns;
+static SbxBackendSpawnFunc linux_spawn;
+static SbxBackendSignalFunc linux_signal;
+static SbxBackendFinishFunc linux_finish;
+static SbxBackendReleaseFunc linux_release;
+static SbxBackendSupportsGrantClassFunc linux_supports_grant_class;
+static SbxBackendProbeFunc probe_landlock;
+static SbxBackendCompileFunc compile_landlock;
+static SbxPluginInitFunc linux_init;
+static SbxPluginFiniFunc linux_fini;
+
 typedef struct
 {
   const SbxHostV1 *host;
@@ -107,6 +121,11 @@ probe_rung (void             *plugin_ctx,
       result->guarantees = SBX_ABI_GUARANTEE_WRITE_BOUNDARY | SBX_ABI_GUARANTEE_READ_BOUNDARY
                            | SBX_ABI_GUARANTEE_ENV_SCRUB | SBX_ABI_GUARANTEE_NETWORK_BOUNDARY;
     }
+  /* Sandbox-wide limits, where a cgroup is there for this caller without
+   * asking anyone (a scope from the systemd user manager is asked for only
+   * at compile, and claimed there). */
+  if (probe->cgroup_direct)
+    result->guarantees |= SBX_ABI_GUARANTEE_RESOURCE_LIMITS;
   return SBX_STATUS_OK;
 }
 
@@ -270,21 +289,34 @@ linux_supports_grant_class (void       *plugin_ctx,
 }
 
 static const SbxBackendVTableV1 userns_vtable = {
-  sizeof (SbxBackendVTableV1), 0,
-  probe_userns, compile_userns, linux_spawn, linux_signal, linux_finish, linux_release,
-  linux_supports_grant_class,
+  .struct_size = sizeof (SbxBackendVTableV1),
+  .probe = probe_userns,
+  .compile = compile_userns,
+  .spawn = linux_spawn,
+  .signal = linux_signal,
+  .finish = linux_finish,
+  .release = linux_release,
+  .supports_grant_class = linux_supports_grant_class,
 };
 
 static const SbxBackendVTableV1 landlock_vtable = {
-  sizeof (SbxBackendVTableV1), 0,
-  probe_landlock, compile_landlock, linux_spawn, linux_signal, linux_finish, linux_release,
-  linux_supports_grant_class,
+  .struct_size = sizeof (SbxBackendVTableV1),
+  .probe = probe_landlock,
+  .compile = compile_landlock,
+  .spawn = linux_spawn,
+  .signal = linux_signal,
+  .finish = linux_finish,
+  .release = linux_release,
+  .supports_grant_class = linux_supports_grant_class,
 };
 
 static const SbxPluginExtension linux_extensions[] = {
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, SBX_LINUX_BACKEND_USERNS, 100, 0, &userns_vtable },
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, SBX_LINUX_BACKEND_LANDLOCK, 90, 0, &landlock_vtable },
-  { sizeof (SbxPluginExtension), SBX_EXT_END, NULL, 0, 0, NULL },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = SBX_LINUX_BACKEND_USERNS, .priority = 100,
+    .vtable = &userns_vtable },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = SBX_LINUX_BACKEND_LANDLOCK, .priority = 90,
+    .vtable = &landlock_vtable },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_END, .name = NULL, .priority = 0,
+    .vtable = NULL },
 };
 
 SBX_PLUGIN_DEFINE (linux, SBX_LINUX_VERSION, "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE,

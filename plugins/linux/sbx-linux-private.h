@@ -6,6 +6,7 @@
  *
  *   sbx-linux-probe.c   what this host offers, measured in forked children,
  *                       cached per process
+ *   sbx-linux-cgroup.c  sandbox-wide limits: one cgroup per sandbox
  *   sbx-linux-mount.c   rung 1: the mount view, compiled to a flat op list
  *                       in the parent and replayed in the child
  *   sbx-linux-spec.c    compile: policy -> SbxLinuxSpec + report + bits
@@ -22,8 +23,9 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#include "sbx-plugin-abi.h"
+#include <sbx/sbx-plugin-abi.h>
 #include "sbx-linux-report.h"
+#include "sbx-linux-cgroup.h"
 #include "sbx-landlock.h"
 #include "sbx-seccomp.h"
 
@@ -82,8 +84,10 @@ typedef struct
   int       userns_errno;
   int       cap_last_cap;        /* /proc/sys/kernel/cap_last_cap */
   gboolean  proc_children;       /* /proc/PID/task/TID/children exists */
-  gboolean  cgroup2_delegated;   /* pids+memory controllers writable for us */
-  char     *cgroup_detail;       /* what was found, with a hint */
+  SbxCgroupHost *cgroup;         /* the cgroups this host offers (read only, never changed) */
+  gboolean  cgroup_direct;       /* one is usable by this caller without asking anyone */
+  char     *cgroup_root_detail;  /* the mechanism root gets, or why none (with a Hint:) */
+  char     *cgroup_user_detail;  /* the same for an unprivileged user */
   int       memfd_noexec;        /* vm.memfd_noexec, -1 unknown */
   int       init_mode;           /* SbxLinuxInitMode */
   int       init_fd;             /* sealed init program, exec'd with execveat */
@@ -205,8 +209,14 @@ struct _SbxLinuxSpec
   uint32_t            level;
   uint64_t            guarantees;
   uint32_t            containment; /* SBX_CONTAINMENT_* for spawn results */
+  /* Sandbox-wide limits: a cgroup per spawn under @cgroup_base (NULL: none,
+   * the rlimits above are all there is). */
+  const SbxCgroupBase *cgroup_base;
+  guint64             cgroup_max_pids;
+  guint64             cgroup_max_memory;
   SbxLinuxZygote     *zygote;      /* rung 1: namespaces and view made once (spawn.c) */
   gboolean            transient;   /* carries grant rules: one spawn, never a zygote */
+  gboolean            mask_proc;   /* rung 1, root caller: mask sbx-linux-proc-mask.h's entries */
 };
 
 /* Compiles @policy for @rung.  Reports through @reporter; the level and bits
@@ -269,6 +279,7 @@ typedef enum
   SBX_LINUX_STEP_EXEC,          /* the target's execve */
   SBX_LINUX_STEP_INIT_PREPARE,
   SBX_LINUX_STEP_EXEC_INIT,
+  SBX_LINUX_STEP_CGROUP,        /* A joining the sandbox's cgroup */
   SBX_LINUX_STEP_LAST
 } SbxLinuxStep;
 

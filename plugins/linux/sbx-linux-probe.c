@@ -228,62 +228,22 @@ make_init_fd_fallback (int *mode,
   return -1;
 }
 
+/* What the host offers for sandbox-wide limits, read without changing
+ * anything (the base is made at the first compile that needs it). */
 static void
 probe_cgroup (SbxLinuxProbe *probe)
 {
-  g_autofree char *contents = NULL;
-  g_autofree char *rel = NULL;
-  g_autofree char *dir = NULL;
-  g_autofree char *controllers = NULL;
-  g_auto(GStrv) lines = NULL;
-  const char *base = NULL;
-  struct statfs sfs;
-  gsize i;
+  SbxCgroupHost *host = sbx_cgroup_host_new (NULL);
 
-  if (statfs ("/sys/fs/cgroup", &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC)
-    base = "/sys/fs/cgroup";
-  else if (statfs ("/sys/fs/cgroup/unified", &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC)
-    base = "/sys/fs/cgroup/unified";
-
-  if (g_file_get_contents ("/proc/self/cgroup", &contents, NULL, NULL))
-    {
-      lines = g_strsplit (contents, "\n", -1);
-      for (i = 0; lines[i] != NULL; i++)
-        if (g_str_has_prefix (lines[i], "0::"))
-          rel = g_strdup (lines[i] + 3);
-    }
-  if (base == NULL || rel == NULL)
-    {
-      probe->cgroup_detail = g_strdup ("no cgroup v2 hierarchy (cgroup v1 only). Hint: boot with "
-                                       "systemd.unified_cgroup_hierarchy=1 and delegate a subtree "
-                                       "(systemd Delegate=yes) with the pids and memory controllers");
-      return;
-    }
-  dir = g_build_filename (base, rel, NULL);
-  {
-    g_autofree char *path = g_build_filename (dir, "cgroup.controllers", NULL);
-
-    if (!g_file_get_contents (path, &controllers, NULL, NULL))
-      controllers = g_strdup ("");
-  }
-  g_strstrip (controllers);
-  if (strstr (controllers, "pids") != NULL && strstr (controllers, "memory") != NULL
-      && access (dir, W_OK) == 0)
-    {
-      probe->cgroup2_delegated = TRUE;
-      probe->cgroup_detail = g_strdup_printf ("cgroup v2 subtree %s is delegated with the pids and "
-                                              "memory controllers, but this version of the backend "
-                                              "does not use it yet", dir);
-      return;
-    }
-  probe->cgroup_detail = g_strdup_printf (
-      "%s (cgroup %s, controllers: %s): the pids and memory controllers are not delegated to this "
-      "process%s. Hint: boot with systemd.unified_cgroup_hierarchy=1 and delegate a subtree "
-      "(systemd Delegate=yes) with the pids and memory controllers",
-      strcmp (base, "/sys/fs/cgroup/unified") == 0 ? "hybrid hierarchy: controllers are on cgroup v1"
-                                                   : "cgroup v2",
-      dir, controllers[0] != '\0' ? controllers : "none",
-      access (dir, W_OK) != 0 ? " and the cgroup is not writable" : "");
+  probe->cgroup = host;
+  probe->cgroup_root_detail = sbx_cgroup_host_describe (host, TRUE);
+  probe->cgroup_user_detail = sbx_cgroup_host_describe (host, FALSE);
+  if (host->root)
+    probe->cgroup_direct = (host->v2_dir != NULL && host->v2_pids && host->v2_memory)
+                           || (host->v1_pids != NULL && host->v1_memory != NULL);
+  else
+    probe->cgroup_direct = host->v2_dir != NULL && host->v2_pids && host->v2_memory
+                           && host->v2_writable;
 }
 
 static char *
@@ -490,6 +450,22 @@ sbx_linux_probe_report (const SbxLinuxProbe    *probe,
                     probe->landlock_abi >= 6 ? SBX_ABI_REPORT_ENFORCED : SBX_ABI_REPORT_UNENFORCED,
                     probe->landlock_abi >= 6 ? "signals and abstract unix sockets scoped (ABI >= 6)"
                                              : "needs Landlock ABI >= 6 (Linux 6.12). Hint: a newer kernel");
+  /* Pathname unix sockets: Landlock controls connect()/sendmsg() to them
+   * only with LANDLOCK_ACCESS_FS_RESOLVE_UNIX (ABI 9).  Without it (this
+   * reference kernel: ABI 7) socket(AF_UNIX) is refused by seccomp unless
+   * the profile opens unix sockets; with it sbx does not scope them to the
+   * sandbox's HOME/TMPDIR yet, so they stay closed there as well. */
+  if (probe->landlock_abi >= 9)
+    detail = g_strdup_printf ("Landlock ABI %d has LANDLOCK_ACCESS_FS_RESOLVE_UNIX, but sbx does not scope "
+                              "pathname sockets with it yet: unix sockets stay closed (socket(AF_UNIX) "
+                              "refused) unless the profile opens them", probe->landlock_abi);
+  else
+    detail = g_strdup_printf ("Landlock ABI %d cannot mediate connect() to pathname unix sockets "
+                              "(LANDLOCK_ACCESS_FS_RESOLVE_UNIX needs ABI 9): socket(AF_UNIX) is refused "
+                              "unless the profile opens unix sockets. Hint: a newer kernel",
+                              MAX (probe->landlock_abi, 0));
+  sbx_linux_report (reporter, "landlock-unix-sockets", SBX_ABI_REPORT_UNENFORCED, detail);
+  g_clear_pointer (&detail, g_free);
   if (probe->seccomp)
     sbx_linux_report (reporter, "seccomp", SBX_ABI_REPORT_ENFORCED, "a filter was loaded in a probe child");
   else
@@ -499,9 +475,20 @@ sbx_linux_probe_report (const SbxLinuxProbe    *probe,
       sbx_linux_report (reporter, "seccomp", SBX_ABI_REPORT_UNENFORCED, detail);
       g_clear_pointer (&detail, g_free);
     }
-  sbx_linux_report (reporter, "cgroup-v2",
-                    probe->cgroup2_delegated ? SBX_ABI_REPORT_VACUOUS : SBX_ABI_REPORT_UNENFORCED,
-                    probe->cgroup_detail);
+  sbx_linux_report (reporter, "cgroup",
+                    probe->cgroup_direct ? SBX_ABI_REPORT_ENFORCED : SBX_ABI_REPORT_UNENFORCED,
+                    probe->cgroup->root ? probe->cgroup_root_detail : probe->cgroup_user_detail);
+  sbx_linux_report (reporter, "cgroup-for-root",
+                    strncmp (probe->cgroup_root_detail, "none", 4) != 0 ? SBX_ABI_REPORT_ENFORCED
+                                                                       : SBX_ABI_REPORT_UNENFORCED,
+                    probe->cgroup_root_detail);
+  /* A scope from the systemd user manager is asked for only when a
+   * sandbox needs it, so here it is a possibility, not a measurement. */
+  sbx_linux_report (reporter, "cgroup-for-user",
+                    strncmp (probe->cgroup_user_detail, "none", 4) == 0 ? SBX_ABI_REPORT_UNENFORCED
+                    : g_str_has_prefix (probe->cgroup_user_detail, "a transient") ? SBX_ABI_REPORT_NARROWED
+                    : SBX_ABI_REPORT_ENFORCED,
+                    probe->cgroup_user_detail);
 
   switch (probe->init_mode)
     {

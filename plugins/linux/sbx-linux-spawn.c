@@ -104,6 +104,7 @@ static const char *const step_names[SBX_LINUX_STEP_LAST] = {
   [SBX_LINUX_STEP_EXEC] = "exec",
   [SBX_LINUX_STEP_INIT_PREPARE] = "init-prepare",
   [SBX_LINUX_STEP_EXEC_INIT] = "exec-init",
+  [SBX_LINUX_STEP_CGROUP] = "cgroup",
 };
 
 const char *
@@ -143,10 +144,11 @@ enum { ZYGOTE_NONE = 0, ZYGOTE_RUNNING, ZYGOTE_FAILED };
 
 struct _SbxLinuxChild
 {
-  int   rung;
-  pid_t pid;
-  int   pidfd;      /* our own reference; the host owns the one it was given */
-  int   exit_fd;    /* read end of the exit-record pipe */
+  int        rung;
+  pid_t      pid;
+  int        pidfd;      /* our own reference; the host owns the one it was given */
+  int        exit_fd;    /* read end of the exit-record pipe */
+  SbxCgroup *cgroup;     /* the sandbox's own cgroup, or NULL */
 };
 
 SbxLinuxZygote *
@@ -259,6 +261,8 @@ zygote_start (SbxLinuxSpec *spec)
   for (gsize k = 0; k < spec->mounts->n_ops; k++)
     if (spec->mounts->ops[k].kind == SBX_MOUNT_OP_MASK_FILE)
       z->ctx->needs_empty = 1;
+  if (spec->mask_proc)
+    z->ctx->needs_empty = 1;   /* the /proc masks use the empty file too */
   if (spec->netns)
     flags |= CLONE_NEWNET;
 
@@ -426,7 +430,7 @@ static gboolean
 request_is_valid (const SbxSpawnRequestV1 *request,
                   char                   **error_message)
 {
-  if (request == NULL || request->struct_size < offsetof (SbxSpawnRequestV1, reserved0))
+  if (request == NULL || request->struct_size < SBX_SPAWN_REQUEST_V1_MIN_SIZE)
     {
       *error_message = g_strdup ("spawn request is missing or too small");
       return FALSE;
@@ -565,6 +569,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   const SbxLinuxProbe *probe = spec->probe;
   g_autofree ChildCtx *ctx = NULL;
   g_autofree int *tmpfs_fds = NULL;
+  g_autoptr(SbxCgroup) cgroup = NULL;   /* destroyed on every failure path */
   int err_pipe[2] = { -1, -1 };
   int exit_pipe[2] = { -1, -1 };
   SbxLinuxSetupError rec;
@@ -602,6 +607,25 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
     for (gsize k = 0; k < spec->mounts->n_ops; k++)
       if (spec->mounts->ops[k].kind == SBX_MOUNT_OP_MASK_FILE)
         ctx->needs_empty = 1;
+  if (spec->mask_proc)
+    ctx->needs_empty = 1;   /* the /proc masks use the empty file too */
+  if (spec->cgroup_base != NULL)
+    {
+      g_autoptr(GError) cg_error = NULL;
+
+      /* The spec claims these limits: no cgroup, no spawn. */
+      cgroup = sbx_cgroup_new (spec->cgroup_base, spec->cgroup_max_pids, spec->cgroup_max_memory,
+                               &cg_error);
+      if (cgroup == NULL)
+        {
+          *error_message = g_strdup_printf ("%s: the sandbox's cgroup: %s",
+                                            spec->rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS
+                                                                                : SBX_LINUX_BACKEND_LANDLOCK,
+                                            cg_error->message);
+          return SBX_STATUS_FAILED;
+        }
+      ctx->n_cgroup_fds = sbx_cgroup_procs_fds (cgroup, ctx->cgroup_fds);
+    }
 
   stacks = stacks_new ();
   if (stacks == NULL)
@@ -737,6 +761,9 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   child->pid = pid;
   child->pidfd = own_pidfd;
   child->exit_fd = exit_pipe[0];
+  if (cgroup != NULL)
+    sbx_cgroup_close_procs (cgroup);
+  child->cgroup = g_steal_pointer (&cgroup);
 
   result->containment = spec->containment;
   result->pid = pid;
@@ -853,6 +880,20 @@ sbx_linux_finish (SbxLinuxChild *child,
                                         (unsigned) wait_status);
     }
 
+  /* Whatever the rung, the cgroup holds every process the sandbox ever
+   * started: kill what is left, prove it empty, remove it. */
+  if (child->cgroup != NULL)
+    {
+      g_autoptr(GError) cg_error = NULL;
+
+      if (!sbx_cgroup_destroy (child->cgroup, &cg_error))
+        {
+          status = SBX_STATUS_FAILED;
+          g_free (*error_message);
+          *error_message = g_strdup_printf ("linux: %s", cg_error->message);
+        }
+      sbx_cgroup_free (child->cgroup);
+    }
   if (child->pidfd >= 0)
     close (child->pidfd);
   close (child->exit_fd);

@@ -50,7 +50,7 @@ policy_validate (const SbxPolicyV1  *policy,
   guint32 i;
 
   *status = SBX_STATUS_INVALID;
-  if (policy == NULL || policy->struct_size < offsetof (SbxPolicyV1, state_dir) + sizeof (const char *))
+  if (policy == NULL || policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                            "policy: missing or smaller than SbxPolicyV1");
@@ -73,7 +73,7 @@ policy_validate (const SbxPolicyV1  *policy,
     {
       const SbxFsRuleV1 *r = &policy->fs_rules[i];
 
-      if (r->struct_size < sizeof (SbxFsRuleV1))
+      if (r->struct_size < SBX_FS_RULE_V1_MIN_SIZE)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                        "policy: rule %u: struct_size %u is too small", i, r->struct_size);
@@ -116,7 +116,7 @@ policy_validate (const SbxPolicyV1  *policy,
           return FALSE;
         }
     }
-  if (policy->net == NULL || policy->net->struct_size < sizeof (SbxNetPolicyV1))
+  if (policy->net == NULL || policy->net->struct_size < SBX_NET_POLICY_V1_MIN_SIZE)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                            "policy: network policy missing or too small");
@@ -140,7 +140,7 @@ policy_validate (const SbxPolicyV1  *policy,
                    "policy: unknown network mode %u", policy->net->mode);
       return FALSE;
     }
-  if (policy->limits != NULL && policy->limits->struct_size < sizeof (SbxLimitsV1))
+  if (policy->limits != NULL && policy->limits->struct_size < SBX_LIMITS_V1_MIN_SIZE)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                            "policy: limits smaller than SbxLimitsV1");
@@ -228,7 +228,13 @@ spec_add_rlimit (SbxLinuxSpec *spec,
   rl->limit.rlim_max = (rlim_t) value;
 }
 
-static void
+/* The limits of @policy.  Sandbox-wide ones come from a cgroup per sandbox
+ * (sbx-linux-cgroup.c) whenever the host offers one to this caller, root
+ * included; otherwise rlimits are the fallback and the report says how far
+ * they reach.  Returns TRUE when the resource-limits guarantee holds: both a
+ * process and a memory limit were asked for and both bound the whole
+ * sandbox. */
+static gboolean
 compile_limits (SbxLinuxSpec           *spec,
                 const SbxPolicyV1      *policy,
                 const SbxLinuxReporter *reporter)
@@ -236,6 +242,9 @@ compile_limits (SbxLinuxSpec           *spec,
   const SbxLimitsV1 *limits = policy->limits;
   g_autoptr(GString) summary = g_string_new (NULL);
   gboolean root = geteuid () == 0;
+  const SbxCgroupBase *base = NULL;
+  const char *cgv = NULL;
+  gboolean cg = FALSE;
 
   /* No core file leaves the sandbox (a host core_pattern helper would run
    * outside it with the target's memory). */
@@ -246,50 +255,97 @@ compile_limits (SbxLinuxSpec           *spec,
       || (limits->max_processes == 0 && limits->max_memory_bytes == 0 && limits->max_open_files == 0))
     {
       report (reporter, "resource-limits", SBX_ABI_REPORT_UNENFORCED, "no limits requested");
-      return;
+      return FALSE;
+    }
+
+  if (limits->max_processes > 0 || limits->max_memory_bytes > 0)
+    {
+      base = sbx_cgroup_base_get ();
+      cg = base->mode != SBX_CGROUP_NONE;
+    }
+  if (cg)
+    {
+      guint reaped = sbx_cgroup_base_reap_stale (base);
+
+      cgv = base->mode == SBX_CGROUP_V2 ? "cgroup v2" : "cgroup v1";
+      spec->cgroup_base = base;
+      /* The limit is the command's: the sandbox's own PID 1 (sbx-init) is
+       * one more task in the cgroup, so a limit of N leaves N tasks to the
+       * command and a limit of 1 still lets it start. */
+      spec->cgroup_max_pids = limits->max_processes > 0 ? limits->max_processes + 1 : 0;
+      spec->cgroup_max_memory = limits->max_memory_bytes;
+      if (reaped > 0)
+        reportf (reporter, "cgroup-leftovers", SBX_ABI_REPORT_ENFORCED,
+                 "removed %u cgroups that supervisors which are gone left behind", reaped);
     }
 
   if (limits->max_processes > 0)
     {
-      if (spec->rung == SBX_LINUX_RUNG_USERNS && !root)
+      if (cg)
+        {
+          reportf (reporter, "process-limit", SBX_ABI_REPORT_ENFORCED,
+                   "at most %" G_GUINT64_FORMAT " tasks of the command in the whole sandbox (%s "
+                   "pids.max %" G_GUINT64_FORMAT ", read back: sbx-init is the one more; threads "
+                   "count as tasks; %s)",
+                   limits->max_processes, cgv, limits->max_processes + 1, base->mechanism);
+          g_string_append_printf (summary, "processes: %" G_GUINT64_FORMAT " sandbox-wide (%s pids); ",
+                                  limits->max_processes, cgv);
+        }
+      else if (spec->rung == SBX_LINUX_RUNG_USERNS && !root)
         {
           /* Since Linux 5.14 RLIMIT_NPROC counts the tasks of a uid per user
            * namespace: in the fresh namespace it counts the sandbox only. */
-          spec_add_rlimit (spec, RLIMIT_NPROC, limits->max_processes);
+          /* +1: sbx-init, the namespace's PID 1, runs as the same uid and
+           * counts; the limit is the command's. */
+          spec_add_rlimit (spec, RLIMIT_NPROC, limits->max_processes + 1);
           reportf (reporter, "process-limit", SBX_ABI_REPORT_ENFORCED,
-                   "at most %" G_GUINT64_FORMAT " processes (RLIMIT_NPROC counts per user namespace: "
-                   "the sandboxes of this executor share one, the caller's other processes do not "
-                   "count)", limits->max_processes);
-          g_string_append_printf (summary, "processes: %" G_GUINT64_FORMAT " sandbox-wide; ",
+                   "at most %" G_GUINT64_FORMAT " processes (rlimit fallback: RLIMIT_NPROC counts per "
+                   "user namespace: the sandboxes of this executor share one, the caller's other "
+                   "processes do not count)", limits->max_processes);
+          g_string_append_printf (summary, "processes: %" G_GUINT64_FORMAT " per executor (RLIMIT_NPROC); ",
                                   limits->max_processes);
         }
       else if (spec->rung == SBX_LINUX_RUNG_USERNS)
         {
           reportf (reporter, "process-limit", SBX_ABI_REPORT_UNENFORCED,
-                   "not enforced: the kernel exempts uid 0 from RLIMIT_NPROC and no cgroup v2 "
-                   "subtree is delegated. Hint: run sbx as an unprivileged user, or delegate a "
-                   "cgroup v2 subtree with the pids controller");
+                   "not enforced: the kernel exempts uid 0 from RLIMIT_NPROC and no cgroup can be "
+                   "used (%s)", base->failure);
           g_string_append (summary, "processes: unenforced (uid 0); ");
         }
       else
         {
           reportf (reporter, "process-limit", SBX_ABI_REPORT_UNENFORCED,
                    "not enforced: without a user namespace RLIMIT_NPROC would count every process "
-                   "of the user, not the sandbox, and no cgroup v2 subtree is delegated. Hint: "
-                   "delegate a cgroup v2 subtree with the pids controller");
+                   "of the user, not the sandbox, and no cgroup can be used (%s)", base->failure);
           g_string_append (summary, "processes: unenforced; ");
         }
     }
   if (limits->max_memory_bytes > 0)
     {
+      /* Per process too, so one process over the limit fails its
+       * allocation instead of being killed by the cgroup's OOM killer. */
       spec_add_rlimit (spec, RLIMIT_DATA, limits->max_memory_bytes);
-      reportf (reporter, "memory-limit", SBX_ABI_REPORT_UNENFORCED,
-               "not sandbox-wide: each process is capped at %" G_GUINT64_FORMAT " bytes of data "
-               "(RLIMIT_DATA), but the sandbox as a whole is not (no delegated cgroup v2 memory "
-               "controller). Hint: delegate a cgroup v2 subtree with the memory controller",
-               limits->max_memory_bytes);
-      g_string_append_printf (summary, "memory: %" G_GUINT64_FORMAT " bytes per process only; ",
-                              limits->max_memory_bytes);
+      if (cg)
+        {
+          reportf (reporter, "memory-limit", SBX_ABI_REPORT_ENFORCED,
+                   "at most %" G_GUINT64_FORMAT " bytes for the whole sandbox (%s %s, read back; "
+                   "the kernel kills a process of the sandbox when it is reached), and each process "
+                   "at most as much data (RLIMIT_DATA); %s", limits->max_memory_bytes, cgv,
+                   base->mode == SBX_CGROUP_V2 ? "memory.max with memory.swap.max=0"
+                   : base->memsw ? "memory.limit_in_bytes and memory.memsw.limit_in_bytes"
+                   : "memory.limit_in_bytes", base->mechanism);
+          g_string_append_printf (summary, "memory: %" G_GUINT64_FORMAT " bytes sandbox-wide (%s memory); ",
+                                  limits->max_memory_bytes, cgv);
+        }
+      else
+        {
+          reportf (reporter, "memory-limit", SBX_ABI_REPORT_UNENFORCED,
+                   "not sandbox-wide (rlimit fallback): each process is capped at %" G_GUINT64_FORMAT
+                   " bytes of data (RLIMIT_DATA), but the sandbox as a whole is not: %s",
+                   limits->max_memory_bytes, base->failure);
+          g_string_append_printf (summary, "memory: %" G_GUINT64_FORMAT " bytes per process only; ",
+                                  limits->max_memory_bytes);
+        }
     }
   if (limits->max_open_files > 0)
     {
@@ -302,9 +358,19 @@ compile_limits (SbxLinuxSpec           *spec,
     }
   if (summary->len >= 2)
     g_string_truncate (summary, summary->len - 2);
+  if (cg && limits->max_processes > 0 && limits->max_memory_bytes > 0)
+    {
+      reportf (reporter, "resource-limits", SBX_ABI_REPORT_ENFORCED,
+               "processes and memory are bounded for the whole sandbox: %s", summary->str);
+      return TRUE;
+    }
   reportf (reporter, "resource-limits", SBX_ABI_REPORT_UNENFORCED,
-           "the resource-limits guarantee needs sandbox-wide limits (cgroup v2); enforced here: %s",
+           "the resource-limits guarantee needs both a process and a memory limit for the whole "
+           "sandbox (a cgroup); %s%s%s; enforced here: %s",
+           cg ? "one of them was not asked for" : "rlimit fallback, no cgroup can be used",
+           !cg && base != NULL ? ": " : "", !cg && base != NULL ? base->failure : "",
            summary->str);
+  return FALSE;
 }
 
 static char *
@@ -405,7 +471,7 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
   uint32_t landlock_bits = 0, seccomp_bits = 0;
   uint64_t bits = SBX_ABI_GUARANTEE_ENV_SCRUB;
   gboolean write_restricted, read_restricted, net_deny, level_full = TRUE;
-  gboolean deny_unix;
+  gboolean deny_unix, allow_unix;
   g_autoptr(GHashTable) held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   ModuleReporter module = { reporter, held };
   SbxLinuxReporter module_reporter = { module_report, &module };
@@ -474,6 +540,36 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
       spec->zygote = spec->transient ? NULL : sbx_linux_zygote_new ();
     }
 
+  /* Issue 16 §7: a root caller's sandbox runs as host uid 0, so the
+   * root-only kernel files of the fresh /proc that rung 1 adds to the view
+   * are masked.  For any other caller the kernel's own checks keep them
+   * from the sandbox already. */
+  if (geteuid () == 0)
+    {
+      if (rung == SBX_LINUX_RUNG_USERNS)
+        {
+          spec->mask_proc = TRUE;
+          reportf (reporter, "proc-masked", SBX_ABI_REPORT_ENFORCED,
+                   "uid 0 inside is host uid 0: root-only kernel files of the fresh /proc (keys, kmsg, "
+                   "kallsyms, timer_list, slabinfo, vmallocinfo, iomem, pagetypeinfo, ... and the acpi, "
+                   "scsi, asound, driver directories) are masked; /proc is read-only");
+        }
+      else if (sbx_linux_resolve (policy->fs_rules, policy->n_fs_rules, "/proc/keys", FALSE) & SBX_FS_READ)
+        /* Rung 2 shows the host /proc only where the profile itself lets
+         * the host be read: then these files are part of what it granted.
+         * Denying them would carve /proc (Landlock can only add allows), and
+         * every process started later, the target included, would lose
+         * its /proc/PID (/proc/self, /dev/fd). */
+        reportf (reporter, "proc-masked", SBX_ABI_REPORT_UNENFORCED,
+                 "the target runs as uid 0 and the profile lets it read the host /proc: root-only kernel "
+                 "files (keys, kmsg, timer_list, slabinfo, ...) are readable as the profile says; Landlock "
+                 "could only deny them by cutting later processes off /proc/PID. Hint: deny host read, or "
+                 "use the linux-userns backend (its /proc is masked)");
+      else
+        reportf (reporter, "proc-masked", SBX_ABI_REPORT_VACUOUS,
+                 "the target runs as uid 0, but the profile does not let it read /proc");
+    }
+
   /* Landlock (lsm's plan): the filesystem boundary at rung 2, defense in
    * depth on top of the mount view at rung 1. */
   if (probe->landlock_abi >= 1)
@@ -503,9 +599,24 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
                g_strerror (probe->landlock_errno));
     }
 
-  deny_unix = rung == SBX_LINUX_RUNG_LANDLOCK
-              || (spec->mounts != NULL && spec->mounts->root_is_host)
-              || (!net_deny && !(landlock_bits & SBX_LANDLOCK_ENFORCES_SCOPE));
+  /* Unix sockets are closed on both rungs unless the profile opened them:
+   * a host daemon's pathname socket inside any root (the workspace, a
+   * read-only root) accepts a connection that needs no write access to the
+   * mount, and Landlock below ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX) cannot
+   * mediate connect().  Where Landlock has that right, sockets under the
+   * sandbox's own HOME and TMPDIR could be allowed; that is not built yet,
+   * so they stay closed there too (reported). */
+  allow_unix = (policy->flags & SBX_POLICY_UNIX_SOCKETS) != 0;
+  deny_unix = !allow_unix;
+  if (allow_unix)
+    {
+      module_report (&module, "network-boundary", SBX_ABI_REPORT_NARROWED,
+                     "except unix sockets, which the profile allows: a daemon's pathname socket under "
+                     "the roots is reachable and may relay anywhere");
+      module_report (&module, "process-boundary", SBX_ABI_REPORT_NARROWED,
+                     "except unix sockets, which the profile allows: a host process listening on a "
+                     "pathname socket under the roots is reachable");
+    }
   if (probe->seccomp)
     {
       SbxSeccompOptions options = { 0 };
@@ -514,7 +625,7 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
       options.rung = rung;
       options.net_mode = policy->net->mode;
       options.landlock_abi = spec->landlock != NULL ? probe->landlock_abi : 0;
-      options.deny_unix_sockets = deny_unix;
+      options.allow_unix_sockets = allow_unix;
       spec->seccomp = sbx_seccomp_program_new (&options, &module_reporter, &local_error);
       if (spec->seccomp == NULL)
         {
@@ -532,7 +643,8 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
                g_strerror (probe->seccomp_errno));
     }
 
-  compile_limits (spec, policy, reporter);
+  if (compile_limits (spec, policy, reporter))
+    bits |= SBX_ABI_GUARANTEE_RESOURCE_LIMITS;
   report (reporter, "env-scrub", SBX_ABI_REPORT_ENFORCED,
           "the target gets exactly the environment the core built, nothing inherited");
   report (reporter, "capabilities", SBX_ABI_REPORT_ENFORCED,
@@ -674,9 +786,21 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
     }
 
   if (deny_unix && (seccomp_bits & SBX_SECCOMP_ENFORCES_UNIX_DENIED))
-    report (reporter, "unix-sockets", SBX_ABI_REPORT_NARROWED,
-            "socket(AF_UNIX) is refused (socketpair works): host sockets are reachable by path "
-            "or abstract name here, and Landlock cannot mediate connect()");
+    ;   /* the seccomp module reported "unix-sockets: narrowed" with the reason */
+  else if (allow_unix)
+    {
+      reportf (reporter, "unix-sockets", SBX_ABI_REPORT_UNENFORCED,
+               "the profile allows unix sockets: every pathname socket under the roots the sandbox can "
+               "see (workspace%s and every --read/--write root, read-only ones included) is reachable, "
+               "and a daemon listening there (tmux, ssh, gpg-agent, an editor) may run commands outside "
+               "the sandbox%s",
+               rung == SBX_LINUX_RUNG_LANDLOCK ? ", the host paths Landlock lets it resolve" : "",
+               rung == SBX_LINUX_RUNG_LANDLOCK && !(landlock_bits & SBX_LANDLOCK_ENFORCES_SCOPE)
+               ? "; abstract sockets of the host too (no Landlock scoping)"
+               : (rung == SBX_LINUX_RUNG_LANDLOCK ? "; abstract sockets are scoped by Landlock"
+                                                   : "; abstract sockets stay in the sandbox's network "
+                                                     "namespace when the network is denied"));
+    }
   else if (deny_unix)
     {
       /* A reachable D-Bus, tmux or docker socket runs anything outside the

@@ -10,10 +10,14 @@
 #include <stdint.h>
 #include <linux/filter.h>
 
+#include "sbx-seccomp.h"
+
 struct _SbxSeccompProgram
 {
   struct sock_filter *filter;
   unsigned short      len;
   uint32_t            enforces;
   char               *arches;
+  SbxSeccompRule     *rules;     /* the rule table the filter was built from (parent side only) */
+  size_t              n_rules;
 };

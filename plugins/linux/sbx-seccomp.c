@@ -84,6 +84,7 @@ sbx_seccomp_program_free (SbxSeccompProgram *program)
     return;
   g_free (program->filter);
   g_free (program->arches);
+  g_free (program->rules);
   g_free (program);
 }
 
@@ -104,6 +105,16 @@ sbx_seccomp_program_filter (const SbxSeccompProgram *program,
   return program->filter;
 }
 
+const SbxSeccompRule *
+sbx_seccomp_program_rules (const SbxSeccompProgram *program,
+                           size_t                  *n_rules)
+{
+  g_return_val_if_fail (program != NULL, NULL);
+  if (n_rules != NULL)
+    *n_rules = program->n_rules;
+  return program->rules;
+}
+
 const char *
 sbx_seccomp_program_arches (const SbxSeccompProgram *program)
 {
@@ -115,11 +126,15 @@ sbx_seccomp_program_arches (const SbxSeccompProgram *program)
 /* Rule helpers                                                               */
 /* ------------------------------------------------------------------------- */
 
+static const char *arch_name (uint32_t token);
+
 typedef struct
 {
   scmp_filter_ctx ctx;
   uint32_t        arch;          /* the one libseccomp architecture of ctx */
-  int             socket_errno;  /* 0, or one errno for every socket() denial (see below) */
+  GArray         *record;        /* SbxSeccompRule, or NULL: the first pass records every rule it
+                                  * adds, whether or not this architecture has the call */
+  GPtrArray      *refused_mux;   /* names of the multiplexers refused whole in ctx */
   GError        **error;
   gboolean        failed;
 } Rules;
@@ -131,12 +146,40 @@ rule_fail (Rules *r, int rc, const char *name)
     return;
   r->failed = TRUE;
   g_set_error (r->error, G_IO_ERROR, g_io_error_from_errno (-rc),
-               "seccomp_rule_add (%s): %s", name, g_strerror (-rc));
+               "seccomp_rule_add (%s, %s): %s", name, arch_name (r->arch), g_strerror (-rc));
 }
 
-/* Deny @name with @err, under up to three argument comparisons.  A system
- * call this architecture set lacks entirely (libseccomp knows no number for
- * any of them) is skipped; every other failure fails the program. */
+/* The multiplexer through which @arch reaches @name, when @name has no
+ * number of its own there (i386: socket() through socketcall(2), shmget()
+ * through ipc(2)); NULL when the call is direct. */
+static char *
+multiplexer_of (uint32_t arch, const char *name)
+{
+  int nr = seccomp_syscall_resolve_name_arch (arch, name);
+  int mux;
+
+  if (nr >= 0 || nr == __NR_SCMP_ERROR)
+    return NULL;
+  mux = seccomp_syscall_resolve_name_rewrite (arch, name);
+  if (mux < 0)
+    return NULL;
+  return seccomp_syscall_resolve_num_arch (arch, mux);
+}
+
+/* Deny @name with @err, under up to three argument comparisons, on the
+ * architecture of @r's context.  The one rule class this must make
+ * impossible is a rule that holds on one entry path only:
+ *  - a call this architecture lacks entirely (libseccomp knows no number
+ *    for it: vm86 on x86_64) is skipped, since there is no path to cover;
+ *  - a call this architecture also reaches through a multiplexer whose
+ *    arguments lie in memory (libseccomp gives it a negative pseudo number:
+ *    socket() on i386, reached by the direct call and by socketcall(2)) is
+ *    added (libseccomp emits the direct call's rule with every argument
+ *    test) only when that multiplexer is refused whole in this context
+ *    (refuse_multiplexer(), which runs first); otherwise the program fails
+ *    to build.  Skipping such a call, as an earlier version did by taking
+ *    every negative number for "absent", left i386 socket() unfiltered.
+ * Every other failure fails the program. */
 static void
 deny (Rules *r, int err, const char *name, unsigned int n, const struct scmp_arg_cmp *cmp)
 {
@@ -144,10 +187,36 @@ deny (Rules *r, int err, const char *name, unsigned int n, const struct scmp_arg
 
   if (r->failed)
     return;
-  if (seccomp_syscall_resolve_name_arch (r->arch, name) < 0)
+  if (r->record != NULL)
+    {
+      SbxSeccompRule rule = { 0 };
+
+      rule.name = name;
+      rule.err = err;
+      rule.n_args = MIN (n, G_N_ELEMENTS (rule.args));
+      for (guint i = 0; i < rule.n_args; i++)
+        {
+          rule.args[i].arg = cmp[i].arg;
+          rule.args[i].op = cmp[i].op;
+          rule.args[i].mask = cmp[i].op == SCMP_CMP_MASKED_EQ ? cmp[i].datum_a : 0;
+          rule.args[i].value = cmp[i].op == SCMP_CMP_MASKED_EQ ? cmp[i].datum_b : cmp[i].datum_a;
+        }
+      g_array_append_val (r->record, rule);
+    }
+  if (seccomp_syscall_resolve_name_arch (r->arch, name) == __NR_SCMP_ERROR)
     return;   /* does not exist on this architecture (e.g. vm86 on x86_64) */
-  if (r->socket_errno != 0 && strcmp (name, "socket") == 0)
-    err = r->socket_errno;
+  {
+    g_autofree char *mux = multiplexer_of (r->arch, name);
+
+    if (mux != NULL && !g_ptr_array_find_with_equal_func (r->refused_mux, mux, g_str_equal, NULL))
+      {
+        r->failed = TRUE;
+        g_set_error (r->error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                     "seccomp rule for %s on %s: the call is also reached through %s(2), which is not "
+                     "refused; the rule would hold on one entry path only", name, arch_name (r->arch), mux);
+        return;
+      }
+  }
   nr = seccomp_syscall_resolve_name (name);
   if (nr == __NR_SCMP_ERROR)
     {
@@ -157,6 +226,37 @@ deny (Rules *r, int err, const char *name, unsigned int n, const struct scmp_arg
   rc = seccomp_rule_add_array (r->ctx, SCMP_ACT_ERRNO (err), nr, n, cmp);
   if (rc < 0)
     rule_fail (r, rc, name);
+}
+
+/* Refuse the multiplexer @name as a whole with @err (on the architectures
+ * that have it; elsewhere it is a pseudo number and nothing to do).  Must
+ * run before any rule on a call it multiplexes: libseccomp would otherwise
+ * turn each such rule into a multiplexer rule without its argument tests. */
+static void
+refuse_multiplexer (Rules *r, int err, const char *name)
+{
+  int rc;
+
+  if (r->failed)
+    return;
+  if (r->record != NULL)
+    {
+      SbxSeccompRule rule = { 0 };
+
+      rule.name = name;
+      rule.err = err;
+      rule.multiplexer = TRUE;
+      g_array_append_val (r->record, rule);
+    }
+  if (seccomp_syscall_resolve_name_arch (r->arch, name) < 0)
+    return;
+  rc = seccomp_rule_add (r->ctx, SCMP_ACT_ERRNO (err), seccomp_syscall_resolve_name (name), 0);
+  if (rc < 0)
+    {
+      rule_fail (r, rc, name);
+      return;
+    }
+  g_ptr_array_add (r->refused_mux, (gpointer) name);
 }
 
 #define DENY0(r, err, name) deny ((r), (err), (name), 0, NULL)
@@ -302,18 +402,105 @@ add_device_rules (Rules *r)
   DENY_ARGS (r, EPERM, "ioctl", ARG32_EQ (1, TIOCLINUX));
 }
 
+/* Set-user-ID and set-group-ID bits.  A file the sandbox marks set-id runs
+ * with its owner's (a root caller's: uid 0's) privileges for anyone on the
+ * host who can reach it; nosuid protects only the sandbox's own mounts.  So
+ * no call that sets a mode may carry S_ISUID or S_ISGID, whatever the
+ * caller's uid, on both rungs:
+ *  - the chmod family: chmod, fchmod, fchmodat, fchmodat2 (mode argument);
+ *  - creating opens: open/openat with O_CREAT or O_TMPFILE, creat, and
+ *    mknod/mknodat (a regular file by mknod takes its mode bits too);
+ *  - openat2 passes mode and flags in struct open_how, in memory a filter
+ *    cannot read: refused with ENOSYS for every policy (callers fall back to
+ *    openat, as on kernels before 5.6).
+ * The kernel strips S_ISGID by itself only in some cases (a creator outside
+ * the file's group without CAP_FSETID), never S_ISUID; chown and writes
+ * clear both, which cannot add a bit.  mkdir is left alone: S_ISUID means
+ * nothing on a directory and S_ISGID there only picks the group of new
+ * entries (the kernel copies it from the parent regardless of the argument),
+ * neither runs anything with more privilege.  EPERM, what the kernel answers
+ * a caller not allowed to set the bit. */
+static const struct
+{
+  const char *name;
+  int         mode_arg;
+  int         flags_arg;   /* -1: the call always creates (or sets) */
+} setid_calls[] = {
+  { "chmod", 1, -1 },
+  { "fchmod", 1, -1 },
+  { "fchmodat", 2, -1 },
+  { "fchmodat2", 2, -1 },
+  { "mknod", 1, -1 },
+  { "mknodat", 2, -1 },
+  { "creat", 1, -1 },
+  { "open", 2, 1 },
+  { "openat", 3, 2 },
+};
+
+#ifndef __O_TMPFILE
+#define __O_TMPFILE (O_TMPFILE & ~O_DIRECTORY)
+#endif
+
+static void
+add_setid_rules (Rules *r)
+{
+  static const uint64_t bits[] = { S_ISUID, S_ISGID };
+  static const uint64_t creating[] = { O_CREAT, __O_TMPFILE };
+
+  DENY0 (r, ENOSYS, "openat2");
+  for (guint i = 0; i < G_N_ELEMENTS (setid_calls); i++)
+    for (guint b = 0; b < G_N_ELEMENTS (bits); b++)
+      {
+        if (setid_calls[i].flags_arg < 0)
+          {
+            DENY_ARGS (r, EPERM, setid_calls[i].name, ARG_BITS (setid_calls[i].mode_arg, bits[b], bits[b]));
+            continue;
+          }
+        for (guint c = 0; c < G_N_ELEMENTS (creating); c++)
+          DENY_ARGS (r, EPERM, setid_calls[i].name,
+                     ARG_BITS (setid_calls[i].flags_arg, creating[c], creating[c]),
+                     ARG_BITS (setid_calls[i].mode_arg, bits[b], bits[b]));
+      }
+}
+
+/* Rung 2 only: the host's SysV IPC namespace is shared (rung 1 has a
+ * private one).  A segment, queue or semaphore set of another process of the
+ * same user (mode 0600 is only a uid check) would be readable and writable.
+ * Every SysV call is refused; on i386 the ipc(2) multiplexer is refused
+ * whole with the same errno (build_context()).  POSIX shared memory
+ * (shm_open under /dev/shm) is a file: at rung 2 the host's /dev/shm is a
+ * path like any other, which Landlock's rules govern. */
+static const char *const sysv_calls[] = {
+  "shmget", "shmat", "shmdt", "shmctl",
+  "msgget", "msgsnd", "msgrcv", "msgctl",
+  "semget", "semop", "semtimedop", "semtimedop_time64", "semctl",
+};
+
+/* Rung 2 only: Landlock does not mediate inotify or fanotify marks, which
+ * need only read permission on the inode by mode: a watch on a directory
+ * the target may not list reports the names of files the host creates and
+ * opens there.  The queues' creation is refused with ENOSYS, as on a kernel
+ * without them (GLib, tail and editors fall back to polling), the marks with
+ * EPERM (a queue cannot reach the sandbox from outside; defense in depth). */
+static const Denied fs_watch_calls[] = {
+  { "inotify_init", ENOSYS },
+  { "inotify_init1", ENOSYS },
+  { "inotify_add_watch", EPERM },
+  { "fanotify_init", ENOSYS },
+  { "fanotify_mark", EPERM },
+};
+
 static void
 add_truncate_rules (Rules *r)
 {
   /* Landlock ABI < 3 cannot mediate truncation (LANDLOCK_ACCESS_FS_TRUNCATE
    * is ABI 3): truncate(2) by path, and open with O_TRUNC but without write
    * access (O_RDONLY or the ioctl-only access mode 3), would let a read-only
-   * file be emptied.  openat2 passes its flags in memory: ENOSYS, glibc and
-   * others fall back to openat.  ftruncate needs a descriptor opened for
-   * writing, which Landlock already checked. */
+   * file be emptied.  openat2, whose flags lie in memory, is refused for
+   * every policy (add_setid_rules()).  ftruncate needs a descriptor opened
+   * for writing, which Landlock already checked. */
   DENY0 (r, EPERM, "truncate");
   DENY0 (r, EPERM, "truncate64");
-  DENY0 (r, ENOSYS, "openat2");
   DENY_ARGS (r, EPERM, "open", ARG_BITS (1, O_ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC));
   DENY_ARGS (r, EPERM, "open", ARG_BITS (1, O_ACCMODE | O_TRUNC, O_ACCMODE | O_TRUNC));
   DENY_ARGS (r, EPERM, "openat", ARG_BITS (2, O_ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC));
@@ -354,15 +541,15 @@ add_socket_rules (Rules *r, const SbxSeccompOptions *options, uint32_t *enforces
    * drivers. */
   DENY_ARGS (r, EPROTONOSUPPORT, "socket", ARG32_EQ (0, AF_NETLINK), SCMP_A2 (SCMP_CMP_GE, 1));
 
-  /* Unix sockets at rung 2: Landlock (ABI <= 7) does not mediate connect()
-   * to a pathname socket, so the session bus (/run/user/UID/bus), systemd or
-   * docker's socket would be an escape.  socket(AF_UNIX) is refused;
-   * socketpair() (anonymous, no path) stays.  At rung 1 the mount view holds
-   * only the policy's paths, and the private network namespace has its own
-   * abstract socket namespace; the glue asks for the deny there too when the
-   * host root is visible or the network is the host's without Landlock
-   * scoping. */
-  if (options->rung == 2 || options->deny_unix_sockets)
+  /* Unix sockets, both rungs: connecting to a pathname socket needs only
+   * write permission on the socket inode, which a read-only mount does not
+   * remove, and Landlock (ABI <= 7) does not mediate connect().  A host
+   * daemon listening inside any root (tmux, ssh ControlMaster, gpg-agent,
+   * an editor, the session bus at rung 2) would run code outside the
+   * sandbox.  socket(AF_UNIX) is refused; socketpair() (anonymous, no path)
+   * stays.  Only a policy that opened unix sockets explicitly
+   * (SBX_POLICY_UNIX_SOCKETS) keeps them. */
+  if (!options->allow_unix_sockets)
     {
       DENY_ARGS (r, EACCES, "socket", ARG32_EQ (0, AF_UNIX));
       *enforces |= SBX_SECCOMP_ENFORCES_UNIX_DENIED;
@@ -610,7 +797,7 @@ arch_name (uint32_t token)
 static gboolean
 build_context (Rules                   *r,
                uint32_t                 arch,
-               int                      socket_errno,
+               GArray                  *record,
                const SbxSeccompOptions *options,
                uint32_t                *enforces,
                GError                 **error)
@@ -619,7 +806,8 @@ build_context (Rules                   *r,
 
   r->ctx = seccomp_init (SCMP_ACT_ALLOW);
   r->arch = arch;
-  r->socket_errno = socket_errno;
+  r->record = record;
+  r->refused_mux = g_ptr_array_new ();
   r->error = error;
   if (r->ctx == NULL)
     {
@@ -643,16 +831,45 @@ build_context (Rules                   *r,
       return FALSE;
     }
 
+  /* Every rule below is added to every architecture's context by the same
+   * code, and deny() refuses to add one that a multiplexer would bypass.
+   * The multiplexers come first (see refuse_multiplexer()):
+   *  - socketcall(2) (i386): its arguments are in memory, so the family and
+   *    type of a socket cannot be checked there.  Refused with ENOSYS on
+   *    both rungs; the direct socket calls (Linux 4.3+), which the filter
+   *    inspects like the native ones, stay.  musl and glibc built for
+   *    kernels >= 4.3 use them; an i386 glibc built for older kernels loses
+   *    sockets (reported as compat-sockets);
+   *  - ipc(2) (i386): every SysV call goes through it on older i386 libcs;
+   *    at rung 2, where SysV IPC is refused, it is refused whole with the
+   *    same errno.  At rung 1 (a private IPC namespace) no SysV rule exists
+   *    and ipc(2) stays. */
+  refuse_multiplexer (r, ENOSYS, "socketcall");
+  if (options->rung == 2)
+    refuse_multiplexer (r, EPERM, "ipc");
+
   for (guint i = 0; i < G_N_ELEMENTS (unconditional); i++)
     DENY0 (r, unconditional[i].err, unconditional[i].name);
   add_namespace_rules (r);
   add_device_rules (r);
+  add_setid_rules (r);
+  *enforces |= SBX_SECCOMP_ENFORCES_SETID_DENIED;
   if (options->landlock_abi >= 1 && options->landlock_abi < 3)
     {
       add_truncate_rules (r);
       *enforces |= SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED;
     }
+  if (options->rung == 2)
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (sysv_calls); i++)
+        DENY0 (r, EPERM, sysv_calls[i]);
+      *enforces |= SBX_SECCOMP_ENFORCES_SYSV_IPC_DENIED;
+      for (guint i = 0; i < G_N_ELEMENTS (fs_watch_calls); i++)
+        DENY0 (r, fs_watch_calls[i].err, fs_watch_calls[i].name);
+      *enforces |= SBX_SECCOMP_ENFORCES_FS_WATCH_DENIED;
+    }
   add_socket_rules (r, options, enforces);
+  g_clear_pointer (&r->refused_mux, g_ptr_array_unref);
   return !r->failed;
 }
 
@@ -665,6 +882,7 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
   g_autoptr(GByteArray) exported = NULL;
   g_autoptr(GArray) prog = NULL;
   g_autoptr(GString) arches = NULL;
+  g_autoptr(GArray) rules = NULL;
   uint32_t native, compat = 0;
   uint32_t audit_arches[2];
   int personality_nrs[2];
@@ -709,14 +927,16 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
       return NULL;
     }
 
-  /* One context per architecture, merged before export.  On i386,
-   * libseccomp turns every socket() rule into the same socketcall(SYS_SOCKET)
-   * rule as well (socketcall passes its arguments in memory, so the family
-   * cannot be checked there); rules with different errnos then collide, so
-   * the compat context uses EACCES for every socket() denial. */
-  if (!build_context (&native_rules, native, 0, options, &enforces, error) ||
-      !build_context (&compat_rules, compat, EACCES, options, &enforces, error))
+  /* One context per architecture, built by the same code and merged before
+   * export; the first pass records the rules (sbx_seccomp_program_rules()).
+   * The same errno on every path: socketcall(2), which would merge socket()
+   * rules of different errnos, is refused before any of them. */
+  rules = g_array_new (FALSE, TRUE, sizeof (SbxSeccompRule));
+  if (!build_context (&native_rules, native, rules, options, &enforces, error) ||
+      !build_context (&compat_rules, compat, NULL, options, &enforces, error))
     {
+      g_clear_pointer (&native_rules.refused_mux, g_ptr_array_unref);
+      g_clear_pointer (&compat_rules.refused_mux, g_ptr_array_unref);
       if (native_rules.ctx != NULL)
         seccomp_release (native_rules.ctx);
       if (compat_rules.ctx != NULL)
@@ -762,6 +982,8 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
   program->len = (unsigned short) prog->len;
   program->filter = (struct sock_filter *) (void *) g_array_free (g_steal_pointer (&prog), FALSE);
   program->enforces = enforces;
+  program->n_rules = rules->len;
+  program->rules = (SbxSeccompRule *) (void *) g_array_free (g_steal_pointer (&rules), FALSE);
   arches = g_string_new (arch_name (native));
   g_string_append_printf (arches, ",%s", arch_name (compat));
   program->arches = g_strdup (arches->str);
@@ -771,8 +993,9 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
       g_strdup_printf ("architectures %s%s, unknown architectures killed; %u BPF instructions; denies new "
                        "namespaces, the mount family, keyrings, bpf, perf_event_open, userfaultfd, ptrace and "
                        "process_vm_*, io_uring, file handles, module/kexec/reboot/swap/acct/quota/ioport calls, "
-                       "TIOCSTI/TIOCLINUX, device mknod, personality flags that weaken hardening, and system "
-                       "calls newer than %d (ENOSYS)",
+                       "TIOCSTI/TIOCLINUX, device mknod, set-id mode bits, personality flags that weaken "
+                       "hardening, and system calls newer than %d (ENOSYS); every rule holds on every entry "
+                       "path (i386 socketcall refused whole)",
                        program->arches, native == SCMP_ARCH_X86_64 ? " (x32 killed)" : "",
                        program->len, first_unknown - 1);
 
@@ -781,15 +1004,35 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
   sbx_linux_report (reporter, "ptrace", SBX_ABI_REPORT_NARROWED,
                     "ptrace and process_vm_* return EPERM: debuggers and strace do not work inside the sandbox");
   sbx_linux_report (reporter, "socket-families", SBX_ABI_REPORT_NARROWED,
-                    "only unix, inet, inet6 and netlink-route sockets can be created");
+                    (enforces & SBX_SECCOMP_ENFORCES_UNIX_DENIED)
+                    ? "only inet, inet6 and netlink-route sockets can be created (unix: socketpair only)"
+                    : "only unix, inet, inet6 and netlink-route sockets can be created");
   if (native == SCMP_ARCH_X86_64)
     sbx_linux_report (reporter, "compat-sockets", SBX_ABI_REPORT_NARROWED,
-                      "32-bit x86 programs cannot create sockets through socketcall(2) (its arguments are "
-                      "in memory a filter cannot read)");
+                      "32-bit x86: socketcall(2) returns ENOSYS (its arguments are in memory a filter "
+                      "cannot read); the direct socket system calls are filtered like the native ones, so "
+                      "32-bit programs whose libc still uses socketcall cannot use sockets");
   if (enforces & SBX_SECCOMP_ENFORCES_UNIX_DENIED)
     sbx_linux_report (reporter, "unix-sockets", SBX_ABI_REPORT_NARROWED,
-                      "socket(AF_UNIX) returns EACCES, socketpair() works: Landlock cannot mediate connect() to "
-                      "pathname sockets such as the session bus");
+                      "socket(AF_UNIX) returns EACCES, socketpair() works: a host daemon's pathname socket "
+                      "inside any root, even a read-only one, would accept a connection, and Landlock below "
+                      "ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX) cannot mediate connect(). The profile member "
+                      "\"unix-sockets\": \"allow\" opens them");
+  sbx_linux_report (reporter, "set-id-files", SBX_ABI_REPORT_ENFORCED,
+                    "no file gets a set-user-ID or set-group-ID bit from inside (chmod family, creating "
+                    "open/openat/creat, mknod: EPERM; openat2: ENOSYS, its mode is in memory), whatever the "
+                    "caller's uid");
+  if (enforces & SBX_SECCOMP_ENFORCES_SYSV_IPC_DENIED)
+    sbx_linux_report (reporter, "sysv-ipc", SBX_ABI_REPORT_NARROWED,
+                      "no IPC namespace at rung 2: every SysV shared memory, message queue and semaphore call "
+                      "returns EPERM (ipc(2) too), so the host's segments of the same user stay out of reach; "
+                      "POSIX shared memory (shm_open) works where the filesystem rules allow /dev/shm, the "
+                      "host's at this rung");
+  if (enforces & SBX_SECCOMP_ENFORCES_FS_WATCH_DENIED)
+    sbx_linux_report (reporter, "fs-watch", SBX_ABI_REPORT_NARROWED,
+                      "inotify and fanotify are refused at rung 2 (queues: ENOSYS, marks: EPERM): Landlock "
+                      "does not mediate marks, which would report names in directories the target cannot "
+                      "list; file watchers fall back to polling");
   if (enforces & SBX_SECCOMP_ENFORCES_INET_DENIED)
     sbx_linux_report (reporter, "network-sockets", SBX_ABI_REPORT_ENFORCED,
                       "every AF_INET/AF_INET6 socket is refused (EACCES), UDP included");

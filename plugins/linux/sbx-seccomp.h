@@ -10,7 +10,7 @@
 
 #include <glib.h>
 #include <stdint.h>
-#include "sbx-plugin-abi.h"
+#include <sbx/sbx-plugin-abi.h>
 #include "sbx-linux-report.h"
 
 G_BEGIN_DECLS
@@ -24,10 +24,11 @@ typedef struct
    * cannot mediate truncation, so the filter denies truncate(2), openat2()
    * and open/openat/creat with O_TRUNC but without write access. */
   int      landlock_abi;
-  /* Added by lsm at linux's request.  Refuse socket(AF_UNIX) (EACCES;
-   * socketpair() stays) also at rung 1.  At rung 2 it is always refused,
-   * whatever this says. */
-  gboolean deny_unix_sockets;
+  /* socket(AF_UNIX) is refused (EACCES; socketpair() stays) on both rungs
+   * unless this is TRUE: a pathname socket inside any root, even a
+   * read-only one, reaches a host daemon.  TRUE only for a policy with
+   * SBX_POLICY_UNIX_SOCKETS (the profile opened them explicitly). */
+  gboolean allow_unix_sockets;
 } SbxSeccompOptions;
 
 /* What a program enforces (sbx_seccomp_program_enforces()). */
@@ -36,6 +37,29 @@ typedef struct
                                                           * raw, SCTP, MPTCP) */
 #define SBX_SECCOMP_ENFORCES_UNIX_DENIED      (1u << 2)  /* socket(AF_UNIX) denied (socketpair allowed) */
 #define SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED  (1u << 3)  /* truncate(2) and O_TRUNC without write denied */
+#define SBX_SECCOMP_ENFORCES_SETID_DENIED     (1u << 4)  /* no call sets S_ISUID/S_ISGID on a file */
+#define SBX_SECCOMP_ENFORCES_SYSV_IPC_DENIED  (1u << 5)  /* every SysV IPC call refused (rung 2) */
+#define SBX_SECCOMP_ENFORCES_FS_WATCH_DENIED  (1u << 6)  /* inotify and fanotify refused (rung 2) */
+
+/* One rule of the program, as added to every architecture's context: the
+ * system call (by name), the errno it returns and the argument comparisons
+ * (all must hold; op is an enum scmp_compare).  The multiplexers (i386's
+ * socketcall and ipc) that are refused as a whole come first, with
+ * n_args 0 and multiplexer TRUE.  Tests walk this list on every entry path. */
+typedef struct
+{
+  const char *name;
+  int         err;
+  gboolean    multiplexer;
+  guint       n_args;
+  struct
+  {
+    guint    arg;
+    int      op;
+    uint64_t mask;     /* SCMP_CMP_MASKED_EQ only */
+    uint64_t value;
+  } args[3];
+} SbxSeccompRule;
 
 typedef struct _SbxSeccompProgram SbxSeccompProgram;
 
@@ -50,6 +74,9 @@ uint32_t           sbx_seccomp_program_enforces (const SbxSeccompProgram *progra
  * diagnostics. */
 const void        *sbx_seccomp_program_filter  (const SbxSeccompProgram *program,
                                                 size_t                  *n_insns);
+/* Every rule of the program, in the order added (see SbxSeccompRule). */
+const SbxSeccompRule *sbx_seccomp_program_rules (const SbxSeccompProgram *program,
+                                                 size_t                  *n_rules);
 /* Comma-separated architectures the filter covers, e.g. "x86_64,x86". */
 const char        *sbx_seccomp_program_arches  (const SbxSeccompProgram *program);
 /* Child side: sets no_new_privs (idempotent) and loads the filter.  0 or

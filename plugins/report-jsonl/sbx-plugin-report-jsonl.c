@@ -12,7 +12,7 @@
  *
  * Plain C against sbx-plugin-abi.h only.
  */
-#include "sbx-plugin-abi.h"
+#include <sbx/sbx-plugin-abi.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Every entry point, declared through its ABI typedef (a signature that
+ * does not match the slot it fills cannot compile). */
+static SbxReporterOpenFunc jsonl_open;
+static SbxReporterEmitFunc jsonl_emit;
+static SbxReporterCloseFunc jsonl_close;
+static SbxPluginInitFunc jsonl_init;
+static SbxPluginFiniFunc jsonl_fini;
 
 typedef struct
 {
@@ -53,7 +61,7 @@ jsonl_init (const SbxHostV1 *host,
 {
   JsonlPlugin *plugin;
 
-  if (host == NULL || host->struct_size < sizeof (SbxHostV1))
+  if (host == NULL || host->struct_size < SBX_HOST_V1_MIN_SIZE)
     return SBX_STATUS_INVALID;
   plugin = calloc (1, sizeof *plugin);
   if (plugin == NULL)

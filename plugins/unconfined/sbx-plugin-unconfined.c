@@ -16,7 +16,7 @@
  *
  * Plain C against sbx-plugin-abi.h only.
  */
-#include "sbx-plugin-abi.h"
+#include <sbx/sbx-plugin-abi.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -31,6 +31,17 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Every entry point, declared through its ABI typedef (a signature that
+ * does not match the slot it fills cannot compile). */
+static SbxBackendProbeFunc unconfined_probe;
+static SbxBackendCompileFunc unconfined_compile;
+static SbxBackendSpawnFunc unconfined_spawn;
+static SbxBackendSignalFunc unconfined_signal;
+static SbxBackendFinishFunc unconfined_finish;
+static SbxBackendReleaseFunc unconfined_release;
+static SbxPluginInitFunc unconfined_init;
+static SbxPluginFiniFunc unconfined_fini;
 
 #define PLUGIN_DOMAIN "sbx-unconfined"
 /* How long finish() waits for the killed group to disappear. */
@@ -104,7 +115,7 @@ unconfined_init (const SbxHostV1 *host,
 {
   UnconfinedPlugin *plugin;
 
-  if (host == NULL || host->struct_size < sizeof (SbxHostV1))
+  if (host == NULL || host->struct_size < SBX_HOST_V1_MIN_SIZE)
     return SBX_STATUS_INVALID;
   plugin = calloc (1, sizeof *plugin);
   if (plugin == NULL)
@@ -145,7 +156,7 @@ unconfined_compile (void               *plugin_ctx,
   UnconfinedPlugin *plugin = plugin_ctx;
   UnconfinedSpec *spec;
 
-  if (policy == NULL || policy->struct_size < offsetof (SbxPolicyV1, flags) + sizeof (uint32_t))
+  if (policy == NULL || policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
     {
       fail (plugin, call, SBX_STATUS_INVALID, "unconfined: policy table too small");
       return SBX_STATUS_INVALID;
@@ -348,7 +359,7 @@ unconfined_spawn (void                    *plugin_ctx,
       fail (plugin, call, SBX_STATUS_INVALID, "unconfined: spawn with a foreign spec");
       return SBX_STATUS_INVALID;
     }
-  if (request == NULL || request->struct_size < sizeof (SbxSpawnRequestV1)
+  if (request == NULL || request->struct_size < SBX_SPAWN_REQUEST_V1_MIN_SIZE
       || request->argv == NULL || request->argv[0] == NULL || request->argv[0][0] == '\0'
       || request->envp == NULL || request->cwd == NULL || request->cwd[0] != '/')
     {

@@ -140,6 +140,22 @@ _Static_assert (offsetof (SbxPluginDescriptor, init) == 40, "SbxPluginDescriptor
 _Static_assert (offsetof (SbxPluginDescriptor, fini) == 48, "SbxPluginDescriptor.fini");
 _Static_assert (offsetof (SbxPluginDescriptor, extensions) == 56, "SbxPluginDescriptor.extensions");
 _Static_assert (SBX_PLUGIN_DESCRIPTOR_MIN_SIZE == 64, "descriptor minimum size");
+/* The minimum sizes are the first published layouts: they never change. */
+_Static_assert (SBX_HOST_V1_MIN_SIZE == 64, "SbxHostV1 minimum size");
+_Static_assert (SBX_FS_RULE_V1_MIN_SIZE == 32, "SbxFsRuleV1 minimum size");
+_Static_assert (SBX_NET_POLICY_V1_MIN_SIZE == 32, "SbxNetPolicyV1 minimum size");
+_Static_assert (SBX_LIMITS_V1_MIN_SIZE == 32, "SbxLimitsV1 minimum size");
+_Static_assert (SBX_POLICY_V1_MIN_SIZE == 80, "SbxPolicyV1 minimum size");
+_Static_assert (SBX_PROBE_RESULT_V1_MIN_SIZE == 24, "SbxProbeResultV1 minimum size");
+_Static_assert (SBX_COMPILE_RESULT_V1_MIN_SIZE == 16, "SbxCompileResultV1 minimum size");
+_Static_assert (SBX_SPAWN_REQUEST_V1_MIN_SIZE == 48, "SbxSpawnRequestV1 minimum size");
+_Static_assert (SBX_SPAWN_RESULT_V1_MIN_SIZE == 32, "SbxSpawnResultV1 minimum size");
+_Static_assert (SBX_EXIT_V1_MIN_SIZE == 16, "SbxExitV1 minimum size");
+_Static_assert (SBX_EGRESS_INFO_V1_MIN_SIZE == 24, "SbxEgressInfoV1 minimum size");
+_Static_assert (SBX_PLUGIN_EXTENSION_MIN_SIZE == 32, "SbxPluginExtension minimum size");
+_Static_assert (SBX_BACKEND_VTABLE_V1_MIN_SIZE == 56, "backend vtable: mandatory slots");
+_Static_assert (SBX_EGRESS_VTABLE_V1_MIN_SIZE == 48, "egress vtable: mandatory slots");
+_Static_assert (SBX_REPORTER_VTABLE_V1_MIN_SIZE == 32, "reporter vtable: mandatory slots");
 #else
 #error "the sbx plugin ABI is only defined for 64-bit targets"
 #endif
@@ -149,6 +165,65 @@ _Static_assert (SBX_HOST_FEATURE_EGRESS_V1 == 4u, "egress host feature");
 _Static_assert (SBX_HOST_FEATURES_KNOWN == 7u, "known host features");
 _Static_assert (SBX_ABI_GUARANTEE_TARGET_NETWORK == 128u, "guarantee bit order");
 _Static_assert (SBX_FS_ALL == (SBX_FS_READ | SBX_FS_EXEC | SBX_FS_WRITE), "fs axes");
+/* policy flags are ABI values: a backend built against an older header must
+ * see the same bits */
+_Static_assert (SBX_POLICY_UNCONFINED == 1u, "SBX_POLICY_UNCONFINED");
+_Static_assert (SBX_POLICY_UNIX_SOCKETS == 2u, "SBX_POLICY_UNIX_SOCKETS");
+
+/* Every slot has a function typedef, and each typedef's signature is frozen:
+ * the slot's type is exactly a pointer to its typedef, and the typedef is
+ * exactly the signature written out. */
+#define SLOT_IS(T, field, F) _Static_assert (_Generic (((T *) 0)->field, F *: 1, default: 0), #T "." #field)
+#define SIG_IS(F, ...) _Static_assert (_Generic ((F *) 0, __VA_ARGS__: 1, default: 0), #F " signature")
+SLOT_IS (SbxHostV1, set_error, SbxHostSetErrorFunc);
+SLOT_IS (SbxHostV1, report, SbxHostReportFunc);
+SLOT_IS (SbxHostV1, log, SbxHostLogFunc);
+SLOT_IS (SbxHostV1, alloc, SbxHostAllocFunc);
+SLOT_IS (SbxHostV1, release, SbxHostReleaseFunc);
+SLOT_IS (SbxBackendVTableV1, probe, SbxBackendProbeFunc);
+SLOT_IS (SbxBackendVTableV1, compile, SbxBackendCompileFunc);
+SLOT_IS (SbxBackendVTableV1, spawn, SbxBackendSpawnFunc);
+SLOT_IS (SbxBackendVTableV1, signal, SbxBackendSignalFunc);
+SLOT_IS (SbxBackendVTableV1, finish, SbxBackendFinishFunc);
+SLOT_IS (SbxBackendVTableV1, release, SbxBackendReleaseFunc);
+SLOT_IS (SbxBackendVTableV1, supports_grant_class, SbxBackendSupportsGrantClassFunc);
+SLOT_IS (SbxEgressVTableV1, start, SbxEgressStartFunc);
+SLOT_IS (SbxEgressVTableV1, authorize, SbxEgressAuthorizeFunc);
+SLOT_IS (SbxEgressVTableV1, serve, SbxEgressServeFunc);
+SLOT_IS (SbxEgressVTableV1, revoke, SbxEgressRevokeFunc);
+SLOT_IS (SbxEgressVTableV1, stop, SbxEgressStopFunc);
+SLOT_IS (SbxReporterVTableV1, open, SbxReporterOpenFunc);
+SLOT_IS (SbxReporterVTableV1, emit, SbxReporterEmitFunc);
+SLOT_IS (SbxReporterVTableV1, close, SbxReporterCloseFunc);
+SLOT_IS (SbxPluginDescriptor, init, SbxPluginInitFunc);
+SLOT_IS (SbxPluginDescriptor, fini, SbxPluginFiniFunc);
+SIG_IS (SbxHostSetErrorFunc, void (*) (SbxHostCall *, int32_t, const char *));
+SIG_IS (SbxHostReportFunc, void (*) (SbxHostCall *, const char *, uint32_t, const char *));
+SIG_IS (SbxHostLogFunc, void (*) (uint32_t, const char *, const char *));
+SIG_IS (SbxHostAllocFunc, void *(*) (size_t));
+SIG_IS (SbxHostReleaseFunc, void (*) (void *));
+SIG_IS (SbxBackendProbeFunc, int32_t (*) (void *, SbxHostCall *, SbxProbeResultV1 *));
+SIG_IS (SbxBackendCompileFunc, int32_t (*) (void *, SbxHostCall *, const SbxPolicyV1 *, void **,
+                                            SbxCompileResultV1 *));
+SIG_IS (SbxBackendSpawnFunc, int32_t (*) (void *, SbxHostCall *, void *, const SbxSpawnRequestV1 *,
+                                          SbxSpawnResultV1 *));
+SIG_IS (SbxBackendSignalFunc, int32_t (*) (void *, void *, int32_t));
+SIG_IS (SbxBackendFinishFunc, int32_t (*) (void *, SbxHostCall *, void *, int32_t, SbxExitV1 *));
+SIG_IS (SbxBackendReleaseFunc, void (*) (void *, void *));
+SIG_IS (SbxBackendSupportsGrantClassFunc, uint32_t (*) (void *, const char *));
+SIG_IS (SbxEgressStartFunc, int32_t (*) (void *, SbxHostCall *, const char *, void **, SbxEgressInfoV1 *));
+SIG_IS (SbxEgressAuthorizeFunc, int32_t (*) (void *, SbxHostCall *, void *, const char *, const char *const *,
+                                             char **));
+SIG_IS (SbxEgressServeFunc, int32_t (*) (void *, SbxHostCall *, void *, int32_t));
+SIG_IS (SbxEgressRevokeFunc, int32_t (*) (void *, void *, const char *, char **));
+SIG_IS (SbxEgressStopFunc, void (*) (void *, void *));
+SIG_IS (SbxReporterOpenFunc, int32_t (*) (void *, SbxHostCall *, const char *, void **));
+SIG_IS (SbxReporterEmitFunc, int32_t (*) (void *, SbxHostCall *, void *, const char *, size_t));
+SIG_IS (SbxReporterCloseFunc, void (*) (void *, void *));
+SIG_IS (SbxPluginInitFunc, int32_t (*) (const SbxHostV1 *, void **));
+SIG_IS (SbxPluginFiniFunc, void (*) (void *));
+SIG_IS (SbxPluginEntryFunc, const SbxPluginDescriptor *(*) (void));
+
 
 /* A table grown at its end: SBX_ABI_HAS must see old sizes as lacking the field. */
 static int

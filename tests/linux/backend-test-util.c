@@ -106,6 +106,7 @@ struct _LinuxTestPolicy
   char           *tmpdir;
   char           *state_dir;
   char           *workspace;
+  uint32_t        flags;        /* SbxPolicyV1.flags */
 };
 
 #define R   SBX_FS_READ
@@ -222,7 +223,7 @@ const SbxPolicyV1 *
 linux_test_policy_get (LinuxTestPolicy *self)
 {
   self->policy.struct_size = sizeof self->policy;
-  self->policy.flags = 0;
+  self->policy.flags = self->flags;
   self->policy.fs_rules = (const SbxFsRuleV1 *) (void *) self->rules->data;
   self->policy.n_fs_rules = self->rules->len;
   self->policy.net = &self->net;
@@ -232,6 +233,13 @@ linux_test_policy_get (LinuxTestPolicy *self)
   self->policy.tmpdir = self->tmpdir;
   self->policy.state_dir = self->state_dir;
   return &self->policy;
+}
+
+void
+linux_test_policy_set_flags (LinuxTestPolicy *self,
+                             uint32_t         flags)
+{
+  self->flags = flags;
 }
 
 const char *

@@ -63,6 +63,9 @@ void               linux_test_policy_set_limits (LinuxTestPolicy *self,
                                                  guint64          max_processes,
                                                  guint64          max_memory,
                                                  guint64          max_open_files);
+/* SbxPolicyV1.flags (SBX_POLICY_*), 0 by default. */
+void               linux_test_policy_set_flags (LinuxTestPolicy *self,
+                                                uint32_t         flags);
 const SbxPolicyV1 *linux_test_policy_get       (LinuxTestPolicy *self);
 const char        *linux_test_policy_home      (LinuxTestPolicy *self);
 const char        *linux_test_policy_tmpdir    (LinuxTestPolicy *self);

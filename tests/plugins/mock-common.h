@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sbx-plugin-abi.h"
+#include <sbx/sbx-plugin-abi.h>
 
 /* The host table handed to init; mocks keep it in their context. */
 typedef struct
@@ -112,7 +112,11 @@ mock_release_free (void *plugin_ctx,
 
 #define MOCK_BACKEND_VTABLE(probe_fn)                                         \
   {                                                                           \
-    sizeof (SbxBackendVTableV1), 0, (probe_fn), mock_compile_stub,            \
-    mock_spawn_unsupported, mock_signal_unsupported, mock_finish_unsupported, \
-    mock_release_free, NULL                                                   \
+    .struct_size = sizeof (SbxBackendVTableV1),                               \
+    .probe = (probe_fn),                                                      \
+    .compile = mock_compile_stub,                                             \
+    .spawn = mock_spawn_unsupported,                                          \
+    .signal = mock_signal_unsupported,                                        \
+    .finish = mock_finish_unsupported,                                        \
+    .release = mock_release_free,                                             \
   }

@@ -5,7 +5,8 @@
 
 static const SbxBackendVTableV1 backend = MOCK_BACKEND_VTABLE (mock_probe_full);
 static const SbxPluginExtension extensions[] = {
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-abi-too-new", 10, 0, &backend },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-abi-too-new", .priority = 10,
+    .vtable = &backend },
   { 0 },
 };
 
@@ -16,8 +17,15 @@ must_not_init (const SbxHostV1 *host, void **plugin_ctx)
 }
 
 static const SbxPluginDescriptor descriptor = {
-  sizeof (SbxPluginDescriptor), SBX_PLUGIN_ABI_VERSION + 1, SBX_HOST_FEATURES_NONE,
-  "mock_abi_too_new", "0.1.0", "LGPL-2.1-or-later", must_not_init, mock_fini, extensions,
+  .struct_size = sizeof (SbxPluginDescriptor),
+  .abi_version = SBX_PLUGIN_ABI_VERSION + 1,
+  .required_host_features = SBX_HOST_FEATURES_NONE,
+  .name = "mock_abi_too_new",
+  .version = "0.1.0",
+  .license = "LGPL-2.1-or-later",
+  .init = must_not_init,
+  .fini = mock_fini,
+  .extensions = extensions,
 };
 
 SBX_PLUGIN_EXPORT const SbxPluginDescriptor *sbx_plugin_mock_abi_too_new_entry (void);

@@ -11,6 +11,17 @@
  */
 #include "../mock-common.h"
 
+/* Every entry point, declared through its ABI typedef (a signature that
+ * does not match the slot it fills cannot compile). */
+static SbxBackendProbeFunc mock_probe_full;
+static SbxBackendCompileFunc short_compile;
+static SbxBackendSpawnFunc mock_spawn_unsupported;
+static SbxBackendSignalFunc mock_signal_unsupported;
+static SbxBackendFinishFunc mock_finish_unsupported;
+static SbxBackendReleaseFunc short_release;
+static SbxPluginInitFunc mock_init;
+static SbxPluginFiniFunc mock_fini;
+
 SBX_PLUGIN_EXPORT unsigned sbx_mock_compile_short_count (const char *what);
 
 static unsigned n_compile, n_release;
@@ -64,13 +75,18 @@ short_release (void *plugin_ctx,
 }
 
 static const SbxBackendVTableV1 vtable = {
-  sizeof (SbxBackendVTableV1), 0, mock_probe_full, short_compile,
-  mock_spawn_unsupported, mock_signal_unsupported, mock_finish_unsupported,
-  short_release, NULL
+  .struct_size = sizeof (SbxBackendVTableV1),
+  .probe = mock_probe_full,
+  .compile = short_compile,
+  .spawn = mock_spawn_unsupported,
+  .signal = mock_signal_unsupported,
+  .finish = mock_finish_unsupported,
+  .release = short_release,
 };
 
 static const SbxPluginExtension extensions[] = {
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-compile-short", 10, 0, &vtable },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-compile-short", .priority = 10,
+    .vtable = &vtable },
   { 0 },
 };
 

@@ -6,7 +6,8 @@
 
 static const SbxBackendVTableV1 backend = MOCK_BACKEND_VTABLE (mock_probe_full);
 static const SbxPluginExtension extensions[] = {
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-ok", 500, 0, &backend },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-ok", .priority = 500,
+    .vtable = &backend },
   { 0 },
 };
 

@@ -5,6 +5,16 @@
  * does; init fails if the host table does not advertise the bit. */
 #include "../mock-common.h"
 
+/* Every entry point, declared through its ABI typedef (a signature that
+ * does not match the slot it fills cannot compile). */
+static SbxEgressStartFunc egress_start;
+static SbxEgressAuthorizeFunc egress_authorize;
+static SbxEgressServeFunc egress_serve;
+static SbxEgressRevokeFunc egress_revoke;
+static SbxEgressStopFunc egress_stop;
+static SbxPluginInitFunc egress_init;
+static SbxPluginFiniFunc egress_fini;
+
 static int32_t
 egress_init (const SbxHostV1 *host, void **plugin_ctx)
 {
@@ -64,7 +74,8 @@ static const SbxEgressVTableV1 egress = {
 };
 
 static const SbxPluginExtension extensions[] = {
-  { sizeof (SbxPluginExtension), SBX_EXT_EGRESS, "mock-egress", 0, 0, &egress },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_EGRESS, .name = "mock-egress", .priority = 0,
+    .vtable = &egress },
   { 0 },
 };
 

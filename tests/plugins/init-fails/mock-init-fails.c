@@ -4,7 +4,8 @@
 
 static const SbxBackendVTableV1 backend = MOCK_BACKEND_VTABLE (mock_probe_full);
 static const SbxPluginExtension extensions[] = {
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-init-fails", 10, 0, &backend },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-init-fails", .priority = 10,
+    .vtable = &backend },
   { 0 },
 };
 

@@ -14,7 +14,8 @@ probe_calls_missing (void *plugin_ctx, SbxHostCall *call, SbxProbeResultV1 *resu
 
 static const SbxBackendVTableV1 backend = MOCK_BACKEND_VTABLE (probe_calls_missing);
 static const SbxPluginExtension extensions[] = {
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-missing-symbol", 10, 0, &backend },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-missing-symbol", .priority = 10,
+    .vtable = &backend },
   { 0 },
 };
 

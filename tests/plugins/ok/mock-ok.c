@@ -35,6 +35,21 @@
 
 #include "../mock-common.h"
 
+/* Every entry point, declared through its ABI typedef (a signature that
+ * does not match the slot it fills cannot compile). */
+static SbxBackendProbeFunc ok_probe;
+static SbxBackendCompileFunc ok_compile;
+static SbxBackendSpawnFunc ok_spawn;
+static SbxBackendSignalFunc ok_signal;
+static SbxBackendFinishFunc ok_finish;
+static SbxBackendReleaseFunc ok_release;
+static SbxBackendSupportsGrantClassFunc ok_supports_grant_class;
+static SbxReporterOpenFunc ok_reporter_open;
+static SbxReporterEmitFunc ok_reporter_emit;
+static SbxReporterCloseFunc ok_reporter_close;
+static SbxPluginInitFunc ok_init;
+static SbxPluginFiniFunc ok_fini;
+
 SBX_PLUGIN_EXPORT unsigned sbx_mock_ok_count (const char *what);
 SBX_PLUGIN_EXPORT const char *sbx_mock_ok_last_grants (void);
 
@@ -174,7 +189,7 @@ ok_compile (void               *plugin_ctx,
   OkSpec *spec;
 
   COUNT (n_compile);
-  if (policy == NULL || policy->struct_size < sizeof (SbxPolicyV1))
+  if (policy == NULL || policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
     {
       ctx->host->set_error (call, SBX_STATUS_INVALID, "mock-ok: policy struct too small");
       return SBX_STATUS_INVALID;
@@ -481,17 +496,28 @@ ok_reporter_close (void *plugin_ctx,
 }
 
 static const SbxBackendVTableV1 ok_backend = {
-  sizeof (SbxBackendVTableV1), 0,
-  ok_probe, ok_compile, ok_spawn, ok_signal, ok_finish, ok_release, ok_supports_grant_class,
+  .struct_size = sizeof (SbxBackendVTableV1),
+  .probe = ok_probe,
+  .compile = ok_compile,
+  .spawn = ok_spawn,
+  .signal = ok_signal,
+  .finish = ok_finish,
+  .release = ok_release,
+  .supports_grant_class = ok_supports_grant_class,
 };
 
 static const SbxReporterVTableV1 ok_reporter = {
-  sizeof (SbxReporterVTableV1), 0, ok_reporter_open, ok_reporter_emit, ok_reporter_close,
+  .struct_size = sizeof (SbxReporterVTableV1),
+  .open = ok_reporter_open,
+  .emit = ok_reporter_emit,
+  .close = ok_reporter_close,
 };
 
 static const SbxPluginExtension ok_extensions[] = {
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-ok", 10, 0, &ok_backend },
-  { sizeof (SbxPluginExtension), SBX_EXT_REPORTER, "mock-ok-reporter", 0, 0, &ok_reporter },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-ok", .priority = 10,
+    .vtable = &ok_backend },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_REPORTER, .name = "mock-ok-reporter", .priority = 0,
+    .vtable = &ok_reporter },
   { 0 },
 };
 

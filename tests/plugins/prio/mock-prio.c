@@ -33,11 +33,16 @@ static const SbxBackendVTableV1 none = MOCK_BACKEND_VTABLE (probe_none);
 static const SbxBackendVTableV1 full = MOCK_BACKEND_VTABLE (mock_probe_full);
 
 static const SbxPluginExtension extensions[] = {
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-prio-low", -10, 0, &full },
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-prio-high", 30, 0, &full },
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-prio-unconfined", 100, 0, &unconfined },
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-prio-mid", 20, 0, &full },
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-prio-none", 40, 0, &none },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-prio-low", .priority = -10,
+    .vtable = &full },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-prio-high", .priority = 30,
+    .vtable = &full },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-prio-unconfined", .priority = 100,
+    .vtable = &unconfined },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-prio-mid", .priority = 20,
+    .vtable = &full },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-prio-none", .priority = 40,
+    .vtable = &none },
   { 0 },
 };
 

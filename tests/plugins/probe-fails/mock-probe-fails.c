@@ -15,7 +15,8 @@ failing_probe (void *plugin_ctx, SbxHostCall *call, SbxProbeResultV1 *result)
 
 static const SbxBackendVTableV1 backend = MOCK_BACKEND_VTABLE (failing_probe);
 static const SbxPluginExtension extensions[] = {
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-probe-fails", 50, 0, &backend },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-probe-fails", .priority = 50,
+    .vtable = &backend },
   { 0 },
 };
 

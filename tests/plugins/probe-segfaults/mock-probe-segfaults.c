@@ -18,7 +18,8 @@ crashing_probe (void *plugin_ctx, SbxHostCall *call, SbxProbeResultV1 *result)
 
 static const SbxBackendVTableV1 backend = MOCK_BACKEND_VTABLE (crashing_probe);
 static const SbxPluginExtension extensions[] = {
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-probe-segfaults", 1000, 0, &backend },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-probe-segfaults", .priority = 1000,
+    .vtable = &backend },
   { 0 },
 };
 

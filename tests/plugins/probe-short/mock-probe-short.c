@@ -18,7 +18,8 @@ short_probe (void *plugin_ctx, SbxHostCall *call, SbxProbeResultV1 *result)
 
 static const SbxBackendVTableV1 backend = MOCK_BACKEND_VTABLE (short_probe);
 static const SbxPluginExtension extensions[] = {
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-probe-short", 100, 0, &backend },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-probe-short", .priority = 100,
+    .vtable = &backend },
   { 0 },
 };
 

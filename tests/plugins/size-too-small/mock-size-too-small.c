@@ -5,7 +5,8 @@
 
 static const SbxBackendVTableV1 backend = MOCK_BACKEND_VTABLE (mock_probe_full);
 static const SbxPluginExtension extensions[] = {
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-size-too-small", 10, 0, &backend },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-size-too-small", .priority = 10,
+    .vtable = &backend },
   { 0 },
 };
 
@@ -16,8 +17,15 @@ must_not_init (const SbxHostV1 *host, void **plugin_ctx)
 }
 
 static const SbxPluginDescriptor descriptor = {
-  offsetof (SbxPluginDescriptor, extensions), SBX_PLUGIN_ABI_VERSION, SBX_HOST_FEATURES_NONE,
-  "mock_size_too_small", "0.1.0", "LGPL-2.1-or-later", must_not_init, mock_fini, extensions,
+  .struct_size = offsetof (SbxPluginDescriptor, extensions),
+  .abi_version = SBX_PLUGIN_ABI_VERSION,
+  .required_host_features = SBX_HOST_FEATURES_NONE,
+  .name = "mock_size_too_small",
+  .version = "0.1.0",
+  .license = "LGPL-2.1-or-later",
+  .init = must_not_init,
+  .fini = mock_fini,
+  .extensions = extensions,
 };
 
 SBX_PLUGIN_EXPORT const SbxPluginDescriptor *sbx_plugin_mock_size_too_small_entry (void);

@@ -4,7 +4,8 @@
 
 static const SbxBackendVTableV1 backend = MOCK_BACKEND_VTABLE (mock_probe_full);
 static const SbxPluginExtension extensions[] = {
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-unknown-kind", 10, 0, &backend },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-unknown-kind", .priority = 10,
+    .vtable = &backend },
   { sizeof (SbxPluginExtension), 9, "mock-unknown-kind-x", 10, 0, &backend },
   { 0 },
 };

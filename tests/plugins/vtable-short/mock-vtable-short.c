@@ -2,12 +2,18 @@
 /* mock-vtable-short: the backend vtable's struct_size stops before release(). */
 #include "../mock-common.h"
 
+/* struct_size stops short of the mandatory release slot. */
 static const SbxBackendVTableV1 backend = {
-  offsetof (SbxBackendVTableV1, release), 0, mock_probe_full, mock_compile_stub,
-  mock_spawn_unsupported, mock_signal_unsupported, mock_finish_unsupported, NULL, NULL,
+  .struct_size = SBX_BACKEND_VTABLE_V1_MIN_SIZE - sizeof (SbxBackendReleaseFunc *),
+  .probe = mock_probe_full,
+  .compile = mock_compile_stub,
+  .spawn = mock_spawn_unsupported,
+  .signal = mock_signal_unsupported,
+  .finish = mock_finish_unsupported,
 };
 static const SbxPluginExtension extensions[] = {
-  { sizeof (SbxPluginExtension), SBX_EXT_BACKEND, "mock-vtable-short", 10, 0, &backend },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-vtable-short", .priority = 10,
+    .vtable = &backend },
   { 0 },
 };
 

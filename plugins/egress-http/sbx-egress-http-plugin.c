@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The egress-http plugin: one egress extension, "http-connect", mapping
+ * SbxEgressVTableV1 onto SbxEgressProxy (sbx-egress-proxy.c).
+ *
+ * It requires SBX_HOST_FEATURE_EGRESS_V1 (every egress plugin must: the
+ * egress vtable is provisional until a host implements the bit) and checks
+ * the host table advertises it before doing anything.  No globals: the host
+ * table lives in plugin_ctx, each route is one SbxEgressProxy.
+ */
+#include <sbx/sbx-plugin-abi.h>
+
+#include "sbx-egress-proxy.h"
+
+#include <string.h>
+#include <unistd.h>
+
+typedef struct
+{
+  const SbxHostV1 *host;
+} Plugin;
+
+static SbxPluginInitFunc egress_http_init;
+static SbxPluginFiniFunc egress_http_fini;
+static SbxEgressStartFunc egress_http_start;
+static SbxEgressAuthorizeFunc egress_http_authorize;
+static SbxEgressServeFunc egress_http_serve;
+static SbxEgressRevokeFunc egress_http_revoke;
+static SbxEgressStopFunc egress_http_stop;
+
+static char *
+host_strdup (const SbxHostV1 *host,
+             const char      *s)
+{
+  size_t len = strlen (s) + 1;
+  char *copy = host->alloc (len);
+
+  if (copy != NULL)
+    memcpy (copy, s, len);
+  return copy;
+}
+
+static int32_t
+egress_http_init (const SbxHostV1 *host,
+                  void           **plugin_ctx)
+{
+  Plugin *plugin;
+
+  if (host == NULL || host->struct_size < SBX_HOST_V1_MIN_SIZE || (host->features & SBX_HOST_FEATURE_EGRESS_V1) == 0)
+    return SBX_STATUS_UNAVAILABLE;
+  plugin = g_new0 (Plugin, 1);
+  plugin->host = host;
+  *plugin_ctx = plugin;
+  return SBX_STATUS_OK;
+}
+
+static void
+egress_http_fini (void *plugin_ctx)
+{
+  g_free (plugin_ctx);
+}
+
+static int32_t
+egress_http_start (void            *plugin_ctx,
+                   SbxHostCall     *call,
+                   const char      *route_config,
+                   void           **route_out,
+                   SbxEgressInfoV1 *info)
+{
+  Plugin *plugin = plugin_ctx;
+  g_autoptr(GError) error = NULL;
+  SbxEgressProxy *proxy;
+
+  if (route_config == NULL || route_out == NULL || info == NULL || info->struct_size < SBX_EGRESS_INFO_V1_MIN_SIZE)
+    {
+      plugin->host->set_error (call, SBX_STATUS_INVALID, "http-connect: start: missing route config or info");
+      return SBX_STATUS_INVALID;
+    }
+  proxy = sbx_egress_proxy_new (route_config, &error);
+  if (proxy == NULL)
+    {
+      g_autofree char *message = g_strdup_printf ("http-connect: route: %s", error->message);
+
+      plugin->host->set_error (call, SBX_STATUS_INVALID, message);
+      return SBX_STATUS_INVALID;
+    }
+  info->target_guarantee = 1;
+  info->address_guarantee = sbx_egress_proxy_get_address_guarantee (proxy) ? 1 : 0;
+  info->fingerprint = host_strdup (plugin->host, sbx_egress_proxy_get_fingerprint (proxy));
+  if (info->fingerprint == NULL)
+    {
+      sbx_egress_proxy_free (proxy);
+      plugin->host->set_error (call, SBX_STATUS_NO_MEMORY, "http-connect: start: out of memory");
+      return SBX_STATUS_NO_MEMORY;
+    }
+  *route_out = proxy;
+  return SBX_STATUS_OK;
+}
+
+static int32_t
+egress_http_authorize (void              *plugin_ctx,
+                       SbxHostCall       *call,
+                       void              *route,
+                       const char        *execution_id,
+                       const char *const *targets,
+                       char             **credential_out)
+{
+  Plugin *plugin = plugin_ctx;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *credential = NULL;
+
+  if (route == NULL || credential_out == NULL)
+    {
+      plugin->host->set_error (call, SBX_STATUS_INVALID, "http-connect: authorize: no route");
+      return SBX_STATUS_INVALID;
+    }
+  credential = sbx_egress_proxy_authorize (route, execution_id, targets, &error);
+  if (credential == NULL)
+    {
+      g_autofree char *message = g_strdup_printf ("http-connect: %s", error->message);
+      int32_t status = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CLOSED) ? SBX_STATUS_UNAVAILABLE
+                                                                               : SBX_STATUS_INVALID;
+
+      plugin->host->set_error (call, status, message);
+      return status;
+    }
+  *credential_out = host_strdup (plugin->host, credential);
+  memset (credential, 0, strlen (credential));
+  if (*credential_out == NULL)
+    {
+      char *ignored = NULL;
+
+      sbx_egress_proxy_revoke (route, execution_id, &ignored);
+      g_free (ignored);
+      plugin->host->set_error (call, SBX_STATUS_NO_MEMORY, "http-connect: authorize: out of memory");
+      return SBX_STATUS_NO_MEMORY;
+    }
+  return SBX_STATUS_OK;
+}
+
+static int32_t
+egress_http_serve (void        *plugin_ctx,
+                   SbxHostCall *call,
+                   void        *route,
+                   int32_t      listen_fd)
+{
+  Plugin *plugin = plugin_ctx;
+  g_autoptr(GError) error = NULL;
+
+  if (route == NULL)
+    {
+      if (listen_fd >= 0)
+        close (listen_fd);
+      plugin->host->set_error (call, SBX_STATUS_INVALID, "http-connect: serve: no route");
+      return SBX_STATUS_INVALID;
+    }
+  if (!sbx_egress_proxy_serve_fd (route, listen_fd, &error))
+    {
+      g_autofree char *message = g_strdup_printf ("http-connect: %s", error->message);
+
+      plugin->host->set_error (call, SBX_STATUS_INVALID, message);
+      return SBX_STATUS_INVALID;
+    }
+  return SBX_STATUS_OK;
+}
+
+static int32_t
+egress_http_revoke (void       *plugin_ctx,
+                    void       *route,
+                    const char *execution_id,
+                    char      **denial_out)
+{
+  Plugin *plugin = plugin_ctx;
+  g_autofree char *denial = NULL;
+
+  if (denial_out != NULL)
+    *denial_out = NULL;
+  if (route == NULL || !sbx_egress_proxy_revoke (route, execution_id, &denial))
+    return SBX_STATUS_INVALID;
+  if (denial != NULL && denial_out != NULL)
+    {
+      *denial_out = host_strdup (plugin->host, denial);
+      if (*denial_out == NULL)
+        return SBX_STATUS_NO_MEMORY;
+    }
+  return SBX_STATUS_OK;
+}
+
+static void
+egress_http_stop (void *plugin_ctx,
+                  void *route)
+{
+  sbx_egress_proxy_free (route);
+}
+
+static const SbxEgressVTableV1 egress_http_vtable = {
+  .struct_size = sizeof (SbxEgressVTableV1),
+  .start = egress_http_start,
+  .authorize = egress_http_authorize,
+  .serve = egress_http_serve,
+  .revoke = egress_http_revoke,
+  .stop = egress_http_stop,
+};
+
+static const SbxPluginExtension egress_http_extensions[] = {
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_EGRESS, .name = "http-connect",
+    .priority = 0, .vtable = &egress_http_vtable },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_END },
+};
+
+SBX_PLUGIN_DEFINE (egress_http, "0.1.0", "LGPL-2.1-or-later", SBX_HOST_FEATURE_EGRESS_V1,
+                   egress_http_init, egress_http_fini, egress_http_extensions)

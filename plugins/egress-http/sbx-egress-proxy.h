@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sbx-egress-proxy.h — the http-connect egress route: an HTTP/1.1 forward
+ * and CONNECT proxy with per-execution credentials (upstream-api.md §6.4,
+ * issue 11).  Internal to plugins/egress-http; the plugin glue
+ * (sbx-egress-http-plugin.c) maps the ABI onto it, and white-box tests drive
+ * it directly.
+ */
+#ifndef SBX_EGRESS_PROXY_H
+#define SBX_EGRESS_PROXY_H
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef struct _SbxEgressProxy SbxEgressProxy;
+
+typedef struct
+{
+  guint  max_head_bytes;     /* request/response head limit (64 KiB) */
+  guint  head_timeout_ms;    /* a complete request head within (10 s) */
+  guint  idle_timeout_ms;    /* a tunnel or forward that moves no byte for this long ends (30 s) */
+  guint  upstream_timeout_ms;/* connect + upstream CONNECT handshake (10 s) */
+} SbxEgressProxyLimits;
+
+/* @config: "direct" | [ "trusted-address-guarantee " ] "http[s]://[user[:pass]@]host:port".
+ * Starts the proxy thread. */
+SbxEgressProxy *sbx_egress_proxy_new                (const char                 *config,
+                                                     GError                    **error);
+/* Stops: closes every listener and connection, ends and joins the thread. */
+void            sbx_egress_proxy_free               (SbxEgressProxy             *self);
+
+const char     *sbx_egress_proxy_get_fingerprint    (SbxEgressProxy             *self);
+gboolean        sbx_egress_proxy_get_address_guarantee (SbxEgressProxy          *self);
+
+/* @targets: canonical "tcp:host:port" (re-validated), NULL-terminated, or
+ * NULL for every target.  Returns the credential (base64url of 32 random
+ * bytes; only its SHA-256 is kept). */
+char           *sbx_egress_proxy_authorize          (SbxEgressProxy             *self,
+                                                     const char                 *execution_id,
+                                                     const char *const          *targets,
+                                                     GError                    **error);
+/* Withdraws @execution_id: its credential stops working and every
+ * connection it opened is closed; no other execution's.  Returns the first
+ * denial recorded for it (or NULL); FALSE when it was not authorized. */
+gboolean        sbx_egress_proxy_revoke             (SbxEgressProxy             *self,
+                                                     const char                 *execution_id,
+                                                     char                      **denial);
+/* Serves connections arriving on @fd, a listening loopback TCP socket.
+ * Takes ownership of @fd, also on failure. */
+gboolean        sbx_egress_proxy_serve_fd           (SbxEgressProxy             *self,
+                                                     int                         fd,
+                                                     GError                    **error);
+
+/* Tests and benchmarks. */
+void            sbx_egress_proxy_set_limits         (SbxEgressProxy             *self,
+                                                     const SbxEgressProxyLimits *limits);
+void            sbx_egress_proxy_set_resolver       (SbxEgressProxy             *self,
+                                                     GResolver                  *resolver);
+/* Tests: where a direct dial to a resolved @address actually goes (the
+ * address rules have already been applied to @address).  NULL restores. */
+typedef GSocketAddress *(*SbxEgressDialer) (GInetAddress *address,
+                                            guint16       port,
+                                            gpointer      user_data);
+void            sbx_egress_proxy_set_dialer         (SbxEgressProxy             *self,
+                                                     SbxEgressDialer             dialer,
+                                                     gpointer                    user_data);
+guint           sbx_egress_proxy_get_n_connections  (SbxEgressProxy             *self);
+/* Number of dial attempts (direct or upstream) so far. */
+guint           sbx_egress_proxy_get_n_dials        (SbxEgressProxy             *self);
+
+G_END_DECLS
+
+#endif /* SBX_EGRESS_PROXY_H */

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* System call numbers of the i386 entry path, from the kernel's own header. */
+#include <asm/unistd_32.h>
+#define SBX_PROBE_NR_BASE 0
+#include "sbx-entry-probe-nr.h"
+
+const SbxProbeNr sbx_probe_nr_i386[] = {
+#define X(n) { #n, __NR_##n },
+  SBX_PROBE_CALLS
+#undef X
+  { 0, 0 },
+};
