@@ -94,6 +94,17 @@ void               sbx_executor_close_internal (SbxExecutor     *self);
 /* White-box tests: copies the grant key; FALSE once it is wiped. */
 gboolean           sbx_executor_peek_grant_key (SbxExecutor     *self,
                                                 guint8           out_key[SBX_GRANT_KEY_SIZE]);
+/* Grants, for tests: the clock the executor reads (milliseconds since the
+ * Unix epoch); NULL restores the wall clock.  The grant TTL still comes
+ * from the set. */
+typedef gint64 (*SbxGrantClockFunc) (gpointer data);
+void               sbx_executor_set_grant_clock (SbxExecutor       *self,
+                                                 SbxGrantClockFunc  clock,
+                                                 gpointer           data);
+/* Sizes of the replay registry and of the retained-handle registry. */
+guint              sbx_executor_get_n_replay    (SbxExecutor     *self);
+guint              sbx_executor_get_n_retained  (SbxExecutor     *self);
+
 /* The executor's backend state directory. */
 const char        *sbx_executor_get_state_dir  (SbxExecutor     *self);
 

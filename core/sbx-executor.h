@@ -15,6 +15,7 @@
 #include "sbx-compile-report.h"
 #include "sbx-run-options.h"
 #include "sbx-run-result.h"
+#include "sbx-grant.h"
 
 G_BEGIN_DECLS
 
@@ -33,11 +34,12 @@ GQuark sbx_executor_error_quark (void);
  * SbxExecutorError:
  * @SBX_EXECUTOR_ERROR_CLOSED: the executor's set is closed or closing; a run
  *   in flight when the set closed was killed.  Since: 0.1
- * @SBX_EXECUTOR_ERROR_GRANT_REQUIRED: the profile's command access is
- *   %SBX_ACCESS_GATED and no grant was supplied; nothing was spawned.  This is
- *   the signal to open your approval gate.  Since: 0.1
- * @SBX_EXECUTOR_ERROR_DENIED: the profile's command access is
- *   %SBX_ACCESS_DENY; nothing was spawned (never prompt for it).  Since: 0.1
+ * @SBX_EXECUTOR_ERROR_GRANT_REQUIRED: alias kept for the value's place: no
+ *   run returns it.  A gated command without a grant fails with
+ *   %SBX_GRANT_ERROR_REQUIRED in [error@Sbx.GrantError].  Since: 0.1
+ * @SBX_EXECUTOR_ERROR_DENIED: alias kept for the value's place: no run
+ *   returns it.  A denied command fails with %SBX_GRANT_ERROR_DENIED in
+ *   [error@Sbx.GrantError].  Since: 0.1
  * @SBX_EXECUTOR_ERROR_EMPTY_ARGV: the argument vector (or the shell
  *   command) is empty.  Since: 0.1
  * @SBX_EXECUTOR_ERROR_INVALID_ARGUMENT: an argument is invalid (a zero output
@@ -177,6 +179,64 @@ SBX_AVAILABLE_IN_0_1
 SbxRunResult     *sbx_executor_run_command_finish (SbxExecutor          *self,
                                                    GAsyncResult         *result,
                                                    GError              **error);
+
+SBX_AVAILABLE_IN_0_1
+char             *sbx_executor_issue_grant        (SbxExecutor          *self,
+                                                   const char           *execution_id,
+                                                   const char           *command,
+                                                   const char           *cwd,
+                                                   const char           *grant_class,
+                                                   const char           *target,
+                                                   GDateTime            *expiry,
+                                                   GError              **error);
+
+SBX_AVAILABLE_IN_0_1
+SbxRunResult     *sbx_executor_run_command_with_grants        (SbxExecutor          *self,
+                                                               const char           *cwd,
+                                                               const char           *command,
+                                                               const char           *execution_id,
+                                                               const char *const    *grants,
+                                                               const SbxRunOptions  *options,
+                                                               GCancellable         *cancellable,
+                                                               GError              **error);
+SBX_AVAILABLE_IN_0_1
+void              sbx_executor_run_command_with_grants_async  (SbxExecutor          *self,
+                                                               const char           *cwd,
+                                                               const char           *command,
+                                                               const char           *execution_id,
+                                                               const char *const    *grants,
+                                                               const SbxRunOptions  *options,
+                                                               GCancellable         *cancellable,
+                                                               GAsyncReadyCallback   callback,
+                                                               gpointer              user_data);
+SBX_AVAILABLE_IN_0_1
+SbxRunResult     *sbx_executor_run_command_with_grants_finish (SbxExecutor          *self,
+                                                               GAsyncResult         *result,
+                                                               GError              **error);
+
+SBX_AVAILABLE_IN_0_1
+SbxRunResult     *sbx_executor_run_argv_with_grants        (SbxExecutor          *self,
+                                                            const char           *cwd,
+                                                            const char *const    *argv,
+                                                            const char           *execution_id,
+                                                            const char *const    *grants,
+                                                            const SbxRunOptions  *options,
+                                                            GCancellable         *cancellable,
+                                                            GError              **error);
+SBX_AVAILABLE_IN_0_1
+void              sbx_executor_run_argv_with_grants_async  (SbxExecutor          *self,
+                                                            const char           *cwd,
+                                                            const char *const    *argv,
+                                                            const char           *execution_id,
+                                                            const char *const    *grants,
+                                                            const SbxRunOptions  *options,
+                                                            GCancellable         *cancellable,
+                                                            GAsyncReadyCallback   callback,
+                                                            gpointer              user_data);
+SBX_AVAILABLE_IN_0_1
+SbxRunResult     *sbx_executor_run_argv_with_grants_finish (SbxExecutor          *self,
+                                                            GAsyncResult         *result,
+                                                            GError              **error);
 
 G_END_DECLS
 

@@ -69,11 +69,16 @@ const char     *sbx_status_to_string  (int32_t status);
 
 /* The host features this library implements, and so advertises in
  * SbxHostV1.features (the loader refuses a plugin that requires any other).
- * None yet: the policy compiler never pins rule fds (every SbxFsRuleV1.fd is
- * -1), a proxy_listen_fd returned by spawn is closed unused, and nothing
+ *   RULE_FDS: the grant consumer (sbx-executor.c) passes, for every
+ *     filesystem path or tree grant, a fresh O_PATH fd opened with
+ *     openat2(RESOLVE_NO_SYMLINKS) and identity-checked against the handle
+ *     pinned at issue, in SbxFsRuleV1.fd of the transient policy's grant
+ *     rule (tests/test-grant.c /grant/fs/binding checks the fd a backend
+ *     receives; the Linux plugin binds and Landlocks on it).
+ * Not yet: a proxy_listen_fd returned by spawn is closed unused, and nothing
  * consumes egress extensions.  The work that implements one adds its bit
  * here, with the test that exercises it. */
-#define SBX_HOST_FEATURES_IMPLEMENTED SBX_HOST_FEATURES_NONE
+#define SBX_HOST_FEATURES_IMPLEMENTED SBX_HOST_FEATURE_RULE_FDS
 
 /* The host table handed to plugin init, advertising @features (normally
  * SBX_HOST_FEATURES_IMPLEMENTED); static storage, one per distinct mask. */

@@ -13,4 +13,8 @@ SbxRunResult *sbx_run_result_new (GBytes          *output,
                                   SbxLifetimeContainment   containment,
                                   GTimeSpan        duration);
 
+/* What the run's grants opened (copied), for get_grants_spent(). */
+void          sbx_run_result_set_grants_spent (SbxRunResult      *self,
+                                               const char *const *spent);
+
 G_END_DECLS

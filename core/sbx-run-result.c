@@ -24,6 +24,7 @@ struct _SbxRunResult
   gboolean        truncated;
   SbxLifetimeContainment  containment;
   GTimeSpan       duration;
+  char          **grants_spent;   /* NULL-terminated, never NULL */
 };
 
 G_STATIC_ASSERT (SBX_LIFETIME_CONTAINMENT_UNSPECIFIED == (int) SBX_CONTAINMENT_UNSPECIFIED);
@@ -52,6 +53,7 @@ sbx_run_result_new (GBytes          *output,
   self->truncated = truncated;
   self->containment = containment;
   self->duration = duration;
+  self->grants_spent = g_new0 (char *, 1);
   return self;
 }
 
@@ -90,6 +92,7 @@ sbx_run_result_unref (SbxRunResult *self)
   if (!g_atomic_ref_count_dec (&self->ref))
     return;
   g_bytes_unref (self->output);
+  g_strfreev (self->grants_spent);
   g_free (self);
 }
 
@@ -263,4 +266,33 @@ sbx_run_result_get_duration (SbxRunResult *self)
   g_return_val_if_fail (self != NULL, 0);
 
   return self->duration;
+}
+
+void
+sbx_run_result_set_grants_spent (SbxRunResult      *self,
+                                 const char *const *spent)
+{
+  g_strfreev (self->grants_spent);
+  self->grants_spent = spent != NULL ? g_strdupv ((char **) spent) : g_new0 (char *, 1);
+}
+
+/**
+ * sbx_run_result_get_grants_spent:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * What each grant spent by this run opened, one line per token in the order
+ * given, as "CLASS TARGET: what it opened" (for example
+ * `command.start.v1 make: authorized this start`).  Empty for a run without
+ * grants.  Tokens themselves never appear.
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the grants spent
+ *
+ * Since: 0.1
+ */
+const char *const *
+sbx_run_result_get_grants_spent (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return (const char *const *) self->grants_spent;
 }

@@ -14,6 +14,7 @@
 #include "sbx-registry.h"
 #include "sbx-executor-set-options.h"
 #include "sbx-executor-set.h"
+#include "sbx-grant.h"
 #include "sbx-executor.h"
 #include "sbx-run-options.h"
 #include "sbx-run-result.h"

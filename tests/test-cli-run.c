@@ -6,8 +6,11 @@
  * sandboxing backend.
  */
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -19,6 +22,13 @@ typedef struct
   EtuTree tree;
   char   *unconfined_profile;
 } Fixture;
+
+static const char gated_json[] =
+  "{ \"version\": 1,\n"
+  "  \"workspace\": { \"root\": \".\", \"read\": \"allow\", \"write\": \"allow\" },\n"
+  "  \"host\": { \"read\": \"allow\", \"write\": \"allow\" },\n"
+  "  \"network\": \"allow\", \"command\": \"gated\",\n"
+  "  \"home\": \"isolated\", \"isolation\": \"unconfined\", \"ack-unconfined\": true }\n";
 
 static const char unconfined_json[] =
   "{ \"version\": 1,\n"
@@ -181,8 +191,6 @@ test_refusals (Fixture       *fx,
   const char *p = fx->unconfined_profile;
   g_autofree char *marker = g_build_filename (fx->tree.ws, "marker", NULL);
   static const char *const later[][2] = {
-    { "--ask", NULL },
-    { "--approve", "filesystem.path.read.v1:/etc/hosts" },
     { "--allow-host", "example.com:443" },
   };
 
@@ -386,6 +394,85 @@ test_stream_and_signal (Fixture       *fx,
   g_assert_true (etu_pid_is_dead (atoi (pid_text)));
 }
 
+/* A Gated command: refused (125, saying how to approve) without a grant;
+ * --approve command.start.v1 runs it once and the report lists the grant;
+ * --approve of something the profile does not gate is refused; --ask
+ * refuses without a terminal and asks on one. */
+static void
+test_grants (Fixture       *fx,
+             gconstpointer  data)
+{
+  g_autofree char *p = ptu_write_file (fx->tree.tmp, "gated.json", gated_json);
+  g_autofree char *marker = g_build_filename (fx->tree.ws, "marker", NULL);
+
+  {
+    g_auto(Outcome) o = { 0 };
+
+    run_sbx (fx, &o, NULL, TRUE, "--profile", p, "--", "touch", marker, NULL);
+    g_assert_cmpint (o.status, ==, 125);
+    assert_contains (o.err, "--approve command.start.v1");
+    assert_contains (o.err, "--ask");
+    g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  }
+  {
+    g_auto(Outcome) o = { 0 };
+
+    run_sbx (fx, &o, NULL, TRUE, "--profile", p, "--approve", "filesystem.host.read.v1:host:*", "--",
+             "touch", marker, NULL);
+    g_assert_cmpint (o.status, ==, 125);
+    assert_contains (o.err, "already allows");
+    g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  }
+  {
+    g_auto(Outcome) o = { 0 };
+
+    run_sbx (fx, &o, NULL, TRUE, "--profile", p, "--ask", "--", "touch", marker, NULL);
+    g_assert_cmpint (o.status, ==, 125);
+    assert_contains (o.err, "--ask needs a terminal");
+    g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  }
+  {
+    g_auto(Outcome) o = { 0 };
+
+    run_sbx (fx, &o, NULL, TRUE, "--profile", p, "--approve", "command.start.v1", "--report", "--",
+             "touch", marker, NULL);
+    g_assert_cmpint (o.status, ==, 0);
+    g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+    assert_contains (o.err, "Grants spent:\n  command.start.v1 touch ");
+    assert_contains (o.err, "authorized this start");
+  }
+  g_assert_cmpint (g_unlink (marker), ==, 0);
+  /* --ask on a terminal: "n" refuses (the run then needs the grant), "y"
+   * approves. */
+  for (int answer = 0; answer < 2; answer++)
+    {
+      g_autoptr(GSubprocessLauncher) l = launcher (fx, G_SUBPROCESS_FLAGS_STDERR_PIPE, TRUE);
+      g_autoptr(GSubprocess) proc = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *err = NULL;
+      const char *argv[] = { g_getenv ("SBX_TEST_SBX"), "run", "--profile", p, "--ask", "--", "touch",
+                             marker, NULL };
+      int master = posix_openpt (O_RDWR | O_NOCTTY | O_CLOEXEC);
+      int slave;
+
+      g_assert_cmpint (master, >=, 0);
+      g_assert_cmpint (grantpt (master), ==, 0);
+      g_assert_cmpint (unlockpt (master), ==, 0);
+      slave = open (ptsname (master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+      g_assert_cmpint (slave, >=, 0);
+      g_assert_cmpint (write (master, answer ? "y\n" : "n\n", 2), ==, 2);
+      g_subprocess_launcher_take_stdin_fd (l, slave);
+      proc = g_subprocess_launcher_spawnv (l, argv, &error);
+      g_assert_no_error (error);
+      g_subprocess_communicate_utf8 (proc, NULL, NULL, NULL, &err, &error);
+      g_assert_no_error (error);
+      close (master);
+      assert_contains (err, "approve command.start.v1");
+      g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, answer ? 0 : 125);
+      g_assert_cmpint (g_file_test (marker, G_FILE_TEST_EXISTS), ==, answer);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -395,6 +482,7 @@ main (int    argc,
 #define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
   ADD ("/cli/run/exit-statuses", test_exit_statuses);
   ADD ("/cli/run/refusals", test_refusals);
+  ADD ("/cli/run/grants", test_grants);
   ADD ("/cli/run/sandboxed-without-backend", test_sandboxed_without_backend);
   ADD ("/cli/run/max-output", test_max_output);
   ADD ("/cli/run/timeout", test_timeout);

@@ -19,7 +19,7 @@ ws=$(mktemp -d /tmp/sbx-example-ws.XXXXXX)
 scratch=$(mktemp -d /tmp/sbx-example-scratch.XXXXXX)
 trap 'rm -rf "$ws" "$scratch"' EXIT
 n=0
-echo "1..2"
+echo "1..3"
 
 check_output () {
   # $1 = test name, $2 = output file, $3 = exit status
@@ -51,5 +51,28 @@ else
   GI_TYPELIB_PATH=$typelib_dir LD_LIBRARY_PATH=$typelib_dir \
     $PY "$srcdir/run-hello.py" "$ws" "$scratch" >"$out" 2>&1; st=$?
   check_output "/examples/python/run-hello" "$out" "$st"
+fi
+
+# Grants through the typelib: a gated command refused without a grant, run
+# once with it, the second use refused with Sbx.GrantError.REPLAY.
+if [ "$sanitized" = "true" ]; then
+  n=$((n + 1)); echo "ok $n /examples/python/grant-once # SKIP python cannot load a sanitizer-instrumented library"
+elif ! $PY -c 'import gi' 2>/dev/null; then
+  n=$((n + 1)); echo "ok $n /examples/python/grant-once # SKIP PyGObject not installed"
+elif [ ! -f "$typelib_dir/Sbx-1.0.typelib" ]; then
+  n=$((n + 1)); echo "ok $n /examples/python/grant-once # SKIP introspection disabled in this build"
+else
+  GI_TYPELIB_PATH=$typelib_dir LD_LIBRARY_PATH=$typelib_dir \
+    $PY "$srcdir/grant-once.py" "$ws" "$scratch" >"$out" 2>&1; st=$?
+  n=$((n + 1))
+  if grep -q "no backend\|BACKEND_UNAVAILABLE\|No backend" "$out"; then
+    echo "ok $n /examples/python/grant-once # SKIP no sandboxing backend on this host: $(head -1 "$out")"
+  elif [ "$st" -eq 0 ] && grep -qx "without a grant: required" "$out" \
+       && grep -qx "output: approved once" "$out" && grep -qx "second use: replay" "$out" \
+       && [ -z "$(ls -A "$scratch")" ]; then
+    echo "ok $n /examples/python/grant-once"
+  else
+    echo "not ok $n /examples/python/grant-once (exit $st)"; sed 's/^/# /' "$out"
+  fi
 fi
 rm -f "$out"

@@ -280,8 +280,8 @@ test_gate (Fixture       *fx,
            gconstpointer  data)
 {
   static const struct { SbxAccess access; int code; } rows[] = {
-    { SBX_ACCESS_GATED, SBX_EXECUTOR_ERROR_GRANT_REQUIRED },
-    { SBX_ACCESS_DENY, SBX_EXECUTOR_ERROR_DENIED },
+    { SBX_ACCESS_GATED, SBX_GRANT_ERROR_REQUIRED },
+    { SBX_ACCESS_DENY, SBX_GRANT_ERROR_DENIED },
   };
   g_autofree char *marker = g_build_filename (fx->tree.ws, "marker", NULL);
   g_autofree char *command = g_strdup_printf ("touch '%s'", marker);
@@ -296,12 +296,12 @@ test_gate (Fixture       *fx,
       make_executor (fx, profile);
       result = sbx_executor_run_command (fx->executor, fx->tree.ws, command, NULL, &error);
       g_assert_null (result);
-      g_assert_error (error, SBX_EXECUTOR_ERROR, rows[r].code);
+      g_assert_error (error, SBX_GRANT_ERROR, rows[r].code);
       g_clear_error (&error);
       sbx_executor_run_command_async (fx->executor, fx->tree.ws, command, NULL,
                                       etu_store_result, &async_result);
       result = sbx_executor_run_command_finish (fx->executor, etu_wait_async (&async_result), &error);
-      g_assert_error (error, SBX_EXECUTOR_ERROR, rows[r].code);
+      g_assert_error (error, SBX_GRANT_ERROR, rows[r].code);
       g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
     }
 

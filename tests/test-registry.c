@@ -308,11 +308,11 @@ static const RefusalCase refusal_cases[] = {
   { "size-too-small", SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR, "descriptor struct_size 56 is smaller than the minimum 64" },
   { "requires-unknown-feature", SBX_PLUGIN_ERROR_MISSING_HOST_FEATURE,
     "requires host features 0x8000000000000000 that this library does not know" },
-  /* Known but not implemented: the host advertises what it implements. */
-  { "requires-rule-fds", SBX_PLUGIN_ERROR_MISSING_HOST_FEATURE,
-    "requires host features 0x1 (rule-fds) that this library does not implement (it implements 0x0)" },
+  /* Known but not implemented: the host advertises what it implements
+   * (rule fds since the grants work; requires-rule-fds loads, see
+   * test_host_features_default). */
   { "egress", SBX_PLUGIN_ERROR_MISSING_HOST_FEATURE,
-    "requires host features 0x4 (egress-v1) that this library does not implement" },
+    "requires host features 0x4 (egress-v1) that this library does not implement (it implements 0x1)" },
   { "init-fails", SBX_PLUGIN_ERROR_INIT_FAILED, "init failed with status 2 (unavailable)" },
   { "bad-name", SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR, "holds a descriptor named 'something_else'" },
   { "unknown-kind", SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR, "extension 'mock-unknown-kind-x' has unknown kind 9" },
@@ -351,6 +351,22 @@ test_host_features_implemented (void)
   g_clear_object (&registry);
   registry = sbx_registry_new_with_host_features (dirs, SBX_HOST_FEATURE_RULE_FDS, &error);
   g_assert_no_error (error);
+  g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-requires-rule-fds")), ==,
+                   SBX_PLUGIN_STATE_LOADED);
+  g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-egress")), ==,
+                   SBX_PLUGIN_STATE_REFUSED);
+  g_assert_error (sbx_registry_get_plugin_error (registry, find_plugin (registry, "mock-egress")),
+                  SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_MISSING_HOST_FEATURE);
+}
+
+/* The default host table implements rule fds (the grants work): a plugin
+ * requiring them loads, and its init saw the bit (it fails otherwise); one
+ * requiring egress is still refused. */
+static void
+test_host_features_default (void)
+{
+  g_autoptr(SbxRegistry) registry = registry_for_mocks ("requires-rule-fds", "egress", NULL);
+
   g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-requires-rule-fds")), ==,
                    SBX_PLUGIN_STATE_LOADED);
   g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-egress")), ==,
@@ -1912,6 +1928,7 @@ main (int    argc,
 
   g_test_add_func ("/registry/load/ok", test_load_ok);
   g_test_add_func ("/registry/load/host-features-implemented", test_host_features_implemented);
+  g_test_add_func ("/registry/load/host-features-default", test_host_features_default);
   g_test_add_func ("/registry/load/refused", test_load_refused);
   g_test_add_func ("/registry/load/refused-alone-fails-selection", test_load_refused_alone_fails_selection);
   g_test_add_func ("/registry/load/duplicate-extension", test_load_duplicate_extension);

@@ -13,6 +13,14 @@
  * passed and the tree was killed; 125 when sbx itself refused or failed
  * (with a message naming why); 126 when the command is not executable; 127
  * when it is not found.
+ *
+ * Grants: sbx plays the approval system for this one run.  Each
+ * --approve CLASS[:TARGET] mints a grant for exactly this command (its argv,
+ * normalized with sbx_grant_command_for_argv()), this working directory and
+ * a fresh execution ID, and the run spends them all; command.start.v1
+ * without a target means this command.  --ask asks on the terminal for each
+ * Gated capability the profile declares and mints what is approved.  A
+ * Gated command without either exits 125 saying how to approve it.
  */
 #include <errno.h>
 #include <glib.h>
@@ -219,7 +227,8 @@ run_done (GObject      *source,
 {
   RunState *state = data;
 
-  state->result = sbx_executor_run_finish (SBX_EXECUTOR (source), res, &state->error);
+  state->result = sbx_executor_run_argv_with_grants_finish (SBX_EXECUTOR (source), res,
+                                                            &state->error);
   state->done = TRUE;
   g_main_loop_quit (state->loop);
 }
@@ -259,6 +268,125 @@ refuse (const char *format,
   return RUN_EXIT_SBX_FAILED;
 }
 
+/* The Gated capabilities @profile declares, as (class, target) pairs, in a
+ * stable order: the command start, the workspace, each root, the host.
+ * The network is not listed: a broad grant needs a port, which only
+ * --approve network.broad.v1:tcp:*:PORT can name. */
+static GPtrArray *
+gated_capabilities (SbxProfile *profile)
+{
+  GPtrArray *caps = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(SbxProfileConfig) config = NULL;
+  const char *ws = sbx_profile_get_workspace_root (profile);
+
+#define ADD_CAP(cls, target) g_ptr_array_add (caps, g_strdup (cls)), \
+                             g_ptr_array_add (caps, (target) != NULL ? g_strdup (target) : NULL)
+  if (sbx_profile_get_command (profile) == SBX_ACCESS_GATED)
+    ADD_CAP (SBX_GRANT_CLASS_COMMAND_START, NULL);
+  if (sbx_profile_get_workspace_read (profile) == SBX_ACCESS_GATED)
+    ADD_CAP (SBX_GRANT_CLASS_FILESYSTEM_TREE_READ, ws);
+  if (sbx_profile_get_workspace_write (profile) == SBX_ACCESS_GATED)
+    ADD_CAP (SBX_GRANT_CLASS_FILESYSTEM_TREE_WRITE, ws);
+  for (guint i = 0; i < sbx_profile_get_n_roots (profile); i++)
+    {
+      const char *path = sbx_profile_get_root_path (profile, i);
+
+      if (sbx_profile_get_root_read (profile, i) == SBX_ACCESS_GATED)
+        ADD_CAP (SBX_GRANT_CLASS_FILESYSTEM_TREE_READ, path);
+      if (sbx_profile_get_root_write (profile, i) == SBX_ACCESS_GATED)
+        ADD_CAP (SBX_GRANT_CLASS_FILESYSTEM_TREE_WRITE, path);
+    }
+  if (sbx_profile_get_host_read (profile) == SBX_ACCESS_GATED)
+    ADD_CAP (SBX_GRANT_CLASS_FILESYSTEM_HOST_READ, "host:*");
+  if (sbx_profile_get_host_write (profile) == SBX_ACCESS_GATED)
+    ADD_CAP (SBX_GRANT_CLASS_FILESYSTEM_HOST_WRITE, "host:*");
+#undef ADD_CAP
+  return caps;
+}
+
+/* One y/N question on the terminal (stdin). */
+static gboolean
+ask_yes (const char *grant_class,
+         const char *target,
+         const char *command)
+{
+  char line[64];
+
+  fprintf (stderr, "sbx: approve %s %s for this run of `%s`? [y/N] ", grant_class,
+           target != NULL ? target : "(this command)", command);
+  fflush (stderr);
+  if (fgets (line, sizeof line, stdin) == NULL)
+    return FALSE;
+  return line[0] == 'y' || line[0] == 'Y';
+}
+
+/* Mints the run's grants: --approve ones, then --ask ones.  FALSE with
+ * *out_status set when sbx must refuse. */
+static gboolean
+mint_grants (SbxExecutor    *executor,
+             SbxProfile     *profile,
+             const RunArgs  *args,
+             const char     *execution_id,
+             const char     *command,
+             const char     *cwd,
+             GPtrArray      *tokens,
+             GPtrArray      *approved,
+             int            *out_status)
+{
+  for (guint i = 0; args->approve != NULL && args->approve[i] != NULL; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      const char *colon = strchr (args->approve[i], ':');
+      g_autofree char *cls = colon != NULL ? g_strndup (args->approve[i], (gsize) (colon - args->approve[i]))
+                                           : g_strdup (args->approve[i]);
+      g_autofree char *target = NULL;
+      char *token;
+
+      if (colon != NULL)
+        target = colon[1] == '/' ? absolute_path (colon + 1) : g_strdup (colon + 1);
+      token = sbx_executor_issue_grant (executor, execution_id, command, cwd, cls, target, NULL, &error);
+      if (token == NULL)
+        {
+          *out_status = refuse ("--approve %s: %s", args->approve[i], error->message);
+          return FALSE;
+        }
+      g_ptr_array_add (tokens, token);
+      g_ptr_array_add (approved, g_strdup (args->approve[i]));
+    }
+  if (args->ask)
+    {
+      g_autoptr(GPtrArray) caps = gated_capabilities (profile);
+
+      if (!isatty (STDIN_FILENO))
+        {
+          *out_status = refuse ("--ask needs a terminal on stdin to ask on; use --approve CLASS[:TARGET]");
+          return FALSE;
+        }
+      for (guint i = 0; i < caps->len; i += 2)
+        {
+          g_autoptr(GError) error = NULL;
+          const char *cls = g_ptr_array_index (caps, i);
+          const char *target = g_ptr_array_index (caps, i + 1);
+          char *token;
+
+          if (!ask_yes (cls, target, command))
+            continue;
+          token = sbx_executor_issue_grant (executor, execution_id, command, cwd, cls, target, NULL,
+                                            &error);
+          if (token == NULL)
+            {
+              *out_status = refuse ("%s %s: %s", cls, target != NULL ? target : "", error->message);
+              return FALSE;
+            }
+          g_ptr_array_add (tokens, token);
+        }
+      if (sbx_profile_get_network (profile) == SBX_ACCESS_GATED)
+        sbx_cli_error ("run: the network is gated too; --ask does not open it (a grant names one "
+                       "port: --approve network.broad.v1:tcp:*:PORT)");
+    }
+  return TRUE;
+}
+
 static int
 exit_status_for_error (const GError *error,
                        const char   *command,
@@ -279,6 +407,10 @@ exit_status_for_error (const GError *error,
       sbx_cli_error ("run: timed out after %s s; the process tree was killed", args->timeout);
       return RUN_EXIT_TIMEOUT;
     }
+  if (g_error_matches (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_REQUIRED))
+    return refuse ("%s: the profile gates command execution; approve this run with "
+                   "--approve command.start.v1, or answer on the terminal with --ask (%s)",
+                   command, error->message);
   return refuse ("%s", error->message);
 }
 
@@ -297,6 +429,10 @@ sbx_cmd_run (int    argc,
   g_autoptr(GMainLoop) loop = NULL;
   g_autoptr(GCancellable) cancellable = NULL;
   g_autofree char *cwd = NULL;
+  g_autofree char *bound_command = NULL;
+  g_autofree char *execution_id = NULL;
+  g_autoptr(GPtrArray) tokens = NULL;
+  g_autoptr(GPtrArray) approved = NULL;
   const char *command;
   GTimeSpan timeout = 0;
   guint64 max_output = 0;
@@ -325,9 +461,10 @@ sbx_cmd_run (int    argc,
     { "allow-host", 0, 0, G_OPTION_ARG_STRING_ARRAY, &args.allow_host,
       "Not implemented yet (egress routes)", "HOST:PORT" },
     { "approve", 0, 0, G_OPTION_ARG_STRING_ARRAY, &args.approve,
-      "Not implemented yet (grants)", "CLASS:TARGET" },
+      "Approve one Gated capability for this run (repeatable); command.start.v1 "
+      "without a target means this command", "CLASS[:TARGET]" },
     { "ask", 0, 0, G_OPTION_ARG_NONE, &args.ask,
-      "Not implemented yet (grants)", NULL },
+      "Ask on the terminal for each Gated capability the profile declares", NULL },
     { NULL },
   };
   g_autoptr(GOptionGroup) group = NULL;
@@ -350,10 +487,6 @@ sbx_cmd_run (int    argc,
   /* Later issues: never silently ignored. */
   if (args.allow_host != NULL)
     return refuse ("--allow-host is not implemented yet (egress routes come in a later version)");
-  if (args.approve != NULL)
-    return refuse ("--approve is not implemented yet (grants come in a later version)");
-  if (args.ask)
-    return refuse ("--ask is not implemented yet (grants come in a later version)");
 
   /* argv[0] is "run"; the command follows, after an optional "--". */
   if (argc >= 2 && g_str_equal (argv[1], "--"))
@@ -416,6 +549,25 @@ sbx_cmd_run (int    argc,
   sbx_run_options_set_max_output (run_options, max_output);
 
   cwd = g_get_current_dir ();
+  bound_command = sbx_grant_command_for_argv ((const char *const *) argv + 1);
+  if (bound_command == NULL)
+    return refuse ("the command line is not valid UTF-8");
+  {
+    g_autofree char *uuid = g_uuid_string_random ();
+
+    execution_id = g_strconcat ("sbx-run-", uuid, NULL);
+  }
+  tokens = g_ptr_array_new_with_free_func (g_free);
+  approved = g_ptr_array_new_with_free_func (g_free);
+  if (!mint_grants (executor, profile, &args, execution_id, bound_command, cwd, tokens, approved,
+                    &status))
+    {
+      g_autoptr(GError) close_error = NULL;
+
+      sbx_executor_set_close (set, NULL, &close_error);
+      return status;
+    }
+  g_ptr_array_add (tokens, NULL);
   loop = g_main_loop_new (NULL, FALSE);
   cancellable = g_cancellable_new ();
   state.loop = loop;
@@ -426,8 +578,9 @@ sbx_cmd_run (int    argc,
       signals[i].signo = forwarded[i];
       signal_sources[i] = g_unix_signal_add (forwarded[i], on_signal, &signals[i]);
     }
-  sbx_executor_run_async (executor, cwd, (const char *const *) argv + 1, run_options,
-                          cancellable, run_done, &state);
+  sbx_executor_run_argv_with_grants_async (executor, cwd, (const char *const *) argv + 1,
+                                           execution_id, (const char *const *) tokens->pdata,
+                                           run_options, cancellable, run_done, &state);
   while (!state.done)
     g_main_loop_run (loop);
   for (guint i = 0; i < G_N_ELEMENTS (forwarded); i++)
@@ -435,6 +588,26 @@ sbx_cmd_run (int    argc,
 
   if (state.result != NULL)
     {
+      const char *const *spent = sbx_run_result_get_grants_spent (state.result);
+
+      if (args.report == REPORT_JSON && spent[0] != NULL)
+        {
+          g_autoptr(GString) json = g_string_new ("{\"grants_spent\":[");
+
+          for (guint i = 0; spent[i] != NULL; i++)
+            {
+              g_autofree char *escaped = g_strescape (spent[i], NULL);
+
+              g_string_append_printf (json, "%s\"%s\"", i > 0 ? "," : "", escaped);
+            }
+          fprintf (stderr, "%s]}\n", json->str);
+        }
+      else if (args.report == REPORT_TEXT && spent[0] != NULL)
+        {
+          fprintf (stderr, "Grants spent:\n");
+          for (guint i = 0; spent[i] != NULL; i++)
+            fprintf (stderr, "  %s\n", spent[i]);
+        }
       if (sbx_run_result_get_truncated (state.result))
         sbx_cli_error ("run: output limit of %" G_GUINT64_FORMAT " bytes reached; "
                        "the rest was not passed on and the process tree was killed", max_output);

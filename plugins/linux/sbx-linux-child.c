@@ -265,6 +265,20 @@ child_bind (long              rootfd,
                            RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
   if (src < 0)
     return src;
+  /* A grant's bind must bring the inode pinned when the grant was issued:
+   * a rename or exchange since then fails the spawn (ESTALE). */
+  if (op->pinned)
+    {
+      struct statx stx;
+
+      r = sbx_raw_syscall5 (__NR_statx, src, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_INO, &stx);
+      if (r < 0 || stx.stx_ino != op->pin_ino || stx.stx_dev_major != op->pin_dev_major
+          || stx.stx_dev_minor != op->pin_dev_minor)
+        {
+          sbx_child_close (src);
+          return r < 0 ? r : -ESTALE;
+        }
+    }
 
   *step = SBX_LINUX_STEP_BIND;
   tree = sbx_raw_syscall3 (__NR_open_tree, src, "",

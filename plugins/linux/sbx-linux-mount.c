@@ -31,6 +31,7 @@
  * instead of redirecting a bind.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -115,6 +116,8 @@ typedef struct
   GHashTable        *created;   /* paths created in a tmpfs of ours */
   GPtrArray         *binds;
   GPtrArray         *masked;
+  GHashTable        *grant_fds; /* path -> fd + 1 of the policy's grant rules */
+  gboolean           grant_fd_failed;
 } Builder;
 
 static const char *
@@ -146,6 +149,26 @@ add_op (Builder    *b,
   op.name = intern (b, base);
   op.link = link != NULL ? intern (b, link) : NULL;
   op.tmpfs_slot = -1;
+  if (kind == SBX_MOUNT_OP_BIND && g_hash_table_contains (b->grant_fds, path))
+    {
+      /* A grant: the bind must bring the inode the core pinned and
+       * identity-checked, not whatever @path names at spawn.  The fd
+       * itself cannot be bound (it belongs to our mount namespace, the
+       * child's view is another), so the child re-opens @path without
+       * symlinks and compares it with this identity. */
+      struct statx stx;
+      int fd = GPOINTER_TO_INT (g_hash_table_lookup (b->grant_fds, path)) - 1;
+
+      if (statx (fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_INO, &stx) == 0)
+        {
+          op.pinned = 1;
+          op.pin_dev_major = stx.stx_dev_major;
+          op.pin_dev_minor = stx.stx_dev_minor;
+          op.pin_ino = stx.stx_ino;
+        }
+      else
+        b->grant_fd_failed = TRUE;
+    }
   if (kind == SBX_MOUNT_OP_TMPFS)
     op.tmpfs_slot = b->plan->n_tmpfs_slots++;
   g_array_append_val (b->ops, op);
@@ -204,6 +227,7 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
   g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) masked = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GArray) ops = g_array_new (FALSE, TRUE, sizeof (SbxMountOp));
+  g_autoptr(GHashTable) grant_fds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   Builder b;
   GHashTableIter iter;
   gpointer key;
@@ -213,6 +237,8 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
 
   plan->strings = g_string_chunk_new (1024);
   b.plan = plan;
+  b.grant_fds = grant_fds;
+  b.grant_fd_failed = FALSE;
   b.ops = ops;
   b.created = created;
   b.binds = binds;
@@ -229,6 +255,24 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
 
       if (r->origin == SBX_FS_ORIGIN_DEVICE || path_is_replaced (r->path))
         continue;
+      if (r->fd >= 0)
+        {
+          struct stat fd_st, path_st;
+
+          /* Defense in depth (the backend does not trust the core): a
+           * pinned rule's path must still name its fd's inode, and never
+           * through a symlink (the core canonicalised it). */
+          if (r->origin != SBX_FS_ORIGIN_GRANT || fstat (r->fd, &fd_st) != 0
+              || lstat (r->path, &path_st) != 0 || fd_st.st_dev != path_st.st_dev
+              || fd_st.st_ino != path_st.st_ino)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "mount view: the pinned fd of rule %u (%s) does not name that path",
+                           i, r->path);
+              return NULL;
+            }
+          g_hash_table_replace (grant_fds, g_strdup (r->path), GINT_TO_POINTER (r->fd + 1));
+        }
       canon = canonical_parent (r->path);
       if (path_is_replaced (canon))
         continue;
@@ -410,6 +454,14 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
       /* else: hidden under our own tmpfs, which shows nothing by default. */
     }
 
+  if (b.grant_fd_failed)
+    {
+      int errsv = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   "mount view: cannot read a grant's pinned identity: %s", g_strerror (errsv));
+      return NULL;
+    }
   plan->n_ops = ops->len;
   plan->ops = (SbxMountOp *) g_array_free (g_steal_pointer (&ops), FALSE);
   g_ptr_array_add (binds, NULL);

@@ -164,6 +164,23 @@ compile_rung (void                *plugin_ctx,
   int32_t status = SBX_STATUS_FAILED;
   SbxLinuxSpec *spec;
 
+  /* A grant rule must carry the core's pinned fd (only "/" of a host grant
+   * has none): never enforce a grant by path alone. */
+  for (uint32_t i = 0; policy != NULL && policy->fs_rules != NULL && i < policy->n_fs_rules; i++)
+    {
+      const SbxFsRuleV1 *r = &policy->fs_rules[i];
+
+      if (r->origin == SBX_FS_ORIGIN_GRANT && r->fd < 0
+          && (r->path == NULL || strcmp (r->path, "/") != 0))
+        {
+          g_autofree char *message =
+            g_strdup_printf ("linux: grant rule %u (%s) has no pinned fd; a grant is never "
+                             "enforced by path alone", i, r->path != NULL ? r->path : "(null)");
+
+          self->host->set_error (call, SBX_STATUS_UNSUPPORTED, message);
+          return SBX_STATUS_UNSUPPORTED;
+        }
+    }
   spec = sbx_linux_spec_new (policy, rung, &reporter, &level, &guarantees, &status, &error);
   if (spec == NULL)
     {
@@ -247,14 +264,30 @@ linux_release (void *plugin_ctx,
   sbx_linux_spec_free (spec);
 }
 
-/* Grants that need the backend (identity-pinned filesystem rules, network
- * ports, proxy targets) arrive with later work; until then they are refused
- * rather than enforced by path. */
+/* Grants this backend enforces: the command start, and the filesystem
+ * classes, whose rules arrive with the core's identity-pinned O_PATH fds
+ * (SBX_HOST_FEATURE_RULE_FDS): Landlock rules go on those inodes at both
+ * rungs, and rung 1 binds them from the fd.  Network ports (MODE_PORTS) and
+ * proxy targets are not compiled yet, so network.broad.v1 and
+ * network.proxy-target.v1 are refused rather than widened. */
 static uint32_t
 linux_supports_grant_class (void       *plugin_ctx,
                             const char *grant_class)
 {
-  return grant_class != NULL && strcmp (grant_class, "command.start.v1") == 0;
+  static const char *const supported[] = {
+    "command.start.v1",
+    "filesystem.path.read.v1", "filesystem.path.write.v1",
+    "filesystem.tree.read.v1", "filesystem.tree.write.v1",
+    "filesystem.host.read.v1", "filesystem.host.write.v1",
+  };
+
+  SbxLinuxPlugin *self = plugin_ctx;
+
+  for (gsize i = 0; grant_class != NULL && i < G_N_ELEMENTS (supported); i++)
+    if (strcmp (grant_class, supported[i]) == 0)
+      /* Path and tree grants only from a host that pins their fds. */
+      return i < 1 || i >= 5 || (self->host->features & SBX_HOST_FEATURE_RULE_FDS) ? 1 : 0;
+  return 0;
 }
 
 /* explain(): compile as compile() does, describe the spec, free it.  The

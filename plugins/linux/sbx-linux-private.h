@@ -131,6 +131,12 @@ typedef struct
   const char *name;         /* last component of @rel */
   const char *link;         /* SYMLINK target */
   int32_t     tmpfs_slot;   /* TMPFS: index into the child's own-tmpfs fd table */
+  /* BIND of a grant: the identity (statx dev major:minor, inode) of the
+   * core's pinned fd; the child binds @path only if it still is that inode. */
+  uint32_t    pinned;
+  uint32_t    pin_dev_major;
+  uint32_t    pin_dev_minor;
+  uint64_t    pin_ino;
 } SbxMountOp;
 
 typedef struct _SbxLinuxMountPlan SbxLinuxMountPlan;
@@ -209,6 +215,7 @@ struct _SbxLinuxSpec
   guint64             cgroup_max_pids;
   guint64             cgroup_max_memory;
   SbxLinuxZygote     *zygote;      /* rung 1: namespaces and view made once (spawn.c) */
+  gboolean            transient;   /* carries grant rules: one spawn, never a zygote */
   gboolean            mask_proc;   /* rung 1, root caller: mask sbx-linux-proc-mask.h's entries */
 };
 

@@ -311,8 +311,12 @@ zygote_spawn (SbxLinuxSpec *spec,
   return ZYGOTE_SPAWN_DIRECT;
 #endif
   /* The first spawn of a spec goes directly: a single-shot caller (sbx run)
-   * would only pay for the zygote. */
-  if (z == NULL || g_atomic_int_add (&z->n_spawns, 1) == 0)
+   * would only pay for the zygote.  A transient spec (one spawn with
+   * grants: its view and Landlock rules are wider than the executor's) is
+   * always spawned directly, outside any zygote: it has none of its own,
+   * and the executor's shared zygote, built for the base spec, is never
+   * asked to make a wider view. */
+  if (spec->transient || z == NULL || g_atomic_int_add (&z->n_spawns, 1) == 0)
     return ZYGOTE_SPAWN_DIRECT;
   g_mutex_lock (&z->lock);
   if (z->state == ZYGOTE_RUNNING)

@@ -506,6 +506,8 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
   spec = g_new0 (SbxLinuxSpec, 1);
   spec->rung = rung;
   spec->probe = probe;
+  for (guint32 k = 0; k < policy->n_fs_rules; k++)
+    spec->transient |= policy->fs_rules[k].origin == SBX_FS_ORIGIN_GRANT;
   net_deny = policy->net->mode == SBX_NET_MODE_DENY;
   write_restricted = access_restricted (policy, SBX_FS_WRITE);
   read_restricted = access_restricted (policy, SBX_FS_READ | SBX_FS_EXEC);
@@ -534,7 +536,8 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
       spec->uid_map_len = strlen (spec->uid_map);
       spec->gid_map_len = strlen (spec->gid_map);
       spec->hostname = g_strdup ("sbx");
-      spec->zygote = sbx_linux_zygote_new ();
+      /* A spec with grants serves one spawn: no zygote (sbx-linux-spawn.c). */
+      spec->zygote = spec->transient ? NULL : sbx_linux_zygote_new ();
     }
 
   /* Issue 16 §7: a root caller's sandbox runs as host uid 0, so the

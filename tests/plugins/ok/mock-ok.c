@@ -51,6 +51,49 @@ static SbxPluginInitFunc ok_init;
 static SbxPluginFiniFunc ok_fini;
 
 SBX_PLUGIN_EXPORT unsigned sbx_mock_ok_count (const char *what);
+SBX_PLUGIN_EXPORT const char *sbx_mock_ok_last_grants (void);
+
+/* The grant rules (origin GRANT) of the last compiled policy, for the
+ * grant tests: "PATH allow=A deny=D exact=E fd=same|none|other;" per rule,
+ * where "same" means the rule's fd names the same inode as lstat(PATH).
+ * Then "net=MODE dns=0|1 ports=P,...".  Single-threaded use only. */
+static char last_grants[4096];
+
+const char *
+sbx_mock_ok_last_grants (void)
+{
+  return last_grants;
+}
+
+static void
+record_grants (const SbxPolicyV1 *policy)
+{
+  size_t used = 0;
+
+  last_grants[0] = '\0';
+  for (uint32_t i = 0; i < policy->n_fs_rules; i++)
+    {
+      const SbxFsRuleV1 *r = &policy->fs_rules[i];
+      const char *fd_state = "none";
+      struct stat a, b;
+
+      if (r->origin != SBX_FS_ORIGIN_GRANT)
+        continue;
+      if (r->fd >= 0)
+        fd_state = fstat (r->fd, &a) == 0 && lstat (r->path, &b) == 0
+                   && a.st_dev == b.st_dev && a.st_ino == b.st_ino ? "same" : "other";
+      used += (size_t) snprintf (last_grants + used, sizeof last_grants - used,
+                                 "%s allow=%u deny=%u exact=%u fd=%s;", r->path, r->allow, r->deny,
+                                 (r->flags & SBX_FS_RULE_EXACT) ? 1u : 0u, fd_state);
+      if (used >= sizeof last_grants)
+        return;
+    }
+  used += (size_t) snprintf (last_grants + used, sizeof last_grants - used, "net=%u dns=%u ports=",
+                             policy->net->mode, (policy->net->flags & SBX_NET_FLAG_DNS) ? 1u : 0u);
+  for (uint32_t i = 0; i < policy->net->n_tcp_ports && used < sizeof last_grants; i++)
+    used += (size_t) snprintf (last_grants + used, sizeof last_grants - used, "%s%u",
+                               i > 0 ? "," : "", policy->net->tcp_ports[i]);
+}
 
 static unsigned n_init, n_fini, n_probe, n_compile, n_spawn, n_signal, n_finish, n_release, n_emit;
 
@@ -158,6 +201,7 @@ ok_compile (void               *plugin_ctx,
       return SBX_STATUS_NO_MEMORY;
     }
   spec->magic = SPEC_MAGIC;
+  record_grants (policy);
   ctx->host->report (call, "mock-confinement", SBX_ABI_REPORT_UNENFORCED,
                      "test double: the child runs unconfined");
   result->level = ctx->level;
