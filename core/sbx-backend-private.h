@@ -5,7 +5,7 @@
  * GError in SBX_PLUGIN_ERROR (see sbx-registry.h), report entries land in a
  * SbxCompileReport.  No lock is held across a plugin call.
  *
- * Owned by the registry work (issue 3); used by the executor.
+ * Used by the executor.
  */
 #pragma once
 

@@ -6,7 +6,7 @@
  * shared and read from any thread.  Every setter on a frozen report is a
  * programmer error (g_return_if_fail).
  *
- * Owned by the registry work (issue 3); used by the executor.
+ * Used by the executor.
  */
 #pragma once
 

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Environment scrubbing (upstream-api.md §3.7), identical for every backend.
- * Owned by the executor work (issue 3).
+ * Environment scrubbing, identical for every backend.
  */
 #pragma once
 

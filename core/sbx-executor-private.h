@@ -14,7 +14,6 @@
  * the owned directory.  Reporter sinks are therefore only ever used inside
  * an admission, and never after they are closed.
  *
- * Owned by the executor work (issue 3).
  */
 #pragma once
 

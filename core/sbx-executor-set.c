@@ -701,7 +701,7 @@ sbx_executor_set_initable_init (GInitable     *initable,
                        g_strerror (errsv));
     }
 
-  /* Issue 18: dead sets' directories (a supervisor killed with SIGKILL)
+  /* Dead sets' directories (a supervisor killed with SIGKILL)
    * are reaped here, once per set, before ours exists.  Someone else's
    * leftovers never make this set fail. */
   {

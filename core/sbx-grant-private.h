@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Grant tokens: the format, the MAC, the class table, the replay registry
- * and the filesystem identity binding (upstream-api.md §5).  The executor
+ * and the filesystem identity binding.  The executor
  * (sbx-executor.c) holds the key, the clock and the registries and decides
  * the order of checks; everything here is a pure function of its arguments
  * except the filesystem probes, so the token parser can be fuzzed alone.

@@ -2,8 +2,9 @@
 /*
  * Grant tokens, classes, the replay registry and the filesystem identity
  * binding.  See sbx-grant-private.h for the token format; the order of the
- * checks that use these pieces lives in sbx-executor.c (issue and
- * consumption follow upstream-api.md §5.5 and §5.6).
+ * checks that use these pieces lives in sbx-executor.c (issuing and
+ * consuming follow the order of the Go library sbx re-creates, checked by
+ * tests/test-grant.c).
  */
 #include "sbx-grant-private.h"
 

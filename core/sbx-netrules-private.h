@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * sbx-netrules-private.h — the egress rules as plain functions: target
- * normalization (upstream-api.md §6.1), address classes (§6.2, plus sbx's
- * IP-literal rule), upstream proxy URLs and route fingerprints.
+ * normalization, address classes (with sbx's IP-literal rule), upstream proxy URLs and route fingerprints.
  *
  * One implementation, two users: libsbx-1 builds its public types
  * (SbxNetworkTarget, SbxEgressRoute, SbxAddressClass) on it, and the bundled

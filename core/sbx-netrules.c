@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* ------------------------------------------------------------------------- */
-/* Host and target normalization (upstream-api.md §6.1)                       */
+/* Host and target normalization                                              */
 /* ------------------------------------------------------------------------- */
 
 static gboolean
@@ -308,7 +308,7 @@ sbx_netrules_canonical_target (const char  *raw,
 }
 
 /* ------------------------------------------------------------------------- */
-/* Address classes (upstream-api.md §6.2)                                     */
+/* Address classes                                                            */
 /* ------------------------------------------------------------------------- */
 
 typedef struct

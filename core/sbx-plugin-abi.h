@@ -3,7 +3,7 @@
  * sbx-plugin-abi.h — the plain-C ABI between libsbx-1 (the "host") and its
  * plugins (backends, egress routes, reporters).
  *
- * Rules (design.md §5, style.md R4/R5):
+ * Rules:
  *  - This header includes only <stddef.h> and <stdint.h>: a plugin can be
  *    built without GLib (the win32 backend is built with mingw-w64).
  *  - Every table starts with `struct_size`.  The reader uses a field only when

@@ -264,7 +264,7 @@ sbx_host_table (void)
 /* ------------------------------------------------------------------------- */
 
 /*
- * Why this mechanism (style R18, "probe-segfaults"): a plugin that crashes
+ * Why this mechanism (the "probe-segfaults" mock proves it): a plugin that crashes
  * inside probe() takes the whole process down, and the default message
  * ("Segmentation fault") does not say which of several plugins did it.  We
  * cannot survive the crash safely (the plugin may hold locks, the heap may be

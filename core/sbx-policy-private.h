@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The policy compiler: profile + executor directories -> effective policy
- * (upstream-api.md §3.8) -> the plain-data SbxPolicyV1 view a backend
+ * -> the plain-data SbxPolicyV1 view a backend
  * compiles.  Also the reference model of filesystem precedence
  * (sbx_fs_resolve), which every backend must preserve or narrow and which
  * backend tests use as their oracle.
  *
- * Owned by the executor work (issue 3).
  */
 #pragma once
 
@@ -110,7 +109,7 @@ const SbxRuntimePath *sbx_policy_runtime_closure (gsize *n_paths);
 char *sbx_policy_runtime_link_target (const char *path);
 
 /* ResolveFS: the access (SBX_FS_* bits) @rules grant at @path, by the
- * precedence of upstream-api.md §3.8:
+ * precedence model (<sbx/sbx-fs-resolve.h> implements it):
  *  - @path is cleaned lexically (no symlink resolution: pass canonical paths);
  *  - read, exec and write are decided independently; per axis the matching
  *    rule with the highest precedence decides (2 x length of its cleaned

@@ -2,7 +2,7 @@
 /*
  * The policy compiler and the filesystem precedence model.
  *
- * A Sandboxed profile becomes, in this order (upstream-api.md §3.8):
+ * A Sandboxed profile becomes, in this order:
  *   1. the fixed runtime closure (runtime_closure[] below, origin RUNTIME);
  *   2. the minimal devices (origin DEVICE);
  *   3. the workspace tree, 4. each additional root, 5. the host root "/":
@@ -265,7 +265,7 @@ input_access_at (const SbxPolicyInput *input,
 }
 
 /*
- * The scratch snapshot (issue 16 §5).  Denying the set directories that
+ * The scratch snapshot.  Denying the set directories that
  * exist when the executor is created is not enough when the sandbox may see
  * the scratch root: a set created later appears in it (a bind mount shows
  * the live directory).  So a visible scratch root is denied as a tree

@@ -9,7 +9,7 @@
 #include "sbx-path-private.h"
 
 /*
- * Validation, in this fixed order (upstream-api.md §1.3; the first failing
+ * Validation, in this fixed order (the first failing
  * rule is reported, so errors are deterministic):
  *
  *  1. workspace root: non-empty, absolute, valid UTF-8, an existing
@@ -1924,7 +1924,7 @@ min_limit (guint64 a,
  *   one input alone and the roots kept so far (visited shortest path
  *   first) already resolve its path to the same access, so dropping it
  *   changes no path.  Upstream dropped nested roots whose access equalled
- *   the host's, which could widen (its bug Q3); this cannot.
+ *   the host's, which could widen; this cannot.
  * - A "tree:" scope is Deny unless its path is a root of the result, and
  *   never more than the pathwise minimum at its path.  A root of both inputs
  *   stays a root, so `restrict (p, p)` equals p (same fingerprint), and the

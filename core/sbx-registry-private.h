@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Registry internals the executor needs: backend selection and reporter
- * sinks.  Owned by the registry work (issue 3).
+ * sinks.
  */
 #pragma once
 

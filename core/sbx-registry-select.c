@@ -172,7 +172,7 @@ describe_candidate (SbxBackend *backend)
  * SBX_PLUGIN_ERROR_BACKEND_UNAVAILABLE.  Unlike GIO's print_help we do not
  * continue with the default choice: someone asking which backends exist
  * should not have their command run under a backend they did not pick, and
- * the library never prints on its own (R6).
+ * the library never prints on its own.
  */
 static SbxBackend *
 select_help (GPtrArray        *backends,

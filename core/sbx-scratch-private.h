@@ -59,7 +59,7 @@ gboolean sbx_scratch_list (const char  *scratch_root,
                            GError     **error);
 
 /* The liveness marker in each set directory: a regular file the owning set
- * holds flock(LOCK_EX) on for exactly its lifetime (issue 18). */
+ * holds flock(LOCK_EX) on for exactly its lifetime. */
 #define SBX_SET_LIVE_MARKER ".sbx-live"
 
 /* At most this many dead sets are removed by one reaping (bounded cost). */

@@ -15,7 +15,6 @@
  *      status; its SbxExitV1 is the truth
  *   -> drain what the dead tree left in the pipes (bounded).
  *
- * Owned by the executor work (issue 3).
  */
 #pragma once
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * `sbx run` (design.md §8), driven as a program: exit statuses, pass-through
+ * `sbx run`, driven as a program: exit statuses, pass-through
  * of stdin/stdout/stderr (live), --max-output, --timeout, --report, refusals
  * with 125 and a message, and a Sandboxed profile on a host without a
  * sandboxing backend.

@@ -322,7 +322,7 @@ test_doctor_usage (void)
   g_assert_nonnull (strstr (help.out, "--json"));
 }
 
-/* Issue 18: `sbx doctor` lists the stale scratch of dead sets in $TMPDIR
+/* `sbx doctor` lists the stale scratch of dead sets in $TMPDIR
  * (the scratch root of `sbx run`) and `--clean` removes it; a live set's
  * directory (its marker locked, here by this process) is neither listed nor
  * touched. */

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Network targets, address classes and egress routes (upstream-api.md §6.1,
- * §6.2; issue 11).  Every rule is a row of a table. */
+/* Network targets, address classes and egress routes.  Every rule is a row of a table. */
 #include <sbx/sbx.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Environment scrubbing (upstream-api.md §3.7): the unit (sbx_env_scrub)
+ * Environment scrubbing: the unit (sbx_env_scrub)
  * and, in a subprocess with planted secrets, what a child really sees.
  */
 #include <sbx/sbx.h>

@@ -282,7 +282,7 @@ test_scratch_planted_link (Fixture       *fx,
 }
 
 /* ------------------------------------------------------------------------- */
-/* Stale scratch (issue 18)                                                   */
+/* Stale scratch                                                              */
 /* ------------------------------------------------------------------------- */
 
 /* A dead set's directory as a killed supervisor leaves it: the marker file

@@ -143,7 +143,7 @@ test_run_exit_code (Fixture       *fx,
   g_assert_false (sbx_run_result_get_success (result));
 }
 
-/* Death by signal is reported as such: never a bare -1 (upstream Q1). */
+/* Death by signal is reported as such: never a bare -1. */
 static void
 test_run_signal (Fixture       *fx,
                  gconstpointer  data)

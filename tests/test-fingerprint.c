@@ -5,7 +5,7 @@
 #include "sbx-fingerprint-private.h"
 #include "profile-test-util.h"
 
-/* upstream-api.md §1.7: /srv/app, access (2,2,2,0,0,2), home 0, isolation 0,
+/* The Go library's test vector: /srv/app, access (2,2,2,0,0,2), home 0, isolation 0,
  * no roots, ack false, required 26 (write, env-scrub, network). */
 static const SbxFingerprintSettings upstream_settings = {
   .version = 1,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the Linux backend forbids, tried from inside the sandbox on both rungs
- * (style R25), each next to the same probe succeeding without the sandbox:
+ * each next to the same probe succeeding without the sandbox:
  * reading and writing outside the roots, writing a read-only root, escaping
  * through "..", symlinks, hard links and rename, the network under deny,
  * host processes (seeing, signalling, ptracing the supervisor), terminal

@@ -673,7 +673,7 @@ test_library_close_removes_cgroup (gconstpointer backend)
   etu_tree_clear (&tree);
 }
 
-/* Issue 16 §3: run 1 plants `ln -s <host dir> out` in its workspace; run 2
+/* Planted symlinks: run 1 plants `ln -s <host dir> out` in its workspace; run 2
  * with --write ./out (or --read ./out) is refused, naming the link and its
  * target, and the host directory is untouched; passing the resolved path on
  * purpose works (positive control) and the report (text and JSON) names the
@@ -836,7 +836,7 @@ wait_nonempty (const char *path)
   "ls \"$h\" 2>/dev/null | grep -q b-secret && echo LISTED-B; " \
   "echo own > \"$HOME/own\" && cat \"$HOME/own\"; echo tmp > \"$TMPDIR/t\" && cat \"$TMPDIR/t\""
 
-/* Issue 16 §5: two concurrent `sbx run` in a workspace that contains the
+/* Other runs' scratch: two concurrent `sbx run` in a workspace that contains the
  * scratch root (TMPDIR = the workspace, as with a workspace of /tmp).  B
  * runs until the test releases it, after the checks.  Run A
  * cannot write into (or list) run B's HOME, whichever started first; its own
@@ -959,7 +959,7 @@ test_cli_concurrent_a_first_rung2 (void)
   check_concurrent_runs ("linux-landlock", FALSE);
 }
 
-/* Issue 16 §7: root-only kernel files of /proc.  Each prints "name:open"
+/* Root-only kernel files of /proc.  Each prints "name:open"
  * when it can be opened and has content, "name:closed" otherwise (kmsg is
  * left out: reading it blocks). */
 #define PROC_PROBE \

@@ -231,7 +231,7 @@ test_compile_set_dir_denied (void)
       }
 }
 
-/* Issue 16 §5: a workspace that contains the scratch root.  Other sets'
+/* A workspace that contains the scratch root.  Other sets'
  * directories listed at creation are denied; the scratch root is a snapshot
  * (its listed entries keep the workspace's access, anything created in it
  * later, a set's directory above all, is denied); the executor's own HOME

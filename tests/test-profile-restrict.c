@@ -420,7 +420,7 @@ typedef struct
 } RestrictRow;
 
 static const RestrictRow restrict_rows[] = {
-  /* Q3 as upstream-api.md states it: restrict (p, p) with workspace Allow,
+  /* The Go library's widening bug: restrict (p, p) with workspace Allow,
    * host Deny and a Deny root inside the workspace dropped the root (its
    * access equals the host's) and handed ws/a the workspace's Allow. */
   { "q3/self", "ws=AA host=DD root:ws/a=DD", "ws=AA host=DD root:ws/a=DD", "ws/a/b", SBX_ACCESS_DENY, SBX_ACCESS_DENY },

@@ -576,7 +576,7 @@ typedef struct
 static void
 test_access_for_table (void)
 {
-  /* upstream-api.md §9 item 6: workspace R Allow / W Gated, host R Deny /
+  /* The Go library's worked example: workspace R Allow / W Gated, host R Deny /
    * W Gated, network Allow, command Gated, root R Gated / W Allow; plus a
    * Deny root nested in the workspace and the "ws2" prefix trap. */
   static const AccessRow rows[] = {

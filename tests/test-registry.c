@@ -29,7 +29,7 @@
 #include "sbx-compile-report-private.h"
 
 /* Required guarantees of the embedded default profile: host read/write and
- * network denied, env scrubbed (upstream-api.md §2.3). */
+ * network denied, env scrubbed. */
 #define DEFAULT_SANDBOXED_REQUIRED \
   (SBX_GUARANTEE_ENV_SCRUB | SBX_GUARANTEE_READ_BOUNDARY | SBX_GUARANTEE_WRITE_BOUNDARY | \
    SBX_GUARANTEE_NETWORK_BOUNDARY)

@@ -418,7 +418,7 @@ sbx_cmd_doctor (int    argc,
   selected = sbx_registry_preview_selection (registry, sbx_profile_get_isolation (profile), required,
                                              &report, &selection_error);
 
-  /* Scratch of dead sets (issue 18) in the scratch root `sbx run` uses. */
+  /* Scratch of dead sets in the scratch root `sbx run` uses. */
   stale = sbx_executor_set_find_stale_scratch (scratch_root, clean, &stale_error);
   if (stale == NULL)
     sbx_cli_error ("cannot look for stale scratch in %s: %s", scratch_root, stale_error->message);

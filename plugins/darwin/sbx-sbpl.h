@@ -7,8 +7,8 @@
  * explain() and the golden tests use it on Linux, the macOS spawn glue feeds
  * its output to sandbox-exec.
  *
- * What it emits, and the rules it keeps (upstream-backends.md §2 with its
- * holes fixed):
+ * What it emits, and the rules it keeps (the Go library's Seatbelt
+ * profile with its holes fixed):
  *  - "(deny default)" and a fixed preamble with no broad file-read*,
  *    file-write* or process-exec* allow, no wildcard mach-lookup (only the
  *    named services libc needs), signals and process-info only within the

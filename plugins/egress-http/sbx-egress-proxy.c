@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The http-connect egress route (upstream-api.md §6.4 with issue 11's
- * changes).
+ * The http-connect egress route.
  *
  * THREADS.  Every socket is served by one thread per proxy, running its own
  * GMainContext: accepting, reading heads, resolving, dialing, tunnelling

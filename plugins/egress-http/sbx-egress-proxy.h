@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * sbx-egress-proxy.h — the http-connect egress route: an HTTP/1.1 forward
- * and CONNECT proxy with per-execution credentials (upstream-api.md §6.4,
- * issue 11).  Internal to plugins/egress-http; the plugin glue
+ * and CONNECT proxy with per-execution credentials.  Internal to plugins/egress-http; the plugin glue
  * (sbx-egress-http-plugin.c) maps the ABI onto it, and white-box tests drive
  * it directly.
  */

@@ -13,7 +13,7 @@
  *  - otherwise the allow is *carved*: the directory is listed once, now, and
  *    each child that holds no deny becomes its own rule, children that hold a
  *    deny deeper down are descended into, denied children are left out.  This
- *    is sibling enumeration (reference/upstream-backends.md §1.5) with
+ *    is sibling enumeration with
  *    snapshot semantics: entries created later directly in a carved directory
  *    get nothing on that axis.
  *
@@ -281,7 +281,7 @@ literal_match (const LlEntry *e, const char *path)
   return !e->exact && path_under (e->path, path);
 }
 
-/* Glob grammar of the policy (upstream-api.md §3.8, the same as the core's
+/* Glob grammar of the policy (the same as the core's
  * sbx_fs_glob_match()): "**" matches any text including '/', '*' any text
  * within one segment, '?' one character other than '/', "[...]" a class of
  * characters and ranges ('!' or '^' negates; a ']' right after the opening

@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * The /proc entries a sandbox of a root caller must not read (issue 16 §7).
+ * The /proc entries a sandbox of a root caller must not read.
  *
  * Inside the sandbox uid 0 is host uid 0 (the user namespace maps the caller
  * to itself), and the kernel checks these files by mode or by capability in

@@ -424,7 +424,7 @@ find_path_env (const char *const *envp)
   return NULL;
 }
 
-/* Defense in depth (style R14): the backend re-checks what the core
+/* Defense in depth: the backend re-checks what the core
  * built; it must not trust the compiler's or the executor's output. */
 static gboolean
 request_is_valid (const SbxSpawnRequestV1 *request,

@@ -4,7 +4,7 @@
  * replays is built here: the mount plan, the Landlock plan (lsm), the
  * seccomp program (lsm), rlimits, the uid/gid map lines, the directory the
  * view's root is attached to.  The level, guarantee bits and report entries
- * say exactly what the spec enforces on this host (upstream-api.md §2.4).
+ * say exactly what the spec enforces on this host.
  */
 #include <errno.h>
 #include <string.h>
@@ -40,7 +40,7 @@ path_is_clean_absolute (const char *path)
   return TRUE;
 }
 
-/* Defense in depth (style R14): the backend re-validates the policy IR; it
+/* Defense in depth: the backend re-validates the policy IR; it
  * must not trust the compiler's output. */
 static gboolean
 policy_validate (const SbxPolicyV1  *policy,
@@ -540,7 +540,7 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
       spec->zygote = spec->transient ? NULL : sbx_linux_zygote_new ();
     }
 
-  /* Issue 16 §7: a root caller's sandbox runs as host uid 0, so the
+  /* A root caller's sandbox runs as host uid 0, so the
    * root-only kernel files of the fresh /proc that rung 1 adds to the view
    * are masked.  For any other caller the kernel's own checks keep them
    * from the sandbox already. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Freezes the plugin ABI (style.md R5): every offset and size of every table
+ * Freezes the plugin ABI: every offset and size of every table
  * in sbx-plugin-abi.h.  Includes nothing but that header and the C library's
  * stdio, so it builds with no dependency at all (and with mingw-w64 for win64).
  *
