@@ -253,6 +253,9 @@ test_scratch_planted_link (Fixture       *fx,
   g_autoptr(SbxExecutorSet) set = NULL;
   g_autoptr(GError) error = NULL;
 
+  /* the stale set's directory the link lies in */
+  g_assert_true (g_file_test (stale, G_FILE_TEST_IS_DIR));
+
   sbx_profile_config_set_workspace (config, fx->tree.ws, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
   sbx_profile_config_set_host (config, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
   sbx_profile_config_set_network (config, SBX_ACCESS_ALLOW);

@@ -689,7 +689,6 @@ check_planted_symlink (const char *backend)
   g_autofree char *contents = NULL;
   g_autofree char *plant = NULL;
   const char *attack;
-  g_autofree char *json_root = NULL;
 
   if (!have_userns ())
     return;

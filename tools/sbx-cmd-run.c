@@ -276,7 +276,6 @@ static GPtrArray *
 gated_capabilities (SbxProfile *profile)
 {
   GPtrArray *caps = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(SbxProfileConfig) config = NULL;
   const char *ws = sbx_profile_get_workspace_root (profile);
 
 #define ADD_CAP(cls, target) g_ptr_array_add (caps, g_strdup (cls)), \

@@ -542,6 +542,8 @@ test_auth_407 (Fixture       *f,
       g_autofree char *head = NULL;
       g_autoptr(GSocket) s = test_connect_request (f->route->port, authority, bad[i], 407, &head);
 
+      g_assert_nonnull (s);   /* held open while the head is checked */
+
       g_assert_nonnull (strstr (head, "Proxy-Authenticate: Basic realm=\"sandbox\"\r\n"));
       g_assert_null (strstr (head, cred));
     }
@@ -789,7 +791,6 @@ make_cert (const char *dir,
 {
   g_autoptr(GError) error = NULL;
   int status = 0;
-  g_autofree char *cfg = g_build_filename (dir, "openssl.cnf", NULL);
   const char *argv[] = { "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
                          "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
                          "-keyout", NULL, "-out", NULL, NULL };
@@ -1171,6 +1172,8 @@ test_upstream_tinyproxy (Fixture       *f,
    * credentials */
   {
     g_autoptr(GSocket) s = test_connect_request (t->port, a_echo, NULL, 407, NULL);
+
+    g_assert_nonnull (s);
   }
 
   /* CONNECT through the route and tinyproxy to the echo server */

@@ -32,6 +32,14 @@
 static int n_tests;
 static int n_failed;
 
+/* clang checks the callers' format strings only with the attribute (and
+ * refuses vprintf of a non-literal without it); gcc, which also builds this
+ * file for mingw where "printf" would mean the MSVCRT dialect, does not
+ * need it. */
+#if defined(__clang__)
+static void result (int ok, const char *name, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+#endif
+
 static void
 result (int         ok,
         const char *name,
