@@ -719,6 +719,21 @@ policy_glob_match (const char *pattern,
   return valid ? (matched ? 1 : 0) : -1;
 }
 
+static gboolean
+literal_paths_unclean (const SbxFsRuleV1 *rules,
+                       gsize              n_rules)
+{
+  for (gsize i = 0; i < n_rules; i++)
+    if ((rules[i].flags & SBX_FS_RULE_GLOB) == 0 && rules[i].path != NULL)
+      {
+        g_autofree char *clean = sbx_path_clean (rules[i].path);
+
+        if (!g_str_equal (clean, rules[i].path))
+          return TRUE;
+      }
+  return FALSE;
+}
+
 /* The one implementation of the precedence model (<sbx/sbx-fs-resolve.h>,
  * installed for plugins), with the core's glob matcher. */
 guint32
@@ -734,27 +749,20 @@ sbx_fs_resolve (const SbxFsRuleV1 *rules,
   target = sbx_path_clean (path);
   /* The shared model expects clean rule paths (the ABI promises them to
    * plugins); this entry point also serves as the reference model for rules
-   * written by hand, so literal paths are cleaned here. */
-  for (gsize i = 0; i < n_rules; i++)
-    if ((rules[i].flags & SBX_FS_RULE_GLOB) == 0 && rules[i].path != NULL)
-      {
-        g_autofree char *clean = sbx_path_clean (rules[i].path);
+   * written by hand, so literal paths that are not clean are cleaned in a
+   * copy first. */
+  if (literal_paths_unclean (rules, n_rules))
+    {
+      g_autofree SbxFsRuleV1 *copy = g_memdup2 (rules, n_rules * sizeof *rules);
+      g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
 
-        if (!g_str_equal (clean, rules[i].path))
+      for (gsize i = 0; i < n_rules; i++)
+        if ((copy[i].flags & SBX_FS_RULE_GLOB) == 0 && copy[i].path != NULL)
           {
-            g_autofree SbxFsRuleV1 *copy = g_memdup2 (rules, n_rules * sizeof *rules);
-            g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
-
-            for (gsize j = 0; j < n_rules; j++)
-              if ((copy[j].flags & SBX_FS_RULE_GLOB) == 0 && copy[j].path != NULL)
-                {
-                  char *p = sbx_path_clean (copy[j].path);
-
-                  g_ptr_array_add (paths, p);
-                  copy[j].path = p;
-                }
-            return sbx_fs_resolve_rules (copy, n_rules, target, SBX_FS_RESOLVE_PATH, policy_glob_match, NULL);
+            copy[i].path = sbx_path_clean (copy[i].path);
+            g_ptr_array_add (paths, (char *) copy[i].path);
           }
-      }
+      return sbx_fs_resolve_rules (copy, n_rules, target, SBX_FS_RESOLVE_PATH, policy_glob_match, NULL);
+    }
   return sbx_fs_resolve_rules (rules, n_rules, target, SBX_FS_RESOLVE_PATH, policy_glob_match, NULL);
 }

@@ -468,10 +468,10 @@ ll_glob_match (const char *pattern,
 }
 
 /* The policy's precedence (sbx_fs_resolve_rules() of <sbx/sbx-fs-resolve.h>,
- * the one implementation the core uses too) for one axis over @entries
- * (literal) and @globs (deny only). */
-static gboolean
-resolve_axis (GPtrArray *entries, GPtrArray *globs, const char *path, uint32_t axis)
+ * the one implementation the core uses too) at @path over @entries
+ * (literal) and @globs (deny only): the SBX_FS_* axes granted. */
+static uint32_t
+resolve_path (GPtrArray *entries, GPtrArray *globs, const char *path)
 {
   g_autofree SbxFsRuleV1 *rules = g_new0 (SbxFsRuleV1, entries->len + globs->len + 1);
   guint n = 0;
@@ -500,7 +500,7 @@ resolve_axis (GPtrArray *entries, GPtrArray *globs, const char *path, uint32_t a
       rules[n].path = g->path;
       n++;
     }
-  return (sbx_fs_resolve_rules (rules, n, path, SBX_FS_RESOLVE_PATH, ll_glob_match, NULL) & axis) != 0;
+  return sbx_fs_resolve_rules (rules, n, path, SBX_FS_RESOLVE_PATH, ll_glob_match, NULL);
 }
 
 /* An absolute, clean path: no empty, "." or ".." components, no trailing '/'. */
@@ -1074,9 +1074,7 @@ resolve_symlinked_entries (Builder *b)
 
       for (guint j = 0; j < n; j++)
         g_ptr_array_add (view, g_ptr_array_index (b->entries, j));
-      for (guint k = 0; k < G_N_ELEMENTS (axes); k++)
-        if ((e->allow & axes[k]) && resolve_axis (view, b->globs, target, axes[k]))
-          granted |= axes[k];
+      granted = e->allow & resolve_path (view, b->globs, target);
       if (granted != e->allow)
         {
           GString *missing = g_string_new (NULL);
@@ -1373,9 +1371,7 @@ sbx_landlock_plan_new (const SbxPolicyV1        *policy,
                            "options.mount_roots: \"%s\" is not an absolute clean path", *m);
               return NULL;
             }
-          for (guint k = 0; k < G_N_ELEMENTS (axes); k++)
-            if (resolve_axis (view, b.globs, *m, axes[k]))
-              granted |= axes[k];
+          granted = resolve_path (view, b.globs, *m);
           if (granted == 0)
             continue;
           c = g_new0 (LlEntry, 1);
