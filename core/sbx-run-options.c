@@ -1,15 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "sbx-run-options.h"
 
+#include <string.h>
+
 /**
  * SbxRunOptions:
  *
- * Options of one run with [method@Sbx.Executor.run]: a timeout, an output
- * limit, and where the child's standard streams go.
+ * Options of one command started with [method@Sbx.Executor.run] or
+ * [method@Sbx.Executor.spawn]: a timeout and a deadline, an output limit,
+ * where the child's standard streams go (or a PTY), the terminate grace of
+ * [method@Sbx.Process.force_exit], and the grants to spend with the
+ * execution they were issued for.
  *
- * By default stdin is the null device and stdout and stderr are captured
- * together into the [struct@Sbx.RunResult].  A caller file descriptor set for
- * stdout or stderr streams that output live instead:
+ * Streams: each one has a [enum@Sbx.StdioMode] (default
+ * %SBX_STDIO_DEFAULT).  For a run, stdin is then the null device and stdout
+ * and stderr are captured together into the [struct@Sbx.RunResult]; for a
+ * spawn, all three are pipes.  A caller file descriptor set with
+ * [method@Sbx.RunOptions.set_stdin_fd] and its twins takes precedence over
+ * the stream's mode (the mode is then ignored).  A PTY takes precedence over
+ * both.  For stdout or stderr of a run, a caller descriptor streams that
+ * output live:
  *
  * - without an output limit, the child gets the descriptor itself (a
  *   terminal stays a terminal for it);
@@ -24,11 +34,19 @@
  */
 struct _SbxRunOptions
 {
-  GTimeSpan timeout;
-  guint64   max_output;
-  int       stdin_fd;
-  int       stdout_fd;
-  int       stderr_fd;
+  GTimeSpan     timeout;
+  guint64       max_output;
+  int           stdin_fd;
+  int           stdout_fd;
+  int           stderr_fd;
+  SbxStdioMode  modes[3];
+  gboolean      pty;
+  guint16       pty_rows;
+  guint16       pty_cols;
+  GDateTime    *deadline;
+  GTimeSpan     terminate_grace;
+  char        **grants;
+  char         *execution_id;
 };
 
 G_DEFINE_BOXED_TYPE (SbxRunOptions, sbx_run_options, sbx_run_options_copy, sbx_run_options_free)
@@ -67,9 +85,15 @@ sbx_run_options_new (void)
 SbxRunOptions *
 sbx_run_options_copy (const SbxRunOptions *self)
 {
+  SbxRunOptions *copy;
+
   g_return_val_if_fail (self != NULL, NULL);
 
-  return g_memdup2 (self, sizeof *self);
+  copy = g_memdup2 (self, sizeof *self);
+  copy->deadline = self->deadline != NULL ? g_date_time_ref (self->deadline) : NULL;
+  copy->grants = g_strdupv (self->grants);
+  copy->execution_id = g_strdup (self->execution_id);
+  return copy;
 }
 
 /**
@@ -83,6 +107,14 @@ sbx_run_options_copy (const SbxRunOptions *self)
 void
 sbx_run_options_free (SbxRunOptions *self)
 {
+  if (self == NULL)
+    return;
+  g_clear_pointer (&self->deadline, g_date_time_unref);
+  /* Tokens are credentials: wiped before the memory goes back. */
+  for (guint i = 0; self->grants != NULL && self->grants[i] != NULL; i++)
+    explicit_bzero (self->grants[i], strlen (self->grants[i]));
+  g_strfreev (self->grants);
+  g_free (self->execution_id);
   g_free (self);
 }
 
@@ -273,4 +305,359 @@ sbx_run_options_get_stderr_fd (const SbxRunOptions *self)
   g_return_val_if_fail (self != NULL, -1);
 
   return self->stderr_fd;
+}
+
+static void
+set_mode (SbxRunOptions *self,
+          int            stream,
+          SbxStdioMode   mode)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (mode >= SBX_STDIO_DEFAULT && mode <= SBX_STDIO_MERGE);
+  g_return_if_fail (mode != SBX_STDIO_MERGE || stream == 2);
+
+  self->modes[stream] = mode;
+}
+
+/**
+ * sbx_run_options_set_stdin:
+ * @self: options
+ * @mode: where stdin comes from; not %SBX_STDIO_MERGE
+ *
+ * Sets the mode of the child's standard input.  A descriptor set with
+ * [method@Sbx.RunOptions.set_stdin_fd] takes precedence.  A run refuses
+ * %SBX_STDIO_PIPE for stdin (nobody could write to it).
+ *
+ * Since: 0.1
+ */
+void
+sbx_run_options_set_stdin (SbxRunOptions *self,
+                           SbxStdioMode   mode)
+{
+  set_mode (self, 0, mode);
+}
+
+/**
+ * sbx_run_options_get_stdin:
+ * @self: options
+ *
+ * Returns the mode of standard input.
+ *
+ * Returns: the mode
+ *
+ * Since: 0.1
+ */
+SbxStdioMode
+sbx_run_options_get_stdin (const SbxRunOptions *self)
+{
+  g_return_val_if_fail (self != NULL, SBX_STDIO_DEFAULT);
+
+  return self->modes[0];
+}
+
+/**
+ * sbx_run_options_set_stdout:
+ * @self: options
+ * @mode: where stdout goes; not %SBX_STDIO_MERGE
+ *
+ * Sets the mode of the child's standard output.  A descriptor set with
+ * [method@Sbx.RunOptions.set_stdout_fd] takes precedence.
+ *
+ * Since: 0.1
+ */
+void
+sbx_run_options_set_stdout (SbxRunOptions *self,
+                            SbxStdioMode   mode)
+{
+  set_mode (self, 1, mode);
+}
+
+/**
+ * sbx_run_options_get_stdout:
+ * @self: options
+ *
+ * Returns the mode of standard output.
+ *
+ * Returns: the mode
+ *
+ * Since: 0.1
+ */
+SbxStdioMode
+sbx_run_options_get_stdout (const SbxRunOptions *self)
+{
+  g_return_val_if_fail (self != NULL, SBX_STDIO_DEFAULT);
+
+  return self->modes[1];
+}
+
+/**
+ * sbx_run_options_set_stderr:
+ * @self: options
+ * @mode: where stderr goes; %SBX_STDIO_MERGE sends it wherever stdout goes
+ *
+ * Sets the mode of the child's standard error.  A descriptor set with
+ * [method@Sbx.RunOptions.set_stderr_fd] takes precedence.
+ *
+ * Since: 0.1
+ */
+void
+sbx_run_options_set_stderr (SbxRunOptions *self,
+                            SbxStdioMode   mode)
+{
+  set_mode (self, 2, mode);
+}
+
+/**
+ * sbx_run_options_get_stderr:
+ * @self: options
+ *
+ * Returns the mode of standard error.
+ *
+ * Returns: the mode
+ *
+ * Since: 0.1
+ */
+SbxStdioMode
+sbx_run_options_get_stderr (const SbxRunOptions *self)
+{
+  g_return_val_if_fail (self != NULL, SBX_STDIO_DEFAULT);
+
+  return self->modes[2];
+}
+
+/**
+ * sbx_run_options_set_pty:
+ * @self: options
+ * @rows: the terminal's height in rows, positive
+ * @cols: the terminal's width in columns, positive
+ *
+ * Gives the child a new pseudo-terminal instead of its three streams: the
+ * terminal's slave side is its stdin, stdout and stderr and its controlling
+ * terminal inside the sandbox (job control works, `stty size` reports
+ * @rows and @cols).  The master side is the process's stdin and stdout pipe
+ * ([method@Sbx.Process.get_stdin_pipe], [method@Sbx.Process.get_stdout_pipe];
+ * there is no separate stderr), and [method@Sbx.Process.resize] changes the
+ * size.  Only [method@Sbx.Executor.spawn] supports a PTY; a run refuses it
+ * with %SBX_EXECUTOR_ERROR_INVALID_ARGUMENT.  Takes precedence over the
+ * stream modes and descriptors.
+ *
+ * Since: 0.1
+ */
+void
+sbx_run_options_set_pty (SbxRunOptions *self,
+                         guint16        rows,
+                         guint16        cols)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (rows > 0 && cols > 0);
+
+  self->pty = TRUE;
+  self->pty_rows = rows;
+  self->pty_cols = cols;
+}
+
+/**
+ * sbx_run_options_get_pty:
+ * @self: options
+ * @rows: (out) (optional): the initial rows, when a PTY is set
+ * @cols: (out) (optional): the initial columns, when a PTY is set
+ *
+ * Says whether the options ask for a PTY, and its initial size.
+ *
+ * Returns: %TRUE when [method@Sbx.RunOptions.set_pty] was called
+ *
+ * Since: 0.1
+ */
+gboolean
+sbx_run_options_get_pty (const SbxRunOptions *self,
+                         guint16             *rows,
+                         guint16             *cols)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (rows != NULL)
+    *rows = self->pty ? self->pty_rows : 0;
+  if (cols != NULL)
+    *cols = self->pty ? self->pty_cols : 0;
+  return self->pty;
+}
+
+/**
+ * sbx_run_options_set_deadline:
+ * @self: options
+ * @deadline: (nullable): the wall-clock time by which the command must have
+ *   ended, or %NULL for none
+ *
+ * Sets an absolute deadline.  It is honoured (unlike upstream's, which is
+ * documented but never used): a run still going at @deadline has its tree
+ * killed and fails with %SBX_EXECUTOR_ERROR_TIMED_OUT; a spawned process is
+ * killed the same way and its wait fails with that error.  A deadline
+ * already past when the command would start refuses it with
+ * %SBX_EXECUTOR_ERROR_TIMED_OUT, nothing spawned.  With both a timeout and
+ * a deadline, the earlier one applies.  The deadline is converted to the
+ * monotonic clock when the command starts, so later changes of the wall
+ * clock do not move it.
+ *
+ * Since: 0.1
+ */
+void
+sbx_run_options_set_deadline (SbxRunOptions *self,
+                              GDateTime     *deadline)
+{
+  g_return_if_fail (self != NULL);
+
+  if (deadline != NULL)
+    g_date_time_ref (deadline);
+  g_clear_pointer (&self->deadline, g_date_time_unref);
+  self->deadline = deadline;
+}
+
+/**
+ * sbx_run_options_get_deadline:
+ * @self: options
+ *
+ * Returns the deadline.
+ *
+ * Returns: (transfer none) (nullable): the deadline, or %NULL for none
+ *
+ * Since: 0.1
+ */
+GDateTime *
+sbx_run_options_get_deadline (const SbxRunOptions *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->deadline;
+}
+
+/**
+ * sbx_run_options_set_terminate_grace:
+ * @self: options
+ * @grace: microseconds between SIGTERM and SIGKILL; 0 or negative for the
+ *   default, %SBX_RUN_OPTIONS_DEFAULT_TERMINATE_GRACE
+ *
+ * Sets how long [method@Sbx.Process.force_exit] waits after SIGTERM before
+ * it kills the whole tree with SIGKILL.
+ *
+ * Since: 0.1
+ */
+void
+sbx_run_options_set_terminate_grace (SbxRunOptions *self,
+                                     GTimeSpan      grace)
+{
+  g_return_if_fail (self != NULL);
+
+  self->terminate_grace = grace;
+}
+
+/**
+ * sbx_run_options_get_terminate_grace:
+ * @self: options
+ *
+ * Returns the terminate grace in effect (the default when none was set).
+ *
+ * Returns: the grace in microseconds, always positive
+ *
+ * Since: 0.1
+ */
+GTimeSpan
+sbx_run_options_get_terminate_grace (const SbxRunOptions *self)
+{
+  g_return_val_if_fail (self != NULL, SBX_RUN_OPTIONS_DEFAULT_TERMINATE_GRACE);
+
+  return self->terminate_grace > 0 ? self->terminate_grace
+                                   : SBX_RUN_OPTIONS_DEFAULT_TERMINATE_GRACE;
+}
+
+/**
+ * sbx_run_options_set_grants:
+ * @self: options
+ * @grants: (array zero-terminated=1) (nullable): the tokens to spend, from
+ *   [method@Sbx.Executor.issue_grant]; copied
+ *
+ * Sets the grants the command spends.  Options with grants (or with an
+ * execution ID) make the start a grant transaction: the working directory
+ * is canonicalised, every token is verified in order against the execution
+ * ID, the command, the directory, the profile, the route and the
+ * guarantees, and the first failure refuses the batch, spends nothing and
+ * spawns nothing.  The command a token binds is
+ * [func@Sbx.grant_command_for_argv] of the argument vector (a shell command
+ * is the vector `{"/bin/sh", "-c", command}`, so it binds
+ * `/bin/sh -c 'command'`).  The copies are wiped when the options are
+ * freed.
+ *
+ * Since: 0.1
+ */
+void
+sbx_run_options_set_grants (SbxRunOptions     *self,
+                            const char *const *grants)
+{
+  char **old;
+
+  g_return_if_fail (self != NULL);
+
+  old = self->grants;
+  self->grants = g_strdupv ((char **) grants);
+  for (guint i = 0; old != NULL && old[i] != NULL; i++)
+    explicit_bzero (old[i], strlen (old[i]));
+  g_strfreev (old);
+}
+
+/**
+ * sbx_run_options_get_grants:
+ * @self: options
+ *
+ * Returns the grants.
+ *
+ * Returns: (array zero-terminated=1) (transfer none) (nullable): the tokens,
+ *   or %NULL when none were set
+ *
+ * Since: 0.1
+ */
+const char *const *
+sbx_run_options_get_grants (const SbxRunOptions *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return (const char *const *) self->grants;
+}
+
+/**
+ * sbx_run_options_set_execution_id:
+ * @self: options
+ * @execution_id: (nullable): the execution the grants were issued for; any
+ *   valid text (':' included)
+ *
+ * Sets the execution ID the grants are checked against.  Required (valid
+ * text) whenever grants are set; the start fails with
+ * %SBX_GRANT_ERROR_MALFORMED otherwise.
+ *
+ * Since: 0.1
+ */
+void
+sbx_run_options_set_execution_id (SbxRunOptions *self,
+                                  const char    *execution_id)
+{
+  g_return_if_fail (self != NULL);
+
+  g_free (self->execution_id);
+  self->execution_id = g_strdup (execution_id);
+}
+
+/**
+ * sbx_run_options_get_execution_id:
+ * @self: options
+ *
+ * Returns the execution ID.
+ *
+ * Returns: (nullable): the execution ID, or %NULL when none was set
+ *
+ * Since: 0.1
+ */
+const char *
+sbx_run_options_get_execution_id (const SbxRunOptions *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->execution_id;
 }
