@@ -7,7 +7,7 @@
  *
  * Opens one executor set on the embedded default profile (workspace = the
  * current directory unless --workspace), takes one executor, runs COMMAND
- * (default /bin/true) N times with sbx_executor_run_argv() and prints one
+ * (default /bin/true) N times with sbx_executor_run() and prints one
  * line:  "<backend> <level> mean <ms> median <ms> min <ms> (<N> runs)".
  * Plugins come from --plugin-dir (repeatable) or SBX_PLUGIN_PATH.
  */
@@ -122,8 +122,8 @@ main (int argc, char **argv)
   for (i = -warmup; i < runs; i++)
     {
       gint64 start = g_get_monotonic_time ();
-      g_autoptr(SbxRunResult) result = sbx_executor_run_argv (executor, workspace != NULL ? workspace : cwd,
-                                                              command, NULL, &error);
+      g_autoptr(SbxRunResult) result = sbx_executor_run (executor, workspace != NULL ? workspace : cwd,
+                                                         command, NULL, NULL, &error);
       gint64 end = g_get_monotonic_time ();
 
       if (result == NULL || !sbx_run_result_get_success (result))

@@ -7,10 +7,13 @@
  * A builder for the options of [ctor@Sbx.ExecutorSet.new].  The options are
  * checked when the set is created, not when they are set:
  *
- * - a scratch root is required: an existing directory the caller owns, in
- *   which the set creates (and at close removes) its own private child;
- * - the maximum number of executors is required and must be positive: a
- *   hard cap on the distinct keys of the set's lifetime;
+ * - the scratch root is an existing directory the caller owns, in which the
+ *   set creates (and at close removes) its own private child; without one,
+ *   `$XDG_RUNTIME_DIR/sbx` (created with mode 0700) or, when
+ *   `$XDG_RUNTIME_DIR` is unset or unusable, the temporary directory;
+ * - the maximum number of executors is a hard cap on the distinct keys of
+ *   the set's lifetime; 0 (unset) gives
+ *   %SBX_EXECUTOR_SET_DEFAULT_MAX_EXECUTORS, a negative value is refused;
  * - the grant TTL defaults to %SBX_EXECUTOR_SET_DEFAULT_GRANT_TTL and, when
  *   set, must be positive;
  * - the registry defaults to [func@Sbx.Registry.get_default];
@@ -38,7 +41,8 @@ G_DEFINE_BOXED_TYPE (SbxExecutorSetOptions, sbx_executor_set_options,
 /**
  * sbx_executor_set_options_new:
  *
- * Creates empty options: no scratch root and no maximum (both must be set).
+ * Creates empty options: every value has its default (see
+ * [struct@Sbx.ExecutorSetOptions]).
  *
  * Returns: (transfer full): new options
  *
@@ -149,8 +153,8 @@ sbx_executor_set_options_get_scratch_root (const SbxExecutorSetOptions *self)
 /**
  * sbx_executor_set_options_set_max_executors:
  * @self: options
- * @max_executors: the most distinct keys the set will ever hold; must be
- *   positive
+ * @max_executors: the most distinct keys the set will ever hold; 0 for the
+ *   default, %SBX_EXECUTOR_SET_DEFAULT_MAX_EXECUTORS; negative is refused
  *
  * Sets the hard cap on memoized executors.  It is not a worker-pool size:
  * nothing is evicted, and [method@Sbx.ExecutorSet.for_key] on a new key past

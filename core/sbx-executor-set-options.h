@@ -25,6 +25,16 @@ G_BEGIN_DECLS
  */
 #define SBX_EXECUTOR_SET_DEFAULT_GRANT_TTL (15 * G_TIME_SPAN_MINUTE)
 
+/**
+ * SBX_EXECUTOR_SET_DEFAULT_MAX_EXECUTORS:
+ *
+ * The most executors (distinct keys) of a set whose options do not set a
+ * maximum: 64.
+ *
+ * Since: 0.1
+ */
+#define SBX_EXECUTOR_SET_DEFAULT_MAX_EXECUTORS 64
+
 typedef struct _SbxExecutorSetOptions SbxExecutorSetOptions;
 
 #define SBX_TYPE_EXECUTOR_SET_OPTIONS (sbx_executor_set_options_get_type ())

@@ -590,23 +590,57 @@ sbx_executor_set_init (SbxExecutorSet *self)
   self->executors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, entry_free);
 }
 
+/* The scratch root of a set whose options name none: $XDG_RUNTIME_DIR/sbx
+ * (created 0700; an existing one must be the caller's own directory, not a
+ * link, with no access for anyone else), else the temporary directory. */
+static char *
+default_scratch_root (GError **error)
+{
+  const char *runtime = g_getenv ("XDG_RUNTIME_DIR");
+  g_autofree char *dir = NULL;
+  struct stat st;
+
+  if (runtime == NULL || runtime[0] != '/' || !g_file_test (runtime, G_FILE_TEST_IS_DIR))
+    return g_strdup (g_get_tmp_dir ());
+  dir = g_build_filename (runtime, "sbx", NULL);
+  if (mkdir (dir, 0700) < 0 && errno != EEXIST)
+    {
+      int errsv = errno;
+
+      g_debug ("cannot create %s (%s); using %s", dir, g_strerror (errsv), g_get_tmp_dir ());
+      return g_strdup (g_get_tmp_dir ());
+    }
+  if (lstat (dir, &st) < 0 || !S_ISDIR (st.st_mode) || st.st_uid != geteuid ()
+      || (st.st_mode & 077) != 0)
+    return (set_fail (error, SBX_EXECUTOR_SET_ERROR_INVALID_OPTIONS,
+                      "The default scratch root “%s” is not a directory of this user with "
+                      "mode 0700 (a link or someone else's directory is never used)", dir), NULL);
+  return g_steal_pointer (&dir);
+}
+
 static gboolean
 sbx_executor_set_initable_init (GInitable     *initable,
                                 GCancellable  *cancellable,
                                 GError       **error)
 {
   SbxExecutorSet *self = SBX_EXECUTOR_SET (initable);
-  const SbxExecutorSetOptions *options = self->options;
+  const SbxExecutorSetOptions *options;
   g_autoptr(SbxExecutorShared) shared = NULL;
   g_autoptr(SbxCompileReport) selection_report = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *scratch = NULL;
   g_autofree char *template = NULL;
   SbxBackendSelection selection = { 0 };
+  g_autofree char *default_scratch = NULL;
   const char *scratch_option;
   GTimeSpan ttl;
 
   g_return_val_if_fail (self->shared == NULL, FALSE);
+
+  /* No options: every default. */
+  if (self->options == NULL)
+    self->options = sbx_executor_set_options_new ();
+  options = self->options;
 
   /* Validation, in upstream's order. */
   if (self->profile == NULL || sbx_profile_get_access_version (self->profile) != SBX_ACCESS_VERSION)
@@ -614,14 +648,21 @@ sbx_executor_set_initable_init (GInitable     *initable,
                      "The executor set needs a valid profile");
   scratch_option = options != NULL ? sbx_executor_set_options_get_scratch_root (options) : NULL;
   if (scratch_option == NULL || scratch_option[0] == '\0')
-    return set_fail (error, SBX_EXECUTOR_SET_ERROR_INVALID_OPTIONS,
-                     "The executor set's scratch root is required");
-  self->max_executors = sbx_executor_set_options_get_max_executors (options);
-  if (self->max_executors <= 0)
+    {
+      default_scratch = default_scratch_root (error);
+      if (default_scratch == NULL)
+        return FALSE;
+      scratch_option = default_scratch;
+    }
+  self->max_executors = options != NULL ? sbx_executor_set_options_get_max_executors (options) : 0;
+  if (self->max_executors == 0)
+    self->max_executors = SBX_EXECUTOR_SET_DEFAULT_MAX_EXECUTORS;
+  if (self->max_executors < 0)
     return set_fail (error, SBX_EXECUTOR_SET_ERROR_INVALID_OPTIONS,
                      "The executor set's maximum number of executors must be positive, not %d",
                      self->max_executors);
-  ttl = sbx_executor_set_options_get_grant_ttl (options);
+  ttl = options != NULL ? sbx_executor_set_options_get_grant_ttl (options)
+                        : SBX_EXECUTOR_SET_DEFAULT_GRANT_TTL;
   if (ttl <= 0)
     return set_fail (error, SBX_EXECUTOR_SET_ERROR_INVALID_OPTIONS,
                      "The executor set's grant TTL must be positive, not %" G_GINT64_FORMAT " µs",
@@ -769,8 +810,11 @@ sbx_executor_set_initable_iface_init (GInitableIface *iface)
 /**
  * sbx_executor_set_new:
  * @profile: the profile of every executor of the set
- * @options: (nullable): the options; a scratch root and a maximum number of
- *   executors are required, so %NULL always fails
+ * @options: (nullable): the options, or %NULL for the defaults: the scratch
+ *   root `$XDG_RUNTIME_DIR/sbx` (created with mode 0700) or, without a usable
+ *   `$XDG_RUNTIME_DIR`, the temporary directory; at most
+ *   %SBX_EXECUTOR_SET_DEFAULT_MAX_EXECUTORS executors; the grant TTL
+ *   %SBX_EXECUTOR_SET_DEFAULT_GRANT_TTL
  * @error: return location for a [error@Sbx.ExecutorSetError]
  *
  * Creates an executor set: validates @options, selects the backend (once,

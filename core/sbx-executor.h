@@ -125,62 +125,6 @@ SbxRunResult     *sbx_executor_run_finish         (SbxExecutor          *self,
                                                    GError              **error);
 
 SBX_AVAILABLE_IN_0_1
-SbxRunResult     *sbx_executor_run_argv           (SbxExecutor          *self,
-                                                   const char           *cwd,
-                                                   const char *const    *argv,
-                                                   GCancellable         *cancellable,
-                                                   GError              **error);
-SBX_AVAILABLE_IN_0_1
-void              sbx_executor_run_argv_async     (SbxExecutor          *self,
-                                                   const char           *cwd,
-                                                   const char *const    *argv,
-                                                   GCancellable         *cancellable,
-                                                   GAsyncReadyCallback   callback,
-                                                   gpointer              user_data);
-SBX_AVAILABLE_IN_0_1
-SbxRunResult     *sbx_executor_run_argv_finish    (SbxExecutor          *self,
-                                                   GAsyncResult         *result,
-                                                   GError              **error);
-
-SBX_AVAILABLE_IN_0_1
-SbxRunResult     *sbx_executor_run_argv_limited   (SbxExecutor          *self,
-                                                   const char           *cwd,
-                                                   const char *const    *argv,
-                                                   guint64               max_output,
-                                                   GCancellable         *cancellable,
-                                                   GError              **error);
-SBX_AVAILABLE_IN_0_1
-void              sbx_executor_run_argv_limited_async  (SbxExecutor          *self,
-                                                        const char           *cwd,
-                                                        const char *const    *argv,
-                                                        guint64               max_output,
-                                                        GCancellable         *cancellable,
-                                                        GAsyncReadyCallback   callback,
-                                                        gpointer              user_data);
-SBX_AVAILABLE_IN_0_1
-SbxRunResult     *sbx_executor_run_argv_limited_finish (SbxExecutor          *self,
-                                                        GAsyncResult         *result,
-                                                        GError              **error);
-
-SBX_AVAILABLE_IN_0_1
-SbxRunResult     *sbx_executor_run_command        (SbxExecutor          *self,
-                                                   const char           *cwd,
-                                                   const char           *command,
-                                                   GCancellable         *cancellable,
-                                                   GError              **error);
-SBX_AVAILABLE_IN_0_1
-void              sbx_executor_run_command_async  (SbxExecutor          *self,
-                                                   const char           *cwd,
-                                                   const char           *command,
-                                                   GCancellable         *cancellable,
-                                                   GAsyncReadyCallback   callback,
-                                                   gpointer              user_data);
-SBX_AVAILABLE_IN_0_1
-SbxRunResult     *sbx_executor_run_command_finish (SbxExecutor          *self,
-                                                   GAsyncResult         *result,
-                                                   GError              **error);
-
-SBX_AVAILABLE_IN_0_1
 char             *sbx_executor_issue_grant        (SbxExecutor          *self,
                                                    const char           *execution_id,
                                                    const char           *command,
@@ -189,54 +133,6 @@ char             *sbx_executor_issue_grant        (SbxExecutor          *self,
                                                    const char           *target,
                                                    GDateTime            *expiry,
                                                    GError              **error);
-
-SBX_AVAILABLE_IN_0_1
-SbxRunResult     *sbx_executor_run_command_with_grants        (SbxExecutor          *self,
-                                                               const char           *cwd,
-                                                               const char           *command,
-                                                               const char           *execution_id,
-                                                               const char *const    *grants,
-                                                               const SbxRunOptions  *options,
-                                                               GCancellable         *cancellable,
-                                                               GError              **error);
-SBX_AVAILABLE_IN_0_1
-void              sbx_executor_run_command_with_grants_async  (SbxExecutor          *self,
-                                                               const char           *cwd,
-                                                               const char           *command,
-                                                               const char           *execution_id,
-                                                               const char *const    *grants,
-                                                               const SbxRunOptions  *options,
-                                                               GCancellable         *cancellable,
-                                                               GAsyncReadyCallback   callback,
-                                                               gpointer              user_data);
-SBX_AVAILABLE_IN_0_1
-SbxRunResult     *sbx_executor_run_command_with_grants_finish (SbxExecutor          *self,
-                                                               GAsyncResult         *result,
-                                                               GError              **error);
-
-SBX_AVAILABLE_IN_0_1
-SbxRunResult     *sbx_executor_run_argv_with_grants        (SbxExecutor          *self,
-                                                            const char           *cwd,
-                                                            const char *const    *argv,
-                                                            const char           *execution_id,
-                                                            const char *const    *grants,
-                                                            const SbxRunOptions  *options,
-                                                            GCancellable         *cancellable,
-                                                            GError              **error);
-SBX_AVAILABLE_IN_0_1
-void              sbx_executor_run_argv_with_grants_async  (SbxExecutor          *self,
-                                                            const char           *cwd,
-                                                            const char *const    *argv,
-                                                            const char           *execution_id,
-                                                            const char *const    *grants,
-                                                            const SbxRunOptions  *options,
-                                                            GCancellable         *cancellable,
-                                                            GAsyncReadyCallback   callback,
-                                                            gpointer              user_data);
-SBX_AVAILABLE_IN_0_1
-SbxRunResult     *sbx_executor_run_argv_with_grants_finish (SbxExecutor          *self,
-                                                            GAsyncResult         *result,
-                                                            GError              **error);
 
 G_END_DECLS
 

@@ -70,7 +70,7 @@ arg_is_plain (const char *arg)
  * @argv: (array zero-terminated=1): a command and its arguments
  *
  * Returns the normalized command string that stands for @argv in a grant:
- * what [method@Sbx.Executor.run_argv_with_grants] binds, and so what
+ * what [method@Sbx.Executor.run] and [method@Sbx.Executor.spawn] bind when their options carry grants, and so what
  * [method@Sbx.Executor.issue_grant] must be given as its command (and, for
  * `command.start.v1`, as its target).
  *

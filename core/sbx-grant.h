@@ -70,7 +70,7 @@ GQuark sbx_grant_error_quark (void);
  *
  * Errors from issuing and spending grants
  * ([method@Sbx.Executor.issue_grant],
- * [method@Sbx.Executor.run_command_with_grants]).  The codes mirror
+ * [method@Sbx.Executor.run] and [method@Sbx.Executor.spawn] with grants in their options).  The codes mirror
  * upstream's grant sentinels one for one.
  *
  * Since: 0.1

@@ -29,7 +29,7 @@ argv = ["sh", "-c", "echo approved once"]
 try:
     # Without a grant, a gated command is refused: the signal to ask a human.
     try:
-        executor.run_argv(workspace, argv, None)
+        executor.run(workspace, argv, None, None)
         print("ran without a grant", file=sys.stderr)
         sys.exit(1)
     except GLib.Error as error:
@@ -41,12 +41,15 @@ try:
     command = Sbx.grant_command_for_argv(argv)
     token = executor.issue_grant("exec-1", command, workspace,
                                  Sbx.GRANT_CLASS_COMMAND_START, None, None)
-    result = executor.run_argv_with_grants(workspace, argv, "exec-1", [token], None, None)
+    run_options = Sbx.RunOptions.new()
+    run_options.set_execution_id("exec-1")
+    run_options.set_grants([token])
+    result = executor.run(workspace, argv, run_options, None)
     print("output:", result.get_output().get_data().decode(), end="")
     print("spent:", result.get_grants_spent()[0])
 
     try:
-        executor.run_argv_with_grants(workspace, argv, "exec-1", [token], None, None)
+        executor.run(workspace, argv, run_options, None)
         print("the token was spent twice", file=sys.stderr)
         sys.exit(1)
     except GLib.Error as error:

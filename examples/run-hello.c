@@ -42,7 +42,7 @@ run_hello (const char  *workspace,
   if (executor == NULL)
     return FALSE;
 
-  result = sbx_executor_run_argv (executor, workspace, cmd, NULL, error);
+  result = sbx_executor_run (executor, workspace, cmd, NULL, NULL, error);
   if (result == NULL)
     return FALSE;
 

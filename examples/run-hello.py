@@ -19,7 +19,7 @@ options.set_max_executors(4)
 executor_set = Sbx.ExecutorSet.new(profile, options)
 executor = executor_set.for_key("demo")
 try:
-    result = executor.run_argv(workspace, ["sh", "-c", "echo hello from the sandbox"], None)
+    result = executor.run(workspace, ["sh", "-c", "echo hello from the sandbox"], None, None)
     print("output:", result.get_output().get_data().decode(), end="")
     print("exit code:", result.get_exit_code())
     print("level:", Sbx.level_to_string(executor.get_level()))

@@ -280,12 +280,87 @@ etu_warm_up (void)
   g_assert_no_error (error);
   executor = sbx_executor_set_for_key (set, "warm-up", &error);
   g_assert_no_error (error);
-  result = sbx_executor_run_argv (executor, tree.ws, argv, NULL, &error);
+  result = sbx_executor_run (executor, tree.ws, argv, NULL, NULL, &error);
   g_assert_no_error (error);
   g_clear_pointer (&result, sbx_run_result_unref);
-  sbx_executor_run_argv_async (executor, tree.ws, argv, NULL, etu_store_result, &async_result);
-  result = sbx_executor_run_argv_finish (executor, etu_wait_async (&async_result), &error);
+  sbx_executor_run_async (executor, tree.ws, argv, NULL, NULL, etu_store_result, &async_result);
+  result = sbx_executor_run_finish (executor, etu_wait_async (&async_result), &error);
   g_assert_no_error (error);
   g_assert_true (sbx_executor_set_close (set, NULL, &error));
   etu_tree_clear (&tree);
+}
+
+SbxRunResult *
+etu_run_limited (SbxExecutor        *executor,
+                 const char         *cwd,
+                 const char *const  *argv,
+                 guint64             max_output,
+                 GCancellable       *cancellable,
+                 GError            **error)
+{
+  g_autoptr(SbxRunOptions) options = sbx_run_options_new ();
+
+  sbx_run_options_set_max_output (options, max_output);
+  return sbx_executor_run (executor, cwd, argv, options, cancellable, error);
+}
+
+void
+etu_run_limited_async (SbxExecutor        *executor,
+                       const char         *cwd,
+                       const char *const  *argv,
+                       guint64             max_output,
+                       GCancellable       *cancellable,
+                       GAsyncReadyCallback callback,
+                       gpointer            user_data)
+{
+  g_autoptr(SbxRunOptions) options = sbx_run_options_new ();
+
+  sbx_run_options_set_max_output (options, max_output);
+  sbx_executor_run_async (executor, cwd, argv, options, cancellable, callback, user_data);
+}
+
+static SbxRunOptions *
+grant_options (const char          *execution_id,
+               const char *const   *grants,
+               const SbxRunOptions *options)
+{
+  SbxRunOptions *copy = options != NULL ? sbx_run_options_copy (options) : sbx_run_options_new ();
+
+  sbx_run_options_set_execution_id (copy, execution_id);
+  /* A grant transaction even without tokens (the gate then refuses). */
+  if (grants == NULL && execution_id == NULL)
+    sbx_run_options_set_execution_id (copy, "");
+  sbx_run_options_set_grants (copy, grants);
+  return copy;
+}
+
+SbxRunResult *
+etu_run_with_grants (SbxExecutor         *executor,
+                     const char          *cwd,
+                     const char *const   *argv,
+                     const char          *execution_id,
+                     const char *const   *grants,
+                     const SbxRunOptions *options,
+                     GCancellable        *cancellable,
+                     GError             **error)
+{
+  g_autoptr(SbxRunOptions) copy = grant_options (execution_id, grants, options);
+
+  return sbx_executor_run (executor, cwd, argv, copy, cancellable, error);
+}
+
+void
+etu_run_with_grants_async (SbxExecutor         *executor,
+                           const char          *cwd,
+                           const char *const   *argv,
+                           const char          *execution_id,
+                           const char *const   *grants,
+                           const SbxRunOptions *options,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  g_autoptr(SbxRunOptions) copy = grant_options (execution_id, grants, options);
+
+  sbx_executor_run_async (executor, cwd, argv, copy, cancellable, callback, user_data);
 }

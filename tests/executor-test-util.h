@@ -57,4 +57,40 @@ void          etu_store_result     (GObject       *source,
  * fds and threads exist before the first leak check. */
 void         etu_warm_up           (void);
 
+/* A shell command line as the argument vector every run takes. */
+#define SBX_SH_ARGV(cmd) ((const char *const[]) { "/bin/sh", "-c", (cmd), NULL })
+
+/* sbx_executor_run() with an output limit / with grants and an execution
+ * ID added to (a copy of) @options. */
+SbxRunResult *etu_run_limited      (SbxExecutor        *executor,
+                                    const char         *cwd,
+                                    const char *const  *argv,
+                                    guint64             max_output,
+                                    GCancellable       *cancellable,
+                                    GError            **error);
+void          etu_run_limited_async (SbxExecutor        *executor,
+                                     const char         *cwd,
+                                     const char *const  *argv,
+                                     guint64             max_output,
+                                     GCancellable       *cancellable,
+                                     GAsyncReadyCallback callback,
+                                     gpointer            user_data);
+SbxRunResult *etu_run_with_grants  (SbxExecutor         *executor,
+                                    const char          *cwd,
+                                    const char *const   *argv,
+                                    const char          *execution_id,
+                                    const char *const   *grants,
+                                    const SbxRunOptions *options,
+                                    GCancellable        *cancellable,
+                                    GError             **error);
+void          etu_run_with_grants_async (SbxExecutor         *executor,
+                                         const char          *cwd,
+                                         const char *const   *argv,
+                                         const char          *execution_id,
+                                         const char *const   *grants,
+                                         const SbxRunOptions *options,
+                                         GCancellable        *cancellable,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data);
+
 G_END_DECLS

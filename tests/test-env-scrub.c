@@ -219,7 +219,7 @@ test_child_environment (void)
       g_setenv ("LATE_SECRET", "planted-after-creation", TRUE);
       g_setenv ("LC_MESSAGES", "changed-later", TRUE);
 
-      result = sbx_executor_run_argv (executor, tree.ws, argv, NULL, &error);
+      result = sbx_executor_run (executor, tree.ws, argv, NULL, NULL, &error);
       g_assert_no_error (error);
       data = g_bytes_get_data (sbx_run_result_get_output (result), &len);
       out = g_strndup (data, len);

@@ -134,12 +134,9 @@ test_options_validation (Fixture       *fx,
   g_autofree char *file = ptu_write_file (fx->tree.tmp, "a-file", "x");
   g_autofree char *missing = g_build_filename (fx->tree.tmp, "missing", NULL);
 
-  assert_options_refused (fx, NULL, "scratch root is required");
-
+  /* No scratch root ("" counts as none) and no maximum are defaults now
+   * (test_options_none); what is given must still be usable. */
   options = etu_options (NULL, 1, fx->registry);
-  assert_options_refused (fx, options, "scratch root is required");
-  sbx_executor_set_options_set_scratch_root (options, "");
-  assert_options_refused (fx, options, "scratch root is required");
   sbx_executor_set_options_set_scratch_root (options, missing);
   assert_options_refused (fx, options, "missing");
   sbx_executor_set_options_set_scratch_root (options, file);
@@ -148,8 +145,6 @@ test_options_validation (Fixture       *fx,
   assert_options_refused (fx, options, "relative/dir");
 
   sbx_executor_set_options_set_scratch_root (options, fx->tree.scratch);
-  sbx_executor_set_options_set_max_executors (options, 0);
-  assert_options_refused (fx, options, "must be positive");
   sbx_executor_set_options_set_max_executors (options, -3);
   assert_options_refused (fx, options, "must be positive");
 
@@ -158,6 +153,72 @@ test_options_validation (Fixture       *fx,
   assert_options_refused (fx, options, "grant TTL");
   sbx_executor_set_options_set_grant_ttl (options, -G_TIME_SPAN_SECOND);
   assert_options_refused (fx, options, "grant TTL");
+}
+
+/* A set needs no options: the scratch root is $XDG_RUNTIME_DIR/sbx
+ * (created 0700), or the temporary directory without a usable runtime dir;
+ * the executor limit is SBX_EXECUTOR_SET_DEFAULT_MAX_EXECUTORS. */
+static void
+test_options_none (Fixture       *fx,
+                   gconstpointer  data)
+{
+  g_autofree char *runtime = g_build_filename (fx->tree.tmp, "runtime", NULL);
+  g_autofree char *expected = g_build_filename (runtime, "sbx", NULL);
+  g_autofree char *old_runtime = g_strdup (g_getenv ("XDG_RUNTIME_DIR"));
+  g_autoptr(SbxProfile) profile = etu_profile_unconfined (fx->tree.ws, SBX_ACCESS_ALLOW);
+  g_autoptr(SbxExecutorSetOptions) options = sbx_executor_set_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxExecutorSet) set = NULL;
+  g_autoptr(SbxExecutor) executor = NULL;
+  g_autoptr(SbxRunResult) result = NULL;
+  const char *argv[] = { "true", NULL };
+  struct stat st;
+
+  g_assert_cmpint (mkdir (runtime, 0700), ==, 0);
+  g_setenv ("XDG_RUNTIME_DIR", runtime, TRUE);
+  /* Only the registry: everything else is a default. */
+  sbx_executor_set_options_set_registry (options, fx->registry);
+  set = sbx_executor_set_new (profile, options, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sbx_executor_set_get_max_executors (set), ==,
+                   SBX_EXECUTOR_SET_DEFAULT_MAX_EXECUTORS);
+  g_assert_cmpint (lstat (expected, &st), ==, 0);
+  g_assert_true (S_ISDIR (st.st_mode));
+  g_assert_cmpint (st.st_mode & 07777, ==, 0700);
+  g_assert_true (g_str_has_prefix (sbx_executor_set_get_owned_dir (set), expected));
+  executor = sbx_executor_set_for_key (set, "k", &error);
+  g_assert_no_error (error);
+  result = sbx_executor_run (executor, fx->tree.ws, argv, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (sbx_run_result_get_success (result));
+  g_assert_true (sbx_executor_set_close (set, NULL, &error));
+  g_assert_cmpuint (count_entries (expected), ==, 0);
+  g_clear_object (&executor);
+  g_clear_object (&set);
+
+  /* An existing default root open to others is never used. */
+  g_assert_cmpint (chmod (expected, 0755), ==, 0);
+  set = sbx_executor_set_new (profile, options, &error);
+  g_assert_null (set);
+  g_assert_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_INVALID_OPTIONS);
+  g_clear_error (&error);
+  g_assert_cmpint (rmdir (expected), ==, 0);
+
+  /* Without a runtime dir: the temporary directory (GLib's, cached). */
+  g_unsetenv ("XDG_RUNTIME_DIR");
+  set = sbx_executor_set_new (profile, options, &error);
+  g_assert_no_error (error);
+  {
+    g_autofree char *tmp = g_canonicalize_filename (g_get_tmp_dir (), NULL);
+    g_autofree char *prefix = g_build_filename (tmp, "sandbox-executors-", NULL);
+
+    g_assert_true (g_str_has_prefix (sbx_executor_set_get_owned_dir (set), prefix));
+  }
+  g_assert_true (sbx_executor_set_close (set, NULL, &error));
+  g_clear_object (&set);
+
+  if (old_runtime != NULL)
+    g_setenv ("XDG_RUNTIME_DIR", old_runtime, TRUE);
 }
 
 static void
@@ -207,7 +268,7 @@ test_initable (Fixture       *fx,
                gconstpointer  data)
 {
   g_autoptr(SbxProfile) profile = etu_profile_unconfined (fx->tree.ws, SBX_ACCESS_ALLOW);
-  g_autoptr(SbxExecutorSetOptions) options = etu_options (fx->tree.scratch, 0, fx->registry);
+  g_autoptr(SbxExecutorSetOptions) options = etu_options (fx->tree.scratch, -1, fx->registry);
   g_autoptr(GError) error = NULL;
   g_autoptr(SbxExecutorSet) bad = NULL;
   g_autoptr(SbxExecutorSet) good = NULL;
@@ -323,7 +384,7 @@ reap_killed_child (void)
   g_assert_no_error (error);
   executor = sbx_executor_set_for_key (set, "k", &error);
   g_assert_no_error (error);
-  sbx_executor_run_argv_async (executor, ws, argv, NULL, NULL, NULL);
+  sbx_executor_run_async (executor, ws, argv, NULL, NULL, NULL, NULL);
   while (!g_file_test (flag, G_FILE_TEST_EXISTS))
     g_main_context_iteration (NULL, FALSE);
   raise (SIGKILL);
@@ -626,7 +687,7 @@ test_scratch_cleanup_hostile_tree (Fixture       *fx,
                             "&& mkdir -p \"$HOME/ro/deeper\" && touch \"$HOME/ro/deeper/f\" "
                             "&& chmod 0500 \"$HOME/ro/deeper\" && chmod 0 \"$HOME/ro\"",
                             victim_dir, victim);
-  result = sbx_executor_run_command (executor, fx->tree.ws, script, NULL, &error);
+  result = sbx_executor_run (executor, fx->tree.ws, SBX_SH_ARGV (script), NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (sbx_run_result_get_success (result));
 
@@ -974,7 +1035,7 @@ test_close_idempotent (Fixture       *fx,
   after = sbx_executor_set_for_key (set, "new", &error);
   g_assert_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_CLOSED);
   g_clear_error (&error);
-  result = sbx_executor_run_argv (executor, fx->tree.ws, argv, NULL, &error);
+  result = sbx_executor_run (executor, fx->tree.ws, argv, NULL, NULL, &error);
   g_assert_null (result);
   g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CLOSED);
   g_assert_cmpuint (sbx_executor_set_get_n_executors (set), ==, 0);
@@ -1005,7 +1066,7 @@ run_thread (gpointer data)
 {
   RunArg *arg = data;
 
-  arg->result = sbx_executor_run_command (arg->executor, arg->cwd, arg->command, NULL, &arg->error);
+  arg->result = sbx_executor_run (arg->executor, arg->cwd, SBX_SH_ARGV (arg->command), NULL, NULL, &arg->error);
   arg->returned_at = g_get_monotonic_time ();
   return NULL;
 }
@@ -1104,7 +1165,7 @@ test_dispose_closes (Fixture       *fx,
   g_assert_no_error (error);
   g_clear_object (&set);
   g_assert_false (g_file_test (owned, G_FILE_TEST_EXISTS));
-  result = sbx_executor_run_argv (executor, fx->tree.ws, argv, NULL, &error);
+  result = sbx_executor_run (executor, fx->tree.ws, argv, NULL, NULL, &error);
   g_assert_null (result);
   g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CLOSED);
 }
@@ -1120,6 +1181,7 @@ main (int    argc,
 #define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
   ADD ("/executor-set/options/validation", test_options_validation);
   ADD ("/executor-set/options/defaults-and-copy", test_options_defaults_and_copy);
+  ADD ("/executor-set/options/none", test_options_none);
   ADD ("/executor-set/options/initable", test_initable);
   ADD ("/executor-set/backend/unconfined-profile", test_backend_unconfined_profile);
   ADD ("/executor-set/backend/sandboxed-unavailable", test_backend_sandboxed_unavailable);

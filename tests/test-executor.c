@@ -87,7 +87,7 @@ run_ok (Fixture    *fx,
         const char *command)
 {
   g_autoptr(GError) error = NULL;
-  SbxRunResult *result = sbx_executor_run_command (fx->executor, fx->tree.ws, command, NULL, &error);
+  SbxRunResult *result = sbx_executor_run (fx->executor, fx->tree.ws, SBX_SH_ARGV (command), NULL, NULL, &error);
 
   g_assert_no_error (error);
   g_assert_nonnull (result);
@@ -114,7 +114,7 @@ test_run_echo (Fixture       *fx,
 {
   const char *argv[] = { "echo", "hi", NULL };
   g_autoptr(GError) error = NULL;
-  g_autoptr(SbxRunResult) result = sbx_executor_run_argv (fx->executor, fx->tree.ws, argv, NULL, &error);
+  g_autoptr(SbxRunResult) result = sbx_executor_run (fx->executor, fx->tree.ws, argv, NULL, NULL, &error);
   g_autofree char *out = NULL;
 
   g_assert_no_error (error);
@@ -165,7 +165,7 @@ test_run_shell_and_argv (Fixture       *fx,
 {
   const char *argv[] = { "echo", "$HOME", "a b", NULL };
   g_autoptr(GError) error = NULL;
-  g_autoptr(SbxRunResult) direct = sbx_executor_run_argv (fx->executor, fx->tree.ws, argv, NULL, &error);
+  g_autoptr(SbxRunResult) direct = sbx_executor_run (fx->executor, fx->tree.ws, argv, NULL, NULL, &error);
   g_autoptr(SbxRunResult) shell = run_ok (fx, "echo $((1 + 2)) \"$HOME\"");
   g_autofree char *direct_out = output_string (direct);
   g_autofree char *shell_out = output_string (shell);
@@ -232,27 +232,48 @@ test_run_errors (Fixture       *fx,
   chmod (no_exec, 0644);
   for (gsize r = 0; r < G_N_ELEMENTS (rows); r++)
     {
-      result = sbx_executor_run_argv (fx->executor, rows[r].cwd, rows[r].argv, NULL, &error);
+      result = sbx_executor_run (fx->executor, rows[r].cwd, rows[r].argv, NULL, NULL, &error);
       g_assert_null (result);
       g_assert_error (error, SBX_EXECUTOR_ERROR, rows[r].code);
       g_clear_error (&error);
     }
-  result = sbx_executor_run_command (fx->executor, fx->tree.ws, "", NULL, &error);
-  g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_EMPTY_ARGV);
-  g_clear_error (&error);
-  result = sbx_executor_run_argv_limited (fx->executor, fx->tree.ws, touch, 0, NULL, &error);
-  g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  {
+    const char *no_word[] = { NULL };
+    g_autoptr(SbxRunOptions) options = sbx_run_options_new ();
+
+    result = sbx_executor_run (fx->executor, fx->tree.ws, empty_word, NULL, NULL, &error);
+    g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_EMPTY_ARGV);
+    g_clear_error (&error);
+    result = sbx_executor_run (fx->executor, fx->tree.ws, no_word, NULL, NULL, &error);
+    g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_EMPTY_ARGV);
+    g_clear_error (&error);
+    sbx_run_options_set_timeout (options, -1);
+    result = sbx_executor_run (fx->executor, fx->tree.ws, touch, options, NULL, &error);
+    g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_INVALID_ARGUMENT);
+    g_clear_error (&error);
+    /* A run has no PTY and no stdin pipe: refused before anything runs. */
+    sbx_run_options_set_timeout (options, 0);
+    sbx_run_options_set_pty (options, 24, 80);
+    result = sbx_executor_run (fx->executor, fx->tree.ws, touch, options, NULL, &error);
+    g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_INVALID_ARGUMENT);
+    g_clear_error (&error);
+    g_clear_pointer (&options, sbx_run_options_free);
+    options = sbx_run_options_new ();
+    sbx_run_options_set_stdin (options, SBX_STDIO_PIPE);
+    result = sbx_executor_run (fx->executor, fx->tree.ws, touch, options, NULL, &error);
+    g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_INVALID_ARGUMENT);
+    g_clear_error (&error);
+  }
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
 
   /* The positive control: the same touch in a valid cwd runs. */
-  result = sbx_executor_run_argv (fx->executor, fx->tree.ws, touch, NULL, &error);
+  result = sbx_executor_run (fx->executor, fx->tree.ws, touch, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
   g_clear_pointer (&result, sbx_run_result_unref);
   /* And the not-executable file runs once it is executable. */
   chmod (no_exec, 0755);
-  result = sbx_executor_run_argv (fx->executor, fx->tree.ws, not_exec, NULL, &error);
+  result = sbx_executor_run (fx->executor, fx->tree.ws, not_exec, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (sbx_run_result_get_success (result));
 }
@@ -294,13 +315,12 @@ test_gate (Fixture       *fx,
       g_autoptr(GAsyncResult) async_result = NULL;
 
       make_executor (fx, profile);
-      result = sbx_executor_run_command (fx->executor, fx->tree.ws, command, NULL, &error);
+      result = sbx_executor_run (fx->executor, fx->tree.ws, SBX_SH_ARGV (command), NULL, NULL, &error);
       g_assert_null (result);
       g_assert_error (error, SBX_GRANT_ERROR, rows[r].code);
       g_clear_error (&error);
-      sbx_executor_run_command_async (fx->executor, fx->tree.ws, command, NULL,
-                                      etu_store_result, &async_result);
-      result = sbx_executor_run_command_finish (fx->executor, etu_wait_async (&async_result), &error);
+      sbx_executor_run_async (fx->executor, fx->tree.ws, SBX_SH_ARGV (command), NULL, NULL, etu_store_result, &async_result);
+      result = sbx_executor_run_finish (fx->executor, etu_wait_async (&async_result), &error);
       g_assert_error (error, SBX_GRANT_ERROR, rows[r].code);
       g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
     }
@@ -341,7 +361,7 @@ test_limit_writer_forever (Fixture       *fx,
       gint64 start = g_get_monotonic_time ();
       gint64 elapsed;
 
-      result = sbx_executor_run_argv_limited (fx->executor, fx->tree.ws, argv, 100000, NULL, &error);
+      result = etu_run_limited (fx->executor, fx->tree.ws, argv, 100000, NULL, &error);
       elapsed = g_get_monotonic_time () - start;
       g_assert_no_error (error);
       g_assert_true (sbx_run_result_get_truncated (result));
@@ -364,7 +384,7 @@ test_limit_exact (Fixture       *fx,
   g_autoptr(SbxRunResult) over = NULL;
   g_autofree char *fits_out = NULL;
 
-  fits = sbx_executor_run_argv_limited (fx->executor, fx->tree.ws, argv, 6, NULL, &error);
+  fits = etu_run_limited (fx->executor, fx->tree.ws, argv, 6, NULL, &error);
   g_assert_no_error (error);
   fits_out = output_string (fits);
   g_assert_cmpstr (fits_out, ==, "abcdef");
@@ -372,7 +392,7 @@ test_limit_exact (Fixture       *fx,
   g_assert_true (sbx_run_result_get_success (fits));
 
   /* stdout and stderr count together. */
-  over = sbx_executor_run_argv_limited (fx->executor, fx->tree.ws, argv, 5, NULL, &error);
+  over = etu_run_limited (fx->executor, fx->tree.ws, argv, 5, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (sbx_run_result_get_truncated (over));
   g_assert_cmpuint (g_bytes_get_size (sbx_run_result_get_output (over)), ==, 5);
@@ -443,7 +463,7 @@ test_cancel_sync (Fixture       *fx,
   gint64 start = g_get_monotonic_time ();
 
   thread = g_thread_new ("cancel", cancel_thread, cancellable);
-  result = sbx_executor_run_argv (fx->executor, fx->tree.ws, argv, cancellable, &error);
+  result = sbx_executor_run (fx->executor, fx->tree.ws, argv, NULL, cancellable, &error);
   g_thread_join (thread);
   g_assert_null (result);
   g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CANCELLED);
@@ -451,7 +471,7 @@ test_cancel_sync (Fixture       *fx,
   g_clear_error (&error);
 
   /* Already cancelled: nothing is spawned. */
-  result = sbx_executor_run_argv (fx->executor, fx->tree.ws, touch, cancellable, &error);
+  result = sbx_executor_run (fx->executor, fx->tree.ws, touch, NULL, cancellable, &error);
   g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CANCELLED);
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
 }
@@ -474,15 +494,14 @@ test_cancel_async_kills_descendants (Fixture       *fx,
   g_autofree char *pid_text = NULL;
   int bg_pid;
 
-  sbx_executor_run_command_async (fx->executor, fx->tree.ws, command, cancellable,
-                                  etu_store_result, &async_result);
+  sbx_executor_run_async (fx->executor, fx->tree.ws, SBX_SH_ARGV (command), NULL, cancellable, etu_store_result, &async_result);
   g_assert_true (etu_wait_for_file (pid_file, 10000));
   g_assert_true (g_file_get_contents (pid_file, &pid_text, NULL, NULL));
   bg_pid = atoi (pid_text);
   g_assert_false (etu_pid_is_dead (bg_pid));
 
   g_timeout_add (50, cancel_later, cancellable);
-  result = sbx_executor_run_command_finish (fx->executor, etu_wait_async (&async_result), &error);
+  result = sbx_executor_run_finish (fx->executor, etu_wait_async (&async_result), &error);
   g_assert_null (result);
   g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CANCELLED);
   /* Dead when the task completed, not eventually. */
@@ -534,16 +553,16 @@ test_async_twins (Fixture       *fx,
   g_autofree char *a_out = NULL;
   g_autofree char *c_out = NULL;
 
-  sbx_executor_run_argv_async (fx->executor, fx->tree.ws, argv, NULL, etu_store_result, &r1);
-  sbx_executor_run_argv_limited_async (fx->executor, fx->tree.ws, yes, 10, NULL, etu_store_result, &r2);
-  sbx_executor_run_command_async (fx->executor, fx->tree.ws, "echo shell", NULL, etu_store_result, &r3);
+  sbx_executor_run_async (fx->executor, fx->tree.ws, argv, NULL, NULL, etu_store_result, &r1);
+  etu_run_limited_async (fx->executor, fx->tree.ws, yes, 10, NULL, etu_store_result, &r2);
+  sbx_executor_run_async (fx->executor, fx->tree.ws, SBX_SH_ARGV ("echo shell"), NULL, NULL, etu_store_result, &r3);
   sbx_executor_run_async (fx->executor, fx->tree.ws, argv, NULL, NULL, etu_store_result, &r4);
 
-  a = sbx_executor_run_argv_finish (fx->executor, etu_wait_async (&r1), &error);
+  a = sbx_executor_run_finish (fx->executor, etu_wait_async (&r1), &error);
   g_assert_no_error (error);
-  b = sbx_executor_run_argv_limited_finish (fx->executor, etu_wait_async (&r2), &error);
+  b = sbx_executor_run_finish (fx->executor, etu_wait_async (&r2), &error);
   g_assert_no_error (error);
-  c = sbx_executor_run_command_finish (fx->executor, etu_wait_async (&r3), &error);
+  c = sbx_executor_run_finish (fx->executor, etu_wait_async (&r3), &error);
   g_assert_no_error (error);
   d = sbx_executor_run_finish (fx->executor, etu_wait_async (&r4), &error);
   g_assert_no_error (error);
@@ -555,12 +574,12 @@ test_async_twins (Fixture       *fx,
   g_assert_cmpstr (c_out, ==, "shell\n");
   g_assert_true (sbx_run_result_get_success (d));
 
-  /* Each finish checks its source tag. */
-  g_assert_true (g_async_result_is_tagged (r1, sbx_executor_run_argv_async));
-  g_assert_false (g_async_result_is_tagged (r1, sbx_executor_run_command_async));
-  g_assert_true (g_async_result_is_tagged (r2, sbx_executor_run_argv_limited_async));
-  g_assert_true (g_async_result_is_tagged (r3, sbx_executor_run_command_async));
+  /* One async run, one source tag. */
+  g_assert_true (g_async_result_is_tagged (r1, sbx_executor_run_async));
+  g_assert_true (g_async_result_is_tagged (r2, sbx_executor_run_async));
+  g_assert_true (g_async_result_is_tagged (r3, sbx_executor_run_async));
   g_assert_true (g_async_result_is_tagged (r4, sbx_executor_run_async));
+  g_assert_false (g_async_result_is_tagged (r4, sbx_executor_run));
 }
 
 static void
@@ -578,16 +597,17 @@ test_async_wrong_finish (void)
       g_autoptr(SbxExecutorSetOptions) options = NULL;
       g_autoptr(SbxExecutorSet) set = NULL;
       g_autoptr(SbxExecutor) executor = NULL;
-      g_autoptr(GAsyncResult) result = NULL;
-      const char *argv[] = { "true", NULL };
+      g_autoptr(GTask) task = NULL;
 
       profile = etu_profile_unconfined (ws, SBX_ACCESS_ALLOW);
       options = etu_options (scratch, 1, registry);
       set = sbx_executor_set_new (profile, options, NULL);
       executor = sbx_executor_set_for_key (set, "k", NULL);
-      sbx_executor_run_argv_async (executor, ws, argv, NULL, etu_store_result, &result);
-      /* A critical (fatal in tests): wrong finish function for this task. */
-      sbx_executor_run_command_finish (executor, etu_wait_async (&result), NULL);
+      task = g_task_new (executor, NULL, NULL, NULL);
+      g_task_set_source_tag (task, test_async_wrong_finish);
+      g_task_return_boolean (task, TRUE);
+      /* A critical (fatal in tests): a task that is not a run's. */
+      sbx_executor_run_finish (executor, G_ASYNC_RESULT (task), NULL);
       return;
     }
   {
@@ -618,8 +638,7 @@ thread_run (gpointer data)
   g_autofree char *command = g_strdup_printf ("echo %u; sleep 0.1", run->index);
   g_autofree char *expected = g_strdup_printf ("%u\n", run->index);
   g_autoptr(GError) error = NULL;
-  g_autoptr(SbxRunResult) result = sbx_executor_run_command (run->executor, run->cwd, command,
-                                                             NULL, &error);
+  g_autoptr(SbxRunResult) result = sbx_executor_run (run->executor, run->cwd, SBX_SH_ARGV (command), NULL, NULL, &error);
   gsize len = 0;
   const char *out;
 
@@ -782,7 +801,7 @@ test_sandboxed_plumbing (Fixture       *fx,
   g_assert_true (g_str_has_prefix (out, sbx_executor_get_tmpdir (fx->executor)));
   g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 5);
 
-  limited = sbx_executor_run_argv_limited (fx->executor, fx->tree.ws, yes, 64, NULL, &error);
+  limited = etu_run_limited (fx->executor, fx->tree.ws, yes, 64, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (sbx_run_result_get_truncated (limited));
 }

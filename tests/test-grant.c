@@ -24,6 +24,8 @@
 #include "executor-test-util.h"
 #include "profile-test-util.h"
 
+#define TRUE_ARGV ((const char *const[]) { "true", NULL })
+
 typedef struct
 {
   EtuTree         tree;
@@ -110,7 +112,10 @@ issue (Fixture    *fx,
        const char *command,
        GError    **error)
 {
-  return sbx_executor_issue_grant (fx->executor, execution_id, command, fx->tree.ws,
+  /* run_with() runs the shell command line, so the grant binds its vector. */
+  g_autofree char *bound = sbx_grant_command_for_argv (SBX_SH_ARGV (command));
+
+  return sbx_executor_issue_grant (fx->executor, execution_id, bound, fx->tree.ws,
                                    SBX_GRANT_CLASS_COMMAND_START, NULL, NULL, error);
 }
 
@@ -123,8 +128,7 @@ run_with (Fixture    *fx,
 {
   const char *grants[] = { token, NULL };
 
-  return sbx_executor_run_command_with_grants (fx->executor, fx->tree.ws, command, execution_id,
-                                               token != NULL ? grants : NULL, NULL, NULL, error);
+  return etu_run_with_grants (fx->executor, fx->tree.ws, SBX_SH_ARGV (command), execution_id, token != NULL ? grants : NULL, NULL, NULL, error);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -359,7 +363,7 @@ test_command_start (Fixture       *fx,
   const char *const *spent;
 
   /* Gated without a grant: refused, nothing ran. */
-  result = sbx_executor_run_command (fx->executor, fx->tree.ws, command, NULL, &error);
+  result = sbx_executor_run (fx->executor, fx->tree.ws, SBX_SH_ARGV (command), NULL, NULL, &error);
   g_assert_null (result);
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_REQUIRED);
   g_clear_error (&error);
@@ -405,19 +409,18 @@ test_command_start_async_and_argv (Fixture       *fx,
   const char *grants[2] = { NULL, NULL };
   const char *other_argv[] = { "/bin/sh", "-c", "echo \"$1\" >> \"$2\"", "sh", "it's you", marker, NULL };
 
-  token = issue (fx, "exec:with:colons", command, &error);
+  token = sbx_executor_issue_grant (fx->executor, "exec:with:colons", command, fx->tree.ws,
+                                    SBX_GRANT_CLASS_COMMAND_START, NULL, NULL, &error);
   g_assert_no_error (error);
   grants[0] = token;
 
   /* The grant binds the exact vector. */
-  result = sbx_executor_run_argv_with_grants (fx->executor, fx->tree.ws, other_argv, "exec:with:colons",
-                                              grants, NULL, NULL, &error);
+  result = etu_run_with_grants (fx->executor, fx->tree.ws, other_argv, "exec:with:colons", grants, NULL, NULL, &error);
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_WRONG_COMMAND);
   g_clear_error (&error);
 
-  sbx_executor_run_argv_with_grants_async (fx->executor, fx->tree.ws, argv, "exec:with:colons", grants,
-                                           NULL, NULL, etu_store_result, &async_result);
-  result = sbx_executor_run_argv_with_grants_finish (fx->executor, etu_wait_async (&async_result),
+  etu_run_with_grants_async (fx->executor, fx->tree.ws, argv, "exec:with:colons", grants, NULL, NULL, etu_store_result, &async_result);
+  result = sbx_executor_run_finish (fx->executor, etu_wait_async (&async_result),
                                                      &error);
   g_assert_no_error (error);
   g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 0);
@@ -426,9 +429,8 @@ test_command_start_async_and_argv (Fixture       *fx,
   g_assert_true (g_file_get_contents (marker, &contents, NULL, NULL));
   g_assert_cmpstr (contents, ==, "it's me\n");
 
-  sbx_executor_run_argv_with_grants_async (fx->executor, fx->tree.ws, argv, "exec:with:colons", grants,
-                                           NULL, NULL, etu_store_result, &async_result);
-  result = sbx_executor_run_argv_with_grants_finish (fx->executor, etu_wait_async (&async_result),
+  etu_run_with_grants_async (fx->executor, fx->tree.ws, argv, "exec:with:colons", grants, NULL, NULL, etu_store_result, &async_result);
+  result = sbx_executor_run_finish (fx->executor, etu_wait_async (&async_result),
                                                      &error);
   g_assert_null (result);
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_REPLAY);
@@ -440,9 +442,8 @@ test_command_start_async_and_argv (Fixture       *fx,
   token = issue (fx, "e2", "true", &error);
   g_assert_no_error (error);
   grants[0] = token;
-  sbx_executor_run_command_with_grants_async (fx->executor, fx->tree.ws, "true", "e2", grants, NULL,
-                                              NULL, etu_store_result, &async_result);
-  result = sbx_executor_run_command_with_grants_finish (fx->executor, etu_wait_async (&async_result),
+  etu_run_with_grants_async (fx->executor, fx->tree.ws, SBX_SH_ARGV ("true"), "e2", grants, NULL, NULL, etu_store_result, &async_result);
+  result = sbx_executor_run_finish (fx->executor, etu_wait_async (&async_result),
                                                         &error);
   g_assert_no_error (error);
   g_assert_true (sbx_run_result_get_success (result));
@@ -571,8 +572,7 @@ test_bindings (Fixture       *fx,
         }
       token = sbx_grant_token_mint (key, &p);
       grants[0] = token;
-      result = sbx_executor_run_command_with_grants (fx->executor, cwd, command, exec_id, grants,
-                                                     NULL, NULL, &error);
+      result = etu_run_with_grants (fx->executor, cwd, ((const char *const[]) { command, NULL }), exec_id, grants, NULL, NULL, &error);
       if (rows[r].code < 0)
         {
           g_assert_no_error (error);
@@ -588,8 +588,7 @@ test_bindings (Fixture       *fx,
           if (rows[r].drift <= DRIFT_CWD)
             {
               g_clear_error (&error);
-              result = sbx_executor_run_command_with_grants (fx->executor, fx->tree.ws, "true", "exec",
-                                                             grants, NULL, NULL, &error);
+              result = etu_run_with_grants (fx->executor, fx->tree.ws, TRUE_ARGV, "exec", grants, NULL, NULL, &error);
               g_assert_no_error (error);
               g_assert_true (sbx_run_result_get_success (result));
             }
@@ -620,8 +619,7 @@ test_other_executor (Fixture       *fx,
   g_clear_error (&error);
   /* Positive control: on its own executor it runs. */
   grants[0] = token;
-  result = sbx_executor_run_command_with_grants (other, fx->tree.ws, "true", "e", grants, NULL, NULL,
-                                                 &error);
+  result = etu_run_with_grants (other, fx->tree.ws, TRUE_ARGV, "e", grants, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (sbx_run_result_get_success (result));
 }
@@ -645,8 +643,9 @@ issue_at (Fixture    *fx,
           GError    **error)
 {
   g_autoptr(GDateTime) expiry = ms_to_datetime (expiry_ms);
+  g_autofree char *bound = sbx_grant_command_for_argv (SBX_SH_ARGV (command));
 
-  return sbx_executor_issue_grant (fx->executor, "e", command, fx->tree.ws,
+  return sbx_executor_issue_grant (fx->executor, "e", bound, fx->tree.ws,
                                    SBX_GRANT_CLASS_COMMAND_START, NULL, expiry, error);
 }
 
@@ -737,13 +736,14 @@ test_replay_bounded (Fixture       *fx,
   make_executor (fx, profile);
   g_assert_true (sbx_executor_peek_grant_key (fx->executor, key));
   p.execution_id = g_strdup ("e");
-  p.command = g_strdup ("true");
+  /* run_with() runs the shell command line: the token binds its vector. */
+  p.command = sbx_grant_command_for_argv (SBX_SH_ARGV ("true"));
   p.cwd = g_strdup (canonical_ws);
   p.profile_fingerprint = g_strdup (sbx_profile_get_fingerprint (profile));
   p.route_fingerprint = g_strdup (SBX_GRANT_ROUTE_DIRECT);
   p.guarantee_bits = sbx_executor_get_guarantees (fx->executor);
   p.grant_class = g_strdup (SBX_GRANT_CLASS_COMMAND_START);
-  p.target = g_strdup ("true");
+  p.target = g_strdup (p.command);
   p.expiry_ms = t0 + 10;
   for (guint i = 0; i < 256; i++)
     {
@@ -1049,16 +1049,13 @@ test_batch (Fixture       *fx,
   token = issue (fx, "e", "true", &error);
   g_assert_no_error (error);
   bad[0] = twice[0] = twice[1] = good[0] = token;
-  result = sbx_executor_run_command_with_grants (fx->executor, fx->tree.ws, "true", "e", bad, NULL,
-                                                 NULL, &error);
+  result = etu_run_with_grants (fx->executor, fx->tree.ws, SBX_SH_ARGV ("true"), "e", bad, NULL, NULL, &error);
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_MALFORMED);
   g_clear_error (&error);
-  result = sbx_executor_run_command_with_grants (fx->executor, fx->tree.ws, "true", "e", twice, NULL,
-                                                 NULL, &error);
+  result = etu_run_with_grants (fx->executor, fx->tree.ws, SBX_SH_ARGV ("true"), "e", twice, NULL, NULL, &error);
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_REPLAY);
   g_clear_error (&error);
-  result = sbx_executor_run_command_with_grants (fx->executor, fx->tree.ws, "true", "e", good, NULL,
-                                                 NULL, &error);
+  result = etu_run_with_grants (fx->executor, fx->tree.ws, SBX_SH_ARGV ("true"), "e", good, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (sbx_run_result_get_success (result));
 }
@@ -1207,8 +1204,7 @@ test_fs_binding (Fixture       *fx,
       grants[0] = token;
       compiles = mock_ok_count ("compile");
       releases = mock_ok_count ("release");
-      result = sbx_executor_run_command_with_grants (fx->executor, fx->tree.ws, "true", "e", grants,
-                                                     NULL, NULL, &error);
+      result = etu_run_with_grants (fx->executor, fx->tree.ws, TRUE_ARGV, "e", grants, NULL, NULL, &error);
       if (rows[r].code < 0)
         {
           g_autofree char *expected = g_strdup_printf ("%s allow=%u deny=0 exact=1 fd=same;", file,
@@ -1224,8 +1220,7 @@ test_fs_binding (Fixture       *fx,
           g_assert_true (g_str_has_prefix (mock_last_grants (), expected));
           g_assert_cmpuint (sbx_executor_get_n_retained (fx->executor), ==, 0);
           g_clear_pointer (&result, sbx_run_result_unref);
-          result = sbx_executor_run_command_with_grants (fx->executor, fx->tree.ws, "true", "e",
-                                                         grants, NULL, NULL, &error);
+          result = etu_run_with_grants (fx->executor, fx->tree.ws, TRUE_ARGV, "e", grants, NULL, NULL, &error);
           g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_REPLAY);
         }
       else
@@ -1291,8 +1286,7 @@ test_fs_shapes (Fixture       *fx,
                                     SBX_GRANT_CLASS_FILESYSTEM_TREE_WRITE, root, NULL, &error);
   g_assert_no_error (error);
   grants[0] = token;
-  result = sbx_executor_run_command_with_grants (fx->executor, fx->tree.ws, "true", "e", grants, NULL,
-                                                 NULL, &error);
+  result = etu_run_with_grants (fx->executor, fx->tree.ws, TRUE_ARGV, "e", grants, NULL, NULL, &error);
   g_assert_no_error (error);
   expected = g_strdup_printf ("%s allow=%u deny=0 exact=0 fd=same;", root, SBX_FS_WRITE);
   g_assert_true (g_str_has_prefix (mock_last_grants (), expected));
@@ -1327,15 +1321,13 @@ test_host_and_network_delta (Fixture       *fx,
   g_assert_no_error (error);
   grants[0] = t1;
   grants[1] = t2;
-  result = sbx_executor_run_command_with_grants (fx->executor, fx->tree.ws, "true", "e", grants, NULL,
-                                                 NULL, &error);
+  result = etu_run_with_grants (fx->executor, fx->tree.ws, TRUE_ARGV, "e", grants, NULL, NULL, &error);
   /* The command is gated too: without its start grant nothing runs, and
    * nothing is consumed. */
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_REQUIRED);
   g_clear_error (&error);
   grants[2] = t3;
-  result = sbx_executor_run_command_with_grants (fx->executor, fx->tree.ws, "true", "e", grants, NULL,
-                                                 NULL, &error);
+  result = etu_run_with_grants (fx->executor, fx->tree.ws, TRUE_ARGV, "e", grants, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (g_strv_length ((char **) sbx_run_result_get_grants_spent (result)), ==, 3);
   last = mock_last_grants ();

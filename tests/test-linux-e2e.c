@@ -114,7 +114,7 @@ test_library_default (void)
   g_assert_cmpint (sbx_executor_get_level (executor), ==, SBX_LEVEL_FULL);
   g_assert_true (sbx_executor_get_guarantees (executor) & SBX_GUARANTEE_PROCESS_BOUNDARY);
   g_assert_true (sbx_executor_get_guarantees (executor) & SBX_GUARANTEE_ADDRESS_NETWORK);
-  result = sbx_executor_run_argv (executor, tree.ws, argv, NULL, &error);
+  result = sbx_executor_run (executor, tree.ws, argv, NULL, NULL, &error);
   g_assert_no_error (error);
   out = output_of (result);
   g_assert_cmpstr (out, ==, "hi from sbx\n");
@@ -127,7 +127,7 @@ test_library_default (void)
   {
     const char *kill_argv[] = { "sh", "-c", "kill -TERM $$; sleep 5", NULL };
 
-    result = sbx_executor_run_argv (executor, tree.ws, kill_argv, NULL, &error);
+    result = sbx_executor_run (executor, tree.ws, kill_argv, NULL, NULL, &error);
     g_assert_no_error (error);
     g_assert_true (sbx_run_result_get_signaled (result));
     g_assert_cmpint (sbx_run_result_get_term_signal (result), ==, SIGTERM);
@@ -167,7 +167,7 @@ test_library_executors_isolated (void)
   {
     const char *argv[] = { "sh", "-c", script, NULL };
 
-    result = sbx_executor_run_argv (a, tree.ws, argv, NULL, &error);
+    result = sbx_executor_run (a, tree.ws, argv, NULL, NULL, &error);
   }
   g_assert_no_error (error);
   out = output_of (result);
@@ -241,7 +241,7 @@ check_siblings_denied_under_host_allow (const char *backend)
   {
     const char *argv[] = { "sh", "-c", "cat \"$HOME/b-secret\"", NULL };
 
-    result = sbx_executor_run_argv (b, ws, argv, NULL, &error);
+    result = sbx_executor_run (b, ws, argv, NULL, NULL, &error);
     g_assert_no_error (error);
     out = output_of (result);
     g_assert_cmpstr (out, ==, "B-ONLY\n");
@@ -258,7 +258,7 @@ check_siblings_denied_under_host_allow (const char *backend)
   {
     const char *argv[] = { "sh", "-c", script, NULL };
 
-    result = sbx_executor_run_argv (a, ws, argv, NULL, &error);
+    result = sbx_executor_run (a, ws, argv, NULL, NULL, &error);
   }
   g_assert_no_error (error);
   out = output_of (result);
@@ -328,7 +328,7 @@ test_library_forced_rung2 (void)
   {
     const char *argv[] = { "sh", "-c", script, NULL };
 
-    result = sbx_executor_run_argv (executor, tree.ws, argv, NULL, &error);
+    result = sbx_executor_run (executor, tree.ws, argv, NULL, NULL, &error);
   }
   g_assert_no_error (error);
   {
@@ -387,7 +387,7 @@ unix_sockets_member (const char *backend)
       g_assert_no_error (error);
       executor = sbx_executor_set_for_key (set, "k", &error);
       g_assert_no_error (error);
-      result = sbx_executor_run_argv (executor, tree.ws, argv, NULL, &error);
+      result = sbx_executor_run (executor, tree.ws, argv, NULL, NULL, &error);
       g_assert_no_error (error);
       out = output_of (result);
       g_test_message ("%s allow=%d: %s", backend, allow, out);
@@ -546,7 +546,7 @@ close_run_thread (gpointer data)
 {
   CloseRun *arg = data;
 
-  arg->result = sbx_executor_run_command (arg->executor, arg->cwd, arg->command, NULL, &arg->error);
+  arg->result = sbx_executor_run (arg->executor, arg->cwd, SBX_SH_ARGV (arg->command), NULL, NULL, &arg->error);
   return NULL;
 }
 

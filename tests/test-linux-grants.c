@@ -152,11 +152,9 @@ run_script (Fx              *fx,
     }
   g_ptr_array_add (tokens, NULL);
   if (grants == NULL)
-    result = sbx_executor_run_argv (fx->executor, fx->tree.ws, argv, NULL, &error);
+    result = sbx_executor_run (fx->executor, fx->tree.ws, argv, NULL, NULL, &error);
   else
-    result = sbx_executor_run_argv_with_grants (fx->executor, fx->tree.ws, argv, "exec",
-                                                (const char *const *) tokens->pdata, NULL, NULL,
-                                                &error);
+    result = etu_run_with_grants (fx->executor, fx->tree.ws, argv, "exec", (const char *const *) tokens->pdata, NULL, NULL, &error);
   g_assert_no_error (error);
   *out_status = sbx_run_result_get_exit_code (result);
   if (out_tokens != NULL)
@@ -175,8 +173,7 @@ assert_replay (Fx         *fx,
   g_autoptr(SbxRunResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
-  result = sbx_executor_run_argv_with_grants (fx->executor, fx->tree.ws, argv, "exec",
-                                              (const char *const *) tokens, NULL, NULL, &error);
+  result = etu_run_with_grants (fx->executor, fx->tree.ws, argv, "exec", (const char *const *) tokens, NULL, NULL, &error);
   g_assert_null (result);
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_REPLAY);
 }
@@ -447,8 +444,7 @@ test_swap_refused (gconstpointer data)
     g_assert_no_error (error);
     g_assert_cmpint (g_rename (sibling, secret), ==, 0);
     grants[0] = token;
-    result = sbx_executor_run_argv_with_grants (fx.executor, fx.tree.ws, argv, "exec", grants, NULL,
-                                                NULL, &error);
+    result = etu_run_with_grants (fx.executor, fx.tree.ws, argv, "exec", grants, NULL, NULL, &error);
   }
   g_assert_null (result);
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_TARGET_CHANGED);

@@ -201,7 +201,7 @@ load_chunk_thread (gpointer data)
       g_autoptr(SbxRunResult) result = NULL;
 
       g_atomic_int_inc (&state->started);
-      result = sbx_executor_run_argv (executor, state->workspace, argv, NULL, &error);
+      result = sbx_executor_run (executor, state->workspace, argv, NULL, NULL, &error);
       if (result == NULL)
         {
           g_autofree char *what = NULL;

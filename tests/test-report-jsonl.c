@@ -141,11 +141,11 @@ test_events (Fixture       *fx,
 
   executor = sbx_executor_set_for_key (set, "agent", &error);
   g_assert_no_error (error);
-  ok = sbx_executor_run_argv (executor, fx->tree.ws, argv_ok, NULL, &error);
+  ok = sbx_executor_run (executor, fx->tree.ws, argv_ok, NULL, NULL, &error);
   g_assert_no_error (error);
-  killed = sbx_executor_run_argv (executor, fx->tree.ws, argv_kill, NULL, &error);
+  killed = sbx_executor_run (executor, fx->tree.ws, argv_kill, NULL, NULL, &error);
   g_assert_no_error (error);
-  missing = sbx_executor_run_argv (executor, fx->tree.ws, argv_missing, NULL, &error);
+  missing = sbx_executor_run (executor, fx->tree.ws, argv_missing, NULL, NULL, &error);
   g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_NOT_FOUND);
   g_clear_error (&error);
   g_assert_true (sbx_executor_set_close (set, NULL, &error));
@@ -207,8 +207,7 @@ worker (gpointer data)
   for (guint i = 0; i < 10; i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(SbxRunResult) result = sbx_executor_run_command (w->executor, w->cwd,
-                                                                 "echo x", NULL, &error);
+      g_autoptr(SbxRunResult) result = sbx_executor_run (w->executor, w->cwd, SBX_SH_ARGV ("echo x"), NULL, NULL, &error);
 
       g_assert_no_error (error);
       g_assert_nonnull (result);

@@ -227,8 +227,7 @@ run_done (GObject      *source,
 {
   RunState *state = data;
 
-  state->result = sbx_executor_run_argv_with_grants_finish (SBX_EXECUTOR (source), res,
-                                                            &state->error);
+  state->result = sbx_executor_run_finish (SBX_EXECUTOR (source), res, &state->error);
   state->done = TRUE;
   g_main_loop_quit (state->loop);
 }
@@ -577,9 +576,12 @@ sbx_cmd_run (int    argc,
       signals[i].signo = forwarded[i];
       signal_sources[i] = g_unix_signal_add (forwarded[i], on_signal, &signals[i]);
     }
-  sbx_executor_run_argv_with_grants_async (executor, cwd, (const char *const *) argv + 1,
-                                           execution_id, (const char *const *) tokens->pdata,
-                                           run_options, cancellable, run_done, &state);
+  /* The run is a grant transaction (the execution ID is always set), with
+   * or without tokens. */
+  sbx_run_options_set_execution_id (run_options, execution_id);
+  sbx_run_options_set_grants (run_options, (const char *const *) tokens->pdata);
+  sbx_executor_run_async (executor, cwd, (const char *const *) argv + 1, run_options,
+                          cancellable, run_done, &state);
   while (!state.done)
     g_main_loop_run (loop);
   for (guint i = 0; i < G_N_ELEMENTS (forwarded); i++)

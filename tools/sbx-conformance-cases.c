@@ -177,7 +177,7 @@ inside (Subject    *s,
   va_end (args);
   g_ptr_array_add (argv, NULL);
 
-  result = sbx_executor_run_argv (s->executor, s->ws, (const char *const *) argv->pdata, NULL, &error);
+  result = sbx_executor_run (s->executor, s->ws, (const char *const *) argv->pdata, NULL, NULL, &error);
   if (result == NULL)
     {
       out->error = g_strdup (error->message);
@@ -676,7 +676,7 @@ static gpointer
 close_run_thread (gpointer data)
 {
   CloseRun *cr = data;
-  SbxRunResult *result = sbx_executor_run_argv (cr->executor, cr->cwd, cr->argv, NULL, &cr->error);
+  SbxRunResult *result = sbx_executor_run (cr->executor, cr->cwd, cr->argv, NULL, NULL, &cr->error);
 
   g_clear_pointer (&result, sbx_run_result_unref);
   return NULL;
@@ -802,12 +802,13 @@ void
 sbx_conformance_case_output_limit (Subject *s)
 {
   g_autoptr(SbxRunResult) result = NULL;
+  g_autoptr(SbxRunOptions) options = NULL;
   g_autoptr(GError) error = NULL;
   const char *argv[] = { s->helper, "output", "1000000", NULL };
   const char *control[] = { s->helper, "output", "10000", NULL };
   gsize length;
 
-  result = sbx_executor_run_argv (s->executor, s->ws, control, NULL, &error);
+  result = sbx_executor_run (s->executor, s->ws, control, NULL, NULL, &error);
   if (result == NULL || g_bytes_get_size (sbx_run_result_get_output (result)) != 10000
       || sbx_run_result_get_truncated (result))
     {
@@ -817,7 +818,9 @@ sbx_conformance_case_output_limit (Subject *s)
       return;
     }
   g_clear_pointer (&result, sbx_run_result_unref);
-  result = sbx_executor_run_argv_limited (s->executor, s->ws, argv, OUTPUT_LIMIT, NULL, &error);
+  options = sbx_run_options_new ();
+  sbx_run_options_set_max_output (options, OUTPUT_LIMIT);
+  result = sbx_executor_run (s->executor, s->ws, argv, options, NULL, &error);
   if (result == NULL)
     {
       sbx_conformance_record (s->run, s->backend, "limits", "output-limit", SBX_CONFORMANCE_FAIL,

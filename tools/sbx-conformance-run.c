@@ -447,7 +447,7 @@ sbx_conformance_supervise_child (int          argc,
   if (set != NULL)
     executor = sbx_executor_set_for_key (set, "killed", &error);
   if (executor != NULL)
-    result = sbx_executor_run_argv (executor, argv[4], run_argv, NULL, &error);
+    result = sbx_executor_run (executor, argv[4], run_argv, NULL, NULL, &error);
   if (error != NULL)
     g_printerr ("sbx-conformance --supervise-child: %s\n", error->message);
   return 1;

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Internals shared by the files of SbxExecutor: the instance struct, the
+ * grant transaction (sbx-executor-grants.c), admission (sbx-executor-admit.c),
+ * runs (sbx-executor-run.c) and processes (sbx-process.c).
+ */
+#pragma once
+
+#include "sbx-executor-private.h"
+#include "sbx-grant-private.h"
+#include "sbx-policy-private.h"
+#include "sbx-supervise-private.h"
+
+G_BEGIN_DECLS
+
+struct _SbxExecutor
+{
+  GObject            parent_instance;
+
+  SbxExecutorShared *shared;
+  char              *key;
+  char              *home;
+  gboolean           home_owned;
+  char              *tmpdir;
+  char              *state_dir;
+  char             **environment;
+  SbxPolicy         *policy;
+  SbxCompileReport  *report;
+  SbxLevel           level;
+  SbxGuarantees      guarantees;
+
+  GMutex             mutex;
+  SbxBackendSpec    *spec;          /* (mutex) NULL once closed */
+  gboolean           closed;        /* (mutex) */
+  gboolean           key_valid;     /* (mutex) */
+  guint8             grant_key[SBX_GRANT_KEY_SIZE];  /* (mutex) */
+  SbxGrantReplay    *replay;        /* (mutex) spent and in-flight token IDs */
+  GHashTable        *retained;      /* (mutex) token ID -> RetainedHandle */
+  SbxGrantClockFunc  clock;         /* (mutex) tests only; NULL: wall clock */
+  gpointer           clock_data;    /* (mutex) */
+};
+
+/* A filesystem grant's identity-pinned handle, kept from issue until the
+ * token is spent, expires or the executor closes. */
+typedef struct
+{
+  SbxGrantBinding *binding;
+  char            *target;
+  gboolean         exact;
+  gint64           expiry_ms;
+  int              fd;
+} RetainedHandle;
+
+void     sbx_executor_retained_handle_free (gpointer data);
+
+/* One filesystem delta of a verified token. */
+typedef struct
+{
+  char            *id;
+  const SbxGrantClassInfo *info;
+  char            *target;
+  SbxGrantBinding *binding;
+  gint64           expiry_ms;
+  int              fd;          /* fresh handle, -1 for host grants */
+} FsDelta;
+
+void     sbx_executor_fs_delta_free (gpointer data);
+
+/* What a batch of verified tokens opens for one spawn. */
+typedef struct
+{
+  GPtrArray *ids;          /* char* reserved in the replay registry */
+  GArray    *expiries;     /* gint64, parallel to ids */
+  GPtrArray *fs;           /* FsDelta* */
+  GArray    *ports;        /* guint16, network.broad.v1 */
+  gboolean   command_start;
+  SbxGuarantees may_drop;  /* bits a host grant may take from the expected set */
+  GPtrArray *spent;        /* char* "class target: what it opened" */
+} GrantBatch;
+
+void     sbx_executor_grant_batch_clear (GrantBatch *batch);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (GrantBatch, sbx_executor_grant_batch_clear)
+
+typedef struct
+{
+  const char *execution_id;
+  const char *what;
+} GrantSpentEvent;
+
+void     sbx_executor_add_grant_spent_members (JsonBuilder *builder,
+                                               gpointer     data);
+
+/* SBX_EXECUTOR_ERROR / SBX_GRANT_ERROR with a formatted message; FALSE. */
+gboolean sbx_executor_fail       (GError    **error,
+                                  int         code,
+                                  const char *format,
+                                  ...) G_GNUC_PRINTF (3, 4);
+gboolean sbx_executor_grant_fail (GError    **error,
+                                  int         code,
+                                  const char *format,
+                                  ...) G_GNUC_PRINTF (3, 4);
+/* getrandom() into @buf, all of it. */
+gboolean sbx_executor_fill_random (guint8  *buf,
+                                   gsize    len,
+                                   GError **error);
+/* "a, b, c" of the guarantee names.  (transfer full) */
+char    *sbx_executor_guarantee_names (SbxGuarantees bits);
+/* Adds @text as a JSON string, made valid UTF-8 first. */
+void     sbx_executor_add_string (JsonBuilder *builder,
+                                  const char  *text);
+
+/* (self->mutex) Verifies every token of @grants in order; on success every
+ * token ID is reserved in the replay registry, and the caller commits or
+ * un-reserves the batch. */
+gboolean sbx_executor_verify_batch_locked (SbxExecutor       *self,
+                                           const char        *execution_id,
+                                           const char        *command,
+                                           const char        *cwd,
+                                           const char *const *grants,
+                                           GrantBatch        *batch,
+                                           GError           **error);
+/* (self->mutex) Un-reserves a batch that will not run: nothing consumed. */
+void     sbx_executor_unreserve_batch_locked (SbxExecutor *self,
+                                              GrantBatch  *batch);
+/* (self->mutex) Burns the batch's tokens. */
+void     sbx_executor_commit_batch_locked (SbxExecutor *self,
+                                           GrantBatch  *batch);
+/* The spec of one spawn with the batch's deltas; its guarantees must equal
+ * the expected ones. */
+SbxBackendSpec *sbx_executor_compile_transient (SbxExecutor  *self,
+                                                GrantBatch   *batch,
+                                                GError      **error);
+/* The command gate of a start without grants. */
+gboolean sbx_executor_check_command_gate (SbxExecutor  *self,
+                                          GError      **error);
+
+/* One start (run or spawn), from the caller's arguments and options; a
+ * deep copy, so an async run or a process owns it. */
+typedef struct
+{
+  char          *cwd;
+  char         **argv;
+  GTimeSpan      timeout;
+  gint64         deadline_real_us;  /* g_get_real_time() µs, 0: none */
+  guint64        max_output;
+  SbxStdioMode   modes[3];
+  int            fds[3];            /* caller's stdin, stdout, stderr; -1: none */
+  gboolean       owns_fds;          /* the fds are our duplicates */
+  gboolean       pty;
+  guint16        rows;
+  guint16        cols;
+  GTimeSpan      grace;             /* force_exit's SIGTERM -> SIGKILL, > 0 */
+  /* A grant transaction: the options carry grants or an execution ID. */
+  gboolean       with_grants;
+  char          *execution_id;
+  char          *command;           /* what the grants bind: sbx_grant_command_for_argv */
+  char         **grants;            /* wiped when freed */
+} SbxStartRequest;
+
+SbxStartRequest *sbx_start_request_new       (const char          *cwd,
+                                              const char *const   *argv,
+                                              const SbxRunOptions *options);
+void             sbx_start_request_free      (SbxStartRequest     *rr);
+/* Replaces the caller's fds by our own duplicates (the caller may close
+ * its fds once an async call returns). */
+gboolean         sbx_start_request_own_fds   (SbxStartRequest     *rr,
+                                              GError             **error);
+void             sbx_start_request_close_fds (SbxStartRequest     *rr);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxStartRequest, sbx_start_request_free)
+
+/* What admission gives a start. */
+typedef struct
+{
+  SbxExecutorShared *shared;     /* borrowed from the executor */
+  gboolean           entered;    /* holds the set's lifecycle barrier */
+  SbxBackendSpec    *spec;       /* the executor's or the transient one */
+  char              *cwd;        /* where the child runs (canonical with grants) */
+  GPtrArray         *spent;      /* NULL-terminated "what each token opened", or NULL */
+  guint64            run_id;
+  gint64             deadline;   /* monotonic µs, 0: none */
+} SbxAdmission;
+
+/* Every check and reservation before a spawn (see sbx-executor-admit.c);
+ * on success @out holds the barrier and the spawn event is emitted. */
+gboolean sbx_executor_admit      (SbxExecutor            *self,
+                                  const SbxStartRequest  *rr,
+                                  GCancellable           *cancellable,
+                                  SbxAdmission           *out,
+                                  GError                **error);
+/* Releases what admission holds, the barrier last.  Idempotent. */
+void     sbx_admission_clear     (SbxAdmission           *admission);
+void     sbx_executor_emit_exit  (SbxExecutor              *self,
+                                  const SbxAdmission       *admission,
+                                  const SbxSuperviseResult *result,
+                                  const GError             *error,
+                                  gboolean                  spawned);
+/* Turns a backend's spawn error (consumed) into an executor error. */
+void     sbx_executor_map_spawn_error (GError     **error,
+                                       GError      *spawn_error,
+                                       const char  *argv0);
+
+G_END_DECLS
