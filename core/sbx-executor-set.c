@@ -27,6 +27,7 @@
  *   6. remove the owned scratch child (only that).
  */
 #include "sbx-executor-private.h"
+#include "sbx-process-private.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -167,6 +168,7 @@ executor_shared_new (void)
   shared->close_fd = -1;
   shared->live_fd = -1;
   shared->sinks = g_ptr_array_new ();
+  shared->processes = g_ptr_array_new ();
   return shared;
 }
 
@@ -197,6 +199,9 @@ sbx_executor_shared_unref (SbxExecutorShared *shared)
   if (!g_atomic_ref_count_dec (&shared->ref))
     return;
   close_sinks (g_steal_pointer (&shared->sinks));
+  /* Empty: a process leaves the list when it is reaped, and holds the
+   * shared state (through its executor) until then. */
+  g_ptr_array_unref (shared->processes);
   if (shared->close_fd >= 0)
     close (shared->close_fd);
   g_free (shared->set_id);
@@ -970,6 +975,21 @@ set_close_run (SbxExecutorSet  *self,
   do
     r = write (shared->close_fd, &one, sizeof one);
   while (r < 0 && errno == EINTR);
+
+  /* 2b: kill every spawned process and reap it here (its waits complete
+   * with CLOSED): a process's admission lasts until its finish() ran, and
+   * this thread may be the one whose main loop would have reaped it. */
+  {
+    g_autoptr(GPtrArray) processes = NULL;
+
+    g_mutex_lock (&shared->mutex);
+    processes = g_ptr_array_copy (shared->processes, (GCopyFunc) (void (*) (void)) g_object_ref,
+                                  NULL);
+    g_ptr_array_set_free_func (processes, g_object_unref);
+    g_mutex_unlock (&shared->mutex);
+    for (guint i = 0; i < processes->len; i++)
+      sbx_process_close_internal (processes->pdata[i]);
+  }
 
   /* 3: wait until every admitted run and construction has returned. */
   g_mutex_lock (&shared->mutex);

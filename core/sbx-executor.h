@@ -16,6 +16,7 @@
 #include "sbx-run-options.h"
 #include "sbx-run-result.h"
 #include "sbx-grant.h"
+#include "sbx-process.h"
 
 G_BEGIN_DECLS
 
@@ -122,6 +123,14 @@ void              sbx_executor_run_async          (SbxExecutor          *self,
 SBX_AVAILABLE_IN_0_1
 SbxRunResult     *sbx_executor_run_finish         (SbxExecutor          *self,
                                                    GAsyncResult         *result,
+                                                   GError              **error);
+
+SBX_AVAILABLE_IN_0_1
+SbxProcess       *sbx_executor_spawn              (SbxExecutor          *self,
+                                                   const char           *cwd,
+                                                   const char *const    *argv,
+                                                   const SbxRunOptions  *options,
+                                                   GCancellable         *cancellable,
                                                    GError              **error);
 
 SBX_AVAILABLE_IN_0_1
