@@ -9,7 +9,7 @@ if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
 PACKAGES="
   build-essential pkg-config meson ninja-build git python3
   libglib2.0-dev libjson-glib-dev libseccomp-dev
-  gobject-introspection libgirepository1.0-dev python3-gi gi-docgen
+  gobject-introspection libgirepository1.0-dev python3-gi gjs gi-docgen
   clang llvm libclang-rt-14-dev
   bubblewrap hyperfine util-linux passwd procps
   python3-dbusmock dbus-daemon

@@ -19,7 +19,7 @@ ws=$(mktemp -d /tmp/sbx-example-ws.XXXXXX)
 scratch=$(mktemp -d /tmp/sbx-example-scratch.XXXXXX)
 trap 'rm -rf "$ws" "$scratch"' EXIT
 n=0
-echo "1..3"
+echo "1..6"
 
 check_output () {
   # $1 = test name, $2 = output file, $3 = exit status
@@ -74,5 +74,61 @@ else
   else
     echo "not ok $n /examples/python/grant-once (exit $st)"; sed 's/^/# /' "$out"
   fi
+fi
+# The desktop-style agent: the streaming lines arrive while the tool runs,
+# the gated start is approved through the callback (stdin is not a
+# terminal), the report follows.  Once with a workspace and scratch root,
+# once without arguments (its own workspace, the default scratch root under
+# $XDG_RUNTIME_DIR).
+check_agent () {
+  # $1 = test name, $2 = output file, $3 = exit status, $4 = scratch dir
+  n=$((n + 1))
+  if grep -q "no backend\|BACKEND_UNAVAILABLE\|No backend" "$2"; then
+    echo "ok $n $1 # SKIP no sandboxing backend on this host: $(head -1 "$2")"
+  elif [ "$3" -eq 0 ] && [ "$(grep -c '^tool: step [123]  (while it runs)$' "$2")" -eq 3 ] \
+       && grep -qx "exit code: 0" "$2" && grep -qx "lines streamed: 3" "$2" \
+       && [ -z "$(ls -A "$4")" ]; then
+    echo "ok $n $1"
+  else
+    echo "not ok $n $1 (exit $3)"; sed 's/^/# /' "$2"
+    echo "# scratch left: $(ls -A "$4")"
+  fi
+}
+
+runtime=$(mktemp -d /tmp/sbx-example-runtime.XXXXXX)
+trap 'rm -rf "$ws" "$scratch" "$runtime"' EXIT
+if [ "$sanitized" = "true" ]; then
+  for t in agent agent-defaults; do
+    n=$((n + 1)); echo "ok $n /examples/python/$t # SKIP python cannot load a sanitizer-instrumented library"
+  done
+elif ! $PY -c 'import gi' 2>/dev/null; then
+  for t in agent agent-defaults; do
+    n=$((n + 1)); echo "ok $n /examples/python/$t # SKIP PyGObject not installed"
+  done
+elif [ ! -f "$typelib_dir/Sbx-1.0.typelib" ]; then
+  for t in agent agent-defaults; do
+    n=$((n + 1)); echo "ok $n /examples/python/$t # SKIP introspection disabled in this build"
+  done
+else
+  GI_TYPELIB_PATH=$typelib_dir LD_LIBRARY_PATH=$typelib_dir \
+    $PY "$srcdir/agent.py" "$ws" "$scratch" </dev/null >"$out" 2>&1; st=$?
+  grep -q "approved automatically" "$out" || st=97
+  check_agent "/examples/python/agent" "$out" "$st" "$scratch"
+  XDG_RUNTIME_DIR=$runtime GI_TYPELIB_PATH=$typelib_dir LD_LIBRARY_PATH=$typelib_dir \
+    $PY "$srcdir/agent.py" </dev/null >"$out" 2>&1; st=$?
+  grep -q "^containment: " "$out" || st=98
+  check_agent "/examples/python/agent-defaults" "$out" "$st" "$runtime/sbx"
+fi
+
+if [ "$sanitized" = "true" ]; then
+  n=$((n + 1)); echo "ok $n /examples/gjs/agent # SKIP gjs cannot load a sanitizer-instrumented library"
+elif ! command -v gjs >/dev/null 2>&1; then
+  n=$((n + 1)); echo "ok $n /examples/gjs/agent # SKIP gjs not installed (Debian package gjs)"
+elif [ ! -f "$typelib_dir/Sbx-1.0.typelib" ]; then
+  n=$((n + 1)); echo "ok $n /examples/gjs/agent # SKIP introspection disabled in this build"
+else
+  GI_TYPELIB_PATH=$typelib_dir LD_LIBRARY_PATH=$typelib_dir \
+    gjs -m "$srcdir/agent.js" "$ws" "$scratch" </dev/null >"$out" 2>&1; st=$?
+  check_agent "/examples/gjs/agent" "$out" "$st" "$scratch"
 fi
 rm -f "$out"

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# A small desktop-style agent (PyGObject + the Sbx-1.0 typelib): it opens an
+# executor set, asks to run a tool under a profile that gates commands, gets
+# the user's approval through a callback, starts the tool with the grant in
+# the GLib main loop, prints its output line by line as it arrives, and
+# shows the report.
+#
+#   agent.py [WORKSPACE [SCRATCH]]
+#
+# Without arguments it works in a fresh temporary workspace with the set's
+# default scratch root, approves by itself when stdin is not a terminal, and
+# exits 0.  The test suite runs it against the built typelib.
+import os
+import shutil
+import sys
+import tempfile
+
+import gi
+gi.require_version("Sbx", "1.0")
+from gi.repository import Gio, GLib, Sbx
+
+
+def ask_approval(argv, workspace):
+    """The approval callback: True when the user allows this one start."""
+    question = "Allow running %s in %s? [y/N] " % (" ".join(argv), workspace)
+    if not sys.stdin.isatty():
+        print(question + "yes (stdin is not a terminal: approved automatically)")
+        return True
+    return input(question).strip().lower() in ("y", "yes")
+
+
+class Agent:
+    def __init__(self, workspace, scratch):
+        self.workspace = workspace
+        config = Sbx.ProfileConfig.new()
+        config.set_workspace(workspace, Sbx.Access.ALLOW, Sbx.Access.ALLOW)
+        config.set_network(Sbx.Access.DENY)
+        config.set_command(Sbx.Access.GATED)
+        profile = Sbx.Profile.new(config)
+        options = None
+        if scratch is not None:
+            options = Sbx.ExecutorSetOptions.new()
+            options.set_scratch_root(scratch)
+        # No options at all is fine: scratch under $XDG_RUNTIME_DIR/sbx.
+        self.executor_set = Sbx.ExecutorSet.new(profile, options)
+        self.executor = self.executor_set.for_key("agent")
+        self.loop = GLib.MainLoop()
+        self.status = 0
+        self.lines = 0
+
+    def run_tool(self, argv, approve):
+        # A gated command without a grant is refused before anything runs:
+        # that refusal is the signal to ask the user.
+        try:
+            self.executor.spawn(self.workspace, argv, None, None)
+            print("started without approval", file=sys.stderr)
+            self.status = 1
+            return
+        except GLib.Error as error:
+            if not error.matches(Sbx.grant_error_quark(), Sbx.GrantError.REQUIRED):
+                raise
+            print("approval required:", error.message)
+
+        if not approve(argv, self.workspace):
+            print("not approved; nothing ran")
+            return
+
+        # One grant for exactly this vector, directory and execution.
+        execution_id = "agent-run-1"
+        token = self.executor.issue_grant(execution_id, Sbx.grant_command_for_argv(argv),
+                                          self.workspace, Sbx.GRANT_CLASS_COMMAND_START,
+                                          None, None)
+        options = Sbx.RunOptions.new()
+        options.set_execution_id(execution_id)
+        options.set_grants([token])
+        options.set_stderr(Sbx.StdioMode.MERGE)
+        self.process = self.executor.spawn(self.workspace, argv, options, None)
+        self.process.get_stdin_pipe().close(None)
+        self.stdout = Gio.DataInputStream.new(self.process.get_stdout_pipe())
+        self.stdout.read_line_async(GLib.PRIORITY_DEFAULT, None, self.on_line)
+        self.pending = 2   # the output's end and the wait
+        self.process.wait_async(None, self.on_exit)
+        self.loop.run()
+
+    def on_line(self, stream, result):
+        line, _length = stream.read_line_finish_utf8(result)
+        if line is None:
+            self.done()
+            return
+        self.lines += 1
+        running = self.process.get_identifier() is not None
+        print("tool: %s%s" % (line, "  (while it runs)" if running else ""), flush=True)
+        stream.read_line_async(GLib.PRIORITY_DEFAULT, None, self.on_line)
+
+    def on_exit(self, process, result):
+        try:
+            process.wait_finish(result)
+            if process.get_if_exited():
+                print("exit code:", process.get_exit_status())
+                if process.get_exit_status() != 0:
+                    self.status = 1
+            else:
+                print("killed by signal", process.get_term_sig())
+                self.status = 1
+        except GLib.Error as error:
+            print("the tool failed:", error.message, file=sys.stderr)
+            self.status = 1
+        self.done()
+
+    def done(self):
+        self.pending -= 1
+        if self.pending == 0:
+            self.loop.quit()
+
+    def report(self):
+        print("lines streamed:", self.lines)
+        print("level:", Sbx.level_to_string(self.executor.get_level()))
+        print("guarantees:", ", ".join(Sbx.guarantees_to_strv(self.executor.get_guarantees())))
+        containment = self.process.get_lifetime_containment()
+        print("containment:", containment.value_nick)
+
+    def close(self):
+        self.executor_set.close(None)
+
+
+def main():
+    own_workspace = len(sys.argv) < 2
+    workspace = sys.argv[1] if not own_workspace else tempfile.mkdtemp(prefix="sbx-agent-")
+    scratch = sys.argv[2] if len(sys.argv) > 2 else None
+    agent = None
+    try:
+        agent = Agent(workspace, scratch)
+        tool = ["/bin/sh", "-c", "for i in 1 2 3; do echo \"step $i\"; sleep 0.2; done"]
+        agent.run_tool(tool, ask_approval)
+        if agent.status == 0 and agent.lines > 0:
+            agent.report()
+        return agent.status
+    except GLib.Error as error:
+        print("sbx refused:", error.domain, error.code, error.message, file=sys.stderr)
+        return 1
+    finally:
+        if agent is not None:
+            agent.close()
+        if own_workspace:
+            shutil.rmtree(workspace, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
