@@ -216,6 +216,7 @@ sbx_linux_claims_decide (const SbxLinuxClaimsInput *in,
     {
       out->refusal = "a proxy network is not supported by the Linux backend yet (refused rather "
                      "than widened)";
+      out->guarantees = 0;
       return;
     }
   if (in->rung == SBX_LINUX_RUNG_USERNS)
@@ -226,8 +227,11 @@ sbx_linux_claims_decide (const SbxLinuxClaimsInput *in,
     out->refusal = "unknown rung";
   if (out->refusal != NULL)
     {
-      out->guarantees = 0;
-      out->level = SBX_ABI_LEVEL_NONE;
+      /* Nothing is claimed for a spec that will not be built. */
+      const char *refusal = out->refusal;
+
+      memset (out, 0, sizeof *out);
+      out->refusal = refusal;
       return;
     }
   if (in->limits)
