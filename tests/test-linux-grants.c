@@ -15,7 +15,11 @@
  * network guarantee.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/syscall.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -705,9 +709,115 @@ test_net_broad_denied (gconstpointer data)
   fx_clear (&fx);
 }
 
-/* A file renamed over the granted one between issue and spawn. */
+/* The token never reaches the child on the real backends either: not its
+ * argv or environment, not the cmdline or environ of any process it can
+ * see (a host read grant lets it read all of the host /proc at rung 2;
+ * rung 1 has its own). */
 static void
-test_swap_refused (gconstpointer data)
+test_token_not_in_child (gconstpointer data)
+{
+  Fx fx;
+  const char *script = "cat /proc/self/cmdline /proc/self/environ; n=0; "
+                       "for f in /proc/[0-9]*/cmdline /proc/[0-9]*/environ; do "
+                       "cat \"$f\" 2>/dev/null && n=$((n+1)); done; echo; echo READ=$n END";
+  const char *argv[] = { "/bin/sh", "-c", script, NULL };
+  g_autofree char *command = NULL;
+  g_autofree char *token = NULL;
+  g_auto(GStrv) parts = NULL;
+  g_autoptr(SbxRunResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *grants[2] = { NULL, NULL };
+  GBytes *bytes;
+  const char *out;
+  gsize len;
+
+  if (!fx_init (&fx, data))
+    {
+      fx_clear (&fx);
+      return;
+    }
+  command = sbx_grant_command_for_argv (argv);
+  token = sbx_executor_issue_grant (fx.executor, "exec", command, fx.tree.ws,
+                                    SBX_GRANT_CLASS_FILESYSTEM_HOST_READ, "host:*", NULL, &error);
+  g_assert_no_error (error);
+  parts = g_strsplit (token, ".", -1);
+  g_assert_cmpuint (g_strv_length (parts), ==, 3);
+  grants[0] = token;
+  result = sbx_executor_run_argv_with_grants (fx.executor, fx.tree.ws, argv, "exec", grants, NULL,
+                                              NULL, &error);
+  g_assert_no_error (error);
+  bytes = sbx_run_result_get_output (result);
+  out = g_bytes_get_data (bytes, &len);
+  /* The probe ran and read something (cmdline and environ hold NULs). */
+  g_assert_nonnull (memmem (out, len, "/proc/self/cmdline", strlen ("/proc/self/cmdline")));
+  g_assert_nonnull (memmem (out, len, " END", 4));
+  {
+    /* The last line is the count (the script's own text, in its cmdline,
+     * holds the unexpanded one). */
+    const char *n = NULL;
+    int count;
+
+    for (const char *p = out; (p = memmem (p, len - (gsize) (p - out), "READ=", 5)) != NULL; p++)
+      n = p;
+    g_assert_nonnull (n);
+    count = atoi (n + 5);
+    g_test_message ("%s: the child read %d cmdline/environ files", fx.backend, count);
+    g_assert_cmpint (count, >=, 2);
+  }
+  /* Neither the token nor its payload or MAC. */
+  g_assert_null (memmem (out, len, token, strlen (token)));
+  g_assert_null (memmem (out, len, parts[1], strlen (parts[1])));
+  g_assert_null (memmem (out, len, parts[2], strlen (parts[2])));
+  fx_clear (&fx);
+}
+
+/* An exact grant's file that gains a hard link between issue and spawn is
+ * never opened: an inode rule would open every name of it. */
+static void
+test_link_after_issue (gconstpointer data)
+{
+  Fx fx;
+  g_autofree char *secret = NULL;
+  g_autofree char *alias = NULL;
+  g_autofree char *script = NULL;
+  g_autofree char *command = NULL;
+  g_autofree char *token = NULL;
+  g_autoptr(SbxRunResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *grants[2] = { NULL, NULL };
+
+  if (!fx_init (&fx, data))
+    {
+      fx_clear (&fx);
+      return;
+    }
+  secret = g_build_filename (fx.root, "secret", NULL);
+  alias = g_build_filename (fx.wroot, "alias", NULL);
+  script = g_strdup_printf ("cat '%s'", secret);
+  {
+    const char *argv[] = { "/bin/sh", "-c", script, NULL };
+
+    command = sbx_grant_command_for_argv (argv);
+    token = sbx_executor_issue_grant (fx.executor, "exec", command, fx.tree.ws,
+                                      SBX_GRANT_CLASS_FILESYSTEM_PATH_READ, secret, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (link (secret, alias), ==, 0);
+    grants[0] = token;
+    result = sbx_executor_run_argv_with_grants (fx.executor, fx.tree.ws, argv, "exec", grants, NULL,
+                                                NULL, &error);
+  }
+  g_assert_null (result);
+  g_test_message ("%s: %s", fx.backend, error->message);
+  g_assert_true (g_error_matches (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_UNSUPPORTED)
+                 || g_error_matches (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_TARGET_CHANGED));
+  fx_clear (&fx);
+}
+
+/* A file renamed over the granted one (or exchanged with it) between issue
+ * and spawn. */
+static void
+swap_refused (gconstpointer data,
+              gboolean      exchange)
 {
   Fx fx;
   g_autofree char *secret = NULL;
@@ -734,7 +844,11 @@ test_swap_refused (gconstpointer data)
     token = sbx_executor_issue_grant (fx.executor, "exec", command, fx.tree.ws,
                                       SBX_GRANT_CLASS_FILESYSTEM_PATH_READ, secret, NULL, &error);
     g_assert_no_error (error);
-    g_assert_cmpint (g_rename (sibling, secret), ==, 0);
+    if (exchange)
+      g_assert_cmpint (syscall (SYS_renameat2, AT_FDCWD, sibling, AT_FDCWD, secret, RENAME_EXCHANGE),
+                       ==, 0);
+    else
+      g_assert_cmpint (g_rename (sibling, secret), ==, 0);
     grants[0] = token;
     result = sbx_executor_run_argv_with_grants (fx.executor, fx.tree.ws, argv, "exec", grants, NULL,
                                                 NULL, &error);
@@ -742,6 +856,18 @@ test_swap_refused (gconstpointer data)
   g_assert_null (result);
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_TARGET_CHANGED);
   fx_clear (&fx);
+}
+
+static void
+test_swap_refused (gconstpointer data)
+{
+  swap_refused (data, FALSE);
+}
+
+static void
+test_exchange_refused (gconstpointer data)
+{
+  swap_refused (data, TRUE);
 }
 
 int
@@ -760,6 +886,9 @@ main (int    argc,
     { "net-broad", test_net_broad },
     { "net-broad-denied", test_net_broad_denied },
     { "swap-refused", test_swap_refused },
+    { "exchange-refused", test_exchange_refused },
+    { "link-after-issue", test_link_after_issue },
+    { "token-not-in-child", test_token_not_in_child },
   };
 
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
