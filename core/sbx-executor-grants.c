@@ -555,8 +555,13 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
             guint16 port = sbx_grant_broad_port (p.target);
 
             g_array_append_val (batch->ports, port);
+            /* TCP to that port on any address: neither network guarantee
+             * may be claimed for this spawn, whatever the backend says. */
+            batch->must_drop |= SBX_GUARANTEE_NETWORK_BOUNDARY | SBX_GUARANTEE_ADDRESS_NETWORK;
             g_ptr_array_add (batch->spent,
-                             g_strdup_printf ("%s %s: opened TCP port %u and DNS for this spawn",
+                             g_strdup_printf ("%s %s: opened TCP connect to port %u on any address, "
+                                              "and DNS, for this spawn (which has no network-boundary "
+                                              "or address-network guarantee)",
                                               info->name, p.target, port));
           }
           break;
@@ -759,7 +764,7 @@ sbx_executor_compile_transient (SbxExecutor  *self,
   g_autoptr(SbxBackendSpec) spec = NULL;
   SbxLevel level;
   SbxGuarantees bits;
-  SbxGuarantees keep = self->guarantees & ~batch->may_drop;
+  SbxGuarantees keep = self->guarantees & ~batch->may_drop & ~batch->must_drop;
 
   transient_policy_build (&tp, sbx_policy_get_abi (self->policy), batch);
   spec = sbx_backend_compile (self->shared->backend, &tp.abi, report, &level, &bits,
@@ -768,7 +773,8 @@ sbx_executor_compile_transient (SbxExecutor  *self,
     return (sbx_executor_fail (error, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
                   "Backend “%s” cannot compile the spec this run's grants need: %s",
                   sbx_backend_get_name (self->shared->backend), compile_error->message), NULL);
-  if ((bits & ~batch->may_drop) != keep || (bits & ~self->guarantees) != 0)
+  if ((bits & ~batch->may_drop) != keep || (bits & ~self->guarantees) != 0
+      || (bits & batch->must_drop) != 0)
     {
       g_autofree char *got = sbx_executor_guarantee_names (bits);
       g_autofree char *want = sbx_executor_guarantee_names (keep);

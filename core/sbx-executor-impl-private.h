@@ -75,6 +75,7 @@ typedef struct
   GArray    *ports;        /* guint16, network.broad.v1 */
   gboolean   command_start;
   SbxGuarantees may_drop;  /* bits a host grant may take from the expected set */
+  SbxGuarantees must_drop; /* bits the spawn must not claim (a broad network grant opened them) */
   GPtrArray *spent;        /* char* "class target: what it opened" */
 } GrantBatch;
 

@@ -3,7 +3,11 @@
  * The Landlock plan (plugins/linux/sbx-landlock.c).  Every denial is tried in
  * a forked child that applied the plan, and the same probe is run in a child
  * without it (positive control): a denial that also happens unconfined
- * proves nothing.
+ * proves nothing.  The cases that are a tree, rules and probes are rows of
+ * one table (cases[], run by test_case(), which also checks that every
+ * denial in a row has its control); cases that need more machinery (links,
+ * symlinks, devices, network, scoping, grants' fds, mount roots, the
+ * property sweep) are functions.
  */
 #include "linux-test-util.h"
 #include "sbx-landlock-compat.h"
@@ -281,252 +285,260 @@ test_probe_abi (void)
   g_assert_cmpint (sbx_landlock_probe_abi (), ==, kernel_abi);
 }
 
-static void
-test_axes (void)
+/* ------------------------------------------------------------------------- */
+/* Table-driven cases                                                         */
+/* ------------------------------------------------------------------------- */
+
+/* One case: a tree under a scratch root, the policy's rules over it (paths
+ * relative to the root; the host root is denied on every axis), the report
+ * entries the plan must make, and probes.  IN probes run in a child that
+ * applied the plan, OUT probes in one that did not (positive controls, run
+ * after every IN probe: a mutating control cannot disturb an IN one).  Every
+ * IN probe that expects a denial needs an OUT probe of the same kind and
+ * path that succeeds: a denial that also happens unconfined proves nothing.
+ * A probe with min_abi runs only on kernels with at least that Landlock ABI. */
+
+typedef enum { IN, OUT } ProbeSide;
+typedef enum { P_READ, P_WRITE, P_CREATE, P_LIST, P_TRUNCATE, P_UNLINK, P_RENAME, P_EXEC } ProbeKind;
+
+typedef struct
 {
+  ProbeSide   side;
+  ProbeKind   kind;
+  const char *a;
+  const char *b;        /* P_RENAME: the new name */
+  int         expect;   /* 0 or an errno */
+  int         min_abi;
+} CaseProbe;
+
+typedef struct
+{
+  const char *path;
+  uint32_t    allow, deny, flags;
+} CaseRule;
+
+typedef struct
+{
+  const char *feature;
+  uint32_t    status;
+  const char *needle;   /* in the detail, or NULL */
+} CaseReport;
+
+typedef struct
+{
+  const char *name;
+  int         rung;              /* SBX_LANDLOCK_RUNG_*; 0: rung 2 */
+  gboolean    runtime;           /* the runtime closure (programs start) */
+  const char *dirs[8];
+  const char *files[8];          /* "data\n" each */
+  const char *exes[4];           /* copies of /usr/bin/true */
+  const char *late[4];           /* files created after the plan */
+  CaseRule    rules[8];
+  CaseReport  reports[6];
+  CaseProbe   probes[24];
+} LandlockCase;
+
+#define ALL SBX_FS_ALL
+#define RD  SBX_FS_READ
+#define WR  SBX_FS_WRITE
+#define EX  SBX_FS_EXEC
+#define EXACT SBX_FS_RULE_EXACT
+
+static const LandlockCase cases[] = {
+  { "axis/read-write-exec", 0, TRUE,
+    { "r", "w", "x", "none" }, { "r/f", "w/f", "x/f", "none/f" }, { "r/true", "x/true" }, { NULL },
+    { { "r", RD, EX | WR, 0 }, { "w", WR, RD | EX, 0 }, { "x", RD | EX, WR, 0 } },
+    { { "read-boundary", SBX_ABI_REPORT_ENFORCED, NULL } },
+    { /* read axis only */
+      { IN, P_READ, "r/f", NULL, 0 }, { IN, P_LIST, "r", NULL, 0 },
+      { IN, P_WRITE, "r/f", NULL, EACCES }, { IN, P_CREATE, "r/new", NULL, EACCES },
+      { IN, P_EXEC, "r/true", NULL, EACCES }, { IN, P_TRUNCATE, "x/f", NULL, EACCES, 3 },
+      /* write axis only: no read, no listing */
+      { IN, P_WRITE, "w/f", NULL, 0 }, { IN, P_READ, "w/f", NULL, EACCES },
+      { IN, P_LIST, "w", NULL, EACCES }, { IN, P_CREATE, "w/new", NULL, 0 },
+      /* read + exec */
+      { IN, P_EXEC, "x/true", NULL, 0 }, { IN, P_READ, "x/f", NULL, 0 },
+      { IN, P_WRITE, "x/f", NULL, EACCES },
+      /* outside every rule */
+      { IN, P_READ, "none/f", NULL, EACCES }, { IN, P_LIST, "none", NULL, EACCES },
+      { OUT, P_WRITE, "r/f", NULL, 0 }, { OUT, P_CREATE, "r/new", NULL, 0 },
+      { OUT, P_EXEC, "r/true", NULL, 0 }, { OUT, P_TRUNCATE, "x/f", NULL, 0, 3 },
+      { OUT, P_READ, "w/f", NULL, 0 }, { OUT, P_LIST, "w", NULL, 0 }, { OUT, P_WRITE, "x/f", NULL, 0 },
+      { OUT, P_READ, "none/f", NULL, 0 }, { OUT, P_LIST, "none", NULL, 0 } } },
+
+  /* The same write-only tree under the mount view's Landlock layer (rung 1):
+   * what a write-only grant relies on there. */
+  { "axis/write-only-rung1", SBX_LANDLOCK_RUNG_USERNS, FALSE,
+    { "w" }, { "w/f", "only" }, { NULL }, { NULL },
+    { { "w", WR, RD | EX, 0 }, { "only", WR, RD | EX, EXACT } },
+    { { NULL } },
+    { { IN, P_WRITE, "w/f", NULL, 0 }, { IN, P_CREATE, "w/new", NULL, 0 },
+      { IN, P_READ, "w/f", NULL, EACCES }, { IN, P_LIST, "w", NULL, EACCES },
+      { IN, P_WRITE, "only", NULL, 0 }, { IN, P_READ, "only", NULL, EACCES },
+      { OUT, P_READ, "w/f", NULL, 0 }, { OUT, P_LIST, "w", NULL, 0 }, { OUT, P_READ, "only", NULL, 0 } } },
+
+  { "exact-vs-tree", 0, FALSE,
+    { "d", "e" }, { "d/f1", "d/f2", "e/sub/f" }, { NULL }, { NULL },
+    { { "d/f1", RD, 0, EXACT }, { "d", RD, 0, EXACT }, { "e", RD, 0, 0 } },
+    /* an exact directory allow cannot be a Landlock rule without widening */
+    { { "allow-paths", SBX_ABI_REPORT_NARROWED, "exact rule on a directory" } },
+    { { IN, P_READ, "d/f1", NULL, 0 }, { IN, P_READ, "d/f2", NULL, EACCES },
+      { IN, P_LIST, "d", NULL, EACCES }, { IN, P_READ, "e/sub/f", NULL, 0 },
+      { OUT, P_READ, "d/f2", NULL, 0 }, { OUT, P_LIST, "d", NULL, 0 } } },
+
+  { "carve/nested-deny-snapshot", 0, FALSE,
+    { "ws/sub" }, { "ws/secret", "ws/top" }, { NULL }, { "ws/late" },
+    { { "ws", ALL, 0, 0 }, { "ws/secret", 0, ALL, EXACT } },
+    { { "carveout", SBX_ABI_REPORT_NARROWED, NULL },
+      { "filesystem-axis-snapshot", SBX_ABI_REPORT_NARROWED, "read" },
+      { "filesystem-axis-snapshot", SBX_ABI_REPORT_NARROWED, "write" },
+      { "fixed-path-deny", SBX_ABI_REPORT_ENFORCED, NULL } },
+    { /* siblings keep their authority */
+      { IN, P_READ, "ws/top", NULL, 0 }, { IN, P_WRITE, "ws/top", NULL, 0 },
+      { IN, P_CREATE, "ws/sub/new", NULL, 0 },
+      /* the denied file */
+      { IN, P_READ, "ws/secret", NULL, EACCES }, { IN, P_WRITE, "ws/secret", NULL, EACCES },
+      { IN, P_UNLINK, "ws/secret", NULL, EACCES }, { IN, P_RENAME, "ws/top", "ws/secret", EACCES },
+      /* snapshot semantics: the carved directory itself gets nothing new */
+      { IN, P_CREATE, "ws/new", NULL, EACCES }, { IN, P_READ, "ws/late", NULL, EACCES },
+      { OUT, P_READ, "ws/secret", NULL, 0 }, { OUT, P_WRITE, "ws/secret", NULL, 0 },
+      { OUT, P_READ, "ws/late", NULL, 0 }, { OUT, P_CREATE, "ws/new", NULL, 0 },
+      { OUT, P_RENAME, "ws/top", "ws/secret", 0 }, { OUT, P_UNLINK, "ws/secret", NULL, 0 } } },
+
+  { "carve/deny-wins-tie", 0, FALSE,
+    { "t" }, { "t/f", "g" }, { NULL }, { NULL },
+    { { "t", RD | WR, 0, 0 }, { "t", 0, RD, 0 }, { "g", RD, 0, EXACT }, { "g", 0, RD, EXACT } },
+    { { NULL } },
+    { { IN, P_READ, "t/f", NULL, EACCES }, { IN, P_READ, "g", NULL, EACCES },
+      /* the tie is per axis: write at t is still allowed */
+      { IN, P_WRITE, "t/f", NULL, 0 },
+      { OUT, P_READ, "t/f", NULL, 0 }, { OUT, P_READ, "g", NULL, 0 } } },
+
+  { "carve/restored-child", 0, FALSE,
+    { NULL }, { "a/h", "a/b/g", "a/b/c/f" }, { NULL }, { NULL },
+    { { "a", RD, 0, 0 }, { "a/b", 0, ALL, 0 }, { "a/b/c", RD, 0, 0 } },
+    { { NULL } },
+    { { IN, P_READ, "a/h", NULL, 0 }, { IN, P_READ, "a/b/g", NULL, EACCES },
+      { IN, P_LIST, "a/b", NULL, EACCES }, { IN, P_READ, "a/b/c/f", NULL, 0 },
+      { OUT, P_READ, "a/b/g", NULL, 0 }, { OUT, P_LIST, "a/b", NULL, 0 } } },
+};
+
+#undef ALL
+#undef RD
+#undef WR
+#undef EX
+#undef EXACT
+
+static const char *const probe_names[] = { "read", "write", "create", "list", "truncate", "unlink",
+                                           "rename", "exec" };
+
+static int
+run_case_probe (const Confinement *c,
+                const char        *root,
+                const CaseProbe   *p)
+{
+  g_autofree char *a = path_join (root, p->a);
+  g_autofree char *b = p->b != NULL ? path_join (root, p->b) : NULL;
+  Two two = { a, b };
+  char *argv[2] = { a, NULL };
+
+  switch (p->kind)
+    {
+    case P_READ:
+      return run_probe (c, probe_read, a);
+    case P_WRITE:
+      return run_probe (c, probe_write, a);
+    case P_CREATE:
+      return run_probe (c, probe_create, a);
+    case P_LIST:
+      return run_probe (c, probe_list, a);
+    case P_TRUNCATE:
+      return run_probe (c, probe_truncate, a);
+    case P_UNLINK:
+      return run_probe (c, probe_unlink, a);
+    case P_RENAME:
+      return run_probe (c, probe_rename, &two);
+    case P_EXEC:
+      return run_probe (c, probe_exec, argv);
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+test_case (gconstpointer data)
+{
+  const LandlockCase *tc = data;
   g_autofree char *root = NULL;
-  g_autofree char *r = NULL, *w = NULL, *x = NULL, *none = NULL;
-  g_autofree char *rf = NULL, *wf = NULL, *xf = NULL, *nf = NULL, *rt = NULL, *xt = NULL;
-  g_autofree char *wnew = NULL, *rnew = NULL;
   g_autoptr(TestPolicy) tp = NULL;
   g_autoptr(SbxLandlockPlan) plan = NULL;
   TestReport report;
   Confinement c = { 0 };
-  char *exec_r[2], *exec_x[2];
 
   if (!need_landlock ())
     return;
-  root = scratch_new ();
-  r = mk (root, "r");
-  w = mk (root, "w");
-  x = mk (root, "x");
-  none = mk (root, "none");
-  rf = mkf (root, "r/f");
-  wf = mkf (root, "w/f");
-  xf = mkf (root, "x/f");
-  nf = mkf (root, "none/f");
-  rt = path_join (root, "r/true");
-  xt = path_join (root, "x/true");
-  copy_exe ("/usr/bin/true", rt);
-  copy_exe ("/usr/bin/true", xt);
-  wnew = path_join (root, "w/new");
-  rnew = path_join (root, "r/new");
-  exec_r[0] = rt, exec_r[1] = NULL;
-  exec_x[0] = xt, exec_x[1] = NULL;
+  /* The table is its own check: every IN denial has its OUT control. */
+  for (guint i = 0; i < G_N_ELEMENTS (tc->probes) && tc->probes[i].a != NULL; i++)
+    {
+      const CaseProbe *p = &tc->probes[i];
+      gboolean controlled = FALSE;
 
+      if (p->side != IN || p->expect == 0)
+        continue;
+      for (guint k = 0; k < G_N_ELEMENTS (tc->probes) && tc->probes[k].a != NULL; k++)
+        controlled = controlled || (tc->probes[k].side == OUT && tc->probes[k].kind == p->kind
+                                    && strcmp (tc->probes[k].a, p->a) == 0 && tc->probes[k].expect == 0);
+      if (!controlled)
+        g_error ("case %s: IN %s %s has no positive control", tc->name, probe_names[p->kind], p->a);
+    }
+
+  root = scratch_new ();
+  for (guint i = 0; i < G_N_ELEMENTS (tc->dirs) && tc->dirs[i] != NULL; i++)
+    g_free (mk (root, tc->dirs[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (tc->files) && tc->files[i] != NULL; i++)
+    g_free (mkf (root, tc->files[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (tc->exes) && tc->exes[i] != NULL; i++)
+    {
+      g_autofree char *to = path_join (root, tc->exes[i]);
+
+      copy_exe ("/usr/bin/true", to);
+    }
   tp = test_policy_new (root);
   add_host_deny (tp);
-  test_policy_add_runtime (tp);
-  test_policy_add (tp, "~/r", SBX_FS_READ, SBX_FS_EXEC | SBX_FS_WRITE, 0, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/w", SBX_FS_WRITE, SBX_FS_READ | SBX_FS_EXEC, 0, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/x", SBX_FS_READ | SBX_FS_EXEC, SBX_FS_WRITE, 0, SBX_FS_ORIGIN_ROOT);
-  plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
-  c.plan = plan;
-
-  g_assert_cmpuint (sbx_landlock_plan_enforces (plan) & SBX_LANDLOCK_ENFORCES_READ, !=, 0);
-  g_assert_cmpuint (test_report_status (&report, "read-boundary", NULL), ==, SBX_ABI_REPORT_ENFORCED);
-
-  /* read axis only */
-  assert_probe (run_probe (&c, probe_read, rf), 0);
-  assert_probe (run_probe (&c, probe_list, r), 0);
-  assert_probe (run_probe (&c, probe_write, rf), EACCES);
-  assert_probe (run_probe (NULL, probe_write, rf), 0);
-  assert_probe (run_probe (&c, probe_create, rnew), EACCES);
-  assert_probe (run_probe (&c, probe_exec, exec_r), EACCES);
-  assert_probe (run_probe (NULL, probe_exec, exec_r), 0);
-  if (kernel_abi >= 3)
+  if (tc->runtime)
+    test_policy_add_runtime (tp);
+  for (guint i = 0; i < G_N_ELEMENTS (tc->rules) && tc->rules[i].path != NULL; i++)
     {
-      assert_probe (run_probe (&c, probe_truncate, rf), EACCES);
-      write_file (rf, "data\n");
+      g_autofree char *rel = g_strconcat ("~/", tc->rules[i].path, NULL);
+
+      test_policy_add (tp, rel, tc->rules[i].allow, tc->rules[i].deny, tc->rules[i].flags,
+                       SBX_FS_ORIGIN_ROOT);
     }
-
-  /* write axis only: no read */
-  assert_probe (run_probe (&c, probe_write, wf), 0);
-  assert_probe (run_probe (&c, probe_read, wf), EACCES);
-  assert_probe (run_probe (NULL, probe_read, wf), 0);
-  assert_probe (run_probe (&c, probe_list, w), EACCES);
-  assert_probe (run_probe (&c, probe_create, wnew), 0);
-
-  /* read + exec */
-  assert_probe (run_probe (&c, probe_exec, exec_x), 0);
-  assert_probe (run_probe (&c, probe_read, xf), 0);
-  assert_probe (run_probe (&c, probe_write, xf), EACCES);
-
-  /* outside every rule */
-  assert_probe (run_probe (&c, probe_read, nf), EACCES);
-  assert_probe (run_probe (NULL, probe_read, nf), 0);
-  assert_probe (run_probe (&c, probe_list, none), EACCES);
-
-  test_report_clear (&report);
-  g_clear_pointer (&plan, sbx_landlock_plan_free);
-  scratch_free (g_steal_pointer (&root));
-}
-
-static void
-test_exact_vs_tree (void)
-{
-  g_autofree char *root = scratch_new ();
-  g_autofree char *d = mk (root, "d"), *e = mk (root, "e");
-  g_autofree char *f1 = mkf (root, "d/f1"), *f2 = mkf (root, "d/f2");
-  g_autofree char *e1 = mkf (root, "e/sub/f");
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
-  g_autoptr(SbxLandlockPlan) plan = NULL;
-  TestReport report;
-  const char *detail = NULL;
-  Confinement c = { 0 };
-
-  if (!need_landlock ())
-    {
-      scratch_free (g_steal_pointer (&root));
-      return;
-    }
-  (void) e;
-  add_host_deny (tp);
-  test_policy_add (tp, "~/d/f1", SBX_FS_READ, 0, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/d", SBX_FS_READ, 0, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/e", SBX_FS_READ, 0, 0, SBX_FS_ORIGIN_ROOT);
-  plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
+  plan = plan_for (tp, 0, tc->rung != 0 ? tc->rung : SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
   c.plan = plan;
+  for (guint i = 0; i < G_N_ELEMENTS (tc->late) && tc->late[i] != NULL; i++)
+    g_free (mkf (root, tc->late[i]));
 
-  assert_probe (run_probe (&c, probe_read, f1), 0);
-  assert_probe (run_probe (&c, probe_read, f2), EACCES);
-  assert_probe (run_probe (NULL, probe_read, f2), 0);
-  /* an exact directory allow cannot be a Landlock rule without widening */
-  assert_probe (run_probe (&c, probe_list, d), EACCES);
-  g_assert_cmpuint (test_report_status (&report, "allow-paths", &detail), ==, SBX_ABI_REPORT_NARROWED);
-  g_assert_nonnull (strstr (detail, "exact rule on a directory"));
-  /* a tree covers descendants */
-  assert_probe (run_probe (&c, probe_read, e1), 0);
-
-  test_report_clear (&report);
-  g_clear_pointer (&plan, sbx_landlock_plan_free);
-  scratch_free (g_steal_pointer (&root));
-}
-
-static void
-test_carve_nested_deny (void)
-{
-  g_autofree char *root = scratch_new ();
-  g_autofree char *ws = mk (root, "ws"), *sub = mk (root, "ws/sub");
-  g_autofree char *secret = mkf (root, "ws/secret"), *top = mkf (root, "ws/top");
-  g_autofree char *subnew = path_join (root, "ws/sub/new"), *wsnew = path_join (root, "ws/new");
-  g_autofree char *late = NULL, *wsnew2 = path_join (root, "ws/new2");
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
-  g_autoptr(SbxLandlockPlan) plan = NULL;
-  TestReport report;
-  const char *detail = NULL;
-  Confinement c = { 0 };
-  Two over = { top, secret };
-
-  if (!need_landlock ())
+  for (guint i = 0; i < G_N_ELEMENTS (tc->reports) && tc->reports[i].feature != NULL; i++)
     {
-      scratch_free (g_steal_pointer (&root));
-      return;
+      const char *detail = NULL;
+
+      g_assert_cmpuint (test_report_status (&report, tc->reports[i].feature, &detail), ==,
+                        tc->reports[i].status);
+      if (tc->reports[i].needle != NULL)
+        g_assert_nonnull (strstr (detail, tc->reports[i].needle));
     }
-  (void) ws;
-  (void) sub;
-  add_host_deny (tp);
-  test_policy_add (tp, "~/ws", SBX_FS_ALL, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
-  test_policy_add (tp, "~/ws/secret", 0, SBX_FS_ALL, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_ROOT);
-  plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
-  c.plan = plan;
-  /* created after the snapshot: no authority */
-  late = mkf (root, "ws/late");
+  for (int side = IN; side <= OUT; side++)
+    for (guint i = 0; i < G_N_ELEMENTS (tc->probes) && tc->probes[i].a != NULL; i++)
+      {
+        const CaseProbe *p = &tc->probes[i];
 
-  g_assert_cmpuint (test_report_status (&report, "carveout", NULL), ==, SBX_ABI_REPORT_NARROWED);
-  g_assert_cmpuint (test_report_status (&report, "filesystem-axis-snapshot", &detail), ==, SBX_ABI_REPORT_NARROWED);
-  g_assert_nonnull (strstr (detail, "read"));
-  g_assert_nonnull (strstr (detail, "write"));
-  g_assert_cmpuint (test_report_status (&report, "fixed-path-deny", NULL), ==, SBX_ABI_REPORT_ENFORCED);
-
-  /* siblings keep their authority */
-  assert_probe (run_probe (&c, probe_read, top), 0);
-  assert_probe (run_probe (&c, probe_write, top), 0);
-  assert_probe (run_probe (&c, probe_create, subnew), 0);
-  /* the denied file */
-  assert_probe (run_probe (&c, probe_read, secret), EACCES);
-  assert_probe (run_probe (&c, probe_write, secret), EACCES);
-  assert_probe (run_probe (&c, probe_unlink, secret), EACCES);
-  assert_probe (run_probe (&c, probe_rename, &over), EACCES);
-  /* snapshot semantics: the carved directory itself gets nothing new */
-  assert_probe (run_probe (&c, probe_create, wsnew), EACCES);
-  assert_probe (run_probe (&c, probe_read, late), EACCES);
-  /* positive controls */
-  assert_probe (run_probe (NULL, probe_read, secret), 0);
-  assert_probe (run_probe (NULL, probe_read, late), 0);
-  assert_probe (run_probe (NULL, probe_create, wsnew2), 0);
-  assert_probe (run_probe (NULL, probe_rename, &over), 0);
-
-  test_report_clear (&report);
-  g_clear_pointer (&plan, sbx_landlock_plan_free);
-  scratch_free (g_steal_pointer (&root));
-}
-
-static void
-test_deny_wins_tie (void)
-{
-  g_autofree char *root = scratch_new ();
-  g_autofree char *t = mk (root, "t"), *f = mkf (root, "t/f"), *g = mkf (root, "g");
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
-  g_autoptr(SbxLandlockPlan) plan = NULL;
-  TestReport report;
-  Confinement c = { 0 };
-
-  if (!need_landlock ())
-    {
-      scratch_free (g_steal_pointer (&root));
-      return;
-    }
-  (void) t;
-  add_host_deny (tp);
-  test_policy_add (tp, "~/t", SBX_FS_READ | SBX_FS_WRITE, 0, 0, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/t", 0, SBX_FS_READ, 0, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/g", SBX_FS_READ, 0, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/g", 0, SBX_FS_READ, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_ROOT);
-  plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
-  c.plan = plan;
-
-  assert_probe (run_probe (&c, probe_read, f), EACCES);
-  assert_probe (run_probe (&c, probe_read, g), EACCES);
-  /* the tie is per axis: write at ~/t is still allowed */
-  assert_probe (run_probe (&c, probe_write, f), 0);
-  assert_probe (run_probe (NULL, probe_read, f), 0);
-  assert_probe (run_probe (NULL, probe_read, g), 0);
-
-  test_report_clear (&report);
-  g_clear_pointer (&plan, sbx_landlock_plan_free);
-  scratch_free (g_steal_pointer (&root));
-}
-
-static void
-test_restored_child (void)
-{
-  g_autofree char *root = scratch_new ();
-  g_autofree char *h = mkf (root, "a/h"), *g = mkf (root, "a/b/g"), *f = mkf (root, "a/b/c/f");
-  g_autofree char *ab = path_join (root, "a/b");
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
-  g_autoptr(SbxLandlockPlan) plan = NULL;
-  TestReport report;
-  Confinement c = { 0 };
-
-  if (!need_landlock ())
-    {
-      scratch_free (g_steal_pointer (&root));
-      return;
-    }
-  add_host_deny (tp);
-  test_policy_add (tp, "~/a", SBX_FS_READ, 0, 0, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/a/b", 0, SBX_FS_ALL, 0, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/a/b/c", SBX_FS_READ, 0, 0, SBX_FS_ORIGIN_ROOT);
-  plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
-  c.plan = plan;
-
-  assert_probe (run_probe (&c, probe_read, h), 0);
-  assert_probe (run_probe (&c, probe_read, g), EACCES);
-  assert_probe (run_probe (&c, probe_list, ab), EACCES);
-  assert_probe (run_probe (&c, probe_read, f), 0);
-  assert_probe (run_probe (NULL, probe_read, g), 0);
-  assert_probe (run_probe (NULL, probe_list, ab), 0);
+        if ((int) p->side != side || kernel_abi < p->min_abi)
+          continue;
+        g_test_message ("%s %s %s%s%s", side == IN ? "in" : "out", probe_names[p->kind], p->a,
+                        p->b != NULL ? " -> " : "", p->b != NULL ? p->b : "");
+        assert_probe (run_case_probe (side == IN ? &c : NULL, root, p), p->expect);
+      }
 
   test_report_clear (&report);
   g_clear_pointer (&plan, sbx_landlock_plan_free);
@@ -1714,12 +1726,13 @@ main (int argc, char **argv)
 
   g_test_add_func ("/landlock/abi/probe", test_probe_abi);
   g_test_add_func ("/landlock/abi/levels", test_abi_levels);
-  g_test_add_func ("/landlock/axis/read-write-exec", test_axes);
-  g_test_add_func ("/landlock/exact-vs-tree", test_exact_vs_tree);
-  g_test_add_func ("/landlock/carve/nested-deny-snapshot", test_carve_nested_deny);
-  g_test_add_func ("/landlock/carve/deny-wins-tie", test_deny_wins_tie);
-  g_test_add_func ("/landlock/carve/restored-child", test_restored_child);
   g_test_add_func ("/landlock/carve/write-barrier", test_write_barrier);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/landlock/%s", cases[i].name);
+
+      g_test_add_data_func (path, &cases[i], test_case);
+    }
   g_test_add_func ("/landlock/rename/inside-tree", test_rename_inside_tree);
   g_test_add_func ("/landlock/rename/out-of-tree", test_rename_out_of_tree);
   g_test_add_func ("/landlock/links/multi-link-dropped", test_multi_link_dropped);

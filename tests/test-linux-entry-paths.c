@@ -249,6 +249,21 @@ fixture_setup_flags (Fixture    *fx,
   return TRUE;
 }
 
+/* A ports network (network.broad.v1's spec): compiled like fixture_setup()
+ * but with TCP connect open to @port only. */
+static gboolean
+fixture_setup_ports (Fixture *fx, const char *rung, guint16 port)
+{
+  if (!fixture_setup_flags (fx, rung, NULL, 0))
+    return FALSE;
+  linux_test_backend_free (fx->backend);
+  linux_test_policy_set_ports (fx->policy, &port, 1);
+  fx->backend = linux_test_backend_new (rung);
+  g_assert_cmpint (linux_test_backend_compile (fx->backend, linux_test_policy_get (fx->policy)), ==,
+                   SBX_STATUS_OK);
+  return TRUE;
+}
+
 static gboolean
 fixture_setup (Fixture *fx, const char *rung)
 {
@@ -576,6 +591,137 @@ test_udp_datagram (gconstpointer rung)
       g_assert_cmpint (poll (&pfd, 1, 300), ==, 0);
     }
   close (lfd);
+  fixture_teardown (&fx);
+}
+
+/* ---- a ports network (network.broad.v1) through every entry ---- */
+
+static int
+listen_tcp (guint16 *port)
+{
+  struct sockaddr_in sin = { 0 };
+  socklen_t len = sizeof sin;
+  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+  g_assert_cmpint (fd, >=, 0);
+  sin.sin_family = AF_INET;
+  sin.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (bind (fd, (struct sockaddr *) &sin, sizeof sin), ==, 0);
+  g_assert_cmpint (listen (fd, 16), ==, 0);
+  g_assert_cmpint (getsockname (fd, (struct sockaddr *) &sin, &len), ==, 0);
+  *port = ntohs (sin.sin_port);
+  return fd;
+}
+
+/* Both rungs run a ports spec in the host network namespace.  Through the
+ * native and the i386 entry alike: TCP connect to the granted port works,
+ * nothing else does (another port, UDP, raw, MPTCP, bind, listen on an
+ * unbound socket, socketcall), and a datagram to a host listener never
+ * arrives.  Outside, the same probes succeed (the positive control). */
+static void
+test_ports (gconstpointer rung)
+{
+  static const struct { const char *op; const char *inside; gboolean control_ok; } rows[] = {
+    { "tcp_connect", "ok", TRUE },
+    { "tcp_connect_other", "e13", TRUE },
+    { "sock_inet_stream", "ok", TRUE },
+    { "sock_inet6_stream", "ok", TRUE },
+    { "sock_inet_dgram", "e13", TRUE },
+    { "sock_inet6_dgram", "e13", TRUE },
+    { "sock_inet_raw", "e13", FALSE },      /* outside: EPERM without CAP_NET_RAW */
+    { "sock_inet_mptcp", "e13", FALSE },    /* outside: depends on the kernel's MPTCP */
+    { "bind_inet", "e13", TRUE },
+    { "listen_inet", "e13", TRUE },
+    { "udp_send", "e13", TRUE },
+    { "sock_unix_stream", "e13", TRUE },
+    { "socketcall_socket", "e38", FALSE },  /* i386 only */
+  };
+  Fixture fx = { 0 };
+  guint16 granted = 0, other = 0, udp_port = 0;
+  int gfd, ofd, ufd;
+  g_autofree char *env_granted = NULL, *env_other = NULL, *env_udp = NULL;
+
+  gfd = listen_tcp (&granted);
+  ofd = listen_tcp (&other);
+  {
+    struct sockaddr_in sin = { 0 };
+    socklen_t len = sizeof sin;
+
+    ufd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    g_assert_cmpint (ufd, >=, 0);
+    sin.sin_family = AF_INET;
+    sin.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    g_assert_cmpint (bind (ufd, (struct sockaddr *) &sin, sizeof sin), ==, 0);
+    g_assert_cmpint (getsockname (ufd, (struct sockaddr *) &sin, &len), ==, 0);
+    udp_port = ntohs (sin.sin_port);
+  }
+  if (!fixture_setup_ports (&fx, rung, granted))
+    {
+      close (gfd);
+      close (ofd);
+      close (ufd);
+      return;
+    }
+  env_granted = g_strdup_printf ("SBX_PROBE_TCP_PORT=%u", granted);
+  env_other = g_strdup_printf ("SBX_PROBE_TCP_OTHER=%u", other);
+  env_udp = g_strdup_printf ("SBX_PROBE_PORT=%u", udp_port);
+
+  for (guint e = 0; e < 2; e++)
+    {
+      const char *entry = e == 0 ? "native" : "i386";
+      const char *extra[] = { env_granted, env_other, env_udp, NULL };
+      g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+      g_auto(GStrv) envp = probe_env (&fx, extra);
+      g_autoptr(LinuxTestRun) run = NULL;
+      g_autoptr(GHashTable) inside = NULL, outside = NULL;
+      g_autofree char *out = NULL;
+      char buf[64];
+      struct pollfd pfd = { ufd, POLLIN, 0 };
+      int status;
+
+      g_ptr_array_add (argv, fx.probe);
+      g_ptr_array_add (argv, (gpointer) entry);
+      for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+        g_ptr_array_add (argv, (gpointer) rows[i].op);
+      g_ptr_array_add (argv, NULL);
+      g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                                   NULL, &status, NULL));
+      outside = parse_results (out);
+      if (e == 1 && !g_str_equal (g_hash_table_lookup (outside, "sock_inet_stream") ?: "", "ok"))
+        {
+          g_test_message ("no i386 emulation here: %s", out);
+          break;
+        }
+      /* the control's datagram arrived */
+      g_assert_cmpint (poll (&pfd, 1, 2000), ==, 1);
+      g_assert_cmpint (recv (ufd, buf, sizeof buf, 0), ==, 15);
+
+      run = linux_test_backend_run (fx.backend, fx.policy, fx.workspace, (const char *const *) argv->pdata,
+                                    (const char *const *) envp, NULL);
+      g_assert_cmpint (run->exit.kind, ==, SBX_EXIT_EXITED);
+      g_assert_cmpint (run->exit.code, ==, 0);
+      inside = parse_results (run->out);
+      for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+        {
+          const char *in = g_hash_table_lookup (inside, rows[i].op);
+          const char *ctl = g_hash_table_lookup (outside, rows[i].op);
+
+          g_test_message ("%s %-6s %-18s inside: %-6s outside: %s", fx.rung, entry, rows[i].op, in, ctl);
+          if (g_strcmp0 (ctl, "absent") == 0)
+            {
+              g_assert_cmpstr (in, ==, "absent");
+              continue;
+            }
+          g_assert_cmpstr (in, ==, rows[i].inside);
+          if (rows[i].control_ok)
+            g_assert_cmpstr (ctl, ==, "ok");
+        }
+      /* inside: nothing arrived */
+      g_assert_cmpint (poll (&pfd, 1, 300), ==, 0);
+    }
+  close (gfd);
+  close (ofd);
+  close (ufd);
   fixture_teardown (&fx);
 }
 
@@ -933,6 +1079,7 @@ main (int argc, char **argv)
   linux_test_add_both ("entry-paths/x32", test_x32);
   linux_test_add_both ("entry-paths/table-covers-filter", test_table_covers_filter);
   linux_test_add_both ("entry-paths/udp-datagram", test_udp_datagram);
+  linux_test_add_both ("entry-paths/ports", test_ports);
   linux_test_add_both ("entry-paths/sysv-host-segment", test_sysv_host_segment);
   linux_test_add_both ("entry-paths/setid-copy", test_setid_copy);
   linux_test_add_both ("entry-paths/unix-sockets-closed", test_unix_sockets_closed);

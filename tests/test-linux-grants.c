@@ -8,16 +8,22 @@
  * and nothing above it; a file swapped between issue and spawn is refused
  * with TARGET_CHANGED.
  *
- * Write classes are checked against a read grant of the same target: a
- * mount view cannot show a file write-only, so at rung 1 a write grant on
- * an unreadable target narrows to nothing (never wider); the control run
- * holds the read grant alone and must fail to write.
+ * Write classes also on targets no one may read (write-only): the target is
+ * written and still not read or listed, at rung 1 too (the view mounts it
+ * writable, Landlock refuses the read).  network.broad.v1 on both rungs:
+ * the granted port is reachable, nothing else, and the spawn claims no
+ * network guarantee.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/syscall.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
+#include <gio/gio.h>
 
 #include "sbx-executor-private.h"
 #include "executor-test-util.h"
@@ -48,8 +54,9 @@ linux_registry (void)
 }
 
 static gboolean
-fx_init (Fx         *fx,
-         const char *backend)
+fx_init_full (Fx         *fx,
+              const char *backend,
+              SbxAccess   network)
 {
   g_autoptr(SbxRegistry) registry = linux_registry ();
   g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
@@ -83,7 +90,7 @@ fx_init (Fx         *fx,
 
   sbx_profile_config_set_workspace (config, fx->tree.ws, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
   sbx_profile_config_set_host (config, SBX_ACCESS_GATED, SBX_ACCESS_GATED);
-  sbx_profile_config_set_network (config, SBX_ACCESS_DENY);
+  sbx_profile_config_set_network (config, network);
   sbx_profile_config_set_command (config, SBX_ACCESS_ALLOW);
   sbx_profile_config_add_root (config, fx->root, SBX_ACCESS_GATED, SBX_ACCESS_GATED);
   sbx_profile_config_add_root (config, fx->wroot, SBX_ACCESS_ALLOW, SBX_ACCESS_GATED);
@@ -100,6 +107,13 @@ fx_init (Fx         *fx,
   fx->executor = sbx_executor_set_for_key (fx->set, "k", &error);
   g_assert_no_error (error);
   return TRUE;
+}
+
+static gboolean
+fx_init (Fx         *fx,
+         const char *backend)
+{
+  return fx_init_full (fx, backend, SBX_ACCESS_DENY);
 }
 
 static void
@@ -127,13 +141,13 @@ typedef struct
  * NULL class; none: a plain run).  Returns the output; *out_tokens gets the
  * tokens for a replay. */
 static char *
-run_script (Fx              *fx,
-            const char      *script,
-            const GrantSpec *grants,
-            GStrv           *out_tokens,
-            int             *out_status)
+run_argv (Fx                *fx,
+          const char *const *argv,
+          const GrantSpec   *grants,
+          GStrv             *out_tokens,
+          int               *out_status,
+          GStrv             *out_spent)
 {
-  const char *argv[] = { "/bin/sh", "-c", script, NULL };
   g_autofree char *command = sbx_grant_command_for_argv (argv);
   g_autoptr(GPtrArray) tokens = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(SbxRunResult) result = NULL;
@@ -159,9 +173,37 @@ run_script (Fx              *fx,
   *out_status = sbx_run_result_get_exit_code (result);
   if (out_tokens != NULL)
     *out_tokens = (GStrv) g_ptr_array_steal (tokens, NULL);
+  if (out_spent != NULL)
+    *out_spent = g_strdupv ((GStrv) sbx_run_result_get_grants_spent (result));
   bytes = sbx_run_result_get_output (result);
   data = g_bytes_get_data (bytes, &len);
   return g_strndup (data, len);
+}
+
+static char *
+run_script (Fx              *fx,
+            const char      *script,
+            const GrantSpec *grants,
+            GStrv           *out_tokens,
+            int             *out_status)
+{
+  const char *argv[] = { "/bin/sh", "-c", script, NULL };
+
+  return run_argv (fx, argv, grants, out_tokens, out_status, NULL);
+}
+
+static void
+assert_replay_argv (Fx                *fx,
+                    const char *const *argv,
+                    GStrv              tokens)
+{
+  g_autoptr(SbxRunResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  result = sbx_executor_run_argv_with_grants (fx->executor, fx->tree.ws, argv, "exec",
+                                              (const char *const *) tokens, NULL, NULL, &error);
+  g_assert_null (result);
+  g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_REPLAY);
 }
 
 static void
@@ -413,9 +455,366 @@ test_host_write (gconstpointer data)
   fx_clear (&fx);
 }
 
-/* A file renamed over the granted one between issue and spawn. */
+/* Write-only: a write grant on a target the profile lets no one read
+ * (root's read and write are both Gated).  The target is written and still
+ * cannot be read: at rung 1 the view mounts it writable and Landlock refuses
+ * the read; at rung 2 Landlock alone. */
 static void
-test_swap_refused (gconstpointer data)
+test_path_write_only (gconstpointer data)
+{
+  Fx fx;
+  g_autofree char *secret = NULL;
+  g_autofree char *script = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) tokens = NULL;
+  int status = 0;
+
+  if (!fx_init (&fx, data))
+    {
+      fx_clear (&fx);
+      return;
+    }
+  secret = g_build_filename (fx.root, "secret", NULL);
+  assert_readable_here (secret, "S1-SECRET\n");
+  script = g_strdup_printf ("echo W1 >> '%s' && echo WROTE; cat '%s' && echo READ; "
+                            "cat '%s/sibling'; echo END", secret, secret, fx.root);
+  out = run_script (&fx, script, NULL, NULL, &status);
+  g_assert_null (strstr (out, "WROTE"));
+  g_assert_null (strstr (out, "S1-SECRET"));
+  g_assert_nonnull (strstr (out, "END"));
+  g_clear_pointer (&out, g_free);
+  {
+    const GrantSpec grants[] = { { SBX_GRANT_CLASS_FILESYSTEM_PATH_WRITE, secret }, { NULL, NULL } };
+
+    out = run_script (&fx, script, grants, &tokens, &status);
+  }
+  g_test_message ("%s: %s", fx.backend, out);
+  g_assert_nonnull (strstr (out, "WROTE"));
+  g_assert_null (strstr (out, "READ"));
+  g_assert_null (strstr (out, "S1-SECRET"));
+  g_assert_null (strstr (out, "S2-SIBLING"));
+  g_assert_true (g_file_get_contents (secret, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "S1-SECRET\nW1\n");
+  assert_replay (&fx, script, tokens);
+  fx_clear (&fx);
+}
+
+/* A write-only tree: files can be created and replaced in it, none read,
+ * and the tree cannot be listed (at rung 1 the view's directories lose
+ * their blanket listing right for this spawn). */
+static void
+test_tree_write_only (gconstpointer data)
+{
+  Fx fx;
+  g_autofree char *script = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *created = NULL;
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) tokens = NULL;
+  int status = 0;
+
+  if (!fx_init (&fx, data))
+    {
+      fx_clear (&fx);
+      return;
+    }
+  created = g_build_filename (fx.root, "new", NULL);
+  {
+    g_autofree char *deep = g_build_filename (fx.root, "sub", "deep", NULL);
+
+    assert_readable_here (deep, "S3-DEEP\n");
+  }
+  script = g_strdup_printf ("echo N > '%s' && echo CREATED; cat '%s/secret' '%s/sub/deep'; "
+                            "ls '%s' && echo LISTED; ls '%s/sub' && echo LISTED-SUB; "
+                            "cat '%s/above'; echo END", created, fx.root, fx.root, fx.root, fx.root,
+                            fx.tree.tmp);
+  out = run_script (&fx, script, NULL, NULL, &status);
+  g_assert_null (strstr (out, "CREATED"));
+  g_assert_false (g_file_test (created, G_FILE_TEST_EXISTS));
+  g_assert_nonnull (strstr (out, "END"));
+  g_clear_pointer (&out, g_free);
+  {
+    const GrantSpec grants[] = { { SBX_GRANT_CLASS_FILESYSTEM_TREE_WRITE, fx.root }, { NULL, NULL } };
+
+    out = run_script (&fx, script, grants, &tokens, &status);
+  }
+  g_test_message ("%s: %s", fx.backend, out);
+  g_assert_nonnull (strstr (out, "CREATED"));
+  g_assert_true (g_file_get_contents (created, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "N\n");
+  g_assert_null (strstr (out, "S1-SECRET"));
+  g_assert_null (strstr (out, "S3-DEEP"));
+  g_assert_null (strstr (out, "S4-ABOVE"));
+  g_assert_null (strstr (out, "LISTED"));
+  g_assert_null (strstr (out, "sibling"));
+  g_assert_nonnull (strstr (out, "END"));
+  assert_replay (&fx, script, tokens);
+  fx_clear (&fx);
+}
+
+/* What the network probe prints for one connect/socket/listen attempt. */
+#define NET_PROBE                                                                   \
+  "import socket, os\n"                                                             \
+  "def t(name, f):\n"                                                               \
+  "    try:\n"                                                                      \
+  "        f(); print(name, 'OK')\n"                                                \
+  "    except OSError as e:\n"                                                      \
+  "        print(name, 'ERR', e.errno)\n"                                           \
+  "t('CONNECT-A', lambda: socket.create_connection(('127.0.0.1', %u), timeout=5))\n" \
+  "t('CONNECT-B', lambda: socket.create_connection(('127.0.0.1', %u), timeout=5))\n" \
+  "t('CONNECT6-A', lambda: socket.create_connection(('::1', %u), timeout=5))\n"     \
+  "t('UDP', lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM))\n"            \
+  "t('MPTCP', lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262))\n"    \
+  "t('BIND', lambda: socket.socket().bind(('127.0.0.1', 0)))\n"                     \
+  "def listen():\n"                                                                 \
+  "    s = socket.socket(); s.listen()\n"                                           \
+  "t('LISTEN', listen)\n"                                                           \
+  "print('RES', os.environ.get('RES_OPTIONS'))\n"                                   \
+  "print('END')\n"
+
+static GSocket *
+listen_loopback (GSocketFamily  family,
+                 guint16       *port)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GInetAddress) any = g_inet_address_new_loopback (family);
+  g_autoptr(GSocketAddress) addr = g_inet_socket_address_new (any, *port);
+  g_autoptr(GSocketAddress) bound = NULL;
+  GSocket *sock = g_socket_new (family, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+
+  g_assert_no_error (error);
+  if (!g_socket_bind (sock, addr, TRUE, &error))
+    {
+      g_test_message ("bind [%s]:%u: %s", family == G_SOCKET_FAMILY_IPV6 ? "::1" : "127.0.0.1",
+                      *port, error->message);
+      g_object_unref (sock);
+      return NULL;
+    }
+  g_assert_true (g_socket_listen (sock, &error));
+  bound = g_socket_get_local_address (sock, &error);
+  g_assert_no_error (error);
+  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  return sock;
+}
+
+/* network.broad.v1 on both rungs: with the grant TCP connect to the granted
+ * port works (IPv4 and IPv6, any address), and nothing else does (another
+ * port, UDP, MPTCP, bind, listen); DNS goes over TCP.  Without the grant the
+ * same probe reaches nothing, and outside the sandbox everything works (the
+ * positive control).  The spawn claims no network guarantee; the executor
+ * keeps its own. */
+static void
+test_net_broad (gconstpointer data)
+{
+  Fx fx;
+  g_autoptr(GSocket) a = NULL;
+  g_autoptr(GSocket) a6 = NULL;
+  g_autoptr(GSocket) b = NULL;
+  guint16 port_a = 0, port_b = 0;
+  g_autofree char *script = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *control = NULL;
+  g_auto(GStrv) tokens = NULL;
+  g_auto(GStrv) spent = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  if (!fx_init_full (&fx, data, SBX_ACCESS_GATED))
+    {
+      fx_clear (&fx);
+      return;
+    }
+  g_assert_true (sbx_executor_get_guarantees (fx.executor) & SBX_GUARANTEE_NETWORK_BOUNDARY);
+  a = listen_loopback (G_SOCKET_FAMILY_IPV4, &port_a);
+  g_assert_nonnull (a);
+  a6 = listen_loopback (G_SOCKET_FAMILY_IPV6, &port_a);   /* same port on ::1, if there is IPv6 */
+  b = listen_loopback (G_SOCKET_FAMILY_IPV4, &port_b);
+  g_assert_nonnull (b);
+  script = g_strdup_printf (NET_PROBE, port_a, port_b, port_a);
+  {
+    const char *argv[] = { "/usr/bin/python3", "-c", script, NULL };
+    const GrantSpec grants[] = { { SBX_GRANT_CLASS_NETWORK_BROAD, NULL }, { NULL, NULL } };
+    GrantSpec *g = (GrantSpec *) grants;
+
+    /* Positive control: the same probe outside the sandbox. */
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &control,
+                                 NULL, &status, &error));
+    g_assert_no_error (error);
+    g_test_message ("outside: %s", control);
+    g_assert_nonnull (strstr (control, "CONNECT-A OK"));
+    g_assert_nonnull (strstr (control, "CONNECT-B OK"));
+    g_assert_nonnull (strstr (control, "UDP OK"));
+    g_assert_nonnull (strstr (control, "BIND OK"));
+    g_assert_nonnull (strstr (control, "LISTEN OK"));
+
+    /* Baseline: no grant, no network. */
+    out = run_argv (&fx, argv, NULL, NULL, &status, NULL);
+    g_test_message ("%s, no grant: %s", fx.backend, out);
+    g_assert_nonnull (strstr (out, "END"));
+    g_assert_null (strstr (out, "CONNECT-A OK"));
+    g_assert_null (strstr (out, "CONNECT-B OK"));
+    g_assert_null (strstr (out, "CONNECT6-A OK"));
+    g_clear_pointer (&out, g_free);
+
+    target = g_strdup_printf ("tcp:*:%u", port_a);
+    g->target = target;
+    out = run_argv (&fx, argv, grants, &tokens, &status, &spent);
+    g_test_message ("%s, tcp:*:%u: %s", fx.backend, port_a, out);
+    g_assert_nonnull (strstr (out, "END"));
+    g_assert_nonnull (strstr (out, "CONNECT-A OK"));
+    if (a6 != NULL)
+      g_assert_nonnull (strstr (out, "CONNECT6-A OK"));
+    g_assert_nonnull (strstr (out, "CONNECT-B ERR 13"));   /* Landlock: EACCES */
+    g_assert_nonnull (strstr (out, "UDP ERR 13"));
+    g_assert_nonnull (strstr (out, "MPTCP ERR 13"));
+    g_assert_nonnull (strstr (out, "BIND ERR 13"));
+    g_assert_nonnull (strstr (out, "LISTEN ERR 13"));
+    g_assert_nonnull (strstr (out, "RES use-vc"));
+    /* The run's report says what the grant opened and what no longer holds. */
+    g_assert_nonnull (spent);
+    g_assert_cmpuint (g_strv_length (spent), ==, 1);
+    g_assert_nonnull (strstr (spent[0], "no network-boundary"));
+    assert_replay_argv (&fx, argv, tokens);
+    /* The executor's own spawns are not widened. */
+    g_clear_pointer (&out, g_free);
+    out = run_argv (&fx, argv, NULL, NULL, &status, NULL);
+    g_assert_null (strstr (out, "CONNECT-A OK"));
+    g_assert_true (sbx_executor_get_guarantees (fx.executor) & SBX_GUARANTEE_NETWORK_BOUNDARY);
+  }
+  fx_clear (&fx);
+}
+
+/* A broad grant needs a gated network: Deny is never grantable. */
+static void
+test_net_broad_denied (gconstpointer data)
+{
+  Fx fx;
+  g_autofree char *token = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!fx_init (&fx, data))
+    {
+      fx_clear (&fx);
+      return;
+    }
+  token = sbx_executor_issue_grant (fx.executor, "exec", "true", fx.tree.ws,
+                                    SBX_GRANT_CLASS_NETWORK_BROAD, "tcp:*:80", NULL, &error);
+  g_assert_null (token);
+  g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_DENIED);
+  fx_clear (&fx);
+}
+
+/* The token never reaches the child on the real backends either: not its
+ * argv or environment, not the cmdline or environ of any process it can
+ * see (a host read grant lets it read all of the host /proc at rung 2;
+ * rung 1 has its own). */
+static void
+test_token_not_in_child (gconstpointer data)
+{
+  Fx fx;
+  const char *script = "cat /proc/self/cmdline /proc/self/environ; n=0; "
+                       "for f in /proc/[0-9]*/cmdline /proc/[0-9]*/environ; do "
+                       "cat \"$f\" 2>/dev/null && n=$((n+1)); done; echo; echo READ=$n END";
+  const char *argv[] = { "/bin/sh", "-c", script, NULL };
+  g_autofree char *command = NULL;
+  g_autofree char *token = NULL;
+  g_auto(GStrv) parts = NULL;
+  g_autoptr(SbxRunResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *grants[2] = { NULL, NULL };
+  GBytes *bytes;
+  const char *out;
+  gsize len;
+
+  if (!fx_init (&fx, data))
+    {
+      fx_clear (&fx);
+      return;
+    }
+  command = sbx_grant_command_for_argv (argv);
+  token = sbx_executor_issue_grant (fx.executor, "exec", command, fx.tree.ws,
+                                    SBX_GRANT_CLASS_FILESYSTEM_HOST_READ, "host:*", NULL, &error);
+  g_assert_no_error (error);
+  parts = g_strsplit (token, ".", -1);
+  g_assert_cmpuint (g_strv_length (parts), ==, 3);
+  grants[0] = token;
+  result = sbx_executor_run_argv_with_grants (fx.executor, fx.tree.ws, argv, "exec", grants, NULL,
+                                              NULL, &error);
+  g_assert_no_error (error);
+  bytes = sbx_run_result_get_output (result);
+  out = g_bytes_get_data (bytes, &len);
+  /* The probe ran and read something (cmdline and environ hold NULs). */
+  g_assert_nonnull (memmem (out, len, "/proc/self/cmdline", strlen ("/proc/self/cmdline")));
+  g_assert_nonnull (memmem (out, len, " END", 4));
+  {
+    /* The last line is the count (the script's own text, in its cmdline,
+     * holds the unexpanded one). */
+    const char *n = NULL;
+    int count;
+
+    for (const char *p = out; (p = memmem (p, len - (gsize) (p - out), "READ=", 5)) != NULL; p++)
+      n = p;
+    g_assert_nonnull (n);
+    count = atoi (n + 5);
+    g_test_message ("%s: the child read %d cmdline/environ files", fx.backend, count);
+    g_assert_cmpint (count, >=, 2);
+  }
+  /* Neither the token nor its payload or MAC. */
+  g_assert_null (memmem (out, len, token, strlen (token)));
+  g_assert_null (memmem (out, len, parts[1], strlen (parts[1])));
+  g_assert_null (memmem (out, len, parts[2], strlen (parts[2])));
+  fx_clear (&fx);
+}
+
+/* An exact grant's file that gains a hard link between issue and spawn is
+ * never opened: an inode rule would open every name of it. */
+static void
+test_link_after_issue (gconstpointer data)
+{
+  Fx fx;
+  g_autofree char *secret = NULL;
+  g_autofree char *alias = NULL;
+  g_autofree char *script = NULL;
+  g_autofree char *command = NULL;
+  g_autofree char *token = NULL;
+  g_autoptr(SbxRunResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *grants[2] = { NULL, NULL };
+
+  if (!fx_init (&fx, data))
+    {
+      fx_clear (&fx);
+      return;
+    }
+  secret = g_build_filename (fx.root, "secret", NULL);
+  alias = g_build_filename (fx.wroot, "alias", NULL);
+  script = g_strdup_printf ("cat '%s'", secret);
+  {
+    const char *argv[] = { "/bin/sh", "-c", script, NULL };
+
+    command = sbx_grant_command_for_argv (argv);
+    token = sbx_executor_issue_grant (fx.executor, "exec", command, fx.tree.ws,
+                                      SBX_GRANT_CLASS_FILESYSTEM_PATH_READ, secret, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (link (secret, alias), ==, 0);
+    grants[0] = token;
+    result = sbx_executor_run_argv_with_grants (fx.executor, fx.tree.ws, argv, "exec", grants, NULL,
+                                                NULL, &error);
+  }
+  g_assert_null (result);
+  g_test_message ("%s: %s", fx.backend, error->message);
+  g_assert_true (g_error_matches (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_UNSUPPORTED)
+                 || g_error_matches (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_TARGET_CHANGED));
+  fx_clear (&fx);
+}
+
+/* A file renamed over the granted one (or exchanged with it) between issue
+ * and spawn. */
+static void
+swap_refused (gconstpointer data,
+              gboolean      exchange)
 {
   Fx fx;
   g_autofree char *secret = NULL;
@@ -442,13 +841,29 @@ test_swap_refused (gconstpointer data)
     token = sbx_executor_issue_grant (fx.executor, "exec", command, fx.tree.ws,
                                       SBX_GRANT_CLASS_FILESYSTEM_PATH_READ, secret, NULL, &error);
     g_assert_no_error (error);
-    g_assert_cmpint (g_rename (sibling, secret), ==, 0);
+    if (exchange)
+      g_assert_cmpint (syscall (SYS_renameat2, AT_FDCWD, sibling, AT_FDCWD, secret, RENAME_EXCHANGE),
+                       ==, 0);
+    else
+      g_assert_cmpint (g_rename (sibling, secret), ==, 0);
     grants[0] = token;
     result = etu_run_with_grants (fx.executor, fx.tree.ws, argv, "exec", grants, NULL, NULL, &error);
   }
   g_assert_null (result);
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_TARGET_CHANGED);
   fx_clear (&fx);
+}
+
+static void
+test_swap_refused (gconstpointer data)
+{
+  swap_refused (data, FALSE);
+}
+
+static void
+test_exchange_refused (gconstpointer data)
+{
+  swap_refused (data, TRUE);
 }
 
 int
@@ -462,7 +877,14 @@ main (int    argc,
     { "tree-write", test_tree_write },
     { "host-read", test_host_read },
     { "host-write", test_host_write },
+    { "path-write-only", test_path_write_only },
+    { "tree-write-only", test_tree_write_only },
+    { "net-broad", test_net_broad },
+    { "net-broad-denied", test_net_broad_denied },
     { "swap-refused", test_swap_refused },
+    { "exchange-refused", test_exchange_refused },
+    { "link-after-issue", test_link_after_issue },
+    { "token-not-in-child", test_token_not_in_child },
   };
 
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);

@@ -9,6 +9,7 @@
  */
 #include "backend-test-util.h"
 
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -188,7 +189,7 @@ test_plan_default (void)
   add (&fx, ro, R | X, W, 0, SBX_FS_ORIGIN_ROOT);
   add (&fx, hidden, 0, R | X | W, 0, SBX_FS_ORIGIN_ROOT);
   add (&fx, "/", 0, R | X | W, 0, SBX_FS_ORIGIN_HOST);
-  plan = sbx_linux_mount_plan_new (policy (&fx), &error);
+  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
   g_assert_no_error (error);
 
   g_assert_false (plan->root_is_host);
@@ -240,7 +241,7 @@ test_plan_host_read (void)
   plan_fixture_setup (&fx);
   add (&fx, fx.ws, R | X | W, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
   add (&fx, "/", R | X, W, 0, SBX_FS_ORIGIN_HOST);
-  plan = sbx_linux_mount_plan_new (policy (&fx), &error);
+  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
   g_assert_no_error (error);
   g_assert_true (plan->root_is_host);
   g_assert_cmpuint (plan->root_flags, ==, SBX_MOUNT_F_DIR | SBX_MOUNT_F_RDONLY);
@@ -271,7 +272,7 @@ test_plan_host_read_explicit_run (void)
   add (&fx, fx.ws, R | X | W, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
   add (&fx, "/run", R | X, W, 0, SBX_FS_ORIGIN_ROOT);
   add (&fx, "/", R | X, W, 0, SBX_FS_ORIGIN_HOST);
-  plan = sbx_linux_mount_plan_new (policy (&fx), &error);
+  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
   g_assert_no_error (error);
   g_assert_null (find_op (plan, SBX_MOUNT_OP_TMPFS, "/run"));
   plan_fixture_teardown (&fx);
@@ -299,7 +300,7 @@ test_plan_runtime_symlink (void)
   g_assert_cmpint (symlink ("real", link), ==, 0);
   add (&fx, link, R | X, 0, SBX_FS_RULE_OPTIONAL, SBX_FS_ORIGIN_RUNTIME);
   add (&fx, "/", 0, R | X | W, 0, SBX_FS_ORIGIN_HOST);
-  plan = sbx_linux_mount_plan_new (policy (&fx), &error);
+  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
   g_assert_no_error (error);
   op = find_op (plan, SBX_MOUNT_OP_SYMLINK, link);
   g_assert_nonnull (op);
@@ -325,7 +326,7 @@ test_plan_absent_protected (void)
   add (&fx, fx.ws, R | X | W, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
   add (&fx, absent, 0, R | X | W, 0, SBX_FS_ORIGIN_ROOT);
   add (&fx, "/", 0, R | X | W, 0, SBX_FS_ORIGIN_HOST);
-  plan = sbx_linux_mount_plan_new (policy (&fx), &error);
+  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
   g_assert_null (plan);
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, absent));
@@ -337,15 +338,16 @@ test_plan_absent_protected (void)
   add (&fx, fx.ws, R | X, W, 0, SBX_FS_ORIGIN_WORKSPACE);
   add (&fx, absent, 0, R | X | W, 0, SBX_FS_ORIGIN_ROOT);
   add (&fx, "/", 0, R | X | W, 0, SBX_FS_ORIGIN_HOST);
-  plan = sbx_linux_mount_plan_new (policy (&fx), &error);
+  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
   g_assert_no_error (error);
   g_assert_nonnull (plan);
   plan_fixture_teardown (&fx);
 }
 
 /* A denied file under a visible directory is covered by an empty file;
- * exec-only and write-only directories narrow to hidden (a mount cannot
- * express them). */
+ * exec-only directories narrow to hidden (a mount cannot express them);
+ * write-only ones are mounted writable when Landlock refuses their read
+ * (and the view then loses its blanket listing right), hidden otherwise. */
 static void
 test_plan_masks_and_narrowing (void)
 {
@@ -373,14 +375,52 @@ test_plan_masks_and_narrowing (void)
   add (&fx, wonly, W, R | X, 0, SBX_FS_ORIGIN_ROOT);
   add (&fx, noexec, R | W, X, 0, SBX_FS_ORIGIN_ROOT);
   add (&fx, "/", 0, R | X | W, 0, SBX_FS_ORIGIN_HOST);
-  plan = sbx_linux_mount_plan_new (policy (&fx), &error);
+  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
   g_assert_no_error (error);
   g_assert_nonnull (find_op (plan, SBX_MOUNT_OP_MASK_FILE, secret));
   g_assert_nonnull (find_op (plan, SBX_MOUNT_OP_TMPFS, xonly));
-  g_assert_nonnull (find_op (plan, SBX_MOUNT_OP_TMPFS, wonly));
+  g_assert_null (find_op (plan, SBX_MOUNT_OP_TMPFS, wonly));
+  op = find_op (plan, SBX_MOUNT_OP_BIND, wonly);
+  g_assert_nonnull (op);
+  g_assert_cmpuint (op->flags, ==, SBX_MOUNT_F_DIR | SBX_MOUNT_F_NOEXEC);   /* writable */
+  g_assert_cmpuint (plan->n_unreadable_binds, ==, 1);
+  g_assert_true (plan->unlisted_view);
   op = find_op (plan, SBX_MOUNT_OP_BIND, noexec);
   g_assert_nonnull (op);
   g_assert_cmpuint (op->flags, ==, SBX_MOUNT_F_DIR | SBX_MOUNT_F_NOEXEC);
+  g_clear_pointer (&plan, sbx_linux_mount_plan_free);
+
+  /* Without Landlock nothing would refuse the read: hidden. */
+  plan = sbx_linux_mount_plan_new (policy (&fx), FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (find_op (plan, SBX_MOUNT_OP_TMPFS, wonly));
+  g_assert_null (find_op (plan, SBX_MOUNT_OP_BIND, wonly));
+  g_assert_cmpuint (plan->n_unreadable_binds, ==, 0);
+  g_assert_false (plan->unlisted_view);
+  g_clear_pointer (&plan, sbx_linux_mount_plan_free);
+
+  /* ... and a write-only grant (a pinned rule) is refused, never void. */
+  {
+    g_autofree char *granted = g_build_filename (fx.ws, "granted", NULL);
+    int fd;
+
+    g_assert_true (g_file_set_contents (granted, "g", -1, NULL));
+    fd = open (granted, O_PATH | O_CLOEXEC);
+    g_assert_cmpint (fd, >=, 0);
+    add (&fx, granted, W, R | X, SBX_FS_RULE_EXACT | SBX_FS_RULE_CANONICAL, SBX_FS_ORIGIN_GRANT);
+    g_array_index (fx.rules, SbxFsRuleV1, fx.rules->len - 1).fd = fd;
+    plan = sbx_linux_mount_plan_new (policy (&fx), FALSE, &error);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+    g_assert_null (plan);
+    g_clear_error (&error);
+    plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
+    g_assert_no_error (error);
+    op = find_op (plan, SBX_MOUNT_OP_BIND, granted);
+    g_assert_nonnull (op);
+    g_assert_cmpuint (op->flags & SBX_MOUNT_F_RDONLY, ==, 0);
+    g_assert_cmpuint (op->pinned, ==, 1);
+    close (fd);
+  }
   plan_fixture_teardown (&fx);
 }
 
@@ -406,7 +446,8 @@ test_compile_validation (void)
     { "bad-flags", R, 0, 0x100, SBX_FS_ORIGIN_ROOT, SBX_NET_MODE_DENY, "/a", SBX_STATUS_INVALID, "flags" },
     { "bad-origin", R, 0, 0, 99, SBX_NET_MODE_DENY, "/a", SBX_STATUS_INVALID, "origin" },
     { "glob", 0, R, SBX_FS_RULE_GLOB, SBX_FS_ORIGIN_ROOT, SBX_NET_MODE_DENY, "/a/**/.env*", SBX_STATUS_UNSUPPORTED, "glob" },
-    { "ports", R, 0, 0, SBX_FS_ORIGIN_ROOT, SBX_NET_MODE_PORTS, "/a", SBX_STATUS_UNSUPPORTED, "ports" },
+    /* ports are supported (network.broad.v1), but never without a port list */
+    { "ports-empty", R, 0, 0, SBX_FS_ORIGIN_ROOT, SBX_NET_MODE_PORTS, "/a", SBX_STATUS_INVALID, "ports with 0 ports" },
     { "proxy", R, 0, 0, SBX_FS_ORIGIN_ROOT, SBX_NET_MODE_PROXY, "/a", SBX_STATUS_UNSUPPORTED, "proxy" },
     { "net-mode", R, 0, 0, SBX_FS_ORIGIN_ROOT, 9, "/a", SBX_STATUS_INVALID, "network mode" },
   };

@@ -10,8 +10,13 @@
  *    becomes a bind of the host path onto the same path (read-only unless the
  *    policy grants write, noexec unless it grants exec, always nosuid and
  *    nodev), or, when the policy hides it, an empty tmpfs / empty file over it;
- *  - "visible" means readable: a mount cannot express write-only or
- *    exec-only, so those narrow to hidden;
+ *  - a mount cannot express write-only: a path the policy lets the target
+ *    write but not read is mounted writable only when Landlock sits on the
+ *    view (its plan, built from the same policy, gives that path write
+ *    rights and no read or listing), and then the view's directories lose
+ *    their blanket listing right (unlisted_view); without Landlock such a
+ *    path is hidden, and a grant of it refused.  Exec-only narrows to
+ *    hidden;
  *  - runtime-closure paths that are symlinks on the host (/bin -> usr/bin on
  *    merged-/usr systems, /etc/resolv.conf -> ../run/...) are replicated as
  *    symlinks, and their resolved target is bound with the same access, so
@@ -213,6 +218,7 @@ mount_flags_for (uint32_t access,
 
 SbxLinuxMountPlan *
 sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
+                          gboolean            landlock,
                           GError            **error)
 {
   static const char *const socket_dirs[] = { "/run", "/var/run", "/tmp" };
@@ -398,16 +404,38 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
         }
 
       is_dir = S_ISDIR (st.st_mode);
-      if (is_dir)
-        want = ((self & tree) & SBX_FS_READ) ? (self & tree) : 0;
-      else
-        want = (self & SBX_FS_READ) ? self : 0;
+      want = is_dir ? (self & tree) : self;
+      if (!(want & SBX_FS_READ) && (want & SBX_FS_WRITE))
+        {
+          /* Write without read: the view shows it for writing only where
+           * Landlock refuses the read (the Landlock plan is built from the
+           * same policy: write rights, no read, no listing).  Without
+           * Landlock it stays hidden, narrower; a grant of it is refused,
+           * since it would open nothing while saying it did. */
+          if (!landlock && g_hash_table_contains (b.grant_fds, path))
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           "mount view: %s is granted for writing but not reading, and without "
+                           "Landlock a mount cannot show a path write-only", path);
+              return NULL;
+            }
+          if (!landlock)
+            want = 0;
+        }
+      else if (!(want & SBX_FS_READ))
+        want = 0;   /* exec-only and nothing: hidden */
 
-      if (want & SBX_FS_READ)
+      if (want != 0)
         {
           g_autofree char *parent = g_path_get_dirname (path);
           uint32_t flags = mount_flags_for (want, is_dir);
 
+          if (!(want & SBX_FS_READ))
+            {
+              plan->n_unreadable_binds++;
+              if (is_dir)
+                plan->unlisted_view = TRUE;
+            }
           if (!top->own
               && (want & (SBX_FS_WRITE | SBX_FS_EXEC)) == (top->access & (SBX_FS_WRITE | SBX_FS_EXEC)))
             continue;   /* the enclosing bind already gives exactly this */

@@ -267,9 +267,12 @@ linux_release (void *plugin_ctx,
 /* Grants this backend enforces: the command start, and the filesystem
  * classes, whose rules arrive with the core's identity-pinned O_PATH fds
  * (SBX_HOST_FEATURE_RULE_FDS): Landlock rules go on those inodes at both
- * rungs, and rung 1 binds them from the fd.  Network ports (MODE_PORTS) and
- * proxy targets are not compiled yet, so network.broad.v1 and
- * network.proxy-target.v1 are refused rather than widened. */
+ * rungs, and rung 1 binds them from the fd.  network.broad.v1 (MODE_PORTS)
+ * where Landlock has TCP rules (ABI >= 4) and seccomp is there to keep the
+ * sockets to plain TCP: at both rungs the spawn then runs in the host
+ * network namespace with TCP connect open to the granted port and 53 only
+ * (rung 1 keeps every other namespace; the spec claims no network
+ * guarantee).  Proxy targets are refused rather than widened. */
 static uint32_t
 linux_supports_grant_class (void       *plugin_ctx,
                             const char *grant_class)
@@ -283,6 +286,12 @@ linux_supports_grant_class (void       *plugin_ctx,
 
   SbxLinuxPlugin *self = plugin_ctx;
 
+  if (grant_class != NULL && strcmp (grant_class, "network.broad.v1") == 0)
+    {
+      const SbxLinuxProbe *probe = sbx_linux_probe_get ();
+
+      return probe->landlock_abi >= 4 && probe->seccomp ? 1 : 0;
+    }
   for (gsize i = 0; grant_class != NULL && i < G_N_ELEMENTS (supported); i++)
     if (strcmp (grant_class, supported[i]) == 0)
       /* Path and tree grants only from a host that pins their fds. */

@@ -156,10 +156,19 @@ struct _SbxLinuxMountPlan
   char       **masked;            /* NULL-terminated paths hidden by the view */
   gboolean     hides_host_sockets;/* /run, /var/run, /tmp masked over a visible host */
   guint        n_binds;
+  guint        n_unreadable_binds;/* paths shown without read (Landlock refuses reading them) */
+  gboolean     unlisted_view;     /* a directory is shown without read: the child gives the view's
+                                   * directories no blanket READ_DIR (it would list that one too) */
   GStringChunk *strings;
 };
 
+/* @landlock: a Landlock plan will sit on the view and refuse reading what
+ * the policy lets no one read; only then may a path that is writable (or
+ * executable) but not readable be mounted (counted in n_unreadable_binds).
+ * Without it such a path is hidden, and a grant's is refused
+ * (G_IO_ERROR_NOT_SUPPORTED): a grant is never silently void. */
 SbxLinuxMountPlan *sbx_linux_mount_plan_new   (const SbxPolicyV1  *policy,
+                                               gboolean            landlock,
                                                GError            **error);
 void               sbx_linux_mount_plan_free  (SbxLinuxMountPlan  *plan);
 
@@ -197,6 +206,7 @@ struct _SbxLinuxSpec
   SbxLandlockPlan    *landlock;    /* NULL when Landlock is absent (rung 1 only) */
   SbxSeccompProgram  *seccomp;     /* NULL when seccomp is absent (rung 1 only) */
   gboolean            netns;       /* rung 1: private network namespace (net deny) */
+  gboolean            dns_over_tcp;/* ports network with DNS: the target gets RES_OPTIONS=use-vc */
   char               *uid_map;     /* "UID UID 1\n" */
   char               *gid_map;
   gsize               uid_map_len;

@@ -560,6 +560,29 @@ status_for_failure (const SbxLinuxSetupError *rec)
   return SBX_STATUS_FAILED;
 }
 
+/* @envp with RES_OPTIONS=use-vc (added to an existing RES_OPTIONS). */
+static GPtrArray *
+envp_with_dns_over_tcp (const char *const *envp)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  gboolean seen = FALSE;
+
+  for (; *envp != NULL; envp++)
+    {
+      if (!seen && strncmp (*envp, "RES_OPTIONS=", 12) == 0)
+        {
+          seen = TRUE;
+          g_ptr_array_add (out, g_strconcat (*envp, " use-vc", NULL));
+        }
+      else
+        g_ptr_array_add (out, g_strdup (*envp));
+    }
+  if (!seen)
+    g_ptr_array_add (out, g_strdup ("RES_OPTIONS=use-vc"));
+  g_ptr_array_add (out, NULL);
+  return out;
+}
+
 int32_t
 sbx_linux_spawn (SbxLinuxSpec            *spec,
                  const SbxSpawnRequestV1 *request,
@@ -567,6 +590,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
                  char                   **error_message)
 {
   const SbxLinuxProbe *probe = spec->probe;
+  g_autoptr(GPtrArray) dns_envp = NULL;
   g_autofree ChildCtx *ctx = NULL;
   g_autofree int *tmpfs_fds = NULL;
   g_autoptr(SbxCgroup) cgroup = NULL;   /* destroyed on every failure path */
@@ -593,6 +617,13 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   ctx->cwd = request->cwd;
   ctx->argv = (char *const *) request->argv;
   ctx->envp = (char *const *) request->envp;
+  if (spec->dns_over_tcp)
+    {
+      /* A ports network has no UDP: glibc's resolver must use TCP.  The
+       * copy lives until the child has exec'd (this function's end). */
+      dns_envp = envp_with_dns_over_tcp (request->envp);
+      ctx->envp = (char *const *) dns_envp->pdata;
+    }
   ctx->path_env = find_path_env (request->envp);
   if (ctx->path_env == NULL)
     ctx->path_env = SBX_SPAWN_DEFAULT_PATH;   /* the ABI's search list without PATH */

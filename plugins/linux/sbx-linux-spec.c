@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "sbx-linux-private.h"
+#include "sbx-linux-claims.h"
 
 #define KNOWN_RULE_FLAGS (SBX_FS_RULE_EXACT | SBX_FS_RULE_GLOB | SBX_FS_RULE_CANONICAL | SBX_FS_RULE_OPTIONAL)
 
@@ -128,12 +129,27 @@ policy_validate (const SbxPolicyV1  *policy,
     case SBX_NET_MODE_OPEN:
       break;
     case SBX_NET_MODE_PORTS:
+      if (policy->net->n_tcp_ports == 0 || policy->net->n_tcp_ports > 65535
+          || policy->net->tcp_ports == NULL)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "policy: network mode ports with %u ports%s", policy->net->n_tcp_ports,
+                       policy->net->tcp_ports == NULL ? " and no array" : "");
+          return FALSE;
+        }
+      for (guint32 k = 0; k < policy->net->n_tcp_ports; k++)
+        if (policy->net->tcp_ports[k] == 0)
+          {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                         "policy: network port %u is 0", k);
+            return FALSE;
+          }
+      break;
     case SBX_NET_MODE_PROXY:
       *status = SBX_STATUS_UNSUPPORTED;
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "policy: network mode %s is not supported by the Linux backend yet "
-                   "(refused rather than widened)",
-                   policy->net->mode == SBX_NET_MODE_PORTS ? "ports" : "proxy");
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           "policy: network mode proxy is not supported by the Linux backend yet "
+                           "(refused rather than widened)");
       return FALSE;
     default:
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
@@ -457,6 +473,26 @@ report_guarantee (const SbxLinuxReporter *reporter,
   sbx_linux_report (reporter, feature, status, joined != NULL ? joined : detail);
 }
 
+/* Reports the decision of @claims for @feature (nothing when it decided
+ * nothing), with the modules' detail and @more appended. */
+static void
+report_claim (const SbxLinuxReporter *reporter,
+              GHashTable             *held,
+              const SbxLinuxClaims   *claims,
+              SbxLinuxClaimFeature    feature,
+              const char             *more)
+{
+  const SbxLinuxClaim *c = &claims->claims[feature];
+  g_autofree char *detail = NULL;
+
+  if (c->status == 0)
+    return;
+  if (more != NULL && more[0] != '\0')
+    detail = g_strdup_printf ("%s. %s", c->detail, more);
+  report_guarantee (reporter, held, sbx_linux_claim_feature_name (feature), c->status,
+                    detail != NULL ? detail : c->detail);
+}
+
 SbxLinuxSpec *
 sbx_linux_spec_new (const SbxPolicyV1       *policy,
                     int                      rung,
@@ -469,9 +505,12 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
   const SbxLinuxProbe *probe = sbx_linux_probe_get ();
   g_autoptr(SbxLinuxSpec) spec = NULL;
   uint32_t landlock_bits = 0, seccomp_bits = 0;
-  uint64_t bits = SBX_ABI_GUARANTEE_ENV_SCRUB;
-  gboolean write_restricted, read_restricted, net_deny, level_full = TRUE;
-  gboolean deny_unix, allow_unix;
+  uint64_t bits;
+  gboolean write_restricted, read_restricted, net_deny, net_ports;
+  gboolean allow_unix;
+  SbxLinuxClaimsInput claims_in = { 0 };
+  SbxLinuxClaims claims;
+  const char *env_detail;
   g_autoptr(GHashTable) held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   ModuleReporter module = { reporter, held };
   SbxLinuxReporter module_reporter = { module_report, &module };
@@ -509,6 +548,11 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
   for (guint32 k = 0; k < policy->n_fs_rules; k++)
     spec->transient |= policy->fs_rules[k].origin == SBX_FS_ORIGIN_GRANT;
   net_deny = policy->net->mode == SBX_NET_MODE_DENY;
+  /* Ports (a network.broad.v1 grant): the host network namespace at both
+   * rungs, narrowed by Landlock TCP rules and the seccomp TCP-only rules
+   * (the claims refuse the spec when either is missing). */
+  net_ports = policy->net->mode == SBX_NET_MODE_PORTS;
+  spec->dns_over_tcp = net_ports && (policy->net->flags & SBX_NET_FLAG_DNS) != 0;
   write_restricted = access_restricted (policy, SBX_FS_WRITE);
   read_restricted = access_restricted (policy, SBX_FS_READ | SBX_FS_EXEC);
 
@@ -516,7 +560,7 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
     {
       g_autoptr(GError) local_error = NULL;
 
-      spec->mounts = sbx_linux_mount_plan_new (policy, &local_error);
+      spec->mounts = sbx_linux_mount_plan_new (policy, probe->landlock_abi >= 1, &local_error);
       if (spec->mounts == NULL)
         {
           *out_status = SBX_STATUS_INVALID;
@@ -579,7 +623,8 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
 
       options.abi = probe->landlock_abi;
       options.rung = rung == SBX_LINUX_RUNG_USERNS ? SBX_LANDLOCK_RUNG_USERNS : SBX_LANDLOCK_RUNG_LANDLOCK;
-      options.net = rung == SBX_LINUX_RUNG_LANDLOCK && net_deny && probe->landlock_abi >= 4;
+      options.net = ((rung == SBX_LINUX_RUNG_LANDLOCK && net_deny) || net_ports)
+                    && probe->landlock_abi >= 4;
       options.mount_roots = spec->mounts != NULL ? (const char *const *) spec->mounts->bind_sources : NULL;
       spec->landlock = sbx_landlock_plan_new (policy, &options, &module_reporter, &local_error);
       if (spec->landlock == NULL)
@@ -592,7 +637,6 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
     }
   else
     {
-      level_full = FALSE;
       reportf (reporter, "landlock", SBX_ABI_REPORT_UNENFORCED,
                "Landlock is not available (%s); the mount view alone is the filesystem boundary. "
                "Hint: boot with lsm=landlock,... (CONFIG_SECURITY_LANDLOCK)",
@@ -607,7 +651,6 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
    * sandbox's own HOME and TMPDIR could be allowed; that is not built yet,
    * so they stay closed there too (reported). */
   allow_unix = (policy->flags & SBX_POLICY_UNIX_SOCKETS) != 0;
-  deny_unix = !allow_unix;
   if (allow_unix)
     {
       module_report (&module, "network-boundary", SBX_ABI_REPORT_NARROWED,
@@ -637,16 +680,38 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
     }
   else
     {
-      level_full = FALSE;
       reportf (reporter, "seccomp", SBX_ABI_REPORT_UNENFORCED,
                "seccomp filters are not available (%s). Hint: a kernel with CONFIG_SECCOMP_FILTER",
                g_strerror (probe->seccomp_errno));
     }
 
-  if (compile_limits (spec, policy, reporter))
-    bits |= SBX_ABI_GUARANTEE_RESOURCE_LIMITS;
-  report (reporter, "env-scrub", SBX_ABI_REPORT_ENFORCED,
-          "the target gets exactly the environment the core built, nothing inherited");
+  claims_in.rung = rung;
+  claims_in.landlock = spec->landlock != NULL;
+  claims_in.seccomp = spec->seccomp != NULL;
+  claims_in.proc_children = probe->proc_children;
+  claims_in.landlock_bits = landlock_bits;
+  claims_in.seccomp_bits = seccomp_bits;
+  claims_in.limits = compile_limits (spec, policy, reporter);
+  claims_in.write_restricted = write_restricted;
+  claims_in.read_restricted = read_restricted;
+  claims_in.net_mode = policy->net->mode;
+  claims_in.allow_unix = allow_unix;
+  claims_in.unreadable_binds = spec->mounts != NULL && spec->mounts->n_unreadable_binds > 0;
+  sbx_linux_claims_decide (&claims_in, &claims);
+  if (claims.refusal != NULL)
+    {
+      *out_status = SBX_STATUS_UNSUPPORTED;
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "%s: %s",
+                   rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS : SBX_LINUX_BACKEND_LANDLOCK,
+                   claims.refusal);
+      return NULL;
+    }
+
+  env_detail = spec->dns_over_tcp
+               ? "the target gets exactly the environment the core built, nothing inherited, plus "
+                 "RES_OPTIONS=use-vc (DNS over TCP: the granted network has no UDP)"
+               : "the target gets exactly the environment the core built, nothing inherited";
+  report (reporter, "env-scrub", SBX_ABI_REPORT_ENFORCED, env_detail);
   report (reporter, "capabilities", SBX_ABI_REPORT_ENFORCED,
           "every capability dropped (bounding, ambient, effective, permitted, inheritable), "
           "securebits locked, no_new_privs; the target runs as the caller's own uid and gid");
@@ -656,22 +721,22 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
           "the tree is killed when the supervisor process goes away (sbx-init watches the "
           "exit-record pipe; the target has PR_SET_PDEATHSIG)");
 
+  spec->containment = claims.containment;
   if (rung == SBX_LINUX_RUNG_USERNS)
     {
       const SbxLinuxMountPlan *plan = spec->mounts;
       g_autofree char *hidden = plan->masked[0] != NULL ? g_strjoinv (", ", plan->masked) : NULL;
 
-      bits |= SBX_ABI_GUARANTEE_PROCESS_BOUNDARY;
-      report_guarantee (reporter, held, "process-boundary", SBX_ABI_REPORT_ENFORCED,
-              "user, mount, pid, ipc and uts namespaces; sbx-init is PID 1; host processes are "
-              "neither visible nor reachable by signal or ptrace");
+      report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_PROCESS_BOUNDARY, NULL);
       report (reporter, "process-containment", SBX_ABI_REPORT_ENFORCED,
               "the pid namespace dies with sbx-init: no descendant outlives the run");
       reportf (reporter, "mount-view", SBX_ABI_REPORT_ENFORCED,
-               "%s; %u bind mounts (read-only unless writable by policy, nosuid, nodev)%s%s",
+               "%s; %u bind mounts (read-only unless writable by policy, nosuid, nodev)%s%s%s",
                plan->root_is_host ? "root: the host's / bound with the policy's flags"
                                   : "root: a private read-only tmpfs",
-               plan->n_binds, hidden != NULL ? "; hidden: " : "", hidden != NULL ? hidden : "");
+               plan->n_binds, hidden != NULL ? "; hidden: " : "", hidden != NULL ? hidden : "",
+               plan->n_unreadable_binds > 0 ? "; write-only paths are mounted for writing, "
+                                              "Landlock refuses reading them" : "");
       report (reporter, "proc", SBX_ABI_REPORT_ENFORCED,
               "a fresh procfs of the sandbox's pid namespace, mounted read-only "
               "(kernel tunables cannot be written)");
@@ -681,139 +746,42 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
         report (reporter, "host-sockets", SBX_ABI_REPORT_NARROWED,
                 "/run, /var/run and /tmp of the visible host are hidden: unix sockets there "
                 "(D-Bus, systemd, docker, ssh-agent, tmux) ignore read-only mounts");
-      if (write_restricted)
-        {
-          bits |= SBX_ABI_GUARANTEE_WRITE_BOUNDARY;
-          report_guarantee (reporter, held, "write-boundary", SBX_ABI_REPORT_ENFORCED,
-                  "only policy-writable paths are mounted writable");
-        }
-      if (read_restricted)
-        {
-          bits |= SBX_ABI_GUARANTEE_READ_BOUNDARY;
-          report_guarantee (reporter, held, "read-boundary", SBX_ABI_REPORT_ENFORCED,
-                  "only policy-readable paths are mounted");
-        }
-      if (net_deny)
-        {
-          bits |= SBX_ABI_GUARANTEE_NETWORK_BOUNDARY | SBX_ABI_GUARANTEE_ADDRESS_NETWORK;
-          report_guarantee (reporter, held, "network-boundary", SBX_ABI_REPORT_ENFORCED,
-                  "a private network namespace with only loopback up: no route out");
-          report_guarantee (reporter, held, "address-network", SBX_ABI_REPORT_ENFORCED,
-                  "no address outside the sandbox is reachable");
-        }
-      else
-        report (reporter, "network", SBX_ABI_REPORT_UNENFORCED,
-                "the host network (the policy allows network access); DNS works through the "
-                "host's resolver configuration");
-      spec->containment = SBX_CONTAINMENT_ENFORCED;
-      if (spec->landlock == NULL || spec->seccomp == NULL)
-        level_full = FALSE;
-      spec->level = level_full ? SBX_ABI_LEVEL_FULL : SBX_ABI_LEVEL_DEGRADED;
+      report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_WRITE_BOUNDARY, NULL);
+      report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_READ_BOUNDARY, NULL);
     }
   else
     {
-      gboolean scoped = (landlock_bits & SBX_LANDLOCK_ENFORCES_SCOPE) != 0;
-      gboolean write_ok = (landlock_bits & SBX_LANDLOCK_ENFORCES_WRITE)
-                          || ((landlock_bits & SBX_LANDLOCK_ENFORCES_WRITE_EXCEPT_TRUNCATE)
-                              && (seccomp_bits & SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED));
-
-      reportf (reporter, "process-boundary", SBX_ABI_REPORT_UNENFORCED,
-               "no user namespace: the target shares the host's pid, mount, ipc and network "
-               "namespaces%s. %s", scoped ? " (Landlock scoping keeps it from signalling "
-                                            "processes outside the sandbox)" : "",
-               probe->hint_userns != NULL ? probe->hint_userns : "");
-      if (probe->proc_children && scoped)
-        {
-          spec->containment = SBX_CONTAINMENT_ENFORCED;
-          report (reporter, "process-containment", SBX_ABI_REPORT_ENFORCED,
-                  "sbx-init is a child subreaper owning the tree: orphans are reparented to it and "
-                  "every descendant is killed and reaped when the target exits");
-        }
+      report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_PROCESS_BOUNDARY,
+                    probe->hint_userns);
+      if (claims.containment == SBX_CONTAINMENT_ENFORCED)
+        report (reporter, "process-containment", SBX_ABI_REPORT_ENFORCED,
+                "sbx-init is a child subreaper owning the tree: orphans are reparented to it and "
+                "every descendant is killed and reaped when the target exits");
       else
-        {
-          spec->containment = SBX_CONTAINMENT_BEST_EFFORT;
-          reportf (reporter, "process-containment", SBX_ABI_REPORT_NARROWED,
-                   "sbx-init is a child subreaper, but %s",
-                   !scoped ? "without Landlock scoping (ABI 6) the target can kill it and orphan "
-                             "the tree" : "/proc/PID/task/TID/children is missing "
-                                          "(CONFIG_PROC_CHILDREN): orphans are found by process group only");
-        }
-      if (write_restricted && write_ok)
-        {
-          bits |= SBX_ABI_GUARANTEE_WRITE_BOUNDARY;
-          report_guarantee (reporter, held, "write-boundary", SBX_ABI_REPORT_ENFORCED,
-                            "Landlock filesystem rules: contents and names");
-          report (reporter, "file-metadata", SBX_ABI_REPORT_UNENFORCED,
-                  "Landlock does not mediate chmod, chown, utimes or extended attributes: the "
-                  "target can change the mode, times and attributes of files its user owns outside "
-                  "the writable roots (contents and names stay protected). Hint: the linux-userns "
-                  "backend's read-only mounts refuse these too");
-        }
-      else if (write_restricted)
-        report_guarantee (reporter, held, "write-boundary", SBX_ABI_REPORT_UNENFORCED,
-                          "the Landlock plan cannot enforce the write boundary on this kernel");
-      if (read_restricted && (landlock_bits & SBX_LANDLOCK_ENFORCES_READ))
-        {
-          bits |= SBX_ABI_GUARANTEE_READ_BOUNDARY;
-          report_guarantee (reporter, held, "read-boundary", SBX_ABI_REPORT_ENFORCED,
-                            "Landlock filesystem rules");
-        }
-      else if (read_restricted)
-        report_guarantee (reporter, held, "read-boundary", SBX_ABI_REPORT_UNENFORCED,
-                          "the Landlock plan cannot enforce the read boundary on this kernel");
-      if (net_deny)
-        {
-          gboolean inet_closed = (seccomp_bits & SBX_SECCOMP_ENFORCES_INET_DENIED)
-                                 || ((landlock_bits & SBX_LANDLOCK_ENFORCES_NET)
-                                     && (seccomp_bits & SBX_SECCOMP_ENFORCES_INET_TCP_ONLY));
-
-          if (inet_closed)
-            {
-              bits |= SBX_ABI_GUARANTEE_NETWORK_BOUNDARY;
-              report_guarantee (reporter, held, "network-boundary", SBX_ABI_REPORT_ENFORCED,
-                      "no IP socket can reach out (seccomp and Landlock TCP rules)");
-            }
-          else
-            report_guarantee (reporter, held, "network-boundary", SBX_ABI_REPORT_UNENFORCED,
-                    "neither seccomp nor Landlock (ABI >= 4) can close IP networking here");
-          report_guarantee (reporter, held, "address-network", SBX_ABI_REPORT_UNENFORCED,
-                  "no network namespace at rung 2: nothing is address-scoped");
-        }
-      else
-        report (reporter, "network", SBX_ABI_REPORT_UNENFORCED,
-                "the host network (the policy allows network access)");
-      spec->level = SBX_ABI_LEVEL_DEGRADED;
+        reportf (reporter, "process-containment", SBX_ABI_REPORT_NARROWED,
+                 "sbx-init is a child subreaper, but %s",
+                 !(landlock_bits & SBX_LANDLOCK_ENFORCES_SCOPE)
+                 ? "without Landlock scoping (ABI 6) the target can kill it and orphan the tree"
+                 : "/proc/PID/task/TID/children is missing (CONFIG_PROC_CHILDREN): orphans are "
+                   "found by process group only");
+      report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_WRITE_BOUNDARY, NULL);
+      if (claims.claims[SBX_LINUX_CLAIM_WRITE_BOUNDARY].status == SBX_ABI_REPORT_ENFORCED)
+        report (reporter, "file-metadata", SBX_ABI_REPORT_UNENFORCED,
+                "Landlock does not mediate chmod, chown, utimes or extended attributes: the "
+                "target can change the mode, times and attributes of files its user owns outside "
+                "the writable roots (contents and names stay protected). Hint: the linux-userns "
+                "backend's read-only mounts refuse these too");
+      report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_READ_BOUNDARY, NULL);
     }
+  report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_NETWORK_BOUNDARY, NULL);
+  report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_ADDRESS_NETWORK, NULL);
+  report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_NETWORK, NULL);
+  /* With unix sockets closed by seccomp, the seccomp module reported
+   * "unix-sockets: narrowed" with the reason; the claims speak otherwise. */
+  report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_UNIX_SOCKETS, NULL);
 
-  if (deny_unix && (seccomp_bits & SBX_SECCOMP_ENFORCES_UNIX_DENIED))
-    ;   /* the seccomp module reported "unix-sockets: narrowed" with the reason */
-  else if (allow_unix)
-    {
-      reportf (reporter, "unix-sockets", SBX_ABI_REPORT_UNENFORCED,
-               "the profile allows unix sockets: every pathname socket under the roots the sandbox can "
-               "see (workspace%s and every --read/--write root, read-only ones included) is reachable, "
-               "and a daemon listening there (tmux, ssh, gpg-agent, an editor) may run commands outside "
-               "the sandbox%s",
-               rung == SBX_LINUX_RUNG_LANDLOCK ? ", the host paths Landlock lets it resolve" : "",
-               rung == SBX_LINUX_RUNG_LANDLOCK && !(landlock_bits & SBX_LANDLOCK_ENFORCES_SCOPE)
-               ? "; abstract sockets of the host too (no Landlock scoping)"
-               : (rung == SBX_LINUX_RUNG_LANDLOCK ? "; abstract sockets are scoped by Landlock"
-                                                   : "; abstract sockets stay in the sandbox's network "
-                                                     "namespace when the network is denied"));
-    }
-  else if (deny_unix)
-    {
-      /* A reachable D-Bus, tmux or docker socket runs anything outside the
-       * sandbox: no boundary can be claimed then. */
-      bits &= ~(SBX_ABI_GUARANTEE_READ_BOUNDARY | SBX_ABI_GUARANTEE_WRITE_BOUNDARY
-                | SBX_ABI_GUARANTEE_NETWORK_BOUNDARY | SBX_ABI_GUARANTEE_ADDRESS_NETWORK);
-      spec->level = SBX_ABI_LEVEL_DEGRADED;
-      report (reporter, "unix-sockets", SBX_ABI_REPORT_UNENFORCED,
-              "host unix sockets are reachable (by path or abstract name) and seccomp could not "
-              "refuse AF_UNIX sockets: a D-Bus, tmux or docker socket would escape every boundary, "
-              "so none is claimed");
-    }
-
+  spec->level = claims.level;
+  bits = claims.guarantees;
   spec->guarantees = bits;
   *out_level = spec->level;
   *out_guarantees = spec->guarantees;

@@ -566,7 +566,10 @@ add_socket_rules (Rules *r, const SbxSeccompOptions *options, uint32_t *enforces
           inet_denied = TRUE;
           continue;
         }
-      if (options->rung == 2 && options->net_mode != SBX_NET_MODE_OPEN)
+      /* Ports (a network.broad.v1 grant) run in the host network namespace
+       * at both rungs. */
+      if (options->net_mode != SBX_NET_MODE_OPEN
+          && (options->rung == 2 || options->net_mode == SBX_NET_MODE_PORTS))
         {
           /* ports (and proxy): Landlock scopes TCP connects by port; UDP,
            * raw, SCTP (SOCK_SEQPACKET or IPPROTO_SCTP), DCCP and MPTCP
@@ -584,6 +587,15 @@ add_socket_rules (Rules *r, const SbxSeccompOptions *options, uint32_t *enforces
        * packet sockets need CAP_NET_RAW and are never needed */
       DENY_ARGS (r, EPERM, "socket", ARG32_EQ (0, family), ARG_BITS (1, SOCK_TYPE_MASK_BITS, SOCK_RAW));
       DENY_ARGS (r, EPERM, "socket", ARG32_EQ (0, family), ARG_BITS (1, SOCK_TYPE_MASK_BITS, SOCK_PACKET));
+    }
+  /* Ports: Landlock refuses TCP bind(2) but never sees the implicit bind of
+   * listen(2) on an unbound socket, which would accept connections from
+   * anywhere on an ephemeral port.  listen() is refused whatever the
+   * socket (seccomp cannot see a socket's family here). */
+  if (options->net_mode == SBX_NET_MODE_PORTS)
+    {
+      DENY0 (r, EACCES, "listen");
+      *enforces |= SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED;
     }
   if (inet_denied)
     *enforces |= SBX_SECCOMP_ENFORCES_INET_DENIED;
@@ -1040,6 +1052,10 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
     sbx_linux_report (reporter, "network-sockets", SBX_ABI_REPORT_NARROWED,
                       "only plain TCP sockets: UDP (DNS over UDP included), raw, SCTP, DCCP and MPTCP are "
                       "refused (EACCES)");
+  if (enforces & SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED)
+    sbx_linux_report (reporter, "listen", SBX_ABI_REPORT_NARROWED,
+                      "listen(2) returns EACCES for every socket (unix ones too): with TCP ports open, "
+                      "a listen() on an unbound socket would bind an ephemeral port Landlock never sees");
   if (enforces & SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED)
     sbx_linux_report (reporter, "truncate", SBX_ABI_REPORT_NARROWED,
                       "Landlock ABI < 3: truncate(2), openat2() and open(O_TRUNC) without write access are "

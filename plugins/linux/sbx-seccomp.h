@@ -40,6 +40,9 @@ typedef struct
 #define SBX_SECCOMP_ENFORCES_SETID_DENIED     (1u << 4)  /* no call sets S_ISUID/S_ISGID on a file */
 #define SBX_SECCOMP_ENFORCES_SYSV_IPC_DENIED  (1u << 5)  /* every SysV IPC call refused (rung 2) */
 #define SBX_SECCOMP_ENFORCES_FS_WATCH_DENIED  (1u << 6)  /* inotify and fanotify refused (rung 2) */
+#define SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED (1u << 7)  /* listen(2) refused (ports network: an
+                                                            * unbound TCP socket's listen() autobinds,
+                                                            * which Landlock's BIND_TCP never sees) */
 
 /* One rule of the program, as added to every architecture's context: the
  * system call (by name), the errno it returns and the argument comparisons

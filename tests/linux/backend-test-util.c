@@ -107,6 +107,7 @@ struct _LinuxTestPolicy
   char           *state_dir;
   char           *workspace;
   uint32_t        flags;        /* SbxPolicyV1.flags */
+  uint16_t       *ports;        /* net.tcp_ports (MODE_PORTS) */
 };
 
 #define R   SBX_FS_READ
@@ -209,6 +210,19 @@ linux_test_policy_set_net (LinuxTestPolicy *self,
 }
 
 void
+linux_test_policy_set_ports (LinuxTestPolicy *self,
+                             const uint16_t  *ports,
+                             guint            n_ports)
+{
+  g_free (self->ports);
+  self->ports = g_memdup2 (ports, n_ports * sizeof (uint16_t));
+  self->net.mode = SBX_NET_MODE_PORTS;
+  self->net.flags |= SBX_NET_FLAG_DNS;
+  self->net.n_tcp_ports = n_ports;
+  self->net.tcp_ports = self->ports;
+}
+
+void
 linux_test_policy_set_limits (LinuxTestPolicy *self,
                               guint64          max_processes,
                               guint64          max_memory,
@@ -273,6 +287,7 @@ linux_test_policy_free (LinuxTestPolicy *self)
   g_free (self->tmpdir);
   g_free (self->state_dir);
   g_free (self->workspace);
+  g_free (self->ports);
   g_free (self);
 }
 

@@ -59,6 +59,10 @@ void               linux_test_policy_add_rule  (LinuxTestPolicy *self,
                                                 uint32_t         origin);
 void               linux_test_policy_set_net   (LinuxTestPolicy *self,
                                                 uint32_t         mode);
+/* SBX_NET_MODE_PORTS with @ports (copied) and DNS. */
+void               linux_test_policy_set_ports (LinuxTestPolicy *self,
+                                                const uint16_t  *ports,
+                                                guint            n_ports);
 void               linux_test_policy_set_limits (LinuxTestPolicy *self,
                                                  guint64          max_processes,
                                                  guint64          max_memory,

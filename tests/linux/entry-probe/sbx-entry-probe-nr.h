@@ -18,6 +18,15 @@
 #ifndef __NR_sendto
 #define __NR_sendto (-1)
 #endif
+#ifndef __NR_connect
+#define __NR_connect (-1)
+#endif
+#ifndef __NR_bind
+#define __NR_bind (-1)
+#endif
+#ifndef __NR_listen
+#define __NR_listen (-1)
+#endif
 #ifndef __NR_close
 #define __NR_close (-1)
 #endif
@@ -287,6 +296,9 @@
   X (socket) \
   X (socketpair) \
   X (sendto) \
+  X (connect) \
+  X (bind) \
+  X (listen) \
   X (close) \
   X (socketcall) \
   X (ipc) \

@@ -241,6 +241,62 @@ op_udp_send (void)
   return r < 0 ? r : 0;
 }
 
+/* TCP to the loopback port in @var (a ports network's granted port, or
+ * another one): the connect's result. */
+static long
+tcp_connect_env (const char *var)
+{
+  const char *port = getenv (var);
+  struct sockaddr_in *sin = low_alloc (sizeof *sin);
+  long fd, r;
+
+  if (port == NULL)
+    _exit (102);
+  fd = SC3 ("socket", AF_INET, SOCK_STREAM, 0);
+  if (fd < 0)
+    return fd;
+  sin->sin_family = AF_INET;
+  sin->sin_port = htons ((uint16_t) atoi (port));
+  sin->sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  r = SC3 ("connect", fd, sin, sizeof *sin);
+  SC1 ("close", fd);
+  return r < 0 ? r : 0;
+}
+
+static long op_tcp_connect (void) { return tcp_connect_env ("SBX_PROBE_TCP_PORT"); }
+static long op_tcp_connect_other (void) { return tcp_connect_env ("SBX_PROBE_TCP_OTHER"); }
+static long op_sock_inet_mptcp (void) { return sock (AF_INET, SOCK_STREAM, 262 /* IPPROTO_MPTCP */); }
+
+/* listen() on an unbound TCP socket: the kernel binds an ephemeral port
+ * itself (no bind() call). */
+static long
+op_listen_inet (void)
+{
+  long fd = SC3 ("socket", AF_INET, SOCK_STREAM, 0), r;
+
+  if (fd < 0)
+    return fd;
+  r = SC2 ("listen", fd, 1);
+  SC1 ("close", fd);
+  return r < 0 ? r : 0;
+}
+
+static long
+op_bind_inet (void)
+{
+  struct sockaddr_in *sin = low_alloc (sizeof *sin);
+  long fd = SC3 ("socket", AF_INET, SOCK_STREAM, 0), r;
+
+  if (fd < 0)
+    return fd;
+  sin->sin_family = AF_INET;
+  sin->sin_port = 0;
+  sin->sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  r = SC3 ("bind", fd, sin, sizeof *sin);
+  SC1 ("close", fd);
+  return r < 0 ? r : 0;
+}
+
 /* socketcall(2): the i386 multiplexer, arguments in memory. */
 static long
 op_socketcall_socket (void)
@@ -495,6 +551,7 @@ static const Op ops[] = {
   OP (sock_inet_dgram), OP (sock_inet_stream), OP (sock_inet6_dgram), OP (sock_inet6_stream),
   OP (sock_inet_raw), OP (sock_unix_stream), OP (sock_unix_dgram), OP (sock_vsock), OP (sock_packet),
   OP (sock_netlink_diag), OP (sock_netlink_route), OP (socketpair_unix), OP (udp_send),
+  OP (tcp_connect), OP (tcp_connect_other), OP (sock_inet_mptcp), OP (listen_inet), OP (bind_inet),
   OP (socketcall_socket), OP (socketcall_socketpair),
   OP (setns), OP (unshare_user), OP (unshare_net), OP (unshare_mount), OP (unshare_ipc), OP (clone_newuser),
   OP (clone3),

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What a Linux spec may claim: a pure function of what the probe found, what
+ * the Landlock plan and the seccomp program say they enforce, and what the
+ * policy asks for.  No system call, no global, no report: the compile glue
+ * (sbx-linux-spec.c) feeds it and emits the entries it decides, and
+ * tests/test-linux-claims.c checks it as a table without a kernel.
+ *
+ * The rules it encodes (one-way: a bit is set only when every probe it
+ * covers is refused on every path):
+ *  - rung 1: process boundary always (namespaces); write/read boundary when
+ *    restricted (the mount view, Landlock on top; a path the view shows
+ *    without read, such as a write-only grant, needs Landlock's read denial);
+ *    network and address boundary only when the network is denied (a private
+ *    network namespace); level full only with Landlock and seccomp;
+ *  - rung 2: no process boundary; write/read boundary when restricted and
+ *    the Landlock plan (and for ABI < 3 the seccomp truncate deny) enforces
+ *    it; network boundary only when the network is denied and IP sockets are
+ *    closed (seccomp, or Landlock TCP rules with seccomp keeping only TCP);
+ *    never the address boundary; level degraded;
+ *  - ports (a network.broad.v1 grant), both rungs: TCP connect to the listed
+ *    ports on any address is open, so neither network bit is claimed, and the
+ *    spec is refused unless Landlock TCP rules and the seccomp TCP-only rules
+ *    are both in place (otherwise the whole network would be open);
+ *  - host unix sockets reachable without the profile asking (seccomp could
+ *    not refuse them) cancel every boundary but the process one.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+G_BEGIN_DECLS
+
+/* The guarantee features the claims decide, in report order. */
+typedef enum
+{
+  SBX_LINUX_CLAIM_PROCESS_BOUNDARY,
+  SBX_LINUX_CLAIM_WRITE_BOUNDARY,
+  SBX_LINUX_CLAIM_READ_BOUNDARY,
+  SBX_LINUX_CLAIM_NETWORK_BOUNDARY,
+  SBX_LINUX_CLAIM_ADDRESS_NETWORK,
+  SBX_LINUX_CLAIM_NETWORK,          /* "network": the open or partly open network */
+  SBX_LINUX_CLAIM_UNIX_SOCKETS,
+  SBX_LINUX_N_CLAIMS
+} SbxLinuxClaimFeature;
+
+typedef struct
+{
+  int      rung;                /* SBX_LINUX_RUNG_* */
+  /* probe and mechanisms */
+  gboolean landlock;            /* a Landlock plan was built */
+  gboolean seccomp;             /* a seccomp program was built */
+  gboolean proc_children;       /* /proc/PID/task/TID/children exists */
+  uint32_t landlock_bits;       /* SBX_LANDLOCK_ENFORCES_* of the plan */
+  uint32_t seccomp_bits;        /* SBX_SECCOMP_ENFORCES_* of the program */
+  gboolean limits;              /* the resource limits hold sandbox-wide */
+  /* policy */
+  gboolean write_restricted;
+  gboolean read_restricted;
+  uint32_t net_mode;            /* SBX_NET_MODE_* */
+  gboolean allow_unix;          /* SBX_POLICY_UNIX_SOCKETS */
+  gboolean unreadable_binds;    /* rung 1: the view shows a path the policy lets no one read */
+} SbxLinuxClaimsInput;
+
+typedef struct
+{
+  uint32_t    status;           /* SBX_ABI_REPORT_*; 0: nothing to report */
+  const char *detail;           /* static text */
+} SbxLinuxClaim;
+
+typedef struct
+{
+  const char   *refusal;        /* non-NULL: no spec may be built (static text, why) */
+  uint32_t      level;          /* SBX_ABI_LEVEL_* */
+  uint64_t      guarantees;     /* SBX_ABI_GUARANTEE_* */
+  uint32_t      containment;    /* SBX_CONTAINMENT_* */
+  SbxLinuxClaim claims[SBX_LINUX_N_CLAIMS];
+} SbxLinuxClaims;
+
+/* The report feature name of @feature ("process-boundary", ...). */
+const char *sbx_linux_claim_feature_name (SbxLinuxClaimFeature feature);
+
+/* Decides @out from @in.  Pure: same input, same output. */
+void        sbx_linux_claims_decide      (const SbxLinuxClaimsInput *in,
+                                          SbxLinuxClaims            *out);
+
+G_END_DECLS
