@@ -18,6 +18,7 @@
  * GTask in the caller's main context.
  */
 #include "sbx-executor-private.h"
+#include "sbx-executor-egress-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -379,6 +380,7 @@ executor_setup (SbxExecutor  *self,
   dirs.tmpdir = self->tmpdir;
   dirs.state_dir = self->state_dir;
   dirs.set_dir = shared->owned_dir;
+  dirs.proxy_port = sbx_egress_policy_proxy_port (shared->egress, profile);   /* egress */
 
   /* Other sets' directories in the scratch root are denied by name.  One
    * created while the backend compiled was not named, and a backend that
@@ -441,6 +443,8 @@ executor_setup (SbxExecutor  *self,
         others = merged;
       }
     }
+  self->guarantees = sbx_egress_compose_guarantees (shared->egress, profile, self->report,
+                                                    self->guarantees);   /* egress */
   sbx_compile_report_freeze (self->report);
 
   /* Fail closed: the backend must achieve every required guarantee. */
@@ -1134,7 +1138,7 @@ issue_grant_admitted (SbxExecutor  *self,
     return (grant_fail (error, SBX_GRANT_ERROR_WRONG_COMMAND,
                         "Grant command mismatch: a %s target must be the command itself",
                         info->name), NULL);
-  if (info->shape == SBX_GRANT_SHAPE_NET_PROXY)
+  if (info->shape == SBX_GRANT_SHAPE_NET_PROXY && shared->egress == NULL)
     return (grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
                         "Grant class unsupported: %s needs an egress route, and this executor "
                         "set has none", info->name), NULL);
@@ -1212,7 +1216,7 @@ issue_grant_admitted (SbxExecutor  *self,
   payload.command = g_strdup (command);
   payload.cwd = g_strdup (canonical_cwd);
   payload.profile_fingerprint = g_strdup (sbx_profile_get_fingerprint (shared->profile));
-  payload.route_fingerprint = g_strdup (SBX_GRANT_ROUTE_DIRECT);
+  payload.route_fingerprint = g_strdup (sbx_egress_grant_route (shared->egress));
   payload.guarantee_bits = self->guarantees;
   payload.grant_class = g_strdup (info->name);
   payload.target = g_strdup (target);
@@ -1345,6 +1349,7 @@ typedef struct
   gboolean   command_start;
   SbxGuarantees may_drop;  /* bits a host grant may take from the expected set */
   GPtrArray *spent;        /* char* "class target: what it opened" */
+  GPtrArray *proxy_targets; /* char* network.proxy-target.v1 targets, NULL-terminated at run */
 } GrantBatch;
 
 static void
@@ -1355,6 +1360,7 @@ grant_batch_clear (GrantBatch *b)
   g_clear_pointer (&b->fs, g_ptr_array_unref);
   g_clear_pointer (&b->ports, g_array_unref);
   g_clear_pointer (&b->spent, g_ptr_array_unref);
+  g_clear_pointer (&b->proxy_targets, g_ptr_array_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (GrantBatch, grant_batch_clear)
@@ -1445,7 +1451,7 @@ verify_batch_locked (SbxExecutor       *self,
       if (strcmp (p.profile_fingerprint, sbx_profile_get_fingerprint (shared->profile)) != 0)
         return grant_fail (error, SBX_GRANT_ERROR_PROFILE_MISMATCH,
                            "Grant profile mismatch: token %u was issued under another profile", i);
-      if (strcmp (p.route_fingerprint, SBX_GRANT_ROUTE_DIRECT) != 0)
+      if (strcmp (p.route_fingerprint, sbx_egress_grant_route (shared->egress)) != 0)
         return grant_fail (error, SBX_GRANT_ERROR_ROUTE_MISMATCH,
                            "Grant route mismatch: token %u was issued for another egress route", i);
       if (p.guarantee_bits != (guint64) self->guarantees)
@@ -1518,6 +1524,16 @@ verify_batch_locked (SbxExecutor       *self,
           }
           break;
         case SBX_GRANT_SHAPE_NET_PROXY:
+          if (shared->egress != NULL)
+            {
+              /* egress: the run is authorized for exactly these targets */
+              g_ptr_array_add (batch->proxy_targets, g_strdup (p.target));
+              g_ptr_array_add (batch->spent,
+                               g_strdup_printf ("%s %s: authorized this target through the egress "
+                                                "route for this run", info->name, p.target));
+              break;
+            }
+          G_GNUC_FALLTHROUGH;
         default:
           /* Upstream step 6: proxy targets without a proxy. */
           return grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
@@ -1782,6 +1798,7 @@ executor_run (SbxExecutor      *self,
   g_autofree char *canonical_cwd = NULL;
   const char *cwd = rr->cwd;
   g_auto(GrantBatch) batch = { 0 };
+  g_auto(SbxEgressRun) egress_run = { 0 };
 
   if (rr->argv == NULL || rr->argv[0] == NULL || rr->argv[0][0] == '\0')
     return (fail (error, SBX_EXECUTOR_ERROR_EMPTY_ARGV, "The command is empty"), NULL);
@@ -1823,6 +1840,7 @@ executor_run (SbxExecutor      *self,
       batch.fs = g_ptr_array_new_with_free_func (fs_delta_free);
       batch.ports = g_array_new (FALSE, FALSE, sizeof (guint16));
       batch.spent = g_ptr_array_new_with_free_func (g_free);
+      batch.proxy_targets = g_ptr_array_new_with_free_func (g_free);
       ok = verify_batch_locked (self, rr->execution_id, rr->command, cwd,
                                 (const char *const *) rr->grants, &batch, error);
       if (!ok)
@@ -1886,6 +1904,18 @@ executor_run (SbxExecutor      *self,
       return NULL;
     }
 
+  /* Egress: authorize this run on the set's route (its grants' targets, or
+   * every target for a Network=Allow profile). */
+  if (batch.proxy_targets != NULL)
+    g_ptr_array_add (batch.proxy_targets, NULL);
+  if (!sbx_egress_run_begin (&egress_run, shared->egress, shared->profile, rr->execution_id,
+                             batch.proxy_targets != NULL ? (const char *const *) batch.proxy_targets->pdata : NULL,
+                             (const char *const *) self->environment, error))
+    {
+      sbx_executor_shared_leave (shared);
+      return NULL;
+    }
+
   /* Last look before anything is spawned: a close or a cancel that came
    * while the run was being admitted means nothing runs at all. */
   g_mutex_lock (&shared->mutex);
@@ -1909,7 +1939,7 @@ executor_run (SbxExecutor      *self,
   req.spec = spec;
   req.cwd = cwd;
   req.argv = (const char *const *) rr->argv;
-  req.envp = (const char *const *) self->environment;
+  req.envp = (const char *const *) (egress_run.envp != NULL ? egress_run.envp : self->environment);
   req.stdin_fd = rr->fds[0];
   req.stdout_fd = rr->fds[1];
   req.stderr_fd = rr->fds[2];
@@ -1917,6 +1947,8 @@ executor_run (SbxExecutor      *self,
   req.deadline = rr->timeout > 0 ? g_get_monotonic_time () + rr->timeout : 0;
   req.cancellable = cancellable;
   req.close_fd = shared->close_fd;
+  req.proxy_listen_fn = sbx_egress_run_serve;   /* egress */
+  req.proxy_listen_data = &egress_run;
 
   ok = sbx_supervise_run (&req, &result, &spawned, &local_error);
   if (!ok && !spawned)
@@ -1960,6 +1992,12 @@ executor_run (SbxExecutor      *self,
           break;
         }
     }
+
+  /* Egress: the execution ends with the run; its first denial is reported. */
+  sbx_egress_run_end (&egress_run);
+  if (egress_run.denial_target != NULL)
+    sbx_executor_report_network_denial (shared, self->key, spawn_event.run_id, run_result,
+                                        egress_run.denial_target, egress_run.denial_reason);
 
   exit_event.run_id = spawn_event.run_id;
   exit_event.result = &result;

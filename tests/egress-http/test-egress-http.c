@@ -155,7 +155,7 @@ test_serve_refuses_bad_fds (Fixture       *f,
 
   /* a socket that is not listening */
   fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  g_assert_cmpint (vt->serve (f->th->plugin_ctx, (SbxHostCall *) f->th, f->route->route, fd), ==,
+  g_assert_cmpint (vt->serve (f->th->plugin_ctx, (SbxHostCall *) f->th, f->route->route, NULL, fd), ==,
                    SBX_STATUS_INVALID);
   message = egress_test_host_take_error (f->th);
   g_assert_nonnull (strstr (message, "not a listening socket"));
@@ -172,7 +172,7 @@ test_serve_refuses_bad_fds (Fixture       *f,
     g_assert_true (g_socket_bind (s, addr, TRUE, &error));
     g_assert_true (g_socket_listen (s, &error));
     fd = dup (g_socket_get_fd (s));
-    g_assert_cmpint (vt->serve (f->th->plugin_ctx, (SbxHostCall *) f->th, f->route->route, fd), ==,
+    g_assert_cmpint (vt->serve (f->th->plugin_ctx, (SbxHostCall *) f->th, f->route->route, NULL, fd), ==,
                      SBX_STATUS_INVALID);
     message = egress_test_host_take_error (f->th);
     g_assert_nonnull (strstr (message, "must be a loopback TCP listener"));
