@@ -25,6 +25,7 @@
 #include <sbx/sbx.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 #include <signal.h>
@@ -624,6 +625,82 @@ test_no_route (void)
   etu_tree_clear (&tree);
 }
 
+/* sbx run --allow-host, as built: the approved target answers, another is
+ * refused and sbx says so on stderr. */
+static int
+run_cli (EtuTree     *tree,
+         char       **out,
+         char       **err,
+         const char  *first,
+         ...)
+{
+  g_autoptr(GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                                                | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) sp = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_strjoin (":", g_getenv ("SBX_TEST_LINUX_PLUGIN_DIR"),
+                                     g_getenv ("SBX_TEST_EGRESS_HTTP_PLUGIN_DIR"), NULL);
+  va_list ap;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("SBX_TEST_SBX"));
+  g_ptr_array_add (argv, (gpointer) "run");
+  va_start (ap, first);
+  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", path, TRUE);
+  g_subprocess_launcher_setenv (l, "SBX_BACKEND", "linux-userns", TRUE);
+  g_subprocess_launcher_setenv (l, "TMPDIR", tree->scratch, TRUE);
+  g_subprocess_launcher_set_cwd (l, tree->ws);
+  sp = g_subprocess_launcher_spawnv (l, (const char *const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (sp, NULL, NULL, out, err, &error));
+  g_assert_no_error (error);
+  return g_subprocess_get_if_exited (sp) ? g_subprocess_get_exit_status (sp) : -1;
+}
+
+static void
+test_cli_allow_host (void)
+{
+  Fx fx;
+  g_autoptr(SbxEgressRoute) route = sbx_egress_route_new_direct ();
+  g_autofree char *host = NULL, *url = NULL, *other = NULL, *out = NULL, *err = NULL, *denied = NULL;
+  int status;
+
+  /* the fixture only for the tree and the servers (and the skip when
+   * linux-userns cannot run here) */
+  if (!fx_init (&fx, "linux-userns", SBX_ACCESS_GATED, route))
+    return;
+  host = g_strdup_printf ("127.0.0.1:%u", test_server_get_port (fx.http));
+  url = url_of (fx.http, "cli");
+  other = url_of (fx.other, "cli-other");
+  denied = target_of (fx.other);
+
+  status = run_cli (&fx.tree, &out, &err, "--allow-host", host, "--", "curl", "-sf", url, NULL);
+  g_test_message ("approved: %d %s %s", status, out, err);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_nonnull (strstr (out, "GET /cli"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  status = run_cli (&fx.tree, &out, &err, "--allow-host", host, "--", "curl", "-sf", other, NULL);
+  g_test_message ("other: %d %s %s", status, out, err);
+  g_assert_cmpint (status, ==, 22);
+  g_assert_null (strstr (out, "GET /cli-other"));
+  g_assert_nonnull (strstr (err, "sbx: run: network target denied: "));
+  g_assert_nonnull (strstr (err, denied));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* without --allow-host the default profile's network is denied: nothing */
+  status = run_cli (&fx.tree, &out, &err, "--", "curl", "-sf", "--connect-timeout", "5", url, NULL);
+  g_assert_cmpint (status, !=, 0);
+  g_assert_null (strstr (out, "GET /cli"));
+  fx_clear (&fx);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -635,5 +712,6 @@ main (int    argc,
   g_test_add_func ("/executor-egress/allow/direct-address-rules", test_allow_direct_address_rules);
   g_test_add_func ("/executor-egress/rung2/fails-closed", test_rung2_fails_closed);
   g_test_add_func ("/executor-egress/no-route", test_no_route);
+  g_test_add_func ("/executor-egress/cli/allow-host", test_cli_allow_host);
   return g_test_run ();
 }
