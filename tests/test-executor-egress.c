@@ -50,14 +50,16 @@ typedef struct
 static SbxRegistry *
 egress_registry (void)
 {
+  g_autofree char *relay = g_build_filename (g_getenv ("SBX_TEST_MOCK_PLUGIN_DIR"), "egress-relay", NULL);
   const char *dirs[] = { g_getenv ("SBX_TEST_LINUX_PLUGIN_DIR"), g_getenv ("SBX_TEST_EGRESS_HTTP_PLUGIN_DIR"),
-                         g_getenv ("SBX_TEST_JSONL_PLUGIN_DIR"), NULL };
+                         g_getenv ("SBX_TEST_JSONL_PLUGIN_DIR"), relay, NULL };
   g_autoptr(GError) error = NULL;
   SbxRegistry *registry;
 
   g_assert_nonnull (dirs[0]);
   g_assert_nonnull (dirs[1]);
   g_assert_nonnull (dirs[2]);
+  g_assert_nonnull (g_getenv ("SBX_TEST_MOCK_PLUGIN_DIR"));
   registry = sbx_registry_new_for_directories (dirs, &error);
   g_assert_no_error (error);
   return registry;
@@ -74,10 +76,11 @@ have_curl (void)
 /* Sets up a set for @network with @route on @backend.  FALSE (skipped)
  * when the backend cannot run here. */
 static gboolean
-fx_init (Fx             *fx,
-         const char     *backend,
-         SbxAccess       network,
-         SbxEgressRoute *route)
+fx_init_with (Fx             *fx,
+              const char     *backend,
+              SbxAccess       network,
+              SbxEgressRoute *route,
+              const char     *extension)
 {
   g_autoptr(SbxRegistry) registry = egress_registry ();
   g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
@@ -105,6 +108,7 @@ fx_init (Fx             *fx,
   options = etu_options (fx->tree.scratch, 4, registry);
   sbx_executor_set_options_set_backend (options, backend);
   sbx_executor_set_options_set_egress_route (options, route);
+  sbx_executor_set_options_set_egress_extension (options, extension);
   sbx_executor_set_options_add_reporter (options, "jsonl", fx->events);
   fx->set = sbx_executor_set_new (profile, options, &error);
   if (fx->set == NULL && g_error_matches (error, SBX_EXECUTOR_SET_ERROR,
@@ -117,6 +121,15 @@ fx_init (Fx             *fx,
   fx->executor = sbx_executor_set_for_key (fx->set, "k", &error);
   g_assert_no_error (error);
   return TRUE;
+}
+
+static gboolean
+fx_init (Fx             *fx,
+         const char     *backend,
+         SbxAccess       network,
+         SbxEgressRoute *route)
+{
+  return fx_init_with (fx, backend, network, route, NULL);
 }
 
 static void
@@ -625,6 +638,57 @@ test_no_route (void)
   etu_tree_clear (&tree);
 }
 
+/* A vendor's egress plugin through the seam (tests/plugins/egress-relay):
+ * the host starts its route, checks its fingerprint, authorizes the run,
+ * hands it the listener from the run's namespace and revokes the run at
+ * its end (the plugin's denial lands in the result). */
+static void
+test_vendor_plugin_seam (void)
+{
+  g_autoptr(SbxEgressRoute) route = sbx_egress_route_new_direct ();
+  g_autoptr(SbxRunResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  Fx fx;
+
+  if (!fx_init_with (&fx, "linux-userns", SBX_ACCESS_ALLOW, route, "mock-egress-relay"))
+    return;
+  result = sbx_executor_run_command (fx.executor, fx.tree.ws,
+                                     "curl -sf http://example.invalid/ && curl -sf http://example.invalid/",
+                                     NULL, &error);
+  g_assert_no_error (error);
+  out = output_of (result);
+  g_test_message ("%s", out);
+  g_assert_nonnull (strstr (out, "mock-egress-relay route-"));
+  g_assert_nonnull (strstr (out, "targets=all served=1\n"));
+  g_assert_nonnull (strstr (out, "targets=all served=2\n"));
+  g_assert_cmpstr (sbx_run_result_get_denied_target (result), ==, "tcp:mock.invalid:1");
+  g_assert_true (g_str_has_prefix (sbx_run_result_get_denial_reason (result), "mock denial of route-"));
+  fx_clear (&fx);
+
+  /* a plugin that starts another route than the one given is refused */
+  {
+    g_autoptr(SbxEgressRoute) upstream = sbx_egress_route_new_upstream ("http://proxy.invalid:8080", FALSE, &error);
+    g_autoptr(SbxRegistry) registry = egress_registry ();
+    g_autoptr(SbxExecutorSetOptions) options = NULL;
+    g_autoptr(SbxProfile) profile = NULL;
+    g_autoptr(SbxExecutorSet) set = NULL;
+    EtuTree tree;
+
+    g_assert_no_error (error);
+    etu_tree_init (&tree);
+    profile = etu_profile_sandboxed (tree.ws);
+    options = etu_options (tree.scratch, 1, registry);
+    sbx_executor_set_options_set_egress_route (options, upstream);
+    sbx_executor_set_options_set_egress_extension (options, "mock-egress-relay");
+    set = sbx_executor_set_new (profile, options, &error);
+    g_assert_null (set);
+    g_assert_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_INVALID_OPTIONS);
+    g_assert_nonnull (strstr (error->message, "not-the-route-you-gave-me"));
+    etu_tree_clear (&tree);
+  }
+}
+
 /* sbx run --allow-host, as built: the approved target answers, another is
  * refused and sbx says so on stderr. */
 static int
@@ -713,5 +777,6 @@ main (int    argc,
   g_test_add_func ("/executor-egress/rung2/fails-closed", test_rung2_fails_closed);
   g_test_add_func ("/executor-egress/no-route", test_no_route);
   g_test_add_func ("/executor-egress/cli/allow-host", test_cli_allow_host);
+  g_test_add_func ("/executor-egress/vendor-plugin-seam", test_vendor_plugin_seam);
   return g_test_run ();
 }
