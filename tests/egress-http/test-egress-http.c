@@ -239,6 +239,9 @@ test_serve_bound_listener (Fixture       *f,
     g_autoptr(GSocket) sb = test_connect_request (port_b, authority, auth_b, 200, NULL);
     g_autoptr(GSocket) shared = test_connect_request (f->route->port, authority, auth_b, 200, NULL);
 
+    test_send_all (shared, "abcd", 4);
+    test_read_exact (shared, buf, 4);
+    g_assert_cmpmem (buf, 4, "abcd", 4);
     g_object_unref (test_connect_request (port_a, authority, auth_b, 407, NULL));
     g_object_unref (test_connect_request (port_b, authority, auth_a, 407, NULL));
 
