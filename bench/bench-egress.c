@@ -312,7 +312,7 @@ main (int    argc,
       return 1;
     }
   listen_fd = listen_loopback (&proxy_port);
-  if (!sbx_egress_proxy_serve_fd (proxy, listen_fd, &error))
+  if (!sbx_egress_proxy_serve_fd (proxy, NULL, listen_fd, &error))
     {
       fprintf (stderr, "bench-egress: %s\n", error->message);
       return 1;

@@ -281,6 +281,7 @@ sbx_admission_clear (SbxAdmission *admission)
   g_clear_pointer (&admission->spec, sbx_backend_spec_unref);
   g_clear_pointer (&admission->cwd, g_free);
   g_clear_pointer (&admission->spent, g_ptr_array_unref);
+  sbx_egress_run_clear (&admission->egress);
   if (admission->entered)
     {
       admission->entered = FALSE;
@@ -299,6 +300,7 @@ admit_grants (SbxExecutor            *self,
               const char             *cwd,
               SbxBackendSpec        **spec,
               GPtrArray             **out_spent,
+              GPtrArray             **out_proxy_targets,
               GError                **error)
 {
   g_auto(GrantBatch) batch = { 0 };
@@ -309,6 +311,7 @@ admit_grants (SbxExecutor            *self,
   batch.fs = g_ptr_array_new_with_free_func (sbx_executor_fs_delta_free);
   batch.ports = g_array_new (FALSE, FALSE, sizeof (guint16));
   batch.spent = g_ptr_array_new_with_free_func (g_free);
+  batch.proxy_targets = g_ptr_array_new_with_free_func (g_free);
 
   g_mutex_lock (&self->mutex);
   ok = sbx_executor_verify_batch_locked (self, rr->execution_id, rr->command, cwd,
@@ -357,6 +360,8 @@ admit_grants (SbxExecutor            *self,
     }
   g_ptr_array_add (batch.spent, NULL);
   *out_spent = g_steal_pointer (&batch.spent);
+  g_ptr_array_add (batch.proxy_targets, NULL);
+  *out_proxy_targets = g_steal_pointer (&batch.proxy_targets);
   return TRUE;
 }
 
@@ -391,6 +396,7 @@ sbx_executor_admit (SbxExecutor            *self,
   g_autoptr(GError) local_error = NULL;
   g_autoptr(SbxBackendSpec) spec = NULL;
   g_autoptr(GPtrArray) spent = NULL;
+  g_autoptr(GPtrArray) proxy_targets = NULL;
   g_autofree char *cwd = NULL;
   SpawnEvent spawn_event;
   gboolean closing;
@@ -452,13 +458,23 @@ sbx_executor_admit (SbxExecutor            *self,
   /* 4. */
   if (rr->with_grants)
     {
-      if (!admit_grants (self, rr, cwd, &spec, &spent, error))
+      if (!admit_grants (self, rr, cwd, &spec, &spent, &proxy_targets, error))
         {
           sbx_admission_clear (out);
           return FALSE;
         }
     }
   else if (!sbx_executor_check_command_gate (self, error))
+    {
+      sbx_admission_clear (out);
+      return FALSE;
+    }
+
+  /* Egress: authorize this start on the set's route (its grants' targets,
+   * or every target for a Network=Allow profile). */
+  if (!sbx_egress_run_begin (&out->egress, shared->egress, shared->profile, rr->execution_id,
+                             proxy_targets != NULL ? (const char *const *) proxy_targets->pdata : NULL,
+                             (const char *const *) self->environment, error))
     {
       sbx_admission_clear (out);
       return FALSE;

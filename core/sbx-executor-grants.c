@@ -199,7 +199,7 @@ issue_grant_admitted (SbxExecutor  *self,
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_WRONG_COMMAND,
                         "Grant command mismatch: a %s target must be the command itself",
                         info->name), NULL);
-  if (info->shape == SBX_GRANT_SHAPE_NET_PROXY)
+  if (info->shape == SBX_GRANT_SHAPE_NET_PROXY && shared->egress == NULL)
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
                         "Grant class unsupported: %s needs an egress route, and this executor "
                         "set has none", info->name), NULL);
@@ -277,7 +277,7 @@ issue_grant_admitted (SbxExecutor  *self,
   payload.command = g_strdup (command);
   payload.cwd = g_strdup (canonical_cwd);
   payload.profile_fingerprint = g_strdup (sbx_profile_get_fingerprint (shared->profile));
-  payload.route_fingerprint = g_strdup (SBX_GRANT_ROUTE_DIRECT);
+  payload.route_fingerprint = g_strdup (sbx_egress_grant_route (shared->egress));
   payload.guarantee_bits = self->guarantees;
   payload.grant_class = g_strdup (info->name);
   payload.target = g_strdup (target);
@@ -399,6 +399,7 @@ sbx_executor_grant_batch_clear (GrantBatch *b)
   g_clear_pointer (&b->fs, g_ptr_array_unref);
   g_clear_pointer (&b->ports, g_array_unref);
   g_clear_pointer (&b->spent, g_ptr_array_unref);
+  g_clear_pointer (&b->proxy_targets, g_ptr_array_unref);
 }
 
 
@@ -488,7 +489,7 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
       if (strcmp (p.profile_fingerprint, sbx_profile_get_fingerprint (shared->profile)) != 0)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_PROFILE_MISMATCH,
                            "Grant profile mismatch: token %u was issued under another profile", i);
-      if (strcmp (p.route_fingerprint, SBX_GRANT_ROUTE_DIRECT) != 0)
+      if (strcmp (p.route_fingerprint, sbx_egress_grant_route (shared->egress)) != 0)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_ROUTE_MISMATCH,
                            "Grant route mismatch: token %u was issued for another egress route", i);
       if (p.guarantee_bits != (guint64) self->guarantees)
@@ -566,6 +567,16 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
           }
           break;
         case SBX_GRANT_SHAPE_NET_PROXY:
+          if (shared->egress != NULL && batch->proxy_targets != NULL)
+            {
+              /* egress: the run is authorized for exactly these targets */
+              g_ptr_array_add (batch->proxy_targets, g_strdup (p.target));
+              g_ptr_array_add (batch->spent,
+                               g_strdup_printf ("%s %s: authorized this target through the egress "
+                                                "route for this run", info->name, p.target));
+              break;
+            }
+          G_GNUC_FALLTHROUGH;
         default:
           /* Upstream step 6: proxy targets without a proxy. */
           return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,

@@ -10,6 +10,7 @@
 #include "sbx-grant-private.h"
 #include "sbx-policy-private.h"
 #include "sbx-supervise-private.h"
+#include "sbx-executor-egress-private.h"
 
 G_BEGIN_DECLS
 
@@ -77,6 +78,7 @@ typedef struct
   SbxGuarantees may_drop;  /* bits a host grant may take from the expected set */
   SbxGuarantees must_drop; /* bits the spawn must not claim (a broad network grant opened them) */
   GPtrArray *spent;        /* char* "class target: what it opened" */
+  GPtrArray *proxy_targets; /* char* network.proxy-target.v1 targets (egress) */
 } GrantBatch;
 
 void     sbx_executor_grant_batch_clear (GrantBatch *batch);
@@ -179,6 +181,7 @@ typedef struct
   GPtrArray         *spent;      /* NULL-terminated "what each token opened", or NULL */
   guint64            run_id;
   gint64             deadline;   /* monotonic µs, 0: none */
+  SbxEgressRun       egress;     /* the run's authorization on the set's route (egress) */
 } SbxAdmission;
 
 /* Every check and reservation before a spawn (see sbx-executor-admit.c);

@@ -36,6 +36,8 @@ G_BEGIN_DECLS
 #define SBX_EVENT_GRANT_ISSUED      "grant-issued"
 #define SBX_EVENT_GRANT_SPENT       "grant-spent"
 #define SBX_EVENT_GRANT_REFUSED     "grant-refused"
+/* The first network target the proxy refused during a run. */
+#define SBX_EVENT_NETWORK_DENIED    "network-denied"
 #define SBX_EVENT_SCHEMA            1
 
 #define SBX_GRANT_KEY_SIZE 32
@@ -62,6 +64,7 @@ typedef struct
   GPtrArray        *sinks;          /* (mutex for the pointer) SbxReporterSink*; NULL once closed */
   GPtrArray        *processes;      /* (mutex) SbxProcess* (strong) spawned and not yet reaped */
   guint64           next_run_id;    /* (atomic via mutex) */
+  struct _SbxEgress *egress;        /* (nullable) the set's egress route (sbx-executor-egress-private.h) */
 } SbxExecutorShared;
 
 SbxExecutorShared *sbx_executor_shared_ref   (SbxExecutorShared *shared);

@@ -112,7 +112,8 @@ executor_run (SbxExecutor           *self,
   req.spec = admission.spec;
   req.cwd = admission.cwd;
   req.argv = (const char *const *) rr->argv;
-  req.envp = (const char *const *) self->environment;
+  req.envp = (const char *const *) (admission.egress.envp != NULL ? admission.egress.envp
+                                                                    : self->environment);
   req.stdin_fd = fds[0];
   req.stdout_fd = fds[1];
   req.stderr_fd = fds[2];
@@ -120,6 +121,8 @@ executor_run (SbxExecutor           *self,
   req.deadline = admission.deadline;
   req.cancellable = cancellable;
   req.close_fd = self->shared->close_fd;
+  req.proxy_listen_fn = sbx_egress_run_serve;   /* egress */
+  req.proxy_listen_data = &admission.egress;
 
   ok = sbx_supervise_run (&req, &result, &spawned, &local_error);
   if (null_fd >= 0)
@@ -164,6 +167,13 @@ executor_run (SbxExecutor           *self,
           break;
         }
     }
+
+  /* Egress: the execution ends with the run; its first denial is reported. */
+  sbx_egress_run_end (&admission.egress);
+  if (admission.egress.denial_target != NULL)
+    sbx_executor_report_network_denial (self->shared, self->key, admission.run_id, run_result,
+                                        admission.egress.denial_target,
+                                        admission.egress.denial_reason);
 
   sbx_executor_emit_exit (self, &admission, &result, local_error, spawned);
   sbx_supervise_result_clear (&result);

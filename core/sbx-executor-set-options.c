@@ -33,6 +33,8 @@ struct _SbxExecutorSetOptions
   GPtrArray   *reporter_names;
   GPtrArray   *reporter_configs;
   char        *backend;
+  SbxEgressRoute *egress_route;
+  char        *egress_extension;
 };
 
 G_DEFINE_BOXED_TYPE (SbxExecutorSetOptions, sbx_executor_set_options,
@@ -87,6 +89,8 @@ sbx_executor_set_options_copy (const SbxExecutorSetOptions *self)
       g_ptr_array_add (copy->reporter_configs, g_strdup (self->reporter_configs->pdata[i]));
     }
   copy->backend = g_strdup (self->backend);
+  copy->egress_route = self->egress_route != NULL ? sbx_egress_route_ref (self->egress_route) : NULL;
+  copy->egress_extension = g_strdup (self->egress_extension);
   return copy;
 }
 
@@ -108,6 +112,8 @@ sbx_executor_set_options_free (SbxExecutorSetOptions *self)
   g_ptr_array_unref (self->reporter_names);
   g_ptr_array_unref (self->reporter_configs);
   g_free (self->backend);
+  g_clear_pointer (&self->egress_route, sbx_egress_route_unref);
+  g_free (self->egress_extension);
   g_free (self);
 }
 
@@ -386,4 +392,92 @@ sbx_executor_set_options_get_backend (const SbxExecutorSetOptions *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   return self->backend;
+}
+
+/**
+ * sbx_executor_set_options_set_egress_route:
+ * @self: options
+ * @route: (nullable): how approved network targets are reached, or %NULL
+ *   for no route
+ *
+ * Gives the set an egress route.  Executors of a profile whose network is
+ * %SBX_ACCESS_ALLOW or %SBX_ACCESS_GATED then reach the network only
+ * through the route's proxy, which the backend places inside each sandbox
+ * (on Linux, a listener in the run's private network namespace); the child
+ * finds it in `HTTP_PROXY`, `HTTPS_PROXY` and `ALL_PROXY` (and their
+ * lowercase forms).  Every plain run of an Allow profile may reach every
+ * target through it; a Gated profile's runs reach exactly the targets of
+ * their `network.proxy-target.v1` grants.  Grants bind the route's
+ * fingerprint.  The route's credentials never reach a child.
+ *
+ * Since: 0.1
+ */
+void
+sbx_executor_set_options_set_egress_route (SbxExecutorSetOptions *self,
+                                           SbxEgressRoute        *route)
+{
+  g_return_if_fail (self != NULL);
+
+  if (route != NULL)
+    sbx_egress_route_ref (route);
+  g_clear_pointer (&self->egress_route, sbx_egress_route_unref);
+  self->egress_route = route;
+}
+
+/**
+ * sbx_executor_set_options_get_egress_route:
+ * @self: options
+ *
+ * Returns the egress route.
+ *
+ * Returns: (transfer none) (nullable): the route
+ *
+ * Since: 0.1
+ */
+SbxEgressRoute *
+sbx_executor_set_options_get_egress_route (const SbxExecutorSetOptions *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->egress_route;
+}
+
+/**
+ * sbx_executor_set_options_set_egress_extension:
+ * @self: options
+ * @name: (nullable): an egress extension name, or %NULL for `http-connect`
+ *
+ * Names the loaded egress extension that serves the route (a vendor's
+ * plugin may provide its own).  If it is missing, the set cannot be
+ * created.
+ *
+ * Since: 0.1
+ */
+void
+sbx_executor_set_options_set_egress_extension (SbxExecutorSetOptions *self,
+                                               const char            *name)
+{
+  g_return_if_fail (self != NULL);
+
+  g_free (self->egress_extension);
+  self->egress_extension = g_strdup (name);
+}
+
+/**
+ * sbx_executor_set_options_get_egress_extension:
+ * @self: options
+ *
+ * Returns the egress extension name set with
+ * [method@Sbx.ExecutorSetOptions.set_egress_extension].
+ *
+ * Returns: (nullable): the name
+ *
+ * Since: 0.1
+ */
+const char *
+sbx_executor_set_options_get_egress_extension (const SbxExecutorSetOptions *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->egress_extension;
 }

@@ -12,6 +12,7 @@
 #include <glib-object.h>
 #include "sbx-version.h"
 #include "sbx-registry.h"
+#include "sbx-egress-route.h"
 
 G_BEGIN_DECLS
 
@@ -84,6 +85,16 @@ void                   sbx_executor_set_options_set_backend     (SbxExecutorSetO
                                                                  const char                  *name);
 SBX_AVAILABLE_IN_0_1
 const char            *sbx_executor_set_options_get_backend     (const SbxExecutorSetOptions *self);
+SBX_AVAILABLE_IN_0_1
+void                   sbx_executor_set_options_set_egress_route (SbxExecutorSetOptions      *self,
+                                                                  SbxEgressRoute             *route);
+SBX_AVAILABLE_IN_0_1
+SbxEgressRoute        *sbx_executor_set_options_get_egress_route (const SbxExecutorSetOptions *self);
+SBX_AVAILABLE_IN_0_1
+void                   sbx_executor_set_options_set_egress_extension (SbxExecutorSetOptions  *self,
+                                                                      const char             *name);
+SBX_AVAILABLE_IN_0_1
+const char            *sbx_executor_set_options_get_egress_extension (const SbxExecutorSetOptions *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxExecutorSetOptions, sbx_executor_set_options_free)
 

@@ -28,6 +28,7 @@
  */
 #include "sbx-executor-private.h"
 #include "sbx-process-private.h"
+#include "sbx-executor-egress-private.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -207,6 +208,7 @@ sbx_executor_shared_unref (SbxExecutorShared *shared)
   g_free (shared->set_id);
   g_clear_pointer (&shared->profile, sbx_profile_unref);
   g_clear_pointer (&shared->backend, sbx_backend_unref);
+  g_clear_pointer (&shared->egress, sbx_egress_unref);
   g_clear_pointer (&shared->selection_report, sbx_compile_report_unref);
   g_free (shared->owned_dir);
   g_free (shared->scratch_root);
@@ -737,6 +739,16 @@ sbx_executor_set_initable_init (GInitable     *initable,
       g_ptr_array_add (shared->sinks, sink);
     }
 
+  /* Egress: the set's route, started once for every executor of the set. */
+  if (sbx_executor_set_options_get_egress_route (options) != NULL)
+    {
+      shared->egress = sbx_egress_start (self->registry, sbx_executor_set_options_get_egress_extension (options),
+                                         sbx_executor_set_options_get_egress_route (options),
+                                         self->profile, error);
+      if (shared->egress == NULL)
+        return FALSE;
+    }
+
   shared->close_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (shared->close_fd < 0)
     {
@@ -1013,8 +1025,9 @@ set_close_run (SbxExecutorSet  *self,
   for (guint i = 0; i < executors->len; i++)
     sbx_executor_close_internal (executors->pdata[i]);
 
-  /* 5: reporters. */
+  /* 5: reporters; the egress route (every tunnel and listener ends). */
   close_sinks (sinks);
+  sbx_egress_close (shared->egress);
 
   /* 6: only the set's own directory; then its liveness lock goes (a
    * directory that could not be removed is a dead set's from now on). */

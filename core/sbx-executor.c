@@ -324,6 +324,7 @@ executor_setup (SbxExecutor  *self,
   dirs.tmpdir = self->tmpdir;
   dirs.state_dir = self->state_dir;
   dirs.set_dir = shared->owned_dir;
+  dirs.proxy_port = sbx_egress_policy_proxy_port (shared->egress, profile);   /* egress */
 
   /* Other sets' directories in the scratch root are denied by name.  One
    * created while the backend compiled was not named, and a backend that
@@ -386,6 +387,8 @@ executor_setup (SbxExecutor  *self,
         others = merged;
       }
     }
+  self->guarantees = sbx_egress_compose_guarantees (shared->egress, profile, self->report,
+                                                    self->guarantees);   /* egress */
   sbx_compile_report_freeze (self->report);
 
   /* Fail closed: the backend must achieve every required guarantee. */

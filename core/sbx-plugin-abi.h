@@ -161,10 +161,11 @@ extern "C" {
 /** The host accepts and serves a listening socket returned by spawn
  * (SbxSpawnResultV1.proxy_listen_fd); otherwise it closes any it receives. */
 #define SBX_HOST_FEATURE_PROXY_LISTEN_FD (UINT64_C (1) << 1)
-/** The host consumes egress extensions (SBX_EXT_EGRESS, SbxEgressVTableV1).
- * The egress vtable is provisional until a host implements this bit: a
- * plugin that lists an egress extension must require it, so no plugin is
- * built against an egress contract that no host has exercised. */
+/** The host consumes egress extensions (SBX_EXT_EGRESS, SbxEgressVTableV1):
+ * it starts routes of executor sets, authorizes each execution that may
+ * reach the network through one, serves the listeners backends return, and
+ * revokes the execution when it ends.  A plugin that lists an egress
+ * extension must require it. */
 #define SBX_HOST_FEATURE_EGRESS_V1       (UINT64_C (1) << 2)
 /** Every feature bit this header defines.  A host rejects any other required bit. */
 #define SBX_HOST_FEATURES_KNOWN          (SBX_HOST_FEATURE_RULE_FDS | SBX_HOST_FEATURE_PROXY_LISTEN_FD | \
@@ -602,24 +603,38 @@ typedef struct SbxEgressInfoV1
  * @authorize: allow @execution_id to reach @targets ("tcp:host:port",
  *   NULL-terminated; NULL means every target) and return a fresh credential
  *   (host->alloc'd) the child presents to the proxy.
- * @serve: serve proxy connections arriving on @listen_fd (ownership passes to
- *   the plugin) until @revoke of the execution or @stop.
- * @revoke: withdraw @execution_id; in-flight tunnels of it end.  Returns the
- *   first denied target of that execution in @denial_out (host->alloc'd, or
- *   NULL when nothing was denied).
- * @stop: end the route and every tunnel.
+ * @serve: serve proxy connections arriving on @listen_fd, a listening
+ *   loopback TCP socket (ownership passes to the plugin, also on failure).
+ *   With @execution_id (an authorized execution: the listener lives in that
+ *   execution's sandbox, e.g. in its private network namespace), only that
+ *   execution's credential authenticates on it, and @revoke of it closes the
+ *   listener; NULL serves every execution of the route, told apart by their
+ *   credentials alone.  Served until @revoke or @stop.
+ * @revoke: withdraw @execution_id; in-flight tunnels of it end, and so do
+ *   the listeners served for it.  Returns the first denial of that execution
+ *   in @denial_out (host->alloc'd, or NULL when nothing was denied): UTF-8
+ *   text that begins with the denied target ("tcp:host:port"), optionally
+ *   followed by one space and the reason.
+ * @stop: end the route, every tunnel and every listener.
+ *
+ * Credentials: the child presents "<execution id>:<credential>" as HTTP
+ * Basic proxy authorization; the credential is random, at most 256 bytes of
+ * [A-Za-z0-9_-], so the pair splits at the last ':' and execution ids may
+ * contain ':'.  It is a secret of that one execution: never logged, never
+ * in a denial or an error message.
  */
 typedef int32_t SbxEgressStartFunc (void *plugin_ctx, SbxHostCall *call, const char *route_config,
                                            void **route_out, SbxEgressInfoV1 *info);
 typedef int32_t SbxEgressAuthorizeFunc (void *plugin_ctx, SbxHostCall *call, void *route,
                                            const char *execution_id, const char *const *targets,
                                            char **credential_out);
-typedef int32_t SbxEgressServeFunc (void *plugin_ctx, SbxHostCall *call, void *route, int32_t listen_fd);
+typedef int32_t SbxEgressServeFunc (void *plugin_ctx, SbxHostCall *call, void *route,
+                                           const char *execution_id, int32_t listen_fd);
 typedef int32_t SbxEgressRevokeFunc (void *plugin_ctx, void *route, const char *execution_id,
                                            char **denial_out);
 typedef void SbxEgressStopFunc (void *plugin_ctx, void *route);
 
-/* Provisional: a plugin listing an egress extension must require
+/* A plugin listing an egress extension must require
  * SBX_HOST_FEATURE_EGRESS_V1 (see the host features above). */
 typedef struct SbxEgressVTableV1
 {

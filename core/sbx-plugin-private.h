@@ -75,10 +75,19 @@ const char     *sbx_status_to_string  (int32_t status);
  *     pinned at issue, in SbxFsRuleV1.fd of the transient policy's grant
  *     rule (tests/test-grant.c /grant/fs/binding checks the fd a backend
  *     receives; the Linux plugin binds and Landlocks on it).
- * Not yet: a proxy_listen_fd returned by spawn is closed unused, and nothing
- * consumes egress extensions.  The work that implements one adds its bit
- * here, with the test that exercises it. */
-#define SBX_HOST_FEATURES_IMPLEMENTED SBX_HOST_FEATURE_RULE_FDS
+ *   PROXY_LISTEN_FD: the listener a spawn returns goes to the supervisor's
+ *     proxy_listen_fn (sbx-supervise.c), which hands it to the run's egress
+ *     execution (sbx-executor-egress.c: served for that execution only, or
+ *     closed when the run is not authorized); tests/test-executor-egress.c
+ *     reaches a loopback server through it from inside linux-userns.
+ *   EGRESS_V1: executor sets with a route start it in the named egress
+ *     extension, authorize each run, serve its listener and revoke it when
+ *     the run ends (sbx-executor-egress.c; tests/test-executor-egress.c
+ *     with plugins/egress-http and the mock egress plugin).
+ * The work that implements another bit adds it here, with the test that
+ * exercises it. */
+#define SBX_HOST_FEATURES_IMPLEMENTED (SBX_HOST_FEATURE_RULE_FDS | SBX_HOST_FEATURE_PROXY_LISTEN_FD | \
+                                       SBX_HOST_FEATURE_EGRESS_V1)
 
 /* The host table handed to plugin init, advertising @features (normally
  * SBX_HOST_FEATURES_IMPLEMENTED); static storage, one per distinct mask. */

@@ -76,6 +76,10 @@ typedef struct
   const char *const *other_set_dirs;
   const char        *scratch_root;
   const char *const *scratch_entries;
+  /* Egress: non-zero when the set has a route and the network is not Deny:
+   * the network becomes SBX_NET_MODE_PROXY on this loopback port (never for
+   * an Unconfined profile). */
+  guint16            proxy_port;
 } SbxPolicyDirs;
 
 /* A compiled effective policy.  Immutable; owns every string and array the

@@ -373,6 +373,12 @@ sbx_policy_new (const SbxPolicyInput *input,
   self->net.mode = (unconfined || input->network == SBX_ACCESS_ALLOW)
                    ? SBX_NET_MODE_OPEN : SBX_NET_MODE_DENY;
   self->net.proxy_port = 0;
+  if (dirs->proxy_port != 0 && !unconfined && input->network != SBX_ACCESS_DENY)
+    {
+      /* A route: every path out goes through the proxy in the sandbox. */
+      self->net.mode = SBX_NET_MODE_PROXY;
+      self->net.proxy_port = dirs->proxy_port;
+    }
 
   self->limits.struct_size = sizeof (SbxLimitsV1);
   self->limits.max_processes = input->max_processes;

@@ -22,5 +22,9 @@ void       sbx_registry_snapshot_candidates (SbxRegistry                *self,
 SbxPlugin *sbx_registry_find_reporter       (SbxRegistry                *self,
                                              const char                 *name,
                                              const SbxReporterVTableV1 **vtable_out);
+/* The plugin (a reference) and vtable of egress extension @name, or NULL. */
+SbxPlugin *sbx_registry_find_egress         (SbxRegistry                *self,
+                                             const char                 *name,
+                                             const SbxEgressVTableV1   **vtable_out);
 
 G_END_DECLS

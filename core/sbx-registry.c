@@ -1137,3 +1137,25 @@ sbx_registry_find_reporter (SbxRegistry                *self,
   g_mutex_unlock (&self->lock);
   return plugin;
 }
+
+SbxPlugin *
+sbx_registry_find_egress (SbxRegistry              *self,
+                          const char               *name,
+                          const SbxEgressVTableV1 **vtable_out)
+{
+  SbxPlugin *plugin = NULL;
+
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; i < self->extensions->len && plugin == NULL; i++)
+    {
+      ExtensionRecord *ext = self->extensions->pdata[i];
+
+      if (ext->kind == SBX_EXTENSION_KIND_EGRESS && g_str_equal (ext->name, name))
+        {
+          plugin = sbx_plugin_ref (ext->plugin);
+          *vtable_out = ext->vtable;
+        }
+    }
+  g_mutex_unlock (&self->lock);
+  return plugin;
+}

@@ -16,5 +16,9 @@ SbxRunResult *sbx_run_result_new (GBytes          *output,
 /* What the run's grants opened (copied), for get_grants_spent(). */
 void          sbx_run_result_set_grants_spent (SbxRunResult      *self,
                                                const char *const *spent);
+/* Egress: the run's first denied target and why (copied). */
+void          sbx_run_result_set_network_denial (SbxRunResult *self,
+                                                 const char   *target,
+                                                 const char   *reason);
 
 G_END_DECLS

@@ -25,6 +25,8 @@ struct _SbxRunResult
   SbxLifetimeContainment  containment;
   GTimeSpan       duration;
   char          **grants_spent;   /* NULL-terminated, never NULL */
+  char           *denied_target;  /* (nullable) egress: the first target refused */
+  char           *denial_reason;  /* (nullable) */
 };
 
 G_STATIC_ASSERT (SBX_LIFETIME_CONTAINMENT_UNSPECIFIED == (int) SBX_CONTAINMENT_UNSPECIFIED);
@@ -93,6 +95,8 @@ sbx_run_result_unref (SbxRunResult *self)
     return;
   g_bytes_unref (self->output);
   g_strfreev (self->grants_spent);
+  g_free (self->denied_target);
+  g_free (self->denial_reason);
   g_free (self);
 }
 
@@ -295,4 +299,57 @@ sbx_run_result_get_grants_spent (SbxRunResult *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   return (const char *const *) self->grants_spent;
+}
+
+void
+sbx_run_result_set_network_denial (SbxRunResult *self,
+                                   const char   *target,
+                                   const char   *reason)
+{
+  g_free (self->denied_target);
+  g_free (self->denial_reason);
+  self->denied_target = g_strdup (target);
+  self->denial_reason = g_strdup (reason);
+}
+
+/**
+ * sbx_run_result_get_denied_target:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * The first network target the executor set's egress route refused during
+ * this run, as a canonical `tcp:HOST:PORT` (`tcp:invalid:1` when the
+ * request named no parseable target), or %NULL when nothing was refused
+ * (or the set has no route).  Later refusals of the same run are not
+ * recorded.
+ *
+ * Returns: (nullable): the denied target
+ *
+ * Since: 0.1
+ */
+const char *
+sbx_run_result_get_denied_target (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->denied_target;
+}
+
+/**
+ * sbx_run_result_get_denial_reason:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * Why [method@Sbx.RunResult.get_denied_target] was refused, in words (for
+ * example `not approved for this execution`, or the address rule that
+ * refused it), or %NULL.
+ *
+ * Returns: (nullable): the reason
+ *
+ * Since: 0.1
+ */
+const char *
+sbx_run_result_get_denial_reason (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->denial_reason;
 }

@@ -66,6 +66,10 @@ SBX_AVAILABLE_IN_0_1
 GTimeSpan       sbx_run_result_get_duration    (SbxRunResult *self);
 SBX_AVAILABLE_IN_0_1
 const char *const *sbx_run_result_get_grants_spent (SbxRunResult *self);
+SBX_AVAILABLE_IN_0_1
+const char        *sbx_run_result_get_denied_target (SbxRunResult *self);
+SBX_AVAILABLE_IN_0_1
+const char        *sbx_run_result_get_denial_reason (SbxRunResult *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxRunResult, sbx_run_result_unref)
 

@@ -37,6 +37,12 @@ typedef struct
   gint64              deadline;     /* g_get_monotonic_time() µs, 0: none */
   GCancellable       *cancellable;
   int                 close_fd;     /* readable once the owner closes, or -1 */
+  /* Egress: takes the listening socket spawn returned in
+   * SbxSpawnResultV1.proxy_listen_fd, right after the spawn; NULL: it is
+   * closed unserved. */
+  void              (*proxy_listen_fn) (gpointer data,
+                                        int      fd);
+  gpointer            proxy_listen_data;
 } SbxSuperviseRequest;
 
 typedef enum

@@ -407,8 +407,10 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
     *out_spawned = TRUE;
   close_fd_ptr (&out_w);
   close_fd_ptr (&err_w);
-  if (sv.spawn.proxy_listen_fd >= 0)
-    close (sv.spawn.proxy_listen_fd);   /* no egress route in this version */
+  if (sv.spawn.proxy_listen_fd >= 0 && req->proxy_listen_fn != NULL)
+    req->proxy_listen_fn (req->proxy_listen_data, sv.spawn.proxy_listen_fd);
+  else if (sv.spawn.proxy_listen_fd >= 0)
+    close (sv.spawn.proxy_listen_fd);
   pidfd = sv.spawn.pidfd;
   if (pidfd < 0)
     pidfd = (int) syscall (SYS_pidfd_open, (pid_t) sv.spawn.pid, 0);

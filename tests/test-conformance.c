@@ -134,6 +134,50 @@ test_linux (void)
     g_test_skip ("no rung of the Linux backend probes on this host");
 }
 
+/* The bundled egress extension conforms: every egress case passes. */
+static void
+test_egress_http (void)
+{
+  g_autofree char *file = plugin_file ("SBX_TEST_EGRESS_HTTP_PLUGIN_DIR", "sbx-plugin-egress-http.so");
+  g_autoptr(GPtrArray) cases = NULL;
+
+  if (file == NULL)
+    {
+      g_test_skip ("the egress-http plugin is not built");
+      return;
+    }
+  cases = run_cases (file, NULL);
+  g_assert_cmpuint (count (cases, NULL, NULL, SBX_CONFORMANCE_FAIL), ==, 0);
+  g_assert_cmpuint (count (cases, NULL, "egress-http-connect", SBX_CONFORMANCE_PASS), >=, 12);
+}
+
+/* The relay mock answers every connection whatever its credential: the
+ * egress cases that must fail for it do, by name, and the ones it meets
+ * (its direct fingerprint, serving a listener, closing it at revoke) pass. */
+static void
+test_egress_nonconforming (void)
+{
+  g_autofree char *file = plugin_file ("SBX_TEST_MOCK_PLUGIN_DIR",
+                                       "egress-relay/sbx-plugin-mock-egress-relay.so");
+  g_autoptr(GPtrArray) cases = run_cases (file, NULL);
+  static const char *const must_fail[] = { "start-upstream", "no-credential-407", "unapproved-port-403",
+                                           "other-execution-407", "revoke-denial", NULL };
+  static const char *const must_pass[] = { "start-direct", "serve", "revoked-credential-dead", NULL };
+
+  for (guint i = 0; i < cases->len; i++)
+    {
+      SbxConformanceCase *c = cases->pdata[i];
+
+      if (!g_str_equal (c->area, "egress-mock-egress-relay"))
+        continue;
+      if (g_strv_contains (must_fail, c->name))
+        g_assert_cmpint (c->outcome, ==, SBX_CONFORMANCE_FAIL);
+      if (g_strv_contains (must_pass, c->name))
+        g_assert_cmpint (c->outcome, ==, SBX_CONFORMANCE_PASS);
+    }
+  g_assert_cmpuint (count (cases, NULL, "egress-mock-egress-relay", SBX_CONFORMANCE_FAIL), >=, 5);
+}
+
 /* The broken mock fails, naming read-boundary, and only read-boundary: the
  * suite judges by claims, so env-scrub (which does hold) passes. */
 static void
@@ -214,6 +258,8 @@ main (int    argc,
   g_test_add_func ("/conformance/unconfined", test_unconfined);
   g_test_add_func ("/conformance/linux", test_linux);
   g_test_add_func ("/conformance/broken-read", test_broken_read);
+  g_test_add_func ("/conformance/egress-http", test_egress_http);
+  g_test_add_func ("/conformance/egress-nonconforming", test_egress_nonconforming);
   g_test_add_func ("/conformance/contract-breaker", test_claims_more);
   g_test_add_func ("/conformance/claims-unenforced", test_claims_unenforced);
   return g_test_run ();

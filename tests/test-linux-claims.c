@@ -23,6 +23,7 @@
 #define NB SBX_ABI_GUARANTEE_NETWORK_BOUNDARY
 #define AN SBX_ABI_GUARANTEE_ADDRESS_NETWORK
 #define RL SBX_ABI_GUARANTEE_RESOURCE_LIMITS
+#define TN SBX_ABI_GUARANTEE_TARGET_NETWORK
 
 /* Landlock plan bits */
 #define LL_RW   (SBX_LANDLOCK_ENFORCES_READ | SBX_LANDLOCK_ENFORCES_WRITE | SBX_LANDLOCK_ENFORCES_SCOPE)
@@ -53,7 +54,8 @@ typedef struct
   uint32_t            level;
   uint64_t            bits;
   uint32_t            containment;
-  /* process, write, read, network-boundary, address-network, network, unix-sockets */
+  /* process, write, read, network-boundary, address-network, network, unix-sockets,
+   * target-network (0 when not listed) */
   uint32_t            status[SBX_LINUX_N_CLAIMS];
 } Row;
 
@@ -104,8 +106,14 @@ static const Row rows[] = {
     "whole network", SBX_ABI_LEVEL_NONE, 0, 0, { _, _, _, _, _, _, _ } },
   { "r1/ports-no-seccomp", { U1, TRUE, FALSE, TRUE, LL_NET, 0, FALSE, TRUE, TRUE, PORTS, FALSE, FALSE },
     "seccomp", SBX_ABI_LEVEL_NONE, 0, 0, { _, _, _, _, _, _, _ } },
-  { "r1/proxy", { U1, TRUE, TRUE, TRUE, LL_NET, SC_PORTS, FALSE, TRUE, TRUE, PROXY, FALSE, FALSE },
-    "proxy", SBX_ABI_LEVEL_NONE, 0, 0, { _, _, _, _, _, _, _ } },
+  /* proxy (an egress route): the private namespace's one listener is the way out */
+  { "r1/proxy", { U1, TRUE, TRUE, TRUE, LL_RW, SC_DENY, FALSE, TRUE, TRUE, PROXY, FALSE, FALSE },
+    NULL, SBX_ABI_LEVEL_FULL, PB | WB | RB | ES | NB | AN | TN, SBX_CONTAINMENT_ENFORCED,
+    { E, E, E, E, E, N, _, E } },
+  { "r1/proxy-unix-reachable", { U1, TRUE, TRUE, TRUE, LL_RW, SBX_SECCOMP_ENFORCES_INET_DENIED, FALSE, TRUE,
+                                 TRUE, PROXY, FALSE, FALSE },
+    NULL, SBX_ABI_LEVEL_DEGRADED, PB | ES, SBX_CONTAINMENT_ENFORCED,
+    { E, U, U, U, U, N, U, U } },
 
   /* rung 2 */
   { "r2/deny", { U2, TRUE, TRUE, TRUE, LL_NET, SC_DENY, FALSE, TRUE, TRUE, DENY, FALSE, FALSE },
@@ -154,6 +162,10 @@ static const Row rows[] = {
     { U, E, E, E, U, _, U } },
   { "r2/no-seccomp", { U2, TRUE, FALSE, TRUE, LL_NET, 0, FALSE, TRUE, TRUE, DENY, FALSE, FALSE },
     "needs Landlock and seccomp", SBX_ABI_LEVEL_NONE, 0, 0, { _, _, _, _, _, _, _ } },
+  /* rung 2 has no namespace for a proxy: its compile closes the network
+   * first, and a proxy mode that still arrives is refused */
+  { "r2/proxy", { U2, TRUE, TRUE, TRUE, LL_NET, SC_DENY, FALSE, TRUE, TRUE, PROXY, FALSE, FALSE },
+    "rung 1", SBX_ABI_LEVEL_NONE, 0, 0, { _, _, _, _, _, _, _ } },
   { "bad-rung", { 7, TRUE, TRUE, TRUE, LL_NET, SC_DENY, FALSE, TRUE, TRUE, DENY, FALSE, FALSE },
     "rung", SBX_ABI_LEVEL_NONE, 0, 0, { _, _, _, _, _, _, _ } },
 };
@@ -162,7 +174,7 @@ static const Row rows[] = {
 static const struct { uint64_t bit; SbxLinuxClaimFeature feature; } carriers[] = {
   { PB, SBX_LINUX_CLAIM_PROCESS_BOUNDARY }, { WB, SBX_LINUX_CLAIM_WRITE_BOUNDARY },
   { RB, SBX_LINUX_CLAIM_READ_BOUNDARY }, { NB, SBX_LINUX_CLAIM_NETWORK_BOUNDARY },
-  { AN, SBX_LINUX_CLAIM_ADDRESS_NETWORK },
+  { AN, SBX_LINUX_CLAIM_ADDRESS_NETWORK }, { TN, SBX_LINUX_CLAIM_TARGET_NETWORK },
 };
 
 static void

@@ -33,6 +33,8 @@
 
 #include <sbx/sbx.h>
 
+#include "sbx-cmd-run-egress.h"
+
 #include "sbx-cmds.h"
 
 #define RUN_EXIT_TIMEOUT      124
@@ -59,6 +61,7 @@ typedef struct
   char        *timeout;
   char        *max_output;
   char       **allow_host;
+  char        *upstream_proxy;
   char       **approve;
   gboolean     ask;
 } RunArgs;
@@ -74,6 +77,7 @@ run_args_clear (RunArgs *args)
   g_free (args->timeout);
   g_free (args->max_output);
   g_strfreev (args->allow_host);
+  g_free (args->upstream_proxy);
   g_strfreev (args->approve);
 }
 
@@ -417,6 +421,8 @@ sbx_cmd_run (int    argc,
              char **argv)
 {
   g_auto(RunArgs) args = { 0 };
+  g_auto(SbxRunEgress) egress = { 0 };
+  g_autofree char **original_argv = g_memdup2 (argv, sizeof (char *) * (gsize) argc);
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(SbxProfile) profile = NULL;
@@ -457,7 +463,9 @@ sbx_cmd_run (int    argc,
     { "max-output", 0, 0, G_OPTION_ARG_STRING, &args.max_output,
       "Pass on at most SIZE bytes of output (K/M/G suffixes); past it kill the tree", "SIZE" },
     { "allow-host", 0, 0, G_OPTION_ARG_STRING_ARRAY, &args.allow_host,
-      "Not implemented yet (egress routes)", "HOST:PORT" },
+      "Let this run reach HOST:PORT through the egress proxy (repeatable)", "HOST:PORT" },
+    { "upstream-proxy", 0, 0, G_OPTION_ARG_STRING, &args.upstream_proxy,
+      "Route egress through this HTTP(S) proxy (env:NAME reads it from $NAME)", "URL" },
     { "approve", 0, 0, G_OPTION_ARG_STRING_ARRAY, &args.approve,
       "Approve one Gated capability for this run (repeatable); command.start.v1 "
       "without a target means this command", "CLASS[:TARGET]" },
@@ -482,9 +490,9 @@ sbx_cmd_run (int    argc,
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return refuse ("%s (see sbx run --help)", error->message);
 
-  /* Later issues: never silently ignored. */
-  if (args.allow_host != NULL)
-    return refuse ("--allow-host is not implemented yet (egress routes come in a later version)");
+  /* Egress: the run's route and targets (sbx-cmd-run-egress.c). */
+  if (!sbx_run_egress_parse (&egress, args.allow_host, args.upstream_proxy, argc, original_argv, &error))
+    return refuse ("%s", error->message);
 
   /* argv[0] is "run"; the command follows, after an optional "--". */
   if (argc >= 2 && g_str_equal (argv[1], "--"))
@@ -504,10 +512,21 @@ sbx_cmd_run (int    argc,
   profile = build_profile (&args, &error);
   if (profile == NULL)
     return refuse ("%s", error->message);
+  {
+    SbxProfile *routed = sbx_run_egress_profile (&egress, profile,
+                                                 args.network != NULL && g_str_equal (args.network, "deny"),
+                                                 &error);
+
+    if (routed == NULL)
+      return refuse ("%s", error->message);
+    g_clear_pointer (&profile, sbx_profile_unref);
+    profile = routed;
+  }
 
   set_options = sbx_executor_set_options_new ();
   sbx_executor_set_options_set_scratch_root (set_options, g_get_tmp_dir ());
   sbx_executor_set_options_set_max_executors (set_options, 1);
+  sbx_run_egress_set_options (&egress, set_options);
   set = sbx_executor_set_new (profile, set_options, &error);
   if (set == NULL)
     {
@@ -565,6 +584,15 @@ sbx_cmd_run (int    argc,
       sbx_executor_set_close (set, NULL, &close_error);
       return status;
     }
+  if (!sbx_run_egress_mint (&egress, executor, profile, execution_id, bound_command, cwd, tokens, approved,
+                            &error))
+    {
+      g_autoptr(GError) close_error = NULL;
+
+      status = refuse ("%s", error->message);
+      sbx_executor_set_close (set, NULL, &close_error);
+      return status;
+    }
   g_ptr_array_add (tokens, NULL);
   loop = g_main_loop_new (NULL, FALSE);
   cancellable = g_cancellable_new ();
@@ -609,6 +637,7 @@ sbx_cmd_run (int    argc,
           for (guint i = 0; spent[i] != NULL; i++)
             fprintf (stderr, "  %s\n", spent[i]);
         }
+      sbx_run_egress_report_denial (state.result);
       if (sbx_run_result_get_truncated (state.result))
         sbx_cli_error ("run: output limit of %" G_GUINT64_FORMAT " bytes reached; "
                        "the rest was not passed on and the process tree was killed", max_output);

@@ -81,5 +81,10 @@ void sbx_conformance_case_teardown_close   (Subject *s);
 void sbx_conformance_case_teardown_killed_supervisor (Subject *s);
 void sbx_conformance_case_output_limit     (Subject *s);
 void sbx_conformance_case_process_limit    (Subject *s);
+/* Egress extensions of the plugin (sbx-conformance-egress.c). */
+void sbx_conformance_judge_egress          (Run        *run,
+                                            const char *plugin_file,
+                                            const char *plugin_name,
+                                            const char *extension);
 
 G_END_DECLS

@@ -256,6 +256,7 @@ sbx_conformance_run (const SbxConformanceOptions  *options,
   Run run = { .options = options, .cases = cases };
   int plugin_index = -1;
   gboolean ok = TRUE;
+  gboolean has_egress = FALSE;
 
   g_return_val_if_fail (options != NULL && options->plugin_path != NULL, FALSE);
   g_return_val_if_fail (options->probe_helper != NULL, FALSE);
@@ -308,11 +309,13 @@ sbx_conformance_run (const SbxConformanceOptions  *options,
             sbx_registry_get_plugin_version (run.registry, plugin_index));
 
   for (guint i = 0; i < sbx_registry_get_n_extensions (run.registry); i++)
+    has_egress |= sbx_registry_get_extension_kind (run.registry, i) == SBX_EXTENSION_KIND_EGRESS;
+  for (guint i = 0; i < sbx_registry_get_n_extensions (run.registry); i++)
     if (sbx_registry_get_extension_kind (run.registry, i) == SBX_EXTENSION_KIND_BACKEND
         && (options->backend == NULL
             || g_str_equal (options->backend, sbx_registry_get_extension_name (run.registry, i))))
       g_ptr_array_add (backends, (gpointer) sbx_registry_get_extension_name (run.registry, i));
-  if (backends->len == 0 && plugin_index >= 0
+  if (backends->len == 0 && plugin_index >= 0 && !has_egress
       && sbx_registry_get_plugin_state (run.registry, plugin_index) == SBX_PLUGIN_STATE_LOADED)
     sbx_conformance_record (&run, NULL, "load", "backends", options->backend != NULL ? SBX_CONFORMANCE_FAIL : SBX_CONFORMANCE_SKIP,
             options->backend != NULL ? "the plugin has no backend named %s" : "the plugin has no backend%s",
@@ -320,6 +323,12 @@ sbx_conformance_run (const SbxConformanceOptions  *options,
 
   for (guint i = 0; i < backends->len; i++)
     judge_backend (&run, backends->pdata[i]);
+  /* Egress extensions (sbx-conformance-egress.c), unless one backend was
+   * asked for. */
+  for (guint i = 0; options->backend == NULL && i < sbx_registry_get_n_extensions (run.registry); i++)
+    if (sbx_registry_get_extension_kind (run.registry, i) == SBX_EXTENSION_KIND_EGRESS)
+      sbx_conformance_judge_egress (&run, copy, sbx_registry_get_plugin_name (run.registry, plugin_index),
+                                    sbx_registry_get_extension_name (run.registry, i));
 
 out:
   g_clear_object (&run.registry);

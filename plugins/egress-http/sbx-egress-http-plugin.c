@@ -142,6 +142,7 @@ static int32_t
 egress_http_serve (void        *plugin_ctx,
                    SbxHostCall *call,
                    void        *route,
+                   const char  *execution_id,
                    int32_t      listen_fd)
 {
   Plugin *plugin = plugin_ctx;
@@ -154,7 +155,7 @@ egress_http_serve (void        *plugin_ctx,
       plugin->host->set_error (call, SBX_STATUS_INVALID, "http-connect: serve: no route");
       return SBX_STATUS_INVALID;
     }
-  if (!sbx_egress_proxy_serve_fd (route, listen_fd, &error))
+  if (!sbx_egress_proxy_serve_fd (route, execution_id, listen_fd, &error))
     {
       g_autofree char *message = g_strdup_printf ("http-connect: %s", error->message);
 

@@ -102,6 +102,7 @@ typedef struct
   SbxEgressProxy  *proxy;
   GSocketListener *listener;
   GCancellable    *cancellable;
+  char            *exec_id;     /* (nullable) the one execution served here */
 } Listener;
 
 typedef struct
@@ -140,6 +141,7 @@ struct _Conn
   guint8             chunk[READ_CHUNK];
   SbxHttpHead       *head;
   Exec              *exec;            /* (nullable) under proxy->lock */
+  char              *bound_exec;      /* (nullable) the listener's execution: no other authenticates */
 
   char              *target;          /* canonical */
   char              *host;
@@ -197,6 +199,7 @@ conn_unref (Conn *c)
   g_byte_array_unref (c->ubuf);
   sbx_http_head_free (c->head);
   g_free (c->target);
+  g_free (c->bound_exec);
   g_free (c->host);
   g_free (c->path);
   g_resolver_free_addresses (c->addresses);
@@ -1101,7 +1104,7 @@ dial_checked (Conn   *c,
     }
   if (!sbx_netrules_check_addresses (c->host, c->literal, c->named, addresses, &error))
     {
-      g_autofree char *denial = g_strdup_printf ("network target denied: %s (%s)", c->target, error->message);
+      g_autofree char *denial = g_strdup_printf ("%s (%s)", c->target, error->message);
 
       g_resolver_free_addresses (addresses);
       if (g_error_matches (error, SBX_NETRULES_ERROR, SBX_NETRULES_ERROR_ADDRESS_DENIED))
@@ -1152,7 +1155,7 @@ dial (Conn *c)
           g_resolver_free_addresses (one);
           if (!ok)
             {
-              g_autofree char *denial = g_strdup_printf ("network target denied: %s (%s)", c->target,
+              g_autofree char *denial = g_strdup_printf ("%s (%s)", c->target,
                                                          error->message);
 
               record_denial (c, NULL, denial);
@@ -1298,13 +1301,18 @@ handle_request (Conn *c)
 
   g_mutex_lock (&self->lock);
   e = id != NULL && !self->closing ? g_hash_table_lookup (self->execs, id) : NULL;
+  /* A listener that lives in one execution's sandbox serves that execution
+   * only: another execution's valid credential is refused there as if it
+   * were wrong. */
+  if (e != NULL && c->bound_exec != NULL && strcmp (c->bound_exec, e->id) != 0)
+    e = NULL;
   if (e != NULL && sbx_netrules_secret_equal (hash, e->hash))
     {
       authenticated = TRUE;
       if (!parsed)
         {
           if (e->denial == NULL)
-            e->denial = g_strdup ("network target denied: " SBX_NETRULES_UNPARSEABLE_TARGET
+            e->denial = g_strdup (SBX_NETRULES_UNPARSEABLE_TARGET
                                   " (the request names no http:// URL or CONNECT authority)");
         }
       else if (e->all || g_hash_table_contains (e->targets, c->target))
@@ -1316,7 +1324,7 @@ handle_request (Conn *c)
           g_ptr_array_add (e->conns, conn_ref (c));
         }
       else if (e->denial == NULL)
-        e->denial = g_strdup_printf ("network target denied: %s (not approved for this execution)", c->target);
+        e->denial = g_strdup_printf ("%s (not approved for this execution)", c->target);
     }
   g_mutex_unlock (&self->lock);
 
@@ -1421,6 +1429,7 @@ listener_free (Listener *l)
   g_object_unref (l->listener);
   g_object_unref (l->cancellable);
   g_atomic_int_add (&l->proxy->live_listeners, -1);
+  g_free (l->exec_id);
   g_free (l);
 }
 
@@ -1479,6 +1488,7 @@ accept_done (GObject      *source,
   g_atomic_int_inc (&self->live_conns);
   c->proxy = self;
   c->client = connection;
+  c->bound_exec = g_strdup (l->exec_id);
   c->cancellable = g_cancellable_new ();
   c->buf = g_byte_array_new ();
   c->ubuf = g_byte_array_new ();
@@ -1818,16 +1828,40 @@ sbx_egress_proxy_authorize (SbxEgressProxy    *self,
 
 typedef struct
 {
-  GPtrArray *conns;
+  SbxEgressProxy *self;
+  char           *exec_id;
+  GPtrArray      *conns;
 } CloseBatch;
 
+static void
+close_batch_free (CloseBatch *b)
+{
+  g_free (b->exec_id);
+  g_ptr_array_unref (b->conns);
+  g_free (b);
+}
+
+/* Proxy thread: closes the execution's connections and the listeners that
+ * serve only it (a listener keeps its sandbox's network namespace alive). */
 static gboolean
 close_batch (gpointer data)
 {
-  GPtrArray *conns = data;
+  CloseBatch *b = data;
+  GPtrArray *listeners = b->self->listeners;
 
-  for (guint i = 0; i < conns->len; i++)
-    conn_close (conns->pdata[i]);
+  for (guint i = 0; i < b->conns->len; i++)
+    conn_close (b->conns->pdata[i]);
+  for (guint i = listeners->len; i-- > 0;)
+    {
+      Listener *l = listeners->pdata[i];
+
+      if (l->exec_id != NULL && strcmp (l->exec_id, b->exec_id) == 0)
+        {
+          g_cancellable_cancel (l->cancellable);
+          g_socket_listener_close (l->listener);
+          g_ptr_array_remove_index_fast (listeners, i);
+        }
+    }
   return G_SOURCE_REMOVE;
 }
 
@@ -1837,6 +1871,7 @@ sbx_egress_proxy_revoke (SbxEgressProxy  *self,
                          char           **denial)
 {
   GPtrArray *conns;
+  CloseBatch *batch;
   Exec *e;
 
   if (denial != NULL)
@@ -1867,9 +1902,13 @@ sbx_egress_proxy_revoke (SbxEgressProxy  *self,
 
   if (denial != NULL)
     *denial = g_steal_pointer (&e->denial);
+  batch = g_new0 (CloseBatch, 1);
+  batch->self = self;
+  batch->exec_id = g_strdup (execution_id);
+  batch->conns = conns;
   exec_free (e);
-  g_main_context_invoke_full (self->context, G_PRIORITY_HIGH, close_batch, conns,
-                              (GDestroyNotify) g_ptr_array_unref);
+  g_main_context_invoke_full (self->context, G_PRIORITY_HIGH, close_batch, batch,
+                              (GDestroyNotify) close_batch_free);
   return TRUE;
 }
 
@@ -1877,6 +1916,7 @@ typedef struct
 {
   SbxEgressProxy *self;
   GSocket        *socket;
+  char           *exec_id;
 } ServeOp;
 
 static gboolean
@@ -1887,12 +1927,14 @@ serve_in_thread (gpointer data)
   Listener *l;
   gboolean closing;
 
+  /* An execution's listener arriving after its revoke is closed at once. */
   g_mutex_lock (&self->lock);
-  closing = self->closing;
+  closing = self->closing || (op->exec_id != NULL && !g_hash_table_contains (self->execs, op->exec_id));
   g_mutex_unlock (&self->lock);
 
   l = g_new0 (Listener, 1);
   l->proxy = self;
+  l->exec_id = g_steal_pointer (&op->exec_id);
   l->listener = g_socket_listener_new ();
   l->cancellable = g_cancellable_new ();
   g_atomic_int_inc (&self->live_listeners);
@@ -1907,12 +1949,14 @@ serve_in_thread (gpointer data)
       listener_accept (l);
     }
   g_object_unref (op->socket);
+  g_free (op->exec_id);
   g_free (op);
   return G_SOURCE_REMOVE;
 }
 
 gboolean
 sbx_egress_proxy_serve_fd (SbxEgressProxy  *self,
+                           const char      *execution_id,
                            int              fd,
                            GError         **error)
 {
@@ -1952,8 +1996,24 @@ sbx_egress_proxy_serve_fd (SbxEgressProxy  *self,
     }
   g_socket_set_blocking (socket, FALSE);
 
+  if (execution_id != NULL)
+    {
+      gboolean known;
+
+      g_mutex_lock (&self->lock);
+      known = g_hash_table_contains (self->execs, execution_id);
+      g_mutex_unlock (&self->lock);
+      if (!known)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                       "egress serve: execution “%s” is not authorized", execution_id);
+          g_socket_close (socket, NULL);
+          return FALSE;
+        }
+    }
   op = g_new0 (ServeOp, 1);
   op->self = self;
+  op->exec_id = g_strdup (execution_id);
   op->socket = g_steal_pointer (&socket);
   g_main_context_invoke (self->context, serve_in_thread, op);
   return TRUE;

@@ -46,8 +46,11 @@ gboolean        sbx_egress_proxy_revoke             (SbxEgressProxy             
                                                      const char                 *execution_id,
                                                      char                      **denial);
 /* Serves connections arriving on @fd, a listening loopback TCP socket.
- * Takes ownership of @fd, also on failure. */
+ * With @execution_id (an authorized execution), only that execution's
+ * credentials authenticate on it and its revoke closes it; NULL serves
+ * every execution.  Takes ownership of @fd, also on failure. */
 gboolean        sbx_egress_proxy_serve_fd           (SbxEgressProxy             *self,
+                                                     const char                 *execution_id,
                                                      int                         fd,
                                                      GError                    **error);
 

@@ -70,6 +70,7 @@ typedef struct
   char                exec_path[4096];
   int                 cgroup_fds[SBX_CGROUP_MAX_DIRS];   /* cgroup.procs A writes "0" into */
   int                 n_cgroup_fds;
+  int                 egress_fd;    /* -1, or where A sends the proxy listener (sbx-linux-child-egress.c) */
 } ChildCtx;
 
 /* clone(2) without libc: returns the child's pid or -errno; the child runs
@@ -87,6 +88,12 @@ int sbx_linux_child_a_main (void *data);
 /* The zygote (rung 1): builds the template view once, then clones one A per
  * ChildCtx pointer read from ctx->z_req_fd.  @data: its own ChildCtx. */
 int sbx_linux_child_zygote_main (void *data);
+
+/* Egress (sbx-linux-child-egress.c): in A, after loopback is up, a TCP
+ * listener on 127.0.0.1:@port of the sandbox's network namespace, sent over
+ * @channel_fd (SCM_RIGHTS) and closed here.  0 or -errno. */
+long sbx_linux_child_egress_listen (int      channel_fd,
+                                    uint16_t port);
 
 /* The probe (sbx-linux-probe.c) and its children (sbx-linux-child-probe.c):
  * shared through CLONE_VM. */

@@ -1115,6 +1115,11 @@ sbx_linux_child_a_main (void *data)
   if (spec->rung == SBX_LINUX_RUNG_USERNS)
     {
       r = child_setup_ids (spec, &step);
+      if (r >= 0 && ctx->egress_fd >= 0)
+        {
+          step = SBX_LINUX_STEP_EGRESS_LISTEN;   /* egress: the proxy listener */
+          r = sbx_linux_child_egress_listen (ctx->egress_fd, spec->proxy_port);
+        }
       if (r >= 0)
         r = child_mount_view (ctx, &step, &index);
     }

@@ -20,6 +20,7 @@ static const char *const feature_names[SBX_LINUX_N_CLAIMS] = {
   [SBX_LINUX_CLAIM_ADDRESS_NETWORK] = "address-network",
   [SBX_LINUX_CLAIM_NETWORK] = "network",
   [SBX_LINUX_CLAIM_UNIX_SOCKETS] = "unix-sockets",
+  [SBX_LINUX_CLAIM_TARGET_NETWORK] = "target-network",
 };
 
 const char *
@@ -110,6 +111,22 @@ decide_rung1 (const SbxLinuxClaimsInput *in,
              "the host network namespace, narrowed by Landlock and seccomp: TCP connect only to the "
              "granted ports and 53, no TCP bind or listen, no UDP, raw, SCTP or MPTCP socket; DNS "
              "over TCP (RES_OPTIONS=use-vc)");
+      break;
+    case SBX_NET_MODE_PROXY:
+      out->guarantees |= SBX_ABI_GUARANTEE_NETWORK_BOUNDARY | SBX_ABI_GUARANTEE_ADDRESS_NETWORK
+                         | SBX_ABI_GUARANTEE_TARGET_NETWORK;
+      claim (out, SBX_LINUX_CLAIM_NETWORK_BOUNDARY, SBX_ABI_REPORT_ENFORCED,
+             "a private network namespace per run with only loopback up and one listener, "
+             "served by the egress route for that run alone: the only way out");
+      claim (out, SBX_LINUX_CLAIM_ADDRESS_NETWORK, SBX_ABI_REPORT_ENFORCED,
+             "no address is reachable except through the proxy (which applies the route's "
+             "address rules)");
+      claim (out, SBX_LINUX_CLAIM_TARGET_NETWORK, SBX_ABI_REPORT_ENFORCED,
+             "every connection out goes through the route's proxy, which admits only the "
+             "run's approved host:port targets");
+      claim (out, SBX_LINUX_CLAIM_NETWORK, SBX_ABI_REPORT_NARROWED,
+             "no resolver inside: proxy-aware clients send names to the proxy; clients that "
+             "ignore HTTP(S)_PROXY/ALL_PROXY reach nothing");
       break;
     case SBX_NET_MODE_OPEN:
     default:
@@ -212,10 +229,10 @@ sbx_linux_claims_decide (const SbxLinuxClaimsInput *in,
   memset (out, 0, sizeof *out);
   out->guarantees = SBX_ABI_GUARANTEE_ENV_SCRUB;
   out->level = SBX_ABI_LEVEL_NONE;
-  if (in->net_mode == SBX_NET_MODE_PROXY)
+  if (in->net_mode == SBX_NET_MODE_PROXY && in->rung != SBX_LINUX_RUNG_USERNS)
     {
-      out->refusal = "a proxy network is not supported by the Linux backend yet (refused rather "
-                     "than widened)";
+      out->refusal = "a proxy network needs the private network namespace of rung 1 (refused "
+                     "rather than widened)";
       out->guarantees = 0;
       return;
     }
@@ -260,7 +277,8 @@ sbx_linux_claims_decide (const SbxLinuxClaimsInput *in,
       };
 #undef UNIX_OPEN
       gboolean rung2 = in->rung == SBX_LINUX_RUNG_LANDLOCK;
-      int abstract = !rung2 && in->net_mode == SBX_NET_MODE_DENY ? 0
+      int abstract = !rung2 && (in->net_mode == SBX_NET_MODE_DENY
+                                || in->net_mode == SBX_NET_MODE_PROXY) ? 0
                      : (in->landlock_bits & SBX_LANDLOCK_ENFORCES_SCOPE) ? 1 : 2;
 
       claim (out, SBX_LINUX_CLAIM_UNIX_SOCKETS, SBX_ABI_REPORT_UNENFORCED, details[rung2][abstract]);
@@ -270,12 +288,14 @@ sbx_linux_claims_decide (const SbxLinuxClaimsInput *in,
       static const SbxLinuxClaimFeature cancelled[] = {
         SBX_LINUX_CLAIM_WRITE_BOUNDARY, SBX_LINUX_CLAIM_READ_BOUNDARY,
         SBX_LINUX_CLAIM_NETWORK_BOUNDARY, SBX_LINUX_CLAIM_ADDRESS_NETWORK,
+        SBX_LINUX_CLAIM_TARGET_NETWORK,
       };
 
       /* A reachable D-Bus, tmux or docker socket runs anything outside the
        * sandbox: no boundary can be claimed then. */
       out->guarantees &= ~(SBX_ABI_GUARANTEE_READ_BOUNDARY | SBX_ABI_GUARANTEE_WRITE_BOUNDARY
-                           | SBX_ABI_GUARANTEE_NETWORK_BOUNDARY | SBX_ABI_GUARANTEE_ADDRESS_NETWORK);
+                           | SBX_ABI_GUARANTEE_NETWORK_BOUNDARY | SBX_ABI_GUARANTEE_ADDRESS_NETWORK
+                           | SBX_ABI_GUARANTEE_TARGET_NETWORK);
       out->level = SBX_ABI_LEVEL_DEGRADED;
       for (gsize i = 0; i < G_N_ELEMENTS (cancelled); i++)
         if (out->claims[cancelled[i]].status == SBX_ABI_REPORT_ENFORCED)

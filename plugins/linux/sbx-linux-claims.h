@@ -22,6 +22,11 @@
  *    ports on any address is open, so neither network bit is claimed, and the
  *    spec is refused unless Landlock TCP rules and the seccomp TCP-only rules
  *    are both in place (otherwise the whole network would be open);
+ *  - proxy (an egress route), rung 1 only: a private network namespace per
+ *    run whose one way out is the route's listener: network, address and
+ *    target boundaries; rung 2 has no namespace, so its compile rewrites the
+ *    policy to a denied network before it gets here, and a proxy mode that
+ *    still arrives at rung 2 is refused;
  *  - host unix sockets reachable without the profile asking (seccomp could
  *    not refuse them) cancel every boundary but the process one.
  */
@@ -32,7 +37,8 @@
 
 G_BEGIN_DECLS
 
-/* The guarantee features the claims decide, in report order. */
+/* The guarantee features the claims decide (the compile glue reports them
+ * in its own order). */
 typedef enum
 {
   SBX_LINUX_CLAIM_PROCESS_BOUNDARY,
@@ -42,6 +48,7 @@ typedef enum
   SBX_LINUX_CLAIM_ADDRESS_NETWORK,
   SBX_LINUX_CLAIM_NETWORK,          /* "network": the open or partly open network */
   SBX_LINUX_CLAIM_UNIX_SOCKETS,
+  SBX_LINUX_CLAIM_TARGET_NETWORK,   /* a proxy network: only approved host:port targets */
   SBX_LINUX_N_CLAIMS
 } SbxLinuxClaimFeature;
 

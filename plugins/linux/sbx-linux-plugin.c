@@ -115,7 +115,8 @@ probe_rung (void             *plugin_ctx,
                                                                  : SBX_ABI_LEVEL_DEGRADED;
       result->guarantees = SBX_ABI_GUARANTEE_PROCESS_BOUNDARY | SBX_ABI_GUARANTEE_WRITE_BOUNDARY
                            | SBX_ABI_GUARANTEE_READ_BOUNDARY | SBX_ABI_GUARANTEE_ENV_SCRUB
-                           | SBX_ABI_GUARANTEE_NETWORK_BOUNDARY | SBX_ABI_GUARANTEE_ADDRESS_NETWORK;
+                           | SBX_ABI_GUARANTEE_NETWORK_BOUNDARY | SBX_ABI_GUARANTEE_ADDRESS_NETWORK
+                           | SBX_ABI_GUARANTEE_TARGET_NETWORK;   /* egress: a proxy spec's listener */
     }
   else
     {
@@ -292,6 +293,11 @@ linux_supports_grant_class (void       *plugin_ctx,
 
       return probe->landlock_abi >= 4 && probe->seccomp ? 1 : 0;
     }
+  /* egress: a proxy target needs the host to serve the listener a proxy
+   * spec's spawn returns (and rung 2, without target-network, fails the
+   * grant's guarantee check instead) */
+  if (grant_class != NULL && strcmp (grant_class, "network.proxy-target.v1") == 0)
+    return (self->host->features & SBX_HOST_FEATURE_PROXY_LISTEN_FD) ? 1 : 0;
   for (gsize i = 0; grant_class != NULL && i < G_N_ELEMENTS (supported); i++)
     if (strcmp (grant_class, supported[i]) == 0)
       /* Path and tree grants only from a host that pins their fds. */

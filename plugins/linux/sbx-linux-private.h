@@ -227,6 +227,7 @@ struct _SbxLinuxSpec
   SbxLinuxZygote     *zygote;      /* rung 1: namespaces and view made once (spawn.c) */
   gboolean            transient;   /* carries grant rules: one spawn, never a zygote */
   gboolean            mask_proc;   /* rung 1, root caller: mask sbx-linux-proc-mask.h's entries */
+  guint16             proxy_port;  /* rung 1, net mode proxy: A's listener port (sbx-linux-egress.c) */
 };
 
 /* Compiles @policy for @rung.  Reports through @reporter; the level and bits
@@ -293,6 +294,7 @@ typedef enum
   SBX_LINUX_STEP_INIT_PREPARE,
   SBX_LINUX_STEP_EXEC_INIT,
   SBX_LINUX_STEP_CGROUP,        /* A joining the sandbox's cgroup */
+  SBX_LINUX_STEP_EGRESS_LISTEN, /* A's proxy listener on the sandbox's loopback */
   SBX_LINUX_STEP_LAST
 } SbxLinuxStep;
 

@@ -55,6 +55,7 @@
 
 #include "sbx-linux-private.h"
 #include "sbx-linux-child.h"
+#include "sbx-linux-egress.h"
 #include "init/sbx-init-proto.h"
 
 #define STACK_SIZE (256 * 1024)
@@ -105,6 +106,7 @@ static const char *const step_names[SBX_LINUX_STEP_LAST] = {
   [SBX_LINUX_STEP_INIT_PREPARE] = "init-prepare",
   [SBX_LINUX_STEP_EXEC_INIT] = "exec-init",
   [SBX_LINUX_STEP_CGROUP] = "cgroup",
+  [SBX_LINUX_STEP_EGRESS_LISTEN] = "egress-listen",
 };
 
 const char *
@@ -255,6 +257,7 @@ zygote_start (SbxLinuxSpec *spec)
   z->ctx->template = 1;
   z->ctx->tmpfs_fds = z->tmpfs_fds;
   z->ctx->err_fd = -1;
+  z->ctx->egress_fd = -1;
   z->ctx->z_req_fd = z->req[0];
   z->ctx->z_resp_fd = z->resp[1];
   z->ctx->z_sup_pidfd = z->sup_pidfd;
@@ -596,10 +599,11 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   g_autoptr(SbxCgroup) cgroup = NULL;   /* destroyed on every failure path */
   int err_pipe[2] = { -1, -1 };
   int exit_pipe[2] = { -1, -1 };
+  int egress_chan[2] = { -1, -1 };   /* egress: A sends the proxy listener here */
   SbxLinuxSetupError rec;
   char *stacks = NULL;
   sigset_t all, old;
-  int flags, pidfd = -1, own_pidfd, n_slots, saved_errno, i;
+  int flags, pidfd = -1, own_pidfd, n_slots, saved_errno, i, proxy_listen_fd = -1;
   pid_t pid;
   ssize_t n;
   SbxLinuxChild *child;
@@ -631,6 +635,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   ctx->stdio[1] = request->stdout_fd;
   ctx->stdio[2] = request->stderr_fd;
   ctx->pty = (request->flags & SBX_SPAWN_PTY) != 0;
+  ctx->egress_fd = -1;
   n_slots = (spec->mounts != NULL ? spec->mounts->n_tmpfs_slots : 0) + 2;
   tmpfs_fds = g_new (int, n_slots);
   for (i = 0; i < n_slots; i++)
@@ -689,6 +694,13 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
     }
   ctx->err_fd = err_pipe[1];
   ctx->exit_fd = exit_pipe[1];
+  if (spec->proxy_port != 0)
+    {
+      /* Egress: a proxy spec never goes through a zygote (sbx-linux-spec.c). */
+      if (!sbx_linux_egress_channel_open (egress_chan, error_message))
+        goto fail_fds;
+      ctx->egress_fd = egress_chan[1];
+    }
   ctx->init_argv[0] = "sbx-init";
   ctx->init_argv[1] = spec->rung == SBX_LINUX_RUNG_USERNS ? "1" : "2";
   ctx->init_argv[2] = NULL;   /* B's pid, filled in by A */
@@ -753,6 +765,9 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   err_pipe[1] = -1;
   close (exit_pipe[1]);
   exit_pipe[1] = -1;
+  if (egress_chan[1] >= 0)
+    close (egress_chan[1]);
+  egress_chan[1] = -1;
   do
     n = read (err_pipe[0], &rec, sizeof rec);
   while (n < 0 && errno == EINTR);
@@ -784,7 +799,30 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
       if (pidfd >= 0)
         close (pidfd);
       close (exit_pipe[0]);
+      if (egress_chan[0] >= 0)
+        close (egress_chan[0]);
       return status;
+    }
+
+  if (egress_chan[0] >= 0)
+    {
+      int wstatus;
+
+      /* A sent its listener before it exec'd: it is there now or never. */
+      proxy_listen_fd = sbx_linux_egress_channel_receive (egress_chan[0], error_message);
+      close (egress_chan[0]);
+      egress_chan[0] = -1;
+      if (proxy_listen_fd < 0)
+        {
+          if (pidfd >= 0)
+            syscall (__NR_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+          while (waitpid (pid, &wstatus, __WALL) < 0 && errno == EINTR)
+            ;
+          if (pidfd >= 0)
+            close (pidfd);
+          close (exit_pipe[0]);
+          return SBX_STATUS_FAILED;
+        }
     }
 
   own_pidfd = pidfd >= 0 ? fcntl (pidfd, F_DUPFD_CLOEXEC, 3) : -1;
@@ -801,13 +839,15 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   result->containment = spec->containment;
   result->pid = pid;
   result->pidfd = pidfd;
-  result->proxy_listen_fd = -1;
+  result->proxy_listen_fd = proxy_listen_fd;
   result->child = child;
   return SBX_STATUS_OK;
 
 fail_fds:
   for (i = 0; i < 2; i++)
     {
+      if (egress_chan[i] >= 0)
+        close (egress_chan[i]);
       if (err_pipe[i] >= 0)
         close (err_pipe[i]);
       if (exit_pipe[i] >= 0)

@@ -13,6 +13,7 @@
 
 #include "sbx-linux-private.h"
 #include "sbx-linux-claims.h"
+#include "sbx-linux-egress.h"
 
 #define KNOWN_RULE_FLAGS (SBX_FS_RULE_EXACT | SBX_FS_RULE_GLOB | SBX_FS_RULE_CANONICAL | SBX_FS_RULE_OPTIONAL)
 
@@ -128,6 +129,10 @@ policy_validate (const SbxPolicyV1  *policy,
     case SBX_NET_MODE_DENY:
     case SBX_NET_MODE_OPEN:
       break;
+    case SBX_NET_MODE_PROXY:   /* egress: sbx-linux-egress.c */
+      if (!sbx_linux_egress_validate (policy->net, error))
+        return FALSE;
+      break;
     case SBX_NET_MODE_PORTS:
       if (policy->net->n_tcp_ports == 0 || policy->net->n_tcp_ports > 65535
           || policy->net->tcp_ports == NULL)
@@ -145,12 +150,6 @@ policy_validate (const SbxPolicyV1  *policy,
             return FALSE;
           }
       break;
-    case SBX_NET_MODE_PROXY:
-      *status = SBX_STATUS_UNSUPPORTED;
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           "policy: network mode proxy is not supported by the Linux backend yet "
-                           "(refused rather than widened)");
-      return FALSE;
     default:
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "policy: unknown network mode %u", policy->net->mode);
@@ -514,9 +513,18 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
   g_autoptr(GHashTable) held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   ModuleReporter module = { reporter, held };
   SbxLinuxReporter module_reporter = { module_report, &module };
+  SbxPolicyV1 rung2_policy;
+  SbxNetPolicyV1 rung2_net;
+  gboolean net_proxy;
 
   if (!policy_validate (policy, out_status, error))
     return NULL;
+  /* Egress (sbx-linux-egress.c): rung 1 puts the proxy listener in the
+   * sandbox's own network namespace; rung 2 has none, so it closes the
+   * network instead (reported; target-network does not hold). */
+  net_proxy = policy->net->mode == SBX_NET_MODE_PROXY;
+  if (net_proxy && rung == SBX_LINUX_RUNG_LANDLOCK)
+    policy = sbx_linux_egress_rung2_policy (policy, &rung2_policy, &rung2_net, reporter);
 
   *out_status = SBX_STATUS_UNAVAILABLE;
   if (probe->init_fd < 0)
@@ -574,14 +582,16 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
           return NULL;
         }
       spec->root_dir_created = TRUE;
-      spec->netns = net_deny;
+      spec->netns = net_deny || net_proxy;
+      spec->proxy_port = net_proxy ? policy->net->proxy_port : 0;
       spec->uid_map = g_strdup_printf ("%u %u 1\n", (unsigned) geteuid (), (unsigned) geteuid ());
       spec->gid_map = g_strdup_printf ("%u %u 1\n", (unsigned) getegid (), (unsigned) getegid ());
       spec->uid_map_len = strlen (spec->uid_map);
       spec->gid_map_len = strlen (spec->gid_map);
       spec->hostname = g_strdup ("sbx");
-      /* A spec with grants serves one spawn: no zygote (sbx-linux-spawn.c). */
-      spec->zygote = spec->transient ? NULL : sbx_linux_zygote_new ();
+      /* A spec with grants serves one spawn, and a proxy spec gets a network
+       * namespace per spawn (each run its own listener): no zygote. */
+      spec->zygote = spec->transient || net_proxy ? NULL : sbx_linux_zygote_new ();
     }
 
   /* A root caller's sandbox runs as host uid 0, so the
@@ -775,6 +785,7 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
     }
   report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_NETWORK_BOUNDARY, NULL);
   report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_ADDRESS_NETWORK, NULL);
+  report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_TARGET_NETWORK, NULL);
   report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_NETWORK, NULL);
   /* With unix sockets closed by seccomp, the seccomp module reported
    * "unix-sockets: narrowed" with the reason; the claims speak otherwise. */

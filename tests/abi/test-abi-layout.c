@@ -219,7 +219,7 @@ SIG_IS (SbxBackendExplainFunc, int32_t (*) (void *, SbxHostCall *, const SbxPoli
 SIG_IS (SbxEgressStartFunc, int32_t (*) (void *, SbxHostCall *, const char *, void **, SbxEgressInfoV1 *));
 SIG_IS (SbxEgressAuthorizeFunc, int32_t (*) (void *, SbxHostCall *, void *, const char *, const char *const *,
                                              char **));
-SIG_IS (SbxEgressServeFunc, int32_t (*) (void *, SbxHostCall *, void *, int32_t));
+SIG_IS (SbxEgressServeFunc, int32_t (*) (void *, SbxHostCall *, void *, const char *, int32_t));
 SIG_IS (SbxEgressRevokeFunc, int32_t (*) (void *, void *, const char *, char **));
 SIG_IS (SbxEgressStopFunc, void (*) (void *, void *));
 SIG_IS (SbxReporterOpenFunc, int32_t (*) (void *, SbxHostCall *, const char *, void **));

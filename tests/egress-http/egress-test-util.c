@@ -145,7 +145,7 @@ egress_test_route_start (EgressTestHost *th,
   r->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
   fd = dup (g_socket_get_fd (listener));
   g_assert_cmpint (fd, >=, 0);
-  status = th->vtable->serve (th->plugin_ctx, (SbxHostCall *) th, r->route, fd);
+  status = th->vtable->serve (th->plugin_ctx, (SbxHostCall *) th, r->route, NULL, fd);
   g_assert_cmpint (status, ==, SBX_STATUS_OK);
   return r;
 }

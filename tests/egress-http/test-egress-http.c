@@ -155,7 +155,7 @@ test_serve_refuses_bad_fds (Fixture       *f,
 
   /* a socket that is not listening */
   fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  g_assert_cmpint (vt->serve (f->th->plugin_ctx, (SbxHostCall *) f->th, f->route->route, fd), ==,
+  g_assert_cmpint (vt->serve (f->th->plugin_ctx, (SbxHostCall *) f->th, f->route->route, NULL, fd), ==,
                    SBX_STATUS_INVALID);
   message = egress_test_host_take_error (f->th);
   g_assert_nonnull (strstr (message, "not a listening socket"));
@@ -172,11 +172,104 @@ test_serve_refuses_bad_fds (Fixture       *f,
     g_assert_true (g_socket_bind (s, addr, TRUE, &error));
     g_assert_true (g_socket_listen (s, &error));
     fd = dup (g_socket_get_fd (s));
-    g_assert_cmpint (vt->serve (f->th->plugin_ctx, (SbxHostCall *) f->th, f->route->route, fd), ==,
+    g_assert_cmpint (vt->serve (f->th->plugin_ctx, (SbxHostCall *) f->th, f->route->route, NULL, fd), ==,
                      SBX_STATUS_INVALID);
     message = egress_test_host_take_error (f->th);
     g_assert_nonnull (strstr (message, "must be a loopback TCP listener"));
   }
+}
+
+/* A loopback listener (port in *port), its fd dup'ed for serve(). */
+static int
+bound_listener (guint16 *port)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSocket) s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_autoptr(GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) addr = g_inet_socket_address_new (lo, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+
+  g_assert_true (g_socket_bind (s, addr, TRUE, &error));
+  g_assert_true (g_socket_listen (s, &error));
+  bound = g_socket_get_local_address (s, &error);
+  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  return dup (g_socket_get_fd (s));
+}
+
+/* A listener served for one execution (the one in that execution's
+ * sandbox): only its credential authenticates there, and its revoke closes
+ * the listener; another execution's listener and tunnels stay. */
+static void
+test_serve_bound_listener (Fixture       *f,
+                           gconstpointer  data)
+{
+  const SbxEgressVTableV1 *vt = f->th->vtable;
+  guint16 echo = test_server_get_port (f->echo);
+  g_autofree char *target = target_of (echo);
+  g_autofree char *authority = authority_of (echo);
+  const char *targets[] = { target, NULL };
+  g_autofree char *cred_a = egress_test_authorize (f->route, "bound-a", targets);
+  g_autofree char *cred_b = egress_test_authorize (f->route, "bound-b", targets);
+  g_autofree char *auth_a = egress_test_auth_header ("bound-a", cred_a);
+  g_autofree char *auth_b = egress_test_auth_header ("bound-b", cred_b);
+  g_autofree char *message = NULL;
+  guint16 port_a, port_b, port_x;
+  int fd;
+  guint8 buf[4];
+
+  fd = bound_listener (&port_a);
+  g_assert_cmpint (vt->serve (f->th->plugin_ctx, (SbxHostCall *) f->th, f->route->route, "bound-a", fd), ==,
+                   SBX_STATUS_OK);
+  fd = bound_listener (&port_b);
+  g_assert_cmpint (vt->serve (f->th->plugin_ctx, (SbxHostCall *) f->th, f->route->route, "bound-b", fd), ==,
+                   SBX_STATUS_OK);
+  /* an execution that is not authorized gets no listener (and the fd is
+   * closed) */
+  fd = bound_listener (&port_x);
+  g_assert_cmpint (vt->serve (f->th->plugin_ctx, (SbxHostCall *) f->th, f->route->route, "nobody", fd), ==,
+                   SBX_STATUS_INVALID);
+  message = egress_test_host_take_error (f->th);
+  g_assert_nonnull (strstr (message, "not authorized"));
+  g_assert_cmpint (fcntl (fd, F_GETFD), ==, -1);
+
+  /* each credential works at its own listener (positive control) and at
+   * the shared one, and not at the other execution's */
+  {
+    g_autoptr(GSocket) sa = test_connect_request (port_a, authority, auth_a, 200, NULL);
+    g_autoptr(GSocket) sb = test_connect_request (port_b, authority, auth_b, 200, NULL);
+    g_autoptr(GSocket) shared = test_connect_request (f->route->port, authority, auth_b, 200, NULL);
+
+    test_send_all (shared, "abcd", 4);
+    test_read_exact (shared, buf, 4);
+    g_assert_cmpmem (buf, 4, "abcd", 4);
+    g_object_unref (test_connect_request (port_a, authority, auth_b, 407, NULL));
+    g_object_unref (test_connect_request (port_b, authority, auth_a, 407, NULL));
+
+    /* revoking A closes A's listener and tunnel; B's stay */
+    g_free (egress_test_revoke (f->route, "bound-a"));
+    WAIT_UNTIL (g_socket_receive (sa, (char *) buf, 1, NULL, NULL) == 0);
+    test_send_all (sb, "ping", 4);
+    test_read_exact (sb, buf, 4);
+    g_assert_cmpmem (buf, 4, "ping", 4);
+    {
+      gboolean refused = FALSE;
+
+      for (int i = 0; i < 400 && !refused; i++)
+        {
+          g_autoptr(GSocket) s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP,
+                                               NULL);
+          g_autoptr(GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+          g_autoptr(GSocketAddress) addr = g_inet_socket_address_new (lo, port_a);
+
+          refused = !g_socket_connect (s, addr, NULL, NULL);
+          if (!refused)
+            g_usleep (5000);
+        }
+      g_assert_true (refused);
+    }
+    g_object_unref (test_connect_request (port_b, authority, auth_b, 200, NULL));
+  }
+  g_free (egress_test_revoke (f->route, "bound-b"));
 }
 
 static void
@@ -1407,6 +1500,7 @@ main (int    argc,
 #define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
   ADD ("/egress-http/plugin/serve-refuses-bad-fds", test_serve_refuses_bad_fds);
   ADD ("/egress-http/plugin/authorize-rules", test_authorize_rules);
+  ADD ("/egress-http/plugin/serve-bound-listener", test_serve_bound_listener);
   ADD ("/egress-http/connect/byte-exact-half-close", test_connect_byte_exact);
   ADD ("/egress-http/connect/denied", test_connect_denied);
   ADD ("/egress-http/connect/resolution", test_connect_resolution);

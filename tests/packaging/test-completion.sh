@@ -89,6 +89,8 @@ for mode in plain bash-completion; do
   expect run-option "$mode" "--profile" sbx run --pro
   expect doctor-options "$mode" "--clean --help --json" sbx doctor --
   expect network-words "$mode" "allow deny" sbx run --network ""
+  expect allow-host-option "$mode" "--allow-host" sbx run --allow-h
+  expect upstream-proxy-option "$mode" "--upstream-proxy" sbx run --upstream
   expect network-words-after-equals "$mode" "allow deny" sbx run --network=""
   expect report-format "$mode" "json" sbx run --report=j
   # Profile files: *.json and directories, not other files.

@@ -48,7 +48,7 @@ egress_authorize (void *plugin_ctx, SbxHostCall *call, void *route, const char *
 }
 
 static int32_t
-egress_serve (void *plugin_ctx, SbxHostCall *call, void *route, int32_t listen_fd)
+egress_serve (void *plugin_ctx, SbxHostCall *call, void *route, const char *execution_id, int32_t listen_fd)
 {
   return SBX_STATUS_UNSUPPORTED;
 }

@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Executor sets with an egress route (see sbx-executor-egress-private.h):
+ * the wrapper around one egress extension's route, and the per-run
+ * authorization.  Like sbx-backend.c for backends, this is the only code
+ * that calls an egress vtable; every SBX_STATUS_* + set_error() becomes one
+ * GError naming the plugin, the extension and the operation.
+ *
+ * Secrets: the route's upstream credentials go to the plugin once (start)
+ * and are wiped here; each execution's proxy credential exists only in the
+ * child's environment copy, which is wiped when the run ends.  Neither is
+ * ever part of an error message, a report or an event.
+ */
+#include "sbx-executor-egress-private.h"
+
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "sbx-compile-report-private.h"
+#include "sbx-egress-route-private.h"
+#include "sbx-executor-set.h"
+#include "sbx-executor-private.h"
+#include "sbx-run-result-private.h"
+#include "sbx-grant-private.h"
+#include "sbx-netrules-private.h"
+#include "sbx-plugin-private.h"
+#include "sbx-registry-state-private.h"
+
+struct _SbxEgress
+{
+  gatomicrefcount          ref;
+  SbxPlugin               *plugin;        /* (owned) */
+  char                    *extension;
+  const SbxEgressVTableV1 *vtable;
+  char                    *fingerprint;
+  gboolean                 target_guarantee;
+  gboolean                 address_guarantee;
+  char                    *text;          /* the route without secrets, for reports */
+
+  GMutex                   lock;
+  void                    *route;         /* (lock) the plugin's; NULL once stopped */
+  guint                    users;         /* (lock) calls in flight on route */
+  GCond                    idle;          /* users dropped to 0 */
+};
+
+SbxEgress *
+sbx_egress_start (SbxRegistry     *registry,
+                  const char      *extension,
+                  SbxEgressRoute  *route,
+                  SbxProfile      *profile,
+                  GError         **error)
+{
+  g_autoptr(SbxPlugin) plugin = NULL;
+  const SbxEgressVTableV1 *vtable = NULL;
+  SbxEgressInfoV1 info = { 0 };
+  SbxHostCall call;
+  void *plugin_route = NULL;
+  char *config;
+  int32_t status;
+  SbxEgress *self;
+
+  g_return_val_if_fail (SBX_IS_REGISTRY (registry), NULL);
+  g_return_val_if_fail (route != NULL, NULL);
+
+  if (extension == NULL)
+    extension = SBX_EGRESS_DEFAULT_EXTENSION;
+  if (sbx_profile_get_isolation (profile) == SBX_ISOLATION_UNCONFINED)
+    {
+      g_set_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_INVALID_OPTIONS,
+                   "An egress route needs a sandboxed profile: an Unconfined one leaves the "
+                   "network open, so nothing would keep it to the route %s",
+                   sbx_egress_route_to_string (route));
+      return NULL;
+    }
+  plugin = sbx_registry_find_egress (registry, extension, &vtable);
+  if (plugin == NULL)
+    {
+      g_set_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_INVALID_OPTIONS,
+                   "No loaded egress extension is called “%s”: the route %s cannot be served "
+                   "(is the egress-http plugin installed?)", extension,
+                   sbx_egress_route_to_string (route));
+      return NULL;
+    }
+
+  info.struct_size = sizeof info;
+  config = sbx_egress_route_dup_plugin_config (route);
+  sbx_host_call_init (&call, plugin->name, extension, "start", NULL);
+  status = vtable->start (plugin->ctx, &call, config, &plugin_route, &info);
+  sbx_egress_route_config_free (config);
+  if (status != SBX_STATUS_OK)
+    {
+      g_autoptr(GError) plugin_error = NULL;
+
+      sbx_host_call_fail (&call, status, &plugin_error);
+      sbx_host_call_clear (&call);
+      g_set_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_INVALID_OPTIONS,
+                   "The egress route %s cannot start: %s", sbx_egress_route_to_string (route),
+                   plugin_error->message);
+      return NULL;
+    }
+  sbx_host_call_clear (&call);
+
+  /* The plugin must have understood the route the core validated: the same
+   * fingerprint (it covers kind, endpoint and the address guarantee). */
+  if (info.fingerprint == NULL || strcmp (info.fingerprint, sbx_egress_route_get_fingerprint (route)) != 0)
+    {
+      g_set_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_INVALID_OPTIONS,
+                   "Egress extension “%s” started the route %s with fingerprint “%s”, not the "
+                   "route's “%s”; refusing it", extension, sbx_egress_route_to_string (route),
+                   info.fingerprint != NULL && g_utf8_validate (info.fingerprint, -1, NULL)
+                   ? info.fingerprint : "(none)",
+                   sbx_egress_route_get_fingerprint (route));
+      g_free (info.fingerprint);
+      vtable->stop (plugin->ctx, plugin_route);
+      return NULL;
+    }
+
+  self = g_new0 (SbxEgress, 1);
+  g_atomic_ref_count_init (&self->ref);
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->idle);
+  self->plugin = g_steal_pointer (&plugin);
+  self->extension = g_strdup (extension);
+  self->vtable = vtable;
+  self->fingerprint = info.fingerprint;
+  /* The route's own guarantees bound the plugin's claims. */
+  self->target_guarantee = info.target_guarantee != 0 && sbx_egress_route_get_target_guarantee (route);
+  self->address_guarantee = info.address_guarantee != 0 && sbx_egress_route_get_address_guarantee (route);
+  self->text = g_strdup (sbx_egress_route_to_string (route));
+  self->route = plugin_route;
+  return self;
+}
+
+SbxEgress *
+sbx_egress_ref (SbxEgress *self)
+{
+  g_atomic_ref_count_inc (&self->ref);
+  return self;
+}
+
+void
+sbx_egress_close (SbxEgress *self)
+{
+  void *route;
+
+  if (self == NULL)
+    return;
+  g_mutex_lock (&self->lock);
+  route = g_steal_pointer (&self->route);
+  while (self->users > 0)
+    g_cond_wait (&self->idle, &self->lock);
+  g_mutex_unlock (&self->lock);
+  if (route != NULL)
+    self->vtable->stop (self->plugin->ctx, route);
+}
+
+void
+sbx_egress_unref (SbxEgress *self)
+{
+  if (self == NULL || !g_atomic_ref_count_dec (&self->ref))
+    return;
+  sbx_egress_close (self);
+  sbx_plugin_unref (self->plugin);
+  g_free (self->extension);
+  g_free (self->fingerprint);
+  g_free (self->text);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->idle);
+  g_free (self);
+}
+
+/* A use of the route: NULL once it is stopped. */
+static void *
+route_enter (SbxEgress *self)
+{
+  void *route;
+
+  g_mutex_lock (&self->lock);
+  route = self->route;
+  if (route != NULL)
+    self->users++;
+  g_mutex_unlock (&self->lock);
+  return route;
+}
+
+static void
+route_leave (SbxEgress *self)
+{
+  g_mutex_lock (&self->lock);
+  if (--self->users == 0)
+    g_cond_broadcast (&self->idle);
+  g_mutex_unlock (&self->lock);
+}
+
+guint16
+sbx_egress_policy_proxy_port (SbxEgress  *self,
+                              SbxProfile *profile)
+{
+  if (self == NULL || sbx_profile_get_network (profile) == SBX_ACCESS_DENY)
+    return 0;
+  return SBX_EGRESS_PROXY_PORT;
+}
+
+const char *
+sbx_egress_grant_route (SbxEgress *self)
+{
+  return self != NULL ? self->fingerprint : SBX_GRANT_ROUTE_DIRECT;
+}
+
+SbxGuarantees
+sbx_egress_compose_guarantees (SbxEgress        *self,
+                               SbxProfile       *profile,
+                               SbxCompileReport *report,
+                               SbxGuarantees     bits)
+{
+  gboolean target;
+
+  /* Network=Deny compiles no proxy: nothing to compose. */
+  if (sbx_egress_policy_proxy_port (self, profile) == 0)
+    return bits;
+  target = (bits & SBX_GUARANTEE_TARGET_NETWORK) != 0 && self->target_guarantee;
+  if (!target)
+    bits &= ~SBX_GUARANTEE_TARGET_NETWORK;
+  if (!(target && self->address_guarantee))
+    bits &= ~SBX_GUARANTEE_ADDRESS_NETWORK;
+  if (report != NULL)
+    {
+      g_autofree char *detail = NULL;
+
+      if (target)
+        detail = g_strdup_printf ("network reaches only the %s proxy inside the sandbox (route %s, "
+                                  "%s): each run is authorized for its own targets, with its own "
+                                  "credential%s", self->extension, self->text, self->fingerprint,
+                                  self->address_guarantee
+                                  ? "; names resolving to non-public addresses are refused"
+                                  : "; the upstream resolves names, so non-public addresses are "
+                                    "not refused here (address-network does not hold)");
+      else
+        detail = g_strdup_printf ("route %s (%s) is configured, but the backend cannot keep the "
+                                  "network to it: target-network and address-network do not hold",
+                                  self->text, self->fingerprint);
+      sbx_compile_report_add_entry (report, "egress-route",
+                                    target ? SBX_REPORT_STATUS_ENFORCED : SBX_REPORT_STATUS_UNENFORCED,
+                                    detail);
+      sbx_compile_report_set_guarantees (report, bits);
+    }
+  return bits;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Runs                                                                       */
+/* ------------------------------------------------------------------------- */
+
+static char *
+fresh_route_execution_id (GError **error)
+{
+  guint8 random[18];
+  g_autofree char *b64 = NULL;
+  gsize len;
+
+  if (getrandom (random, sizeof random, 0) != (ssize_t) sizeof random)
+    {
+      g_set_error_literal (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
+                           "Cannot make an egress execution id: getrandom failed");
+      return NULL;
+    }
+  b64 = g_base64_encode (random, sizeof random);
+  len = strlen (b64);
+  while (len > 0 && b64[len - 1] == '=')
+    b64[--len] = '\0';
+  for (char *p = b64; *p != '\0'; p++)
+    *p = *p == '+' ? '-' : *p == '/' ? '_' : *p;
+  return g_strconcat ("route-", b64, NULL);
+}
+
+static void
+wipe_strv (char **v)
+{
+  for (gsize i = 0; v != NULL && v[i] != NULL; i++)
+    explicit_bzero (v[i], strlen (v[i]));
+  g_strfreev (v);
+}
+
+/* @env with every NAME=value of @set replacing the same NAME in place or
+ * appended, in @set's order. */
+static char **
+env_with (const char *const *env,
+          const char *const *set)
+{
+  GPtrArray *out = g_ptr_array_new ();
+
+  for (gsize i = 0; env != NULL && env[i] != NULL; i++)
+    {
+      const char *eq = strchr (env[i], '=');
+      gboolean replaced = FALSE;
+
+      for (gsize k = 0; eq != NULL && set[k] != NULL; k++)
+        if (strncmp (set[k], env[i], (gsize) (eq - env[i]) + 1) == 0)
+          replaced = TRUE;
+      if (!replaced)
+        g_ptr_array_add (out, g_strdup (env[i]));
+    }
+  for (gsize k = 0; set[k] != NULL; k++)
+    g_ptr_array_add (out, g_strdup (set[k]));
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (out, FALSE);
+}
+
+gboolean
+sbx_egress_run_begin (SbxEgressRun       *run,
+                      SbxEgress          *egress,
+                      SbxProfile         *profile,
+                      const char         *execution_id,
+                      const char *const  *targets,
+                      const char *const  *env,
+                      GError            **error)
+{
+  g_autofree char *fresh_id = NULL;
+  g_autofree char *escaped_id = NULL;
+  g_autofree char *url = NULL;
+  char *credential = NULL;
+  SbxHostCall call;
+  int32_t status;
+  void *route;
+
+  memset (run, 0, sizeof *run);
+  if (egress == NULL)
+    return TRUE;
+  if (targets != NULL && targets[0] == NULL)
+    targets = NULL;
+  if (targets == NULL)
+    {
+      if (sbx_profile_get_network (profile) != SBX_ACCESS_ALLOW)
+        return TRUE;   /* nothing approved: no credential, the listener stays closed */
+      fresh_id = fresh_route_execution_id (error);
+      if (fresh_id == NULL)
+        return FALSE;
+      execution_id = fresh_id;
+    }
+
+  route = route_enter (egress);
+  if (route == NULL)
+    {
+      g_set_error_literal (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CLOSED,
+                           "The executor set's egress route is stopped");
+      return FALSE;
+    }
+  sbx_host_call_init (&call, egress->plugin->name, egress->extension, "authorize", NULL);
+  status = egress->vtable->authorize (egress->plugin->ctx, &call, route, execution_id, targets, &credential);
+  route_leave (egress);
+  if (status != SBX_STATUS_OK || credential == NULL)
+    {
+      g_autoptr(GError) plugin_error = NULL;
+
+      if (credential != NULL)
+        {
+          explicit_bzero (credential, strlen (credential));
+          g_free (credential);
+        }
+      sbx_host_call_fail (&call, status != SBX_STATUS_OK ? status : SBX_STATUS_FAILED, &plugin_error);
+      sbx_host_call_clear (&call);
+      g_set_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
+                   "Cannot authorize the run on the egress route: %s", plugin_error->message);
+      return FALSE;
+    }
+  sbx_host_call_clear (&call);
+
+  run->egress = sbx_egress_ref (egress);
+  run->execution_id = g_strdup (execution_id);
+  escaped_id = g_uri_escape_string (execution_id, NULL, FALSE);
+  {
+    g_autofree char *escaped_credential = g_uri_escape_string (credential, NULL, FALSE);
+
+    url = g_strdup_printf ("http://%s:%s@127.0.0.1:%u", escaped_id, escaped_credential,
+                           (unsigned) SBX_EGRESS_PROXY_PORT);
+    explicit_bzero (escaped_credential, strlen (escaped_credential));
+  }
+  explicit_bzero (credential, strlen (credential));
+  g_free (credential);
+  {
+    char *set[9];
+    static const char *const names[] = { "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+                                         "http_proxy", "https_proxy", "all_proxy" };
+
+    for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+      set[i] = g_strconcat (names[i], "=", url, NULL);
+    set[6] = g_strdup ("NO_PROXY=");
+    set[7] = g_strdup ("no_proxy=");
+    set[8] = NULL;
+    run->envp = env_with (env, (const char *const *) set);
+    for (gsize i = 0; set[i] != NULL; i++)
+      {
+        explicit_bzero (set[i], strlen (set[i]));
+        g_free (set[i]);
+      }
+  }
+  explicit_bzero (url, strlen (url));
+  return TRUE;
+}
+
+void
+sbx_egress_run_serve (gpointer data,
+                      int      fd)
+{
+  SbxEgressRun *run = data;
+  SbxHostCall call;
+  int32_t status;
+  void *route;
+
+  /* Not authorized (or no route): nothing may be served in that sandbox. */
+  if (run == NULL || run->egress == NULL || run->execution_id == NULL)
+    {
+      close (fd);
+      return;
+    }
+  route = route_enter (run->egress);
+  if (route == NULL)
+    {
+      close (fd);
+      return;
+    }
+  sbx_host_call_init (&call, run->egress->plugin->name, run->egress->extension, "serve", NULL);
+  status = run->egress->vtable->serve (run->egress->plugin->ctx, &call, route, run->execution_id, fd);
+  route_leave (run->egress);
+  if (status != SBX_STATUS_OK)
+    {
+      g_autoptr(GError) plugin_error = NULL;
+
+      /* The child then finds no proxy: its connections are refused. */
+      sbx_host_call_fail (&call, status, &plugin_error);
+      g_warning ("egress: %s", plugin_error->message);
+    }
+  else
+    g_atomic_int_inc (&run->served);
+  sbx_host_call_clear (&call);
+}
+
+/* "tcp:host:port (reason)" or "tcp:host:port reason": the target must be a
+ * canonical one; anything else is recorded as the unparseable target. */
+static void
+parse_denial (const char  *text,
+              char       **target,
+              char       **reason)
+{
+  g_autofree char *valid = g_utf8_make_valid (text, MIN (strlen (text), 2048));
+  const char *space = strchr (valid, ' ');
+  g_autofree char *first = space != NULL ? g_strndup (valid, space - valid) : g_strdup (valid);
+  g_autofree char *canonical = sbx_netrules_canonical_target (first, NULL);
+  g_autofree char *rest = NULL;
+
+  if (canonical != NULL && strcmp (canonical, first) == 0)
+    {
+      *target = g_steal_pointer (&first);
+      rest = g_strdup (space != NULL ? space + 1 : "");
+    }
+  else
+    {
+      *target = g_strdup (SBX_NETRULES_UNPARSEABLE_TARGET);
+      rest = g_strdup (valid);
+    }
+  g_strstrip (rest);
+  if (rest[0] == '(' && rest[strlen (rest) - 1] == ')')
+    {
+      rest[strlen (rest) - 1] = '\0';
+      memmove (rest, rest + 1, strlen (rest));
+    }
+  for (char *p = rest; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      *p = ' ';
+  *reason = rest[0] != '\0' ? g_steal_pointer (&rest) : NULL;
+}
+
+void
+sbx_egress_run_end (SbxEgressRun *run)
+{
+  char *denial = NULL;
+  void *route;
+
+  if (run->egress == NULL || run->execution_id == NULL)
+    return;
+  route = route_enter (run->egress);
+  if (route != NULL)
+    {
+      /* Revoke has no SbxHostCall: its failure only means the execution
+       * was already gone (the route was stopped). */
+      run->egress->vtable->revoke (run->egress->plugin->ctx, route, run->execution_id, &denial);
+      route_leave (run->egress);
+    }
+  if (denial != NULL)
+    {
+      parse_denial (denial, &run->denial_target, &run->denial_reason);
+      g_free (denial);
+    }
+  g_clear_pointer (&run->execution_id, g_free);
+  g_clear_pointer (&run->envp, wipe_strv);
+}
+
+void
+sbx_egress_run_clear (SbxEgressRun *run)
+{
+  sbx_egress_run_end (run);
+  g_clear_pointer (&run->envp, wipe_strv);
+  g_clear_pointer (&run->denial_target, g_free);
+  g_clear_pointer (&run->denial_reason, g_free);
+  g_clear_pointer (&run->egress, sbx_egress_unref);
+}
+
+typedef struct
+{
+  guint64     run_id;
+  const char *target;
+  const char *reason;
+} DenialEvent;
+
+static void
+add_denial_members (JsonBuilder *builder,
+                    gpointer     data)
+{
+  const DenialEvent *ev = data;
+
+  json_builder_set_member_name (builder, "run");
+  json_builder_add_int_value (builder, (gint64) ev->run_id);
+  json_builder_set_member_name (builder, "target");
+  json_builder_add_string_value (builder, ev->target);
+  if (ev->reason != NULL)
+    {
+      json_builder_set_member_name (builder, "reason");
+      json_builder_add_string_value (builder, ev->reason);
+    }
+}
+
+void
+sbx_executor_report_network_denial (SbxExecutorShared *shared,
+                                    const char        *key,
+                                    guint64            run_id,
+                                    SbxRunResult      *result,
+                                    const char        *target,
+                                    const char        *reason)
+{
+  DenialEvent ev = { run_id, target, reason };
+
+  if (result != NULL)
+    sbx_run_result_set_network_denial (result, target, reason);
+  sbx_executor_shared_emit (shared, SBX_EVENT_NETWORK_DENIED, key, add_denial_members, &ev);
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The Linux backend's side of egress (SBX_NET_MODE_PROXY): the parent-side
+ * half of the proxy listener that A creates in the sandbox's network
+ * namespace (sbx-linux-child-egress.c), and what a proxy spec compiles to.
+ *
+ * Rung 1: every spawn of a proxy spec gets its own network namespace (no
+ * zygote shares one), in which A binds 127.0.0.1:<proxy port> and hands
+ * the listener to the supervisor over a socketpair; spawn returns it in
+ * SbxSpawnResultV1.proxy_listen_fd and the host's egress plugin serves it
+ * for that one execution.  Nothing else in the namespace leads out:
+ * network-boundary, target-network and address-network (the core keeps the
+ * last only when the route has the address guarantee).
+ *
+ * Rung 2: no namespace, and Landlock cannot tell the proxy port on loopback
+ * from the same port anywhere else, so the network is closed instead (as
+ * for a denied network) and the report says target-network does not hold:
+ * proxy-target grants then fail closed at issue.
+ */
+#pragma once
+
+#include <glib.h>
+#include <sbx/sbx-plugin-abi.h>
+#include "sbx-linux-report.h"
+
+G_BEGIN_DECLS
+
+typedef struct _SbxLinuxSpec SbxLinuxSpec;
+
+/* A proxy policy's network part: a port 1-65535, no port list. */
+gboolean           sbx_linux_egress_validate       (const SbxNetPolicyV1   *net,
+                                                    GError                **error);
+/* Rung 2: @policy with the network closed (copied into @copy/@net_copy,
+ * which must outlive the compile), and the report entry saying so. */
+const SbxPolicyV1 *sbx_linux_egress_rung2_policy   (const SbxPolicyV1      *policy,
+                                                    SbxPolicyV1            *copy,
+                                                    SbxNetPolicyV1         *net_copy,
+                                                    const SbxLinuxReporter *reporter);
+/* The channel A sends the listener on: a SOCK_SEQPACKET socketpair, both
+ * ends CLOEXEC and above stdio.  FALSE with @error_message set. */
+gboolean           sbx_linux_egress_channel_open   (int                     fds[2],
+                                                    char                  **error_message);
+/* The listener A sent (after A exec'd, so it is there or never will be):
+ * the fd, CLOEXEC, checked to be a listening TCP socket; -1 with
+ * @error_message set. */
+int                sbx_linux_egress_channel_receive (int                    fd,
+                                                     char                 **error_message);
+
+G_END_DECLS

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sbx run's egress options.  --allow-host HOST:PORT (repeatable) gives the
+ * run an egress route (direct, or --upstream-proxy URL) and approves each
+ * target for this run only: a network that is Deny in the profile becomes
+ * Gated for the run and each target is one network.proxy-target.v1 grant
+ * spent by it; a Gated network gets the same grants; under Allow the route
+ * already lets every target through.  --upstream-proxy alone routes an
+ * Allow network through the organisation's proxy.
+ */
+#include "sbx-cmd-run-egress.h"
+#include "sbx-cmds.h"
+
+#include <string.h>
+
+void
+sbx_run_egress_clear (SbxRunEgress *egress)
+{
+  g_clear_pointer (&egress->targets, g_ptr_array_unref);
+  g_clear_pointer (&egress->route, sbx_egress_route_unref);
+}
+
+/* The URL's text in sbx's own argv strings is overwritten: the parsed copy
+ * is all sbx needs, and /proc/PID/cmdline is readable by other processes
+ * of the host. */
+static void
+wipe_from_argv (const char *url,
+                int         argc,
+                char      **argv)
+{
+  gsize len = strlen (url);
+
+  if (len == 0)
+    return;
+  for (int i = 0; i < argc; i++)
+    {
+      char *hit = argv[i] != NULL ? strstr (argv[i], url) : NULL;
+
+      if (hit != NULL)
+        memset (hit, 'x', len);
+    }
+}
+
+gboolean
+sbx_run_egress_parse (SbxRunEgress  *egress,
+                      char         **allow_hosts,
+                      char          *upstream,
+                      int            argc,
+                      char         **argv,
+                      GError       **error)
+{
+  memset (egress, 0, sizeof *egress);
+  egress->targets = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; allow_hosts != NULL && allow_hosts[i] != NULL; i++)
+    {
+      g_autofree char *text = g_strconcat ("tcp:", allow_hosts[i], NULL);
+      g_autoptr(GError) local = NULL;
+      g_autoptr(SbxNetworkTarget) target = sbx_network_target_parse (text, &local);
+
+      if (target == NULL)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--allow-host %s: %s (HOST:PORT, an IPv6 literal in brackets)", allow_hosts[i],
+                       local->message);
+          return FALSE;
+        }
+      g_ptr_array_add (egress->targets, g_strdup (sbx_network_target_to_string (target)));
+    }
+  if (upstream != NULL)
+    {
+      g_autofree char *from_env = NULL;
+      const char *url = upstream;
+
+      if (g_str_has_prefix (upstream, "env:"))
+        {
+          url = g_getenv (upstream + 4);
+          if (url == NULL || upstream[4] == '\0')
+            {
+              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           "--upstream-proxy %s: the environment variable %s is not set", upstream,
+                           upstream + 4);
+              return FALSE;
+            }
+          from_env = g_strdup (url);
+          url = from_env;
+        }
+      egress->route = sbx_egress_route_new_upstream (url, FALSE, error);
+      if (from_env != NULL)
+        explicit_bzero (from_env, strlen (from_env));
+      else
+        wipe_from_argv (upstream, argc, argv);
+      explicit_bzero (upstream, strlen (upstream));
+      if (egress->route == NULL)
+        {
+          g_prefix_error (error, "--upstream-proxy: ");
+          return FALSE;
+        }
+    }
+  else if (egress->targets->len > 0)
+    egress->route = sbx_egress_route_new_direct ();
+  return TRUE;
+}
+
+SbxProfile *
+sbx_run_egress_profile (SbxRunEgress  *egress,
+                        SbxProfile    *profile,
+                        gboolean       explicit_deny,
+                        GError       **error)
+{
+  g_autoptr(SbxProfileConfig) config = NULL;
+
+  if (egress->targets->len == 0)
+    {
+      if (egress->route != NULL && sbx_profile_get_network (profile) == SBX_ACCESS_DENY)
+        {
+          g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                               "--upstream-proxy: the network is denied, so nothing would use the "
+                               "route; add --allow-host HOST:PORT or --network allow");
+          return NULL;
+        }
+      return sbx_profile_ref (profile);
+    }
+  if (explicit_deny)
+    {
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           "--allow-host approves targets of a network that --network deny closes");
+      return NULL;
+    }
+  if (sbx_profile_get_network (profile) != SBX_ACCESS_DENY)
+    return sbx_profile_ref (profile);
+  config = sbx_profile_dup_config (profile);
+  sbx_profile_config_set_network (config, SBX_ACCESS_GATED);
+  return sbx_profile_new (config, error);
+}
+
+void
+sbx_run_egress_set_options (SbxRunEgress          *egress,
+                            SbxExecutorSetOptions *options)
+{
+  sbx_executor_set_options_set_egress_route (options, egress->route);
+}
+
+gboolean
+sbx_run_egress_mint (SbxRunEgress  *egress,
+                     SbxExecutor   *executor,
+                     SbxProfile    *profile,
+                     const char    *execution_id,
+                     const char    *command,
+                     const char    *cwd,
+                     GPtrArray     *tokens,
+                     GPtrArray     *approved,
+                     GError       **error)
+{
+  if (sbx_profile_get_network (profile) != SBX_ACCESS_GATED)
+    return TRUE;
+  for (guint i = 0; i < egress->targets->len; i++)
+    {
+      const char *target = egress->targets->pdata[i];
+      char *token = sbx_executor_issue_grant (executor, execution_id, command, cwd,
+                                              SBX_GRANT_CLASS_NETWORK_PROXY_TARGET, target, NULL, error);
+
+      if (token == NULL)
+        {
+          g_prefix_error (error, "--allow-host %s: ", target + 4);
+          return FALSE;
+        }
+      g_ptr_array_add (tokens, token);
+      g_ptr_array_add (approved, g_strconcat (SBX_GRANT_CLASS_NETWORK_PROXY_TARGET ":", target, NULL));
+    }
+  return TRUE;
+}
+
+void
+sbx_run_egress_report_denial (SbxRunResult *result)
+{
+  const char *target = sbx_run_result_get_denied_target (result);
+  const char *reason = sbx_run_result_get_denial_reason (result);
+
+  if (target == NULL)
+    return;
+  if (reason != NULL)
+    sbx_cli_error ("run: network target denied: %s (%s)", target, reason);
+  else
+    sbx_cli_error ("run: network target denied: %s", target);
+}
