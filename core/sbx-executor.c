@@ -33,6 +33,7 @@
 #include "sbx-policy-private.h"
 #include "sbx-run-result-private.h"
 #include "sbx-supervise-private.h"
+#include "sbx-run-options-private.h"
 
 /**
  * SbxExecutor:
@@ -735,6 +736,11 @@ typedef struct
   guint64        max_output;
   int            fds[3];       /* stdin, stdout, stderr; -1 default */
   gboolean       owns_fds;     /* async: dup'd, closed when done */
+  /* The sandbox terminal (sbx-run-options-private.h). */
+  gboolean       pty;
+  guint16        pty_rows;
+  guint16        pty_cols;
+  int            pty_resize_fd;  /* the caller's, open until the run is done */
   /* Runs with grants (upstream RunCommandWithGrants). */
   gboolean       with_grants;
   char          *execution_id;
@@ -783,6 +789,7 @@ run_request_new (const char          *cwd,
   rr->cwd = g_strdup (cwd);
   rr->argv = g_strdupv ((char **) argv);
   rr->fds[0] = rr->fds[1] = rr->fds[2] = -1;
+  rr->pty_resize_fd = -1;
   if (options != NULL)
     {
       rr->timeout = sbx_run_options_get_timeout (options);
@@ -790,6 +797,8 @@ run_request_new (const char          *cwd,
       rr->fds[0] = sbx_run_options_get_stdin_fd (options);
       rr->fds[1] = sbx_run_options_get_stdout_fd (options);
       rr->fds[2] = sbx_run_options_get_stderr_fd (options);
+      rr->pty = sbx_run_options_get_sandbox_terminal (options, &rr->pty_rows, &rr->pty_cols,
+                                                      &rr->pty_resize_fd);
     }
   return rr;
 }
@@ -1917,6 +1926,11 @@ executor_run (SbxExecutor      *self,
   req.deadline = rr->timeout > 0 ? g_get_monotonic_time () + rr->timeout : 0;
   req.cancellable = cancellable;
   req.close_fd = shared->close_fd;
+  req.pty = rr->pty;
+  req.pty_rows = rr->pty_rows;
+  req.pty_cols = rr->pty_cols;
+  req.pty_resize_fd = rr->pty ? rr->pty_resize_fd : -1;
+  req.pty_size_fd = rr->pty ? rr->fds[0] : -1;
 
   ok = sbx_supervise_run (&req, &result, &spawned, &local_error);
   if (!ok && !spawned)
