@@ -407,6 +407,22 @@ def find_pid(pred):
     return None
 
 
+def proc_identity(pid):
+    """(pid, start time) of a live process, or None: a pid alone could be
+    reused once the process is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (pid, fields[19], int(fields[1]))   # start time, parent
+    except (OSError, IndexError):
+        return None
+
+
+def alive(identity):
+    now = proc_identity(identity[0])
+    return now is not None and now[1] == identity[1]
+
+
 def test_sigkill(rung, ws):
     # The command ignores SIGHUP, so the hang-up of its terminal (the master
     # closes with sbx) is not what ends it: the sandbox's own lifetime
@@ -422,19 +438,29 @@ def test_sigkill(rung, ws):
             if inner is not None:
                 break
             time.sleep(0.05)
+        # The sandbox's processes as the host sees them: the command and
+        # every ancestor up to sbx (the sandbox's init).
+        tree = []
+        pid = inner
+        while pid is not None and pid != t.proc.pid:
+            ident = proc_identity(pid)
+            if ident is None:
+                break
+            tree.append(ident)
+            pid = ident[2]
         os.kill(t.proc.pid, signal.SIGKILL)
         t.wait()
-        left = None
+        left = tree
         for _ in range(50):
-            left = find_pid(lambda argv: argv[:2] == ["sleep", marker]
-                            or (len(argv) > 0 and argv[0] == "sbx-init"))
-            if left is None:
+            left = [ident for ident in tree if alive(ident)]
+            if not left:
                 break
             time.sleep(0.1)
     finally:
         t.close()
-    tap(ready and inner is not None and left is None, "%s/sigkill-leaves-no-process" % rung,
-        "ready %r, inner pid %r, left %r" % (ready, inner, left))
+    tap(ready and inner is not None and len(tree) >= 2 and pid == t.proc.pid and not left,
+        "%s/sigkill-leaves-no-process" % rung,
+        "ready %r, inner pid %r, tree %r, left %r" % (ready, inner, tree, left))
 
 
 def test_no_terminal(rung, ws):
@@ -448,6 +474,35 @@ def test_no_terminal(rung, ws):
     tap(p.returncode == 0 and re.search(rb"piped\r\n", p.stdout) is not None
         and re.search(rb"/dev/pts/\d+\r\nerr\r\n", p.stdout) is not None and p.stderr == b"",
         "%s/pipes/pty-forced" % rung, "rc %d out %r err %r" % (p.returncode, p.stdout, p.stderr))
+
+
+def test_unconfined(ws):
+    """An Unconfined profile has no sandbox to open a terminal in: from a
+    terminal it keeps the real one (no interactive mode), and --pty is
+    refused before anything runs."""
+    profile = os.path.join(SCRATCH, "unconfined.json")
+    with open(profile, "w") as f:
+        f.write('{"version": 1, "isolation": "unconfined", "ack-unconfined": true, '
+                '"network": "allow", "command": "allow", "home": "real", '
+                '"workspace": {"root": ".", "read": "allow", "write": "allow"}, '
+                '"host": {"read": "allow", "write": "allow"}}')
+    env = base_env(None)
+    env["SBX_PLUGIN_PATH"] = os.environ.get("SBX_TEST_PLUGIN_DIRS", PLUGIN_DIR)
+    marker = os.path.join(ws, "unconfined-ran")
+    t = Term(outer_script(ws, sbx_cmd(["--profile", profile, "--", "sh", "-c", "tty; echo mode-done"])),
+             env, ws)
+    try:
+        out = t.drain(60)
+        t.wait()
+    finally:
+        t.close()
+    outer_tty = re.search(rb"(/dev/pts/\d+)\r?\nmode-done", out)
+    tap(outer_tty is not None and b"SBX-STATUS=0" in out, "unconfined/keeps-the-real-terminal",
+        out.decode(errors="replace"))
+    p = subprocess.run([SBX, "run", "--pty", "--profile", profile, "--", "touch", marker], env=env, cwd=ws,
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    tap(p.returncode == 125 and b"PTY" in p.stderr and not os.path.exists(marker),
+        "unconfined/pty-refused-nothing-runs", "rc %d err %r" % (p.returncode, p.stderr))
 
 
 def main():
@@ -469,6 +524,7 @@ def main():
             test_status_and_signals(rung, ws)
             test_sigkill(rung, ws)
             test_no_terminal(rung, ws)
+        test_unconfined(ws)
     finally:
         shutil.rmtree(ws, ignore_errors=True)
         shutil.rmtree(SCRATCH, ignore_errors=True)
