@@ -617,18 +617,28 @@ static void
 test_sandbox_pty (gconstpointer data)
 {
   Fixture fx = { 0 };
-  const char *argv[] = { "sh", "-c",
-                         "tty; stty size; test -t 0 && test -t 1 && test -t 2 && echo all-tty; "
-                         "exec 3</dev/tty && echo has-ctty; exit 0", NULL };
+  g_autofree char *script = NULL;
+  const char *argv[] = { "sh", "-c", NULL, NULL };
   LinuxTestRun *failed = NULL;
   LinuxTestProc *proc;
   g_autoptr(LinuxTestRun) run = NULL;
   struct stat master_st, host_ptmx;
   unsigned int ptn = 0;
-  int master;
+  int master, host_master = -1, host_slave = -1;
+  char host_name[64];
+  char buf[256];
+  ssize_t n;
 
   if (!fixture_setup (&fx, data))
     return;
+  /* A terminal of the host the target must not reach by its name. */
+  g_assert_cmpint (openpty (&host_master, &host_slave, host_name, NULL, NULL), ==, 0);
+  fcntl (host_master, F_SETFL, O_NONBLOCK);
+  script = g_strdup_printf ("tty; stty size; test -t 0 && test -t 1 && test -t 2 && echo all-tty; "
+                            "exec 3</dev/tty && echo has-ctty; "
+                            "exec 5<>\"$(tty)\" && echo reopened-by-name; "
+                            "(echo leaked > %s) 2>/dev/null; exit 0", host_name);
+  argv[2] = script;
   proc = linux_test_backend_start_sandbox_pty (fx.backend, fx.policy, fx.workspace, argv, 33, 111,
                                                &failed);
   g_assert_nonnull (proc);
@@ -643,7 +653,13 @@ test_sandbox_pty (gconstpointer data)
   g_assert_cmpint (run->exit.kind, ==, SBX_EXIT_EXITED);
   g_assert_cmpint (run->exit.code, ==, 0);
   g_assert_true (g_str_has_prefix (run->out, "/dev/pts/"));
-  g_assert_nonnull (strstr (run->out, "\r\n33 111\r\nall-tty\r\nhas-ctty\r\n"));
+  g_assert_nonnull (strstr (run->out, "\r\n33 111\r\nall-tty\r\nhas-ctty\r\nreopened-by-name\r\n"));
+  /* Nothing crossed into the host's terminal. */
+  n = read (host_master, buf, sizeof buf);
+  g_assert_cmpint (n, ==, -1);
+  g_assert_cmpint (errno, ==, EAGAIN);
+  close (host_slave);
+  close (host_master);
   fixture_teardown (&fx);
   assert_no_children ();
 }

@@ -997,7 +997,7 @@ child_b_main (void *data)
 
   if (spec->landlock != NULL)
     {
-      SbxLandlockExtraRule extra[5];
+      SbxLandlockExtraRule extra[6];
       size_t n_extra = 0;
       const char *failed_step = NULL;
 
@@ -1023,6 +1023,15 @@ child_b_main (void *data)
                                       : sbx_landlock_plan_child_rw_file (spec->landlock);
               n_extra++;
             }
+        }
+      if (ctx->pty_sandbox && spec->rung != SBX_LINUX_RUNG_USERNS)
+        {
+          /* Rung 2 has no devpts of its own and the host's is not in the
+           * policy: the sandbox's terminal alone (fd 0 now), so that a
+           * program reopening it by name (ttyname, then open) can. */
+          extra[n_extra].fd = 0;
+          extra[n_extra].access = sbx_landlock_plan_child_rw_file (spec->landlock);
+          n_extra++;
         }
       r = sbx_landlock_plan_apply (spec->landlock, extra, n_extra, &failed_step);
       if (r < 0)
