@@ -656,6 +656,12 @@ sbx_backend_spawn (SbxBackendSpec          *spec,
                    backend->plugin->name, backend->name, (gint64) result.pid);
       return FALSE;
     }
+  if (!(request->flags & SBX_SPAWN_PTY_SANDBOX) && result.pty_master_fd >= 0)
+    {
+      /* Not asked for: nobody would ever close it. */
+      close (result.pty_master_fd);
+      result.pty_master_fd = -1;
+    }
   *out_result = result;
   return TRUE;
 }

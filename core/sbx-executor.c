@@ -1930,7 +1930,9 @@ executor_run (SbxExecutor      *self,
   req.pty_rows = rr->pty_rows;
   req.pty_cols = rr->pty_cols;
   req.pty_resize_fd = rr->pty ? rr->pty_resize_fd : -1;
-  req.pty_size_fd = rr->pty ? rr->fds[0] : -1;
+  /* The size followed is that of the caller's terminal: stdin's, else
+   * stdout's (--pty with piped input). */
+  req.pty_size_fd = !rr->pty ? -1 : (rr->fds[0] >= 0 && isatty (rr->fds[0])) ? rr->fds[0] : rr->fds[1];
 
   ok = sbx_supervise_run (&req, &result, &spawned, &local_error);
   if (!ok && !spawned)
