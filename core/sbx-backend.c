@@ -596,6 +596,7 @@ sbx_backend_spawn (SbxBackendSpec          *spec,
   result.pid = -1;
   result.pidfd = -1;
   result.proxy_listen_fd = -1;
+  result.pty_master_fd = -1;
   sbx_host_call_init (&call, backend->plugin->name, backend->name, "spawn", NULL);
   status = backend->vtable->spawn (backend->plugin->ctx, &call, spec->spec, request, &result);
   if (status != SBX_STATUS_OK)
@@ -614,27 +615,52 @@ sbx_backend_spawn (SbxBackendSpec          *spec,
                    backend->plugin->name, backend->name, (gint64) result.pid);
       return FALSE;
     }
-  if (!pid_is_our_child ((pid_t) result.pid))
+  if (!pid_is_our_child ((pid_t) result.pid)
+      || ((request->flags & SBX_SPAWN_PTY_SANDBOX) && result.pty_master_fd < 0))
     {
+      gboolean no_master = pid_is_our_child ((pid_t) result.pid);
       SbxExitV1 ignored = { .struct_size = sizeof ignored };
       SbxHostCall finish_call;
 
       /* The host could neither wait for nor reap it: let the backend kill
        * and free its tree, then refuse the run. */
+      int wait_status = W_EXITCODE (0, SIGKILL);
+
       backend->vtable->signal (backend->plugin->ctx, result.child, SIGKILL);
+      /* Our own child is reaped first, as finish() expects. */
+      while (no_master && waitpid ((pid_t) result.pid, &wait_status, 0) < 0 && errno == EINTR)
+        ;
       sbx_host_call_init (&finish_call, backend->plugin->name, backend->name, "finish", NULL);
       backend->vtable->finish (backend->plugin->ctx, &finish_call, result.child,
-                               W_EXITCODE (0, SIGKILL), &ignored);
+                               wait_status, &ignored);
       sbx_host_call_clear (&finish_call);
       if (result.pidfd >= 0)
         close (result.pidfd);
       if (result.proxy_listen_fd >= 0)
         close (result.proxy_listen_fd);
+      if (result.pty_master_fd >= 0)
+        close (result.pty_master_fd);
+      if (no_master)
+        {
+          /* A backend that predates SBX_SPAWN_PTY_SANDBOX ignored the flag:
+           * the target did not get the terminal that was asked for. */
+          g_set_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_UNSUPPORTED,
+                       "plugin '%s', extension '%s': spawn returned no terminal master for a "
+                       "sandbox terminal request (SBX_SPAWN_PTY_SANDBOX); its tree was killed",
+                       backend->plugin->name, backend->name);
+          return FALSE;
+        }
       g_set_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID,
                    "plugin '%s', extension '%s': spawn returned pid %" G_GINT64_FORMAT ", which is not "
                    "a child of this process (the spawn contract requires a direct child); its tree was killed",
                    backend->plugin->name, backend->name, (gint64) result.pid);
       return FALSE;
+    }
+  if (!(request->flags & SBX_SPAWN_PTY_SANDBOX) && result.pty_master_fd >= 0)
+    {
+      /* Not asked for: nobody would ever close it. */
+      close (result.pty_master_fd);
+      result.pty_master_fd = -1;
     }
   *out_result = result;
   return TRUE;

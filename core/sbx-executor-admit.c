@@ -16,6 +16,7 @@
  * caller spawns, supervises and clears it once the backend's finish() ran.
  */
 #include "sbx-executor-impl-private.h"
+#include "sbx-run-options-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +41,7 @@ sbx_start_request_new (const char          *cwd,
   rr->argv = g_strdupv ((char **) argv);
   rr->fds[0] = rr->fds[1] = rr->fds[2] = -1;
   rr->grace = SBX_RUN_OPTIONS_DEFAULT_TERMINATE_GRACE;
+  rr->terminal_resize_fd = -1;
   if (options == NULL)
     return rr;
 
@@ -53,6 +55,9 @@ sbx_start_request_new (const char          *cwd,
   rr->modes[2] = sbx_run_options_get_stderr (options);
   rr->pty = sbx_run_options_get_pty (options, &rr->rows, &rr->cols);
   rr->grace = sbx_run_options_get_terminate_grace (options);
+  rr->sandbox_terminal = sbx_run_options_get_sandbox_terminal (options, &rr->terminal_rows,
+                                                               &rr->terminal_cols,
+                                                               &rr->terminal_resize_fd);
   if (sbx_run_options_get_deadline (options) != NULL)
     rr->deadline_real_us = g_date_time_to_unix (sbx_run_options_get_deadline (options))
                            * G_USEC_PER_SEC

@@ -153,6 +153,11 @@ typedef struct
   guint16        rows;
   guint16        cols;
   GTimeSpan      grace;             /* force_exit's SIGTERM -> SIGKILL, > 0 */
+  /* The sbx program's sandbox terminal (sbx-run-options-private.h). */
+  gboolean       sandbox_terminal;
+  guint16        terminal_rows;
+  guint16        terminal_cols;
+  int            terminal_resize_fd; /* the caller's, open until the run is done */
   /* A grant transaction: the options carry grants or an execution ID. */
   gboolean       with_grants;
   char          *execution_id;

@@ -121,6 +121,14 @@ executor_run (SbxExecutor           *self,
   req.deadline = admission.deadline;
   req.cancellable = cancellable;
   req.close_fd = self->shared->close_fd;
+  req.pty = rr->sandbox_terminal;
+  req.pty_rows = rr->terminal_rows;
+  req.pty_cols = rr->terminal_cols;
+  req.pty_resize_fd = rr->sandbox_terminal ? rr->terminal_resize_fd : -1;
+  /* The size followed is that of the caller's terminal: stdin's, else
+   * stdout's (--pty with piped input). */
+  req.pty_size_fd = !rr->sandbox_terminal ? -1
+                    : (fds[0] >= 0 && isatty (fds[0])) ? fds[0] : fds[1];
   req.proxy_listen_fn = sbx_egress_run_serve;   /* egress */
   req.proxy_listen_data = &admission.egress;
 

@@ -430,6 +430,22 @@ typedef struct SbxCompileResultV1
 
 /* SbxSpawnRequestV1.flags */
 #define SBX_SPAWN_PTY  1u  /* stdin_fd is a terminal slave: make it the controlling tty */
+/* The backend allocates the target's terminal itself, inside the sandbox
+ * (its own devpts where the sandbox has one), and hands the host only the
+ * master:
+ *  - the request's struct_size covers pty_cols (SBX_SPAWN_REQUEST_V1_PTY_SIZE)
+ *    and the result's covers pty_master_fd (SBX_SPAWN_RESULT_V1_PTY_SIZE);
+ *  - stdin_fd, stdout_fd and stderr_fd are -1 and SBX_SPAWN_PTY is clear:
+ *    the terminal's slave becomes the target's 0, 1 and 2 and its
+ *    controlling terminal (a new session), so stdout and stderr are one
+ *    stream on the master;
+ *  - the window size is pty_rows x pty_cols (0 leaves the kernel's 0 x 0);
+ *  - on OK, SbxSpawnResultV1.pty_master_fd is the master (close-on-exec,
+ *    owned by the host); on failure no descriptor is handed out.
+ * A backend that cannot do this returns SBX_STATUS_UNSUPPORTED; one built
+ * before this flag leaves pty_master_fd at the host's -1, and the host
+ * then kills the tree and fails the run. */
+#define SBX_SPAWN_PTY_SANDBOX  2u
 
 typedef struct SbxSpawnRequestV1
 {
@@ -445,8 +461,12 @@ typedef struct SbxSpawnRequestV1
   int32_t            stdout_fd;   /* -1 = /dev/null */
   int32_t            stderr_fd;   /* -1 = /dev/null */
   uint32_t           reserved0;
+  /* Appended: read only with SBX_SPAWN_PTY_SANDBOX. */
+  uint32_t           pty_rows;    /* initial window size of the sandbox's terminal */
+  uint32_t           pty_cols;
 } SbxSpawnRequestV1;
 #define SBX_SPAWN_REQUEST_V1_MIN_SIZE  (offsetof (SbxSpawnRequestV1, reserved0) + sizeof (uint32_t))
+#define SBX_SPAWN_REQUEST_V1_PTY_SIZE  (offsetof (SbxSpawnRequestV1, pty_cols) + sizeof (uint32_t))
 
 /* SbxSpawnResultV1.containment (LifetimeContainment) */
 #define SBX_CONTAINMENT_UNSPECIFIED  0u
@@ -462,8 +482,12 @@ typedef struct SbxSpawnResultV1
   int32_t  proxy_listen_fd;  /* -1, or a listening socket inside the sandbox's
                               * network for the egress proxy; owned by the host */
   void    *child;            /* backend per-spawn handle for signal()/finish() */
+  /* Appended: written only with SBX_SPAWN_PTY_SANDBOX; the host sets -1. */
+  int32_t  pty_master_fd;    /* master of the sandbox's terminal; owned by the host */
+  uint32_t reserved1;
 } SbxSpawnResultV1;
 #define SBX_SPAWN_RESULT_V1_MIN_SIZE   (offsetof (SbxSpawnResultV1, child) + sizeof (void *))
+#define SBX_SPAWN_RESULT_V1_PTY_SIZE   (offsetof (SbxSpawnResultV1, pty_master_fd) + sizeof (int32_t))
 
 /* SbxExitV1.kind */
 #define SBX_EXIT_EXITED    1u

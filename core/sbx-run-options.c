@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "sbx-run-options.h"
+#include "sbx-run-options-private.h"
 
 #include <string.h>
 
@@ -47,6 +48,11 @@ struct _SbxRunOptions
   GTimeSpan     terminate_grace;
   char        **grants;
   char         *execution_id;
+  /* The sandbox terminal (sbx-run-options-private.h). */
+  gboolean      sandbox_terminal;
+  guint16       terminal_rows;
+  guint16       terminal_cols;
+  int           terminal_resize_fd;
 };
 
 G_DEFINE_BOXED_TYPE (SbxRunOptions, sbx_run_options, sbx_run_options_copy, sbx_run_options_free)
@@ -69,6 +75,7 @@ sbx_run_options_new (void)
   self->stdin_fd = -1;
   self->stdout_fd = -1;
   self->stderr_fd = -1;
+  self->terminal_resize_fd = -1;
   return self;
 }
 
@@ -660,4 +667,34 @@ sbx_run_options_get_execution_id (const SbxRunOptions *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   return self->execution_id;
+
+/* The sandbox terminal: for the sbx program (sbx-run-options-private.h). */
+void
+sbx_run_options_set_sandbox_terminal (SbxRunOptions *self,
+                                      gboolean       enabled,
+                                      guint16        rows,
+                                      guint16        cols,
+                                      int            resize_fd)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (resize_fd >= -1);
+
+  self->sandbox_terminal = enabled;
+  self->terminal_rows = rows;
+  self->terminal_cols = cols;
+  self->terminal_resize_fd = enabled ? resize_fd : -1;
+}
+
+gboolean
+sbx_run_options_get_sandbox_terminal (const SbxRunOptions *self,
+                                      guint16             *rows,
+                                      guint16             *cols,
+                                      int                 *resize_fd)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  *rows = self->terminal_rows;
+  *cols = self->terminal_cols;
+  *resize_fd = self->terminal_resize_fd;
+  return self->sandbox_terminal;
 }

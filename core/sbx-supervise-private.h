@@ -15,6 +15,12 @@
  *      status; its SbxExitV1 is the truth
  *   -> drain what the dead tree left in the pipes (bounded).
  *
+ * With @pty the target gets a terminal of its own, opened by the backend
+ * inside the sandbox (SBX_SPAWN_PTY_SANDBOX), and only bytes cross: what
+ * arrives on stdin_fd is written to the master, what the master gives
+ * (stdout and stderr are one stream there) goes to stdout_fd or into the
+ * result, counted against max_output like any output.  The master never
+ * leaves this call, so nothing inside can reach the caller's terminal.
  */
 #pragma once
 
@@ -43,6 +49,14 @@ typedef struct
   void              (*proxy_listen_fn) (gpointer data,
                                         int      fd);
   gpointer            proxy_listen_data;
+  /* The sandbox terminal (see above).  stderr_fd is not used with it. */
+  gboolean            pty;
+  guint16             pty_rows;     /* initial window size */
+  guint16             pty_cols;
+  int                 pty_resize_fd; /* readable (non-blocking) when the window size
+                                      * changed: drained, then pty_size_fd's size is
+                                      * copied to the terminal; -1: none */
+  int                 pty_size_fd;  /* the terminal whose size is followed, or -1 */
 } SbxSuperviseRequest;
 
 typedef enum

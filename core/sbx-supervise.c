@@ -13,6 +13,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <termios.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -67,6 +69,12 @@ typedef struct
   gboolean      killing;
   gint64        last_kill;        /* monotonic µs of the last SIGKILL */
   SbxSpawnResultV1 spawn;
+  /* The sandbox terminal: streams[0] reads its master (the output), and
+   * what in_fd gives is written to it (the input). */
+  gboolean      pty;
+  gboolean      relay_input;      /* FALSE once the target has exited */
+  int           in_fd;            /* the caller's; -1 when none or at its end */
+  GByteArray   *to_master;        /* read from in_fd, not yet written */
 } Supervisor;
 
 void
@@ -230,6 +238,74 @@ supervisor_read (Supervisor *sv,
   return TRUE;
 }
 
+/* The terminal's input side: one read from in_fd, kept until the master
+ * takes it.  At the end of in_fd (a pipe or file given with a terminal
+ * requested) the terminal gets its end-of-file character when it is in
+ * canonical mode, so a reading command sees the end too. */
+static void
+relay_read_input (Supervisor *sv)
+{
+  char buf[READ_CHUNK];
+  ssize_t n;
+
+  do
+    n = read (sv->in_fd, buf, sizeof buf);
+  while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == EAGAIN)
+    return;
+  if (n > 0)
+    {
+      g_byte_array_append (sv->to_master, (const guint8 *) buf, (guint) n);
+      return;
+    }
+  sv->in_fd = -1;
+  if (sv->streams[0].read_fd >= 0)
+    {
+      struct termios tio;
+
+      if (tcgetattr (sv->streams[0].read_fd, &tio) == 0 && (tio.c_lflag & ICANON)
+          && tio.c_cc[VEOF] != _POSIX_VDISABLE)
+        g_byte_array_append (sv->to_master, (const guint8 *) &tio.c_cc[VEOF], 1);
+    }
+}
+
+/* Writes what the master takes now (it is non-blocking: a command that does
+ * not read its terminal must not stall the output side). */
+static void
+relay_write_input (Supervisor *sv)
+{
+  ssize_t n;
+
+  do
+    n = write (sv->streams[0].read_fd, sv->to_master->data, sv->to_master->len);
+  while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == EAGAIN)
+    return;
+  if (n < 0)
+    {
+      /* The terminal is hung up: the input has nowhere to go. */
+      g_byte_array_set_size (sv->to_master, 0);
+      sv->in_fd = -1;
+      return;
+    }
+  g_byte_array_remove_range (sv->to_master, 0, (guint) n);
+}
+
+/* The followed terminal was resized: give the sandbox's terminal the same
+ * size (the kernel then sends SIGWINCH to its foreground group). */
+static void
+relay_resize (Supervisor *sv)
+{
+  char buf[64];
+  struct winsize ws;
+
+  while (read (sv->req->pty_resize_fd, buf, sizeof buf) > 0)
+    ;
+  if (sv->req->pty_size_fd >= 0 && sv->streams[0].read_fd >= 0
+      && ioctl (sv->req->pty_size_fd, TIOCGWINSZ, &ws) == 0)
+    ioctl (sv->streams[0].read_fd, TIOCSWINSZ, &ws);
+}
+
 static int
 ms_until (gint64 deadline)
 {
@@ -306,8 +382,11 @@ supervisor_poll (Supervisor    *sv,
                  nfds_t         n_extra,
                  int            timeout)
 {
-  struct pollfd pfds[5];
+  struct pollfd pfds[8];
   int idx[2] = { -1, -1 };
+  int in_idx = -1;
+  int out_idx = -1;
+  int resize_idx = -1;
   nfds_t n = 0;
   int rc;
 
@@ -318,6 +397,24 @@ supervisor_poll (Supervisor    *sv,
         idx[s] = (int) n;
         pfds[n++] = (struct pollfd) { .fd = sv->streams[s].read_fd, .events = POLLIN };
       }
+  if (sv->pty && sv->relay_input && sv->streams[0].read_fd >= 0)
+    {
+      if (sv->to_master->len > 0)
+        {
+          out_idx = (int) n;
+          pfds[n++] = (struct pollfd) { .fd = sv->streams[0].read_fd, .events = POLLOUT };
+        }
+      else if (sv->in_fd >= 0)
+        {
+          in_idx = (int) n;
+          pfds[n++] = (struct pollfd) { .fd = sv->in_fd, .events = POLLIN };
+        }
+      if (sv->req->pty_resize_fd >= 0)
+        {
+          resize_idx = (int) n;
+          pfds[n++] = (struct pollfd) { .fd = sv->req->pty_resize_fd, .events = POLLIN };
+        }
+    }
   for (nfds_t i = 0; i < n_extra; i++)
     pfds[n++] = extra[i];
 
@@ -333,6 +430,13 @@ supervisor_poll (Supervisor    *sv,
     if (idx[s] >= 0 && sv->streams[s].read_fd >= 0
         && (pfds[idx[s]].revents & (POLLIN | POLLHUP | POLLERR)))
       supervisor_read (sv, &sv->streams[s]);
+  if (resize_idx >= 0 && (pfds[resize_idx].revents & POLLIN))
+    relay_resize (sv);
+  if (in_idx >= 0 && sv->in_fd >= 0 && (pfds[in_idx].revents & (POLLIN | POLLHUP | POLLERR)))
+    relay_read_input (sv);
+  if (sv->to_master->len > 0 && sv->streams[0].read_fd >= 0 && sv->relay_input
+      && (out_idx < 0 || (pfds[out_idx].revents & (POLLOUT | POLLHUP | POLLERR))))
+    relay_write_input (sv);
   return rc;
 }
 
@@ -344,6 +448,7 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
 {
   Supervisor sv = { .req = req };
   g_autoptr(GByteArray) captured = g_byte_array_new ();
+  g_autoptr(GByteArray) to_master = g_byte_array_new ();
   sbx_autofd int out_w = -1;
   sbx_autofd int err_w = -1;
   sbx_autofd int pidfd = -1;
@@ -367,34 +472,54 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
     *out_spawned = FALSE;
   sv.streams[0].read_fd = sv.streams[1].read_fd = -1;
   sv.captured = captured;
+  sv.to_master = to_master;
+  sv.in_fd = -1;
 
-  /* Our copies of the child's pipe write ends are closed (autofd) once the
-   * child has its own. */
-  if (!setup_stream (&sv.streams[0], req->stdout_fd, req->max_output > 0, &capture_w,
-                     &child_out, error))
-    return FALSE;
-  if (sv.streams[0].mode != STREAM_DIRECT)
-    out_w = child_out;
-  if (!setup_stream (&sv.streams[1], req->stderr_fd, req->max_output > 0, &capture_w,
-                     &child_err, error))
+  if (req->pty)
     {
-      stream_close (&sv.streams[0]);
-      return FALSE;
+      /* The master is streams[0]'s read end once spawned: forwarded to
+       * stdout_fd (or captured), counted like pipe output. */
+      sv.pty = TRUE;
+      sv.relay_input = TRUE;
+      sv.in_fd = req->stdin_fd;
+      sv.streams[0].mode = req->stdout_fd >= 0 ? STREAM_FORWARD : STREAM_CAPTURE;
+      sv.streams[0].dest_fd = req->stdout_fd;
+      sv.streams[1].mode = STREAM_CAPTURE;
+      sv.streams[1].dest_fd = -1;
     }
-  if (sv.streams[1].mode != STREAM_DIRECT && child_err != child_out)
-    err_w = child_err;
+  else
+    {
+      /* Our copies of the child's pipe write ends are closed (autofd) once
+       * the child has its own. */
+      if (!setup_stream (&sv.streams[0], req->stdout_fd, req->max_output > 0, &capture_w,
+                         &child_out, error))
+        return FALSE;
+      if (sv.streams[0].mode != STREAM_DIRECT)
+        out_w = child_out;
+      if (!setup_stream (&sv.streams[1], req->stderr_fd, req->max_output > 0, &capture_w,
+                         &child_err, error))
+        {
+          stream_close (&sv.streams[0]);
+          return FALSE;
+        }
+      if (sv.streams[1].mode != STREAM_DIRECT && child_err != child_out)
+        err_w = child_err;
+    }
 
   spawn_req.struct_size = sizeof spawn_req;
-  spawn_req.flags = 0;
+  spawn_req.flags = req->pty ? SBX_SPAWN_PTY_SANDBOX : 0;
   spawn_req.cwd = req->cwd;
   spawn_req.argv = req->argv;
   spawn_req.envp = req->envp;
-  spawn_req.stdin_fd = req->stdin_fd;
+  spawn_req.stdin_fd = req->pty ? -1 : req->stdin_fd;
   spawn_req.stdout_fd = child_out;
   spawn_req.stderr_fd = child_err;
+  spawn_req.pty_rows = req->pty_rows;
+  spawn_req.pty_cols = req->pty_cols;
   sv.spawn.struct_size = sizeof sv.spawn;
   sv.spawn.pidfd = -1;
   sv.spawn.proxy_listen_fd = -1;
+  sv.spawn.pty_master_fd = -1;
 
   started = g_get_monotonic_time ();
   if (!sbx_backend_spawn (req->spec, &spawn_req, &sv.spawn, error))
@@ -411,6 +536,12 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
     req->proxy_listen_fn (req->proxy_listen_data, sv.spawn.proxy_listen_fd);
   else if (sv.spawn.proxy_listen_fd >= 0)
     close (sv.spawn.proxy_listen_fd);
+  if (sv.pty)
+    {
+      /* Non-blocking: neither side of the relay may stall the other. */
+      sv.streams[0].read_fd = sv.spawn.pty_master_fd;
+      fcntl (sv.streams[0].read_fd, F_SETFL, fcntl (sv.streams[0].read_fd, F_GETFL) | O_NONBLOCK);
+    }
   pidfd = sv.spawn.pidfd;
   if (pidfd < 0)
     pidfd = (int) syscall (SYS_pidfd_open, (pid_t) sv.spawn.pid, 0);
@@ -486,6 +617,8 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
 
   if (cancel_fd >= 0)
     g_cancellable_release_fd (req->cancellable);
+  /* The command is gone: what is left on the terminal is output only. */
+  sv.relay_input = FALSE;
 
   /* The target has exited but is not reaped: it still pins its pid (and its
    * process group), so killing the rest of the tree now cannot hit a

@@ -11,7 +11,7 @@ PACKAGES="
   libglib2.0-dev libjson-glib-dev libseccomp-dev
   gobject-introspection libgirepository1.0-dev python3-gi gjs gi-docgen
   clang llvm libclang-rt-14-dev
-  bubblewrap hyperfine util-linux passwd procps
+  bubblewrap hyperfine util-linux passwd procps bash vim-tiny
   python3-dbusmock dbus-daemon
   coreutils grep sed findutils tar make gcc
   scdoc man-db groff-base bash-completion python3-jsonschema

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 typedef struct
@@ -573,6 +575,129 @@ test_pty (gconstpointer data)
   assert_no_children ();
 }
 
+/* The legacy PTY mode at this rung: what `tty` says about a host terminal
+ * handed in as the slave.  At rung 1 the sandbox has its own devpts, so the
+ * slave's name does not resolve inside: ttyname() fails ("not a tty") even
+ * though the descriptor is a terminal.  That is why SBX_SPAWN_PTY_SANDBOX
+ * exists; the legacy mode keeps working as it always did. */
+static void
+test_pty_legacy_name (gconstpointer data)
+{
+  Fixture fx = { 0 };
+  int master = -1, slave = -1;
+  const char *argv[] = { "sh", "-c", "test -t 0 && echo is-a-tty; tty; exit 0", NULL };
+  LinuxTestRun *failed = NULL;
+  LinuxTestProc *proc;
+  g_autoptr(LinuxTestRun) run = NULL;
+
+  if (!fixture_setup (&fx, data))
+    return;
+  g_assert_cmpint (openpty (&master, &slave, NULL, NULL, NULL), ==, 0);
+  proc = linux_test_backend_start (fx.backend, fx.policy, fx.workspace, argv, NULL, slave, SBX_SPAWN_PTY,
+                                   &failed);
+  g_assert_nonnull (proc);
+  close (slave);
+  run = linux_test_proc_wait (proc, NULL);
+  close (master);
+  g_assert_cmpint (run->exit.code, ==, 0);
+  g_test_message ("legacy PTY mode at %s: %s", (const char *) data, run->out);
+  if (g_str_equal (data, "linux-userns"))
+    g_assert_cmpstr (run->out, ==, "is-a-tty\nnot a tty\n");
+  else
+    g_assert_true (g_str_has_prefix (run->out, "is-a-tty\n/dev/pts/"));
+  fixture_teardown (&fx);
+  assert_no_children ();
+}
+
+/* SBX_SPAWN_PTY_SANDBOX: the backend opens the terminal inside the sandbox
+ * (rung 1: in the sandbox's own devpts instance, not the host's), it is the
+ * target's stdin, stdout, stderr and controlling terminal, `tty` names it,
+ * the window size is the request's, and the host gets only the master. */
+static void
+test_sandbox_pty (gconstpointer data)
+{
+  Fixture fx = { 0 };
+  g_autofree char *script = NULL;
+  const char *argv[] = { "sh", "-c", NULL, NULL };
+  LinuxTestRun *failed = NULL;
+  LinuxTestProc *proc;
+  g_autoptr(LinuxTestRun) run = NULL;
+  struct stat master_st, host_ptmx;
+  unsigned int ptn = 0;
+  int master, host_master = -1, host_slave = -1;
+  char host_name[64];
+  char buf[256];
+  ssize_t n;
+
+  if (!fixture_setup (&fx, data))
+    return;
+  /* A terminal of the host the target must not reach by its name. */
+  g_assert_cmpint (openpty (&host_master, &host_slave, host_name, NULL, NULL), ==, 0);
+  fcntl (host_master, F_SETFL, O_NONBLOCK);
+  script = g_strdup_printf ("tty; stty size; test -t 0 && test -t 1 && test -t 2 && echo all-tty; "
+                            "exec 3</dev/tty && echo has-ctty; "
+                            "exec 5<>\"$(tty)\" && echo reopened-by-name; "
+                            "(echo leaked > %s) 2>/dev/null; exit 0", host_name);
+  argv[2] = script;
+  proc = linux_test_backend_start_sandbox_pty (fx.backend, fx.policy, fx.workspace, argv, 33, 111,
+                                               &failed);
+  g_assert_nonnull (proc);
+  master = linux_test_proc_pty_master (proc);
+  g_assert_cmpint (ioctl (master, TIOCGPTN, &ptn), ==, 0);
+  g_assert_cmpint (fstat (master, &master_st), ==, 0);
+  g_assert_cmpint (stat ("/dev/pts/ptmx", &host_ptmx), ==, 0);
+  if (g_str_equal (data, "linux-userns"))
+    g_assert_cmpuint (master_st.st_dev, !=, host_ptmx.st_dev);   /* the sandbox's own devpts */
+  run = linux_test_proc_wait (proc, NULL);
+  g_test_message ("sandbox terminal at %s (pts %u): %s", (const char *) data, ptn, run->out);
+  g_assert_cmpint (run->exit.kind, ==, SBX_EXIT_EXITED);
+  g_assert_cmpint (run->exit.code, ==, 0);
+  g_assert_true (g_str_has_prefix (run->out, "/dev/pts/"));
+  g_assert_nonnull (strstr (run->out, "\r\n33 111\r\nall-tty\r\nhas-ctty\r\nreopened-by-name\r\n"));
+  /* Nothing crossed into the host's terminal. */
+  n = read (host_master, buf, sizeof buf);
+  g_assert_cmpint (n, ==, -1);
+  g_assert_cmpint (errno, ==, EAGAIN);
+  close (host_slave);
+  close (host_master);
+  fixture_teardown (&fx);
+  assert_no_children ();
+}
+
+/* The sandbox terminal mode re-validates its request: it replaces the
+ * standard descriptors, excludes the legacy flag, needs the grown structs,
+ * and unknown flags are refused.  Nothing is left running. */
+static void
+test_sandbox_pty_invalid (gconstpointer data)
+{
+  Fixture fx = { 0 };
+  LinuxTestRun *failed = NULL;
+  const char *argv[] = { "true", NULL };
+  struct
+  {
+    uint32_t flags;
+    int      stdin_fd;
+  } cases[] = {
+    { SBX_SPAWN_PTY_SANDBOX, 0 },
+    { SBX_SPAWN_PTY_SANDBOX | SBX_SPAWN_PTY, 0 },
+    { 4, -1 },
+  };
+
+  if (!fixture_setup (&fx, data))
+    return;
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      LinuxTestProc *proc = linux_test_backend_start (fx.backend, fx.policy, fx.workspace, argv, NULL,
+                                                      cases[i].stdin_fd, cases[i].flags, &failed);
+
+      g_assert_null (proc);
+      g_assert_cmpint (failed->spawn_status, ==, SBX_STATUS_INVALID);
+      g_clear_pointer (&failed, linux_test_run_free);
+    }
+  fixture_teardown (&fx);
+  assert_no_children ();
+}
+
 /* The supervisor process dies without calling finish(): the whole tree dies
  * with it (sbx-init watches its end of the exit-record pipe). */
 static void
@@ -764,6 +889,9 @@ main (int argc, char **argv)
   linux_test_add_both ("spawn/concurrent", test_concurrent);
   linux_test_add_both ("spawn/no-supervisor-leaks", test_no_supervisor_leaks);
   linux_test_add_both ("spawn/pty", test_pty);
+  linux_test_add_both ("spawn/pty/legacy-name", test_pty_legacy_name);
+  linux_test_add_both ("spawn/pty/sandbox", test_sandbox_pty);
+  linux_test_add_both ("spawn/pty/sandbox-invalid", test_sandbox_pty_invalid);
   linux_test_add_both ("spawn/supervisor-death", test_supervisor_death);
   linux_test_add_both ("spawn/init-holds-nothing", test_init_holds_nothing);
   linux_test_add_both ("spawn/low-limits", test_low_limits);

@@ -21,21 +21,38 @@
  * without a target means this command.  --ask asks on the terminal for each
  * Gated capability the profile declares and mints what is approved.  A
  * Gated command without either exits 125 saying how to approve it.
+ *
+ * Interactive mode (stdin and stdout are terminals and the profile is
+ * Sandboxed, or --pty; --no-pty turns it off): the command gets a terminal
+ * of its own, opened inside the sandbox, as its stdin, stdout, stderr and
+ * controlling terminal, and sbx relays bytes between it and sbx's own
+ * terminal, which is in raw mode meanwhile (Ctrl-C and Ctrl-Z are bytes for
+ * the command's line discipline, so they reach its foreground group).  The
+ * window size is copied at the start and on every SIGWINCH.  The terminal's
+ * settings are put back on every way out of the run: the command's exit,
+ * its death, a signal to sbx, a timeout, the output limit.  Only SIGKILL of
+ * sbx leaves them to the shell.  The command never holds a descriptor of
+ * sbx's terminal, so nothing it does (TIOCSTI is refused anyway) can type
+ * into it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <glib-unix.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 
 #include <sbx/sbx.h>
 
 #include "sbx-cmd-run-egress.h"
 
 #include "sbx-cmds.h"
+#include "sbx-run-options-private.h"
 
 #define RUN_EXIT_TIMEOUT      124
 #define RUN_EXIT_SBX_FAILED   125
@@ -64,6 +81,8 @@ typedef struct
   char        *upstream_proxy;
   char       **approve;
   gboolean     ask;
+  gboolean     pty;
+  gboolean     no_pty;
 } RunArgs;
 
 static void
@@ -251,6 +270,92 @@ on_signal (gpointer data)
     sd->state->signal_received = sd->signo;
   g_cancellable_cancel (sd->state->cancellable);
   return G_SOURCE_CONTINUE;
+}
+
+/* The outer terminal in interactive mode: its settings before raw mode,
+ * and the pipe SIGWINCH is relayed through. */
+typedef struct
+{
+  gboolean       raw;          /* stdin's settings were changed */
+  struct termios saved;
+  int            resize_pipe[2];
+  guint          winch_source;
+} Terminal;
+
+static void
+terminal_restore (Terminal *term)
+{
+  if (term->raw)
+    {
+      /* TCSADRAIN: what the command wrote is on the screen first. */
+      while (tcsetattr (STDIN_FILENO, TCSADRAIN, &term->saved) < 0 && errno == EINTR)
+        ;
+      term->raw = FALSE;
+    }
+  if (term->winch_source != 0)
+    {
+      g_source_remove (term->winch_source);
+      term->winch_source = 0;
+    }
+  for (int i = 0; i < 2; i++)
+    if (term->resize_pipe[i] >= 0)
+      {
+        close (term->resize_pipe[i]);
+        term->resize_pipe[i] = -1;
+      }
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Terminal, terminal_restore)
+
+static gboolean
+on_winch (gpointer data)
+{
+  Terminal *term = data;
+
+  /* Non-blocking: a full pipe already says "resized". */
+  if (write (term->resize_pipe[1], "w", 1) < 0 && errno != EAGAIN)
+    g_debug ("relaying SIGWINCH: %s", g_strerror (errno));
+  return G_SOURCE_CONTINUE;
+}
+
+/* The window size of sbx's terminal (stdin, else stdout), or 24 x 80. */
+static void
+terminal_size (guint16 *rows,
+               guint16 *cols)
+{
+  struct winsize ws = { 0 };
+
+  if ((ioctl (STDIN_FILENO, TIOCGWINSZ, &ws) == 0 || ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0)
+      && ws.ws_row > 0 && ws.ws_col > 0)
+    {
+      *rows = ws.ws_row;
+      *cols = ws.ws_col;
+      return;
+    }
+  *rows = 24;
+  *cols = 80;
+}
+
+/* Interactive mode: follow SIGWINCH, put stdin's terminal (if it is one) in
+ * raw mode.  FALSE with errno set when the terminal cannot be set up. */
+static gboolean
+terminal_setup (Terminal *term)
+{
+  struct termios raw;
+
+  if (pipe2 (term->resize_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+    return FALSE;
+  term->winch_source = g_unix_signal_add (SIGWINCH, on_winch, term);
+  if (!isatty (STDIN_FILENO))
+    return TRUE;
+  if (tcgetattr (STDIN_FILENO, &term->saved) < 0)
+    return FALSE;
+  raw = term->saved;
+  cfmakeraw (&raw);
+  if (tcsetattr (STDIN_FILENO, TCSADRAIN, &raw) < 0)
+    return FALSE;
+  term->raw = TRUE;
+  return TRUE;
 }
 
 static int
@@ -444,6 +549,8 @@ sbx_cmd_run (int    argc,
   SignalData signals[3];
   guint signal_sources[3];
   static const int forwarded[3] = { SIGINT, SIGTERM, SIGHUP };
+  g_auto(Terminal) term = { .resize_pipe = { -1, -1 } };
+  gboolean interactive;
   int status;
   const GOptionEntry entries[] = {
     { "profile", 0, 0, G_OPTION_ARG_FILENAME, &args.profile_file,
@@ -471,6 +578,11 @@ sbx_cmd_run (int    argc,
       "without a target means this command", "CLASS[:TARGET]" },
     { "ask", 0, 0, G_OPTION_ARG_NONE, &args.ask,
       "Ask on the terminal for each Gated capability the profile declares", NULL },
+    { "pty", 0, 0, G_OPTION_ARG_NONE, &args.pty,
+      "Give the command a terminal of its own inside the sandbox, also when stdin or "
+      "stdout is not a terminal (stdout and stderr then both go through it)", NULL },
+    { "no-pty", 0, 0, G_OPTION_ARG_NONE, &args.no_pty,
+      "Never give the command a terminal: stdin, stdout and stderr pass through as they are", NULL },
     { NULL },
   };
   g_autoptr(GOptionGroup) group = NULL;
@@ -479,7 +591,12 @@ sbx_cmd_run (int    argc,
   context = g_option_context_new ("[--] COMMAND [ARG...]");
   g_option_context_set_summary (context, "Run one command in the sandbox.");
   g_option_context_set_description (context,
-    "stdin, stdout and stderr pass through.  Exit status: the command's; 128+N\n"
+    "stdin, stdout and stderr pass through.  When stdin and stdout are terminals\n"
+    "(or with --pty) and the profile is Sandboxed, the command gets a terminal of\n"
+    "its own inside the sandbox instead: job control, window size and full-screen\n"
+    "programs work, stdout and stderr both go through that terminal (one stream),\n"
+    "and --max-output counts the bytes relayed from it.  --no-pty turns this off.\n"
+    "Exit status: the command's; 128+N\n"
     "when signal N killed it; 124 when --timeout passed; 125 when sbx refused or\n"
     "failed; 126 when the command is not executable; 127 when it is not found.\n");
   group = g_option_group_new ("run", NULL, NULL, &args, NULL);
@@ -502,6 +619,8 @@ sbx_cmd_run (int    argc,
     }
   if (argc < 2)
     return refuse ("no command given (see sbx run --help)");
+  if (args.pty && args.no_pty)
+    return refuse ("--pty and --no-pty contradict each other");
   command = argv[1];
   if (args.timeout != NULL && !parse_seconds (args.timeout, &timeout))
     return refuse ("--timeout takes a positive number of seconds, not \"%s\"", args.timeout);
@@ -564,6 +683,12 @@ sbx_cmd_run (int    argc,
   sbx_run_options_set_stderr_fd (run_options, STDERR_FILENO);
   sbx_run_options_set_timeout (run_options, timeout);
   sbx_run_options_set_max_output (run_options, max_output);
+  /* A terminal for the command when sbx runs in one (or when asked).  An
+   * Unconfined profile runs without a sandbox to open it in: it keeps the
+   * real terminal unless --pty insists (and the backend then refuses). */
+  interactive = args.pty
+                || (!args.no_pty && isatty (STDIN_FILENO) && isatty (STDOUT_FILENO)
+                    && sbx_profile_get_isolation (profile) == SBX_ISOLATION_SANDBOXED);
 
   cwd = g_get_current_dir ();
   bound_command = sbx_grant_command_for_argv ((const char *const *) argv + 1);
@@ -594,6 +719,24 @@ sbx_cmd_run (int    argc,
       return status;
     }
   g_ptr_array_add (tokens, NULL);
+  if (interactive)
+    {
+      guint16 rows, cols;
+
+      /* After --ask's questions, before the command runs. */
+      terminal_size (&rows, &cols);
+      if (!terminal_setup (&term))
+        {
+          int errsv = errno;
+          g_autoptr(GError) close_error = NULL;
+
+          terminal_restore (&term);
+          sbx_executor_set_close (set, NULL, &close_error);
+          return refuse ("cannot set up the terminal for interactive mode: %s (use --no-pty)",
+                         g_strerror (errsv));
+        }
+      sbx_run_options_set_sandbox_terminal (run_options, TRUE, rows, cols, term.resize_pipe[0]);
+    }
   loop = g_main_loop_new (NULL, FALSE);
   cancellable = g_cancellable_new ();
   state.loop = loop;
@@ -614,6 +757,8 @@ sbx_cmd_run (int    argc,
     g_main_loop_run (loop);
   for (guint i = 0; i < G_N_ELEMENTS (forwarded); i++)
     g_source_remove (signal_sources[i]);
+  /* Before anything sbx says about the run. */
+  terminal_restore (&term);
 
   if (state.result != NULL)
     {

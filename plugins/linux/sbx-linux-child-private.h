@@ -48,6 +48,12 @@ typedef struct
   const char         *path_env;     /* PATH of envp, or SBX_SPAWN_DEFAULT_PATH */
   int                 stdio[3];
   int                 pty;
+  /* SBX_SPAWN_PTY_SANDBOX: B opens a terminal in the sandbox's devpts and
+   * sends the master over pty_sock (SCM_RIGHTS). */
+  int                 pty_sandbox;
+  int                 pty_sock;     /* B's end of the socket pair, or -1 */
+  unsigned short      pty_rows;
+  unsigned short      pty_cols;
   int                 err_fd;       /* write end of the error channel */
   int                 exit_fd;      /* write end of the exit-record pipe */
   char               *stack_a_top;

@@ -16,7 +16,9 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <linux/capability.h>
 #include <linux/landlock.h>
 #include <linux/securebits.h>
@@ -844,6 +846,81 @@ child_exec (ChildCtx *ctx)
   return seen_eacces ? -EACCES : -ENOENT;
 }
 
+/* SBX_SPAWN_PTY_SANDBOX: opens a terminal of the sandbox (rung 1: the
+ * private devpts mounted for this sandbox; rung 2, which has no mount
+ * namespace: the host's /dev/ptmx), unlocks it, sets the window size, sends
+ * the master to the supervisor over ctx->pty_sock (SCM_RIGHTS) and keeps only
+ * the slave.  Returns the slave (close-on-exec) or -errno.  B is in its new
+ * session already, and the slave is opened O_NOCTTY: it becomes the
+ * controlling terminal only through the TIOCSCTTY that follows. */
+SBX_CHILD_FUNC static long
+child_open_sandbox_pty (ChildCtx *ctx)
+{
+  const char *ptmx = ctx->spec->rung == SBX_LINUX_RUNG_USERNS ? "/dev/pts/ptmx" : "/dev/ptmx";
+  struct winsize ws;
+  struct msghdr msg;
+  struct iovec iov;
+  union
+  {
+    struct cmsghdr hdr;
+    char           buf[CMSG_SPACE (sizeof (int))];
+  } control;
+  struct cmsghdr *cmsg;
+  char byte = 'M';
+  int unlock = 0;
+  long master, slave, r;
+
+  master = sbx_raw_syscall4 (__NR_openat, AT_FDCWD, ptmx, O_RDWR | O_NOCTTY | O_CLOEXEC, 0);
+  if (master < 0)
+    return master;
+  r = sbx_raw_syscall3 (__NR_ioctl, master, TIOCSPTLCK, &unlock);
+  if (r >= 0)
+    {
+      sbx_child_zero (&ws, sizeof ws);
+      ws.ws_row = ctx->pty_rows;
+      ws.ws_col = ctx->pty_cols;
+      r = sbx_raw_syscall3 (__NR_ioctl, master, TIOCSWINSZ, &ws);
+    }
+  if (r < 0)
+    {
+      sbx_child_close (master);
+      return r;
+    }
+  /* The peer of this very master: no path lookup that could name another
+   * terminal. */
+  slave = sbx_raw_syscall3 (__NR_ioctl, master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (slave < 0)
+    {
+      sbx_child_close (master);
+      return slave;
+    }
+
+  sbx_child_zero (&msg, sizeof msg);
+  sbx_child_zero (&control, sizeof control);
+  iov.iov_base = &byte;
+  iov.iov_len = 1;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.buf;
+  msg.msg_controllen = sizeof control.buf;
+  cmsg = &control.hdr;
+  cmsg->cmsg_level = SOL_SOCKET;
+  cmsg->cmsg_type = SCM_RIGHTS;
+  cmsg->cmsg_len = CMSG_LEN (sizeof (int));
+  *(int *) CMSG_DATA (cmsg) = (int) master;
+  do
+    r = sbx_raw_syscall3 (__NR_sendmsg, ctx->pty_sock, &msg, MSG_NOSIGNAL);
+  while (r == -EINTR);
+  /* The supervisor holds the master now; the sandbox keeps none. */
+  sbx_child_close (master);
+  if (r < 0)
+    {
+      sbx_child_close (slave);
+      return r;
+    }
+  return slave;
+}
+
 /* B: becomes the target. */
 SBX_CHILD_FUNC static int
 child_b_main (void *data)
@@ -858,6 +935,19 @@ child_b_main (void *data)
   r = sbx_raw_syscall0 (__NR_setsid);
   if (r < 0)
     goto fail;
+
+  if (ctx->pty_sandbox)
+    {
+      step = SBX_LINUX_STEP_PTY;
+      r = child_open_sandbox_pty (ctx);
+      if (r < 0)
+        goto fail;
+      /* The slave is stdin, stdout and stderr, and the controlling
+       * terminal below.  The context is this spawn's alone, and nobody
+       * reads its stdio after B (A and the supervisor wait in vfork). */
+      ctx->stdio[0] = ctx->stdio[1] = ctx->stdio[2] = (int) r;
+      ctx->pty = 1;
+    }
 
   /* stdio: first above 2, then into place, so no source is clobbered. */
   step = SBX_LINUX_STEP_STDIO;
@@ -907,7 +997,7 @@ child_b_main (void *data)
 
   if (spec->landlock != NULL)
     {
-      SbxLandlockExtraRule extra[5];
+      SbxLandlockExtraRule extra[6];
       size_t n_extra = 0;
       const char *failed_step = NULL;
 
@@ -938,6 +1028,15 @@ child_b_main (void *data)
                                       : sbx_landlock_plan_child_rw_file (spec->landlock);
               n_extra++;
             }
+        }
+      if (ctx->pty_sandbox && spec->rung != SBX_LINUX_RUNG_USERNS)
+        {
+          /* Rung 2 has no devpts of its own and the host's is not in the
+           * policy: the sandbox's terminal alone (fd 0 now), so that a
+           * program reopening it by name (ttyname, then open) can. */
+          extra[n_extra].fd = 0;
+          extra[n_extra].access = sbx_landlock_plan_child_rw_file (spec->landlock);
+          n_extra++;
         }
       r = sbx_landlock_plan_apply (spec->landlock, extra, n_extra, &failed_step);
       if (r < 0)

@@ -295,6 +295,7 @@ typedef enum
   SBX_LINUX_STEP_EXEC_INIT,
   SBX_LINUX_STEP_CGROUP,        /* A joining the sandbox's cgroup */
   SBX_LINUX_STEP_EGRESS_LISTEN, /* A's proxy listener on the sandbox's loopback */
+  SBX_LINUX_STEP_PTY,           /* B allocating the sandbox's terminal (SBX_SPAWN_PTY_SANDBOX) */
   SBX_LINUX_STEP_LAST
 } SbxLinuxStep;
 

@@ -94,6 +94,7 @@ static const char *const step_names[SBX_LINUX_STEP_LAST] = {
   [SBX_LINUX_STEP_SETSID] = "setsid",
   [SBX_LINUX_STEP_STDIO] = "stdio",
   [SBX_LINUX_STEP_CONTROLLING_TTY] = "controlling-tty",
+  [SBX_LINUX_STEP_PTY] = "sandbox-terminal",
   [SBX_LINUX_STEP_CLOSE_FDS] = "close-fds",
   [SBX_LINUX_STEP_CHDIR] = "chdir",
   [SBX_LINUX_STEP_RLIMIT] = "rlimit",
@@ -427,6 +428,58 @@ find_path_env (const char *const *envp)
   return NULL;
 }
 
+/* The master B sent over @sock (SCM_RIGHTS), checked to be a pseudo-
+ * terminal master: exactly one descriptor, close-on-exec.  -1 with errno
+ * set when none arrived (B sends before it execs, so it is there by now). */
+static int
+receive_pty_master (int sock)
+{
+  union
+  {
+    struct cmsghdr hdr;
+    char           buf[CMSG_SPACE (2 * sizeof (int))];
+  } control;
+  struct msghdr msg = { 0 };
+  struct iovec iov;
+  struct cmsghdr *cmsg;
+  struct stat st;
+  unsigned int ptn;
+  char byte;
+  int fds[2] = { -1, -1 };
+  int n_fds = 0;
+  ssize_t n;
+
+  memset (&control, 0, sizeof control);
+  iov.iov_base = &byte;
+  iov.iov_len = 1;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.buf;
+  msg.msg_controllen = sizeof control.buf;
+  do
+    n = recvmsg (sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return -1;
+  for (cmsg = CMSG_FIRSTHDR (&msg); cmsg != NULL; cmsg = CMSG_NXTHDR (&msg, cmsg))
+    if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS)
+      {
+        size_t len = (cmsg->cmsg_len - CMSG_LEN (0)) / sizeof (int);
+
+        for (size_t k = 0; k < len && n_fds < 2; k++)
+          memcpy (&fds[n_fds++], CMSG_DATA (cmsg) + k * sizeof (int), sizeof (int));
+      }
+  if (n != 1 || n_fds != 1 || (msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC))
+      || fstat (fds[0], &st) != 0 || !S_ISCHR (st.st_mode) || ioctl (fds[0], TIOCGPTN, &ptn) != 0)
+    {
+      for (int k = 0; k < n_fds; k++)
+        close (fds[k]);
+      errno = EPROTO;
+      return -1;
+    }
+  return fd_above_stdio (fds[0]);
+}
+
 /* Defense in depth: the backend re-checks what the core
  * built; it must not trust the compiler's or the executor's output. */
 static gboolean
@@ -463,6 +516,34 @@ request_is_valid (const SbxSpawnRequestV1 *request,
     {
       *error_message = g_strdup ("spawn request: PTY mode needs the terminal as stdin_fd");
       return FALSE;
+    }
+  if (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX))
+    {
+      *error_message = g_strdup_printf ("spawn request: unknown flags 0x%x",
+                                        (unsigned) (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX)));
+      return FALSE;
+    }
+  if (request->flags & SBX_SPAWN_PTY_SANDBOX)
+    {
+      if (request->struct_size < SBX_SPAWN_REQUEST_V1_PTY_SIZE)
+        {
+          *error_message = g_strdup ("spawn request: a sandbox terminal request is too small "
+                                     "to carry the window size");
+          return FALSE;
+        }
+      if ((request->flags & SBX_SPAWN_PTY) || request->stdin_fd != -1 || request->stdout_fd != -1
+          || request->stderr_fd != -1)
+        {
+          *error_message = g_strdup ("spawn request: a sandbox terminal replaces stdin, stdout and "
+                                     "stderr (they must be -1, SBX_SPAWN_PTY clear)");
+          return FALSE;
+        }
+      if (request->pty_rows > G_MAXUINT16 || request->pty_cols > G_MAXUINT16)
+        {
+          *error_message = g_strdup_printf ("spawn request: window size %u x %u is out of range",
+                                            (unsigned) request->pty_rows, (unsigned) request->pty_cols);
+          return FALSE;
+        }
     }
   return TRUE;
 }
@@ -600,6 +681,8 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   int err_pipe[2] = { -1, -1 };
   int exit_pipe[2] = { -1, -1 };
   int egress_chan[2] = { -1, -1 };   /* egress: A sends the proxy listener here */
+  int pty_pair[2] = { -1, -1 };
+  int pty_master = -1;
   SbxLinuxSetupError rec;
   char *stacks = NULL;
   sigset_t all, old;
@@ -610,6 +693,11 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
 
   if (!request_is_valid (request, error_message))
     return SBX_STATUS_INVALID;
+  if ((request->flags & SBX_SPAWN_PTY_SANDBOX) && result->struct_size < SBX_SPAWN_RESULT_V1_PTY_SIZE)
+    {
+      *error_message = g_strdup ("spawn result: too small to carry the sandbox terminal's master");
+      return SBX_STATUS_INVALID;
+    }
   if (probe->init_fd < 0)
     {
       *error_message = g_strdup ("linux: the sandbox init program cannot be executed on this host");
@@ -701,6 +789,31 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
         goto fail_fds;
       ctx->egress_fd = egress_chan[1];
     }
+  ctx->pty_sock = -1;
+  if (request->flags & SBX_SPAWN_PTY_SANDBOX)
+    {
+      /* B sends the master of the terminal it opens inside over this pair;
+       * our end is read once spawn has succeeded. */
+      if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pty_pair) != 0)
+        {
+          saved_errno = errno;
+          *error_message = g_strdup_printf ("linux: socketpair for the sandbox terminal: %s",
+                                            g_strerror (saved_errno));
+          goto fail_fds;
+        }
+      for (i = 0; i < 2; i++)
+        pty_pair[i] = fd_above_stdio (pty_pair[i]);
+      if (pty_pair[0] < 0 || pty_pair[1] < 0)
+        {
+          saved_errno = errno;
+          *error_message = g_strdup_printf ("linux: fcntl(F_DUPFD_CLOEXEC): %s", g_strerror (saved_errno));
+          goto fail_fds;
+        }
+      ctx->pty_sandbox = 1;
+      ctx->pty_sock = pty_pair[1];
+      ctx->pty_rows = (unsigned short) request->pty_rows;
+      ctx->pty_cols = (unsigned short) request->pty_cols;
+    }
   ctx->init_argv[0] = "sbx-init";
   ctx->init_argv[1] = spec->rung == SBX_LINUX_RUNG_USERNS ? "1" : "2";
   ctx->init_argv[2] = NULL;   /* B's pid, filled in by A */
@@ -768,6 +881,11 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   if (egress_chan[1] >= 0)
     close (egress_chan[1]);
   egress_chan[1] = -1;
+  if (pty_pair[1] >= 0)
+    {
+      close (pty_pair[1]);
+      pty_pair[1] = -1;
+    }
   do
     n = read (err_pipe[0], &rec, sizeof rec);
   while (n < 0 && errno == EINTR);
@@ -801,6 +919,8 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
       close (exit_pipe[0]);
       if (egress_chan[0] >= 0)
         close (egress_chan[0]);
+      if (pty_pair[0] >= 0)
+        close (pty_pair[0]);   /* drops a master B may have sent */
       return status;
     }
 
@@ -821,8 +941,18 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
           if (pidfd >= 0)
             close (pidfd);
           close (exit_pipe[0]);
+          if (pty_pair[0] >= 0)
+            close (pty_pair[0]);
           return SBX_STATUS_FAILED;
         }
+    }
+
+  if (pty_pair[0] >= 0)
+    {
+      pty_master = receive_pty_master (pty_pair[0]);
+      saved_errno = errno;
+      close (pty_pair[0]);
+      pty_pair[0] = -1;
     }
 
   own_pidfd = pidfd >= 0 ? fcntl (pidfd, F_DUPFD_CLOEXEC, 3) : -1;
@@ -836,11 +966,38 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
     sbx_cgroup_close_procs (cgroup);
   child->cgroup = g_steal_pointer (&cgroup);
 
+  if ((request->flags & SBX_SPAWN_PTY_SANDBOX) && pty_master < 0)
+    {
+      SbxExitV1 ignored = { .struct_size = sizeof ignored };
+      g_autofree char *finish_message = NULL;
+      int wstatus = W_EXITCODE (0, SIGKILL);
+
+      /* The target runs without the terminal it was promised: tear the
+       * tree down as finish() does and fail the spawn. */
+      sbx_linux_signal (child, SIGKILL);
+      while (waitpid (pid, &wstatus, __WALL) < 0 && errno == EINTR)
+        ;
+      if (pidfd >= 0)
+        close (pidfd);
+      if (proxy_listen_fd >= 0)
+        close (proxy_listen_fd);
+      sbx_linux_finish (child, wstatus, &ignored, &finish_message);
+      *error_message = g_strdup_printf ("%s: the sandbox terminal's master did not arrive (%s)%s%s",
+                                        spec->rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS
+                                                                            : SBX_LINUX_BACKEND_LANDLOCK,
+                                        g_strerror (saved_errno),
+                                        finish_message != NULL ? "; " : "",
+                                        finish_message != NULL ? finish_message : "");
+      return SBX_STATUS_FAILED;
+    }
+
   result->containment = spec->containment;
   result->pid = pid;
   result->pidfd = pidfd;
   result->proxy_listen_fd = proxy_listen_fd;
   result->child = child;
+  if (request->flags & SBX_SPAWN_PTY_SANDBOX)
+    result->pty_master_fd = pty_master;
   return SBX_STATUS_OK;
 
 fail_fds:
@@ -852,6 +1009,8 @@ fail_fds:
         close (err_pipe[i]);
       if (exit_pipe[i] >= 0)
         close (exit_pipe[i]);
+      if (pty_pair[i] >= 0)
+        close (pty_pair[i]);
     }
   stacks_free (stacks);
   return SBX_STATUS_FAILED;

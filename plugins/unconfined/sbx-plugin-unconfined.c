@@ -367,7 +367,7 @@ unconfined_spawn (void                    *plugin_ctx,
             "unconfined: spawn request needs argv[0], an environment and an absolute cwd");
       return SBX_STATUS_INVALID;
     }
-  if ((request->flags & SBX_SPAWN_PTY) != 0)
+  if ((request->flags & (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX)) != 0)
     {
       fail (plugin, call, SBX_STATUS_UNSUPPORTED, "unconfined: PTY spawns are not supported yet");
       return SBX_STATUS_UNSUPPORTED;

@@ -559,6 +559,73 @@ linux_test_backend_start (LinuxTestBackend  *self,
   return proc;
 }
 
+LinuxTestProc *
+linux_test_backend_start_sandbox_pty (LinuxTestBackend  *self,
+                                      LinuxTestPolicy   *policy,
+                                      const char        *cwd,
+                                      const char *const *argv,
+                                      guint              rows,
+                                      guint              cols,
+                                      LinuxTestRun     **run_out)
+{
+  LinuxTestProc *proc;
+  SbxSpawnRequestV1 req = { 0 };
+  SbxSpawnResultV1 res = { 0 };
+  g_auto(GStrv) env = g_new0 (char *, 6);
+  int32_t status;
+
+  g_assert_nonnull (self->spec);
+  *run_out = NULL;
+  env[0] = g_strdup ("PATH=/usr/local/bin:/usr/bin:/bin");
+  env[1] = g_strdup_printf ("HOME=%s", linux_test_policy_home (policy));
+  env[2] = g_strdup_printf ("TMPDIR=%s", linux_test_policy_tmpdir (policy));
+  env[3] = g_strdup ("LANG=C.UTF-8");
+  env[4] = g_strdup ("TERM=dumb");
+  req.struct_size = sizeof req;
+  req.flags = SBX_SPAWN_PTY_SANDBOX;
+  req.cwd = cwd;
+  req.argv = argv;
+  req.envp = (const char *const *) env;
+  req.stdin_fd = req.stdout_fd = req.stderr_fd = -1;
+  req.pty_rows = rows;
+  req.pty_cols = cols;
+  res.struct_size = sizeof res;
+  res.pty_master_fd = -1;
+  host_reset (&self->th);
+  status = self->vtable->spawn (self->plugin_ctx, (SbxHostCall *) &self->th, self->spec, &req, &res);
+  if (status != SBX_STATUS_OK)
+    {
+      LinuxTestRun *run = g_new0 (LinuxTestRun, 1);
+
+      run->spawn_status = status;
+      g_mutex_lock (&self->th.lock);
+      run->spawn_error = g_strdup (self->th.error != NULL ? self->th.error : "(no message)");
+      g_mutex_unlock (&self->th.lock);
+      g_test_message ("spawn failed (%d): %s", status, run->spawn_error);
+      g_assert_cmpint (res.pty_master_fd, ==, -1);
+      *run_out = run;
+      return NULL;
+    }
+  g_assert_cmpint (res.pid, >, 0);
+  g_assert_cmpint (res.pidfd, >=, 0);
+  g_assert_cmpint (res.pty_master_fd, >, 2);
+  g_assert_cmpint (fcntl (res.pty_master_fd, F_GETFD), ==, FD_CLOEXEC);
+  proc = g_new0 (LinuxTestProc, 1);
+  proc->backend = self;
+  proc->res = res;
+  proc->in_fd = -1;
+  proc->out_fd = res.pty_master_fd;   /* read to EIO: every slave closed */
+  proc->err_fd = -1;
+  proc->out = g_string_new (NULL);
+  return proc;
+}
+
+int
+linux_test_proc_pty_master (LinuxTestProc *proc)
+{
+  return proc->res.pty_master_fd;
+}
+
 pid_t
 linux_test_proc_pid (LinuxTestProc *proc)
 {

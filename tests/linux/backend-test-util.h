@@ -141,6 +141,16 @@ LinuxTestProc *linux_test_backend_start (LinuxTestBackend  *self,
                                          int                stdin_fd,
                                          uint32_t           flags,
                                          LinuxTestRun     **run_out);
+/* SBX_SPAWN_PTY_SANDBOX: the backend opens the terminal inside; the output
+ * is read from the master it hands back (which the wait closes). */
+LinuxTestProc *linux_test_backend_start_sandbox_pty (LinuxTestBackend  *self,
+                                                     LinuxTestPolicy   *policy,
+                                                     const char        *cwd,
+                                                     const char *const *argv,
+                                                     guint              rows,
+                                                     guint              cols,
+                                                     LinuxTestRun     **run_out);
+int            linux_test_proc_pty_master (LinuxTestProc *proc);
 pid_t          linux_test_proc_pid      (LinuxTestProc *proc);
 void          *linux_test_proc_child    (LinuxTestProc *proc);
 LinuxTestRun  *linux_test_proc_wait     (LinuxTestProc *proc,

@@ -87,6 +87,8 @@ for mode in plain bash-completion; do
   expect help-topic "$mode" "profile" sbx help p
   expect global-option "$mode" "--version" sbx --v
   expect run-option "$mode" "--profile" sbx run --pro
+  expect run-pty-option "$mode" "--pty" sbx run --pt
+  expect run-no-pty-option "$mode" "--no-pty" sbx run --no-p
   expect doctor-options "$mode" "--clean --help --json" sbx doctor --
   expect network-words "$mode" "allow deny" sbx run --network ""
   expect allow-host-option "$mode" "--allow-host" sbx run --allow-h
