@@ -68,10 +68,14 @@
  *  - init runs once per SbxRegistry that loads the file, not once per
  *    process: the default registry, every sbx_registry_new_for_directories()
  *    and every test harness each call init again on the same mapped object
- *    and get their own *plugin_ctx.  Keep state in *plugin_ctx.  Process-wide
- *    state (a cache of what the kernel offers, say) must be safe to share
- *    between those contexts, be initialised thread-safely (pthread_once or
- *    atomics) and never be freed by fini.  init and fini run on whatever
+ *    and get their own *plugin_ctx.  Keep state in *plugin_ctx, including
+ *    what a probe measured of the host: it depends on the caller's
+ *    credentials and on sysctls that change, may hold fds that fini must
+ *    close, and a failed measurement must not stick for the whole process.
+ *    The only process-wide state allowed is state about the process itself
+ *    that cannot be had twice (the cgroup the process was moved into, say):
+ *    it must be initialised thread-safely (pthread_once or a mutex), shared
+ *    read-only by every context and never freed by fini.  init and fini run on whatever
  *    thread builds or drops the registry; fini runs once, after the last use
  *    of every extension of that context.  init must not call back into
  *    libsbx.

@@ -23,6 +23,8 @@ etu_plugin_dir (const char *name)
     dir = g_getenv ("SBX_TEST_UNCONFINED_PLUGIN_DIR");
   else if (g_str_equal (name, "jsonl"))
     dir = g_getenv ("SBX_TEST_JSONL_PLUGIN_DIR");
+  else if (g_str_equal (name, "linux"))
+    dir = g_getenv ("SBX_TEST_LINUX_PLUGIN_DIR");
   else
     {
       const char *mocks = g_getenv ("SBX_TEST_MOCK_PLUGIN_DIR");

@@ -8,9 +8,11 @@ G_BEGIN_DECLS
 /* Helpers shared by the executor, executor-set, env-scrub and report tests.
  * Plugin directories come from the environment meson gives the tests:
  *   SBX_TEST_UNCONFINED_PLUGIN_DIR, SBX_TEST_JSONL_PLUGIN_DIR,
+ *   SBX_TEST_LINUX_PLUGIN_DIR (the Linux tests only),
  *   SBX_TEST_MOCK_PLUGIN_DIR (the registry's mocks, one subdir each). */
 
-/* A registry over the named plugin directories: "unconfined", "jsonl", or a
+/* A registry over the named plugin directories: "unconfined", "jsonl",
+ * "linux", or a
  * mock name ("ok", "compile-short", ...).  NULL-terminated. */
 SbxRegistry *etu_registry          (const char *first_dir,
                                     ...) G_GNUC_NULL_TERMINATED;

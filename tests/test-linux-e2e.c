@@ -23,33 +23,13 @@
 #include "executor-test-util.h"
 #include "profile-test-util.h"
 
-static const char *
-linux_plugin_dir (void)
-{
-  const char *dir = g_getenv ("SBX_TEST_LINUX_PLUGIN_DIR");
-
-  g_assert_nonnull (dir);
-  return dir;
-}
-
-static SbxRegistry *
-linux_registry (void)
-{
-  const char *dirs[] = { linux_plugin_dir (), NULL };
-  g_autoptr(GError) error = NULL;
-  SbxRegistry *registry = sbx_registry_new_for_directories (dirs, &error);
-
-  g_assert_no_error (error);
-  return registry;
-}
-
 /* NULL (and a skip) when the host has no linux-userns. */
 static SbxExecutorSet *
 make_set (EtuTree     *tree,
           const char  *backend,
           GError     **error)
 {
-  g_autoptr(SbxRegistry) registry = linux_registry ();
+  g_autoptr(SbxRegistry) registry = etu_registry ("linux", NULL);
   g_autoptr(SbxProfile) profile = NULL;
   g_autoptr(SbxExecutorSetOptions) options = NULL;
   g_autoptr(GError) local_error = NULL;
@@ -186,7 +166,7 @@ static void
 check_siblings_denied_under_host_allow (const char *backend)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(SbxRegistry) registry = linux_registry ();
+  g_autoptr(SbxRegistry) registry = etu_registry ("linux", NULL);
   g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
   g_autoptr(SbxProfile) profile = NULL;
   g_autoptr(SbxExecutorSetOptions) options = NULL;
@@ -369,7 +349,7 @@ unix_sockets_member (const char *backend)
   for (int allow = 0; allow <= 1; allow++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(SbxRegistry) registry = linux_registry ();
+      g_autoptr(SbxRegistry) registry = etu_registry ("linux", NULL);
       g_autoptr(SbxExecutorSetOptions) options = etu_options (tree.scratch, 8, registry);
       g_autofree char *json = g_strdup_printf ("{\"version\":1,\"workspace\":{\"read\":\"allow\",\"write\":\"allow\"},"
                                                "\"command\":\"allow\"%s}",
@@ -440,7 +420,7 @@ sbx_run (EtuTree           *tree,
   g_autoptr(GError) error = NULL;
   Outcome o = { 0 };
 
-  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", linux_plugin_dir (), TRUE);
+  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", etu_plugin_dir ("linux"), TRUE);
   g_subprocess_launcher_setenv (l, "TMPDIR", tree->scratch, TRUE);
   if (backend != NULL)
     g_subprocess_launcher_setenv (l, "SBX_BACKEND", backend, TRUE);
@@ -785,7 +765,7 @@ sbx_run_start (const char        *cwd,
   g_autoptr(GError) error = NULL;
   GSubprocess *proc;
 
-  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", linux_plugin_dir (), TRUE);
+  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", etu_plugin_dir ("linux"), TRUE);
   g_subprocess_launcher_setenv (l, "TMPDIR", tmpdir, TRUE);
   g_subprocess_launcher_setenv (l, "SBX_BACKEND", backend, TRUE);
   g_subprocess_launcher_set_cwd (l, cwd);
