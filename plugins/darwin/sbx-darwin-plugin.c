@@ -106,10 +106,10 @@ darwin_probe (void             *plugin_ctx,
   result->guarantees = SBX_DARWIN_GUARANTEES;
   result->flags = 0;
   plugin->host->report (call, "seatbelt", SBX_ABI_REPORT_ENFORCED, "sandbox-exec is present and executable");
-  plugin->host->report (call, "process-lifetime", SBX_ABI_REPORT_NARROWED,
+  plugin->host->report (call, SBX_ABI_FEATURE_PROCESS_LIFETIME, SBX_ABI_REPORT_NARROWED,
                         "best effort: the process group is swept; a descendant that leaves it "
                         "stays confined by Seatbelt but may outlive the run");
-  plugin->host->report (call, "resource-limits", SBX_ABI_REPORT_UNENFORCED,
+  plugin->host->report (call, SBX_ABI_FEATURE_RESOURCE_LIMITS, SBX_ABI_REPORT_UNENFORCED,
                         "Seatbelt has no sandbox-wide limits");
   return SBX_STATUS_OK;
 #else

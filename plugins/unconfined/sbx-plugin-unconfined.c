@@ -141,7 +141,7 @@ unconfined_probe (void             *plugin_ctx,
   result->level = SBX_ABI_LEVEL_NONE;
   result->guarantees = SBX_ABI_GUARANTEE_ENV_SCRUB;
   result->flags = SBX_PROBE_UNCONFINED_ONLY;
-  plugin->host->report (call, "confinement", SBX_ABI_REPORT_UNENFORCED,
+  plugin->host->report (call, SBX_ABI_FEATURE_CONFINEMENT, SBX_ABI_REPORT_UNENFORCED,
                         "no OS confinement: runs only acknowledged Unconfined profiles");
   return SBX_STATUS_OK;
 }
@@ -178,11 +178,11 @@ unconfined_compile (void               *plugin_ctx,
   spec->magic = SPEC_MAGIC;
   result->level = SBX_ABI_LEVEL_NONE;
   result->guarantees = SBX_ABI_GUARANTEE_ENV_SCRUB;
-  plugin->host->report (call, "confinement", SBX_ABI_REPORT_UNENFORCED,
+  plugin->host->report (call, SBX_ABI_FEATURE_CONFINEMENT, SBX_ABI_REPORT_UNENFORCED,
                         "no OS confinement: the child has the caller's authority");
-  plugin->host->report (call, "env-scrub", SBX_ABI_REPORT_ENFORCED,
+  plugin->host->report (call, SBX_ABI_FEATURE_ENV_SCRUB, SBX_ABI_REPORT_ENFORCED,
                         "the child environment is the host's scrubbed one");
-  plugin->host->report (call, "process-lifetime", SBX_ABI_REPORT_NARROWED,
+  plugin->host->report (call, SBX_ABI_FEATURE_PROCESS_LIFETIME, SBX_ABI_REPORT_NARROWED,
                         "best effort: the process group is killed after the target exits; "
                         "a descendant that leaves the group escapes");
   *spec_out = spec;

@@ -103,7 +103,7 @@ win32_probe (void             *plugin_ctx,
                         "a restricted token of the caller's token could be created");
   plugin->host->report (call, "windows.job", SBX_ABI_REPORT_ENFORCED,
                         "a Job object with kill-on-close could be created and read back");
-  plugin->host->report (call, "confinement", SBX_ABI_REPORT_UNENFORCED,
+  plugin->host->report (call, SBX_ABI_FEATURE_CONFINEMENT, SBX_ABI_REPORT_UNENFORCED,
                         "no file, network or process boundary: runs only acknowledged Unconfined profiles");
   return SBX_STATUS_OK;
 #else
