@@ -12,6 +12,7 @@
 
 #include "sbx-profiles-resources.h"
 #include "sbx-profile-json-scan-private.h"
+#include "sbx-cleanup.h"
 
 /*
  * Profiles as JSON (format: docs/profile-format.md).
@@ -629,7 +630,7 @@ sbx_profile_new_from_file (const char  *path,
 {
   g_autoptr(GByteArray) data = g_byte_array_new ();
   g_autofree char *shown = NULL;
-  int fd;
+  sbx_autofd int fd = -1;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -655,7 +656,6 @@ sbx_profile_new_from_file (const char  *path,
         {
           int saved_errno = errno;
 
-          close (fd);
           g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
                        "read %s: %s", shown, g_strerror (saved_errno));
           return NULL;
@@ -666,7 +666,7 @@ sbx_profile_new_from_file (const char  *path,
       if (data->len > MAX_TEXT_SIZE)
         break;   /* enough to refuse it */
     }
-  close (fd);
+  sbx_clear_fd (&fd);
   return sbx_profile_new_from_json ((const char *) data->data, data->len, base_dir, error);
 }
 

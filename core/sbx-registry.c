@@ -49,6 +49,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sbx-cleanup.h"
+
 /* ------------------------------------------------------------------------- */
 /* Records                                                                    */
 /* ------------------------------------------------------------------------- */
@@ -155,7 +157,7 @@ load_plugin (SbxRegistry *self,
   g_autoptr(SbxPlugin) plugin = sbx_plugin_new (path, name);
   GError *error = NULL;
   gboolean mapped;
-  int fd;
+  sbx_autofd int fd = -1;
 
   fd = sbx_plugin_open_checked (plugin, dirfd, file_name);
   if (fd < 0)
@@ -169,7 +171,6 @@ load_plugin (SbxRegistry *self,
                            "plugin '%s' at '%s' ignored: a plugin of that name is already loaded from '%s'",
                            name, path, (const char *) g_hash_table_lookup (self->plugin_names, name));
       g_mutex_unlock (&self->lock);
-      close (fd);
       sbx_plugin_refuse (plugin, error);
       return g_steal_pointer (&plugin);
     }
@@ -177,7 +178,7 @@ load_plugin (SbxRegistry *self,
   g_mutex_unlock (&self->lock);
 
   mapped = sbx_plugin_map (plugin, fd, file_name, self->host.features, views);
-  close (fd);
+  sbx_clear_fd (&fd);   /* the mapping no longer needs the file */
   if (!mapped)
     {
       release_names (self, name, NULL);
@@ -281,8 +282,8 @@ search_directory (SbxRegistry  *self,
   struct dirent *dent;
   struct stat st;
   DIR *stream;
-  int dirfd;
-  int list_fd;
+  sbx_autofd int dirfd = -1;
+  sbx_autofd int list_fd = -1;
 
   if (!g_path_is_absolute (dir))
     return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_LOAD_FAILED,
@@ -299,35 +300,28 @@ search_directory (SbxRegistry  *self,
     {
       int saved_errno = errno;
 
-      close (dirfd);
       return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_LOAD_FAILED,
                                    "cannot stat plugin directory '%s': %s", dir, g_strerror (saved_errno));
     }
   if (!sbx_registry_check_file_safety (&st, dir, TRUE, geteuid (), error))
-    {
-      close (dirfd);
-      return FALSE;
-    }
+    return FALSE;
 
-  list_fd = dup (dirfd);
+  list_fd = fcntl (dirfd, F_DUPFD_CLOEXEC, 0);
   stream = list_fd >= 0 ? fdopendir (list_fd) : NULL;
   if (stream == NULL)
     {
       int saved_errno = errno;
 
-      if (list_fd >= 0)
-        close (list_fd);
-      close (dirfd);
       return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_LOAD_FAILED,
                                    "cannot list plugin directory '%s': %s", dir, g_strerror (saved_errno));
     }
   while ((dent = readdir (stream)) != NULL)
     if (g_str_has_prefix (dent->d_name, PLUGIN_FILE_PREFIX) && g_str_has_suffix (dent->d_name, PLUGIN_FILE_SUFFIX))
       g_ptr_array_add (names, g_strdup (dent->d_name));
+  list_fd = -1;   /* closedir() closes it */
   closedir (stream);
 
   load_directory_entries (self, dirfd, dir, names);
-  close (dirfd);
   return TRUE;
 }
 

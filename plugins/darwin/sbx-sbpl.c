@@ -881,7 +881,7 @@ sbx_sbpl_compile (const SbxPolicyV1     *policy,
   const SbxNetPolicyV1 *net;
 
   *out = NULL;
-  if (policy == NULL || policy->struct_size < sizeof (SbxPolicyV1))
+  if (policy == NULL || policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
     {
       set_err (err, err_size, "darwin-seatbelt: policy table too small");
       return SBX_STATUS_INVALID;
@@ -897,7 +897,7 @@ sbx_sbpl_compile (const SbxPolicyV1     *policy,
       return SBX_STATUS_INVALID;
     }
   net = policy->net != NULL ? policy->net : &deny_net;
-  if (net->struct_size < sizeof (SbxNetPolicyV1) || net->mode > SBX_NET_MODE_PROXY)
+  if (net->struct_size < SBX_NET_POLICY_V1_MIN_SIZE || net->mode > SBX_NET_MODE_PROXY)
     {
       set_err (err, err_size, "darwin-seatbelt: network policy invalid (mode %u)", net->mode);
       return SBX_STATUS_INVALID;
@@ -914,7 +914,7 @@ sbx_sbpl_compile (const SbxPolicyV1     *policy,
     {
       const SbxFsRuleV1 *rule = &policy->fs_rules[i];
 
-      if (rule->struct_size < sizeof (SbxFsRuleV1) || rule->path == NULL)
+      if (rule->struct_size < SBX_FS_RULE_V1_MIN_SIZE || rule->path == NULL)
         {
           set_err (err, err_size, "darwin-seatbelt: fs rule %u: table too small or no path", i);
           return SBX_STATUS_INVALID;
@@ -1020,7 +1020,7 @@ sbx_sbpl_compile (const SbxPolicyV1     *policy,
       }
     if (n_globs > 0)
       add_entry (&c, "glob-deny", SBX_ABI_REPORT_ENFORCED, "glob denies are (regex ...) rules applied last");
-    if (policy->limits != NULL && policy->limits->struct_size >= sizeof (SbxLimitsV1)
+    if (policy->limits != NULL && policy->limits->struct_size >= SBX_LIMITS_V1_MIN_SIZE
         && (policy->limits->max_processes != 0 || policy->limits->max_memory_bytes != 0
             || policy->limits->max_open_files != 0))
       add_entry (&c, SBX_ABI_FEATURE_RESOURCE_LIMITS, SBX_ABI_REPORT_UNENFORCED,

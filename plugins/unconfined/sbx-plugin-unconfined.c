@@ -17,6 +17,7 @@
  * Plain C against sbx-plugin-abi.h only.
  */
 #include <sbx/sbx-plugin-abi.h>
+#include <sbx/sbx-cleanup.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -199,6 +200,9 @@ free_strv (char **v)
   free (v);
 }
 
+SBX_DEFINE_CLEANUP (strv, char **, NULL, free_strv)
+SBX_DEFINE_CLEANUP (dir, DIR *, NULL, closedir)
+
 /* The exec candidates for @file: itself when it contains '/', otherwise
  * each PATH entry of @envp joined with it (an empty entry is "."). */
 static char **
@@ -344,9 +348,11 @@ unconfined_spawn (void                    *plugin_ctx,
 {
   UnconfinedPlugin *plugin = plugin_ctx;
   UnconfinedSpec *spec = spec_ptr;
-  UnconfinedChild *child;
-  char **candidates;
-  int null_fd = -1;
+  sbx_autofree UnconfinedChild *child = NULL;
+  sbx_auto (strv) char **candidates = NULL;
+  sbx_autofd int null_fd = -1;
+  sbx_autofd int report_read = -1;
+  sbx_autofd int report_write = -1;
   int fds[3];
   int report_pipe[2];
   ChildReport report;
@@ -382,7 +388,6 @@ unconfined_spawn (void                    *plugin_ctx,
   child = calloc (1, sizeof *child);
   if (child == NULL)
     {
-      free_strv (candidates);
       fail (plugin, call, SBX_STATUS_NO_MEMORY, "unconfined: out of memory");
       return SBX_STATUS_NO_MEMORY;
     }
@@ -397,8 +402,6 @@ unconfined_spawn (void                    *plugin_ctx,
         {
           int errsv = errno;
 
-          free_strv (candidates);
-          free (child);
           fail (plugin, call, SBX_STATUS_FAILED, "unconfined: open(/dev/null): %s", strerror (errsv));
           return SBX_STATUS_FAILED;
         }
@@ -411,42 +414,38 @@ unconfined_spawn (void                    *plugin_ctx,
     {
       int errsv = errno;
 
-      if (null_fd >= 0)
-        close (null_fd);
-      free_strv (candidates);
-      free (child);
       fail (plugin, call, SBX_STATUS_FAILED, "unconfined: pipe2: %s", strerror (errsv));
       return SBX_STATUS_FAILED;
     }
+  report_read = report_pipe[0];
+  report_write = report_pipe[1];
 
   pid = fork ();
   if (pid == 0)
     {
-      close (report_pipe[0]);
-      child_exec (fds, report_pipe[1], request->cwd, candidates, request->argv, request->envp);
+      /* The child leaves through execve or _exit: no cleanup runs here. */
+      close (report_read);
+      child_exec (fds, report_write, request->cwd, candidates, request->argv, request->envp);
       _exit (127);
     }
 
   {
     int errsv = errno;
 
-    close (report_pipe[1]);
-    if (null_fd >= 0)
-      close (null_fd);
-    free_strv (candidates);
+    /* Only the child may hold the write end, or EOF never comes. */
+    sbx_clear_fd (&report_write);
+    sbx_clear_fd (&null_fd);
     if (pid < 0)
       {
-        close (report_pipe[0]);
-        free (child);
         fail (plugin, call, SBX_STATUS_FAILED, "unconfined: fork: %s", strerror (errsv));
         return SBX_STATUS_FAILED;
       }
   }
 
   do
-    got = read (report_pipe[0], &report, sizeof report);
+    got = read (report_read, &report, sizeof report);
   while (got < 0 && errno == EINTR);
-  close (report_pipe[0]);
+  sbx_clear_fd (&report_read);
 
   if (got != 0)
     {
@@ -457,7 +456,6 @@ unconfined_spawn (void                    *plugin_ctx,
       /* The child failed before (or in) execve: reap it, nothing is left. */
       while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
         ;
-      free (child);
       if (got != (ssize_t) sizeof report)
         {
           fail (plugin, call, SBX_STATUS_FAILED, "unconfined: child setup failed (short report)");
@@ -490,7 +488,7 @@ unconfined_spawn (void                    *plugin_ctx,
   result->pid = pid;
   result->pidfd = -1;
   result->proxy_listen_fd = -1;
-  result->child = child;
+  result->child = sbx_steal_pointer (&child);
   return SBX_STATUS_OK;
 }
 
@@ -512,7 +510,7 @@ unconfined_signal (void   *plugin_ctx,
 static int
 group_has_live_member (pid_t pgid)
 {
-  DIR *proc = opendir ("/proc");
+  sbx_auto (dir) DIR *proc = opendir ("/proc");
   struct dirent *entry;
   int found = 0;
 
@@ -527,7 +525,7 @@ group_has_live_member (pid_t pgid)
       int ppid;
       int pgrp;
       ssize_t n;
-      int fd;
+      sbx_autofd int fd = -1;
 
       if (entry->d_name[0] < '1' || entry->d_name[0] > '9')
         continue;
@@ -536,7 +534,7 @@ group_has_live_member (pid_t pgid)
       if (fd < 0)
         continue;
       n = read (fd, buf, sizeof buf - 1);
-      close (fd);
+      sbx_clear_fd (&fd);
       if (n <= 0)
         continue;
       buf[n] = '\0';
@@ -548,7 +546,6 @@ group_has_live_member (pid_t pgid)
       if (pgrp == pgid && state != 'Z' && state != 'X')
         found = 1;
     }
-  closedir (proc);
   return found;
 }
 

@@ -90,12 +90,12 @@ sbx_win32_plan_new (const SbxPolicyV1 *policy,
   int ok = 1;
   char detail[256];
 
-  if (policy == NULL || policy->struct_size < sizeof (SbxPolicyV1))
+  if (policy == NULL || policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
     {
       set_err (err, err_size, "win32-restricted: policy table too small");
       return NULL;
     }
-  limits = policy->limits != NULL && policy->limits->struct_size >= sizeof (SbxLimitsV1) ? policy->limits : NULL;
+  limits = policy->limits != NULL && policy->limits->struct_size >= SBX_LIMITS_V1_MIN_SIZE ? policy->limits : NULL;
   plan = calloc (1, sizeof *plan);
   if (plan == NULL)
     {
