@@ -21,7 +21,6 @@
 #include <glib/gstdio.h>
 
 #include "executor-test-util.h"
-#include "profile-test-util.h"
 
 /* NULL (and a skip) when the host has no linux-userns. */
 static SbxExecutorSet *
@@ -203,7 +202,7 @@ check_siblings_denied_under_host_allow (const char *backend)
   if (set == NULL)
     {
       g_test_skip_printf ("%s is unavailable here: %s", backend, error->message);
-      ptu_rm_rf (base);
+      etu_rm_rf (base);
       return;
     }
   a = sbx_executor_set_for_key (set, "a", &error);
@@ -251,7 +250,7 @@ check_siblings_denied_under_host_allow (const char *backend)
     g_assert_false (g_file_test (home_planted, G_FILE_TEST_EXISTS));
   }
   g_assert_true (sbx_executor_set_close (set, NULL, &error));
-  ptu_rm_rf (base);
+  etu_rm_rf (base);
 }
 
 static void
@@ -849,17 +848,17 @@ check_concurrent_runs (const char *backend,
   if (!have_userns ())
     return;
   etu_tree_init (&tree);
-  ws = ptu_mkdir (tree.tmp, "tmp-like");
+  ws = etu_mkdir (tree.tmp, "tmp-like");
   b_home_file = g_build_filename (ws, "b-home", NULL);
   a_started = g_build_filename (ws, "a-started", NULL);
   /* The signalling files exist beforehand: with the scratch root inside the
    * workspace, the workspace directory itself is carved (its entries that
    * existed at executor creation stay writable, new ones cannot be made:
    * the report's "carveout" entry). */
-  g_free (ptu_write_file (ws, "b-home", ""));
-  g_free (ptu_write_file (ws, "a-started", ""));
-  g_free (ptu_write_file (ws, "a-done", ""));
-  g_free (ptu_write_file (ws, "release", ""));
+  g_free (etu_write_file (ws, "b-home", ""));
+  g_free (etu_write_file (ws, "a-started", ""));
+  g_free (etu_write_file (ws, "a-done", ""));
+  g_free (etu_write_file (ws, "release", ""));
 
   if (b_first)
     {

@@ -31,7 +31,6 @@
 
 #include "backend-test-util.h"
 #include "executor-test-util.h"
-#include "profile-test-util.h"
 
 /* ------------------------------------------------------------------------- */
 /* Deterministic regression: the zygote's starting thread is gone            */

@@ -27,6 +27,7 @@
 #include "sbx-registry-private.h"
 #include "sbx-plugin-private.h"
 #include "sbx-compile-report-private.h"
+#include "executor-test-util.h"
 
 /* Required guarantees of the embedded default profile: host read/write and
  * network denied, env scrubbed. */
@@ -237,18 +238,9 @@ make_tmpdir (void)
 static void
 remove_tree (const char *dir)
 {
-  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  g_assert_nonnull (handle);
-  g_chmod (dir, 0700);
-  while ((name = g_dir_read_name (handle)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-
-      g_assert_cmpint (g_unlink (path), ==, 0);
-    }
-  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  g_assert_true (g_file_test (dir, G_FILE_TEST_IS_DIR));
+  etu_rm_rf (dir);
+  g_assert_false (g_file_test (dir, G_FILE_TEST_EXISTS));
 }
 
 /* ------------------------------------------------------------------------- */
