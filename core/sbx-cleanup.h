@@ -83,7 +83,7 @@ static inline void *
 sbx_steal_pointer_impl (void *location)
 {
   void **p = (void **) location;
-  void *value = *p;
+  void  *value = *p;
 
   *p = NULL;
   return value;
@@ -104,13 +104,13 @@ sbx_steal_pointer_impl (void *location)
  * e.g. SBX_DEFINE_CLEANUP (dl_handle, void *, NULL, dlclose) and
  *      sbx_auto (dl_handle) void *handle = NULL;
  */
-#define SBX_DEFINE_CLEANUP(name, type, none, release)  \
-  static inline void                                   \
-  sbx_cleanup_##name (type *location)                  \
-  {                                                    \
-    if (*location != (none))                           \
-      (void) release (*location);                      \
-    *location = (none);                                \
+#define SBX_DEFINE_CLEANUP(name, type, none, release) \
+  static inline void                                  \
+    sbx_cleanup_##name (type *location)               \
+  {                                                   \
+    if (*location != (none))                          \
+      (void) release (*location);                     \
+    *location = (none);                               \
   }
 #define sbx_auto(name) SBX_CLEANUP (sbx_cleanup_##name)
 

@@ -85,7 +85,7 @@ sbx_profile_config_copy (const SbxProfileConfig *self)
   for (guint i = 0; i < self->roots->len; i++)
     {
       const ConfigRoot *root = &g_array_index (self->roots, ConfigRoot, i);
-      ConfigRoot dup = { g_strdup (root->path), root->read, root->write };
+      ConfigRoot        dup = { g_strdup (root->path), root->read, root->write };
 
       g_array_append_val (copy->roots, dup);
     }

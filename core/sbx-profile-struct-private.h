@@ -37,7 +37,7 @@ struct _SbxProfileConfig
   int      isolation;
   gboolean ack_unconfined;
   gboolean unix_sockets;
-  GArray  *roots;   /* ConfigRoot */
+  GArray  *roots; /* ConfigRoot */
   guint64  max_processes;
   guint64  max_memory;
   guint64  max_open_files;
@@ -57,44 +57,44 @@ struct _SbxProfile
   SbxIsolation    isolation;
   gboolean        ack_unconfined;
   gboolean        unix_sockets;
-  SbxProfileRoot *roots;   /* sorted by path, byte order */
+  SbxProfileRoot *roots; /* sorted by path, byte order */
   guint           n_roots;
   guint64         max_processes;
   guint64         max_memory;
   guint64         max_open_files;
   SbxGuarantees   required;
   char           *fingerprint;
-  GPtrArray      *links;   /* (nullable) SbxPathLink: every symlink a root was reached through */
+  GPtrArray      *links; /* (nullable) SbxPathLink: every symlink a root was reached through */
 };
 
 /* Text safe to put in a GError message (which must be UTF-8); never NULL. */
-char       *sbx_profile_display      (const char        *text);
+char *sbx_profile_display (const char *text);
 /* The access word of @value, "?" outside the enumeration. */
-const char *sbx_profile_access_word  (int                value);
+const char *sbx_profile_access_word (int value);
 /* Sets SBX_PROFILE_ERROR_INVALID; always returns FALSE. */
-gboolean    sbx_profile_set_invalid  (GError           **error,
-                                      const char        *format,
-                                      ...) G_GNUC_PRINTF (2, 3);
+gboolean sbx_profile_set_invalid (GError    **error,
+                                  const char *format,
+                                  ...) G_GNUC_PRINTF (2, 3);
 
 /* Validation steps 5-8 (sbx-profile-validate.c) on a profile whose paths
  * are canonical and whose roots are sorted; @sources (nullable) holds each
  * root's input index for messages. */
-gboolean    sbx_profile_finish       (SbxProfile        *self,
-                                      SbxProfileNames    names,
-                                      const guint       *sources,
-                                      GError           **error);
+gboolean sbx_profile_finish (SbxProfile     *self,
+                             SbxProfileNames names,
+                             const guint    *sources,
+                             GError        **error);
 /* Frees a profile that was never published (no refcount involved). */
-void        sbx_profile_free_owned   (SbxProfile        *self);
+void sbx_profile_free_owned (SbxProfile *self);
 /* A profile under construction: freed directly, not through the refcount. */
 typedef SbxProfile SbxProfileOwned;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxProfileOwned, sbx_profile_free_owned)
 
 /* The access at @path on the @write axis when the additional roots are
  * @roots (sbx-profile.c). */
-SbxAccess   sbx_profile_access_at_path_with_roots (const SbxProfile     *self,
-                                                   const SbxProfileRoot *roots,
-                                                   guint                 n_roots,
-                                                   gboolean              write,
-                                                   const char           *path);
+SbxAccess sbx_profile_access_at_path_with_roots (const SbxProfile     *self,
+                                                 const SbxProfileRoot *roots,
+                                                 guint                 n_roots,
+                                                 gboolean              write,
+                                                 const char           *path);
 
 G_END_DECLS

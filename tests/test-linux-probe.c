@@ -19,7 +19,7 @@ count_init_fds (void)
 {
   g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
   const char *name;
-  guint n = 0;
+  guint       n = 0;
 
   g_assert_nonnull (dir);
   while ((name = g_dir_read_name (dir)) != NULL)
@@ -65,7 +65,7 @@ test_probe_per_instance (void)
   /* A second registry measures for itself (a process-wide cache would hand
    * it the first one's facts and fd). */
   second = etu_registry ("linux", NULL);
-  g_assert_cmpuint (count_init_fds (), ==, before + 1);   /* init measures nothing */
+  g_assert_cmpuint (count_init_fds (), ==, before + 1); /* init measures nothing */
   probe_linux (second);
   g_assert_cmpuint (count_init_fds (), ==, before + 2);
 
@@ -73,7 +73,7 @@ test_probe_per_instance (void)
   g_clear_object (&second);
   g_assert_cmpuint (count_init_fds (), ==, before + 1);
   g_assert_true (probe_linux (first) || count_init_fds () == before + 1);
-  g_assert_cmpuint (count_init_fds (), ==, before + 1);     /* measured once per instance */
+  g_assert_cmpuint (count_init_fds (), ==, before + 1); /* measured once per instance */
   g_clear_object (&first);
   g_assert_cmpuint (count_init_fds (), ==, before);
 }

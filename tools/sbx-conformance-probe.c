@@ -102,9 +102,9 @@ main (int    argc,
     return mkdir (argv[2], 0755) == 0 ? WORKED : refused ("mkdir");
   if (strcmp (verb, "read") == 0)
     {
-      char buf[256];
+      char           buf[256];
       sbx_autofd int fd = open (argv[2], O_RDONLY | O_CLOEXEC);
-      ssize_t n;
+      ssize_t        n;
 
       if (fd < 0)
         return refused ("open");
@@ -118,8 +118,8 @@ main (int    argc,
   if (strcmp (verb, "list") == 0)
     {
       sbx_auto (dir) DIR *dir = opendir (argv[2]);
-      struct dirent *entry;
-      int n = 0;
+      struct dirent      *entry;
+      int                 n = 0;
 
       if (dir == NULL)
         return refused ("opendir");
@@ -136,7 +136,7 @@ main (int    argc,
   if (strcmp (verb, "connect") == 0 && argc >= 4)
     {
       struct sockaddr_in addr;
-      sbx_autofd int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sbx_autofd int     fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
       if (fd < 0)
         return refused ("socket");
@@ -172,9 +172,9 @@ main (int    argc,
     }
   if (strcmp (verb, "forks") == 0)
     {
-      long want = atol (argv[2]);
+      long   want = atol (argv[2]);
       pid_t *pids = calloc ((size_t) (want > 0 ? want : 1), sizeof *pids);
-      long n = 0;
+      long   n = 0;
 
       if (pids == NULL)
         return refused ("calloc");
@@ -205,7 +205,7 @@ main (int    argc,
       memset (block, 'x', sizeof block);
       while (left > 0)
         {
-          size_t chunk = left < (long) sizeof block ? (size_t) left : sizeof block;
+          size_t  chunk = left < (long) sizeof block ? (size_t) left : sizeof block;
           ssize_t w = write (STDOUT_FILENO, block, chunk);
 
           if (w <= 0)

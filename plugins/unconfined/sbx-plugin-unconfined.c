@@ -35,14 +35,14 @@
 
 /* Every entry point, declared through its ABI typedef (a signature that
  * does not match the slot it fills cannot compile). */
-static SbxBackendProbeFunc unconfined_probe;
+static SbxBackendProbeFunc   unconfined_probe;
 static SbxBackendCompileFunc unconfined_compile;
-static SbxBackendSpawnFunc unconfined_spawn;
-static SbxBackendSignalFunc unconfined_signal;
-static SbxBackendFinishFunc unconfined_finish;
+static SbxBackendSpawnFunc   unconfined_spawn;
+static SbxBackendSignalFunc  unconfined_signal;
+static SbxBackendFinishFunc  unconfined_finish;
 static SbxBackendReleaseFunc unconfined_release;
-static SbxPluginInitFunc unconfined_init;
-static SbxPluginFiniFunc unconfined_fini;
+static SbxPluginInitFunc     unconfined_init;
+static SbxPluginFiniFunc     unconfined_fini;
 
 #define PLUGIN_DOMAIN "sbx-unconfined"
 /* How long finish() waits for the killed group to disappear. */
@@ -67,10 +67,10 @@ typedef struct
 
 typedef struct
 {
-  pid_t pid;    /* also the process group id (setsid) */
+  pid_t pid; /* also the process group id (setsid) */
 } UnconfinedChild;
 
-#define SPEC_MAGIC 0x756e6366u   /* "uncf" */
+#define SPEC_MAGIC 0x756e6366u /* "uncf" */
 
 /* What the child reports through the error pipe before _exit. */
 enum
@@ -101,7 +101,7 @@ fail (const UnconfinedPlugin *plugin,
       const char             *fmt,
       ...)
 {
-  char message[1024];
+  char    message[1024];
   va_list args;
 
   va_start (args, fmt);
@@ -155,7 +155,7 @@ unconfined_compile (void               *plugin_ctx,
                     SbxCompileResultV1 *result)
 {
   UnconfinedPlugin *plugin = plugin_ctx;
-  UnconfinedSpec *spec;
+  UnconfinedSpec   *spec;
 
   if (policy == NULL || policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
     {
@@ -210,9 +210,9 @@ exec_candidates (const char        *file,
                  const char *const *envp)
 {
   const char *path = NULL;
-  size_t n_entries = 1;
-  char **out;
-  size_t n = 0;
+  size_t      n_entries = 1;
+  char      **out;
+  size_t      n = 0;
   const char *p;
 
   if (strchr (file, '/') != NULL)
@@ -243,10 +243,10 @@ exec_candidates (const char        *file,
   for (;;)
     {
       const char *end = strchr (p, ':');
-      size_t len = end != NULL ? (size_t) (end - p) : strlen (p);
+      size_t      len = end != NULL ? (size_t) (end - p) : strlen (p);
       const char *dir = len > 0 ? p : ".";
-      size_t dir_len = len > 0 ? len : 1;
-      char *cand = malloc (dir_len + 1 + strlen (file) + 1);
+      size_t      dir_len = len > 0 ? len : 1;
+      char       *cand = malloc (dir_len + 1 + strlen (file) + 1);
 
       if (cand == NULL)
         {
@@ -270,7 +270,7 @@ child_report (int     report_fd,
               int     err)
 {
   ChildReport report = { step, err };
-  ssize_t r;
+  ssize_t     r;
 
   do
     r = write (report_fd, &report, sizeof report);
@@ -288,9 +288,9 @@ child_exec (const int          fds[3],
             const char *const *envp)
 {
   sigset_t empty;
-  int high[3];
-  int err = ENOENT;
-  int saw_eacces = 0;
+  int      high[3];
+  int      err = ENOENT;
+  int      saw_eacces = 0;
 
   /* Default signal dispositions and an empty mask, whatever the host set. */
   for (int sig = 1; sig < NSIG; sig++)
@@ -346,18 +346,18 @@ unconfined_spawn (void                    *plugin_ctx,
                   const SbxSpawnRequestV1 *request,
                   SbxSpawnResultV1        *result)
 {
-  UnconfinedPlugin *plugin = plugin_ctx;
-  UnconfinedSpec *spec = spec_ptr;
+  UnconfinedPlugin             *plugin = plugin_ctx;
+  UnconfinedSpec               *spec = spec_ptr;
   sbx_autofree UnconfinedChild *child = NULL;
-  sbx_auto (strv) char **candidates = NULL;
-  sbx_autofd int null_fd = -1;
-  sbx_autofd int report_read = -1;
-  sbx_autofd int report_write = -1;
-  int fds[3];
-  int report_pipe[2];
-  ChildReport report;
-  ssize_t got;
-  pid_t pid;
+  sbx_auto (strv) char        **candidates = NULL;
+  sbx_autofd int                null_fd = -1;
+  sbx_autofd int                report_read = -1;
+  sbx_autofd int                report_write = -1;
+  int                           fds[3];
+  int                           report_pipe[2];
+  ChildReport                   report;
+  ssize_t                       got;
+  pid_t                         pid;
 
   /* Defense in depth: re-validate what the host hands us. */
   if (spec == NULL || spec->magic != SPEC_MAGIC)
@@ -449,8 +449,8 @@ unconfined_spawn (void                    *plugin_ctx,
 
   if (got != 0)
     {
-      int status;
-      int32_t code = SBX_STATUS_FAILED;
+      int         status;
+      int32_t     code = SBX_STATUS_FAILED;
       const char *step = "exec";
 
       /* The child failed before (or in) execve: reap it, nothing is left. */
@@ -463,11 +463,19 @@ unconfined_spawn (void                    *plugin_ctx,
         }
       switch (report.step)
         {
-        case CHILD_STEP_DUP:    step = "dup2 of the standard fds"; break;
-        case CHILD_STEP_SETSID: step = "setsid"; break;
-        case CHILD_STEP_CHDIR:  step = "chdir"; break;
-        case CHILD_STEP_EXEC:
-        default:                step = "execve"; break;
+          case CHILD_STEP_DUP:
+            step = "dup2 of the standard fds";
+            break;
+          case CHILD_STEP_SETSID:
+            step = "setsid";
+            break;
+          case CHILD_STEP_CHDIR:
+            step = "chdir";
+            break;
+          case CHILD_STEP_EXEC:
+          default:
+            step = "execve";
+            break;
         }
       if (report.step == CHILD_STEP_EXEC)
         {
@@ -511,20 +519,20 @@ static int
 group_has_live_member (pid_t pgid)
 {
   sbx_auto (dir) DIR *proc = opendir ("/proc");
-  struct dirent *entry;
-  int found = 0;
+  struct dirent      *entry;
+  int                 found = 0;
 
   if (proc == NULL)
     return -1;
   while (!found && (entry = readdir (proc)) != NULL)
     {
-      char path[288];
-      char buf[512];
-      const char *close_paren;
-      char state;
-      int ppid;
-      int pgrp;
-      ssize_t n;
+      char           path[288];
+      char           buf[512];
+      const char    *close_paren;
+      char           state;
+      int            ppid;
+      int            pgrp;
+      ssize_t        n;
       sbx_autofd int fd = -1;
 
       if (entry->d_name[0] < '1' || entry->d_name[0] > '9')
@@ -557,10 +565,10 @@ unconfined_finish (void        *plugin_ctx,
                    SbxExitV1   *out)
 {
   UnconfinedPlugin *plugin = plugin_ctx;
-  UnconfinedChild *child = child_ptr;
-  struct timespec start;
-  int live = 1;
-  pid_t pgid;
+  UnconfinedChild  *child = child_ptr;
+  struct timespec   start;
+  int               live = 1;
+  pid_t             pgid;
 
   if (child == NULL || child->pid <= 0)
     {
@@ -608,7 +616,8 @@ unconfined_finish (void        *plugin_ctx,
     {
       fail (plugin, call, SBX_STATUS_FAILED,
             "unconfined: cannot read /proc to sweep process group %d. "
-            "Hint: is /proc mounted?", (int) pgid);
+            "Hint: is /proc mounted?",
+            (int) pgid);
       return SBX_STATUS_FAILED;
     }
   if (live > 0)
@@ -649,5 +658,4 @@ static const SbxPluginExtension unconfined_extensions[] = {
   { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_END },
 };
 
-SBX_PLUGIN_DEFINE (unconfined, "0.1.0", "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE,
-                   unconfined_init, unconfined_fini, unconfined_extensions)
+SBX_PLUGIN_DEFINE (unconfined, "0.1.0", "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE, unconfined_init, unconfined_fini, unconfined_extensions)

@@ -52,7 +52,7 @@ scoped_fd (int keep)
     return -2;
   if (keep)
     return sbx_steal_fd (&fd);
-  return fd;   /* the number only: the fd is closed on the way out */
+  return fd; /* the number only: the fd is closed on the way out */
 }
 
 static int
@@ -85,7 +85,7 @@ scoped_counted (int value)
 int
 main (void)
 {
-  int fd;
+  int   fd;
   char *kept;
 
   /* Positive control: an fd that is not closed stays open. */

@@ -136,12 +136,12 @@ spawn_grandchild (void                    *plugin_ctx,
                   const SbxSpawnRequestV1 *request,
                   SbxSpawnResultV1        *result)
 {
-  MockCtx *ctx = plugin_ctx;
+  MockCtx      *ctx = plugin_ctx;
   BreakerChild *child;
-  int fds[2];
-  pid_t middle;
-  pid_t target = -1;
-  ssize_t got;
+  int           fds[2];
+  pid_t         middle;
+  pid_t         target = -1;
+  ssize_t       got;
 
   if (pipe (fds) < 0)
     {
@@ -269,16 +269,11 @@ static const SbxBackendVTableV1 not_a_child_vtable = {
 };
 
 static const SbxPluginExtension breaker_extensions[] = {
-  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND,
-    .name = "mock-claims-more-guarantees", .priority = 30, .vtable = &more_guarantees_vtable },
-  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND,
-    .name = "mock-claims-more-level", .priority = 20, .vtable = &more_level_vtable },
-  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND,
-    .name = "mock-not-a-child", .priority = 10, .vtable = &not_a_child_vtable },
-  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND,
-    .name = "mock-claims-unenforced", .priority = 5, .vtable = &contradicting_vtable },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-claims-more-guarantees", .priority = 30, .vtable = &more_guarantees_vtable },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-claims-more-level", .priority = 20, .vtable = &more_level_vtable },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-not-a-child", .priority = 10, .vtable = &not_a_child_vtable },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-claims-unenforced", .priority = 5, .vtable = &contradicting_vtable },
   { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_END },
 };
 
-SBX_PLUGIN_DEFINE (mock_contract_breaker, "0.1.0", "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE,
-                   mock_init, mock_fini, breaker_extensions)
+SBX_PLUGIN_DEFINE (mock_contract_breaker, "0.1.0", "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE, mock_init, mock_fini, breaker_extensions)
