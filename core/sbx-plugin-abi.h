@@ -207,7 +207,7 @@ extern "C" {
 #define SBX_ABI_LEVEL_DEGRADED  1u
 #define SBX_ABI_LEVEL_FULL      2u
 
-/* SbxGuarantees (upstream order, frozen) */
+/* SbxGuarantees (bit positions frozen) */
 #define SBX_ABI_GUARANTEE_PROCESS_BOUNDARY  (UINT64_C (1) << 0)
 #define SBX_ABI_GUARANTEE_WRITE_BOUNDARY    (UINT64_C (1) << 1)
 #define SBX_ABI_GUARANTEE_READ_BOUNDARY     (UINT64_C (1) << 2)
@@ -334,7 +334,7 @@ typedef struct SbxHostV1
 /* Policy IR: what the core hands a backend to compile                         */
 /* ------------------------------------------------------------------------- */
 
-/* Filesystem access axes (upstream FSAccess) */
+/* Filesystem access axes */
 #define SBX_FS_READ   1u
 #define SBX_FS_EXEC   2u
 #define SBX_FS_WRITE  4u
