@@ -353,6 +353,27 @@ sbx_backend_probe (SbxBackend        *self,
 /* Compile and specs                                                          */
 /* ------------------------------------------------------------------------- */
 
+/* The guarantees of @claimed that an entry from @first on reports as
+ * unenforced under the guarantee's own feature name. */
+static SbxGuarantees
+contradicted_guarantees (SbxCompileReport *report,
+                         guint             first,
+                         SbxGuarantees     claimed)
+{
+  SbxGuarantees contradicted = SBX_GUARANTEE_NONE;
+  guint n = sbx_compile_report_get_n_entries (report);
+
+  for (guint i = first; i < n; i++)
+    {
+      SbxGuarantees bit;
+
+      if (sbx_compile_report_get_entry_status (report, i) == SBX_REPORT_STATUS_UNENFORCED
+          && sbx_guarantee_from_string (sbx_compile_report_get_entry_feature (report, i), &bit))
+        contradicted |= bit & claimed;
+    }
+  return contradicted;
+}
+
 SbxBackendSpec *
 sbx_backend_compile (SbxBackend         *self,
                      const SbxPolicyV1  *policy,
@@ -371,6 +392,8 @@ sbx_backend_compile (SbxBackend         *self,
   SbxGuarantees probed_guarantees;
   SbxGuarantees compiled_guarantees;
   SbxGuarantees excess;
+  SbxGuarantees contradicted;
+  guint first_entry;
   int32_t status;
 
   g_return_val_if_fail (self != NULL, NULL);
@@ -391,6 +414,7 @@ sbx_backend_compile (SbxBackend         *self,
   if (report == NULL)
     report = local_report = sbx_compile_report_new ();
 
+  first_entry = sbx_compile_report_get_n_entries (report);
   result.struct_size = sizeof result;
   sbx_host_call_init (&call, self->plugin->name, self->name, "compile", report);
   sbx_crash_guard_enter (&guard, self->plugin->name, "compile", self->name);
@@ -432,6 +456,22 @@ sbx_backend_compile (SbxBackend         *self,
                    "(level %s, probed %s; guarantees beyond the probe: [%s]); the spec is refused",
                    self->plugin->name, self->name, sbx_level_to_string ((SbxLevel) result.level),
                    sbx_level_to_string (probed_level), joined);
+      return NULL;
+    }
+
+  /* A guarantee claimed and reported unenforced under its own feature name
+   * (SBX_ABI_FEATURE_*) is a report that contradicts itself: believe the
+   * weaker half, which means refusing the spec rather than picking one. */
+  contradicted = contradicted_guarantees (report, first_entry, compiled_guarantees);
+  if (contradicted != 0)
+    {
+      g_auto(GStrv) names = sbx_guarantees_to_strv (contradicted);
+      g_autofree char *joined = g_strjoinv (", ", names);
+
+      self->vtable->release (self->plugin->ctx, plugin_spec);
+      g_set_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID,
+                   "plugin '%s', extension '%s': compile claims [%s] and reports it unenforced; "
+                   "the spec is refused", self->plugin->name, self->name, joined);
       return NULL;
     }
 

@@ -18,16 +18,17 @@ G_STATIC_ASSERT (SBX_GUARANTEE_TARGET_NETWORK == SBX_ABI_GUARANTEE_TARGET_NETWOR
 
 static const char *const level_names[] = { "none", "degraded", "full" };
 
-/* In bit order: index i names bit (1 << i). */
+/* In bit order: index i names bit (1 << i), with the report feature name
+ * the ABI ties to that bit. */
 static const char *const guarantee_names[] = {
-  "process-boundary",
-  "write-boundary",
-  "read-boundary",
-  "env-scrub",
-  "network-boundary",
-  "address-network",
-  "resource-limits",
-  "target-network",
+  SBX_ABI_FEATURE_PROCESS_BOUNDARY,
+  SBX_ABI_FEATURE_WRITE_BOUNDARY,
+  SBX_ABI_FEATURE_READ_BOUNDARY,
+  SBX_ABI_FEATURE_ENV_SCRUB,
+  SBX_ABI_FEATURE_NETWORK_BOUNDARY,
+  SBX_ABI_FEATURE_ADDRESS_NETWORK,
+  SBX_ABI_FEATURE_RESOURCE_LIMITS,
+  SBX_ABI_FEATURE_TARGET_NETWORK,
 };
 
 /**

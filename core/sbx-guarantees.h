@@ -29,7 +29,7 @@ G_BEGIN_DECLS
  * @SBX_GUARANTEE_TARGET_NETWORK: egress is scoped to approved host:port targets.
  *
  * What a backend actually enforced for a spawn.  The bit positions are frozen
- * (they follow upstream's order) and equal the `SBX_ABI_GUARANTEE_*` values of
+ * and equal the `SBX_ABI_GUARANTEE_*` values of
  * the plugin ABI.
  *
  * Since: 0.1

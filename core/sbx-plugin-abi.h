@@ -68,10 +68,14 @@
  *  - init runs once per SbxRegistry that loads the file, not once per
  *    process: the default registry, every sbx_registry_new_for_directories()
  *    and every test harness each call init again on the same mapped object
- *    and get their own *plugin_ctx.  Keep state in *plugin_ctx.  Process-wide
- *    state (a cache of what the kernel offers, say) must be safe to share
- *    between those contexts, be initialised thread-safely (pthread_once or
- *    atomics) and never be freed by fini.  init and fini run on whatever
+ *    and get their own *plugin_ctx.  Keep state in *plugin_ctx, including
+ *    what a probe measured of the host: it depends on the caller's
+ *    credentials and on sysctls that change, may hold fds that fini must
+ *    close, and a failed measurement must not stick for the whole process.
+ *    The only process-wide state allowed is state about the process itself
+ *    that cannot be had twice (the cgroup the process was moved into, say):
+ *    it must be initialised thread-safely (pthread_once or a mutex), shared
+ *    read-only by every context and never freed by fini.  init and fini run on whatever
  *    thread builds or drops the registry; fini runs once, after the last use
  *    of every extension of that context.  init must not call back into
  *    libsbx.
@@ -204,7 +208,7 @@ extern "C" {
 #define SBX_ABI_LEVEL_DEGRADED  1u
 #define SBX_ABI_LEVEL_FULL      2u
 
-/* SbxGuarantees (upstream order, frozen) */
+/* SbxGuarantees (bit positions frozen) */
 #define SBX_ABI_GUARANTEE_PROCESS_BOUNDARY  (UINT64_C (1) << 0)
 #define SBX_ABI_GUARANTEE_WRITE_BOUNDARY    (UINT64_C (1) << 1)
 #define SBX_ABI_GUARANTEE_READ_BOUNDARY     (UINT64_C (1) << 2)
@@ -213,6 +217,46 @@ extern "C" {
 #define SBX_ABI_GUARANTEE_ADDRESS_NETWORK   (UINT64_C (1) << 5)
 #define SBX_ABI_GUARANTEE_RESOURCE_LIMITS   (UINT64_C (1) << 6)
 #define SBX_ABI_GUARANTEE_TARGET_NETWORK    (UINT64_C (1) << 7)
+
+/* Report feature names.  Every entry of a compile report (host->report())
+ * names the feature it describes.  Each guarantee bit has one name, the one
+ * below; entries under that name are the evidence for, or against, that
+ * guarantee, and the same words appear in the JSON reports, `sbx doctor` and
+ * the profile's "requires" list:
+ *  - a compile that claims SBX_ABI_GUARANTEE_X reports at least one entry
+ *    named SBX_ABI_FEATURE_X saying how it is enforced;
+ *  - a compile that does not claim it, but for which the policy asked, may
+ *    report SBX_ABI_FEATURE_X as SBX_ABI_REPORT_UNENFORCED with the reason;
+ *  - a compile that claims SBX_ABI_GUARANTEE_X and also reports
+ *    SBX_ABI_FEATURE_X as SBX_ABI_REPORT_UNENFORCED contradicts itself: the
+ *    host refuses the spec (SBX_PLUGIN_ERROR_INVALID naming the feature),
+ *    as it refuses a compile that claims more than its probe.
+ * Other entries (mechanisms such as "seccomp", plumbing such as
+ * "core-dumps") use any lower-case dash-separated name of the plugin's
+ * choosing that is not one of these; the shared ones are defined below so
+ * that every backend spells them alike. */
+#define SBX_ABI_FEATURE_PROCESS_BOUNDARY    "process-boundary"   /* SBX_ABI_GUARANTEE_PROCESS_BOUNDARY */
+#define SBX_ABI_FEATURE_WRITE_BOUNDARY      "write-boundary"     /* SBX_ABI_GUARANTEE_WRITE_BOUNDARY */
+#define SBX_ABI_FEATURE_READ_BOUNDARY       "read-boundary"      /* SBX_ABI_GUARANTEE_READ_BOUNDARY */
+#define SBX_ABI_FEATURE_ENV_SCRUB           "env-scrub"          /* SBX_ABI_GUARANTEE_ENV_SCRUB */
+#define SBX_ABI_FEATURE_NETWORK_BOUNDARY    "network-boundary"   /* SBX_ABI_GUARANTEE_NETWORK_BOUNDARY */
+#define SBX_ABI_FEATURE_ADDRESS_NETWORK     "address-network"    /* SBX_ABI_GUARANTEE_ADDRESS_NETWORK */
+#define SBX_ABI_FEATURE_RESOURCE_LIMITS     "resource-limits"    /* SBX_ABI_GUARANTEE_RESOURCE_LIMITS */
+#define SBX_ABI_FEATURE_TARGET_NETWORK      "target-network"     /* SBX_ABI_GUARANTEE_TARGET_NETWORK */
+/* Shared names that support no guarantee bit of their own. */
+#define SBX_ABI_FEATURE_CONFINEMENT         "confinement"        /* whether the backend confines at all */
+#define SBX_ABI_FEATURE_PROCESS_LIFETIME    "process-lifetime"   /* whether the tree ends with the run */
+#define SBX_ABI_FEATURE_PROCESS_CONTAINMENT "process-containment" /* how descendants are kept in the tree */
+#define SBX_ABI_FEATURE_UNIX_SOCKETS        "unix-sockets"       /* what unix sockets the target can reach */
+#define SBX_ABI_FEATURE_NETWORK             "network"            /* the network the policy allows */
+/* The name of the guarantee bit at position @i (0..7), for a plugin that
+ * reports guarantees in a loop; "" outside the defined bits. */
+#define SBX_ABI_FEATURE_FOR_GUARANTEE_BIT(i)                                               \
+  ((i) == 0 ? SBX_ABI_FEATURE_PROCESS_BOUNDARY : (i) == 1 ? SBX_ABI_FEATURE_WRITE_BOUNDARY   \
+   : (i) == 2 ? SBX_ABI_FEATURE_READ_BOUNDARY : (i) == 3 ? SBX_ABI_FEATURE_ENV_SCRUB         \
+   : (i) == 4 ? SBX_ABI_FEATURE_NETWORK_BOUNDARY : (i) == 5 ? SBX_ABI_FEATURE_ADDRESS_NETWORK \
+   : (i) == 6 ? SBX_ABI_FEATURE_RESOURCE_LIMITS : (i) == 7 ? SBX_ABI_FEATURE_TARGET_NETWORK  \
+   : "")
 
 /* Compile-report entry status (SbxReportStatus) */
 #define SBX_ABI_REPORT_ENFORCED    1u  /* fully enforced as requested */
@@ -268,8 +312,10 @@ typedef struct SbxHostV1
   SbxHostSetErrorFunc *set_error;
 
   /* Append one entry to the compile report of the current probe or compile
-   * call.  @feature is a lower-case dash-separated name ("write-boundary"),
-   * @status one of SBX_ABI_REPORT_*, @detail free text (may be NULL). */
+   * call.  @feature is a lower-case dash-separated name, one of the
+   * SBX_ABI_FEATURE_* names for a guarantee (see "Report feature
+   * names" above), @status one of SBX_ABI_REPORT_*, @detail free text (may be
+   * NULL). */
   SbxHostReportFunc  *report;
 
   /* Diagnostic logging.  Never changes policy.  @domain names the plugin. */
@@ -289,7 +335,7 @@ typedef struct SbxHostV1
 /* Policy IR: what the core hands a backend to compile                         */
 /* ------------------------------------------------------------------------- */
 
-/* Filesystem access axes (upstream FSAccess) */
+/* Filesystem access axes */
 #define SBX_FS_READ   1u
 #define SBX_FS_EXEC   2u
 #define SBX_FS_WRITE  4u

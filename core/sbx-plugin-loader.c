@@ -32,6 +32,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sbx-cleanup.h"
+
+/* A mapped object not (yet) kept: dlclose'd at scope exit. */
+SBX_DEFINE_CLEANUP (dl_handle, void *, NULL, dlclose)
+
 #define MAX_NAME_LENGTH       SBX_PLUGIN_MAX_NAME_LENGTH
 #define MAX_EXTENSIONS        64
 #define MAX_EXTENSION_STRIDE  4096
@@ -433,7 +438,7 @@ dlopen_checked (int          fd,
                 char       **out_error)
 {
   struct stat checked, now;
-  void *handle;
+  sbx_auto (dl_handle) void *handle = NULL;
 
   if (fstat (fd, &checked) != 0)
     {
@@ -453,11 +458,10 @@ dlopen_checked (int          fd,
     }
   if (stat (path, &now) != 0 || now.st_dev != checked.st_dev || now.st_ino != checked.st_ino)
     {
-      dlclose (handle);
       *out_error = g_strdup ("the file was replaced while it was being loaded");
       return NULL;
     }
-  return handle;
+  return sbx_steal_pointer (&handle);
 }
 
 int
@@ -467,7 +471,7 @@ sbx_plugin_open_checked (SbxPlugin  *plugin,
 {
   GError *error = NULL;
   struct stat st;
-  int fd;
+  sbx_autofd int fd = -1;
 
   if (!sbx_plugin_name_is_well_formed (plugin->name))
     {
@@ -496,7 +500,6 @@ sbx_plugin_open_checked (SbxPlugin  *plugin,
     {
       int saved_errno = errno;
 
-      close (fd);
       sbx_plugin_refuse (plugin, g_error_new (SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_LOAD_FAILED,
                                               "cannot stat plugin file '%s': %s", plugin->path,
                                               g_strerror (saved_errno)));
@@ -504,11 +507,10 @@ sbx_plugin_open_checked (SbxPlugin  *plugin,
     }
   if (!sbx_registry_check_file_safety (&st, plugin->path, FALSE, geteuid (), &error))
     {
-      close (fd);
       sbx_plugin_refuse (plugin, error);
       return -1;
     }
-  return fd;
+  return sbx_steal_fd (&fd);
 }
 
 gboolean
@@ -524,9 +526,11 @@ sbx_plugin_map (SbxPlugin  *plugin,
   SbxPluginEntryFunc *entry;
   SbxCrashGuard guard;
   GError *error = NULL;
+  /* Unloaded on every refusal below; kept (stolen into @plugin) only when
+   * the descriptor validated. */
+  sbx_auto (dl_handle) void *handle = dlopen_checked (fd, plugin->path, &dl_error);
 
-  plugin->dl_handle = dlopen_checked (fd, plugin->path, &dl_error);
-  if (plugin->dl_handle == NULL)
+  if (handle == NULL)
     {
       sbx_plugin_refuse (plugin, g_error_new (SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_LOAD_FAILED,
                                               "cannot load plugin '%s' from '%s': %s", plugin->name,
@@ -536,10 +540,9 @@ sbx_plugin_map (SbxPlugin  *plugin,
 
   symbol = g_strdup_printf ("sbx_plugin_%s_entry", plugin->name);
   g_strdelimit (symbol, "-", '_');
-  entry = (SbxPluginEntryFunc *) dlsym (plugin->dl_handle, symbol);
+  entry = (SbxPluginEntryFunc *) dlsym (handle, symbol);
   if (entry == NULL)
     {
-      dlclose (g_steal_pointer (&plugin->dl_handle));
       sbx_plugin_refuse (plugin, g_error_new (SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_LOAD_FAILED,
                                               "plugin '%s' ('%s') does not export its entry symbol %s",
                                               plugin->name, plugin->path, symbol));
@@ -552,10 +555,10 @@ sbx_plugin_map (SbxPlugin  *plugin,
 
   if (!validate_descriptor (desc, file_name, plugin->name, implemented, views, &error))
     {
-      dlclose (g_steal_pointer (&plugin->dl_handle));
       sbx_plugin_refuse (plugin, error);
       return FALSE;
     }
+  plugin->dl_handle = sbx_steal_pointer (&handle);
   plugin->desc = desc;
   plugin->version = g_strdup (desc->version);
   plugin->license = g_strdup (desc->license);
@@ -569,8 +572,7 @@ sbx_plugin_unmap (SbxPlugin *plugin,
   g_return_if_fail (!plugin->initialised);
 
   plugin->desc = NULL;
-  if (plugin->dl_handle != NULL)
-    dlclose (g_steal_pointer (&plugin->dl_handle));
+  sbx_cleanup_dl_handle (&plugin->dl_handle);
   sbx_plugin_refuse (plugin, error);
 }
 

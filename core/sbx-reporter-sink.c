@@ -17,25 +17,25 @@
 
 struct _SbxReporterSink
 {
-  SbxPlugin                 *plugin;   /* (owned) */
+  SbxPlugin                 *plugin; /* (owned) */
   char                      *name;
   const SbxReporterVTableV1 *vtable;
   void                      *sink;
-  gint                       n_failures;  /* (atomic) */
+  gint                       n_failures; /* (atomic) */
 };
 
 SbxReporterSink *
-sbx_registry_open_reporter (SbxRegistry  *self,
-                            const char   *name,
-                            const char   *config,
-                            GError      **error)
+sbx_registry_open_reporter (SbxRegistry *self,
+                            const char  *name,
+                            const char  *config,
+                            GError     **error)
 {
   g_autoptr(SbxPlugin) plugin = NULL;
   const SbxReporterVTableV1 *vtable = NULL;
-  SbxReporterSink *sink;
-  SbxHostCall call;
-  void *plugin_sink = NULL;
-  int32_t status;
+  SbxReporterSink           *sink;
+  SbxHostCall                call;
+  void                      *plugin_sink = NULL;
+  int32_t                    status;
 
   g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
   g_return_val_if_fail (name != NULL, NULL);
@@ -71,7 +71,7 @@ sbx_reporter_sink_emit (SbxReporterSink *sink,
                         const char      *event_json)
 {
   SbxHostCall call;
-  int32_t status;
+  int32_t     status;
 
   g_return_if_fail (sink != NULL);
   g_return_if_fail (event_json != NULL);

@@ -667,6 +667,7 @@ sbx_run_options_get_execution_id (const SbxRunOptions *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   return self->execution_id;
+}
 
 /* The sandbox terminal: for the sbx program (sbx-run-options-private.h). */
 void

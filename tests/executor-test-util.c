@@ -3,13 +3,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
-
-#include "profile-test-util.h"
 
 const char *
 etu_plugin_dir (const char *name)
@@ -23,6 +24,8 @@ etu_plugin_dir (const char *name)
     dir = g_getenv ("SBX_TEST_UNCONFINED_PLUGIN_DIR");
   else if (g_str_equal (name, "jsonl"))
     dir = g_getenv ("SBX_TEST_JSONL_PLUGIN_DIR");
+  else if (g_str_equal (name, "linux"))
+    dir = g_getenv ("SBX_TEST_LINUX_PLUGIN_DIR");
   else
     {
       const char *mocks = g_getenv ("SBX_TEST_MOCK_PLUGIN_DIR");
@@ -72,16 +75,16 @@ etu_registry (const char *first_dir,
 void
 etu_tree_init (EtuTree *tree)
 {
-  tree->tmp = ptu_make_tmpdir ("sbx-test-executor-XXXXXX");
-  tree->scratch = ptu_mkdir (tree->tmp, "scratch");
-  tree->ws = ptu_mkdir (tree->tmp, "ws");
+  tree->tmp = etu_make_tmpdir ("sbx-test-executor-XXXXXX");
+  tree->scratch = etu_mkdir (tree->tmp, "scratch");
+  tree->ws = etu_mkdir (tree->tmp, "ws");
 }
 
 void
 etu_tree_clear (EtuTree *tree)
 {
   if (tree->tmp != NULL)
-    ptu_rm_rf (tree->tmp);
+    etu_rm_rf (tree->tmp);
   g_clear_pointer (&tree->tmp, g_free);
   g_clear_pointer (&tree->scratch, g_free);
   g_clear_pointer (&tree->ws, g_free);
@@ -363,4 +366,171 @@ etu_run_with_grants_async (SbxExecutor         *executor,
   g_autoptr(SbxRunOptions) copy = grant_options (execution_id, grants, options);
 
   sbx_executor_run_async (executor, cwd, argv, copy, cancellable, callback, user_data);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Temporary trees                                                            */
+/* ------------------------------------------------------------------------- */
+
+/* A new directory under the (isolated) temp dir, with symlinks resolved so
+ * expected canonical paths can be built from it. */
+char *
+etu_make_tmpdir (const char *template_name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp (template_name, &error);
+  char *resolved;
+  char *copy;
+
+  g_assert_no_error (error);
+  resolved = realpath (dir, NULL);
+  g_assert_nonnull (resolved);
+  copy = g_strdup (resolved);
+  free (resolved);
+  return copy;
+}
+
+char *
+etu_mkdir (const char *base,
+           const char *relative)
+{
+  char *path = g_build_filename (base, relative, NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (path, 0755), ==, 0);
+  return path;
+}
+
+char *
+etu_write_file (const char *base,
+                const char *relative,
+                const char *contents)
+{
+  g_autoptr(GError) error = NULL;
+  char *path = g_build_filename (base, relative, NULL);
+
+  g_file_set_contents (path, contents, -1, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+char *
+etu_symlink (const char *base,
+             const char *relative,
+             const char *target)
+{
+  char *path = g_build_filename (base, relative, NULL);
+
+  g_assert_cmpint (symlink (target, path), ==, 0);
+  return path;
+}
+
+/* The one recursive delete of the test suite: in process (no rm(1)), no
+ * symlink followed, directories made writable first (tests chmod trees),
+ * and every removal asserted, so a test cannot leave its tree behind
+ * silently. */
+void
+etu_rm_rf (const char *path)
+{
+  struct stat st;
+
+  if (lstat (path, &st) != 0)
+    return;
+  if (S_ISDIR (st.st_mode))
+    {
+      g_autoptr(GDir) dir = NULL;
+      const char *name;
+
+      /* Make it readable, writable and searchable first (tests may chmod). */
+      chmod (path, 0700);
+      dir = g_dir_open (path, 0, NULL);
+      if (dir != NULL)
+        while ((name = g_dir_read_name (dir)) != NULL)
+          {
+            g_autofree char *child = g_build_filename (path, name, NULL);
+
+            etu_rm_rf (child);
+          }
+      g_assert_cmpint (rmdir (path), ==, 0);
+    }
+  else
+    g_assert_cmpint (unlink (path), ==, 0);
+}
+
+/* ------------------------------------------------------------------------- */
+/* The policy builder                                                         */
+/* ------------------------------------------------------------------------- */
+
+EtuPolicy *
+etu_policy_new (const char *root)
+{
+  EtuPolicy *tp = g_new0 (EtuPolicy, 1);
+
+  tp->root = g_strdup (root);
+  tp->rules = g_array_new (FALSE, TRUE, sizeof (SbxFsRuleV1));
+  tp->strings = g_ptr_array_new_with_free_func (g_free);
+  tp->net.struct_size = sizeof (SbxNetPolicyV1);
+  tp->net.mode = SBX_NET_MODE_OPEN;
+  tp->net.tcp_ports = tp->ports;
+  tp->limits.struct_size = sizeof (SbxLimitsV1);
+  return tp;
+}
+
+void
+etu_policy_free (EtuPolicy *tp)
+{
+  if (tp == NULL)
+    return;
+  g_free (tp->root);
+  g_array_unref (tp->rules);
+  g_ptr_array_unref (tp->strings);
+  g_free (tp);
+}
+
+void
+etu_policy_add (EtuPolicy  *tp,
+                const char *path,
+                uint32_t    allow,
+                uint32_t    deny,
+                uint32_t    flags,
+                uint32_t    origin)
+{
+  SbxFsRuleV1 rule = { 0 };
+  char *full;
+
+  if (path[0] == '~')
+    full = path[1] == '\0' ? g_strdup (tp->root) : g_strconcat (tp->root, path + 1, NULL);
+  else
+    full = g_strdup (path);
+  g_ptr_array_add (tp->strings, full);
+  rule.struct_size = sizeof rule;
+  rule.flags = flags;
+  rule.allow = allow;
+  rule.deny = deny;
+  rule.origin = origin;
+  rule.fd = -1;
+  rule.path = full;
+  g_array_append_val (tp->rules, rule);
+}
+
+void
+etu_policy_add_runtime (EtuPolicy *tp)
+{
+  static const char *const trees[] = { "/bin", "/sbin", "/usr/bin", "/usr/sbin", "/lib", "/lib64",
+                                       "/usr/lib", "/usr/lib64", "/usr/libexec" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (trees); i++)
+    etu_policy_add (tp, trees[i], SBX_FS_READ | SBX_FS_EXEC, 0, SBX_FS_RULE_OPTIONAL, SBX_FS_ORIGIN_RUNTIME);
+  etu_policy_add (tp, "/etc/ld.so.cache", SBX_FS_READ, 0, SBX_FS_RULE_EXACT | SBX_FS_RULE_OPTIONAL,
+                  SBX_FS_ORIGIN_RUNTIME);
+}
+
+const SbxPolicyV1 *
+etu_policy_get (EtuPolicy *tp)
+{
+  tp->policy.struct_size = sizeof tp->policy;
+  tp->policy.fs_rules = (const SbxFsRuleV1 *) (void *) tp->rules->data;
+  tp->policy.n_fs_rules = tp->rules->len;
+  tp->policy.net = &tp->net;
+  tp->policy.limits = &tp->limits;
+  return &tp->policy;
 }

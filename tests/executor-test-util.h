@@ -2,15 +2,22 @@
 #pragma once
 
 #include <sbx/sbx.h>
+#include "sbx-plugin-abi.h"
 
 G_BEGIN_DECLS
 
-/* Helpers shared by the executor, executor-set, env-scrub and report tests.
+/* The test suite's one helper library (prefix etu_): temporary trees and the
+ * one recursive delete, the one SbxPolicyV1 builder, registries over the
+ * built plugins, profiles, and process hygiene checks.  Domain harnesses
+ * build on it (linux-test-util.h: probes in forked children;
+ * linux/backend-test-util.h: the Linux backend through its vtable).
  * Plugin directories come from the environment meson gives the tests:
  *   SBX_TEST_UNCONFINED_PLUGIN_DIR, SBX_TEST_JSONL_PLUGIN_DIR,
+ *   SBX_TEST_LINUX_PLUGIN_DIR (the Linux tests only),
  *   SBX_TEST_MOCK_PLUGIN_DIR (the registry's mocks, one subdir each). */
 
-/* A registry over the named plugin directories: "unconfined", "jsonl", or a
+/* A registry over the named plugin directories: "unconfined", "jsonl",
+ * "linux", or a
  * mock name ("ok", "compile-short", ...).  NULL-terminated. */
 SbxRegistry *etu_registry          (const char *first_dir,
                                     ...) G_GNUC_NULL_TERMINATED;
@@ -92,5 +99,50 @@ void          etu_run_with_grants_async (SbxExecutor         *executor,
                                          GCancellable        *cancellable,
                                          GAsyncReadyCallback  callback,
                                          gpointer             user_data);
+
+/* Temporary trees.  A new directory under the (isolated) temp dir, with
+ * symlinks resolved so expected canonical paths can be built from it. */
+char *etu_make_tmpdir (const char *template_name);
+/* base/relative, created (with parents); the joined path. */
+char *etu_mkdir       (const char *base,
+                       const char *relative);
+char *etu_write_file  (const char *base,
+                       const char *relative,
+                       const char *contents);
+char *etu_symlink     (const char *base,
+                       const char *relative,
+                       const char *target);
+/* Removes @path and everything below it (never following a symlink),
+ * making directories writable first; asserts every removal. */
+void  etu_rm_rf       (const char *path);
+
+/* An SbxPolicyV1 under construction.  Paths starting with '~' are taken
+ * relative to @root.  Network open, no limits, no flags until the test sets
+ * them (the fields are the test's to change). */
+typedef struct
+{
+  char           *root;
+  GArray         *rules;      /* SbxFsRuleV1 */
+  GPtrArray      *strings;
+  SbxNetPolicyV1  net;
+  uint16_t        ports[8];
+  SbxLimitsV1     limits;
+  SbxPolicyV1     policy;
+} EtuPolicy;
+
+EtuPolicy         *etu_policy_new         (const char *root);
+void               etu_policy_free        (EtuPolicy  *tp);
+void               etu_policy_add         (EtuPolicy  *tp,
+                                           const char *path,
+                                           uint32_t    allow,
+                                           uint32_t    deny,
+                                           uint32_t    flags,
+                                           uint32_t    origin);
+/* Adds the runtime closure an exec'd /bin/sh needs (usr-merged trees, the
+ * loader cache), optional and read/exec only. */
+void               etu_policy_add_runtime (EtuPolicy  *tp);
+/* The policy as built so far; valid until the next add or the free. */
+const SbxPolicyV1 *etu_policy_get         (EtuPolicy  *tp);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (EtuPolicy, etu_policy_free)
 
 G_END_DECLS

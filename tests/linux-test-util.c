@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -88,72 +87,6 @@ probe_result_name (int result)
   return b;
 }
 
-TestPolicy *
-test_policy_new (const char *root)
-{
-  TestPolicy *tp = g_new0 (TestPolicy, 1);
-
-  tp->root = g_strdup (root);
-  tp->rules = g_array_new (FALSE, TRUE, sizeof (SbxFsRuleV1));
-  tp->strings = g_ptr_array_new_with_free_func (g_free);
-  tp->net.struct_size = sizeof (SbxNetPolicyV1);
-  tp->net.mode = SBX_NET_MODE_OPEN;
-  tp->net.tcp_ports = tp->ports;
-  return tp;
-}
-
-void
-test_policy_free (TestPolicy *tp)
-{
-  g_free (tp->root);
-  g_array_unref (tp->rules);
-  g_ptr_array_unref (tp->strings);
-  g_free (tp);
-}
-
-void
-test_policy_add (TestPolicy *tp, const char *path, uint32_t allow, uint32_t deny, uint32_t flags, uint32_t origin)
-{
-  SbxFsRuleV1 rule = { 0 };
-  char *full;
-
-  if (path[0] == '~')
-    full = path[1] == '\0' ? g_strdup (tp->root) : g_strconcat (tp->root, path + 1, NULL);
-  else
-    full = g_strdup (path);
-  g_ptr_array_add (tp->strings, full);
-  rule.struct_size = sizeof rule;
-  rule.flags = flags;
-  rule.allow = allow;
-  rule.deny = deny;
-  rule.origin = origin;
-  rule.fd = -1;
-  rule.path = full;
-  g_array_append_val (tp->rules, rule);
-}
-
-void
-test_policy_add_runtime (TestPolicy *tp)
-{
-  static const char *const trees[] = { "/bin", "/sbin", "/usr/bin", "/usr/sbin", "/lib", "/lib64",
-                                       "/usr/lib", "/usr/lib64", "/usr/libexec" };
-
-  for (guint i = 0; i < G_N_ELEMENTS (trees); i++)
-    test_policy_add (tp, trees[i], SBX_FS_READ | SBX_FS_EXEC, 0, SBX_FS_RULE_OPTIONAL, SBX_FS_ORIGIN_RUNTIME);
-  test_policy_add (tp, "/etc/ld.so.cache", SBX_FS_READ, 0, SBX_FS_RULE_EXACT | SBX_FS_RULE_OPTIONAL,
-                   SBX_FS_ORIGIN_RUNTIME);
-}
-
-const SbxPolicyV1 *
-test_policy_get (TestPolicy *tp)
-{
-  tp->policy.struct_size = sizeof tp->policy;
-  tp->policy.fs_rules = (const SbxFsRuleV1 *) (void *) tp->rules->data;
-  tp->policy.n_fs_rules = tp->rules->len;
-  tp->policy.net = &tp->net;
-  return &tp->policy;
-}
-
 static void
 report_cb (void *data, const char *feature, uint32_t status, const char *detail)
 {
@@ -200,54 +133,4 @@ test_report_dump (TestReport *r)
 {
   for (guint i = 0; i < r->entries->len; i++)
     g_test_message ("report: %s", (const char *) g_ptr_array_index (r->entries, i));
-}
-
-char *
-scratch_new (void)
-{
-  g_autoptr(GError) error = NULL;
-  char *dir = g_dir_make_tmp ("sbx-lsm-XXXXXX", &error);
-  char *real;
-
-  g_assert_no_error (error);
-  /* policies hold canonical paths */
-  real = realpath (dir, NULL);
-  g_assert_nonnull (real);
-  g_free (dir);
-  dir = g_strdup (real);
-  free (real);
-  return dir;
-}
-
-static int
-rm_one (const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-  if (flag == FTW_DP)
-    return rmdir (path) < 0 ? -1 : 0;
-  return unlink (path) < 0 ? -1 : 0;
-}
-
-void
-scratch_free (char *dir)
-{
-  if (dir == NULL)
-    return;
-  /* make every directory writable again (tests chmod some) */
-  g_assert_no_errno (nftw (dir, rm_one, 16, FTW_DEPTH | FTW_PHYS));
-  g_free (dir);
-}
-
-void
-write_file (const char *path, const char *contents)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_file_set_contents (path, contents, -1, &error);
-  g_assert_no_error (error);
-}
-
-char *
-path_join (const char *a, const char *b)
-{
-  return g_build_filename (a, b, NULL);
 }

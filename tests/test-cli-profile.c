@@ -4,7 +4,7 @@
 #include <sbx/sbx.h>
 #include <string.h>
 
-#include "profile-test-util.h"
+#include "executor-test-util.h"
 
 /* Runs the built `sbx` (path in $SBX_TEST_SBX, set by tests/meson.build) and
  * checks stdout, stderr and the exit status of each profile subcommand. */
@@ -204,22 +204,22 @@ typedef struct
 static void
 files_setup (Files *files)
 {
-  files->tmp = ptu_make_tmpdir ("sbx-test-cli-XXXXXX");
-  files->ws = ptu_mkdir (files->tmp, "ws");
-  g_free (ptu_mkdir (files->tmp, "ws/sub"));
-  g_free (ptu_mkdir (files->tmp, "other"));
-  files->good = ptu_write_file (files->tmp, "good.json",
+  files->tmp = etu_make_tmpdir ("sbx-test-cli-XXXXXX");
+  files->ws = etu_mkdir (files->tmp, "ws");
+  g_free (etu_mkdir (files->tmp, "ws/sub"));
+  g_free (etu_mkdir (files->tmp, "other"));
+  files->good = etu_write_file (files->tmp, "good.json",
                                 "{\"version\":1,\"workspace\":{\"root\":\".\",\"read\":\"allow\",\"write\":\"allow\"},"
                                 "\"network\":\"allow\",\"command\":\"allow\",\"roots\":[{\"path\":\"/usr\",\"read\":\"allow\"}]}");
-  files->bad = ptu_write_file (files->tmp, "bad.json",
+  files->bad = etu_write_file (files->tmp, "bad.json",
                                "{\"version\":1,\"roots\":[{\"path\":\"/\"},{\"path\":\"/usr\"},{\"path\":\"/tmp\",\"read\":\"alow\"}]}");
-  files->other_ws = ptu_write_file (files->tmp, "other.json", "{\"version\":1,\"workspace\":{\"root\":\"../other\"}}");
+  files->other_ws = etu_write_file (files->tmp, "other.json", "{\"version\":1,\"workspace\":{\"root\":\"../other\"}}");
 }
 
 static void
 files_teardown (Files *files)
 {
-  ptu_rm_rf (files->tmp);
+  etu_rm_rf (files->tmp);
   g_free (files->tmp);
   g_free (files->ws);
   g_free (files->good);
@@ -411,7 +411,7 @@ test_restrict (void)
   g_autofree char *ceiling = NULL;
 
   files_setup (&files);
-  ceiling = ptu_write_file (files.tmp, "ceiling.json",
+  ceiling = etu_write_file (files.tmp, "ceiling.json",
                             "{\"version\":1,\"workspace\":{\"read\":\"allow\",\"write\":\"gated\"},"
                             "\"network\":\"deny\",\"command\":\"gated\",\"host\":{\"read\":\"allow\"}}");
   {

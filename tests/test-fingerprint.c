@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "sbx-fingerprint-private.h"
-#include "profile-test-util.h"
+#include "executor-test-util.h"
 
 /* The Go library's test vector: /srv/app, access (2,2,2,0,0,2), home 0, isolation 0,
  * no roots, ack false, required 26 (write, env-scrub, network). */
@@ -141,11 +141,11 @@ load (const char *json,
 static void
 test_equivalent_spellings (void)
 {
-  g_autofree char *tmp = ptu_make_tmpdir ("sbx-test-fingerprint-XXXXXX");
-  g_autofree char *ws = ptu_mkdir (tmp, "ws");
-  g_autofree char *a = ptu_mkdir (tmp, "a");
-  g_autofree char *b = ptu_mkdir (tmp, "ws/b");
-  g_autofree char *link = ptu_symlink (tmp, "link", "a");
+  g_autofree char *tmp = etu_make_tmpdir ("sbx-test-fingerprint-XXXXXX");
+  g_autofree char *ws = etu_mkdir (tmp, "ws");
+  g_autofree char *a = etu_mkdir (tmp, "a");
+  g_autofree char *b = etu_mkdir (tmp, "ws/b");
+  g_autofree char *link = etu_symlink (tmp, "link", "a");
   g_autofree char *text1 = g_strdup_printf (
     "{\"version\":1,\"workspace\":{\"root\":\"%s\",\"read\":\"allow\",\"write\":\"gated\"},"
     "\"host\":{\"read\":\"deny\",\"write\":\"deny\"},\"network\":\"gated\",\"command\":\"allow\","
@@ -185,7 +185,7 @@ test_equivalent_spellings (void)
     again = sbx_fingerprint_compute (&settings);
     g_assert_cmpstr (again, ==, sbx_profile_get_fingerprint (p1));
   }
-  ptu_rm_rf (tmp);
+  etu_rm_rf (tmp);
 }
 
 typedef struct
@@ -240,16 +240,16 @@ static void
 test_single_field_changes (void)
 {
   static const Variant base = { "ws", 1, 1, 1, 1, 1, 1, 0, 0, FALSE, "a", 1, 1, NULL, 5, 5, 5 };
-  g_autofree char *tmp = ptu_make_tmpdir ("sbx-test-fingerprint-XXXXXX");
+  g_autofree char *tmp = etu_make_tmpdir ("sbx-test-fingerprint-XXXXXX");
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   Variant variants[32];
   const char *names[32];
   guint n = 0;
 
-  g_free (ptu_mkdir (tmp, "ws/sub"));
-  g_free (ptu_mkdir (tmp, "ws2"));
-  g_free (ptu_mkdir (tmp, "a"));
-  g_free (ptu_mkdir (tmp, "b"));
+  g_free (etu_mkdir (tmp, "ws/sub"));
+  g_free (etu_mkdir (tmp, "ws2"));
+  g_free (etu_mkdir (tmp, "a"));
+  g_free (etu_mkdir (tmp, "b"));
 
 #define VARIANT(label, stmt) do { variants[n] = base; { Variant *v = &variants[n]; stmt; } names[n++] = label; } while (0)
   VARIANT ("base", (void) v);
@@ -299,7 +299,7 @@ test_single_field_changes (void)
     p2 = build_variant (tmp, &unconfined);
     g_assert_cmpstr (sbx_profile_get_fingerprint (p1), !=, sbx_profile_get_fingerprint (p2));
   }
-  ptu_rm_rf (tmp);
+  etu_rm_rf (tmp);
 }
 
 int

@@ -21,27 +21,6 @@
 #include <glib/gstdio.h>
 
 #include "executor-test-util.h"
-#include "profile-test-util.h"
-
-static const char *
-linux_plugin_dir (void)
-{
-  const char *dir = g_getenv ("SBX_TEST_LINUX_PLUGIN_DIR");
-
-  g_assert_nonnull (dir);
-  return dir;
-}
-
-static SbxRegistry *
-linux_registry (void)
-{
-  const char *dirs[] = { linux_plugin_dir (), NULL };
-  g_autoptr(GError) error = NULL;
-  SbxRegistry *registry = sbx_registry_new_for_directories (dirs, &error);
-
-  g_assert_no_error (error);
-  return registry;
-}
 
 /* NULL (and a skip) when the host has no linux-userns. */
 static SbxExecutorSet *
@@ -49,7 +28,7 @@ make_set (EtuTree     *tree,
           const char  *backend,
           GError     **error)
 {
-  g_autoptr(SbxRegistry) registry = linux_registry ();
+  g_autoptr(SbxRegistry) registry = etu_registry ("linux", NULL);
   g_autoptr(SbxProfile) profile = NULL;
   g_autoptr(SbxExecutorSetOptions) options = NULL;
   g_autoptr(GError) local_error = NULL;
@@ -186,7 +165,7 @@ static void
 check_siblings_denied_under_host_allow (const char *backend)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(SbxRegistry) registry = linux_registry ();
+  g_autoptr(SbxRegistry) registry = etu_registry ("linux", NULL);
   g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
   g_autoptr(SbxProfile) profile = NULL;
   g_autoptr(SbxExecutorSetOptions) options = NULL;
@@ -223,7 +202,7 @@ check_siblings_denied_under_host_allow (const char *backend)
   if (set == NULL)
     {
       g_test_skip_printf ("%s is unavailable here: %s", backend, error->message);
-      ptu_rm_rf (base);
+      etu_rm_rf (base);
       return;
     }
   a = sbx_executor_set_for_key (set, "a", &error);
@@ -271,7 +250,7 @@ check_siblings_denied_under_host_allow (const char *backend)
     g_assert_false (g_file_test (home_planted, G_FILE_TEST_EXISTS));
   }
   g_assert_true (sbx_executor_set_close (set, NULL, &error));
-  ptu_rm_rf (base);
+  etu_rm_rf (base);
 }
 
 static void
@@ -369,7 +348,7 @@ unix_sockets_member (const char *backend)
   for (int allow = 0; allow <= 1; allow++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(SbxRegistry) registry = linux_registry ();
+      g_autoptr(SbxRegistry) registry = etu_registry ("linux", NULL);
       g_autoptr(SbxExecutorSetOptions) options = etu_options (tree.scratch, 8, registry);
       g_autofree char *json = g_strdup_printf ("{\"version\":1,\"workspace\":{\"read\":\"allow\",\"write\":\"allow\"},"
                                                "\"command\":\"allow\"%s}",
@@ -440,7 +419,7 @@ sbx_run (EtuTree           *tree,
   g_autoptr(GError) error = NULL;
   Outcome o = { 0 };
 
-  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", linux_plugin_dir (), TRUE);
+  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", etu_plugin_dir ("linux"), TRUE);
   g_subprocess_launcher_setenv (l, "TMPDIR", tree->scratch, TRUE);
   if (backend != NULL)
     g_subprocess_launcher_setenv (l, "SBX_BACKEND", backend, TRUE);
@@ -785,7 +764,7 @@ sbx_run_start (const char        *cwd,
   g_autoptr(GError) error = NULL;
   GSubprocess *proc;
 
-  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", linux_plugin_dir (), TRUE);
+  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", etu_plugin_dir ("linux"), TRUE);
   g_subprocess_launcher_setenv (l, "TMPDIR", tmpdir, TRUE);
   g_subprocess_launcher_setenv (l, "SBX_BACKEND", backend, TRUE);
   g_subprocess_launcher_set_cwd (l, cwd);
@@ -869,17 +848,17 @@ check_concurrent_runs (const char *backend,
   if (!have_userns ())
     return;
   etu_tree_init (&tree);
-  ws = ptu_mkdir (tree.tmp, "tmp-like");
+  ws = etu_mkdir (tree.tmp, "tmp-like");
   b_home_file = g_build_filename (ws, "b-home", NULL);
   a_started = g_build_filename (ws, "a-started", NULL);
   /* The signalling files exist beforehand: with the scratch root inside the
    * workspace, the workspace directory itself is carved (its entries that
    * existed at executor creation stay writable, new ones cannot be made:
    * the report's "carveout" entry). */
-  g_free (ptu_write_file (ws, "b-home", ""));
-  g_free (ptu_write_file (ws, "a-started", ""));
-  g_free (ptu_write_file (ws, "a-done", ""));
-  g_free (ptu_write_file (ws, "release", ""));
+  g_free (etu_write_file (ws, "b-home", ""));
+  g_free (etu_write_file (ws, "a-started", ""));
+  g_free (etu_write_file (ws, "a-done", ""));
+  g_free (etu_write_file (ws, "release", ""));
 
   if (b_first)
     {

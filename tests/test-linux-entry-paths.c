@@ -502,6 +502,7 @@ test_table_covers_filter (gconstpointer rung)
 {
   Fixture fx = { 0 };
   SbxSeccompOptions options = { 0 };
+  g_autoptr(SbxLinuxProbe) probe = NULL;
   g_autoptr(SbxSeccompProgram) program = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GHashTable) exercised = g_hash_table_new (g_str_hash, g_str_equal);
@@ -521,7 +522,8 @@ test_table_covers_filter (gconstpointer rung)
     g_hash_table_add (exercised, (gpointer) exact_only[i]);
   options.rung = strcmp (rung, SBX_LINUX_BACKEND_USERNS) == 0 ? 1 : 2;
   options.net_mode = SBX_NET_MODE_DENY;
-  options.landlock_abi = sbx_linux_probe_get ()->landlock_abi;
+  probe = sbx_linux_probe_new ();
+  options.landlock_abi = probe->landlock_abi;
   program = sbx_seccomp_program_new (&options, NULL, &error);
   g_assert_no_error (error);
   rules = sbx_seccomp_program_rules (program, &n);

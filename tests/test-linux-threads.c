@@ -31,7 +31,6 @@
 
 #include "backend-test-util.h"
 #include "executor-test-util.h"
-#include "profile-test-util.h"
 
 /* ------------------------------------------------------------------------- */
 /* Deterministic regression: the zygote's starting thread is gone            */
@@ -259,19 +258,6 @@ load_slot_thread (gpointer data)
   return NULL;
 }
 
-static SbxRegistry *
-linux_registry (void)
-{
-  const char *dirs[] = { g_getenv ("SBX_TEST_LINUX_PLUGIN_DIR"), NULL };
-  g_autoptr(GError) error = NULL;
-  SbxRegistry *registry;
-
-  g_assert_nonnull (dirs[0]);
-  registry = sbx_registry_new_for_directories (dirs, &error);
-  g_assert_no_error (error);
-  return registry;
-}
-
 /* Entries of @dir (scratch children left behind), or -1 when it is gone. */
 static int
 count_entries (const char *dir)
@@ -310,7 +296,7 @@ run_load (const char *rung,
     }
   etu_warm_up ();
   etu_tree_init (&tree);
-  registry = linux_registry ();
+  registry = etu_registry ("linux", NULL);
   /* The plugin's process-wide probe cache (its sealed init memfd among it)
    * is made on first use and lives as long as the process. */
   {

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "sbx-path-private.h"
-#include "profile-test-util.h"
+#include "executor-test-util.h"
 
 static void
 test_clean (void)
@@ -58,11 +58,11 @@ test_within (void)
 static void
 test_canonical_root (void)
 {
-  g_autofree char *tmp = ptu_make_tmpdir ("sbx-test-path-XXXXXX");
-  g_autofree char *dir = ptu_mkdir (tmp, "d/e");
-  g_autofree char *file = ptu_write_file (tmp, "f", "");
-  g_autofree char *dangling = ptu_symlink (tmp, "dangling", "nowhere");
-  g_autofree char *loop = ptu_symlink (tmp, "loop", "loop");
+  g_autofree char *tmp = etu_make_tmpdir ("sbx-test-path-XXXXXX");
+  g_autofree char *dir = etu_mkdir (tmp, "d/e");
+  g_autofree char *file = etu_write_file (tmp, "f", "");
+  g_autofree char *dangling = etu_symlink (tmp, "dangling", "nowhere");
+  g_autofree char *loop = etu_symlink (tmp, "loop", "loop");
   g_autofree char *spelled = g_strconcat (tmp, "//l/./", NULL);
   g_autofree char *via_dotdot = g_strconcat (tmp, "/d/e/../e", NULL);
   g_autofree char *under_file = g_strconcat (file, "/x", NULL);
@@ -70,7 +70,7 @@ test_canonical_root (void)
   g_autofree char *got = NULL;
   g_autoptr(GError) error = NULL;
 
-  g_free (ptu_symlink (tmp, "l", "d/e"));
+  g_free (etu_symlink (tmp, "l", "d/e"));
   got = sbx_path_canonical_root (spelled, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (got, ==, dir);
@@ -105,17 +105,17 @@ test_canonical_root (void)
   g_assert_nonnull (error);
   g_clear_error (&error);
 
-  ptu_rm_rf (tmp);
+  etu_rm_rf (tmp);
 }
 
 static void
 test_canonical_path (void)
 {
-  g_autofree char *tmp = ptu_make_tmpdir ("sbx-test-path-XXXXXX");
-  g_autofree char *dir = ptu_mkdir (tmp, "d/e");
-  g_autofree char *file = ptu_write_file (tmp, "d/f", "");
-  g_autofree char *link = ptu_symlink (tmp, "l", "d");
-  g_autofree char *dangling = ptu_symlink (tmp, "d/dangling", "nowhere");
+  g_autofree char *tmp = etu_make_tmpdir ("sbx-test-path-XXXXXX");
+  g_autofree char *dir = etu_mkdir (tmp, "d/e");
+  g_autofree char *file = etu_write_file (tmp, "d/f", "");
+  g_autofree char *link = etu_symlink (tmp, "l", "d");
+  g_autofree char *dangling = etu_symlink (tmp, "d/dangling", "nowhere");
   g_autoptr(GError) error = NULL;
   struct { const char *in; const char *out; } rows[] = {
     { "/l/e", "/d/e" },                 /* existing, through a symlink */
@@ -172,7 +172,7 @@ test_canonical_path (void)
 
   (void) dir;
   (void) link;
-  ptu_rm_rf (tmp);
+  etu_rm_rf (tmp);
 }
 
 int

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "sbx-policy-private.h"
-#include "profile-test-util.h"
+#include "executor-test-util.h"
 
 #define R SBX_FS_READ
 #define X SBX_FS_EXEC
@@ -534,9 +534,9 @@ test_runtime_closure_ordinary_programs (void)
 static void
 test_compile_for_profile (void)
 {
-  g_autofree char *tmp = ptu_make_tmpdir ("sbx-test-policy-XXXXXX");
-  g_autofree char *ws = ptu_mkdir (tmp, "ws");
-  g_autofree char *data = ptu_mkdir (tmp, "data");
+  g_autofree char *tmp = etu_make_tmpdir ("sbx-test-policy-XXXXXX");
+  g_autofree char *ws = etu_mkdir (tmp, "ws");
+  g_autofree char *data = etu_mkdir (tmp, "data");
   g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
   g_autoptr(SbxProfile) profile = NULL;
   g_autoptr(SbxPolicy) policy = NULL;
@@ -567,7 +567,7 @@ test_compile_for_profile (void)
   inside = g_build_filename (sbx_profile_get_root_path (profile, 0), "f", NULL);
   g_assert_cmpuint (resolve (abi, inside), ==, RWX);
 
-  ptu_rm_rf (tmp);
+  etu_rm_rf (tmp);
 }
 
 /* ------------------------------------------------------------------------- */

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profile-test-util.h"
+#include "executor-test-util.h"
 
 /* A tree: tmp/ws, tmp/dir, tmp/dir/sub, tmp/link -> dir, tmp/caf\u00e9, tmp/file. */
 typedef struct
@@ -14,18 +14,18 @@ typedef struct
 static void
 tree_setup (Tree *tree)
 {
-  tree->tmp = ptu_make_tmpdir ("sbx-test-json-XXXXXX");
-  g_free (ptu_mkdir (tree->tmp, "ws"));
-  g_free (ptu_mkdir (tree->tmp, "dir/sub"));
-  g_free (ptu_mkdir (tree->tmp, "caf\xc3\xa9"));
-  g_free (ptu_symlink (tree->tmp, "link", "dir"));
-  g_free (ptu_write_file (tree->tmp, "file", "x"));
+  tree->tmp = etu_make_tmpdir ("sbx-test-json-XXXXXX");
+  g_free (etu_mkdir (tree->tmp, "ws"));
+  g_free (etu_mkdir (tree->tmp, "dir/sub"));
+  g_free (etu_mkdir (tree->tmp, "caf\xc3\xa9"));
+  g_free (etu_symlink (tree->tmp, "link", "dir"));
+  g_free (etu_write_file (tree->tmp, "file", "x"));
 }
 
 static void
 tree_teardown (Tree *tree)
 {
-  ptu_rm_rf (tree->tmp);
+  etu_rm_rf (tree->tmp);
   g_free (tree->tmp);
 }
 
@@ -293,7 +293,7 @@ test_oversized (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(SbxProfile) profile = NULL;
   g_autoptr(SbxProfile) fits = NULL;
-  g_autofree char *tmp = ptu_make_tmpdir ("sbx-test-json-XXXXXX");
+  g_autofree char *tmp = etu_make_tmpdir ("sbx-test-json-XXXXXX");
   g_autofree char *file = NULL;
 
   while (text->len < limit)
@@ -310,18 +310,18 @@ test_oversized (void)
   g_clear_error (&error);
 
   /* The same through a file, which is not read past the limit. */
-  file = ptu_write_file (tmp, "big.json", text->str);
+  file = etu_write_file (tmp, "big.json", text->str);
   profile = sbx_profile_new_from_file (file, tmp, &error);
   g_assert_null (profile);
   g_assert_error (error, SBX_PROFILE_ERROR, SBX_PROFILE_ERROR_PARSE);
   g_assert_true (g_str_has_prefix (error->message, "(root): the profile text is"));
-  ptu_rm_rf (tmp);
+  etu_rm_rf (tmp);
 }
 
 static void
 test_file_errors (void)
 {
-  g_autofree char *tmp = ptu_make_tmpdir ("sbx-test-json-XXXXXX");
+  g_autofree char *tmp = etu_make_tmpdir ("sbx-test-json-XXXXXX");
   g_autofree char *missing = g_build_filename (tmp, "missing.json", NULL);
   g_autoptr(GError) error = NULL;
 
@@ -331,7 +331,7 @@ test_file_errors (void)
   g_clear_error (&error);
   g_assert_null (sbx_profile_new_from_file (tmp, NULL, &error));   /* a directory */
   g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR);
-  ptu_rm_rf (tmp);
+  etu_rm_rf (tmp);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -600,7 +600,7 @@ test_data_profiles (void)
   g_autofree char *dir_path = g_test_build_filename (G_TEST_DIST, "..", "data", "profiles", NULL);
   g_autoptr(GDir) dir = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *tmp = ptu_make_tmpdir ("sbx-test-json-XXXXXX");
+  g_autofree char *tmp = etu_make_tmpdir ("sbx-test-json-XXXXXX");
   const char *name;
   guint n = 0;
   gboolean seen_default = FALSE;
@@ -650,13 +650,13 @@ test_data_profiles (void)
     }
   g_assert_cmpuint (n, >=, 4);
   g_assert_true (seen_default);
-  ptu_rm_rf (tmp);
+  etu_rm_rf (tmp);
 }
 
 static void
 test_default_profile (void)
 {
-  g_autofree char *tmp = ptu_make_tmpdir ("sbx-test-json-XXXXXX");
+  g_autofree char *tmp = etu_make_tmpdir ("sbx-test-json-XXXXXX");
   g_autoptr(SbxProfile) profile = NULL;
   g_autoptr(SbxProfile) in_cwd = NULL;
   g_autoptr(GError) error = NULL;
@@ -690,7 +690,7 @@ test_default_profile (void)
   g_assert_error (error, SBX_PROFILE_ERROR, SBX_PROFILE_ERROR_INVALID);
   g_assert_true (g_str_has_prefix (error->message, "workspace.root (/nonexistent-sbx-workspace): resolve symlinks"));
   free (cwd_canonical);
-  ptu_rm_rf (tmp);
+  etu_rm_rf (tmp);
 }
 
 /* The current directory is gone: the default profile must fail, not fall
@@ -700,7 +700,7 @@ test_default_removed_cwd (void)
 {
   if (g_test_subprocess ())
     {
-      g_autofree char *tmp = ptu_make_tmpdir ("sbx-test-json-XXXXXX");
+      g_autofree char *tmp = etu_make_tmpdir ("sbx-test-json-XXXXXX");
       g_autoptr(GError) error = NULL;
       g_autoptr(SbxProfile) before = NULL;
       g_autoptr(SbxProfile) after = NULL;

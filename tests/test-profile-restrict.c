@@ -2,7 +2,7 @@
 #include <sbx/sbx.h>
 #include <string.h>
 
-#include "profile-test-util.h"
+#include "executor-test-util.h"
 
 /*
  * sbx_profile_restrict() never widens.
@@ -43,12 +43,12 @@ typedef struct
 static void
 tree_setup (Tree *tree)
 {
-  tree->tmp = ptu_make_tmpdir ("sbx-test-restrict-XXXXXX");
+  tree->tmp = etu_make_tmpdir ("sbx-test-restrict-XXXXXX");
   tree->paths = g_new0 (char *, G_N_ELEMENTS (dirs) + 1);
   tree->probes = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
     {
-      tree->paths[i] = dirs[i][0] == '\0' ? g_strdup (tree->tmp) : ptu_mkdir (tree->tmp, dirs[i]);
+      tree->paths[i] = dirs[i][0] == '\0' ? g_strdup (tree->tmp) : etu_mkdir (tree->tmp, dirs[i]);
       g_ptr_array_add (tree->probes, g_strdup (tree->paths[i]));                       /* at */
       g_ptr_array_add (tree->probes, g_strconcat (tree->paths[i], "/zz", NULL));       /* below */
       g_ptr_array_add (tree->probes, g_strconcat (tree->paths[i], "/zz/deeper", NULL));
@@ -63,7 +63,7 @@ tree_setup (Tree *tree)
 static void
 tree_teardown (Tree *tree)
 {
-  ptu_rm_rf (tree->tmp);
+  etu_rm_rf (tree->tmp);
   g_free (tree->tmp);
   g_strfreev (tree->paths);
   g_ptr_array_unref (tree->probes);

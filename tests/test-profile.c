@@ -3,7 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profile-test-util.h"
+#include "executor-test-util.h"
 
 /* ------------------------------------------------------------------------- */
 /* A temporary tree every test builds from:
@@ -21,28 +21,28 @@ typedef struct
 static void
 tree_setup (Tree *tree)
 {
-  tree->tmp = ptu_make_tmpdir ("sbx-test-profile-XXXXXX");
-  g_free (ptu_mkdir (tree->tmp, "ws/sub/deep"));
-  g_free (ptu_mkdir (tree->tmp, "ws2"));
-  g_free (ptu_mkdir (tree->tmp, "other"));
-  g_free (ptu_mkdir (tree->tmp, "root"));
-  g_free (ptu_write_file (tree->tmp, "file", "x"));
-  g_free (ptu_symlink (tree->tmp, "link-ws", "ws"));
-  g_free (ptu_symlink (tree->tmp, "link-other", "other"));
-  g_free (ptu_mkdir (tree->tmp, "other/sub"));
-  g_free (ptu_symlink (tree->tmp, "ws/planted", "../other"));
-  g_free (ptu_symlink (tree->tmp, "ws/chain", "../link-other"));
+  tree->tmp = etu_make_tmpdir ("sbx-test-profile-XXXXXX");
+  g_free (etu_mkdir (tree->tmp, "ws/sub/deep"));
+  g_free (etu_mkdir (tree->tmp, "ws2"));
+  g_free (etu_mkdir (tree->tmp, "other"));
+  g_free (etu_mkdir (tree->tmp, "root"));
+  g_free (etu_write_file (tree->tmp, "file", "x"));
+  g_free (etu_symlink (tree->tmp, "link-ws", "ws"));
+  g_free (etu_symlink (tree->tmp, "link-other", "other"));
+  g_free (etu_mkdir (tree->tmp, "other/sub"));
+  g_free (etu_symlink (tree->tmp, "ws/planted", "../other"));
+  g_free (etu_symlink (tree->tmp, "ws/chain", "../link-other"));
   {
     g_autofree char *other = g_build_filename (tree->tmp, "other", NULL);
 
-    g_free (ptu_symlink (tree->tmp, "ws2/planted", other));
+    g_free (etu_symlink (tree->tmp, "ws2/planted", other));
   }
 }
 
 static void
 tree_teardown (Tree *tree)
 {
-  ptu_rm_rf (tree->tmp);
+  etu_rm_rf (tree->tmp);
   g_free (tree->tmp);
 }
 
@@ -426,7 +426,7 @@ test_roots_sorted_bytewise (void)
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
       g_autofree char *dir = g_strconcat ("s/", names[i], NULL);
-      g_autofree char *path = ptu_mkdir (tree.tmp, dir);
+      g_autofree char *path = etu_mkdir (tree.tmp, dir);
 
       sbx_profile_config_add_root (config, path, SBX_ACCESS_GATED, SBX_ACCESS_DENY);
     }

@@ -27,6 +27,7 @@
 #include "sbx-registry-private.h"
 #include "sbx-plugin-private.h"
 #include "sbx-compile-report-private.h"
+#include "executor-test-util.h"
 
 /* Required guarantees of the embedded default profile: host read/write and
  * network denied, env scrubbed. */
@@ -237,18 +238,9 @@ make_tmpdir (void)
 static void
 remove_tree (const char *dir)
 {
-  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  g_assert_nonnull (handle);
-  g_chmod (dir, 0700);
-  while ((name = g_dir_read_name (handle)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-
-      g_assert_cmpint (g_unlink (path), ==, 0);
-    }
-  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  g_assert_true (g_file_test (dir, G_FILE_TEST_IS_DIR));
+  etu_rm_rf (dir);
+  g_assert_false (g_file_test (dir, G_FILE_TEST_EXISTS));
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1874,6 +1866,30 @@ test_compile_claims_more_than_probe (void)
   }
 }
 
+/* A compile that claims a guarantee and reports it unenforced under the
+ * guarantee's own feature name contradicts itself: the spec is released and
+ * refused, naming the guarantee (the honest compile above passes). */
+static void
+test_compile_contradicts_itself (void)
+{
+  g_autoptr(SbxRegistry) registry = registry_for_mocks ("contract-breaker", NULL);
+  g_autoptr(SbxBackend) backend = sbx_registry_lookup_backend (registry, "mock-claims-unenforced");
+  g_autoptr(SbxCompileReport) report = sbx_compile_report_new ();
+  g_autoptr(GError) error = NULL;
+  unsigned released_before = mock_breaker_count ("release");
+  SbxBackendSpec *spec;
+  TestPolicy tp;
+
+  g_assert_nonnull (backend);
+  test_policy_init (&tp, SBX_GUARANTEE_ENV_SCRUB);
+  spec = sbx_backend_compile (backend, &tp.policy, report, NULL, NULL, &error);
+  g_assert_null (spec);
+  g_assert_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "'mock-claims-unenforced': compile claims [env-scrub] "
+                                            "and reports it unenforced"));
+  g_assert_cmpuint (mock_breaker_count ("release") - released_before, ==, 1);
+}
+
 /* spawn must return a direct child of the host: a grandchild (double fork)
  * is refused, its tree is killed through signal() and the handle freed
  * through finish(); nothing is left running. */
@@ -1976,6 +1992,7 @@ main (int    argc,
   g_test_add_func ("/registry/json", test_registry_json);
   g_test_add_func ("/registry/no-fd-leaks", test_no_fd_leaks);
   g_test_add_func ("/registry/compile/claims-more-than-probe", test_compile_claims_more_than_probe);
+  g_test_add_func ("/registry/compile/contradiction", test_compile_contradicts_itself);
   g_test_add_func ("/registry/spawn/not-a-child", test_spawn_not_a_child);
 
   return g_test_run ();

@@ -12,7 +12,6 @@
 
 #include "sbx-executor-private.h"
 #include "executor-test-util.h"
-#include "profile-test-util.h"
 
 typedef struct
 {

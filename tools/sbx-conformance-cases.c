@@ -43,6 +43,8 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include <sbx/sbx-cleanup.h>
+
 void
 sbx_conformance_case_free (SbxConformanceCase *c)
 {
@@ -398,18 +400,14 @@ host_listener (guint16 *out_port)
 {
   struct sockaddr_in addr = { .sin_family = AF_INET };
   socklen_t len = sizeof addr;
-  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sbx_autofd int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
   addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
   if (fd < 0 || bind (fd, (struct sockaddr *) &addr, sizeof addr) < 0 || listen (fd, 64) < 0
       || getsockname (fd, (struct sockaddr *) &addr, &len) < 0)
-    {
-      if (fd >= 0)
-        close (fd);
-      return -1;
-    }
+    return -1;
   *out_port = ntohs (addr.sin_port);
-  return fd;
+  return sbx_steal_fd (&fd);
 }
 
 void
@@ -420,7 +418,7 @@ sbx_conformance_case_network (Subject    *s,
   g_auto(ProbeRun) out = { 0 };
   g_autofree char *port_text = NULL;
   guint16 port = 0;
-  int fd = host_listener (&port);
+  sbx_autofd int fd = host_listener (&port);
 
   if (fd < 0)
     {
@@ -431,7 +429,7 @@ sbx_conformance_case_network (Subject    *s,
   port_text = g_strdup_printf ("%u", port);
   inside (s, &in, "connect", "127.0.0.1", port_text, NULL);
   outside (s, &out, "connect", "127.0.0.1", port_text, NULL);
-  close (fd);
+  sbx_clear_fd (&fd);
   judge_denial (s, area, "connect-host-loopback", &in, &out, NULL, EFFECT_UNKNOWN);
 }
 

@@ -36,6 +36,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sbx/sbx-cleanup.h>
+
+SBX_DEFINE_CLEANUP (dir, DIR *, NULL, closedir)
+
 #define WORKED  0
 #define REFUSED 10
 #define USAGE   2
@@ -86,22 +90,21 @@ main (int    argc,
 
   if (strcmp (verb, "write") == 0)
     {
-      int fd = open (argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      sbx_autofd int fd = open (argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
       if (fd < 0)
         return refused ("open");
       if (write (fd, "x\n", 2) != 2)
         return refused ("write");
-      close (fd);
       return WORKED;
     }
   if (strcmp (verb, "mkdir") == 0)
     return mkdir (argv[2], 0755) == 0 ? WORKED : refused ("mkdir");
   if (strcmp (verb, "read") == 0)
     {
-      char buf[256];
-      int fd = open (argv[2], O_RDONLY | O_CLOEXEC);
-      ssize_t n;
+      char           buf[256];
+      sbx_autofd int fd = open (argv[2], O_RDONLY | O_CLOEXEC);
+      ssize_t        n;
 
       if (fd < 0)
         return refused ("open");
@@ -110,14 +113,13 @@ main (int    argc,
         return refused ("read");
       buf[n] = '\0';
       printf ("%s", buf);
-      close (fd);
       return WORKED;
     }
   if (strcmp (verb, "list") == 0)
     {
-      DIR *dir = opendir (argv[2]);
-      struct dirent *entry;
-      int n = 0;
+      sbx_auto (dir) DIR *dir = opendir (argv[2]);
+      struct dirent      *entry;
+      int                 n = 0;
 
       if (dir == NULL)
         return refused ("opendir");
@@ -127,7 +129,6 @@ main (int    argc,
             printf ("%s\n", entry->d_name);
             n++;
           }
-      closedir (dir);
       printf ("%d entries\n", n);
       /* An empty view of a non-empty directory is not a read of it. */
       return n > 0 ? WORKED : REFUSED;
@@ -135,7 +136,7 @@ main (int    argc,
   if (strcmp (verb, "connect") == 0 && argc >= 4)
     {
       struct sockaddr_in addr;
-      int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sbx_autofd int     fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
       if (fd < 0)
         return refused ("socket");
@@ -146,7 +147,6 @@ main (int    argc,
         return USAGE;
       if (connect (fd, (struct sockaddr *) &addr, sizeof addr) < 0)
         return refused ("connect");
-      close (fd);
       return WORKED;
     }
   if (strcmp (verb, "signal") == 0)
@@ -172,9 +172,9 @@ main (int    argc,
     }
   if (strcmp (verb, "forks") == 0)
     {
-      long want = atol (argv[2]);
+      long   want = atol (argv[2]);
       pid_t *pids = calloc ((size_t) (want > 0 ? want : 1), sizeof *pids);
-      long n = 0;
+      long   n = 0;
 
       if (pids == NULL)
         return refused ("calloc");
@@ -205,7 +205,7 @@ main (int    argc,
       memset (block, 'x', sizeof block);
       while (left > 0)
         {
-          size_t chunk = left < (long) sizeof block ? (size_t) left : sizeof block;
+          size_t  chunk = left < (long) sizeof block ? (size_t) left : sizeof block;
           ssize_t w = write (STDOUT_FILENO, block, chunk);
 
           if (w <= 0)

@@ -76,6 +76,37 @@ subject_profile (Subject  *s,
   return sbx_profile_new (config, error);
 }
 
+/* Everything a judged backend leaves: its set closed (a failed close is a
+ * case of its own), its objects dropped, its directory removed.  Runs at
+ * every exit of judge_backend(). */
+static void
+subject_clear (Subject *s)
+{
+  Run *run = s->run;
+  const char *backend = s->backend;
+
+  if (s->set != NULL)
+    {
+      g_autoptr(GError) close_error = NULL;
+
+      if (!sbx_executor_set_close (s->set, NULL, &close_error))
+        sbx_conformance_record (run, backend, "teardown", "final-close", SBX_CONFORMANCE_FAIL, "%s", close_error->message);
+    }
+  g_clear_object (&s->executor);
+  g_clear_object (&s->set);
+  g_clear_pointer (&s->profile, sbx_profile_unref);
+  if (s->dir != NULL)
+    sbx_conformance_remove_tree (s->dir);
+  g_free (s->dir);
+  g_free (s->ws);
+  g_free (s->outside);
+  g_free (s->scratch);
+  g_free (s->helper);
+  g_free (s->profile_file);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Subject, subject_clear)
+
 static void
 judge_backend (Run        *run,
                const char *backend)
@@ -86,7 +117,7 @@ judge_backend (Run        *run,
   g_autofree char *json = NULL;
   g_autofree char *claims = NULL;
   g_auto(GStrv) names = NULL;
-  Subject subject = { .run = run, .backend = backend };
+  g_auto(Subject) subject = { .run = run, .backend = backend };
   Subject *s = &subject;
   gboolean unconfined_only = FALSE;
   SbxGuarantees excess;
@@ -126,7 +157,7 @@ judge_backend (Run        *run,
     {
       sbx_conformance_record (run, backend, "setup", "layout", SBX_CONFORMANCE_FAIL, "%s",
               error != NULL ? error->message : "the profile has no JSON form");
-      goto out;
+      return;
     }
 
   sbx_executor_set_options_set_registry (options, run->registry);
@@ -141,7 +172,7 @@ judge_backend (Run        *run,
       sbx_conformance_record (run, backend, "claims", "compile", SBX_CONFORMANCE_FAIL,
               "a profile within the probed claims (%s) could not be compiled: %s",
               s->unconfined ? "Unconfined" : "Sandboxed", error->message);
-      goto out;
+      return;
     }
   s->level = sbx_executor_get_level (s->executor);
   s->compiled = sbx_executor_get_guarantees (s->executor);
@@ -218,30 +249,25 @@ judge_backend (Run        *run,
   sbx_conformance_case_output_limit (s);
   sbx_conformance_case_process_limit (s);
 
-out:
-  if (s->set != NULL)
-    {
-      g_autoptr(GError) close_error = NULL;
-
-      if (!sbx_executor_set_close (s->set, NULL, &close_error))
-        sbx_conformance_record (run, backend, "teardown", "final-close", SBX_CONFORMANCE_FAIL, "%s", close_error->message);
-    }
-  g_clear_object (&s->executor);
-  g_clear_object (&s->set);
-  g_clear_pointer (&s->profile, sbx_profile_unref);
-  if (s->dir != NULL)
-    sbx_conformance_remove_tree (s->dir);
-  g_free (s->dir);
-  g_free (s->ws);
-  g_free (s->outside);
-  g_free (s->scratch);
-  g_free (s->helper);
-  g_free (s->profile_file);
 }
 
 /* ------------------------------------------------------------------------- */
 /* Entry points                                                               */
 /* ------------------------------------------------------------------------- */
+
+/* The run's registry dropped and its private directory removed, at every
+ * exit of sbx_conformance_run(). */
+static void
+run_clear (Run *run)
+{
+  g_clear_object (&run->registry);
+  if (run->root != NULL)
+    sbx_conformance_remove_tree (run->root);
+  g_free (run->root);
+  g_free (run->plugin_dir);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
 
 gboolean
 sbx_conformance_run (const SbxConformanceOptions  *options,
@@ -253,9 +279,8 @@ sbx_conformance_run (const SbxConformanceOptions  *options,
   g_autofree char *copy = NULL;
   g_autoptr(GPtrArray) backends = g_ptr_array_new ();
   const char *dirs[2] = { NULL, NULL };
-  Run run = { .options = options, .cases = cases };
+  g_auto(Run) run = { .options = options, .cases = cases };
   int plugin_index = -1;
-  gboolean ok = TRUE;
   gboolean has_egress = FALSE;
 
   g_return_val_if_fail (options != NULL && options->plugin_path != NULL, FALSE);
@@ -285,16 +310,14 @@ sbx_conformance_run (const SbxConformanceOptions  *options,
       if (error != NULL && *error == NULL)
         g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "mkdir %s: %s",
                      run.plugin_dir, g_strerror (errno));
-      ok = FALSE;
-      goto out;
+      return FALSE;
     }
 
   dirs[0] = run.plugin_dir;
   run.registry = sbx_registry_new_for_directories (dirs, error);
   if (run.registry == NULL)
     {
-      ok = FALSE;
-      goto out;
+      return FALSE;
     }
   for (guint i = 0; i < sbx_registry_get_n_plugins (run.registry); i++)
     plugin_index = (int) i;
@@ -330,14 +353,9 @@ sbx_conformance_run (const SbxConformanceOptions  *options,
       sbx_conformance_judge_egress (&run, copy, sbx_registry_get_plugin_name (run.registry, plugin_index),
                                     sbx_registry_get_extension_name (run.registry, i));
 
-out:
-  g_clear_object (&run.registry);
-  sbx_conformance_remove_tree (run.root);
-  g_free (run.root);
-  g_free (run.plugin_dir);
-  if (ok && out_cases != NULL)
+  if (out_cases != NULL)
     *out_cases = g_steal_pointer (&cases);
-  return ok;
+  return TRUE;
 }
 
 char *

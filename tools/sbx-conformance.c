@@ -26,9 +26,9 @@ static void
 emit_tap (const SbxConformanceCase *c,
           gpointer                  user_data)
 {
-  Tap *tap = user_data;
+  Tap             *tap = user_data;
   g_autofree char *detail = g_strdelimit (g_strdup (c->detail), "\n", ' ');
-  const char *word = c->outcome == SBX_CONFORMANCE_FAIL ? "not ok" : "ok";
+  const char      *word = c->outcome == SBX_CONFORMANCE_FAIL ? "not ok" : "ok";
 
   tap->n++;
   if (c->outcome == SBX_CONFORMANCE_SKIP)
@@ -47,7 +47,7 @@ find_probe_helper (const char *given)
 {
   g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
   g_autofree char *dir = self != NULL ? g_path_get_dirname (self) : NULL;
-  char *beside = dir != NULL ? g_build_filename (dir, "sbx-conformance-probe", NULL) : NULL;
+  char            *beside = dir != NULL ? g_build_filename (dir, "sbx-conformance-probe", NULL) : NULL;
 
   if (given != NULL)
     {
@@ -74,13 +74,13 @@ main (int    argc,
   g_autoptr(GPtrArray) cases = NULL;
   g_autoptr(GError) error = NULL;
   SbxConformanceOptions options = { 0 };
-  Tap tap = { 0 };
-  gboolean failed = FALSE;
-  GOptionEntry entries[] = {
-    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "Judge only this backend of the plugin", "NAME" },
-    { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_file, "Write the JSON summary to FILE (default: stderr)", "FILE" },
-    { "probe-helper", 0, 0, G_OPTION_ARG_FILENAME, &helper_arg, "The sbx-conformance-probe program to use", "PATH" },
-    { NULL, 0, 0, G_OPTION_ARG_NONE, NULL, NULL, NULL },
+  Tap                   tap = { 0 };
+  gboolean              failed = FALSE;
+  GOptionEntry          entries[] = {
+             { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "Judge only this backend of the plugin", "NAME" },
+             { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_file, "Write the JSON summary to FILE (default: stderr)", "FILE" },
+             { "probe-helper", 0, 0, G_OPTION_ARG_FILENAME, &helper_arg, "The sbx-conformance-probe program to use", "PATH" },
+             { NULL, 0, 0, G_OPTION_ARG_NONE, NULL, NULL, NULL },
   };
 
   setlocale (LC_ALL, "");

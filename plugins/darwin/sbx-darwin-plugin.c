@@ -32,8 +32,7 @@
 #if !DARWIN_HOST
 static const char not_applicable[] =
   BACKEND_NAME ": not applicable on this host: Seatbelt (sandbox-exec, sandbox_init) exists only "
-  "on macOS; this build has the SBPL compiler only (see sbx profile explain --backend "
-  BACKEND_NAME ")";
+               "on macOS; this build has the SBPL compiler only (see sbx profile explain --backend " BACKEND_NAME ")";
 #endif
 
 typedef struct
@@ -55,7 +54,7 @@ fail (const DarwinPlugin *plugin,
       const char         *fmt,
       ...)
 {
-  char message[1024];
+  char    message[1024];
   va_list args;
 
   va_start (args, fmt);
@@ -106,10 +105,10 @@ darwin_probe (void             *plugin_ctx,
   result->guarantees = SBX_DARWIN_GUARANTEES;
   result->flags = 0;
   plugin->host->report (call, "seatbelt", SBX_ABI_REPORT_ENFORCED, "sandbox-exec is present and executable");
-  plugin->host->report (call, "process-lifetime", SBX_ABI_REPORT_NARROWED,
+  plugin->host->report (call, SBX_ABI_FEATURE_PROCESS_LIFETIME, SBX_ABI_REPORT_NARROWED,
                         "best effort: the process group is swept; a descendant that leaves it "
                         "stays confined by Seatbelt but may outlive the run");
-  plugin->host->report (call, "resource-limits", SBX_ABI_REPORT_UNENFORCED,
+  plugin->host->report (call, SBX_ABI_FEATURE_RESOURCE_LIMITS, SBX_ABI_REPORT_UNENFORCED,
                         "Seatbelt has no sandbox-wide limits");
   return SBX_STATUS_OK;
 #else
@@ -139,9 +138,9 @@ darwin_compile (void               *plugin_ctx,
   DarwinPlugin *plugin = plugin_ctx;
 #if DARWIN_HOST
   SbxSbplProfile *profile = NULL;
-  SbxSbplOptions options = { sbx_darwin_resolve_path, NULL };
-  char err[512] = "";
-  int32_t status;
+  SbxSbplOptions  options = { sbx_darwin_resolve_path, NULL };
+  char            err[512] = "";
+  int32_t         status;
 
   status = sbx_sbpl_compile (policy, &options, &profile, err, sizeof err);
   if (status != SBX_STATUS_OK)
@@ -177,7 +176,7 @@ darwin_spawn (void                    *plugin_ctx,
 {
   DarwinPlugin *plugin = plugin_ctx;
 #if DARWIN_HOST
-  char err[1024] = "";
+  char    err[1024] = "";
   int32_t status = sbx_darwin_spawn (spec, request, result, err, sizeof err);
 
   if (status != SBX_STATUS_OK)
@@ -215,7 +214,7 @@ darwin_finish (void        *plugin_ctx,
 {
   DarwinPlugin *plugin = plugin_ctx;
 #if DARWIN_HOST
-  char err[512] = "";
+  char    err[512] = "";
   int32_t status = sbx_darwin_finish (child, wait_status, out, err, sizeof err);
 
   if (status != SBX_STATUS_OK)
@@ -260,16 +259,16 @@ darwin_explain (void              *plugin_ctx,
                 const SbxPolicyV1 *policy,
                 char             **text_out)
 {
-  DarwinPlugin *plugin = plugin_ctx;
+  DarwinPlugin   *plugin = plugin_ctx;
   SbxSbplProfile *profile = NULL;
 #if DARWIN_HOST
   SbxSbplOptions options = { sbx_darwin_resolve_path, NULL };
 #else
   SbxSbplOptions options = { NULL, NULL };
 #endif
-  char err[512] = "";
-  char *described;
-  size_t len;
+  char    err[512] = "";
+  char   *described;
+  size_t  len;
   int32_t status;
 
   status = sbx_sbpl_compile (policy, &options, &profile, err, sizeof err);
@@ -322,5 +321,4 @@ static const SbxPluginExtension darwin_extensions[] = {
   { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_END },
 };
 
-SBX_PLUGIN_DEFINE (darwin, "0.1.0", "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE,
-                   darwin_init, darwin_fini, darwin_extensions)
+SBX_PLUGIN_DEFINE (darwin, "0.1.0", "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE, darwin_init, darwin_fini, darwin_extensions)

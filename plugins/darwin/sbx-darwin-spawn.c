@@ -266,7 +266,7 @@ sbx_darwin_spawn (void                    *spec_ptr,
       set_err (err, err_size, "darwin-seatbelt: spawn with a foreign spec");
       return SBX_STATUS_INVALID;
     }
-  if (request == NULL || request->struct_size < sizeof (SbxSpawnRequestV1) || request->argv == NULL
+  if (request == NULL || request->struct_size < SBX_SPAWN_REQUEST_V1_MIN_SIZE || request->argv == NULL
       || request->argv[0] == NULL || request->argv[0][0] == '\0' || request->envp == NULL
       || request->cwd == NULL || request->cwd[0] != '/')
     {

@@ -839,28 +839,28 @@ emit_network (Compiler             *c,
     {
     case SBX_NET_MODE_OPEN:
       buf_add (b, "(allow network*)\n");
-      add_entry (c, "network", SBX_ABI_REPORT_UNENFORCED, "network allowed by the profile: host network");
+      add_entry (c, SBX_ABI_FEATURE_NETWORK, SBX_ABI_REPORT_UNENFORCED, "network allowed by the profile: host network");
       break;
     case SBX_NET_MODE_PROXY:
       buf_printf (b, "(allow network-outbound (remote tcp \"localhost:%u\"))\n", (unsigned) net->proxy_port);
       snprintf (detail, sizeof detail,
                 "only TCP to the egress proxy on localhost:%u; SBPL's localhost also names the "
                 "host's own interface addresses on that port", (unsigned) net->proxy_port);
-      add_entry (c, "network-boundary", SBX_ABI_REPORT_NARROWED, detail);
+      add_entry (c, SBX_ABI_FEATURE_NETWORK_BOUNDARY, SBX_ABI_REPORT_NARROWED, detail);
       break;
     case SBX_NET_MODE_PORTS:
       for (uint32_t i = 0; i < net->n_tcp_ports && net->tcp_ports != NULL; i++)
         buf_printf (b, "(allow network-outbound (remote tcp \"*:%u\"))\n", (unsigned) net->tcp_ports[i]);
       if (net->flags & SBX_NET_FLAG_DNS)
         buf_add (b, "(allow network-outbound (remote unix-socket (path-literal \"/private/var/run/mDNSResponder\")))\n");
-      add_entry (c, "network-boundary", SBX_ABI_REPORT_ENFORCED, "only the listed TCP destination ports");
-      add_entry (c, "address-network", SBX_ABI_REPORT_UNENFORCED,
+      add_entry (c, SBX_ABI_FEATURE_NETWORK_BOUNDARY, SBX_ABI_REPORT_ENFORCED, "only the listed TCP destination ports");
+      add_entry (c, SBX_ABI_FEATURE_ADDRESS_NETWORK, SBX_ABI_REPORT_UNENFORCED,
                  "SBPL cannot scope by address: an allowed port reaches every host, metadata addresses included");
       break;
     case SBX_NET_MODE_DENY:
     default:
       buf_add (b, "; no network: (deny default) covers network-outbound, network-bind and unix sockets\n");
-      add_entry (c, "network-boundary", SBX_ABI_REPORT_ENFORCED, "no network operation is allowed");
+      add_entry (c, SBX_ABI_FEATURE_NETWORK_BOUNDARY, SBX_ABI_REPORT_ENFORCED, "no network operation is allowed");
       break;
     }
 }
@@ -881,7 +881,7 @@ sbx_sbpl_compile (const SbxPolicyV1     *policy,
   const SbxNetPolicyV1 *net;
 
   *out = NULL;
-  if (policy == NULL || policy->struct_size < sizeof (SbxPolicyV1))
+  if (policy == NULL || policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
     {
       set_err (err, err_size, "darwin-seatbelt: policy table too small");
       return SBX_STATUS_INVALID;
@@ -897,7 +897,7 @@ sbx_sbpl_compile (const SbxPolicyV1     *policy,
       return SBX_STATUS_INVALID;
     }
   net = policy->net != NULL ? policy->net : &deny_net;
-  if (net->struct_size < sizeof (SbxNetPolicyV1) || net->mode > SBX_NET_MODE_PROXY)
+  if (net->struct_size < SBX_NET_POLICY_V1_MIN_SIZE || net->mode > SBX_NET_MODE_PROXY)
     {
       set_err (err, err_size, "darwin-seatbelt: network policy invalid (mode %u)", net->mode);
       return SBX_STATUS_INVALID;
@@ -914,7 +914,7 @@ sbx_sbpl_compile (const SbxPolicyV1     *policy,
     {
       const SbxFsRuleV1 *rule = &policy->fs_rules[i];
 
-      if (rule->struct_size < sizeof (SbxFsRuleV1) || rule->path == NULL)
+      if (rule->struct_size < SBX_FS_RULE_V1_MIN_SIZE || rule->path == NULL)
         {
           set_err (err, err_size, "darwin-seatbelt: fs rule %u: table too small or no path", i);
           return SBX_STATUS_INVALID;
@@ -994,7 +994,7 @@ sbx_sbpl_compile (const SbxPolicyV1     *policy,
 
     add_entry (&c, "sbpl-default", SBX_ABI_REPORT_ENFORCED,
                "(deny default); no unconditional file-read*, file-write* or process-exec* allow");
-    add_entry (&c, "process-boundary", SBX_ABI_REPORT_ENFORCED,
+    add_entry (&c, SBX_ABI_FEATURE_PROCESS_BOUNDARY, SBX_ABI_REPORT_ENFORCED,
                "Seatbelt applies to every descendant; signals and process-info only within the same sandbox");
     for (size_t i = 0; i < sizeof darwin_mach_services / sizeof darwin_mach_services[0]; i++)
       buf_printf (&services, "%s%s", i > 0 ? ", " : "", darwin_mach_services[i]);
@@ -1020,10 +1020,10 @@ sbx_sbpl_compile (const SbxPolicyV1     *policy,
       }
     if (n_globs > 0)
       add_entry (&c, "glob-deny", SBX_ABI_REPORT_ENFORCED, "glob denies are (regex ...) rules applied last");
-    if (policy->limits != NULL && policy->limits->struct_size >= sizeof (SbxLimitsV1)
+    if (policy->limits != NULL && policy->limits->struct_size >= SBX_LIMITS_V1_MIN_SIZE
         && (policy->limits->max_processes != 0 || policy->limits->max_memory_bytes != 0
             || policy->limits->max_open_files != 0))
-      add_entry (&c, "resource-limits", SBX_ABI_REPORT_UNENFORCED,
+      add_entry (&c, SBX_ABI_FEATURE_RESOURCE_LIMITS, SBX_ABI_REPORT_UNENFORCED,
                  "Seatbelt has no sandbox-wide limits; this backend sets none");
   }
 

@@ -770,6 +770,11 @@ sbx_cgroup_base_free (SbxCgroupBase *base)
   g_free (base);
 }
 
+/* Process-wide, unlike the probe (kept per plugin instance): the base
+ * describes where this process itself was put (it may move the supervisor
+ * into a leaf cgroup or a transient scope, which can happen only once per
+ * process), so every plugin context must share the one base; the mutex
+ * makes the first use thread-safe and the base is never freed. */
 const SbxCgroupBase *
 sbx_cgroup_base_get (void)
 {

@@ -45,7 +45,7 @@ sbx_linux_egress_rung2_policy (const SbxPolicyV1      *policy,
   net_copy->flags = 0;
   net_copy->proxy_port = 0;
   copy->net = net_copy;
-  sbx_linux_report (reporter, "target-network", SBX_ABI_REPORT_NARROWED,
+  sbx_linux_report (reporter, SBX_ABI_FEATURE_TARGET_NETWORK, SBX_ABI_REPORT_NARROWED,
                     "the egress route's proxy needs a private network namespace (linux-userns); "
                     "without one Landlock cannot keep TCP to the proxy on loopback, so the network "
                     "is closed instead: no target is reachable, and network.proxy-target.v1 grants "

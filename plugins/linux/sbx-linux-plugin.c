@@ -33,10 +33,24 @@ static SbxBackendCompileFunc compile_landlock;
 static SbxPluginInitFunc linux_init;
 static SbxPluginFiniFunc linux_fini;
 
+/* One per init.  The probe is this instance's (sbx-linux-probe.c says why
+ * it is not process-wide): measured on first use by whichever call needs it
+ * first (probe, compile and explain may race on different threads, so it is
+ * published once with g_once), read-only after that, freed by fini after
+ * the last spec that points at it was released. */
 typedef struct
 {
   const SbxHostV1 *host;
+  SbxLinuxProbe   *probe;   /* (owned) (nullable) set once through g_once_init_* */
 } SbxLinuxPlugin;
+
+static const SbxLinuxProbe *
+plugin_probe (SbxLinuxPlugin *self)
+{
+  if (g_once_init_enter (&self->probe))
+    g_once_init_leave (&self->probe, sbx_linux_probe_new ());
+  return self->probe;
+}
 
 typedef struct
 {
@@ -74,7 +88,10 @@ linux_init (const SbxHostV1  *host,
 static void
 linux_fini (void *plugin_ctx)
 {
-  g_free (plugin_ctx);
+  SbxLinuxPlugin *self = plugin_ctx;
+
+  sbx_linux_probe_free (self->probe);
+  g_free (self);
 }
 
 static int32_t
@@ -84,7 +101,7 @@ probe_rung (void             *plugin_ctx,
             int               rung)
 {
   SbxLinuxPlugin *self = plugin_ctx;
-  const SbxLinuxProbe *probe = sbx_linux_probe_get ();
+  const SbxLinuxProbe *probe = plugin_probe (self);
   ReportTarget target = { self->host, call };
   SbxLinuxReporter reporter = { forward_report, &target };
   g_autofree char *message = NULL;
@@ -182,7 +199,7 @@ compile_rung (void                *plugin_ctx,
           return SBX_STATUS_UNSUPPORTED;
         }
     }
-  spec = sbx_linux_spec_new (policy, rung, &reporter, &level, &guarantees, &status, &error);
+  spec = sbx_linux_spec_new (plugin_probe (self), policy, rung, &reporter, &level, &guarantees, &status, &error);
   if (spec == NULL)
     {
       if (status == SBX_STATUS_OK)
@@ -289,7 +306,7 @@ linux_supports_grant_class (void       *plugin_ctx,
 
   if (grant_class != NULL && strcmp (grant_class, "network.broad.v1") == 0)
     {
-      const SbxLinuxProbe *probe = sbx_linux_probe_get ();
+      const SbxLinuxProbe *probe = plugin_probe (self);
 
       return probe->landlock_abi >= 4 && probe->seccomp ? 1 : 0;
     }
@@ -325,7 +342,7 @@ explain_rung (void               *plugin_ctx,
   int32_t status = SBX_STATUS_FAILED;
   gsize len;
 
-  spec = sbx_linux_spec_new (policy, rung, &reporter, &level, &guarantees, &status, &error);
+  spec = sbx_linux_spec_new (plugin_probe (self), policy, rung, &reporter, &level, &guarantees, &status, &error);
   if (spec == NULL)
     {
       if (status == SBX_STATUS_OK)

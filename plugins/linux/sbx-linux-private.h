@@ -95,8 +95,14 @@ typedef struct
   char     *hint_userns;         /* "Hint: ..." for a missing user namespace */
 } SbxLinuxProbe;
 
-/* Probes once per process (forks children; never assumes).  Never NULL. */
-const SbxLinuxProbe *sbx_linux_probe_get    (void);
+/* Measures this host for the calling process's credentials (forks
+ * children; never assumes).  Never NULL.  One per plugin instance (each
+ * init's context measures its own, on first use): see sbx-linux-probe.c
+ * for why this is not a process-wide cache. */
+SbxLinuxProbe       *sbx_linux_probe_new    (void);
+/* Closes the init program's fd and frees @probe (NULL is ignored). */
+void                 sbx_linux_probe_free   (SbxLinuxProbe          *probe);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxLinuxProbe, sbx_linux_probe_free)
 /* Adds one report entry per mechanism, as seen by @rung. */
 void                 sbx_linux_probe_report (const SbxLinuxProbe    *probe,
                                              int                     rung,
@@ -230,10 +236,13 @@ struct _SbxLinuxSpec
   guint16             proxy_port;  /* rung 1, net mode proxy: A's listener port (sbx-linux-egress.c) */
 };
 
-/* Compiles @policy for @rung.  Reports through @reporter; the level and bits
- * go to @out_level / @out_guarantees.  On error returns NULL, sets @error
- * (message names the rule or value) and *out_status to an SBX_STATUS_*. */
-SbxLinuxSpec *sbx_linux_spec_new  (const SbxPolicyV1       *policy,
+/* Compiles @policy for @rung on the host @probe measured (the plugin
+ * instance's; the spec keeps a pointer, so @probe outlives it).  Reports
+ * through @reporter; the level and bits go to @out_level / @out_guarantees.
+ * On error returns NULL, sets @error (message names the rule or value) and
+ * *out_status to an SBX_STATUS_*. */
+SbxLinuxSpec *sbx_linux_spec_new  (const SbxLinuxProbe     *probe,
+                                   const SbxPolicyV1       *policy,
                                    int                      rung,
                                    const SbxLinuxReporter  *reporter,
                                    uint32_t                *out_level,

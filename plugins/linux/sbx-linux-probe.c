@@ -20,8 +20,20 @@
  * A probe child reports success only by exiting with SBX_INIT_PROBE_EXIT (66),
  * so a child that never ran its checks cannot look like a working one.
  *
- * The cache is process-wide state (kernel facts do not change per plugin
- * instance), and holds the sealed init memfd every spawn execs.
+ * A probe belongs to one plugin instance (the context of one init), made
+ * on its first use and freed by fini, never cached for the whole process:
+ *  - what it measures depends on the caller, not only the kernel: the ids
+ *    it maps, whether this euid may write a cgroup, whether a user manager
+ *    answers; a process that changes credentials, or a test harness that
+ *    builds a registry after changing a sysctl, must not be answered with
+ *    facts measured for another state;
+ *  - it holds an fd (the sealed init program every spawn execs), which the
+ *    instance that made it closes at fini, so a registry that is dropped
+ *    leaves nothing open behind it;
+ *  - a failed measurement is not frozen for the life of the process: a
+ *    later registry measures again.
+ * The cost is one measurement per registry (a few forked children), paid
+ * on the first probe or compile, not at init.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -395,18 +407,27 @@ probe_run (SbxLinuxProbe *probe)
   probe->hint_userns = userns_hint (probe);
 }
 
-const SbxLinuxProbe *
-sbx_linux_probe_get (void)
+SbxLinuxProbe *
+sbx_linux_probe_new (void)
 {
-  static SbxLinuxProbe probe;
-  static gsize initialized = 0;
+  SbxLinuxProbe *probe = g_new0 (SbxLinuxProbe, 1);
 
-  if (g_once_init_enter (&initialized))
-    {
-      probe_run (&probe);
-      g_once_init_leave (&initialized, 1);
-    }
-  return &probe;
+  probe_run (probe);
+  return probe;
+}
+
+void
+sbx_linux_probe_free (SbxLinuxProbe *probe)
+{
+  if (probe == NULL)
+    return;
+  if (probe->init_fd >= 0)
+    close (probe->init_fd);
+  sbx_cgroup_host_free (probe->cgroup);
+  g_free (probe->cgroup_root_detail);
+  g_free (probe->cgroup_user_detail);
+  g_free (probe->hint_userns);
+  g_free (probe);
 }
 
 void

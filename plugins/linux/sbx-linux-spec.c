@@ -493,7 +493,8 @@ report_claim (const SbxLinuxReporter *reporter,
 }
 
 SbxLinuxSpec *
-sbx_linux_spec_new (const SbxPolicyV1       *policy,
+sbx_linux_spec_new (const SbxLinuxProbe     *probe,
+                    const SbxPolicyV1       *policy,
                     int                      rung,
                     const SbxLinuxReporter  *reporter,
                     uint32_t                *out_level,
@@ -501,7 +502,6 @@ sbx_linux_spec_new (const SbxPolicyV1       *policy,
                     int32_t                 *out_status,
                     GError                 **error)
 {
-  const SbxLinuxProbe *probe = sbx_linux_probe_get ();
   g_autoptr(SbxLinuxSpec) spec = NULL;
   uint32_t landlock_bits = 0, seccomp_bits = 0;
   uint64_t bits;

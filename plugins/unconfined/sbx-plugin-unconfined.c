@@ -17,6 +17,7 @@
  * Plain C against sbx-plugin-abi.h only.
  */
 #include <sbx/sbx-plugin-abi.h>
+#include <sbx/sbx-cleanup.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -34,14 +35,14 @@
 
 /* Every entry point, declared through its ABI typedef (a signature that
  * does not match the slot it fills cannot compile). */
-static SbxBackendProbeFunc unconfined_probe;
+static SbxBackendProbeFunc   unconfined_probe;
 static SbxBackendCompileFunc unconfined_compile;
-static SbxBackendSpawnFunc unconfined_spawn;
-static SbxBackendSignalFunc unconfined_signal;
-static SbxBackendFinishFunc unconfined_finish;
+static SbxBackendSpawnFunc   unconfined_spawn;
+static SbxBackendSignalFunc  unconfined_signal;
+static SbxBackendFinishFunc  unconfined_finish;
 static SbxBackendReleaseFunc unconfined_release;
-static SbxPluginInitFunc unconfined_init;
-static SbxPluginFiniFunc unconfined_fini;
+static SbxPluginInitFunc     unconfined_init;
+static SbxPluginFiniFunc     unconfined_fini;
 
 #define PLUGIN_DOMAIN "sbx-unconfined"
 /* How long finish() waits for the killed group to disappear. */
@@ -66,10 +67,10 @@ typedef struct
 
 typedef struct
 {
-  pid_t pid;    /* also the process group id (setsid) */
+  pid_t pid; /* also the process group id (setsid) */
 } UnconfinedChild;
 
-#define SPEC_MAGIC 0x756e6366u   /* "uncf" */
+#define SPEC_MAGIC 0x756e6366u /* "uncf" */
 
 /* What the child reports through the error pipe before _exit. */
 enum
@@ -100,7 +101,7 @@ fail (const UnconfinedPlugin *plugin,
       const char             *fmt,
       ...)
 {
-  char message[1024];
+  char    message[1024];
   va_list args;
 
   va_start (args, fmt);
@@ -141,7 +142,7 @@ unconfined_probe (void             *plugin_ctx,
   result->level = SBX_ABI_LEVEL_NONE;
   result->guarantees = SBX_ABI_GUARANTEE_ENV_SCRUB;
   result->flags = SBX_PROBE_UNCONFINED_ONLY;
-  plugin->host->report (call, "confinement", SBX_ABI_REPORT_UNENFORCED,
+  plugin->host->report (call, SBX_ABI_FEATURE_CONFINEMENT, SBX_ABI_REPORT_UNENFORCED,
                         "no OS confinement: runs only acknowledged Unconfined profiles");
   return SBX_STATUS_OK;
 }
@@ -154,7 +155,7 @@ unconfined_compile (void               *plugin_ctx,
                     SbxCompileResultV1 *result)
 {
   UnconfinedPlugin *plugin = plugin_ctx;
-  UnconfinedSpec *spec;
+  UnconfinedSpec   *spec;
 
   if (policy == NULL || policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
     {
@@ -178,11 +179,11 @@ unconfined_compile (void               *plugin_ctx,
   spec->magic = SPEC_MAGIC;
   result->level = SBX_ABI_LEVEL_NONE;
   result->guarantees = SBX_ABI_GUARANTEE_ENV_SCRUB;
-  plugin->host->report (call, "confinement", SBX_ABI_REPORT_UNENFORCED,
+  plugin->host->report (call, SBX_ABI_FEATURE_CONFINEMENT, SBX_ABI_REPORT_UNENFORCED,
                         "no OS confinement: the child has the caller's authority");
-  plugin->host->report (call, "env-scrub", SBX_ABI_REPORT_ENFORCED,
+  plugin->host->report (call, SBX_ABI_FEATURE_ENV_SCRUB, SBX_ABI_REPORT_ENFORCED,
                         "the child environment is the host's scrubbed one");
-  plugin->host->report (call, "process-lifetime", SBX_ABI_REPORT_NARROWED,
+  plugin->host->report (call, SBX_ABI_FEATURE_PROCESS_LIFETIME, SBX_ABI_REPORT_NARROWED,
                         "best effort: the process group is killed after the target exits; "
                         "a descendant that leaves the group escapes");
   *spec_out = spec;
@@ -199,6 +200,9 @@ free_strv (char **v)
   free (v);
 }
 
+SBX_DEFINE_CLEANUP (strv, char **, NULL, free_strv)
+SBX_DEFINE_CLEANUP (dir, DIR *, NULL, closedir)
+
 /* The exec candidates for @file: itself when it contains '/', otherwise
  * each PATH entry of @envp joined with it (an empty entry is "."). */
 static char **
@@ -206,9 +210,9 @@ exec_candidates (const char        *file,
                  const char *const *envp)
 {
   const char *path = NULL;
-  size_t n_entries = 1;
-  char **out;
-  size_t n = 0;
+  size_t      n_entries = 1;
+  char      **out;
+  size_t      n = 0;
   const char *p;
 
   if (strchr (file, '/') != NULL)
@@ -239,10 +243,10 @@ exec_candidates (const char        *file,
   for (;;)
     {
       const char *end = strchr (p, ':');
-      size_t len = end != NULL ? (size_t) (end - p) : strlen (p);
+      size_t      len = end != NULL ? (size_t) (end - p) : strlen (p);
       const char *dir = len > 0 ? p : ".";
-      size_t dir_len = len > 0 ? len : 1;
-      char *cand = malloc (dir_len + 1 + strlen (file) + 1);
+      size_t      dir_len = len > 0 ? len : 1;
+      char       *cand = malloc (dir_len + 1 + strlen (file) + 1);
 
       if (cand == NULL)
         {
@@ -266,7 +270,7 @@ child_report (int     report_fd,
               int     err)
 {
   ChildReport report = { step, err };
-  ssize_t r;
+  ssize_t     r;
 
   do
     r = write (report_fd, &report, sizeof report);
@@ -284,9 +288,9 @@ child_exec (const int          fds[3],
             const char *const *envp)
 {
   sigset_t empty;
-  int high[3];
-  int err = ENOENT;
-  int saw_eacces = 0;
+  int      high[3];
+  int      err = ENOENT;
+  int      saw_eacces = 0;
 
   /* Default signal dispositions and an empty mask, whatever the host set. */
   for (int sig = 1; sig < NSIG; sig++)
@@ -342,16 +346,18 @@ unconfined_spawn (void                    *plugin_ctx,
                   const SbxSpawnRequestV1 *request,
                   SbxSpawnResultV1        *result)
 {
-  UnconfinedPlugin *plugin = plugin_ctx;
-  UnconfinedSpec *spec = spec_ptr;
-  UnconfinedChild *child;
-  char **candidates;
-  int null_fd = -1;
-  int fds[3];
-  int report_pipe[2];
-  ChildReport report;
-  ssize_t got;
-  pid_t pid;
+  UnconfinedPlugin             *plugin = plugin_ctx;
+  UnconfinedSpec               *spec = spec_ptr;
+  sbx_autofree UnconfinedChild *child = NULL;
+  sbx_auto (strv) char        **candidates = NULL;
+  sbx_autofd int                null_fd = -1;
+  sbx_autofd int                report_read = -1;
+  sbx_autofd int                report_write = -1;
+  int                           fds[3];
+  int                           report_pipe[2];
+  ChildReport                   report;
+  ssize_t                       got;
+  pid_t                         pid;
 
   /* Defense in depth: re-validate what the host hands us. */
   if (spec == NULL || spec->magic != SPEC_MAGIC)
@@ -382,7 +388,6 @@ unconfined_spawn (void                    *plugin_ctx,
   child = calloc (1, sizeof *child);
   if (child == NULL)
     {
-      free_strv (candidates);
       fail (plugin, call, SBX_STATUS_NO_MEMORY, "unconfined: out of memory");
       return SBX_STATUS_NO_MEMORY;
     }
@@ -397,8 +402,6 @@ unconfined_spawn (void                    *plugin_ctx,
         {
           int errsv = errno;
 
-          free_strv (candidates);
-          free (child);
           fail (plugin, call, SBX_STATUS_FAILED, "unconfined: open(/dev/null): %s", strerror (errsv));
           return SBX_STATUS_FAILED;
         }
@@ -411,53 +414,48 @@ unconfined_spawn (void                    *plugin_ctx,
     {
       int errsv = errno;
 
-      if (null_fd >= 0)
-        close (null_fd);
-      free_strv (candidates);
-      free (child);
       fail (plugin, call, SBX_STATUS_FAILED, "unconfined: pipe2: %s", strerror (errsv));
       return SBX_STATUS_FAILED;
     }
+  report_read = report_pipe[0];
+  report_write = report_pipe[1];
 
   pid = fork ();
   if (pid == 0)
     {
-      close (report_pipe[0]);
-      child_exec (fds, report_pipe[1], request->cwd, candidates, request->argv, request->envp);
+      /* The child leaves through execve or _exit: no cleanup runs here. */
+      close (report_read);
+      child_exec (fds, report_write, request->cwd, candidates, request->argv, request->envp);
       _exit (127);
     }
 
   {
     int errsv = errno;
 
-    close (report_pipe[1]);
-    if (null_fd >= 0)
-      close (null_fd);
-    free_strv (candidates);
+    /* Only the child may hold the write end, or EOF never comes. */
+    sbx_clear_fd (&report_write);
+    sbx_clear_fd (&null_fd);
     if (pid < 0)
       {
-        close (report_pipe[0]);
-        free (child);
         fail (plugin, call, SBX_STATUS_FAILED, "unconfined: fork: %s", strerror (errsv));
         return SBX_STATUS_FAILED;
       }
   }
 
   do
-    got = read (report_pipe[0], &report, sizeof report);
+    got = read (report_read, &report, sizeof report);
   while (got < 0 && errno == EINTR);
-  close (report_pipe[0]);
+  sbx_clear_fd (&report_read);
 
   if (got != 0)
     {
-      int status;
-      int32_t code = SBX_STATUS_FAILED;
+      int         status;
+      int32_t     code = SBX_STATUS_FAILED;
       const char *step = "exec";
 
       /* The child failed before (or in) execve: reap it, nothing is left. */
       while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
         ;
-      free (child);
       if (got != (ssize_t) sizeof report)
         {
           fail (plugin, call, SBX_STATUS_FAILED, "unconfined: child setup failed (short report)");
@@ -465,11 +463,19 @@ unconfined_spawn (void                    *plugin_ctx,
         }
       switch (report.step)
         {
-        case CHILD_STEP_DUP:    step = "dup2 of the standard fds"; break;
-        case CHILD_STEP_SETSID: step = "setsid"; break;
-        case CHILD_STEP_CHDIR:  step = "chdir"; break;
-        case CHILD_STEP_EXEC:
-        default:                step = "execve"; break;
+          case CHILD_STEP_DUP:
+            step = "dup2 of the standard fds";
+            break;
+          case CHILD_STEP_SETSID:
+            step = "setsid";
+            break;
+          case CHILD_STEP_CHDIR:
+            step = "chdir";
+            break;
+          case CHILD_STEP_EXEC:
+          default:
+            step = "execve";
+            break;
         }
       if (report.step == CHILD_STEP_EXEC)
         {
@@ -490,7 +496,7 @@ unconfined_spawn (void                    *plugin_ctx,
   result->pid = pid;
   result->pidfd = -1;
   result->proxy_listen_fd = -1;
-  result->child = child;
+  result->child = sbx_steal_pointer (&child);
   return SBX_STATUS_OK;
 }
 
@@ -512,22 +518,22 @@ unconfined_signal (void   *plugin_ctx,
 static int
 group_has_live_member (pid_t pgid)
 {
-  DIR *proc = opendir ("/proc");
-  struct dirent *entry;
-  int found = 0;
+  sbx_auto (dir) DIR *proc = opendir ("/proc");
+  struct dirent      *entry;
+  int                 found = 0;
 
   if (proc == NULL)
     return -1;
   while (!found && (entry = readdir (proc)) != NULL)
     {
-      char path[288];
-      char buf[512];
-      const char *close_paren;
-      char state;
-      int ppid;
-      int pgrp;
-      ssize_t n;
-      int fd;
+      char           path[288];
+      char           buf[512];
+      const char    *close_paren;
+      char           state;
+      int            ppid;
+      int            pgrp;
+      ssize_t        n;
+      sbx_autofd int fd = -1;
 
       if (entry->d_name[0] < '1' || entry->d_name[0] > '9')
         continue;
@@ -536,7 +542,7 @@ group_has_live_member (pid_t pgid)
       if (fd < 0)
         continue;
       n = read (fd, buf, sizeof buf - 1);
-      close (fd);
+      sbx_clear_fd (&fd);
       if (n <= 0)
         continue;
       buf[n] = '\0';
@@ -548,7 +554,6 @@ group_has_live_member (pid_t pgid)
       if (pgrp == pgid && state != 'Z' && state != 'X')
         found = 1;
     }
-  closedir (proc);
   return found;
 }
 
@@ -560,10 +565,10 @@ unconfined_finish (void        *plugin_ctx,
                    SbxExitV1   *out)
 {
   UnconfinedPlugin *plugin = plugin_ctx;
-  UnconfinedChild *child = child_ptr;
-  struct timespec start;
-  int live = 1;
-  pid_t pgid;
+  UnconfinedChild  *child = child_ptr;
+  struct timespec   start;
+  int               live = 1;
+  pid_t             pgid;
 
   if (child == NULL || child->pid <= 0)
     {
@@ -611,7 +616,8 @@ unconfined_finish (void        *plugin_ctx,
     {
       fail (plugin, call, SBX_STATUS_FAILED,
             "unconfined: cannot read /proc to sweep process group %d. "
-            "Hint: is /proc mounted?", (int) pgid);
+            "Hint: is /proc mounted?",
+            (int) pgid);
       return SBX_STATUS_FAILED;
     }
   if (live > 0)
@@ -652,5 +658,4 @@ static const SbxPluginExtension unconfined_extensions[] = {
   { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_END },
 };
 
-SBX_PLUGIN_DEFINE (unconfined, "0.1.0", "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE,
-                   unconfined_init, unconfined_fini, unconfined_extensions)
+SBX_PLUGIN_DEFINE (unconfined, "0.1.0", "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE, unconfined_init, unconfined_fini, unconfined_extensions)

@@ -90,12 +90,12 @@ sbx_win32_plan_new (const SbxPolicyV1 *policy,
   int ok = 1;
   char detail[256];
 
-  if (policy == NULL || policy->struct_size < sizeof (SbxPolicyV1))
+  if (policy == NULL || policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
     {
       set_err (err, err_size, "win32-restricted: policy table too small");
       return NULL;
     }
-  limits = policy->limits != NULL && policy->limits->struct_size >= sizeof (SbxLimitsV1) ? policy->limits : NULL;
+  limits = policy->limits != NULL && policy->limits->struct_size >= SBX_LIMITS_V1_MIN_SIZE ? policy->limits : NULL;
   plan = calloc (1, sizeof *plan);
   if (plan == NULL)
     {
@@ -136,7 +136,7 @@ sbx_win32_plan_new (const SbxPolicyV1 *policy,
                 "Job object: at most %u processes, %llu bytes of committed memory for the whole tree "
                 "(written, then read back at every spawn)",
                 (unsigned) plan->active_process_limit, (unsigned long long) plan->job_memory_limit);
-      ok &= add_entry (plan, "resource-limits", SBX_ABI_REPORT_ENFORCED, detail);
+      ok &= add_entry (plan, SBX_ABI_FEATURE_RESOURCE_LIMITS, SBX_ABI_REPORT_ENFORCED, detail);
     }
   if (limits != NULL && limits->max_open_files != 0)
     ok &= add_entry (plan, "open-files-limit", SBX_ABI_REPORT_UNENFORCED,
@@ -150,13 +150,13 @@ sbx_win32_plan_new (const SbxPolicyV1 *policy,
                    "before its first instruction; the whole tree dies with the Job");
   ok &= add_entry (plan, "windows.handle-list", SBX_ABI_REPORT_ENFORCED,
                    "only the three standard handles are inherited (PROC_THREAD_ATTRIBUTE_HANDLE_LIST)");
-  ok &= add_entry (plan, "env-scrub", SBX_ABI_REPORT_ENFORCED, "the child's environment is the host's scrubbed one");
-  ok &= add_entry (plan, "process-boundary", SBX_ABI_REPORT_UNENFORCED,
+  ok &= add_entry (plan, SBX_ABI_FEATURE_ENV_SCRUB, SBX_ABI_REPORT_ENFORCED, "the child's environment is the host's scrubbed one");
+  ok &= add_entry (plan, SBX_ABI_FEATURE_PROCESS_BOUNDARY, SBX_ABI_REPORT_UNENFORCED,
                    "the child runs on the user's desktop and can reach the user's session brokers "
                    "and processes");
   ok &= add_entry (plan, "filesystem", SBX_ABI_REPORT_UNENFORCED,
                    "no read or write boundary: the token keeps the user's file access");
-  ok &= add_entry (plan, "network", SBX_ABI_REPORT_UNENFORCED, "no network boundary");
+  ok &= add_entry (plan, SBX_ABI_FEATURE_NETWORK, SBX_ABI_REPORT_UNENFORCED, "no network boundary");
 
   if ((policy->flags & SBX_POLICY_UNCONFINED) == 0)
     {

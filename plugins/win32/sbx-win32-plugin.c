@@ -22,8 +22,7 @@
 #ifndef _WIN32
 static const char not_applicable[] =
   BACKEND_NAME ": not applicable on this host: restricted tokens and Job objects exist only on "
-  "Windows; this build has the token/Job compiler only (see sbx profile explain --backend "
-  BACKEND_NAME ")";
+               "Windows; this build has the token/Job compiler only (see sbx profile explain --backend " BACKEND_NAME ")";
 #endif
 
 typedef struct
@@ -49,7 +48,7 @@ fail (const Win32Plugin *plugin,
       const char        *fmt,
       ...)
 {
-  char message[1024];
+  char    message[1024];
   va_list args;
 
   va_start (args, fmt);
@@ -103,7 +102,7 @@ win32_probe (void             *plugin_ctx,
                         "a restricted token of the caller's token could be created");
   plugin->host->report (call, "windows.job", SBX_ABI_REPORT_ENFORCED,
                         "a Job object with kill-on-close could be created and read back");
-  plugin->host->report (call, "confinement", SBX_ABI_REPORT_UNENFORCED,
+  plugin->host->report (call, SBX_ABI_FEATURE_CONFINEMENT, SBX_ABI_REPORT_UNENFORCED,
                         "no file, network or process boundary: runs only acknowledged Unconfined profiles");
   return SBX_STATUS_OK;
 #else
@@ -131,9 +130,9 @@ win32_compile (void               *plugin_ctx,
 {
   Win32Plugin *plugin = plugin_ctx;
 #ifdef _WIN32
-  char err[512] = "";
+  char          err[512] = "";
   SbxWin32Plan *plan = sbx_win32_plan_new (policy, err, sizeof err);
-  int32_t status;
+  int32_t       status;
 
   if (plan == NULL)
     {
@@ -170,7 +169,7 @@ win32_spawn (void                    *plugin_ctx,
 {
   Win32Plugin *plugin = plugin_ctx;
 #ifdef _WIN32
-  char err[1024] = "";
+  char    err[1024] = "";
   int32_t status = sbx_win32_spawn (spec, request, result, err, sizeof err);
 
   if (status != SBX_STATUS_OK)
@@ -208,7 +207,7 @@ win32_finish (void        *plugin_ctx,
 {
   Win32Plugin *plugin = plugin_ctx;
 #ifdef _WIN32
-  char err[512] = "";
+  char    err[512] = "";
   int32_t status = sbx_win32_finish (child, out, err, sizeof err);
 
   (void) wait_status;
@@ -245,11 +244,11 @@ win32_explain (void              *plugin_ctx,
                const SbxPolicyV1 *policy,
                char             **text_out)
 {
-  Win32Plugin *plugin = plugin_ctx;
-  char err[512] = "";
+  Win32Plugin  *plugin = plugin_ctx;
+  char          err[512] = "";
   SbxWin32Plan *plan = sbx_win32_plan_new (policy, err, sizeof err);
-  char *described;
-  size_t len;
+  char         *described;
+  size_t        len;
 
   if (plan == NULL)
     {
@@ -278,9 +277,16 @@ win32_explain (void              *plugin_ctx,
 }
 
 static const SbxBackendVTableV1 win32_vtable = {
-  sizeof (SbxBackendVTableV1), 0,
-  win32_probe, win32_compile, win32_spawn, win32_signal, win32_finish, win32_release,
-  win32_supports_grant_class, win32_explain,
+  sizeof (SbxBackendVTableV1),
+  0,
+  win32_probe,
+  win32_compile,
+  win32_spawn,
+  win32_signal,
+  win32_finish,
+  win32_release,
+  win32_supports_grant_class,
+  win32_explain,
 };
 
 static const SbxPluginExtension win32_extensions[] = {
@@ -288,5 +294,4 @@ static const SbxPluginExtension win32_extensions[] = {
   { sizeof (SbxPluginExtension), SBX_EXT_END, NULL, 0, 0, NULL },
 };
 
-SBX_PLUGIN_DEFINE (win32, "0.1.0", "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE,
-                   win32_init, win32_fini, win32_extensions)
+SBX_PLUGIN_DEFINE (win32, "0.1.0", "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE, win32_init, win32_fini, win32_extensions)

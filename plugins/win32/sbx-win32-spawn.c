@@ -34,6 +34,10 @@
 #include <string.h>
 
 #include "sbx-win32-private.h"
+#include <sbx/sbx-cleanup.h>
+
+/* A kernel object handle closed at scope exit. */
+SBX_DEFINE_CLEANUP (handle, HANDLE, NULL, CloseHandle)
 
 _Static_assert (SBX_W32_DISABLE_MAX_PRIVILEGE == DISABLE_MAX_PRIVILEGE, "DISABLE_MAX_PRIVILEGE");
 _Static_assert (SBX_W32_LUA_TOKEN == LUA_TOKEN, "LUA_TOKEN");
@@ -130,8 +134,8 @@ check_restricted (HANDLE                     restricted,
                   char                      *err,
                   size_t                     err_size)
 {
-  TOKEN_PRIVILEGES *privileges = token_info (restricted, TokenPrivileges);
-  TOKEN_GROUPS *groups;
+  sbx_autofree TOKEN_PRIVILEGES *privileges = token_info (restricted, TokenPrivileges);
+  sbx_autofree TOKEN_GROUPS *groups = NULL;
 
   if (privileges == NULL)
     {
@@ -146,17 +150,14 @@ check_restricted (HANDLE                     restricted,
       if (!LookupPrivilegeNameA (NULL, &privileges->Privileges[i].Luid, name, &name_len))
         {
           set_win_err (err, err_size, "LookupPrivilegeNameA");
-          free (privileges);
           return 0;
         }
       if (strcmp (name, "SeChangeNotifyPrivilege") != 0)
         {
           set_err (err, err_size, "win32-restricted: the restricted token still holds %s", name);
-          free (privileges);
           return 0;
         }
     }
-  free (privileges);
   groups = token_info (restricted, TokenGroups);
   if (groups == NULL)
     {
@@ -170,10 +171,8 @@ check_restricted (HANDLE                     restricted,
               || !(groups->Groups[g].Attributes & SE_GROUP_USE_FOR_DENY_ONLY)))
         {
           set_err (err, err_size, "win32-restricted: a privileged group is not deny-only in the restricted token");
-          free (groups);
           return 0;
         }
-  free (groups);
   return 1;
 }
 
@@ -182,9 +181,9 @@ sbx_win32_make_token (const SbxWin32Plan *plan,
                       char               *err,
                       size_t              err_size)
 {
-  HANDLE self_token = NULL;
+  sbx_auto (handle) HANDLE self_token = NULL;
   HANDLE restricted = NULL;
-  TOKEN_GROUPS *groups;
+  sbx_autofree TOKEN_GROUPS *groups = NULL;
   SID_AND_ATTRIBUTES disable[32];
   PSID sids[32];
   DWORD n_disable = 0;
@@ -200,7 +199,6 @@ sbx_win32_make_token (const SbxWin32Plan *plan,
   if (groups == NULL)
     {
       set_win_err (err, err_size, "GetTokenInformation(TokenGroups)");
-      CloseHandle (self_token);
       return NULL;
     }
   /* The privileged groups this token has enabled become deny-only. */
@@ -220,7 +218,7 @@ sbx_win32_make_token (const SbxWin32Plan *plan,
             n_disable++;
           }
     }
-  free (groups);
+  free (sbx_steal_pointer (&groups));   /* not needed past here */
 
   if (!CreateRestrictedToken (self_token, plan->token_flags, n_disable, n_disable > 0 ? disable : NULL,
                               0, NULL, 0, NULL, &restricted))
@@ -235,7 +233,6 @@ sbx_win32_make_token (const SbxWin32Plan *plan,
     }
   for (size_t i = 0; i < n_sids; i++)
     LocalFree (sids[i]);
-  CloseHandle (self_token);
   return restricted;
 }
 
@@ -248,7 +245,7 @@ sbx_win32_make_job (const SbxWin32Plan *plan,
   JOBOBJECT_EXTENDED_LIMIT_INFORMATION back;
   JOBOBJECT_BASIC_UI_RESTRICTIONS ui;
   JOBOBJECT_BASIC_UI_RESTRICTIONS ui_back;
-  HANDLE job;
+  sbx_auto (handle) HANDLE job = NULL;
 
   if (plan->job_limit_flags & (SBX_W32_JOB_LIMIT_BREAKAWAY_OK | SBX_W32_JOB_LIMIT_SILENT_BREAKAWAY_OK))
     {
@@ -268,7 +265,6 @@ sbx_win32_make_job (const SbxWin32Plan *plan,
   if (!SetInformationJobObject (job, JobObjectExtendedLimitInformation, &limits, sizeof limits))
     {
       set_win_err (err, err_size, "SetInformationJobObject(JobObjectExtendedLimitInformation)");
-      CloseHandle (job);
       return NULL;
     }
   memset (&ui, 0, sizeof ui);
@@ -276,7 +272,6 @@ sbx_win32_make_job (const SbxWin32Plan *plan,
   if (!SetInformationJobObject (job, JobObjectBasicUIRestrictions, &ui, sizeof ui))
     {
       set_win_err (err, err_size, "SetInformationJobObject(JobObjectBasicUIRestrictions)");
-      CloseHandle (job);
       return NULL;
     }
 
@@ -285,7 +280,6 @@ sbx_win32_make_job (const SbxWin32Plan *plan,
   if (!QueryInformationJobObject (job, JobObjectExtendedLimitInformation, &back, sizeof back, NULL))
     {
       set_win_err (err, err_size, "QueryInformationJobObject(JobObjectExtendedLimitInformation)");
-      CloseHandle (job);
       return NULL;
     }
   if (back.BasicLimitInformation.LimitFlags != plan->job_limit_flags
@@ -299,7 +293,6 @@ sbx_win32_make_job (const SbxWin32Plan *plan,
                (unsigned long) back.BasicLimitInformation.LimitFlags,
                (unsigned long) back.BasicLimitInformation.ActiveProcessLimit,
                (unsigned long long) back.JobMemoryLimit);
-      CloseHandle (job);
       return NULL;
     }
   memset (&ui_back, 0, sizeof ui_back);
@@ -307,10 +300,9 @@ sbx_win32_make_job (const SbxWin32Plan *plan,
       || ui_back.UIRestrictionsClass != plan->ui_restrictions)
     {
       set_win_err (err, err_size, "QueryInformationJobObject(JobObjectBasicUIRestrictions) read-back");
-      CloseHandle (job);
       return NULL;
     }
-  return job;
+  return sbx_steal_pointer (&job);
 }
 
 static wchar_t *
@@ -716,13 +708,13 @@ sbx_win32_spawn (const SbxWin32Plan      *plan,
                  char                    *err,
                  size_t                   err_size)
 {
-  HANDLE token;
-  HANDLE job;
+  sbx_auto (handle) HANDLE token = NULL;
+  sbx_auto (handle) HANDLE job = NULL;
   int32_t status;
 
   /* Defense in depth: re-validate what the host hands us. */
   if (plan == NULL || plan->status != SBX_STATUS_OK || request == NULL
-      || request->struct_size < sizeof (SbxSpawnRequestV1) || request->argv == NULL
+      || request->struct_size < SBX_SPAWN_REQUEST_V1_MIN_SIZE || request->argv == NULL
       || request->argv[0] == NULL || request->argv[0][0] == '\0' || request->envp == NULL
       || request->cwd == NULL)
     {
@@ -739,15 +731,11 @@ sbx_win32_spawn (const SbxWin32Plan      *plan,
     return SBX_STATUS_FAILED;
   job = sbx_win32_make_job (plan, err, err_size);
   if (job == NULL)
-    {
-      CloseHandle (token);
-      return SBX_STATUS_FAILED;
-    }
+    return SBX_STATUS_FAILED;
   status = sbx_win32_launch (plan, token, job, request, result, err, err_size);
-  CloseHandle (token);
   /* On success the Job belongs to the child (closed by finish). */
-  if (status != SBX_STATUS_OK)
-    CloseHandle (job);
+  if (status == SBX_STATUS_OK)
+    job = NULL;
   return status;
 }
 

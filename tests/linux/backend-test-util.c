@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "backend-test-util.h"
 #include "sbx-policy-private.h"
+#include "executor-test-util.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -94,13 +95,10 @@ host_reset (LinuxTestHost *th)
 /* Policy builder                                                             */
 /* ------------------------------------------------------------------------- */
 
+/* The executor-like preset over the helper library's one policy builder. */
 struct _LinuxTestPolicy
 {
-  GArray         *rules;
-  GStringChunk   *strings;
-  SbxNetPolicyV1  net;
-  SbxLimitsV1     limits;
-  SbxPolicyV1     policy;
+  EtuPolicy      *base;
   char           *scratch;
   char           *home;
   char           *tmpdir;
@@ -143,10 +141,10 @@ linux_test_policy_add_rule (LinuxTestPolicy *self,
                             uint32_t         flags,
                             uint32_t         origin)
 {
-  SbxFsRuleV1 rule = { sizeof (SbxFsRuleV1), flags, allow, deny, origin, -1, NULL };
-
-  rule.path = g_string_chunk_insert_const (self->strings, path);
-  g_array_append_val (self->rules, rule);
+  /* Paths go in as given (relative ones too: tests feed the backend bad
+   * input); the builder's '~' shorthand is never used here. */
+  g_assert_true (path[0] != '~');
+  etu_policy_add (self->base, path, allow, deny, flags, origin);
 }
 
 void
@@ -170,9 +168,8 @@ linux_test_policy_new (const char *workspace,
   const SbxRuntimePath *closure;
   gsize n_closure;
 
-  self->rules = g_array_new (FALSE, TRUE, sizeof (SbxFsRuleV1));
-  self->strings = g_string_chunk_new (256);
   self->scratch = linux_test_make_dir ("sbx-scratch-XXXXXX");
+  self->base = etu_policy_new (self->scratch);
   self->home = g_build_filename (self->scratch, "home", NULL);
   self->tmpdir = g_build_filename (self->scratch, "tmp", NULL);
   self->state_dir = g_build_filename (self->scratch, "state", NULL);
@@ -192,9 +189,8 @@ linux_test_policy_new (const char *workspace,
   linux_test_policy_add_rule (self, self->home, SBX_FS_ALL, 0, 0, SBX_FS_ORIGIN_HOME);
   linux_test_policy_add_rule (self, self->tmpdir, SBX_FS_ALL, 0, 0, SBX_FS_ORIGIN_TMPDIR);
 
-  self->net.struct_size = sizeof self->net;
-  self->net.mode = SBX_NET_MODE_DENY;
-  self->limits.struct_size = sizeof self->limits;
+  self->base->net.mode = SBX_NET_MODE_DENY;
+  self->base->net.tcp_ports = NULL;
   return self;
 }
 
@@ -206,7 +202,7 @@ void
 linux_test_policy_set_net (LinuxTestPolicy *self,
                            uint32_t         mode)
 {
-  self->net.mode = mode;
+  self->base->net.mode = mode;
 }
 
 void
@@ -216,10 +212,10 @@ linux_test_policy_set_ports (LinuxTestPolicy *self,
 {
   g_free (self->ports);
   self->ports = g_memdup2 (ports, n_ports * sizeof (uint16_t));
-  self->net.mode = SBX_NET_MODE_PORTS;
-  self->net.flags |= SBX_NET_FLAG_DNS;
-  self->net.n_tcp_ports = n_ports;
-  self->net.tcp_ports = self->ports;
+  self->base->net.mode = SBX_NET_MODE_PORTS;
+  self->base->net.flags |= SBX_NET_FLAG_DNS;
+  self->base->net.n_tcp_ports = n_ports;
+  self->base->net.tcp_ports = self->ports;
 }
 
 void
@@ -228,25 +224,22 @@ linux_test_policy_set_limits (LinuxTestPolicy *self,
                               guint64          max_memory,
                               guint64          max_open_files)
 {
-  self->limits.max_processes = max_processes;
-  self->limits.max_memory_bytes = max_memory;
-  self->limits.max_open_files = max_open_files;
+  self->base->limits.max_processes = max_processes;
+  self->base->limits.max_memory_bytes = max_memory;
+  self->base->limits.max_open_files = max_open_files;
 }
 
 const SbxPolicyV1 *
 linux_test_policy_get (LinuxTestPolicy *self)
 {
-  self->policy.struct_size = sizeof self->policy;
-  self->policy.flags = self->flags;
-  self->policy.fs_rules = (const SbxFsRuleV1 *) (void *) self->rules->data;
-  self->policy.n_fs_rules = self->rules->len;
-  self->policy.net = &self->net;
-  self->policy.limits = &self->limits;
-  self->policy.workspace = self->workspace;
-  self->policy.home = self->home;
-  self->policy.tmpdir = self->tmpdir;
-  self->policy.state_dir = self->state_dir;
-  return &self->policy;
+  SbxPolicyV1 *policy = (SbxPolicyV1 *) etu_policy_get (self->base);
+
+  policy->flags = self->flags;
+  policy->workspace = self->workspace;
+  policy->home = self->home;
+  policy->tmpdir = self->tmpdir;
+  policy->state_dir = self->state_dir;
+  return policy;
 }
 
 void
@@ -280,8 +273,7 @@ linux_test_policy_free (LinuxTestPolicy *self)
   if (self == NULL)
     return;
   linux_test_rm_rf (self->scratch);
-  g_array_unref (self->rules);
-  g_string_chunk_free (self->strings);
+  etu_policy_free (self->base);
   g_free (self->scratch);
   g_free (self->home);
   g_free (self->tmpdir);
@@ -756,34 +748,19 @@ linux_test_have_rung (const char *backend_name,
   return FALSE;
 }
 
+/* Both on the helper library (executor-test-util.c): the one temporary
+ * directory maker and the one recursive delete. */
 char *
 linux_test_make_dir (const char *template_name)
 {
-  g_autoptr(GError) error = NULL;
-  char *dir = g_dir_make_tmp (template_name, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (dir);
-  return dir;
+  return etu_make_tmpdir (template_name);
 }
 
 void
 linux_test_rm_rf (const char *path)
 {
-  const char *argv[] = { "rm", "-rf", "--", path, NULL };
-  int status;
-
-  if (path == NULL)
-    return;
-  /* chmod first: tests make read-only trees. */
-  {
-    const char *chmod_argv[] = { "chmod", "-R", "u+rwX", "--", path, NULL };
-
-    g_spawn_sync (NULL, (char **) chmod_argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
-                  NULL, NULL, NULL, NULL, NULL, NULL);
-  }
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
-                               &status, NULL));
+  if (path != NULL)
+    etu_rm_rf (path);
 }
 
 void

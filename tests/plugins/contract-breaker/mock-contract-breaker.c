@@ -7,6 +7,8 @@
  *                                write-boundary on top.
  *   mock-claims-more-level       probe: degraded, env-scrub; compile claims
  *                                level full.
+ *   mock-claims-unenforced       probe: degraded, env-scrub; compile claims
+ *                                env-scrub and reports it unenforced.
  *   mock-not-a-child             spawn returns the pid of a grandchild (a
  *                                double fork), which the host cannot wait for;
  *                                signal kills it, finish frees the handle.
@@ -89,6 +91,20 @@ compile_more_level (void               *plugin_ctx,
 }
 
 static int32_t
+compile_contradicting (void               *plugin_ctx,
+                       SbxHostCall        *call,
+                       const SbxPolicyV1  *policy,
+                       void              **spec_out,
+                       SbxCompileResultV1 *result)
+{
+  MockCtx *ctx = plugin_ctx;
+
+  ctx->host->report (call, SBX_ABI_FEATURE_ENV_SCRUB, SBX_ABI_REPORT_UNENFORCED,
+                     "mock: the environment is passed through");
+  return compile_claiming (call, spec_out, result, SBX_ABI_LEVEL_DEGRADED, SBX_ABI_GUARANTEE_ENV_SCRUB);
+}
+
+static int32_t
 compile_honest (void               *plugin_ctx,
                 SbxHostCall        *call,
                 const SbxPolicyV1  *policy,
@@ -120,12 +136,12 @@ spawn_grandchild (void                    *plugin_ctx,
                   const SbxSpawnRequestV1 *request,
                   SbxSpawnResultV1        *result)
 {
-  MockCtx *ctx = plugin_ctx;
+  MockCtx      *ctx = plugin_ctx;
   BreakerChild *child;
-  int fds[2];
-  pid_t middle;
-  pid_t target = -1;
-  ssize_t got;
+  int           fds[2];
+  pid_t         middle;
+  pid_t         target = -1;
+  ssize_t       got;
 
   if (pipe (fds) < 0)
     {
@@ -232,6 +248,16 @@ static const SbxBackendVTableV1 more_level_vtable = {
   .release = release_counted,
 };
 
+static const SbxBackendVTableV1 contradicting_vtable = {
+  .struct_size = sizeof (SbxBackendVTableV1),
+  .probe = probe_env_scrub,
+  .compile = compile_contradicting,
+  .spawn = mock_spawn_unsupported,
+  .signal = mock_signal_unsupported,
+  .finish = mock_finish_unsupported,
+  .release = release_counted,
+};
+
 static const SbxBackendVTableV1 not_a_child_vtable = {
   .struct_size = sizeof (SbxBackendVTableV1),
   .probe = probe_env_scrub,
@@ -243,14 +269,11 @@ static const SbxBackendVTableV1 not_a_child_vtable = {
 };
 
 static const SbxPluginExtension breaker_extensions[] = {
-  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND,
-    .name = "mock-claims-more-guarantees", .priority = 30, .vtable = &more_guarantees_vtable },
-  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND,
-    .name = "mock-claims-more-level", .priority = 20, .vtable = &more_level_vtable },
-  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND,
-    .name = "mock-not-a-child", .priority = 10, .vtable = &not_a_child_vtable },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-claims-more-guarantees", .priority = 30, .vtable = &more_guarantees_vtable },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-claims-more-level", .priority = 20, .vtable = &more_level_vtable },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-not-a-child", .priority = 10, .vtable = &not_a_child_vtable },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-claims-unenforced", .priority = 5, .vtable = &contradicting_vtable },
   { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_END },
 };
 
-SBX_PLUGIN_DEFINE (mock_contract_breaker, "0.1.0", "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE,
-                   mock_init, mock_fini, breaker_extensions)
+SBX_PLUGIN_DEFINE (mock_contract_breaker, "0.1.0", "LGPL-2.1-or-later", SBX_HOST_FEATURES_NONE, mock_init, mock_fini, breaker_extensions)
