@@ -8,6 +8,11 @@
  * denial in a row has its control); cases that need more machinery (links,
  * symlinks, devices, network, scoping, grants' fds, mount roots, the
  * property sweep) are functions.
+ *
+ * Longer than the project's ~1,000-line guide on purpose: it is the one test
+ * binary of one concept (the plan), and each function below is a
+ * self-contained case with its own tree; splitting it would only spread the
+ * probes and fixtures over several binaries.
  */
 #include "linux-test-util.h"
 #include "sbx-landlock-compat.h"
