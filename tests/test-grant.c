@@ -987,50 +987,42 @@ test_issue_matrix (Fixture       *fx,
 }
 
 /* A backend that refuses a class: UNSUPPORTED at issue, before the target
- * is looked at (the real Linux backend does not compile network ports yet). */
+ * is looked at (a target that does not exist would otherwise be refused
+ * for that); the same class mints once the backend enforces it. */
 static void
 test_backend_refuses_class (Fixture       *fx,
                             gconstpointer  data)
 {
-  g_autoptr(SbxRegistry) linux_registry = NULL;
+  g_autoptr(SbxRegistry) ok_registry = etu_registry ("ok", NULL);
   g_autoptr(SbxProfile) profile = NULL;
-  g_autoptr(SbxExecutorSetOptions) options = NULL;
-  g_autoptr(SbxExecutorSet) set = NULL;
-  g_autoptr(SbxExecutor) executor = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *token = NULL;
-  const char *dirs = g_getenv ("SBX_TEST_PLUGIN_DIRS");
-  g_auto(GStrv) split = g_strsplit (dirs != NULL ? dirs : "", ":", -1);
+  g_autofree char *missing = g_build_filename (fx->tree.ws, "no-such-file", NULL);
 
-  linux_registry = sbx_registry_new_for_directories ((const char *const *) split, &error);
-  g_assert_no_error (error);
+  g_set_object (&fx->registry, ok_registry);
   profile = gated_sandboxed_profile (fx->tree.ws, NULL, SBX_ACCESS_GATED);
-  options = etu_options (fx->tree.scratch, 2, linux_registry);
-  set = sbx_executor_set_new (profile, options, &error);
-  if (set == NULL)
-    {
-      g_test_skip_printf ("no sandboxing backend here: %s", error->message);
-      return;
-    }
-  executor = sbx_executor_set_for_key (set, "k", &error);
-  g_assert_no_error (error);
-  if (!g_str_has_prefix (sbx_compile_report_get_backend (sbx_executor_get_report (executor)), "linux"))
-    {
-      g_test_skip ("the Linux backend was not selected");
-      g_assert_true (sbx_executor_set_close (set, NULL, NULL));
-      return;
-    }
-  token = sbx_executor_issue_grant (executor, "e", "true", fx->tree.ws,
+  make_executor (fx, profile);
+  g_setenv ("SBX_MOCK_OK_REFUSE_CLASS", SBX_GRANT_CLASS_NETWORK_BROAD, TRUE);
+  token = sbx_executor_issue_grant (fx->executor, "e", "true", fx->tree.ws,
                                     SBX_GRANT_CLASS_NETWORK_BROAD, "tcp:*:443", NULL, &error);
   g_assert_null (token);
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "cannot enforce"));
   g_clear_error (&error);
-  /* Positive control: command.start.v1 mints on the same executor. */
-  token = sbx_executor_issue_grant (executor, "e", "true", fx->tree.ws,
-                                    SBX_GRANT_CLASS_COMMAND_START, NULL, NULL, &error);
+  /* before the target: a path class the backend refuses, on a missing path */
+  g_setenv ("SBX_MOCK_OK_REFUSE_CLASS", SBX_GRANT_CLASS_FILESYSTEM_PATH_READ, TRUE);
+  token = sbx_executor_issue_grant (fx->executor, "e", "true", fx->tree.ws,
+                                    SBX_GRANT_CLASS_FILESYSTEM_PATH_READ, missing, NULL, &error);
+  g_unsetenv ("SBX_MOCK_OK_REFUSE_CLASS");
+  g_assert_null (token);
+  g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "cannot enforce"));
+  g_clear_error (&error);
+  /* Positive control: the same class mints when the backend enforces it. */
+  token = sbx_executor_issue_grant (fx->executor, "e", "true", fx->tree.ws,
+                                    SBX_GRANT_CLASS_NETWORK_BROAD, "tcp:*:443", NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (token);
-  g_assert_true (sbx_executor_set_close (set, NULL, &error));
 }
 
 /* [valid, garbage]: MALFORMED, the valid one is not consumed and a retry
@@ -1333,6 +1325,33 @@ test_host_and_network_delta (Fixture       *fx,
   last = mock_last_grants ();
   g_assert_nonnull (strstr (last, "/ allow=3 deny=0 exact=0 fd=none;"));
   g_assert_nonnull (strstr (last, "net=2 dns=1 ports=443"));
+  g_clear_pointer (&result, sbx_run_result_unref);
+
+  /* A backend that still claims a network guarantee for a spawn with a
+   * broad grant is refused, and the token is not spent. */
+  g_clear_pointer (&t2, g_free);
+  g_clear_pointer (&t3, g_free);
+  t2 = sbx_executor_issue_grant (fx->executor, "e", "true", fx->tree.ws,
+                                 SBX_GRANT_CLASS_NETWORK_BROAD, "tcp:*:443", NULL, &error);
+  g_assert_no_error (error);
+  t3 = sbx_executor_issue_grant (fx->executor, "e", "true", fx->tree.ws,
+                                 SBX_GRANT_CLASS_COMMAND_START, NULL, NULL, &error);
+  g_assert_no_error (error);
+  grants[0] = t2;
+  grants[1] = t3;
+  grants[2] = NULL;
+  g_setenv ("SBX_MOCK_OK_CLAIM_PORTS_NETWORK", "1", TRUE);
+  result = sbx_executor_run_command_with_grants (fx->executor, fx->tree.ws, "true", "e", grants, NULL,
+                                                 NULL, &error);
+  g_unsetenv ("SBX_MOCK_OK_CLAIM_PORTS_NETWORK");
+  g_assert_null (result);
+  g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_GUARANTEE_MISMATCH);
+  g_assert_nonnull (strstr (error->message, "network-boundary"));
+  g_clear_error (&error);
+  result = sbx_executor_run_command_with_grants (fx->executor, fx->tree.ws, "true", "e", grants, NULL,
+                                                 NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (sbx_run_result_get_grants_spent (result)[0], "no network-boundary"));
 }
 
 int

@@ -8,6 +8,11 @@
  * denial in a row has its control); cases that need more machinery (links,
  * symlinks, devices, network, scoping, grants' fds, mount roots, the
  * property sweep) are functions.
+ *
+ * Longer than the project's ~1,000-line guide on purpose: it is the one test
+ * binary of one concept (the plan), and each function below is a
+ * self-contained case with its own tree; splitting it would only spread the
+ * probes and fixtures over several binaries.
  */
 #include "linux-test-util.h"
 #include "sbx-landlock-compat.h"
@@ -1034,6 +1039,29 @@ test_net_tcp (void)
   assert_probe (run_probe (NULL, probe_connect_tcp, GUINT_TO_POINTER (p)), 0);
   assert_probe (run_probe (NULL, probe_connect_tcp, GUINT_TO_POINTER (q)), 0);
   assert_probe (run_probe (NULL, probe_bind_tcp, NULL), 0);
+
+  /* DNS (a broad grant's): port 53 too.  Nothing need listen there: an
+   * allowed connect is refused by the peer (or accepted), a denied one by
+   * Landlock with EACCES. */
+  {
+    g_autoptr(SbxLandlockPlan) dns = NULL;
+    TestReport report3;
+    Confinement cn = { 0 };
+    int r;
+
+    tp->net.flags |= SBX_NET_FLAG_DNS;
+    dns = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, TRUE, &report3);
+    cn.plan = dns;
+    g_assert_cmpuint (test_report_status (&report3, "network-boundary", &detail), ==, SBX_ABI_REPORT_ENFORCED);
+    g_assert_nonnull (strstr (detail, ",53"));
+    r = run_probe (&cn, probe_connect_tcp, GUINT_TO_POINTER (53));
+    g_assert_true (r == 0 || r == ECONNREFUSED);
+    assert_probe (run_probe (&cn, probe_connect_tcp, GUINT_TO_POINTER (p)), 0);
+    assert_probe (run_probe (&cn, probe_connect_tcp, GUINT_TO_POINTER (q)), EACCES);
+    assert_probe (run_probe (&cp, probe_connect_tcp, GUINT_TO_POINTER (53)), EACCES);
+    test_report_clear (&report3);
+    tp->net.flags &= ~SBX_NET_FLAG_DNS;
+  }
 
   close (lp);
   close (lq);

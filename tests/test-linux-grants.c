@@ -635,8 +635,7 @@ test_net_broad (gconstpointer data)
   script = g_strdup_printf (NET_PROBE, port_a, port_b, port_a);
   {
     const char *argv[] = { "/usr/bin/python3", "-c", script, NULL };
-    const GrantSpec grants[] = { { SBX_GRANT_CLASS_NETWORK_BROAD, NULL }, { NULL, NULL } };
-    GrantSpec *g = (GrantSpec *) grants;
+    GrantSpec grants[] = { { SBX_GRANT_CLASS_NETWORK_BROAD, NULL }, { NULL, NULL } };
 
     /* Positive control: the same probe outside the sandbox. */
     g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &control,
@@ -659,7 +658,7 @@ test_net_broad (gconstpointer data)
     g_clear_pointer (&out, g_free);
 
     target = g_strdup_printf ("tcp:*:%u", port_a);
-    g->target = target;
+    grants[0].target = target;
     out = run_argv (&fx, argv, grants, &tokens, &status, &spent);
     g_test_message ("%s, tcp:*:%u: %s", fx.backend, port_a, out);
     g_assert_nonnull (strstr (out, "END"));

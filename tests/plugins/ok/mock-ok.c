@@ -206,6 +206,12 @@ ok_compile (void               *plugin_ctx,
                      "test double: the child runs unconfined");
   result->level = ctx->level;
   result->guarantees = ctx->guarantees;
+  /* A ports network (network.broad.v1) reaches any address on its ports:
+   * like a real backend, the double claims no network bit for it, unless
+   * a test asks it to lie (the core must refuse that spec). */
+  if (policy->net != NULL && policy->net->mode == SBX_NET_MODE_PORTS
+      && getenv ("SBX_MOCK_OK_CLAIM_PORTS_NETWORK") == NULL)
+    result->guarantees &= ~(SBX_ABI_GUARANTEE_NETWORK_BOUNDARY | SBX_ABI_GUARANTEE_ADDRESS_NETWORK);
   *spec_out = spec;
   return SBX_STATUS_OK;
 }
@@ -429,7 +435,10 @@ static uint32_t
 ok_supports_grant_class (void       *plugin_ctx,
                          const char *grant_class)
 {
-  return 1;
+  /* A test names one class the double cannot enforce. */
+  const char *refused = getenv ("SBX_MOCK_OK_REFUSE_CLASS");
+
+  return refused != NULL && grant_class != NULL && strcmp (refused, grant_class) == 0 ? 0 : 1;
 }
 
 /* Reporter. */
