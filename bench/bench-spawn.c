@@ -5,7 +5,7 @@
  *
  *   bench-spawn [--runs N] [--warmup N] [--backend NAME] [--plugin-dir DIR]
  *               [--workspace DIR] [--stamp PATH] [--threads N]
- *               [--executors N] [-- COMMAND ARG...]
+ *               [--executors N] [--create N] [-- COMMAND ARG...]
  *
  * Opens one executor set on the embedded default profile (workspace = the
  * current directory unless --workspace) and prints "key value" lines:
@@ -21,6 +21,11 @@
  *                              workspace so the sandbox can run it): from the
  *                              call to the moment the target runs, as the
  *                              target reads CLOCK_MONOTONIC
+ *   library.create.*           with --create N: N times, a new executor set
+ *                              and its first executor (the compile: mount
+ *                              plan, Landlock ruleset, seccomp program; the
+ *                              probe is cached after the first), then the
+ *                              set closed; median, mean, min in ms
  *   library.throughput, plain.throughput
  *                              with --threads T: T threads spawning COMMAND
  *                              over --executors E executors (default 4), in
@@ -229,7 +234,7 @@ main (int argc, char **argv)
   const char *backend = NULL;
   const char *workspace = NULL;
   const char *stamp = NULL;
-  int runs = 200, warmup = 20, n_threads = 0, n_executors = 4, i;
+  int runs = 200, warmup = 20, n_threads = 0, n_executors = 4, n_create = 0, i;
   SbxExecutor *executor;
   SbxLevel level;
 
@@ -251,6 +256,8 @@ main (int argc, char **argv)
         n_threads = atoi (argv[++i]);
       else if (strcmp (argv[i], "--executors") == 0 && i + 1 < argc)
         n_executors = atoi (argv[++i]);
+      else if (strcmp (argv[i], "--create") == 0 && i + 1 < argc)
+        n_create = atoi (argv[++i]);
       else if (strcmp (argv[i], "--") == 0 && i + 1 < argc)
         {
           command = (const char *const *) argv + i + 1;
@@ -260,7 +267,7 @@ main (int argc, char **argv)
         {
           fprintf (stderr, "usage: %s [--runs N] [--warmup N] [--backend NAME] [--plugin-dir DIR]... "
                            "[--workspace DIR] [--stamp PATH] [--threads N] [--executors N] "
-                           "[-- COMMAND ARG...]\n", argv[0]);
+                           "[--create N] [-- COMMAND ARG...]\n", argv[0]);
           return 2;
         }
     }
@@ -308,7 +315,26 @@ main (int argc, char **argv)
   printf ("backend %s\nlevel %s\n", sbx_executor_set_get_backend_name (set),
           level == SBX_LEVEL_FULL ? "full" : level == SBX_LEVEL_DEGRADED ? "degraded" : "none");
 
-  times = g_new (double, runs);
+  times = g_new (double, MAX (runs, n_create));
+  /* Executor creation: a fresh set and its first executor each time. */
+  for (i = 0; i < n_create; i++)
+    {
+      g_autoptr(SbxExecutorSet) fresh = NULL;
+      g_autoptr(SbxExecutor) first = NULL;
+      gint64 start = g_get_monotonic_time ();
+
+      fresh = sbx_executor_set_new (profile, options, &error);
+      if (fresh == NULL)
+        return fail ("executor set", error);
+      first = sbx_executor_set_for_key (fresh, "create", &error);
+      if (first == NULL)
+        return fail ("executor", error);
+      times[i] = (double) (g_get_monotonic_time () - start) / 1000.0;
+      g_clear_object (&first);
+      sbx_executor_set_close (fresh, NULL, NULL);
+    }
+  if (n_create > 0)
+    print_stats ("library.create", times, n_create);
   /* Round trip through one reused executor. */
   for (i = -warmup; i < runs; i++)
     {

@@ -11,6 +11,8 @@
 #    bwrap                      bubblewrap with confinement like sbx's rung 1
 #    sbx run                    sbx run -- /bin/true, embedded default profile
 #  the library (bench-spawn: one executor set, executors reused)
+#    creation                   a new executor set and its first executor (the
+#                               compile), 50 times
 #    round trip                 sbx_executor_run() of /bin/true, call to return,
 #                               against fork+exec+wait of it
 #    exec latency               call to the moment the target runs (bench-stamp
@@ -91,9 +93,9 @@ SBX_PLUGIN_PATH="$PLUGINS" hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --styl
   -n bwrap "$BWRAP" \
   -n "sbx run" "$SBX run -- $TRUE_BIN" >/dev/null 2>&1
 
-"$BENCH" --runs "$RUNS" --warmup "$WARMUP" --plugin-dir "$PLUGINS" --stamp "$WS/bench-stamp" \
+"$BENCH" --runs "$RUNS" --warmup "$WARMUP" --create 50 --plugin-dir "$PLUGINS" --stamp "$WS/bench-stamp" \
   --threads 8 --executors 4 -- "$TRUE_BIN" > "$OUT/library.txt"
-"$BENCH" --runs "$RUNS" --warmup "$WARMUP" --plugin-dir "$PLUGINS" --backend linux-landlock \
+"$BENCH" --runs "$RUNS" --warmup "$WARMUP" --create 50 --plugin-dir "$PLUGINS" --backend linux-landlock \
   --stamp "$WS/bench-stamp" --threads 8 --executors 4 -- "$TRUE_BIN" > "$OUT/library-rung2.txt"
 
 python3 - "$OUT" <<'PY'
@@ -129,6 +131,8 @@ for name in ("library.txt", "library-rung2.txt"):
     label = "%s, %s" % (d["backend"], d["level"])
     lib[name] = d
     f = lambda k: float(d[k])
+    print("  executor creation (new set + first executor, the compile): median %.3f ms, mean %.3f ms\n" % (
+        f("library.create.median"), f("library.create.mean")))
     table("library (%s)" % label, [
         ("fork+exec+wait /bin/true", f("plain.roundtrip.median"), f("plain.roundtrip.mean")),
         ("sbx_executor_run /bin/true", f("library.roundtrip.median"), f("library.roundtrip.mean")),
