@@ -20,6 +20,8 @@
 #    throughput                 8 threads over 4 executors, against 8 threads
 #                               doing fork+exec+wait
 #    both rungs: linux-userns (level full) and linux-landlock (degraded)
+#  one sbx run by phase (bench-phases: plugins, profile, select, compile,
+#  run, close, in fresh processes; medians)
 #
 # Run as root, it measures as root and then, as the unprivileged user
 # SBX_BENCH_USER (default sbx-ci, skipped with a note when it does not
@@ -98,6 +100,14 @@ SBX_PLUGIN_PATH="$PLUGINS" hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --styl
 "$BENCH" --runs "$RUNS" --warmup "$WARMUP" --create 50 --plugin-dir "$PLUGINS" --backend linux-landlock \
   --stamp "$WS/bench-stamp" --threads 8 --executors 4 -- "$TRUE_BIN" > "$OUT/library-rung2.txt"
 
+# One sbx run split into phases, in fresh processes (bench-phases).
+PHASE_RUNS=$((RUNS / 5 > 10 ? RUNS / 5 : 10))
+i=0
+while [ $i -lt "$PHASE_RUNS" ]; do
+  SBX_PLUGIN_PATH="$PLUGINS" "$BUILD/bench/bench-phases" "$TRUE_BIN" >> "$OUT/phases.txt"
+  i=$((i + 1))
+done
+
 python3 - "$OUT" <<'PY'
 import json, sys
 out = sys.argv[1]
@@ -142,6 +152,22 @@ for name in ("library.txt", "library-rung2.txt"):
     print("  throughput, %s threads: %s executors %.0f spawns/s, plain fork+exec %.0f spawns/s (%.2fx)\n" % (
         d["threads"], d["executors"], f("library.throughput"), f("plain.throughput"),
         f("library.throughput") / f("plain.throughput")))
+
+phases = {}
+order = []
+for line in open(out + "/phases.txt"):
+    _, name, ms = line.split()
+    if name not in phases:
+        order.append(name)
+    phases.setdefault(name, []).append(float(ms))
+med = lambda xs: sorted(xs)[len(xs) // 2]
+total = sum(med(phases[n]) for n in order)
+print("one sbx run by phase (bench-phases, %d fresh processes, medians)" % len(phases[order[0]]))
+for n in order:
+    print("  %-10s %8.3f ms" % (n, med(phases[n])))
+print("  %-10s %8.3f ms  (sbx run median minus the phases: exec, dynamic linking, GLib, options)" % (
+    "start-up", get["sbx run"] - total))
+print()
 
 full = lib["library.txt"]
 ratio = lambda a, b: a / b
