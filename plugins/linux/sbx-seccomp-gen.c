@@ -16,6 +16,7 @@
 #include "sbx-seccomp-private.h"
 
 #include <gio/gio.h>
+#include <seccomp.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -158,6 +159,19 @@ main (int    argc,
     {
       fprintf (stderr, "usage: %s OUTPUT.c\n", argv[0]);
       return 2;
+    }
+
+  /* The program uses SCMP_ACT_KILL_PROCESS, libseccomp API level 3.  The
+   * machine that builds may not show that level (qemu-user refuses
+   * seccomp(2), build containers filter it), and the level changes nothing
+   * else in this program; the kernel that runs it is checked where it is
+   * loaded (sbx_seccomp_available() asks for SECCOMP_RET_KILL_PROCESS), and
+   * tests/test-seccomp-table.c compares the table with a generation at the
+   * running kernel's level. */
+  if (seccomp_api_get () < 3 && seccomp_api_set (3) != 0)
+    {
+      fprintf (stderr, "sbx-seccomp-gen: libseccomp cannot be set to API level 3\n");
+      return 1;
     }
 
   g_string_append (out,
