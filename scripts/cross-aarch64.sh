@@ -79,5 +79,8 @@ run test-sbpl --tap -s /sbpl/reader/detects-unconditional-allow
 run test-win32
 SBX_TEST_SECCOMP_API_LEVEL=6 run test-seccomp --tap -p /seccomp/exact/default-program -p /seccomp/exact/arch-guards \
   -p /seccomp/exact/socket-matrix -p /seccomp/program/reports-and-bits
+# The aarch64 seccomp table (generated under qemu at build time) against a
+# run-time generation.
+SBX_TEST_SECCOMP_API_LEVEL=6 run test-seccomp-table --tap
 rm -rf "$build/tmp"
 exit $status

@@ -1341,15 +1341,15 @@ test_host_and_network_delta (Fixture       *fx,
   grants[1] = t3;
   grants[2] = NULL;
   g_setenv ("SBX_MOCK_OK_CLAIM_PORTS_NETWORK", "1", TRUE);
-  result = sbx_executor_run_command_with_grants (fx->executor, fx->tree.ws, "true", "e", grants, NULL,
-                                                 NULL, &error);
+  result = etu_run_with_grants (fx->executor, fx->tree.ws, TRUE_ARGV, "e", grants, NULL, NULL,
+                                &error);
   g_unsetenv ("SBX_MOCK_OK_CLAIM_PORTS_NETWORK");
   g_assert_null (result);
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_GUARANTEE_MISMATCH);
   g_assert_nonnull (strstr (error->message, "network-boundary"));
   g_clear_error (&error);
-  result = sbx_executor_run_command_with_grants (fx->executor, fx->tree.ws, "true", "e", grants, NULL,
-                                                 NULL, &error);
+  result = etu_run_with_grants (fx->executor, fx->tree.ws, TRUE_ARGV, "e", grants, NULL, NULL,
+                                &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (sbx_run_result_get_grants_spent (result)[0], "no network-boundary"));
 }

@@ -968,6 +968,71 @@ test_root_v1_fake (void)
   linux_test_rm_rf (dir);
 }
 
+/* A stale cgroup (its owner dead: our pid with another start time) left by
+ * a supervisor that sat in another v1 memory cgroup: it exists under the
+ * pids hierarchy, and its memory directory is not under this process's
+ * memory cgroup, where the reaper looks.  The missing directory has no
+ * members, so the pids one is reaped; before, the reaper took the missing
+ * directory for unreadable, waited for it and gave up, on every run. */
+static void
+test_reap_stale_v1_other_memory_parent (void)
+{
+  g_autofree char *dir = linux_test_make_dir ("sbx-fakecg-XXXXXX");
+  g_autofree char *pids = g_build_filename (dir, "pids", NULL);
+  g_autofree char *memory = g_build_filename (dir, "memory", NULL);
+  g_autofree char *mem_own = g_build_filename (memory, "job", NULL);
+  g_autofree char *mem_other = g_build_filename (memory, "other-job", NULL);
+  g_autofree char *mounts = g_build_filename (dir, "mounts", NULL);
+  g_autofree char *self = g_build_filename (dir, "self-cgroup", NULL);
+  g_autofree char *mounts_text = g_strdup_printf ("cgroup %s cgroup rw,relatime,pids 0 0\n"
+                                                  "cgroup %s cgroup rw,relatime,memory 0 0\n",
+                                                  pids, memory);
+  g_autoptr(SbxCgroupHost) host = NULL;
+  g_autoptr(SbxCgroupBase) base = NULL;
+  g_autofree char *stale_name = NULL;
+  g_autofree char *stale_pids = NULL;
+  g_autofree char *stale_mem = NULL;
+  g_autofree char *live_pids = NULL;
+  g_autofree char *ns_text = NULL;
+  SbxCgroupPaths paths = { 0 };
+  guint64 ns = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (pids, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (mem_own, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (mounts, mounts_text, -1, NULL));
+  g_assert_true (g_file_set_contents (self, "8:pids:/\n4:memory:/job\n", -1, NULL));
+  paths.mounts = mounts;
+  paths.self_cgroup = self;
+  paths.fake_fs = TRUE;
+  paths.as_root = TRUE;
+  host = sbx_cgroup_host_new (&paths);
+  base = sbx_cgroup_base_new (host);
+  g_assert_cmpint (base->mode, ==, SBX_CGROUP_V1);
+  g_assert_cmpstr (base->dirs[0], ==, pids);
+
+  /* base->prefix is "sbx-<pid namespace>-<pid>-<start>-" */
+  g_assert_cmpint (sscanf (base->prefix, "sbx-%" G_GUINT64_FORMAT "-", &ns), ==, 1);
+  stale_name = g_strdup_printf ("sbx-%" G_GUINT64_FORMAT "-%d-1-0", ns, (int) getpid ());
+  stale_pids = g_build_filename (pids, stale_name, NULL);
+  stale_mem = g_build_filename (mem_other, stale_name, NULL);
+  g_assert_cmpint (g_mkdir_with_parents (stale_pids, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (stale_mem, 0755), ==, 0);
+  fake_file (stale_pids, "cgroup.procs", "");
+  fake_file (stale_mem, "cgroup.procs", "");
+  /* Positive control: a cgroup of a live owner (our own prefix) stays. */
+  ns_text = g_strdup_printf ("%s7", base->prefix);
+  live_pids = g_build_filename (pids, ns_text, NULL);
+  g_assert_cmpint (g_mkdir_with_parents (live_pids, 0755), ==, 0);
+  fake_file (live_pids, "cgroup.procs", "");
+
+  g_assert_cmpuint (sbx_cgroup_base_reap_stale (base), ==, 1);
+  g_assert_false (g_file_test (stale_pids, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (live_pids, G_FILE_TEST_IS_DIR));
+  /* The other memory cgroup's directory is not this reaper's to find. */
+  g_assert_true (g_file_test (stale_mem, G_FILE_TEST_IS_DIR));
+  linux_test_rm_rf (dir);
+}
+
 /* A user bus but a v2 hierarchy without the controllers (this host's
  * hybrid layout): the user manager is never asked, so this process is not
  * moved into a scope for nothing. */
@@ -1010,6 +1075,7 @@ main (int    argc,
   g_test_add_func ("/linux/cgroup/host/matches-proc", test_host_matches_proc);
   g_test_add_func ("/linux/cgroup/root/v2-fake", test_root_v2_fake);
   g_test_add_func ("/linux/cgroup/root/v1-fake", test_root_v1_fake);
+  g_test_add_func ("/linux/cgroup/root/v1-reap-stale-other-memory-parent", test_reap_stale_v1_other_memory_parent);
   g_test_add_func ("/linux/cgroup/user-scope/delegated", test_user_scope_delegated);
   g_test_add_func ("/linux/cgroup/user-scope/job-failed", test_user_scope_job_failed);
   g_test_add_func ("/linux/cgroup/user-scope/no-delegation", test_user_no_delegation);

@@ -82,8 +82,9 @@ main (int    argc,
 {
   const SbxCommand *command;
 
-  setlocale (LC_ALL, "");
-
+  /* The locale is set only for a command (its option parser converts
+   * arguments from the locale's charset): --version and the usage text are
+   * ASCII, and loading the locale is a measurable part of their run. */
   if (argc < 2)
     {
       print_usage (stderr);
@@ -115,6 +116,7 @@ main (int    argc,
         g_ptr_array_add (args, argv[i]);
       g_ptr_array_add (args, (gpointer) "--help");
       g_ptr_array_add (args, NULL);
+      setlocale (LC_ALL, "");
       return command->run ((int) args->len - 1, (char **) args->pdata);
     }
   if (argv[1][0] == '-')
@@ -129,5 +131,6 @@ main (int    argc,
       sbx_cli_error ("unknown command \"%s\" (see sbx --help)", argv[1]);
       return SBX_CLI_EXIT_USAGE;
     }
+  setlocale (LC_ALL, "");
   return command->run (argc - 1, argv + 1);
 }

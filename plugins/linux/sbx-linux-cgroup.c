@@ -1009,17 +1009,23 @@ sbx_cgroup_get_path (SbxCgroup *cg)
 }
 
 /* SIGKILLs every pid listed in @dir/cgroup.procs.  Returns how many were
- * listed, or -1 when the file could not be read (never taken for empty). */
+ * listed, or -1 when the file could not be read (never taken for empty).
+ * A cgroup directory that does not exist has no members (the kernel refuses
+ * to remove one that has): 0.  That is the case of a stale cgroup whose
+ * creator sat in another v1 memory cgroup than this process, from whose
+ * base the memory path is derived: without it every reap waited the whole
+ * EMPTY_WAIT_MS for a directory that is not there, on every run. */
 static int
 kill_listed (const char *dir)
 {
   g_autofree char *path = g_build_filename (dir, "cgroup.procs", NULL);
   g_autofree char *text = read_text (path);
   g_auto(GStrv) pids = NULL;
+  struct stat st;
   int n = 0;
 
   if (text == NULL)
-    return -1;
+    return lstat (dir, &st) != 0 && errno == ENOENT ? 0 : -1;
   pids = g_strsplit (text, "\n", -1);
   for (gsize i = 0; pids[i] != NULL; i++)
     {

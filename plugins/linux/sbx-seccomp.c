@@ -82,6 +82,13 @@ sbx_seccomp_program_free (SbxSeccompProgram *program)
 {
   if (program == NULL)
     return;
+  if (program->precompiled)
+    {
+      /* filter and arches are the table's; the rules were unpacked */
+      g_free (program->rules);
+      g_free (program);
+      return;
+    }
   g_free (program->filter);
   g_free (program->arches);
   g_free (program->rules);
@@ -885,16 +892,55 @@ build_context (Rules                   *r,
   return !r->failed;
 }
 
+/* The options as the rules read them.  build_context() and the rule
+ * helpers look at nothing else, so two options with the same normal form
+ * get the same program, and the normal form is the key of the build-time
+ * table.  A new field of SbxSeccompOptions must be normalised here and
+ * enumerated by sbx-seccomp-gen.c; the assertion makes adding one without
+ * doing so a build error. */
+G_STATIC_ASSERT (sizeof (SbxSeccompOptions) == 4 * sizeof (uint32_t));
+
+static void
+normalize_options (const SbxSeccompOptions *options,
+                   SbxSeccompOptions       *normal)
+{
+  memset (normal, 0, sizeof *normal);
+  normal->rung = options->rung;
+  normal->net_mode = options->net_mode;
+  /* build_context() asks only whether 1 <= landlock_abi < 3 */
+  normal->landlock_abi = options->landlock_abi >= 1 && options->landlock_abi < 3 ? 1 : 0;
+  normal->allow_unix_sockets = options->allow_unix_sockets ? TRUE : FALSE;
+}
+
+static gboolean
+check_options (const SbxSeccompOptions *options,
+               GError                 **error)
+{
+  if (options->rung != 1 && options->rung != 2)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "seccomp options.rung: unknown rung %d",
+                   options->rung);
+      return FALSE;
+    }
+  if (options->net_mode > SBX_NET_MODE_PROXY)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "seccomp options.net_mode: unknown mode %u",
+                   options->net_mode);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 SbxSeccompProgram *
-sbx_seccomp_program_new (const SbxSeccompOptions *options,
-                         const SbxLinuxReporter  *reporter,
-                         GError                 **error)
+sbx_seccomp_program_generate (const SbxSeccompOptions *options,
+                              GError                 **error)
 {
   g_autoptr(SbxSeccompProgram) program = NULL;
   g_autoptr(GByteArray) exported = NULL;
   g_autoptr(GArray) prog = NULL;
   g_autoptr(GString) arches = NULL;
   g_autoptr(GArray) rules = NULL;
+  SbxSeccompOptions normal;
   uint32_t native, compat = 0;
   uint32_t audit_arches[2];
   int personality_nrs[2];
@@ -907,18 +953,9 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
   g_return_val_if_fail (options != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (options->rung != 1 && options->rung != 2)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "seccomp options.rung: unknown rung %d",
-                   options->rung);
-      return NULL;
-    }
-  if (options->net_mode > SBX_NET_MODE_PROXY)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "seccomp options.net_mode: unknown mode %u",
-                   options->net_mode);
-      return NULL;
-    }
+  if (!check_options (options, error))
+    return NULL;
+  normalize_options (options, &normal);
 
   native = seccomp_arch_native ();
   switch (native)
@@ -944,8 +981,8 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
    * The same errno on every path: socketcall(2), which would merge socket()
    * rules of different errnos, is refused before any of them. */
   rules = g_array_new (FALSE, TRUE, sizeof (SbxSeccompRule));
-  if (!build_context (&native_rules, native, rules, options, &enforces, error) ||
-      !build_context (&compat_rules, compat, NULL, options, &enforces, error))
+  if (!build_context (&native_rules, native, rules, &normal, &enforces, error) ||
+      !build_context (&compat_rules, compat, NULL, &normal, &enforces, error))
     {
       g_clear_pointer (&native_rules.refused_mux, g_ptr_array_unref);
       g_clear_pointer (&compat_rules.refused_mux, g_ptr_array_unref);
@@ -999,6 +1036,127 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
   arches = g_string_new (arch_name (native));
   g_string_append_printf (arches, ",%s", arch_name (compat));
   program->arches = g_strdup (arches->str);
+  program->native_arch = native;
+  program->last_known = first_unknown - 1;
+  return g_steal_pointer (&program);
+}
+
+/* What sbx_seccomp_program_new() checks before it uses a program of the
+ * build-time table: a classic BPF program the kernel's own checks would
+ * accept (length, every jump inside the program and forward, the last
+ * instruction a return) whose first instruction loads the architecture
+ * word, so the filter starts with the architecture dispatch.  The kernel
+ * checks again when the child loads it; this catches a damaged table in
+ * the parent, where the error can name it. */
+gboolean
+sbx_seccomp_check_filter (const struct sock_filter *filter,
+                          size_t                    len,
+                          GError                  **error)
+{
+  if (len == 0 || len > BPF_MAXINSNS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "seccomp table: %zu instructions (1..%d)", len,
+                   BPF_MAXINSNS);
+      return FALSE;
+    }
+  if (filter[0].code != (BPF_LD | BPF_W | BPF_ABS) || filter[0].k != offsetof (struct seccomp_data, arch))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                           "seccomp table: the program does not start by loading the architecture");
+      return FALSE;
+    }
+  if (BPF_CLASS (filter[len - 1].code) != BPF_RET)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                           "seccomp table: the program does not end with a return");
+      return FALSE;
+    }
+  for (size_t pc = 0; pc < len; pc++)
+    {
+      const struct sock_filter *insn = &filter[pc];
+
+      if (BPF_CLASS (insn->code) != BPF_JMP)
+        continue;
+      if (BPF_OP (insn->code) == BPF_JA ? (size_t) insn->k >= len - pc - 1
+                                        : (size_t) MAX (insn->jt, insn->jf) >= len - pc - 1)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                       "seccomp table: instruction %zu jumps past the end of the program", pc);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+#ifndef SBX_SECCOMP_GENERATOR
+/* The build-time table's program for @normal (normalised options), or NULL
+ * when the table has none for it or was built for another architecture;
+ * FALSE with @error when the table's program fails
+ * sbx_seccomp_check_filter(). */
+static gboolean
+lookup_precompiled (const SbxSeccompOptions *normal,
+                    SbxSeccompProgram      **out,
+                    GError                 **error)
+{
+  *out = NULL;
+  for (size_t i = 0; i < sbx_seccomp_n_precompiled; i++)
+    {
+      const SbxSeccompPrecompiled *entry = &sbx_seccomp_precompiled[i];
+      SbxSeccompProgram *program;
+
+      if (entry->rung != normal->rung || entry->net_mode != normal->net_mode ||
+          entry->landlock_abi != normal->landlock_abi || entry->allow_unix_sockets != normal->allow_unix_sockets)
+        continue;
+      if (entry->native_arch != seccomp_arch_native ())
+        return TRUE;
+      if (!sbx_seccomp_check_filter (entry->filter, entry->len, error))
+        return FALSE;
+      program = g_new0 (SbxSeccompProgram, 1);
+      program->filter = (struct sock_filter *) entry->filter;
+      program->len = entry->len;
+      program->enforces = entry->enforces;
+      program->arches = (char *) entry->arches;
+      program->rules = g_new0 (SbxSeccompRule, MAX (entry->n_rules, 1));
+      program->n_rules = entry->n_rules;
+      for (size_t r = 0; r < entry->n_rules; r++)
+        {
+          const SbxSeccompPackedRule *packed = &entry->rules[r];
+          SbxSeccompRule *rule = &program->rules[r];
+
+          rule->name = sbx_seccomp_rule_names + packed->name;
+          rule->err = packed->err;
+          rule->multiplexer = packed->multiplexer != 0;
+          rule->n_args = MIN (packed->n_args, G_N_ELEMENTS (rule->args));
+          for (guint a = 0; a < G_N_ELEMENTS (rule->args); a++)
+            {
+              rule->args[a].arg = packed->args[a].arg;
+              rule->args[a].op = packed->args[a].op;
+              rule->args[a].mask = packed->args[a].mask;
+              rule->args[a].value = packed->args[a].value;
+            }
+        }
+      program->native_arch = entry->native_arch;
+      program->last_known = entry->last_known;
+      program->precompiled = TRUE;
+      *out = program;
+      return TRUE;
+    }
+  return TRUE;
+}
+#endif
+
+gboolean
+sbx_seccomp_program_is_precompiled (const SbxSeccompProgram *program)
+{
+  g_return_val_if_fail (program != NULL, FALSE);
+  return program->precompiled;
+}
+
+void
+sbx_seccomp_program_report (const SbxSeccompProgram *program,
+                            const SbxLinuxReporter  *reporter)
+{
+  uint32_t enforces = program->enforces;
 
   {
     g_autofree char *detail =
@@ -1008,8 +1166,8 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
                        "TIOCSTI/TIOCLINUX, device mknod, set-id mode bits, personality flags that weaken "
                        "hardening, and system calls newer than %d (ENOSYS); every rule holds on every entry "
                        "path (i386 socketcall refused whole)",
-                       program->arches, native == SCMP_ARCH_X86_64 ? " (x32 killed)" : "",
-                       program->len, first_unknown - 1);
+                       program->arches, program->native_arch == SCMP_ARCH_X86_64 ? " (x32 killed)" : "",
+                       program->len, program->last_known);
 
     sbx_linux_report (reporter, "seccomp", SBX_ABI_REPORT_ENFORCED, detail);
   }
@@ -1019,7 +1177,7 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
                     (enforces & SBX_SECCOMP_ENFORCES_UNIX_DENIED)
                     ? "only inet, inet6 and netlink-route sockets can be created (unix: socketpair only)"
                     : "only unix, inet, inet6 and netlink-route sockets can be created");
-  if (native == SCMP_ARCH_X86_64)
+  if (program->native_arch == SCMP_ARCH_X86_64)
     sbx_linux_report (reporter, "compat-sockets", SBX_ABI_REPORT_NARROWED,
                       "32-bit x86: socketcall(2) returns ENOSYS (its arguments are in memory a filter "
                       "cannot read); the direct socket system calls are filtered like the native ones, so "
@@ -1060,6 +1218,33 @@ sbx_seccomp_program_new (const SbxSeccompOptions *options,
     sbx_linux_report (reporter, "truncate", SBX_ABI_REPORT_NARROWED,
                       "Landlock ABI < 3: truncate(2), openat2() and open(O_TRUNC) without write access are "
                       "refused");
+}
 
+SbxSeccompProgram *
+sbx_seccomp_program_new (const SbxSeccompOptions *options,
+                         const SbxLinuxReporter  *reporter,
+                         GError                 **error)
+{
+  g_autoptr(SbxSeccompProgram) program = NULL;
+
+  g_return_val_if_fail (options != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_options (options, error))
+    return NULL;
+#ifndef SBX_SECCOMP_GENERATOR
+  {
+    SbxSeccompOptions normal;
+
+    normalize_options (options, &normal);
+    if (!lookup_precompiled (&normal, &program, error))
+      return NULL;
+  }
+#endif
+  if (program == NULL)
+    program = sbx_seccomp_program_generate (options, error);
+  if (program == NULL)
+    return NULL;
+  sbx_seccomp_program_report (program, reporter);
   return g_steal_pointer (&program);
 }
