@@ -590,6 +590,8 @@ test_no_fd_leak (void)
   {
     g_autoptr(SbxRunResult) r = sbx_executor_run_command (fx.executor, fx.tree.ws, "curl -s http://localhost:1/",
                                                           NULL, NULL);
+
+    g_assert_nonnull (r);
   }
   fx_clear (&fx);
   before = etu_count_fds ();
