@@ -75,6 +75,8 @@ have_curl (void)
 
 /* Sets up a set for @network with @route on @backend.  FALSE (skipped)
  * when the backend cannot run here. */
+static void fx_clear (Fx *fx);
+
 static gboolean
 fx_init_with (Fx             *fx,
               const char     *backend,
@@ -115,6 +117,7 @@ fx_init_with (Fx             *fx,
                                           SBX_EXECUTOR_SET_ERROR_BACKEND_UNAVAILABLE))
     {
       g_test_skip_printf ("%s is unavailable here: %s", backend, error->message);
+      fx_clear (fx);
       return FALSE;
     }
   g_assert_no_error (error);
