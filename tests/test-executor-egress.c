@@ -642,6 +642,7 @@ test_rung2_fails_closed (void)
   g_assert_null (token);
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_GUARANTEE_MISMATCH);
   g_clear_error (&error);
+  g_clear_pointer (&command, g_free);
   fx_clear (&fx);
 
   /* Network=Allow with the route: closed too (nothing reaches the server) */
