@@ -70,6 +70,11 @@ void           sbx_egress_close                 (SbxEgress       *self);
  * that is Deny. */
 guint16        sbx_egress_policy_proxy_port     (SbxEgress       *self,
                                                  SbxProfile      *profile);
+/* What a proxied policy must achieve on top of the profile's requirements:
+ * network-boundary (a backend that leaves the network open next to the
+ * proxy would make the route decorative).  0 without a proxy. */
+SbxGuarantees  sbx_egress_required_guarantees   (SbxEgress       *self,
+                                                 SbxProfile      *profile);
 /* The route fingerprint grants bind: SBX_GRANT_ROUTE_DIRECT without a route. */
 const char    *sbx_egress_grant_route           (SbxEgress       *self);
 /* Route composition of the backend's @bits (upstream §6.5): with a route

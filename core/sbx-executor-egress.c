@@ -202,6 +202,13 @@ sbx_egress_policy_proxy_port (SbxEgress  *self,
   return SBX_EGRESS_PROXY_PORT;
 }
 
+SbxGuarantees
+sbx_egress_required_guarantees (SbxEgress  *self,
+                                SbxProfile *profile)
+{
+  return sbx_egress_policy_proxy_port (self, profile) != 0 ? SBX_GUARANTEE_NETWORK_BOUNDARY : 0;
+}
+
 const char *
 sbx_egress_grant_route (SbxEgress *self)
 {

@@ -392,6 +392,7 @@ executor_setup (SbxExecutor  *self,
   sbx_compile_report_freeze (self->report);
 
   /* Fail closed: the backend must achieve every required guarantee. */
+  required |= sbx_egress_required_guarantees (shared->egress, profile);   /* egress */
   missing = required & ~self->guarantees;
   if (missing != 0)
     {

@@ -113,6 +113,8 @@ test_doctor_unimplemented_feature (void)
   g_assert_null (strstr (run.out, "  mock-egress: REFUSED\n"));
   g_assert_nonnull (strstr (run.out, "  mock-requires-unknown-feature: REFUSED\n"));
   g_assert_nonnull (strstr (run.out, "that this library does not know"));
+  g_assert_nonnull (strstr (run.out, "  mock-egress 0.1.0 (LGPL-2.1-or-later): loaded\n"));
+  g_assert_nonnull (strstr (run.out, "Egress routes:\n  mock-egress (plugin mock-egress, priority 0)\n"));
   /* The positive control next to them loads and is selected. */
   g_assert_nonnull (strstr (run.out, "  backend:    mock-ok\n"));
 }

@@ -75,6 +75,8 @@ have_curl (void)
 
 /* Sets up a set for @network with @route on @backend.  FALSE (skipped)
  * when the backend cannot run here. */
+static void fx_clear (Fx *fx);
+
 static gboolean
 fx_init_with (Fx             *fx,
               const char     *backend,
@@ -115,6 +117,7 @@ fx_init_with (Fx             *fx,
                                           SBX_EXECUTOR_SET_ERROR_BACKEND_UNAVAILABLE))
     {
       g_test_skip_printf ("%s is unavailable here: %s", backend, error->message);
+      fx_clear (fx);
       return FALSE;
     }
   g_assert_no_error (error);
@@ -558,7 +561,61 @@ test_allow_direct_address_rules (void)
   g_assert_cmpuint (test_server_get_n_accepted (fx.http), ==, 1);   /* only the control */
   g_assert_cmpstr (sbx_run_result_get_denied_target (result), ==, target);
   g_assert_nonnull (strstr (sbx_run_result_get_denial_reason (result), "non-public"));
+  g_clear_pointer (&result, sbx_run_result_unref);
+  g_clear_pointer (&out, g_free);
+
+  /* upstream Q8 fixed: a run with grants (none needed here) of an Allow
+   * profile is authorized for every target too */
+  {
+    const char *none[] = { NULL };
+
+    result = sbx_executor_run_command_with_grants (fx.executor, fx.tree.ws, "printf %s \"$HTTP_PROXY\"",
+                                                   "exec-q8", none, NULL, NULL, &error);
+    g_assert_no_error (error);
+    out = output_of (result);
+    g_assert_true (g_str_has_prefix (out, "http://route-"));
+    g_assert_true (g_str_has_suffix (out, "@127.0.0.1:3128"));
+  }
   fx_clear (&fx);
+}
+
+/* Runs through the route leave no descriptor behind: the listener of each
+ * run's namespace is closed with the run, the route's with the set. */
+static void
+test_no_fd_leak (void)
+{
+  g_autoptr(SbxEgressRoute) route = sbx_egress_route_new_direct ();
+  g_autofree char *before_list = NULL, *after_list = NULL;
+  guint before, after;
+  Fx fx;
+
+  /* warm up what GLib and the plugins open once per process */
+  if (!fx_init (&fx, "linux-userns", SBX_ACCESS_ALLOW, route))
+    return;
+  {
+    g_autoptr(SbxRunResult) r = sbx_executor_run_command (fx.executor, fx.tree.ws, "curl -s http://localhost:1/",
+                                                          NULL, NULL);
+
+    g_assert_nonnull (r);
+  }
+  fx_clear (&fx);
+  before = etu_count_fds ();
+  before_list = etu_list_fds ();
+  g_assert_true (fx_init (&fx, "linux-userns", SBX_ACCESS_ALLOW, route));
+  for (int i = 0; i < 5; i++)
+    {
+      g_autofree char *command = g_strdup_printf ("curl -s http://localhost:%u/ >/dev/null",
+                                                  test_server_get_port (fx.http));
+      g_autoptr(SbxRunResult) r = sbx_executor_run_command (fx.executor, fx.tree.ws, command, NULL, NULL);
+
+      g_assert_nonnull (r);
+    }
+  fx_clear (&fx);
+  after = etu_count_fds ();
+  after_list = etu_list_fds ();
+  if (after != before)
+    g_test_message ("before: %s\nafter: %s", before_list, after_list);
+  g_assert_cmpuint (after, ==, before);
 }
 
 /* Rung 2 has no network namespace: the network is closed, the report says
@@ -587,6 +644,7 @@ test_rung2_fails_closed (void)
   g_assert_null (token);
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_GUARANTEE_MISMATCH);
   g_clear_error (&error);
+  g_clear_pointer (&command, g_free);
   fx_clear (&fx);
 
   /* Network=Allow with the route: closed too (nothing reaches the server) */
@@ -690,6 +748,60 @@ test_vendor_plugin_seam (void)
   }
 }
 
+/* A backend that leaves the network open next to the proxy cannot take a
+ * route: with the route, network-boundary is required (mock-ok told to
+ * claim everything but it); without, the same set is created (control). */
+static void
+test_route_needs_network_boundary (void)
+{
+  g_autoptr(SbxEgressRoute) route = sbx_egress_route_new_direct ();
+  g_autoptr(SbxRegistry) registry = NULL;
+  g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
+  g_autoptr(SbxProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *dirs[] = { etu_plugin_dir ("ok"), g_getenv ("SBX_TEST_EGRESS_HTTP_PLUGIN_DIR"), NULL };
+  EtuTree tree;
+
+  etu_tree_init (&tree);
+  g_setenv ("SBX_MOCK_OK_GUARANTEES", "0xef", TRUE);   /* all but network-boundary */
+  registry = sbx_registry_new_for_directories (dirs, &error);
+  g_unsetenv ("SBX_MOCK_OK_GUARANTEES");
+  g_assert_no_error (error);
+  sbx_profile_config_set_workspace (config, tree.ws, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_host (config, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_network (config, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_command (config, SBX_ACCESS_ALLOW);
+  profile = sbx_profile_new (config, &error);
+  g_assert_no_error (error);
+  for (int with_route = 0; with_route < 2; with_route++)
+    {
+      g_autoptr(SbxExecutorSetOptions) options = etu_options (tree.scratch, 1, registry);
+      g_autoptr(SbxExecutorSet) set = NULL;
+      g_autoptr(SbxExecutor) executor = NULL;
+      g_autoptr(GError) local = NULL;
+
+      sbx_executor_set_options_set_backend (options, "mock-ok");
+      if (with_route)
+        sbx_executor_set_options_set_egress_route (options, route);
+      set = sbx_executor_set_new (profile, options, &local);
+      g_assert_no_error (local);
+      executor = sbx_executor_set_for_key (set, "k", &local);
+      if (with_route)
+        {
+          g_assert_null (executor);
+          g_assert_error (local, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_MISSING_GUARANTEES);
+          g_assert_nonnull (strstr (local->message, "network-boundary"));
+        }
+      else
+        {
+          g_assert_no_error (local);
+          g_assert_nonnull (executor);
+        }
+      g_assert_true (sbx_executor_set_close (set, NULL, NULL));
+    }
+  etu_tree_clear (&tree);
+}
+
 /* sbx run --allow-host, as built: the approved target answers, another is
  * refused and sbx says so on stderr. */
 static int
@@ -776,6 +888,8 @@ main (int    argc,
   g_test_add_func ("/executor-egress/allow/upstream-tinyproxy", test_allow_upstream_tinyproxy);
   g_test_add_func ("/executor-egress/allow/direct-address-rules", test_allow_direct_address_rules);
   g_test_add_func ("/executor-egress/rung2/fails-closed", test_rung2_fails_closed);
+  g_test_add_func ("/executor-egress/no-fd-leak", test_no_fd_leak);
+  g_test_add_func ("/executor-egress/route-needs-network-boundary", test_route_needs_network_boundary);
   g_test_add_func ("/executor-egress/no-route", test_no_route);
   g_test_add_func ("/executor-egress/cli/allow-host", test_cli_allow_host);
   g_test_add_func ("/executor-egress/vendor-plugin-seam", test_vendor_plugin_seam);
