@@ -569,8 +569,8 @@ test_allow_direct_address_rules (void)
   {
     const char *none[] = { NULL };
 
-    result = sbx_executor_run_command_with_grants (fx.executor, fx.tree.ws, "printf %s \"$HTTP_PROXY\"",
-                                                   "exec-q8", none, NULL, NULL, &error);
+    result = etu_run_with_grants (fx.executor, fx.tree.ws, SBX_SH_ARGV ("printf %s \"$HTTP_PROXY\""),
+                                  "exec-q8", none, NULL, NULL, &error);
     g_assert_no_error (error);
     out = output_of (result);
     g_assert_true (g_str_has_prefix (out, "http://route-"));
@@ -593,8 +593,9 @@ test_no_fd_leak (void)
   if (!fx_init (&fx, "linux-userns", SBX_ACCESS_ALLOW, route))
     return;
   {
-    g_autoptr(SbxRunResult) r = sbx_executor_run_command (fx.executor, fx.tree.ws, "curl -s http://localhost:1/",
-                                                          NULL, NULL);
+    g_autoptr(SbxRunResult) r = sbx_executor_run (fx.executor, fx.tree.ws,
+                                                  SBX_SH_ARGV ("curl -s http://localhost:1/"),
+                                                  NULL, NULL, NULL);
 
     g_assert_nonnull (r);
   }
@@ -606,7 +607,8 @@ test_no_fd_leak (void)
     {
       g_autofree char *command = g_strdup_printf ("curl -s http://localhost:%u/ >/dev/null",
                                                   test_server_get_port (fx.http));
-      g_autoptr(SbxRunResult) r = sbx_executor_run_command (fx.executor, fx.tree.ws, command, NULL, NULL);
+      g_autoptr(SbxRunResult) r = sbx_executor_run (fx.executor, fx.tree.ws, SBX_SH_ARGV (command), NULL,
+                                                          NULL, NULL);
 
       g_assert_nonnull (r);
     }
