@@ -749,9 +749,10 @@ transient_policy_build (TransientPolicy   *tp,
  * 8-9).  The backend gets the grant fds during compile only (it dup()s what
  * it keeps); the recompiled guarantees must equal the expected ones. */
 SbxBackendSpec *
-sbx_executor_compile_transient (SbxExecutor  *self,
-                   GrantBatch   *batch,
-                   GError      **error)
+sbx_executor_compile_transient (SbxExecutor       *self,
+                                GrantBatch        *batch,
+                                SbxCompileReport **out_report,
+                                GError           **error)
 {
   g_auto(TransientPolicy) tp = { 0 };
   g_autoptr(SbxCompileReport) report = sbx_compile_report_new ();
@@ -777,6 +778,8 @@ sbx_executor_compile_transient (SbxExecutor  *self,
                           "Grant guarantee mismatch: the spec compiled for this run's grants "
                           "achieves {%s}, expected {%s}", got, want), NULL);
     }
+  if (out_report != NULL)
+    *out_report = g_steal_pointer (&report);
   return g_steal_pointer (&spec);
 }
 

@@ -891,13 +891,13 @@ setup_streams (SbxProcess *self,
   return TRUE;
 }
 
-static SbxProcess *
-process_spawn (SbxExecutor      *executor,
-               SbxStartRequest  *rr_in,
-               GCancellable     *cancellable,
-               GError          **error)
+SbxProcess *
+sbx_process_start_admitted (SbxExecutor      *executor,
+                            SbxStartRequest  *rr,
+                            SbxAdmission     *admission,
+                            GCancellable     *cancellable,
+                            GError          **error)
 {
-  g_autoptr(SbxStartRequest) rr = rr_in;
   g_autoptr(SbxProcess) self = NULL;
   g_autoptr(GError) spawn_error = NULL;
   SbxExecutorShared *shared;
@@ -909,21 +909,34 @@ process_spawn (SbxExecutor      *executor,
 
   self = g_object_new (SBX_TYPE_PROCESS, NULL);
   self->executor = g_object_ref (executor);
-  self->rr = g_steal_pointer (&rr);
-  if (!sbx_start_request_own_fds (self->rr, error))
-    return NULL;
-  if (!sbx_executor_admit (executor, self->rr, cancellable, &self->admission, error))
-    return NULL;
+  self->rr = rr;
+  self->admission = *admission;
+  memset (admission, 0, sizeof *admission);
   shared = self->admission.shared;
-  self->deadline = self->admission.deadline;
-  self->context = g_main_context_ref_thread_default ();
-
-  if (!setup_streams (self, child, owned, error))
+  if (g_cancellable_is_cancelled (cancellable))
     {
       SbxSuperviseResult none = { 0 };
 
-      sbx_executor_emit_exit (executor, &self->admission, &none, *error, FALSE);
+      sbx_executor_fail (&spawn_error, SBX_EXECUTOR_ERROR_CANCELLED,
+                         "The start of “%s” was cancelled; nothing was spawned",
+                         self->rr->argv[0]);
+      sbx_executor_emit_exit (executor, &self->admission, &none, spawn_error, FALSE);
       sbx_admission_clear (&self->admission);
+      self->state = STATE_DONE;
+      g_propagate_error (error, g_steal_pointer (&spawn_error));
+      return NULL;
+    }
+  self->deadline = self->admission.deadline;
+  self->context = g_main_context_ref_thread_default ();
+
+  if (!setup_streams (self, child, owned, &spawn_error))
+    {
+      SbxSuperviseResult none = { 0 };
+
+      sbx_executor_emit_exit (executor, &self->admission, &none, spawn_error, FALSE);
+      sbx_admission_clear (&self->admission);
+      self->state = STATE_DONE;
+      g_propagate_error (error, g_steal_pointer (&spawn_error));
       return NULL;
     }
 
@@ -1074,7 +1087,15 @@ sbx_executor_spawn (SbxExecutor          *self,
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return process_spawn (self, sbx_start_request_new (cwd, argv, options), cancellable, error);
+  g_autoptr(SbxStartRequest) rr = NULL;
+  SbxAdmission admission;
+
+  rr = sbx_start_request_new (cwd, argv, options);
+  if (!sbx_start_request_own_fds (rr, error))
+    return NULL;
+  if (!sbx_executor_admit (self, rr, cancellable, &admission, error))
+    return NULL;
+  return sbx_process_start_admitted (self, g_steal_pointer (&rr), &admission, cancellable, error);
 }
 
 /* ------------------------------------------------------------------------- */
