@@ -16,6 +16,9 @@ G_BEGIN_DECLS
  * SBX_EXECUTOR_ERROR_CLOSED.  Safe against a concurrent reap. */
 void sbx_process_close_internal (SbxProcess *self);
 
+/* Whether the process's stdin and stdout are a PTY master. */
+gboolean    sbx_process_has_pty         (SbxProcess *self);
+
 /* Spawns an admitted start (sbx_executor_spawn() = admit + this; a
  * prepared process's start is this).  Takes @rr and the contents of
  * @admission (cleared), whatever the outcome; a failure releases the
