@@ -287,6 +287,9 @@ sbx_admission_clear (SbxAdmission *admission)
   g_clear_pointer (&admission->cwd, g_free);
   g_clear_pointer (&admission->spent, g_ptr_array_unref);
   sbx_egress_run_clear (&admission->egress);
+  g_clear_pointer (&admission->write_paths, g_ptr_array_unref);
+  g_clear_pointer (&admission->write_trees, g_ptr_array_unref);
+  g_clear_pointer (&admission->report, sbx_compile_report_unref);
   if (admission->entered)
     {
       admission->entered = FALSE;
@@ -306,6 +309,7 @@ admit_grants (SbxExecutor            *self,
               SbxBackendSpec        **spec,
               GPtrArray             **out_spent,
               GPtrArray             **out_proxy_targets,
+              SbxAdmission           *out,
               GError                **error)
 {
   g_auto(GrantBatch) batch = { 0 };
@@ -325,12 +329,29 @@ admit_grants (SbxExecutor            *self,
   if (!ok)
     return FALSE;
 
+  out->write_paths = g_ptr_array_new_with_free_func (g_free);
+  out->write_trees = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < batch.fs->len; i++)
+    {
+      const FsDelta *d = g_ptr_array_index (batch.fs, i);
+
+      if ((d->info->fs_allow & SBX_FS_WRITE) == 0)
+        continue;
+      if (d->info->shape == SBX_GRANT_SHAPE_FS_HOST)
+        out->host_write = TRUE;
+      else if (d->info->shape == SBX_GRANT_SHAPE_FS_EXACT)
+        g_ptr_array_add (out->write_paths, g_strdup (d->target));
+      else
+        g_ptr_array_add (out->write_trees, g_strdup (d->target));
+    }
+
   /* Only a batch that changes the policy gets a transient spec: a
    * command.start.v1 grant alone authorizes the start and runs on the
    * executor's own spec (same policy, same guarantees). */
   if (batch.fs->len > 0 || batch.ports->len > 0)
     {
-      SbxBackendSpec *transient = sbx_executor_compile_transient (self, &batch, error);
+      SbxBackendSpec *transient = sbx_executor_compile_transient (self, &batch, &out->report,
+                                                                  error);
 
       /* The fresh handles were for the compile only. */
       for (guint i = 0; i < batch.fs->len; i++)
@@ -463,7 +484,7 @@ sbx_executor_admit (SbxExecutor            *self,
   /* 4. */
   if (rr->with_grants)
     {
-      if (!admit_grants (self, rr, cwd, &spec, &spent, &proxy_targets, error))
+      if (!admit_grants (self, rr, cwd, &spec, &spent, &proxy_targets, out, error))
         {
           sbx_admission_clear (out);
           return FALSE;

@@ -171,24 +171,24 @@ issue_grant_admitted (SbxExecutor  *self,
   /* §5.5, in upstream's order. */
   if (!sbx_grant_text_valid (execution_id))
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_MALFORMED,
-                        "Grant malformed: the execution ID must be valid text (non-empty UTF-8, "
-                        "no NUL, no leading or trailing white space)"), NULL);
+                                     "Grant malformed: the execution ID must be valid text (non-empty UTF-8, "
+                                     "no NUL, no leading or trailing white space)"), NULL);
   if (!sbx_grant_text_valid (command))
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_MALFORMED,
-                        "Grant malformed: the command must be valid text (non-empty UTF-8, "
-                        "no NUL, no leading or trailing white space)"), NULL);
+                                     "Grant malformed: the command must be valid text (non-empty UTF-8, "
+                                     "no NUL, no leading or trailing white space)"), NULL);
   canonical_cwd = sbx_path_canonical_root (cwd, &local_error);
   if (canonical_cwd == NULL)
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "Grant malformed: cwd “%s”: %s",
-                        cwd != NULL ? cwd : "(null)", local_error->message), NULL);
+                                     cwd != NULL ? cwd : "(null)", local_error->message), NULL);
   /* An unknown class is UNSUPPORTED whatever its target (upstream passes
    * such a target through step 5 unchanged and refuses it at step 6). */
   info = sbx_grant_class_lookup (grant_class);
   if (info == NULL)
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
-                        "Grant class unsupported: “%s” is not a grant class",
-                        grant_class != NULL && g_utf8_validate (grant_class, -1, NULL)
-                        ? grant_class : "(invalid)"), NULL);
+                                     "Grant class unsupported: “%s” is not a grant class",
+                                     grant_class != NULL && g_utf8_validate (grant_class, -1, NULL)
+                                     ? grant_class : "(invalid)"), NULL);
   /* Steps 5 and 6: the kind and scope are derived from the class and the
    * canonical target, so they cannot disagree with them, and step 11
    * (canonicalise again, authorise again) has nothing left to narrow. */
@@ -197,26 +197,26 @@ issue_grant_admitted (SbxExecutor  *self,
     return NULL;
   if (info->shape == SBX_GRANT_SHAPE_COMMAND && strcmp (target, command) != 0)
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_WRONG_COMMAND,
-                        "Grant command mismatch: a %s target must be the command itself",
-                        info->name), NULL);
+                                     "Grant command mismatch: a %s target must be the command itself",
+                                     info->name), NULL);
   if (info->shape == SBX_GRANT_SHAPE_NET_PROXY && shared->egress == NULL)
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
-                        "Grant class unsupported: %s needs an egress route, and this executor "
-                        "set has none", info->name), NULL);
+                                     "Grant class unsupported: %s needs an egress route, and this executor "
+                                     "set has none", info->name), NULL);
   if (!sbx_backend_supports_grant_class (shared->backend, info->name))
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
-                        "Grant class unsupported: backend “%s” cannot enforce %s",
-                        sbx_backend_get_name (shared->backend), info->name), NULL);
+                                     "Grant class unsupported: backend “%s” cannot enforce %s",
+                                     sbx_backend_get_name (shared->backend), info->name), NULL);
   if (!sbx_profile_access_for (shared->profile, info->kind, scope, &access, error))
     return NULL;
   if (access == SBX_ACCESS_DENY)
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_DENIED,
-                        "Capability denied: the profile denies %s on “%s”; it cannot be granted",
-                        info->kind, scope[0] != '\0' ? scope : target), NULL);
+                                     "Capability denied: the profile denies %s on “%s”; it cannot be granted",
+                                     info->kind, scope[0] != '\0' ? scope : target), NULL);
   if (access == SBX_ACCESS_ALLOW)
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
-                        "Grant class unsupported: the profile already allows %s on “%s”; "
-                        "there is nothing to grant", info->kind, scope[0] != '\0' ? scope : target),
+                                     "Grant class unsupported: the profile already allows %s on “%s”; "
+                                     "there is nothing to grant", info->kind, scope[0] != '\0' ? scope : target),
             NULL);
   /* The set's private directory (every executor's HOME, TMPDIR and state)
    * is denied whole by the compiled policy, whatever the profile says about
@@ -224,8 +224,8 @@ issue_grant_admitted (SbxExecutor  *self,
    * executor's files). */
   if (is_filesystem_shape (info->shape) && sbx_path_within (target, shared->owned_dir))
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_DENIED,
-                        "Capability denied: “%s” lies in the executor set's private directory, "
-                        "which no grant opens", target), NULL);
+                                     "Capability denied: “%s” lies in the executor set's private directory, "
+                                     "which no grant opens", target), NULL);
 
   g_mutex_lock (&self->mutex);
   if (self->closed || !self->key_valid)
@@ -243,9 +243,9 @@ issue_grant_admitted (SbxExecutor  *self,
     {
       g_mutex_unlock (&self->mutex);
       return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_EXPIRED,
-                          "Grant expired: the expiry must lie after now and at most the set's "
-                          "grant TTL (%" G_GINT64_FORMAT " ms) ahead; it is %" G_GINT64_FORMAT
-                          " ms from now", ttl_ms, expiry_ms - now_ms), NULL);
+                                       "Grant expired: the expiry must lie after now and at most the set's "
+                                       "grant TTL (%" G_GINT64_FORMAT " ms) ahead; it is %" G_GINT64_FORMAT
+                                       " ms from now", ttl_ms, expiry_ms - now_ms), NULL);
     }
   if ((info->required & ~self->guarantees) != 0)
     {
@@ -253,8 +253,8 @@ issue_grant_admitted (SbxExecutor  *self,
 
       g_mutex_unlock (&self->mutex);
       return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_GUARANTEE_MISMATCH,
-                          "Grant guarantee mismatch: %s needs %s, which this executor does not "
-                          "achieve", info->name, names), NULL);
+                                       "Grant guarantee mismatch: %s needs %s, which this executor does not "
+                                       "achieve", info->name, names), NULL);
     }
   if (!sbx_executor_fill_random (payload.nonce, sizeof payload.nonce, &local_error))
     {
@@ -446,12 +446,12 @@ same_identity_fd (int a,
  * caller commits or un-reserves them. */
 gboolean
 sbx_executor_verify_batch_locked (SbxExecutor       *self,
-                     const char        *execution_id,
-                     const char        *command,
-                     const char        *cwd,
-                     const char *const *grants,
-                     GrantBatch        *batch,
-                     GError           **error)
+                                  const char        *execution_id,
+                                  const char        *command,
+                                  const char        *cwd,
+                                  const char *const *grants,
+                                  GrantBatch        *batch,
+                                  GError           **error)
 {
   SbxExecutorShared *shared = self->shared;
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -468,60 +468,60 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
 
       if (sbx_grant_replay_contains (self->replay, id) || g_hash_table_contains (seen, id))
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_REPLAY,
-                           "Grant replay: token %u was already spent (or is given twice)", i);
+                                        "Grant replay: token %u was already spent (or is given twice)", i);
       g_hash_table_add (seen, g_strdup (id));
       if (!sbx_grant_token_open (self->grant_key, grants[i], &p, error))
         return FALSE;
       if (now_ms > p.expiry_ms)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_EXPIRED,
-                           "Grant expired: token %u expired %" G_GINT64_FORMAT " ms ago", i,
-                           now_ms - p.expiry_ms);
+                                        "Grant expired: token %u expired %" G_GINT64_FORMAT " ms ago", i,
+                                        now_ms - p.expiry_ms);
       if (strcmp (p.execution_id, execution_id) != 0)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_WRONG_EXECUTION,
-                           "Grant execution mismatch: token %u was issued for another execution", i);
+                                        "Grant execution mismatch: token %u was issued for another execution", i);
       if (strcmp (p.command, command) != 0)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_WRONG_COMMAND,
-                           "Grant command mismatch: token %u was issued for another command", i);
+                                        "Grant command mismatch: token %u was issued for another command", i);
       if (strcmp (p.cwd, cwd) != 0)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_WRONG_WORKING_DIRECTORY,
-                           "Grant working directory mismatch: token %u was issued for “%s”, "
-                           "not “%s”", i, p.cwd, cwd);
+                                        "Grant working directory mismatch: token %u was issued for “%s”, "
+                                        "not “%s”", i, p.cwd, cwd);
       if (strcmp (p.profile_fingerprint, sbx_profile_get_fingerprint (shared->profile)) != 0)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_PROFILE_MISMATCH,
-                           "Grant profile mismatch: token %u was issued under another profile", i);
+                                        "Grant profile mismatch: token %u was issued under another profile", i);
       if (strcmp (p.route_fingerprint, sbx_egress_grant_route (shared->egress)) != 0)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_ROUTE_MISMATCH,
-                           "Grant route mismatch: token %u was issued for another egress route", i);
+                                        "Grant route mismatch: token %u was issued for another egress route", i);
       if (p.guarantee_bits != (guint64) self->guarantees)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_GUARANTEE_MISMATCH,
-                           "Grant guarantee mismatch: token %u was issued under other guarantees "
-                           "(0x%" G_GINT64_MODIFIER "x, now 0x%x)", i, p.guarantee_bits,
-                           (unsigned) self->guarantees);
+                                        "Grant guarantee mismatch: token %u was issued under other guarantees "
+                                        "(0x%" G_GINT64_MODIFIER "x, now 0x%x)", i, p.guarantee_bits,
+                                        (unsigned) self->guarantees);
       info = sbx_grant_class_lookup (p.grant_class);
       if (info == NULL)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
-                           "Grant class unsupported: token %u has an unknown class", i);
+                                        "Grant class unsupported: token %u has an unknown class", i);
       if (!target_fits_class (info, p.target)
           || (is_filesystem_shape (info->shape)
               && (p.binding == NULL || strcmp (p.binding->canonical_path, p.target) != 0))
           || (!is_filesystem_shape (info->shape) && p.binding != NULL))
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_MALFORMED,
-                           "Grant malformed: token %u's target does not fit %s", i, info->name);
+                                        "Grant malformed: token %u's target does not fit %s", i, info->name);
       if (!sbx_backend_supports_grant_class (shared->backend, info->name))
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
-                           "Grant class unsupported: backend “%s” cannot enforce %s",
-                           sbx_backend_get_name (shared->backend), info->name);
+                                        "Grant class unsupported: backend “%s” cannot enforce %s",
+                                        sbx_backend_get_name (shared->backend), info->name);
       if ((info->required & ~self->guarantees) != 0)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_GUARANTEE_MISMATCH,
-                           "Grant guarantee mismatch: %s needs guarantees this executor lacks",
-                           info->name);
+                                        "Grant guarantee mismatch: %s needs guarantees this executor lacks",
+                                        info->name);
 
       switch (info->shape)
         {
         case SBX_GRANT_SHAPE_COMMAND:
           if (strcmp (p.target, command) != 0)
             return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_WRONG_COMMAND,
-                               "Grant command mismatch: token %u starts another command", i);
+                                            "Grant command mismatch: token %u starts another command", i);
           batch->command_start = TRUE;
           g_ptr_array_add (batch->spent, g_strdup_printf ("%s %s: authorized this start",
                                                           info->name, p.target));
@@ -580,8 +580,8 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
         default:
           /* Upstream step 6: proxy targets without a proxy. */
           return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
-                             "Grant class unsupported: %s needs an egress route, and this "
-                             "executor set has none", info->name);
+                                          "Grant class unsupported: %s needs an egress route, and this "
+                                          "executor set has none", info->name);
         }
       g_ptr_array_add (batch->ids, g_strdup (id));
       g_array_append_val (batch->expiries, p.expiry_ms);
@@ -595,13 +595,13 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
     case SBX_ACCESS_GATED:
       if (!batch->command_start)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_REQUIRED,
-                           "Approval grant required: the profile gates command execution and no "
-                           "%s grant for this command was given", SBX_GRANT_CLASS_COMMAND_START);
+                                        "Approval grant required: the profile gates command execution and no "
+                                        "%s grant for this command was given", SBX_GRANT_CLASS_COMMAND_START);
       break;
     case SBX_ACCESS_DENY:
     default:
       return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_DENIED,
-                         "Capability denied: the profile denies command execution");
+                                      "Capability denied: the profile denies command execution");
     }
 
   /* Step 7: every filesystem token's retained handle, re-acquired fresh. */
@@ -615,14 +615,14 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
       rh = g_hash_table_lookup (self->retained, d->id);
       if (rh == NULL)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_REPLAY,
-                           "Grant replay: the handle of the grant on “%s” is gone (spent or "
-                           "expired)", d->target);
+                                        "Grant replay: the handle of the grant on “%s” is gone (spent or "
+                                        "expired)", d->target);
       if (!sbx_grant_binding_equal (rh->binding, d->binding) || strcmp (rh->target, d->target) != 0
           || rh->exact != (d->info->shape == SBX_GRANT_SHAPE_FS_EXACT)
           || rh->expiry_ms != d->expiry_ms)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_TARGET_CHANGED,
-                           "Granted filesystem target changed: the retained handle of “%s” does "
-                           "not match its token", d->target);
+                                        "Granted filesystem target changed: the retained handle of “%s” does "
+                                        "not match its token", d->target);
       if (!sbx_grant_binding_revalidate (d->binding, error))
         return FALSE;
       d->fd = sbx_grant_acquire_handle (d->binding, rh->exact, error);
@@ -630,16 +630,16 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
         return FALSE;
       if (!same_identity_fd (d->fd, rh->fd))
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_TARGET_CHANGED,
-                           "Granted filesystem target changed: “%s” is not the file approved",
-                           d->target);
+                                        "Granted filesystem target changed: “%s” is not the file approved",
+                                        d->target);
       for (guint k = 0; k < i; k++)
         {
           FsDelta *o = g_ptr_array_index (batch->fs, k);
 
           if (o->fd >= 0 && strcmp (o->target, d->target) == 0 && !same_identity_fd (o->fd, d->fd))
             return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_TARGET_CHANGED,
-                               "Granted filesystem target changed: two grants name “%s” with "
-                               "different identities", d->target);
+                                            "Granted filesystem target changed: two grants name “%s” with "
+                                            "different identities", d->target);
         }
     }
 
@@ -652,7 +652,7 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
 
 void
 sbx_executor_add_grant_spent_members (JsonBuilder *builder,
-                         gpointer     data)
+                                      gpointer     data)
 {
   const GrantSpentEvent *ev = data;
 
@@ -665,7 +665,7 @@ sbx_executor_add_grant_spent_members (JsonBuilder *builder,
 /* (mutex) Un-reserves a batch that will not run: nothing is consumed. */
 void
 sbx_executor_unreserve_batch_locked (SbxExecutor *self,
-                        GrantBatch  *batch)
+                                     GrantBatch  *batch)
 {
   for (guint i = 0; i < batch->ids->len; i++)
     sbx_grant_replay_remove (self->replay, g_ptr_array_index (batch->ids, i));
@@ -675,7 +675,7 @@ sbx_executor_unreserve_batch_locked (SbxExecutor *self,
  * IDs stay in the replay registry and their retained handles close. */
 void
 sbx_executor_commit_batch_locked (SbxExecutor *self,
-                     GrantBatch  *batch)
+                                  GrantBatch  *batch)
 {
   for (guint i = 0; i < batch->fs->len; i++)
     g_hash_table_remove (self->retained, ((FsDelta *) g_ptr_array_index (batch->fs, i))->id);
@@ -765,9 +765,10 @@ transient_policy_build (TransientPolicy   *tp,
  * 8-9).  The backend gets the grant fds during compile only (it dup()s what
  * it keeps); the recompiled guarantees must equal the expected ones. */
 SbxBackendSpec *
-sbx_executor_compile_transient (SbxExecutor  *self,
-                   GrantBatch   *batch,
-                   GError      **error)
+sbx_executor_compile_transient (SbxExecutor       *self,
+                                GrantBatch        *batch,
+                                SbxCompileReport **out_report,
+                                GError           **error)
 {
   g_auto(TransientPolicy) tp = { 0 };
   g_autoptr(SbxCompileReport) report = sbx_compile_report_new ();
@@ -782,8 +783,8 @@ sbx_executor_compile_transient (SbxExecutor  *self,
                               &compile_error);
   if (spec == NULL)
     return (sbx_executor_fail (error, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
-                  "Backend “%s” cannot compile the spec this run's grants need: %s",
-                  sbx_backend_get_name (self->shared->backend), compile_error->message), NULL);
+                               "Backend “%s” cannot compile the spec this run's grants need: %s",
+                               sbx_backend_get_name (self->shared->backend), compile_error->message), NULL);
   if ((bits & ~batch->may_drop) != keep || (bits & ~self->guarantees) != 0
       || (bits & batch->must_drop) != 0)
     {
@@ -791,16 +792,18 @@ sbx_executor_compile_transient (SbxExecutor  *self,
       g_autofree char *want = sbx_executor_guarantee_names (keep);
 
       return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_GUARANTEE_MISMATCH,
-                          "Grant guarantee mismatch: the spec compiled for this run's grants "
-                          "achieves {%s}, expected {%s}", got, want), NULL);
+                                       "Grant guarantee mismatch: the spec compiled for this run's grants "
+                                       "achieves {%s}, expected {%s}", got, want), NULL);
     }
+  if (out_report != NULL)
+    *out_report = g_steal_pointer (&report);
   return g_steal_pointer (&spec);
 }
 
 /* The command gate: decided before anything is spawned. */
 gboolean
 sbx_executor_check_command_gate (SbxExecutor  *self,
-                    GError      **error)
+                                 GError      **error)
 {
   switch (sbx_profile_get_command (self->shared->profile))
     {
@@ -808,11 +811,11 @@ sbx_executor_check_command_gate (SbxExecutor  *self,
       return TRUE;
     case SBX_ACCESS_GATED:
       return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_REQUIRED,
-                         "Approval grant required: the profile gates command execution; run "
-                         "with a %s grant for this command", SBX_GRANT_CLASS_COMMAND_START);
+                                      "Approval grant required: the profile gates command execution; run "
+                                      "with a %s grant for this command", SBX_GRANT_CLASS_COMMAND_START);
     case SBX_ACCESS_DENY:
     default:
       return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_DENIED,
-                         "Capability denied: the profile denies command execution");
+                                      "Capability denied: the profile denies command execution");
     }
 }

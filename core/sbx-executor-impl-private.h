@@ -130,9 +130,10 @@ void     sbx_executor_commit_batch_locked (SbxExecutor *self,
                                            GrantBatch  *batch);
 /* The spec of one spawn with the batch's deltas; its guarantees must equal
  * the expected ones. */
-SbxBackendSpec *sbx_executor_compile_transient (SbxExecutor  *self,
-                                                GrantBatch   *batch,
-                                                GError      **error);
+SbxBackendSpec *sbx_executor_compile_transient (SbxExecutor       *self,
+                                                GrantBatch        *batch,
+                                                SbxCompileReport **out_report,
+                                                GError           **error);
 /* The command gate of a start without grants. */
 gboolean sbx_executor_check_command_gate (SbxExecutor  *self,
                                           GError      **error);
@@ -187,6 +188,11 @@ typedef struct
   guint64            run_id;
   gint64             deadline;   /* monotonic µs, 0: none */
   SbxEgressRun       egress;     /* the run's authorization on the set's route (egress) */
+  /* What the grants opened for writing (upstream EffectiveAccess). */
+  gboolean           host_write;
+  GPtrArray         *write_paths;  /* char*, exact entries */
+  GPtrArray         *write_trees;  /* char*, trees */
+  SbxCompileReport  *report;       /* the transient spec's, or NULL (the executor's) */
 } SbxAdmission;
 
 /* Every check and reservation before a spawn (see sbx-executor-admit.c);

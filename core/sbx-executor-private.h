@@ -62,6 +62,7 @@ typedef struct
   gboolean          closing;        /* (mutex) */
   guint             active;         /* (mutex) admissions in flight */
   GPtrArray        *sinks;          /* (mutex for the pointer) SbxReporterSink*; NULL once closed */
+  GPtrArray        *prepared;       /* (mutex) SbxPreparedProcess* (strong) neither started nor closed */
   GPtrArray        *processes;      /* (mutex) SbxProcess* (strong) spawned and not yet reaped */
   guint64           next_run_id;    /* (atomic via mutex) */
   struct _SbxEgress *egress;        /* (nullable) the set's egress route (sbx-executor-egress-private.h) */

@@ -170,6 +170,7 @@ executor_shared_new (void)
   shared->live_fd = -1;
   shared->sinks = g_ptr_array_new ();
   shared->processes = g_ptr_array_new ();
+  shared->prepared = g_ptr_array_new ();
   return shared;
 }
 
@@ -203,6 +204,7 @@ sbx_executor_shared_unref (SbxExecutorShared *shared)
   /* Empty: a process leaves the list when it is reaped, and holds the
    * shared state (through its executor) until then. */
   g_ptr_array_unref (shared->processes);
+  g_ptr_array_unref (shared->prepared);
   if (shared->close_fd >= 0)
     close (shared->close_fd);
   g_free (shared->set_id);
@@ -987,6 +989,22 @@ set_close_run (SbxExecutorSet  *self,
   do
     r = write (shared->close_fd, &one, sizeof one);
   while (r < 0 && errno == EINTR);
+
+  /* 2a: close every prepared process that was never started (its
+   * reservation holds the barrier).  A start racing this either took its
+   * admission first (and registers as a process below, or fails CLOSED) or
+   * finds it closed. */
+  {
+    g_autoptr(GPtrArray) prepared = NULL;
+
+    g_mutex_lock (&shared->mutex);
+    prepared = g_ptr_array_copy (shared->prepared, (GCopyFunc) (void (*) (void)) g_object_ref,
+                                 NULL);
+    g_ptr_array_set_free_func (prepared, g_object_unref);
+    g_mutex_unlock (&shared->mutex);
+    for (guint i = 0; i < prepared->len; i++)
+      sbx_prepared_process_close (prepared->pdata[i]);
+  }
 
   /* 2b: kill every spawned process and reap it here (its waits complete
    * with CLOSED): a process's admission lasts until its finish() ran, and

@@ -17,6 +17,7 @@
 #include "sbx-run-result.h"
 #include "sbx-grant.h"
 #include "sbx-process.h"
+#include "sbx-prepared-process.h"
 
 G_BEGIN_DECLS
 
@@ -61,6 +62,10 @@ GQuark sbx_executor_error_quark (void);
  *   whole process tree was killed before the call returned.  Since: 0.1
  * @SBX_EXECUTOR_ERROR_TEARDOWN_FAILED: the child ran, but the backend could
  *   not prove that its process tree ended.  Since: 0.1
+ * @SBX_EXECUTOR_ERROR_ALREADY_STARTED: a [class@Sbx.PreparedProcess] was
+ *   started before; it starts once.  Since: 0.1
+ * @SBX_EXECUTOR_ERROR_PROCESS_CLOSED: the [class@Sbx.PreparedProcess] was
+ *   closed (by itself or by its set's close) before it started.  Since: 0.1
  *
  * Errors from running commands with a [class@Sbx.Executor].  A run whose
  * command exits with a non-zero status or dies from a signal is not an
@@ -82,6 +87,8 @@ typedef enum /*< prefix=SBX_EXECUTOR_ERROR >*/
   SBX_EXECUTOR_ERROR_TIMED_OUT,
   SBX_EXECUTOR_ERROR_CANCELLED,
   SBX_EXECUTOR_ERROR_TEARDOWN_FAILED,
+  SBX_EXECUTOR_ERROR_ALREADY_STARTED,
+  SBX_EXECUTOR_ERROR_PROCESS_CLOSED,
 } SbxExecutorError;
 
 #define SBX_TYPE_EXECUTOR (sbx_executor_get_type ())
@@ -127,6 +134,14 @@ SbxRunResult     *sbx_executor_run_finish         (SbxExecutor          *self,
 
 SBX_AVAILABLE_IN_0_1
 SbxProcess       *sbx_executor_spawn              (SbxExecutor          *self,
+                                                   const char           *cwd,
+                                                   const char *const    *argv,
+                                                   const SbxRunOptions  *options,
+                                                   GCancellable         *cancellable,
+                                                   GError              **error);
+
+SBX_AVAILABLE_IN_0_1
+SbxPreparedProcess *sbx_executor_prepare          (SbxExecutor          *self,
                                                    const char           *cwd,
                                                    const char *const    *argv,
                                                    const SbxRunOptions  *options,

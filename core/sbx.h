@@ -19,6 +19,7 @@
 #include "sbx-run-options.h"
 #include "sbx-run-result.h"
 #include "sbx-process.h"
+#include "sbx-prepared-process.h"
 #include "sbx-network-target.h"
 #include "sbx-address-class.h"
 #include "sbx-egress-route.h"

@@ -602,16 +602,22 @@ test_deadline (gconstpointer data)
   Fixture fx;
   g_autoptr(SbxProcess) process = NULL;
   g_autoptr(SbxRunOptions) options = sbx_run_options_new ();
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autoptr(GDateTime) deadline = g_date_time_add (now, 300 * G_TIME_SPAN_MILLISECOND);
-  g_autoptr(GDateTime) past = g_date_time_add (now, -G_TIME_SPAN_SECOND);
+  g_autoptr(GDateTime) now = NULL;
+  g_autoptr(GDateTime) deadline = NULL;
+  g_autoptr(GDateTime) past = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(SbxRunResult) result = NULL;
   const char *sleep_argv[] = { "sleep", "30", NULL };
-  gint64 start = g_get_monotonic_time ();
+  gint64 start;
 
   if (!fixture_setup (&fx, data, SBX_ACCESS_ALLOW))
     return;
+  /* Set after the set exists (slow under sanitizers): the deadline is for
+   * the command, not for the setup. */
+  now = g_date_time_new_now_utc ();
+  deadline = g_date_time_add (now, 500 * G_TIME_SPAN_MILLISECOND);
+  past = g_date_time_add (now, -G_TIME_SPAN_SECOND);
+  start = g_get_monotonic_time ();
   sbx_run_options_set_deadline (options, deadline);
   process = spawn (&fx, "sleep 30", options, NULL);
   g_assert_false (sbx_process_wait (process, NULL, &error));
@@ -843,11 +849,13 @@ test_many_waits (gconstpointer data)
 
   if (!fixture_setup (&fx, data, SBX_ACCESS_ALLOW))
     return;
-  /* Two fds per process (its stdin pipe and its pidfd). */
+  /* Two fds per process here (its stdin pipe and its pidfd), and room for
+   * what a sandbox's setup opens in a child that starts with a copy of this
+   * fd table. */
   g_assert_cmpint (getrlimit (RLIMIT_NOFILE, &rl), ==, 0);
-  if (rl.rlim_cur < 2 * n + 256)
+  if (rl.rlim_cur < 4 * n + 256)
     {
-      rl.rlim_cur = MIN (rl.rlim_max, (rlim_t) (2 * n + 256));
+      rl.rlim_cur = MIN (rl.rlim_max, (rlim_t) (4 * n + 256));
       g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &rl), ==, 0);
     }
   if (rl.rlim_cur < 2 * n + 256)
