@@ -49,17 +49,6 @@ const char *probe_result_name (int result);
       }                                                                             \
   } G_STMT_END
 
-/* The policy builder is the helper library's (EtuPolicy); these are its
- * old names here, kept while branches written against them are merged
- * (`sed -i -f tests/test-util-rename.sed` renames the callers). */
-typedef EtuPolicy TestPolicy;
-#define test_policy_new         etu_policy_new
-#define test_policy_free        etu_policy_free
-#define test_policy_add         etu_policy_add
-#define test_policy_add_runtime etu_policy_add_runtime
-#define test_policy_get         etu_policy_get
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestPolicy, etu_policy_free)
-
 /* Report capture */
 typedef struct
 {

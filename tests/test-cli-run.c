@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "executor-test-util.h"
-#include "profile-test-util.h"
+#include "executor-test-util.h"
 
 typedef struct
 {
@@ -42,7 +42,7 @@ fixture_setup (Fixture       *fx,
                gconstpointer  data)
 {
   etu_tree_init (&fx->tree);
-  fx->unconfined_profile = ptu_write_file (fx->tree.tmp, "unconfined.json", unconfined_json);
+  fx->unconfined_profile = etu_write_file (fx->tree.tmp, "unconfined.json", unconfined_json);
 }
 
 static void
@@ -137,7 +137,7 @@ test_exit_statuses (Fixture       *fx,
                     gconstpointer  data)
 {
   const char *p = fx->unconfined_profile;
-  g_autofree char *not_exec = ptu_write_file (fx->tree.ws, "not-exec", "#!/bin/sh\n");
+  g_autofree char *not_exec = etu_write_file (fx->tree.ws, "not-exec", "#!/bin/sh\n");
 
   {
     g_auto(Outcome) o = { 0 };
@@ -408,7 +408,7 @@ static void
 test_grants (Fixture       *fx,
              gconstpointer  data)
 {
-  g_autofree char *p = ptu_write_file (fx->tree.tmp, "gated.json", gated_json);
+  g_autofree char *p = etu_write_file (fx->tree.tmp, "gated.json", gated_json);
   g_autofree char *marker = g_build_filename (fx->tree.ws, "marker", NULL);
 
   {

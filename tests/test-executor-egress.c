@@ -34,7 +34,7 @@
 #include <glib/gstdio.h>
 
 #include "executor-test-util.h"
-#include "profile-test-util.h"
+#include "executor-test-util.h"
 #include "egress-test-util.h"
 
 typedef struct

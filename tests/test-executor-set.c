@@ -13,7 +13,7 @@
 
 #include "sbx-executor-private.h"
 #include "executor-test-util.h"
-#include "profile-test-util.h"
+#include "executor-test-util.h"
 
 typedef struct
 {
@@ -131,7 +131,7 @@ test_options_validation (Fixture       *fx,
                          gconstpointer  data)
 {
   g_autoptr(SbxExecutorSetOptions) options = NULL;
-  g_autofree char *file = ptu_write_file (fx->tree.tmp, "a-file", "x");
+  g_autofree char *file = etu_write_file (fx->tree.tmp, "a-file", "x");
   g_autofree char *missing = g_build_filename (fx->tree.tmp, "missing", NULL);
 
   /* No scratch root ("" counts as none) and no maximum are defaults now
@@ -303,9 +303,9 @@ static void
 test_scratch_planted_link (Fixture       *fx,
                            gconstpointer  data)
 {
-  g_autofree char *stale = ptu_mkdir (fx->tree.scratch, "sandbox-executors-STALE1/tmp-a");
-  g_autofree char *target = ptu_mkdir (fx->tree.tmp, "elsewhere");
-  g_autofree char *link = ptu_symlink (fx->tree.scratch, "sandbox-executors-STALE1/tmp-a/out", target);
+  g_autofree char *stale = etu_mkdir (fx->tree.scratch, "sandbox-executors-STALE1/tmp-a");
+  g_autofree char *target = etu_mkdir (fx->tree.tmp, "elsewhere");
+  g_autofree char *link = etu_symlink (fx->tree.scratch, "sandbox-executors-STALE1/tmp-a/out", target);
   g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
   g_autoptr(SbxProfileConfig) direct = sbx_profile_config_new ();
   g_autoptr(SbxProfile) profile = NULL;
@@ -356,11 +356,11 @@ make_dead_set_dir (const char *scratch,
                    const char *name)
 {
   g_autofree char *relative = g_strdup_printf ("%s/home-x", name);
-  g_autofree char *home = ptu_mkdir (scratch, relative);
+  g_autofree char *home = etu_mkdir (scratch, relative);
   g_autofree char *marker_rel = g_strdup_printf ("%s/" SBX_SET_LIVE_MARKER, name);
 
-  g_free (ptu_write_file (home, ".gitconfig", "left behind"));
-  g_free (ptu_write_file (scratch, marker_rel, ""));
+  g_free (etu_write_file (home, ".gitconfig", "left behind"));
+  g_free (etu_write_file (scratch, marker_rel, ""));
   return g_build_filename (scratch, name, NULL);
 }
 
@@ -404,11 +404,11 @@ test_scratch_reap_killed (Fixture       *fx,
   g_autoptr(GError) error = NULL;
   g_autoptr(GDir) dir = NULL;
   g_autofree char *killed = NULL;
-  g_autofree char *unmarked = ptu_mkdir (fx->tree.scratch, "sandbox-executors-NOMARK");
+  g_autofree char *unmarked = etu_mkdir (fx->tree.scratch, "sandbox-executors-NOMARK");
   g_autofree char *other_user = NULL;
-  g_autofree char *target = ptu_mkdir (fx->tree.tmp, "link-target");
-  g_autofree char *target_file = ptu_write_file (target, "keep", "kept");
-  g_autofree char *link = ptu_symlink (fx->tree.scratch, "sandbox-executors-LINK", target);
+  g_autofree char *target = etu_mkdir (fx->tree.tmp, "link-target");
+  g_autofree char *target_file = etu_write_file (target, "keep", "kept");
+  g_autofree char *link = etu_symlink (fx->tree.scratch, "sandbox-executors-LINK", target);
   const char *name;
   gboolean root = geteuid () == 0;
 
@@ -677,8 +677,8 @@ test_scratch_cleanup_hostile_tree (Fixture       *fx,
   g_autoptr(SbxExecutor) executor = NULL;
   g_autoptr(SbxRunResult) result = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *victim_dir = ptu_mkdir (fx->tree.tmp, "victim");
-  g_autofree char *victim = ptu_write_file (victim_dir, "keep-me", "precious");
+  g_autofree char *victim_dir = etu_mkdir (fx->tree.tmp, "victim");
+  g_autofree char *victim = etu_write_file (victim_dir, "keep-me", "precious");
   g_autofree char *script = NULL;
 
   executor = sbx_executor_set_for_key (set, "hostile", &error);
@@ -706,8 +706,8 @@ test_real_home (Fixture       *fx,
   g_autoptr(SbxExecutor) executor = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *expected = NULL;
-  g_autofree char *real = ptu_mkdir (fx->tree.tmp, "real-home");
-  g_autofree char *inside = ptu_write_file (real, ".profile", "keep");
+  g_autofree char *real = etu_mkdir (fx->tree.tmp, "real-home");
+  g_autofree char *inside = etu_write_file (real, ".profile", "keep");
 
   /* A real HOME of this test, outside the scratch root. */
   g_setenv ("HOME", real, TRUE);

@@ -15,7 +15,7 @@
 
 #include "sbx-executor-private.h"
 #include "executor-test-util.h"
-#include "profile-test-util.h"
+#include "executor-test-util.h"
 
 typedef struct
 {
@@ -207,7 +207,7 @@ static void
 test_run_errors (Fixture       *fx,
                  gconstpointer  data)
 {
-  g_autofree char *no_exec = ptu_write_file (fx->tree.ws, "script.sh", "#!/bin/sh\necho nope\n");
+  g_autofree char *no_exec = etu_write_file (fx->tree.ws, "script.sh", "#!/bin/sh\necho nope\n");
   g_autofree char *missing = g_build_filename (fx->tree.ws, "missing", NULL);
   g_autofree char *marker = g_build_filename (fx->tree.ws, "marker", NULL);
   const char *empty[] = { NULL };

@@ -22,7 +22,7 @@
 #include "sbx-executor-private.h"
 #include "sbx-grant-private.h"
 #include "executor-test-util.h"
-#include "profile-test-util.h"
+#include "executor-test-util.h"
 
 #define TRUE_ARGV ((const char *const[]) { "true", NULL })
 

@@ -253,7 +253,7 @@ copy_exe (const char *from, const char *to)
 }
 
 static SbxLandlockPlan *
-plan_for (TestPolicy *tp, int abi, int rung, gboolean net, TestReport *report)
+plan_for (EtuPolicy *tp, int abi, int rung, gboolean net, TestReport *report)
 {
   SbxLinuxReporter reporter;
   SbxLandlockOptions options = { abi > 0 ? abi : kernel_abi, rung, net, NULL };
@@ -261,7 +261,7 @@ plan_for (TestPolicy *tp, int abi, int rung, gboolean net, TestReport *report)
   SbxLandlockPlan *plan;
 
   test_report_init (report, &reporter);
-  plan = sbx_landlock_plan_new (test_policy_get (tp), &options, &reporter, &error);
+  plan = sbx_landlock_plan_new (etu_policy_get (tp), &options, &reporter, &error);
   g_assert_no_error (error);
   g_assert_nonnull (plan);
   test_report_dump (report);
@@ -271,9 +271,9 @@ plan_for (TestPolicy *tp, int abi, int rung, gboolean net, TestReport *report)
 /* The host root denied on every axis, as a Sandboxed profile with host
  * read/write denied compiles it. */
 static void
-add_host_deny (TestPolicy *tp)
+add_host_deny (EtuPolicy *tp)
 {
-  test_policy_add (tp, "/", 0, SBX_FS_ALL, 0, SBX_FS_ORIGIN_HOST);
+  etu_policy_add (tp, "/", 0, SBX_FS_ALL, 0, SBX_FS_ORIGIN_HOST);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -475,7 +475,7 @@ test_case (gconstpointer data)
 {
   const LandlockCase *tc = data;
   g_autofree char *root = NULL;
-  g_autoptr(TestPolicy) tp = NULL;
+  g_autoptr(EtuPolicy) tp = NULL;
   g_autoptr(SbxLandlockPlan) plan = NULL;
   TestReport report;
   Confinement c = { 0 };
@@ -508,15 +508,15 @@ test_case (gconstpointer data)
 
       copy_exe ("/usr/bin/true", to);
     }
-  tp = test_policy_new (root);
+  tp = etu_policy_new (root);
   add_host_deny (tp);
   if (tc->runtime)
-    test_policy_add_runtime (tp);
+    etu_policy_add_runtime (tp);
   for (guint i = 0; i < G_N_ELEMENTS (tc->rules) && tc->rules[i].path != NULL; i++)
     {
       g_autofree char *rel = g_strconcat ("~/", tc->rules[i].path, NULL);
 
-      test_policy_add (tp, rel, tc->rules[i].allow, tc->rules[i].deny, tc->rules[i].flags,
+      etu_policy_add (tp, rel, tc->rules[i].allow, tc->rules[i].deny, tc->rules[i].flags,
                        SBX_FS_ORIGIN_ROOT);
     }
   plan = plan_for (tp, 0, tc->rung != 0 ? tc->rung : SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
@@ -561,7 +561,7 @@ test_write_barrier (void)
   g_autofree char *priv = path_join (root, "ws/priv"), *priv2 = path_join (root, "ws/priv2");
   g_autofree char *moved = path_join (root, "ws/priv/x"), *alias = path_join (root, "ws/priv/pub/s");
   g_autofree char *newf = path_join (root, "ws/newf");
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
+  g_autoptr(EtuPolicy) tp = etu_policy_new (root);
   g_autoptr(SbxLandlockPlan) plan = NULL;
   TestReport report;
   Confinement c = { 0 };
@@ -573,9 +573,9 @@ test_write_barrier (void)
       return;
     }
   add_host_deny (tp);
-  test_policy_add (tp, "~/ws", SBX_FS_ALL, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
-  test_policy_add (tp, "~/ws/priv", SBX_FS_WRITE, SBX_FS_READ | SBX_FS_EXEC, 0, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/ws/priv/pub", SBX_FS_READ | SBX_FS_WRITE, 0, 0, SBX_FS_ORIGIN_ROOT);
+  etu_policy_add (tp, "~/ws", SBX_FS_ALL, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
+  etu_policy_add (tp, "~/ws/priv", SBX_FS_WRITE, SBX_FS_READ | SBX_FS_EXEC, 0, SBX_FS_ORIGIN_ROOT);
+  etu_policy_add (tp, "~/ws/priv/pub", SBX_FS_READ | SBX_FS_WRITE, 0, 0, SBX_FS_ORIGIN_ROOT);
   plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
   c.plan = plan;
 
@@ -610,7 +610,7 @@ test_rename_inside_tree (void)
   g_autofree char *f = mkf (root, "ws/d1/f"), *d2 = mk (root, "ws/d2");
   g_autofree char *f2 = path_join (root, "ws/d2/f"), *g = path_join (root, "ws/d1/g");
   g_autofree char *same = path_join (root, "ws/d2/f.renamed");
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
+  g_autoptr(EtuPolicy) tp = etu_policy_new (root);
   g_autoptr(SbxLandlockPlan) plan = NULL, plan1 = NULL;
   TestReport report, report1;
   Confinement c = { 0 }, c1 = { 0 };
@@ -623,7 +623,7 @@ test_rename_inside_tree (void)
     }
   (void) d2;
   add_host_deny (tp);
-  test_policy_add (tp, "~/ws", SBX_FS_ALL, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
+  etu_policy_add (tp, "~/ws", SBX_FS_ALL, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
   plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
   plan1 = plan_for (tp, 1, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report1);
   c.plan = plan;
@@ -661,7 +661,7 @@ test_rename_out_of_tree (void)
   g_autofree char *to_ro = path_join (root, "ro/f"), *ln_ro = path_join (root, "ro/l");
   g_autofree char *to_ws = path_join (root, "ws/g"), *den_ws = path_join (root, "ws/s");
   g_autofree char *copy = path_join (root, "ws2/sub/copy");
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
+  g_autoptr(EtuPolicy) tp = etu_policy_new (root);
   g_autoptr(SbxLandlockPlan) plan = NULL;
   TestReport report;
   Confinement c = { 0 };
@@ -674,10 +674,10 @@ test_rename_out_of_tree (void)
     }
   (void) sub;
   add_host_deny (tp);
-  test_policy_add (tp, "~/ws", SBX_FS_ALL, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
-  test_policy_add (tp, "~/ws2", SBX_FS_ALL, 0, 0, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/ws2/secret", 0, SBX_FS_ALL, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/ro", SBX_FS_READ, SBX_FS_WRITE, 0, SBX_FS_ORIGIN_ROOT);
+  etu_policy_add (tp, "~/ws", SBX_FS_ALL, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
+  etu_policy_add (tp, "~/ws2", SBX_FS_ALL, 0, 0, SBX_FS_ORIGIN_ROOT);
+  etu_policy_add (tp, "~/ws2/secret", 0, SBX_FS_ALL, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_ROOT);
+  etu_policy_add (tp, "~/ro", SBX_FS_READ, SBX_FS_WRITE, 0, SBX_FS_ORIGIN_ROOT);
   plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
   c.plan = plan;
 
@@ -719,7 +719,7 @@ test_multi_link_dropped (void)
   g_autofree char *hl2 = path_join (root, "other/hl2");
   g_autofree char *fifo = NULL;
   g_autofree char *o = mk (root, "other");
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
+  g_autoptr(EtuPolicy) tp = etu_policy_new (root);
   g_autoptr(SbxLandlockPlan) plan = NULL;
   TestReport report;
   const char *detail = NULL;
@@ -737,10 +737,10 @@ test_multi_link_dropped (void)
   g_assert_no_errno (link (f, f2));
   g_assert_no_errno (link (hl, hl2));
   add_host_deny (tp);
-  test_policy_add (tp, "~/m/f", SBX_FS_READ, 0, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/m/g", SBX_FS_READ, 0, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/c", SBX_FS_READ, 0, 0, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/c/x", 0, SBX_FS_ALL, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_ROOT);
+  etu_policy_add (tp, "~/m/f", SBX_FS_READ, 0, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_ROOT);
+  etu_policy_add (tp, "~/m/g", SBX_FS_READ, 0, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_ROOT);
+  etu_policy_add (tp, "~/c", SBX_FS_READ, 0, 0, SBX_FS_ORIGIN_ROOT);
+  etu_policy_add (tp, "~/c/x", 0, SBX_FS_ALL, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_ROOT);
   plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
   c.plan = plan;
 
@@ -778,7 +778,7 @@ test_symlinks_do_not_widen (void)
   g_autofree char *lnk = path_join (root, "lnk"), *lnkf = path_join (root, "lnk/f");
   g_autofree char *lnk2 = path_join (root, "lnk2"), *lnk2f = path_join (root, "lnk2/f");
   g_autofree char *outdir = path_join (root, "outside"), *indir = path_join (root, "inside");
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
+  g_autoptr(EtuPolicy) tp = etu_policy_new (root);
   g_autoptr(SbxLandlockPlan) plan = NULL;
   TestReport report;
   const char *detail = NULL;
@@ -795,11 +795,11 @@ test_symlinks_do_not_widen (void)
   g_assert_no_errno (symlink (outdir, lnk));
   g_assert_no_errno (symlink (indir, lnk2));
   add_host_deny (tp);
-  test_policy_add (tp, "~/ws", SBX_FS_READ, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
-  test_policy_add (tp, "~/inside", SBX_FS_READ, 0, 0, SBX_FS_ORIGIN_ROOT);
+  etu_policy_add (tp, "~/ws", SBX_FS_READ, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
+  etu_policy_add (tp, "~/inside", SBX_FS_READ, 0, 0, SBX_FS_ORIGIN_ROOT);
   /* policy paths that are symlinks: one into the policy, one out of it */
-  test_policy_add (tp, "~/lnk", SBX_FS_READ, 0, 0, SBX_FS_ORIGIN_ROOT);
-  test_policy_add (tp, "~/lnk2", SBX_FS_READ, 0, 0, SBX_FS_ORIGIN_ROOT);
+  etu_policy_add (tp, "~/lnk", SBX_FS_READ, 0, 0, SBX_FS_ORIGIN_ROOT);
+  etu_policy_add (tp, "~/lnk2", SBX_FS_READ, 0, 0, SBX_FS_ORIGIN_ROOT);
   plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
   c.plan = plan;
 
@@ -821,8 +821,8 @@ static void
 test_dev_null (void)
 {
   g_autofree char *root = scratch_new ();
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
-  g_autoptr(TestPolicy) tp2 = test_policy_new (root);
+  g_autoptr(EtuPolicy) tp = etu_policy_new (root);
+  g_autoptr(EtuPolicy) tp2 = etu_policy_new (root);
   g_autoptr(SbxLandlockPlan) plan = NULL, plan2 = NULL;
   TestReport report, report2;
   Confinement c = { 0 }, c2 = { 0 }, c3 = { 0 };
@@ -838,9 +838,9 @@ test_dev_null (void)
     }
   fake = mkf (root, "not-a-device");
   add_host_deny (tp);
-  test_policy_add (tp, "/dev/null", SBX_FS_READ | SBX_FS_WRITE, 0, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_DEVICE);
+  etu_policy_add (tp, "/dev/null", SBX_FS_READ | SBX_FS_WRITE, 0, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_DEVICE);
   /* a device entry must be a character device */
-  test_policy_add (tp, "~/not-a-device", SBX_FS_READ | SBX_FS_WRITE, 0, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_DEVICE);
+  etu_policy_add (tp, "~/not-a-device", SBX_FS_READ | SBX_FS_WRITE, 0, SBX_FS_RULE_EXACT, SBX_FS_ORIGIN_DEVICE);
   plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
   g_assert_cmpuint (test_report_status (&report, "allow-paths", &detail), ==, SBX_ABI_REPORT_NARROWED);
   g_assert_nonnull (strstr (detail, "not a character device"));
@@ -884,8 +884,8 @@ static void
 test_usr_merge (void)
 {
   g_autofree char *root = scratch_new ();
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
-  g_autoptr(TestPolicy) tp2 = test_policy_new (root);
+  g_autoptr(EtuPolicy) tp = etu_policy_new (root);
+  g_autoptr(EtuPolicy) tp2 = etu_policy_new (root);
   g_autoptr(SbxLandlockPlan) plan = NULL, plan2 = NULL;
   TestReport report, report2;
   const char *detail = NULL;
@@ -900,7 +900,7 @@ test_usr_merge (void)
       return;
     }
   add_host_deny (tp);
-  test_policy_add_runtime (tp);
+  etu_policy_add_runtime (tp);
   plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
   c.plan = plan;
   if (lstat ("/bin", &st) == 0 && S_ISLNK (st.st_mode))
@@ -920,10 +920,10 @@ test_usr_merge (void)
   if (lstat ("/bin", &st) == 0 && S_ISLNK (st.st_mode))
     {
       add_host_deny (tp2);
-      test_policy_add (tp2, "/bin", SBX_FS_READ | SBX_FS_EXEC, 0, 0, SBX_FS_ORIGIN_RUNTIME);
-      test_policy_add (tp2, "/usr/lib", SBX_FS_READ | SBX_FS_EXEC, 0, 0, SBX_FS_ORIGIN_RUNTIME);
-      test_policy_add (tp2, "/lib64", SBX_FS_READ | SBX_FS_EXEC, 0, SBX_FS_RULE_OPTIONAL, SBX_FS_ORIGIN_RUNTIME);
-      test_policy_add (tp2, "/usr/lib64", SBX_FS_READ | SBX_FS_EXEC, 0, SBX_FS_RULE_OPTIONAL, SBX_FS_ORIGIN_RUNTIME);
+      etu_policy_add (tp2, "/bin", SBX_FS_READ | SBX_FS_EXEC, 0, 0, SBX_FS_ORIGIN_RUNTIME);
+      etu_policy_add (tp2, "/usr/lib", SBX_FS_READ | SBX_FS_EXEC, 0, 0, SBX_FS_ORIGIN_RUNTIME);
+      etu_policy_add (tp2, "/lib64", SBX_FS_READ | SBX_FS_EXEC, 0, SBX_FS_RULE_OPTIONAL, SBX_FS_ORIGIN_RUNTIME);
+      etu_policy_add (tp2, "/usr/lib64", SBX_FS_READ | SBX_FS_EXEC, 0, SBX_FS_RULE_OPTIONAL, SBX_FS_ORIGIN_RUNTIME);
       plan2 = plan_for (tp2, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report2);
       c2.plan = plan2;
       g_assert_cmpint (run_probe (&c2, probe_exec, sh), !=, 0);
@@ -995,7 +995,7 @@ static void
 test_net_tcp (void)
 {
   g_autofree char *root = scratch_new ();
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
+  g_autoptr(EtuPolicy) tp = etu_policy_new (root);
   g_autoptr(SbxLandlockPlan) deny = NULL, ports = NULL;
   TestReport report, report2;
   const char *detail = NULL;
@@ -1076,7 +1076,7 @@ static void
 test_net_proxy_unsupported (void)
 {
   g_autofree char *root = scratch_new ();
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
+  g_autoptr(EtuPolicy) tp = etu_policy_new (root);
   g_autoptr(GError) error = NULL;
   SbxLandlockOptions options = { kernel_abi, SBX_LANDLOCK_RUNG_LANDLOCK, TRUE, NULL };
   SbxLandlockPlan *plan;
@@ -1088,7 +1088,7 @@ test_net_proxy_unsupported (void)
     }
   tp->net.mode = SBX_NET_MODE_PROXY;
   tp->net.proxy_port = 3128;
-  plan = sbx_landlock_plan_new (test_policy_get (tp), &options, NULL, &error);
+  plan = sbx_landlock_plan_new (etu_policy_get (tp), &options, NULL, &error);
   g_assert_null (plan);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
   scratch_free (g_steal_pointer (&root));
@@ -1124,7 +1124,7 @@ static void
 test_scoping (void)
 {
   g_autofree char *root = scratch_new ();
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
+  g_autoptr(EtuPolicy) tp = etu_policy_new (root);
   g_autoptr(SbxLandlockPlan) plan = NULL;
   g_autofree char *name = g_strdup_printf ("sbx-lsm-test-%d", (int) getpid ());
   struct sockaddr_un sun = { 0 };
@@ -1188,7 +1188,7 @@ test_abi_levels (void)
 {
   g_autofree char *root = scratch_new ();
   g_autofree char *ok = mkf (root, "ok/f"), *no = mkf (root, "no/f");
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
+  g_autoptr(EtuPolicy) tp = etu_policy_new (root);
 
   if (!need_landlock ())
     {
@@ -1196,7 +1196,7 @@ test_abi_levels (void)
       return;
     }
   add_host_deny (tp);
-  test_policy_add (tp, "~/ok", SBX_FS_READ | SBX_FS_WRITE, 0, 0, SBX_FS_ORIGIN_ROOT);
+  etu_policy_add (tp, "~/ok", SBX_FS_READ | SBX_FS_WRITE, 0, 0, SBX_FS_ORIGIN_ROOT);
   tp->net.mode = SBX_NET_MODE_DENY;
 
   for (int abi = 1; abi <= MIN (kernel_abi, SBX_LANDLOCK_ABI_MAX); abi++)
@@ -1327,7 +1327,7 @@ static void
 test_glob_deny_reported (void)
 {
   g_autofree char *root = scratch_new ();
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
+  g_autoptr(EtuPolicy) tp = etu_policy_new (root);
   g_autoptr(SbxLandlockPlan) plan2 = NULL, plan1 = NULL;
   TestReport report2, report1;
 
@@ -1337,8 +1337,8 @@ test_glob_deny_reported (void)
       return;
     }
   add_host_deny (tp);
-  test_policy_add (tp, "~", SBX_FS_ALL, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
-  test_policy_add (tp, "~/**/.env*", 0, SBX_FS_READ, SBX_FS_RULE_GLOB, SBX_FS_ORIGIN_ROOT);
+  etu_policy_add (tp, "~", SBX_FS_ALL, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
+  etu_policy_add (tp, "~/**/.env*", 0, SBX_FS_READ, SBX_FS_RULE_GLOB, SBX_FS_ORIGIN_ROOT);
   plan2 = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report2);
   plan1 = plan_for (tp, 0, SBX_LANDLOCK_RUNG_USERNS, FALSE, &report1);
 
@@ -1364,7 +1364,7 @@ static void
 test_apply_errno_neutral (void)
 {
   g_autofree char *root = scratch_new ();
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
+  g_autoptr(EtuPolicy) tp = etu_policy_new (root);
   g_autoptr(SbxLandlockPlan) plan = NULL;
   TestReport report;
   pid_t pid;
@@ -1376,7 +1376,7 @@ test_apply_errno_neutral (void)
       return;
     }
   add_host_deny (tp);
-  test_policy_add (tp, "~/missing-file", SBX_FS_READ, 0, SBX_FS_RULE_OPTIONAL, SBX_FS_ORIGIN_ROOT);
+  etu_policy_add (tp, "~/missing-file", SBX_FS_READ, 0, SBX_FS_RULE_OPTIONAL, SBX_FS_ORIGIN_ROOT);
   plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
   (void) probe_errno_neutral;
 
@@ -1414,7 +1414,7 @@ test_pinned_fd_rule (void)
 {
   g_autofree char *root = scratch_new ();
   g_autofree char *f = mkf (root, "g/f"), *moved = path_join (root, "g/moved");
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
+  g_autoptr(EtuPolicy) tp = etu_policy_new (root);
   g_autoptr(SbxLandlockPlan) plan = NULL;
   TestReport report;
   Confinement c = { 0 };
@@ -1428,7 +1428,7 @@ test_pinned_fd_rule (void)
   fd = open (f, O_PATH | O_CLOEXEC | O_NOFOLLOW);
   g_assert_cmpint (fd, >=, 0);
   add_host_deny (tp);
-  test_policy_add (tp, "~/g/f", SBX_FS_READ, 0, SBX_FS_RULE_EXACT | SBX_FS_RULE_CANONICAL, SBX_FS_ORIGIN_GRANT);
+  etu_policy_add (tp, "~/g/f", SBX_FS_READ, 0, SBX_FS_RULE_EXACT | SBX_FS_RULE_CANONICAL, SBX_FS_ORIGIN_GRANT);
   g_array_index (tp->rules, SbxFsRuleV1, tp->rules->len - 1).fd = fd;
   plan = plan_for (tp, 0, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
   /* the host's fd is valid during compile only */
@@ -1517,7 +1517,7 @@ test_mount_roots (void)
   g_autofree char *root = scratch_new ();
   g_autofree char *newroot = mk (root, "newroot"), *src = mkf (root, "src/f");
   g_autofree char *srcdir = path_join (root, "src");
-  g_autoptr(TestPolicy) tp = test_policy_new (root);
+  g_autoptr(EtuPolicy) tp = etu_policy_new (root);
   g_autoptr(SbxLandlockPlan) plain = NULL, rooted = NULL;
   const char *roots[] = { srcdir, NULL };
   SbxLandlockOptions options = { kernel_abi, SBX_LANDLOCK_RUNG_USERNS, FALSE, roots };
@@ -1534,10 +1534,10 @@ test_mount_roots (void)
     }
   (void) src;
   /* host read allowed: the only rule covering src/ is the one on "/" */
-  test_policy_add (tp, "/", SBX_FS_READ, SBX_FS_WRITE | SBX_FS_EXEC, 0, SBX_FS_ORIGIN_HOST);
+  etu_policy_add (tp, "/", SBX_FS_READ, SBX_FS_WRITE | SBX_FS_EXEC, 0, SBX_FS_ORIGIN_HOST);
   plain = plan_for (tp, 0, SBX_LANDLOCK_RUNG_USERNS, FALSE, &report);
   test_report_clear (&report);
-  rooted = sbx_landlock_plan_new (test_policy_get (tp), &options, NULL, &error);
+  rooted = sbx_landlock_plan_new (etu_policy_get (tp), &options, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (sbx_landlock_plan_n_rules (rooted), ==, sbx_landlock_plan_n_rules (plain) + 1);
 
@@ -1656,7 +1656,7 @@ test_property_never_wider (void)
 
   for (guint it = 0; it < iterations; it++)
     {
-      g_autoptr(TestPolicy) tp = test_policy_new (root);
+      g_autoptr(EtuPolicy) tp = etu_policy_new (root);
       g_autoptr(SbxLandlockPlan) plan = NULL;
       SbxLandlockOptions options = { kernel_abi, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, NULL };
       g_autoptr(GError) error = NULL;
@@ -1667,7 +1667,7 @@ test_property_never_wider (void)
       guint node = 0;
 
       add_host_deny (tp);
-      test_policy_add_runtime (tp);
+      etu_policy_add_runtime (tp);
       for (guint r = 0; r < n_rules; r++)
         {
           const char *rel = prop_rule_paths[g_rand_int_range (rand, 0, G_N_ELEMENTS (prop_rule_paths))];
@@ -1688,10 +1688,10 @@ test_property_never_wider (void)
             }
           if (allow == 0 && deny == 0)
             allow = SBX_FS_READ;
-          test_policy_add (tp, tilde, allow, deny, flags | SBX_FS_RULE_OPTIONAL, SBX_FS_ORIGIN_ROOT);
+          etu_policy_add (tp, tilde, allow, deny, flags | SBX_FS_RULE_OPTIONAL, SBX_FS_ORIGIN_ROOT);
           g_string_append_printf (desc, " {%s allow=%u deny=%u%s}", tilde, allow, deny, flags ? " exact" : "");
         }
-      policy = test_policy_get (tp);
+      policy = etu_policy_get (tp);
       plan = sbx_landlock_plan_new (policy, &options, NULL, &error);
       g_assert_no_error (error);
       c.plan = plan;

@@ -27,7 +27,7 @@
 
 #include "sbx-executor-private.h"
 #include "executor-test-util.h"
-#include "profile-test-util.h"
+#include "executor-test-util.h"
 
 static const char *const rungs[] = { "linux-userns", "linux-landlock" };
 
@@ -124,7 +124,7 @@ fx_clear (Fx *fx)
   g_clear_object (&fx->executor);
   g_clear_object (&fx->set);
   if (fx->host_dir != NULL)
-    ptu_rm_rf (fx->host_dir);
+    etu_rm_rf (fx->host_dir);
   g_free (fx->host_dir);
   g_free (fx->root);
   g_free (fx->wroot);

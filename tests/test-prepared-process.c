@@ -12,7 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "executor-test-util.h"
-#include "profile-test-util.h"
+#include "executor-test-util.h"
 
 typedef struct
 {

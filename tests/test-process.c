@@ -22,7 +22,7 @@
 #include <gio/gunixinputstream.h>
 
 #include "executor-test-util.h"
-#include "profile-test-util.h"
+#include "executor-test-util.h"
 
 typedef struct
 {

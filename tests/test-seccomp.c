@@ -1284,7 +1284,7 @@ static void
 test_truncate_gap_closed (void)
 {
   g_autofree char *root = NULL, *ro = NULL, *f = NULL;
-  g_autoptr(TestPolicy) tp = NULL;
+  g_autoptr(EtuPolicy) tp = NULL;
   g_autoptr(SbxLandlockPlan) plan = NULL;
   g_autoptr(SbxSeccompProgram) program = NULL;
   SbxLandlockOptions options = { 2, SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, NULL };
@@ -1304,10 +1304,10 @@ test_truncate_gap_closed (void)
   g_assert_no_errno (g_mkdir_with_parents (ro, 0755));
   f = path_join (ro, "f");
   write_file (f, "precious\n");
-  tp = test_policy_new (root);
-  test_policy_add (tp, "/", 0, SBX_FS_ALL, 0, SBX_FS_ORIGIN_HOST);
-  test_policy_add (tp, "~/ro", SBX_FS_READ, SBX_FS_WRITE, 0, SBX_FS_ORIGIN_ROOT);
-  plan = sbx_landlock_plan_new (test_policy_get (tp), &options, NULL, &error);
+  tp = etu_policy_new (root);
+  etu_policy_add (tp, "/", 0, SBX_FS_ALL, 0, SBX_FS_ORIGIN_HOST);
+  etu_policy_add (tp, "~/ro", SBX_FS_READ, SBX_FS_WRITE, 0, SBX_FS_ORIGIN_ROOT);
+  plan = sbx_landlock_plan_new (etu_policy_get (tp), &options, NULL, &error);
   g_assert_no_error (error);
   program = program_for (2, SBX_NET_MODE_DENY, 2, &report);
   ll.plan = plan;

@@ -333,7 +333,7 @@ plan_network (Builder *b, const SbxPolicyV1 *policy, const SbxLandlockOptions *o
                          "must come from elsewhere (seccomp can deny socket creation). "
                          "Hint: a newer kernel adds Landlock network rules", options->abi);
 
-      sbx_linux_report (reporter, "network-boundary", SBX_ABI_REPORT_UNENFORCED, detail);
+      sbx_linux_report (reporter, SBX_ABI_FEATURE_NETWORK_BOUNDARY, SBX_ABI_REPORT_UNENFORCED, detail);
       return TRUE;
     }
 
@@ -346,7 +346,7 @@ plan_network (Builder *b, const SbxPolicyV1 *policy, const SbxLandlockOptions *o
   for (size_t i = 0; i < plan->n_ports; i++)
     g_string_append_printf (list, "%s%" G_GUINT64_FORMAT, i ? "," : "", plan->ports[i]);
   if (plan->n_ports == 0)
-    sbx_linux_report (reporter, "network-boundary", SBX_ABI_REPORT_ENFORCED,
+    sbx_linux_report (reporter, SBX_ABI_FEATURE_NETWORK_BOUNDARY, SBX_ABI_REPORT_ENFORCED,
                       "Landlock: every TCP connect and bind denied (UDP and other protocols are "
                       "outside Landlock: the seccomp filter handles them)");
   else
@@ -356,7 +356,7 @@ plan_network (Builder *b, const SbxPolicyV1 *policy, const SbxLandlockOptions *o
                          "(UDP and other protocols are outside Landlock: the seccomp filter handles them)",
                          list->str);
 
-      sbx_linux_report (reporter, "network-boundary", SBX_ABI_REPORT_ENFORCED, detail);
+      sbx_linux_report (reporter, SBX_ABI_FEATURE_NETWORK_BOUNDARY, SBX_ABI_REPORT_ENFORCED, detail);
     }
   return TRUE;
 }
@@ -514,14 +514,14 @@ sbx_landlock_plan_new (const SbxPolicyV1        *policy,
     if (rung2)
       {
         if (plan->abi >= 3)
-          sbx_linux_report (reporter, "write-boundary", glob_write ? SBX_ABI_REPORT_UNENFORCED : SBX_ABI_REPORT_ENFORCED,
+          sbx_linux_report (reporter, SBX_ABI_FEATURE_WRITE_BOUNDARY, glob_write ? SBX_ABI_REPORT_UNENFORCED : SBX_ABI_REPORT_ENFORCED,
                             glob_write ? "Landlock: glob write denies cannot be expressed" : "Landlock filesystem rules");
         else
-          sbx_linux_report (reporter, "write-boundary", SBX_ABI_REPORT_UNENFORCED,
+          sbx_linux_report (reporter, SBX_ABI_FEATURE_WRITE_BOUNDARY, SBX_ABI_REPORT_UNENFORCED,
                             "Landlock ABI < 3 cannot mediate truncate(2) or open(O_RDONLY|O_TRUNC); "
                             "the write boundary holds only with the seccomp truncate deny. "
                             "Hint: Linux 6.2 adds LANDLOCK_ACCESS_FS_TRUNCATE");
-        sbx_linux_report (reporter, "read-boundary", glob_read ? SBX_ABI_REPORT_UNENFORCED : SBX_ABI_REPORT_ENFORCED,
+        sbx_linux_report (reporter, SBX_ABI_FEATURE_READ_BOUNDARY, glob_read ? SBX_ABI_REPORT_UNENFORCED : SBX_ABI_REPORT_ENFORCED,
                           glob_read ? "Landlock: glob read denies cannot be expressed" : "Landlock filesystem rules");
         if (b.literal_deny)
           sbx_linux_report (reporter, "fixed-path-deny", SBX_ABI_REPORT_ENFORCED,

@@ -269,7 +269,7 @@ compile_limits (SbxLinuxSpec           *spec,
   if (limits == NULL
       || (limits->max_processes == 0 && limits->max_memory_bytes == 0 && limits->max_open_files == 0))
     {
-      report (reporter, "resource-limits", SBX_ABI_REPORT_UNENFORCED, "no limits requested");
+      report (reporter, SBX_ABI_FEATURE_RESOURCE_LIMITS, SBX_ABI_REPORT_UNENFORCED, "no limits requested");
       return FALSE;
     }
 
@@ -375,11 +375,11 @@ compile_limits (SbxLinuxSpec           *spec,
     g_string_truncate (summary, summary->len - 2);
   if (cg && limits->max_processes > 0 && limits->max_memory_bytes > 0)
     {
-      reportf (reporter, "resource-limits", SBX_ABI_REPORT_ENFORCED,
+      reportf (reporter, SBX_ABI_FEATURE_RESOURCE_LIMITS, SBX_ABI_REPORT_ENFORCED,
                "processes and memory are bounded for the whole sandbox: %s", summary->str);
       return TRUE;
     }
-  reportf (reporter, "resource-limits", SBX_ABI_REPORT_UNENFORCED,
+  reportf (reporter, SBX_ABI_FEATURE_RESOURCE_LIMITS, SBX_ABI_REPORT_UNENFORCED,
            "the resource-limits guarantee needs both a process and a memory limit for the whole "
            "sandbox (a cgroup); %s%s%s; enforced here: %s",
            cg ? "one of them was not asked for" : "rlimit fallback, no cgroup can be used",
@@ -663,10 +663,10 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
   allow_unix = (policy->flags & SBX_POLICY_UNIX_SOCKETS) != 0;
   if (allow_unix)
     {
-      module_report (&module, "network-boundary", SBX_ABI_REPORT_NARROWED,
+      module_report (&module, SBX_ABI_FEATURE_NETWORK_BOUNDARY, SBX_ABI_REPORT_NARROWED,
                      "except unix sockets, which the profile allows: a daemon's pathname socket under "
                      "the roots is reachable and may relay anywhere");
-      module_report (&module, "process-boundary", SBX_ABI_REPORT_NARROWED,
+      module_report (&module, SBX_ABI_FEATURE_PROCESS_BOUNDARY, SBX_ABI_REPORT_NARROWED,
                      "except unix sockets, which the profile allows: a host process listening on a "
                      "pathname socket under the roots is reachable");
     }
@@ -721,7 +721,7 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
                ? "the target gets exactly the environment the core built, nothing inherited, plus "
                  "RES_OPTIONS=use-vc (DNS over TCP: the granted network has no UDP)"
                : "the target gets exactly the environment the core built, nothing inherited";
-  report (reporter, "env-scrub", SBX_ABI_REPORT_ENFORCED, env_detail);
+  report (reporter, SBX_ABI_FEATURE_ENV_SCRUB, SBX_ABI_REPORT_ENFORCED, env_detail);
   report (reporter, "capabilities", SBX_ABI_REPORT_ENFORCED,
           "every capability dropped (bounding, ambient, effective, permitted, inheritable), "
           "securebits locked, no_new_privs; the target runs as the caller's own uid and gid");
@@ -738,7 +738,7 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
       g_autofree char *hidden = plan->masked[0] != NULL ? g_strjoinv (", ", plan->masked) : NULL;
 
       report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_PROCESS_BOUNDARY, NULL);
-      report (reporter, "process-containment", SBX_ABI_REPORT_ENFORCED,
+      report (reporter, SBX_ABI_FEATURE_PROCESS_CONTAINMENT, SBX_ABI_REPORT_ENFORCED,
               "the pid namespace dies with sbx-init: no descendant outlives the run");
       reportf (reporter, "mount-view", SBX_ABI_REPORT_ENFORCED,
                "%s; %u bind mounts (read-only unless writable by policy, nosuid, nodev)%s%s%s",
@@ -764,11 +764,11 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
       report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_PROCESS_BOUNDARY,
                     probe->hint_userns);
       if (claims.containment == SBX_CONTAINMENT_ENFORCED)
-        report (reporter, "process-containment", SBX_ABI_REPORT_ENFORCED,
+        report (reporter, SBX_ABI_FEATURE_PROCESS_CONTAINMENT, SBX_ABI_REPORT_ENFORCED,
                 "sbx-init is a child subreaper owning the tree: orphans are reparented to it and "
                 "every descendant is killed and reaped when the target exits");
       else
-        reportf (reporter, "process-containment", SBX_ABI_REPORT_NARROWED,
+        reportf (reporter, SBX_ABI_FEATURE_PROCESS_CONTAINMENT, SBX_ABI_REPORT_NARROWED,
                  "sbx-init is a child subreaper, but %s",
                  !(landlock_bits & SBX_LANDLOCK_ENFORCES_SCOPE)
                  ? "without Landlock scoping (ABI 6) the target can kill it and orphan the tree"

@@ -1183,7 +1183,7 @@ sbx_seccomp_program_report (const SbxSeccompProgram *program,
                       "cannot read); the direct socket system calls are filtered like the native ones, so "
                       "32-bit programs whose libc still uses socketcall cannot use sockets");
   if (enforces & SBX_SECCOMP_ENFORCES_UNIX_DENIED)
-    sbx_linux_report (reporter, "unix-sockets", SBX_ABI_REPORT_NARROWED,
+    sbx_linux_report (reporter, SBX_ABI_FEATURE_UNIX_SOCKETS, SBX_ABI_REPORT_NARROWED,
                       "socket(AF_UNIX) returns EACCES, socketpair() works: a host daemon's pathname socket "
                       "inside any root, even a read-only one, would accept a connection, and Landlock below "
                       "ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX) cannot mediate connect(). The profile member "
