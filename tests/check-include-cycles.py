@@ -30,10 +30,13 @@ import sys
 # cycle it names.
 KNOWN = {
     frozenset({"sbx-executor.c", "sbx-executor-set.c", "sbx-scratch.c", "sbx-executor-admit.c",
-               "sbx-executor-egress.c", "sbx-executor-grants.c", "sbx-process.c"}):
-        "the executor-shared state (refs, emit, enter/leave, the scratch reaper) is "
-        "defined across sbx-executor.c and sbx-executor-set.c; it moves to a file of "
-        "its own behind an admission guard with the process rework",
+               "sbx-executor-egress.c", "sbx-executor-grants.c", "sbx-process.c",
+               "sbx-prepared-process.c"}):
+        "the executor-shared state (refs, emit, enter/leave, the live-process and "
+        "prepared-process lists, the scratch reaper) is defined in sbx-executor-set.c and "
+        "used by every executor module, while the set calls back into executors and "
+        "processes at close; it is to move to a module of its own with an opaque struct "
+        "and an admission guard",
 }
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
