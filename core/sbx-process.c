@@ -443,6 +443,15 @@ process_reap (SbxProcess *self)
       self->cancel_id = 0;
     }
 
+  /* Egress: the execution ends with the process; its first denial is
+   * reported to the set's reporters. */
+  sbx_egress_run_end (&self->admission.egress);
+  if (self->admission.egress.denial_target != NULL)
+    sbx_executor_report_network_denial (self->admission.shared, sbx_executor_get_key (self->executor),
+                                        self->admission.run_id, NULL,
+                                        self->admission.egress.denial_target,
+                                        self->admission.egress.denial_reason);
+
   event_result.exit = exit;
   event_result.containment = self->spawn.containment;
   event_result.duration_us = self->duration_us;
@@ -968,7 +977,10 @@ sbx_process_start_admitted (SbxExecutor      *executor,
   req.flags = self->rr->pty ? SBX_SPAWN_PTY : 0;
   req.cwd = self->admission.cwd;
   req.argv = (const char *const *) self->rr->argv;
-  req.envp = sbx_executor_get_environment (executor);
+  /* Egress: with a route, the environment names this run's proxy. */
+  req.envp = self->admission.egress.envp != NULL
+             ? (const char *const *) self->admission.egress.envp
+             : sbx_executor_get_environment (executor);
   req.stdin_fd = child[0];
   req.stdout_fd = child[1];
   req.stderr_fd = child[2];
@@ -1002,8 +1014,11 @@ sbx_process_start_admitted (SbxExecutor      *executor,
     close_fd (&owned[i]);
   /* The child has its own copies of the caller's fds. */
   sbx_start_request_close_fds (self->rr);
+  /* Egress: the listener in the sandbox is served for this run's
+   * execution alone (closed unserved when the run is not authorized). */
   if (self->spawn.proxy_listen_fd >= 0)
-    close (self->spawn.proxy_listen_fd);   /* no egress route for processes yet */
+    sbx_egress_run_serve (&self->admission.egress, self->spawn.proxy_listen_fd);
+  self->spawn.proxy_listen_fd = -1;
   self->pidfd = self->spawn.pidfd;
   if (self->pidfd < 0)
     self->pidfd = (int) syscall (SYS_pidfd_open, (pid_t) self->spawn.pid, 0);

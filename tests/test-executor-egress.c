@@ -345,6 +345,74 @@ test_gated_proxy_target (void)
 
 /* Two runs of one executor at once: what one was approved for, the other
  * cannot reach, not even with the other's proxy URL and credential. */
+/* A spawned process (sbx_executor_spawn) gets the same route as a run: its
+ * grants authorize its targets, the listener in its namespace is served for
+ * its execution, another port is refused and reported. */
+static void
+test_spawn_proxy_target (void)
+{
+  g_autoptr(SbxEgressRoute) route = sbx_egress_route_new_direct ();
+  Fx fx;
+  g_autofree char *target = NULL;
+  g_autofree char *url = NULL;
+  g_autofree char *other_url = NULL;
+  g_autofree char *command = NULL;
+  g_autofree char *bound = NULL;
+  g_autofree char *token = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *outside = NULL;
+  g_autofree char *events = NULL;
+  g_autoptr(SbxRunOptions) options = sbx_run_options_new ();
+  g_autoptr(SbxProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *grants[2] = { NULL, NULL };
+  const char *argv[4] = { "/bin/sh", "-c", NULL, NULL };
+
+  if (!fx_init (&fx, "linux-userns", SBX_ACCESS_GATED, route))
+    return;
+  target = target_of (fx.http);
+  url = url_of (fx.http, "spawned");
+  other_url = url_of (fx.other, "unapproved");
+  command = g_strdup_printf ("curl -sf %s; curl -sf %s; echo rc=$?", url, other_url);
+
+  /* positive control: both servers answer without the sandbox */
+  {
+    g_autofree char *control = g_strdup_printf ("curl -sf --noproxy '*' %s && curl -sf --noproxy '*' %s",
+                                                url, other_url);
+
+    g_assert_cmpint (run_outside (control, &outside), ==, 0);
+    g_assert_nonnull (strstr (outside, "GET /spawned"));
+    g_assert_nonnull (strstr (outside, "GET /unapproved"));
+  }
+
+  argv[2] = command;
+  bound = sbx_grant_command_for_argv (argv);
+  token = sbx_executor_issue_grant (fx.executor, "exec-spawn", bound, fx.tree.ws,
+                                    SBX_GRANT_CLASS_NETWORK_PROXY_TARGET, target, NULL, &error);
+  g_assert_no_error (error);
+  grants[0] = token;
+  sbx_run_options_set_grants (options, grants);
+  sbx_run_options_set_execution_id (options, "exec-spawn");
+  sbx_run_options_set_stderr (options, SBX_STDIO_MERGE);
+  process = sbx_executor_spawn (fx.executor, fx.tree.ws, argv, options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (sbx_process_communicate_utf8 (process, NULL, NULL, &out, &err, &error));
+  g_assert_no_error (error);
+  g_test_message ("spawned: %s", out);
+  g_assert_nonnull (strstr (out, "GET /spawned"));
+  g_assert_null (strstr (out, "GET /unapproved"));
+  g_assert_nonnull (strstr (out, "rc=22"));   /* curl -f: the proxy's 403 */
+  g_assert_true (sbx_process_wait (process, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_object (&process);
+
+  /* the first denial reached the reporters */
+  g_assert_true (g_file_get_contents (fx.events, &events, NULL, NULL));
+  g_assert_nonnull (strstr (events, "network-denied"));
+  fx_clear (&fx);
+}
+
 static void
 test_concurrent_isolation (void)
 {
@@ -887,6 +955,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/executor-egress/gated/proxy-target", test_gated_proxy_target);
   g_test_add_func ("/executor-egress/gated/concurrent-isolation", test_concurrent_isolation);
+  g_test_add_func ("/executor-egress/gated/spawn-proxy-target", test_spawn_proxy_target);
   g_test_add_func ("/executor-egress/allow/upstream-tinyproxy", test_allow_upstream_tinyproxy);
   g_test_add_func ("/executor-egress/allow/direct-address-rules", test_allow_direct_address_rules);
   g_test_add_func ("/executor-egress/rung2/fails-closed", test_rung2_fails_closed);
