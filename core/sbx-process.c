@@ -766,44 +766,30 @@ on_spawn_cancelled (GCancellable *cancellable,
   process_kill (data, SBX_SUPERVISE_CANCELLED);
 }
 
-/* Opens the PTY pair: the master (ours) and the slave (the child's). */
+/* A PTY process's streams: stdin and stdout are duplicates of the master
+ * the backend handed over (which the process keeps for resize()). */
 static gboolean
-open_pty (guint16   rows,
-          guint16   cols,
-          int      *out_master,
-          int      *out_slave,
-          GError  **error)
+attach_pty_master (SbxProcess *self,
+                   int         master,
+                   GError    **error)
 {
-  struct winsize ws = { .ws_row = rows, .ws_col = cols };
-  char name[128];
-  int master;
-  int slave;
+  int ours[2];
 
-  master = posix_openpt (O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (master < 0 || grantpt (master) < 0 || unlockpt (master) < 0
-      || ptsname_r (master, name, sizeof name) != 0)
+  self->pty_master = master;
+  ours[0] = fcntl (master, F_DUPFD_CLOEXEC, 3);
+  ours[1] = fcntl (master, F_DUPFD_CLOEXEC, 3);
+  if (ours[0] < 0 || ours[1] < 0)
     {
       int errsv = errno;
 
-      if (master >= 0)
-        close (master);
+      close_fd (&ours[0]);
+      close_fd (&ours[1]);
       return sbx_executor_fail (error, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
-                                "Cannot allocate a pseudo-terminal: %s", g_strerror (errsv));
+                                "Cannot duplicate the PTY master: %s", g_strerror (errsv));
     }
-  slave = open (name, O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (slave < 0 || ioctl (master, TIOCSWINSZ, &ws) < 0)
-    {
-      int errsv = errno;
-
-      if (slave >= 0)
-        close (slave);
-      close (master);
-      return sbx_executor_fail (error, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
-                                "Cannot set up the pseudo-terminal %s: %s", name,
-                                g_strerror (errsv));
-    }
-  *out_master = master;
-  *out_slave = slave;
+  self->stdin_pipe = g_unix_output_stream_new (ours[0], TRUE);
+  self->stdout_pipe = g_object_new (SBX_TYPE_PTY_INPUT_STREAM, "fd", ours[1],
+                                    "close-fd", TRUE, NULL);
   return TRUE;
 }
 
@@ -823,26 +809,10 @@ setup_streams (SbxProcess *self,
     owned[i] = -1;
   if (rr->pty)
     {
-      int slave = -1;
-
-      if (!open_pty (rr->rows, rr->cols, &self->pty_master, &slave, error))
-        return FALSE;
-      child[0] = child[1] = child[2] = slave;
-      owned[0] = slave;
-      ours[0] = fcntl (self->pty_master, F_DUPFD_CLOEXEC, 3);
-      ours[1] = fcntl (self->pty_master, F_DUPFD_CLOEXEC, 3);
-      if (ours[0] < 0 || ours[1] < 0)
-        {
-          int errsv = errno;
-
-          close_fd (&ours[0]);
-          close_fd (&ours[1]);
-          return sbx_executor_fail (error, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
-                                    "Cannot duplicate the PTY master: %s", g_strerror (errsv));
-        }
-      self->stdin_pipe = g_unix_output_stream_new (ours[0], TRUE);
-      self->stdout_pipe = g_object_new (SBX_TYPE_PTY_INPUT_STREAM, "fd", ours[1],
-                                        "close-fd", TRUE, NULL);
+      /* The backend opens the terminal inside the sandbox (its own devpts
+       * where it has one, so `tty` names it there) and hands over only the
+       * master: the child's streams are the slave (attach_pty_master). */
+      child[0] = child[1] = child[2] = -1;
       return TRUE;
     }
 
@@ -974,7 +944,9 @@ sbx_process_start_admitted (SbxExecutor      *executor,
     }
 
   req.struct_size = sizeof req;
-  req.flags = self->rr->pty ? SBX_SPAWN_PTY : 0;
+  req.flags = self->rr->pty ? SBX_SPAWN_PTY_SANDBOX : 0;
+  req.pty_rows = self->rr->rows;
+  req.pty_cols = self->rr->cols;
   req.cwd = self->admission.cwd;
   req.argv = (const char *const *) self->rr->argv;
   /* Egress: with a route, the environment names this run's proxy. */
@@ -987,6 +959,7 @@ sbx_process_start_admitted (SbxExecutor      *executor,
   self->spawn.struct_size = sizeof self->spawn;
   self->spawn.pidfd = -1;
   self->spawn.proxy_listen_fd = -1;
+  self->spawn.pty_master_fd = -1;
   self->started = g_get_monotonic_time ();
 
   if (!sbx_backend_spawn (self->admission.spec, &req, &self->spawn, &spawn_error))
@@ -1045,6 +1018,27 @@ sbx_process_start_admitted (SbxExecutor      *executor,
                          "Cannot watch “%s”: pidfd_open: %s; it was killed",
                          self->rr->argv[0], g_strerror (errsv));
       return NULL;
+    }
+
+  if (self->rr->pty)
+    {
+      g_autoptr(GError) pty_error = NULL;
+      int master = self->spawn.pty_master_fd;
+
+      /* The backend guarantees a master on success (sbx_backend_spawn
+       * refuses a spawn that lacks one); without our duplicates of it the
+       * process is unusable: kill the tree, reap it and fail. */
+      self->spawn.pty_master_fd = -1;
+      if (!attach_pty_master (self, master, &pty_error))
+        {
+          process_kill (self, SBX_SUPERVISE_CANCELLED);
+          while (waitid (P_PID, (id_t) self->spawn.pid, &(siginfo_t) { 0 },
+                         WEXITED | WNOWAIT) < 0 && errno == EINTR)
+            ;
+          process_reap (self);
+          g_propagate_error (error, g_steal_pointer (&pty_error));
+          return NULL;
+        }
     }
 
   if (close_requested)
