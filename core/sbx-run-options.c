@@ -35,24 +35,24 @@
  */
 struct _SbxRunOptions
 {
-  GTimeSpan     timeout;
-  guint64       max_output;
-  int           stdin_fd;
-  int           stdout_fd;
-  int           stderr_fd;
-  SbxStdioMode  modes[3];
-  gboolean      pty;
-  guint16       pty_rows;
-  guint16       pty_cols;
-  GDateTime    *deadline;
-  GTimeSpan     terminate_grace;
-  char        **grants;
-  char         *execution_id;
+  GTimeSpan    timeout;
+  guint64      max_output;
+  int          stdin_fd;
+  int          stdout_fd;
+  int          stderr_fd;
+  SbxStdioMode modes[3];
+  gboolean     pty;
+  guint16      pty_rows;
+  guint16      pty_cols;
+  GDateTime   *deadline;
+  GTimeSpan    terminate_grace;
+  char       **grants;
+  char        *execution_id;
   /* The sandbox terminal (sbx-run-options-private.h). */
-  gboolean      sandbox_terminal;
-  guint16       terminal_rows;
-  guint16       terminal_cols;
-  int           terminal_resize_fd;
+  gboolean sandbox_terminal;
+  guint16  terminal_rows;
+  guint16  terminal_cols;
+  int      terminal_resize_fd;
 };
 
 G_DEFINE_BOXED_TYPE (SbxRunOptions, sbx_run_options, sbx_run_options_copy, sbx_run_options_free)
