@@ -135,6 +135,18 @@ canonical_root_for (const char  *name,
       sbx_profile_set_invalid (error, "%s (%s): %s", name, shown, local_error->message);
       return NULL;
     }
+  if (g_str_equal (canonical, "/"))
+    {
+      /* Neither backend can mount or scope the filesystem root as one root
+       * among others (it is the view itself), so a profile saying so would
+       * be reported as access it never gets.  The whole host is the host
+       * read/write access. */
+      g_free (canonical);
+      sbx_profile_set_invalid (error, "%s (%s): resolves to the filesystem root “/”; a root is a "
+                               "directory below it (the whole host is the host read/write access)",
+                               name, shown);
+      return NULL;
+    }
   if (!g_utf8_validate (canonical, -1, NULL))
     {
       g_autofree char *resolved = sbx_profile_display (canonical);

@@ -786,6 +786,50 @@ test_required_guarantees (void)
   tree_teardown (&tree);
 }
 
+/* The filesystem root is never a root: no backend can scope "/" as one
+ * root among others, so a profile saying so would report access it never
+ * gets.  Every spelling that resolves to it is refused, naming the field;
+ * a directory below it is accepted (the control). */
+static void
+test_filesystem_root_refused (void)
+{
+  static const char *const spellings[] = { "/", "//", "/.", "/usr/..", "/tmp/../" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (spellings); i++)
+    {
+      g_autoptr(SbxProfileConfig) ws = sbx_profile_config_new ();
+      g_autoptr(SbxProfileConfig) root = sbx_profile_config_new ();
+      g_autoptr(SbxProfile) profile = NULL;
+      g_autoptr(GError) error = NULL;
+
+      sbx_profile_config_set_workspace (ws, spellings[i], SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+      profile = sbx_profile_new (ws, &error);
+      g_assert_null (profile);
+      g_assert_error (error, SBX_PROFILE_ERROR, SBX_PROFILE_ERROR_INVALID);
+      g_assert_true (g_str_has_prefix (error->message, "workspace root ("));
+      g_assert_nonnull (strstr (error->message, "filesystem root"));
+      g_clear_error (&error);
+
+      sbx_profile_config_set_workspace (root, "/usr", SBX_ACCESS_ALLOW, SBX_ACCESS_DENY);
+      sbx_profile_config_add_root (root, spellings[i], SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+      profile = sbx_profile_new (root, &error);
+      g_assert_null (profile);
+      g_assert_error (error, SBX_PROFILE_ERROR, SBX_PROFILE_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, "filesystem root"));
+    }
+  {
+    g_autoptr(SbxProfileConfig) below = sbx_profile_config_new ();
+    g_autoptr(SbxProfile) profile = NULL;
+    g_autoptr(GError) error = NULL;
+
+    sbx_profile_config_set_workspace (below, "/usr", SBX_ACCESS_ALLOW, SBX_ACCESS_DENY);
+    sbx_profile_config_add_root (below, "/tmp", SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+    profile = sbx_profile_new (below, &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (profile);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -799,6 +843,7 @@ main (int    argc,
       g_test_add_data_func (path, &validation_rows[i], test_validation_row);
     }
   g_test_add_func ("/profile/validate/deterministic", test_validation_deterministic);
+  g_test_add_func ("/profile/validate/filesystem-root-refused", test_filesystem_root_refused);
   g_test_add_func ("/profile/enums/values-and-words", test_enum_values);
   g_test_add_func ("/profile/canonical/spellings-collapse", test_canonical_spellings);
   g_test_add_func ("/profile/canonical/roots-sorted-bytewise", test_roots_sorted_bytewise);
