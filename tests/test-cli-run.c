@@ -301,6 +301,8 @@ test_max_output (Fixture       *fx,
     g_assert_cmpint (o.status, ==, 128 + SIGKILL);
     g_assert_cmpuint (strlen (o.out), ==, 1024);
     assert_contains (o.err, "output limit of 1024 bytes");
+    /* on a line of its own, whatever the last byte passed on was */
+    assert_contains (o.err, "\nsbx: run: output limit of 1024 bytes");
     g_assert_cmpint (g_get_monotonic_time () - start, <, 2 * G_USEC_PER_SEC);
   }
   {

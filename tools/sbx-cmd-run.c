@@ -784,8 +784,14 @@ sbx_cmd_run (int    argc,
         }
       sbx_run_egress_report_denial (state.result);
       if (sbx_run_result_get_truncated (state.result))
-        sbx_cli_error ("run: output limit of %" G_GUINT64_FORMAT " bytes reached; "
+        {
+          /* The output was cut where the limit fell, mid-line as a rule:
+           * the notice starts on a line of its own, not glued to the last
+           * byte passed on (stdout and stderr are often one terminal). */
+          fputc ('\n', stderr);
+          sbx_cli_error ("run: output limit of %" G_GUINT64_FORMAT " bytes reached; "
                        "the rest was not passed on and the process tree was killed", max_output);
+        }
       if (sbx_run_result_get_signaled (state.result))
         status = 128 + sbx_run_result_get_term_signal (state.result);
       else
