@@ -1146,6 +1146,26 @@ test_close_async (Fixture       *fx,
   g_assert_no_error (error);
   g_assert_false (g_file_test (owned, G_FILE_TEST_EXISTS));
   g_assert_true (sbx_executor_is_closed (executor));
+
+  /* The close ran on a GTask worker, which may still hold the task (and
+   * through it the set, with its close eventfd) for a moment after the
+   * result was delivered: the fixture's fd count is taken once the set is
+   * really gone. */
+  {
+    SbxExecutorSet *weak = set;
+    gint64 until = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+    g_object_add_weak_pointer (G_OBJECT (weak), (gpointer *) &weak);
+    g_clear_object (&result);
+    g_clear_object (&executor);
+    g_clear_object (&set);
+    while (weak != NULL && g_get_monotonic_time () < until)
+      {
+        g_main_context_iteration (NULL, FALSE);
+        g_usleep (1000);
+      }
+    g_assert_null (weak);
+  }
 }
 
 /* Dropping the last reference closes; an executor that outlives its set
