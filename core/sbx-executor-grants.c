@@ -311,10 +311,11 @@ issue_grant_admitted (SbxExecutor  *self,
  * @self: a [class@Sbx.Executor]
  * @execution_id: names the one execution the grant is for; any valid text
  *   (':' included)
- * @command: the exact command the grant is for: the shell text given to
- *   [method@Sbx.Executor.run_command_with_grants], or
- *   [func@Sbx.grant_command_for_argv] of the vector given to
- *   [method@Sbx.Executor.run_argv_with_grants]
+ * @command: the exact command the grant is for:
+ *   [func@Sbx.grant_command_for_argv] of the vector that
+ *   [method@Sbx.Executor.run], [method@Sbx.Executor.spawn] or
+ *   [method@Sbx.Executor.prepare] will be given (a shell command line is the
+ *   vector `{"/bin/sh", "-c", command}`)
  * @cwd: (type filename): the working directory of that run; bound in its
  *   canonical form (symlinks resolved), so it must exist
  * @grant_class: one of the `SBX_GRANT_CLASS_*` strings, such as
