@@ -115,8 +115,8 @@ plugindir = sys.argv[1]
 loaded = sorted(p["name"] for p in d["plugins"] if p["path"].startswith(plugindir + "/") and p.get("state") == "loaded")
 print(d["build"]["plugindir"] == plugindir, ",".join(loaded), d["default_sandboxed"]["report"]["level"])
 ' "$plugindir" 2>&1)
-  if [ "$verdict" = "True linux,report-jsonl,unconfined full" ]; then
-    ok "$who: sbx doctor --json: built-in plugin directory $plugindir, plugins linux, report-jsonl, unconfined loaded from it, level full"
+  if [ "$verdict" = "True egress-http,linux,report-jsonl,unconfined full" ]; then
+    ok "$who: sbx doctor --json: built-in plugin directory $plugindir, plugins egress-http, linux, report-jsonl, unconfined loaded from it, level full"
   else
     not_ok "$who: sbx doctor --json does not show the installed plugins at level full" "$verdict" "$json"
   fi
