@@ -40,6 +40,12 @@ claim (SbxLinuxClaims       *out,
   out->claims[feature].detail = detail;
 }
 
+/* Why a ports network is refused when ports_enforced() fails, at either
+ * rung. */
+static const char ports_refusal[] =
+  "a ports network (network.broad.v1) needs Landlock TCP rules (ABI >= 4) "
+  "and the seccomp TCP-only rules: without them the whole network would be open";
+
 /* TCP connect to the listed ports on any address, nothing else: what a
  * ports network needs from the mechanisms at either rung. */
 static gboolean
@@ -98,8 +104,7 @@ decide_rung1 (const SbxLinuxClaimsInput *in,
     case SBX_NET_MODE_PORTS:
       if (!ports_enforced (in))
         {
-          out->refusal = "a ports network (network.broad.v1) needs Landlock TCP rules (ABI >= 4) "
-                         "and the seccomp TCP-only rules: without them the whole network would be open";
+          out->refusal = ports_refusal;
           return;
         }
       claim (out, SBX_LINUX_CLAIM_NETWORK_BOUNDARY, SBX_ABI_REPORT_UNENFORCED,
@@ -196,8 +201,7 @@ decide_rung2 (const SbxLinuxClaimsInput *in,
     case SBX_NET_MODE_PORTS:
       if (!ports_enforced (in))
         {
-          out->refusal = "a ports network (network.broad.v1) needs Landlock TCP rules (ABI >= 4) "
-                         "and the seccomp TCP-only rules: without them the whole network would be open";
+          out->refusal = ports_refusal;
           return;
         }
       claim (out, SBX_LINUX_CLAIM_NETWORK_BOUNDARY, SBX_ABI_REPORT_UNENFORCED,
