@@ -1353,6 +1353,10 @@ test_thousand_tunnels (void)
   g_autofree char *auth_a = NULL;
   g_autofree char *auth_b = NULL;
   GSocket **tunnels = g_new0 (GSocket *, N_TUNNELS);
+  const SbxEgressProxyLimits limits = {
+    .max_head_bytes = 64 * 1024, .head_timeout_ms = 10 * 60 * 1000, .idle_timeout_ms = 10 * 60 * 1000,
+    .upstream_timeout_ms = 10000,
+  };
 
   /* 4 sockets per tunnel in this one process (client, proxy x2, server),
    * plus 4 pipe ends for the proxy's splice relay (which falls back to a
@@ -1384,6 +1388,12 @@ test_thousand_tunnels (void)
   th = egress_test_host_new (SBX_HOST_FEATURE_EGRESS_V1);
   r = egress_test_route_start (th, "direct", &error);
   g_assert_null (error);
+  /* this case is about holding 1,000 tunnels, not about the idle limit:
+   * opening them one after the other can take longer than the default 30 s
+   * idle limit on a loaded machine (ASan, two CPUs shared with other
+   * suites), and the first tunnels, quiet until all are open, would then be
+   * closed by the reaper, as the limit says they must */
+  sbx_egress_proxy_set_limits (r->route, &limits);
   target = target_of (test_server_get_port (echo));
   authority = authority_of (test_server_get_port (echo));
   {
