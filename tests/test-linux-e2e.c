@@ -978,9 +978,9 @@ check_proc_masked (const char *backend,
     g_assert_cmpuint (count_open (outside), >=, 4);   /* root reads them on the host */
   profile = g_build_filename (tree.tmp, "host-read.json", NULL);
   g_assert_true (g_file_set_contents (profile,
-    "{\"version\": 1, \"workspace\": {\"root\": \".\", \"read\": \"allow\", \"write\": \"allow\"},"
-    " \"host\": {\"read\": \"allow\", \"write\": \"deny\"}, \"network\": \"deny\", \"command\": \"allow\","
-    " \"home\": \"isolated\", \"isolation\": \"sandboxed\"}", -1, NULL));
+                                      "{\"version\": 1, \"workspace\": {\"root\": \".\", \"read\": \"allow\", \"write\": \"allow\"},"
+                                      " \"host\": {\"read\": \"allow\", \"write\": \"deny\"}, \"network\": \"deny\", \"command\": \"allow\","
+                                      " \"home\": \"isolated\", \"isolation\": \"sandboxed\"}", -1, NULL));
   {
     const char *args_default[] = { "--report", "--", "sh", "-c", PROC_PROBE, NULL };
     const char *args_host[] = { "--report", "--profile", profile, "--", "sh", "-c", PROC_PROBE, NULL };

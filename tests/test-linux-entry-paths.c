@@ -689,13 +689,13 @@ test_ports (gconstpointer rung)
       g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, &out,
                                    NULL, &status, NULL));
       outside = parse_results (out);
-      if (e == 1 && !g_str_equal (g_hash_table_lookup (outside, "sock_inet_stream") ?: "", "ok"))
+      if (e == 1 && !g_str_equal (g_hash_table_lookup (outside, "sock_inet_stream") ? : "", "ok"))
         {
           g_test_message ("no i386 emulation here: %s", out);
           break;
         }
       /* the control's datagram arrived (x32: where the kernel has it) */
-      if (e < 2 || g_str_equal (g_hash_table_lookup (outside, "udp_send") ?: "", "ok"))
+      if (e < 2 || g_str_equal (g_hash_table_lookup (outside, "udp_send") ? : "", "ok"))
         {
           g_assert_cmpint (poll (&pfd, 1, 2000), ==, 1);
           g_assert_cmpint (recv (ufd, buf, sizeof buf, 0), ==, 15);

@@ -201,7 +201,7 @@ assert_replay_argv (Fx                *fx,
   g_autoptr(GError) error = NULL;
 
   result = etu_run_with_grants (fx->executor, fx->tree.ws, argv, "exec",
-                                              (const char *const *) tokens, NULL, NULL, &error);
+                                (const char *const *) tokens, NULL, NULL, &error);
   g_assert_null (result);
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_REPLAY);
 }
@@ -740,7 +740,7 @@ test_token_not_in_child (gconstpointer data)
   g_assert_cmpuint (g_strv_length (parts), ==, 3);
   grants[0] = token;
   result = etu_run_with_grants (fx.executor, fx.tree.ws, argv, "exec", grants, NULL,
-                                              NULL, &error);
+                                NULL, &error);
   g_assert_no_error (error);
   bytes = sbx_run_result_get_output (result);
   out = g_bytes_get_data (bytes, &len);
@@ -803,7 +803,7 @@ test_link_after_issue (gconstpointer data)
     g_assert_cmpint (link (secret, alias), ==, 0);
     grants[0] = token;
     result = etu_run_with_grants (fx.executor, fx.tree.ws, argv, "exec", grants, NULL,
-                                                NULL, &error);
+                                  NULL, &error);
   }
   g_assert_null (result);
   g_test_message ("%s: %s", fx.backend, error->message);

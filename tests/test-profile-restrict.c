@@ -146,8 +146,8 @@ random_profile (const Tree *tree)
 
 static SbxAccess
 access_of (SbxProfile *profile,
-        const char *kind,
-        const char *scope)
+           const char *kind,
+           const char *scope)
 {
   g_autoptr(GError) error = NULL;
   SbxAccess result = (SbxAccess) 99;

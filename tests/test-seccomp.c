@@ -290,7 +290,7 @@ static const ExactRow exact_rows[] = {
   { "clone", CLONE_NEWCGROUP, 0, 0, ERR (EPERM) },
   { "clone", SIGCHLD, 0, 0, ALLOW },
   { "clone", CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
-             CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID, 0, 0, ALLOW },
+    CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID, 0, 0, ALLOW },
   { "unshare", CLONE_NEWUSER, 0, 0, ERR (EPERM) },
   { "unshare", CLONE_NEWTIME, 0, 0, ERR (EPERM) },
   { "unshare", CLONE_NEWNS | CLONE_FS, 0, 0, ERR (EPERM) },
@@ -720,10 +720,10 @@ test_reports_and_bits (void)
 #define R1 SBX_SECCOMP_ENFORCES_SETID_DENIED
     { 2, SBX_NET_MODE_DENY, 7, R2 | SBX_SECCOMP_ENFORCES_INET_DENIED | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
     { 2, SBX_NET_MODE_PORTS, 7, R2 | SBX_SECCOMP_ENFORCES_INET_TCP_ONLY | SBX_SECCOMP_ENFORCES_UNIX_DENIED |
-                                SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED },
+      SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED },
     /* ports at rung 1: the host network namespace, so TCP only too */
     { 1, SBX_NET_MODE_PORTS, 7, R1 | SBX_SECCOMP_ENFORCES_INET_TCP_ONLY | SBX_SECCOMP_ENFORCES_UNIX_DENIED |
-                                SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED },
+      SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED },
     { 2, SBX_NET_MODE_OPEN, 7, R2 | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
     { 2, SBX_NET_MODE_DENY, 7, R2 | SBX_SECCOMP_ENFORCES_INET_DENIED, TRUE },
     { 1, SBX_NET_MODE_DENY, 7, R1 | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
@@ -731,7 +731,7 @@ test_reports_and_bits (void)
     { 1, SBX_NET_MODE_DENY, 2, R1 | SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED, TRUE },
     { 1, SBX_NET_MODE_OPEN, 7, R1 | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
     { 2, SBX_NET_MODE_DENY, 1, R2 | SBX_SECCOMP_ENFORCES_INET_DENIED | SBX_SECCOMP_ENFORCES_UNIX_DENIED |
-                               SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED },
+      SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED },
 #undef R1
 #undef R2
   };
@@ -1345,7 +1345,7 @@ main (int argc, char **argv)
    * interpreter above) and states the level a current kernel has. */
   if (g_getenv ("SBX_TEST_SECCOMP_API_LEVEL") != NULL)
     g_assert_cmpint (seccomp_api_set ((unsigned int) g_ascii_strtoull (g_getenv ("SBX_TEST_SECCOMP_API_LEVEL"),
-                                                                        NULL, 10)), ==, 0);
+                                                                       NULL, 10)), ==, 0);
 
   g_test_add_func ("/seccomp/exact/default-program", test_exact_default);
   g_test_add_func ("/seccomp/exact/arch-guards", test_exact_arch_guards);

@@ -22,7 +22,7 @@
 #ifndef _WIN32
 static const char not_applicable[] =
   BACKEND_NAME ": not applicable on this host: restricted tokens and Job objects exist only on "
-               "Windows; this build has the token/Job compiler only (see sbx profile explain --backend " BACKEND_NAME ")";
+  "Windows; this build has the token/Job compiler only (see sbx profile explain --backend " BACKEND_NAME ")";
 #endif
 
 typedef struct
@@ -37,9 +37,9 @@ fail (const Win32Plugin *plugin,
       const char        *fmt,
       ...)
 #ifdef __GNUC__
-  __attribute__ ((format (printf, 4, 5)))
+__attribute__ ((format (printf, 4, 5)))
 #endif
-  ;
+;
 
 static void
 fail (const Win32Plugin *plugin,
