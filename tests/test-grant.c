@@ -7,6 +7,10 @@
  * run with one, refused on replay).  The filesystem classes' identity
  * binding runs on the mock-ok test double (it compiles and spawns
  * unconfined, and records the grant rules of the spec it was given).
+ *
+ * These are the cases of one module, grants (sbx-grant.c,
+ * sbx-grant-binding.c, sbx-executor-grants.c): one GTest binary per
+ * concept, so it is over a thousand lines.
  */
 #include <dlfcn.h>
 #include <errno.h>

@@ -12,6 +12,9 @@
  *    narrow, never widen;
  *  - `sbx run` exit statuses: the command's, 128+N for signal N, 127 not
  *    found, 126 not executable, 125 when sbx refuses.
+ *
+ * These are the cases of one module, the Linux backend, end to end: one GTest
+ * binary per concept, so it is over a thousand lines.
  */
 #include <gio/gio.h>
 #include <signal.h>

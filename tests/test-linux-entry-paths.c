@@ -27,6 +27,9 @@
  * 32-bit gate (a host listener must receive nothing), a host SysV segment,
  * set-id files as `cp && chmod 6755`, host unix sockets in the workspace and
  * in a read-only root, and inotify on a directory the target cannot list.
+ *
+ * These are the cases of one module, the system-call filter, per entry path: one GTest
+ * binary per concept, so it is over a thousand lines.
  */
 #include "backend-test-util.h"
 

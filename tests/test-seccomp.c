@@ -14,6 +14,9 @@
  * A live row whose control happens to give the same errno under this uid
  * (e.g. EPERM for an unprivileged caller) is logged; its exact row still
  * checks it, and the root run of the suite checks it live.
+ *
+ * These are the cases of one module, the seccomp program (sbx-seccomp.c): one GTest
+ * binary per concept, so it is over a thousand lines.
  */
 #include "linux-test-util.h"
 #include "sbx-landlock-compat.h"

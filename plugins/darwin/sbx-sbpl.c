@@ -12,6 +12,14 @@
  *   4. "; --- network ---".
  * Every string literal in the text is printable ASCII with '\\' and '"'
  * escaped; any other path travels as a parameter.
+ *
+ * This file is over a thousand lines (about 1,100) because it is one
+ * compiler: the growable buffer, the path spellings, the filesystem forms
+ * and the globs are passes that all write into one Compiler state, whose
+ * invariants (sorted forms, parameters numbered in emission order, the
+ * ASCII rule above) hold only across the whole output.  Split into files,
+ * that state would become a header shared by four files of one function,
+ * with no other reader; the sections below are the seams a reader follows.
  */
 #include "sbx-sbpl.h"
 
