@@ -21,6 +21,28 @@
 
 #include "sbx-path-private.h"
 
+/* SBX_GRANT_ERROR_MALFORMED with the message the token parser gives. */
+static gboolean
+malformed (GError    **error,
+           const char *format,
+           ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+malformed (GError    **error,
+           const char *format,
+           ...)
+{
+  va_list args;
+  g_autofree char *detail = NULL;
+
+  va_start (args, format);
+  detail = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_MALFORMED,
+               "Grant token malformed: %s", detail);
+  return FALSE;
+}
+
 static char *
 identity_of (const struct stat *st)
 {
