@@ -85,29 +85,49 @@ else
   fi
 fi
 
+# One uncrustify run over every file (a process per file is most of the
+# time), its output under $tmp/out with the same relative paths.
+: > "$tmp/paths"
+while read -r f; do
+  case $f in /*) echo "$f" ;; *) echo "$root/$f" ;; esac >> "$tmp/paths"
+done < "$tmp/files"
+mkdir -p "$tmp/out"
+uncrustify_ok=1
+if [ -s "$tmp/paths" ]; then
+  # Missing files are reported below; uncrustify is given the others.
+  while read -r path; do [ -f "$path" ] && echo "$path"; done < "$tmp/paths" > "$tmp/present"
+  if [ -s "$tmp/present" ]; then
+    if ! "$UNCRUSTIFY" -q -c "$cfg" --prefix "$tmp/out" -F "$tmp/present" 2> "$tmp/err"; then
+      uncrustify_ok=0
+    fi
+    # shellcheck disable=SC2046
+    (cd "$tmp/out" && find . -type f -print0 | xargs -0 -r python3 "$fixup") || uncrustify_ok=0
+  fi
+fi
+
 while read -r f; do
   case $f in /*) path=$f ;; *) path=$root/$f ;; esac
+  out=$tmp/out/$path
   n=$((n + 1))
   if [ ! -f "$path" ]; then
     echo "not ok $n - $f: no such file"
     failed=$((failed + 1))
     continue
   fi
-  if ! "$UNCRUSTIFY" -q -c "$cfg" -f "$path" > "$tmp/raw" 2> "$tmp/err" \
-     || ! python3 "$fixup" < "$tmp/raw" > "$tmp/out"; then
+  if [ "$uncrustify_ok" -eq 0 ] || [ ! -f "$out" ]; then
     echo "not ok $n - $f: uncrustify failed"
     sed 's/^/# /' "$tmp/err"
     failed=$((failed + 1))
     continue
   fi
-  if cmp -s "$path" "$tmp/out"; then
+  if cmp -s "$path" "$out"; then
     echo "ok $n - $f"
   elif [ "$fix" -eq 1 ]; then
-    cat "$tmp/out" > "$path"
+    cat "$out" > "$path"
     echo "ok $n - $f # reformatted"
   else
     echo "not ok $n - $f: differs from uncrustify.cfg (scripts/check-format.sh --fix $f)"
-    diff -u "$path" "$tmp/out" | head -40 | sed 's/^/# /'
+    diff -u "$path" "$out" | head -40 | sed 's/^/# /'
     failed=$((failed + 1))
   fi
 done < "$tmp/files"

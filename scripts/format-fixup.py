@@ -13,7 +13,7 @@ on).  This pass puts the space back and moves the continuation lines that
 uncrustify aligned under a parenthesis of that line by the same column, so
 that the result is what a newer uncrustify makes of the same uncrustify.cfg.
 
-Reads C on stdin, writes it on stdout.  String and character literals,
+Reads C on stdin and writes it on stdout, or rewrites each FILE given.  String and character literals,
 comments and preprocessor lines are left as they are.
 """
 import sys
@@ -86,4 +86,14 @@ def fix(text):
 
 
 if __name__ == "__main__":
-    sys.stdout.write(fix(sys.stdin.read()))
+    if len(sys.argv) > 1:
+        # FILE...: rewrite each in place.
+        for path in sys.argv[1:]:
+            with open(path, encoding="utf-8", newline="") as f:
+                text = f.read()
+            fixed = fix(text)
+            if fixed != text:
+                with open(path, "w", encoding="utf-8", newline="") as f:
+                    f.write(fixed)
+    else:
+        sys.stdout.write(fix(sys.stdin.read()))
