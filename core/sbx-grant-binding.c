@@ -243,7 +243,7 @@ sbx_grant_acquire_handle (const SbxGrantBinding *binding,
       g_set_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_UNSUPPORTED,
                    "Grant class unsupported: “%s” is not %s", binding->canonical_path,
                    exact ? "a regular file with exactly one link (an exact grant never "
-                   "opens another name of the same file)"
+                           "opens another name of the same file)"
                          : "a directory");
       return -1;
     }

@@ -13,13 +13,36 @@ on).  This pass puts the space back and moves the continuation lines that
 uncrustify aligned under a parenthesis of that line by the same column, so
 that the result is what a newer uncrustify makes of the same uncrustify.cfg.
 
+It also puts a string literal that continues a concatenation on the next
+line under the literal that began it, as the tree writes them
+(`"a regular file "` / `"with one link"` under each other, also after a `?`
+or a format macro); uncrustify 0.72 can only align it under the open
+parenthesis, or under the last literal of the line above.
+
 Reads C on stdin and writes it on stdout, or rewrites each FILE given.  String and character literals,
 comments and preprocessor lines are left as they are.
 """
+import re
 import sys
 
 OPENERS = "([{"
 CLOSERS = ")]}"
+TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_][A-Za-z0-9_]*|\S')
+
+
+def chain_column(line):
+    """Column of the string literal that starts the concatenation a line ends
+    with ("a" "b" MACRO "c"), or -1 when the line does not end with one."""
+    tokens = [(m.group(0), m.start()) for m in TOKEN.finditer(line)]
+    col = -1
+    for text, start in reversed(tokens):
+        if text.startswith('"'):
+            col = start
+        elif re.fullmatch(r"[A-Z_][A-Z0-9_]*", text):
+            continue
+        else:
+            break
+    return col
 
 
 def fix(text):
@@ -36,6 +59,13 @@ def fix(text):
             shift = stack[-1]
         if shift:
             line = " " * shift + line
+        # A string literal continued on the next line goes under the string
+        # that began it (uncrustify puts it under the open parenthesis).
+        if (stripped.startswith('"') and not in_comment and not continued_pp and out
+                and not out[-1].lstrip().startswith("#")):
+            col = chain_column(out[-1])
+            if col >= 0:
+                line = " " * col + stripped
         is_pp = continued_pp or stripped.startswith("#")
         continued_pp = is_pp and line.endswith("\\")
         if is_pp:

@@ -134,19 +134,19 @@ test_doctor_text (void)
   g_assert_nonnull (strstr (run.out, "speaks plugin ABI version 2; this library speaks version 1"));
   /* Each backend's probe, in selection order, with entries and hints. */
   g_assert_nonnull (strstr (run.out, "Backends (in selection order):\n"
-                            "  mock-probe-short (plugin mock-probe-short, priority 100)\n"
-                            "    level:      full\n"
-                            "    guarantees: process-boundary, env-scrub\n"
-                            "      unenforced write-boundary: mock: no filesystem confinement. Hint: "));
+                                     "  mock-probe-short (plugin mock-probe-short, priority 100)\n"
+                                     "    level:      full\n"
+                                     "    guarantees: process-boundary, env-scrub\n"
+                                     "      unenforced write-boundary: mock: no filesystem confinement. Hint: "));
   g_assert_nonnull (strstr (run.out, "    probe FAILED: plugin 'mock-probe-fails', extension 'mock-probe-fails': "
-                            "probe failed: mock mechanism /dev/mock is absent. Hint: "));
+                                     "probe failed: mock mechanism /dev/mock is absent. Hint: "));
   g_assert_nonnull (strstr (run.out, "Egress routes:\n  (none loaded)\n"));
   g_assert_nonnull (strstr (run.out, "Reporters:\n  mock-ok-reporter (plugin mock-ok, priority 0)\n"));
   /* What the host gives a default Sandboxed profile. */
   g_assert_nonnull (strstr (run.out, "Default Sandboxed profile (requires write-boundary, read-boundary, "
-                            "env-scrub, network-boundary):\n  backend:    mock-ok\n  level:      full\n"));
+                                     "env-scrub, network-boundary):\n  backend:    mock-ok\n  level:      full\n"));
   g_assert_nonnull (strstr (run.out, "    mock-probe-short: missing required guarantees: write-boundary, "
-                            "read-boundary, network-boundary (level full)\n"));
+                                     "read-boundary, network-boundary (level full)\n"));
 }
 
 static void
@@ -208,7 +208,7 @@ test_doctor_no_backend (void)
   run_doctor (path, NULL, NULL, &text);
   g_assert_cmpint (text.status, ==, 1);
   g_assert_nonnull (strstr (text.out, "  NO BACKEND can run it on this host: no backend can run this Sandboxed profile; "
-                            "mock-probe-short: missing required guarantees"));
+                                      "mock-probe-short: missing required guarantees"));
   g_assert_nonnull (strstr (text.out, "  mock-init-fails: REFUSED\n"));
   g_assert_nonnull (strstr (text.out, "init failed with status 2 (unavailable)"));
 
@@ -230,12 +230,12 @@ test_doctor_forced_backend (void)
   run_doctor (path, "no-such-backend", NULL, &missing);
   g_assert_cmpint (missing.status, ==, 1);
   g_assert_nonnull (strstr (missing.out, "NO BACKEND can run it on this host: SBX_BACKEND=no-such-backend: "
-                            "no loaded plugin provides a backend of that name"));
+                                         "no loaded plugin provides a backend of that name"));
 
   run_doctor (path, "help", NULL, &help);
   g_assert_cmpint (help.status, ==, 1);
   g_assert_nonnull (strstr (help.out, "SBX_BACKEND=help: candidates in priority order:\n"
-                            "  mock-probe-short (plugin mock-probe-short, priority 100): level full"));
+                                      "  mock-probe-short (plugin mock-probe-short, priority 100): level full"));
 }
 
 /* The real plugins of this build pass the loader's validation. */

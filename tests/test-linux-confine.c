@@ -473,9 +473,9 @@ test_network_deny (gconstpointer rung)
     {
       g_clear_pointer (&run, linux_test_run_free);
       run = sandbox_python (&fx, "import socket\n"
-                            "srv = socket.socket(); srv.bind(('127.0.0.1', 0)); srv.listen()\n"
-                            "c = socket.create_connection(srv.getsockname(), 3)\n"
-                            "a, _ = srv.accept(); c.send(b'ping'); print(a.recv(4).decode())\n");
+                                 "srv = socket.socket(); srv.bind(('127.0.0.1', 0)); srv.listen()\n"
+                                 "c = socket.create_connection(srv.getsockname(), 3)\n"
+                                 "a, _ = srv.accept(); c.send(b'ping'); print(a.recv(4).decode())\n");
       g_assert_cmpint (run->exit.code, ==, 0);
       g_assert_cmpstr (run->out, ==, "ping\n");
     }
@@ -930,7 +930,7 @@ test_unix_socket_escape (gconstpointer rung)
       g_assert_cmpuint (e->status, ==, SBX_ABI_REPORT_NARROWED);
       g_clear_pointer (&run, linux_test_run_free);
       run = sandbox_sh (&fx, "ls -A /run /tmp | grep -v '^/\\|^$' | grep -v '^sbx-'; "
-                        "cat /etc/hostname >/dev/null && echo host-readable");
+                             "cat /etc/hostname >/dev/null && echo host-readable");
       g_assert_cmpstr (run->out, ==, "host-readable\n");
     }
   fixture_teardown (&fx);
@@ -1027,7 +1027,7 @@ test_denied_inside_workspace (gconstpointer rung)
   /* Positive control: all of it is readable without the sandbox. */
   g_assert_cmpint (linux_test_host_sh (fx.workspace, "cat secret.env private/key plain.txt", NULL), ==, 0);
   run = sandbox_sh (&fx, "cat secret.env; cat private/key; ls private; echo x > private/new; "
-                    "echo y >> secret.env; cat plain.txt");
+                         "echo y >> secret.env; cat plain.txt");
   g_assert_null (strstr (run->out, "TOKEN"));
   g_assert_null (strstr (run->out, "PRIVATE"));
   g_assert_null (strstr (run->out, "key"));
@@ -1057,11 +1057,11 @@ test_minimal_view (gconstpointer rung)
   if (!fixture_setup (&fx, rung))
     return;
   run = sandbox_sh (&fx, "ls /dev | tr '\\n' ' '; echo; test -e /sys && echo has-sys; "
-                    "test -e /root && echo has-root; test -e /etc/shadow && echo has-shadow; "
-                    "test -e /home && echo has-home; hostname; "
-                    "touch /newfile 2>/dev/null && echo root-writable; "
-                    "touch /usr/newfile 2>/dev/null && echo usr-writable; "
-                    "echo ok > /dev/null && echo devnull; head -c 4 /dev/urandom | wc -c; exit 0");
+                         "test -e /root && echo has-root; test -e /etc/shadow && echo has-shadow; "
+                         "test -e /home && echo has-home; hostname; "
+                         "touch /newfile 2>/dev/null && echo root-writable; "
+                         "touch /usr/newfile 2>/dev/null && echo usr-writable; "
+                         "echo ok > /dev/null && echo devnull; head -c 4 /dev/urandom | wc -c; exit 0");
   g_assert_cmpstr (run->out, ==,
                    "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero \n"
                    "sbx\ndevnull\n4\n");

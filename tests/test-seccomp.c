@@ -678,7 +678,7 @@ walk_program_rules (int rung, uint32_t mode, int abi, gboolean allow_unix)
           if (!ok)
             g_error ("rung %d mode %u abi %d%s: rule %zu %s(%#" G_GINT64_MODIFIER "x, %#" G_GINT64_MODIFIER "x, %#"
                      G_GINT64_MODIFIER "x, %#" G_GINT64_MODIFIER "x) on %s (nr %d): action 0x%x, expected "
-                     "errno %d", rung, mode, abi, allow_unix ? " allow-unix" : "", i, rule->name, args[0], args[1],
+                                       "errno %d", rung, mode, abi, allow_unix ? " allow-unix" : "", i, rule->name, args[0], args[1],
                      args[2], args[3], arches[a].name, nr, got, rule->err);
           checked++;
           /* the x32 entry of the same call is killed, whatever it is */

@@ -32,7 +32,7 @@
 #if !DARWIN_HOST
 static const char not_applicable[] =
   BACKEND_NAME ": not applicable on this host: Seatbelt (sandbox-exec, sandbox_init) exists only "
-  "on macOS; this build has the SBPL compiler only (see sbx profile explain --backend " BACKEND_NAME ")";
+               "on macOS; this build has the SBPL compiler only (see sbx profile explain --backend " BACKEND_NAME ")";
 #endif
 
 typedef struct

@@ -1023,7 +1023,7 @@ sbx_sbpl_compile (const SbxPolicyV1     *policy,
     if (c.out->n_params > 0)
       {
         snprintf (detail, sizeof detail, "%zu path(s) with bytes outside printable ASCII travel as "
-                  "sandbox parameters, never as profile text", c.out->n_params);
+                                         "sandbox parameters, never as profile text", c.out->n_params);
         add_entry (&c, "path-parameters", SBX_ABI_REPORT_ENFORCED, detail);
       }
     if (n_globs > 0)

@@ -159,9 +159,9 @@ decide_rung2 (const SbxLinuxClaimsInput *in,
     }
   claim (out, SBX_LINUX_CLAIM_PROCESS_BOUNDARY, SBX_ABI_REPORT_UNENFORCED,
          scoped ? "no user namespace: the target shares the host's pid, mount, ipc and network "
-         "namespaces (Landlock scoping keeps it from signalling processes outside the sandbox)"
+                  "namespaces (Landlock scoping keeps it from signalling processes outside the sandbox)"
                 : "no user namespace: the target shares the host's pid, mount, ipc and network "
-         "namespaces");
+                  "namespaces");
   out->containment = in->proc_children && scoped ? SBX_CONTAINMENT_ENFORCED : SBX_CONTAINMENT_BEST_EFFORT;
   if (in->write_restricted && write_ok)
     {
@@ -271,7 +271,7 @@ sbx_linux_claims_decide (const SbxLinuxClaimsInput *in,
         { UNIX_OPEN ("workspace", "abstract sockets stay in the sandbox's network namespace"),
           UNIX_OPEN ("workspace", "abstract sockets are scoped by Landlock"),
           UNIX_OPEN ("workspace", "abstract sockets of the host too (host network namespace, no "
-                     "Landlock scoping)") },
+                                  "Landlock scoping)") },
         { UNIX_OPEN ("workspace, the host paths Landlock lets it resolve",
                      "abstract sockets stay in the sandbox's network namespace"),
           UNIX_OPEN ("workspace, the host paths Landlock lets it resolve",

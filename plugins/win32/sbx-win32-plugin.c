@@ -22,7 +22,7 @@
 #ifndef _WIN32
 static const char not_applicable[] =
   BACKEND_NAME ": not applicable on this host: restricted tokens and Job objects exist only on "
-  "Windows; this build has the token/Job compiler only (see sbx profile explain --backend " BACKEND_NAME ")";
+               "Windows; this build has the token/Job compiler only (see sbx profile explain --backend " BACKEND_NAME ")";
 #endif
 
 typedef struct
