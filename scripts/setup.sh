@@ -10,7 +10,7 @@ PACKAGES="
   build-essential pkg-config meson ninja-build git python3
   libglib2.0-dev libjson-glib-dev libseccomp-dev
   gobject-introspection libgirepository1.0-dev python3-gi gjs gi-docgen
-  clang llvm libclang-rt-14-dev clang-format-14
+  clang llvm libclang-rt-14-dev uncrustify
   bubblewrap hyperfine util-linux passwd procps bash vim-tiny
   python3-dbusmock dbus-daemon
   coreutils grep sed findutils tar make gcc

@@ -387,7 +387,7 @@ test_show (void)
     g_assert_cmpint (run.status, ==, 0);
     object = parse_object (run.out, &node);
     g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (
-                       json_object_get_object_member (object, "profile"), "workspace"), "root"), ==, files.ws);
+                                                      json_object_get_object_member (object, "profile"), "workspace"), "root"), ==, files.ws);
   }
   {
     g_auto(Run) both = { 0 };

@@ -117,7 +117,7 @@ run_sbx (Fixture    *fx,
   g_ptr_array_add (argv, NULL);
 
   l = launcher (fx, G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                    | G_SUBPROCESS_FLAGS_STDERR_PIPE, with_plugins);
+                | G_SUBPROCESS_FLAGS_STDERR_PIPE, with_plugins);
   proc = g_subprocess_launcher_spawnv (l, (const char *const *) argv->pdata, &error);
   g_assert_no_error (error);
   g_subprocess_communicate_utf8 (proc, stdin_text, NULL, &o->out, &o->err, &error);
@@ -371,7 +371,7 @@ test_stream_and_signal (Fixture       *fx,
                         gconstpointer  data)
 {
   g_autoptr(GSubprocessLauncher) l = launcher (fx, G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                                   | G_SUBPROCESS_FLAGS_STDERR_PIPE, TRUE);
+                                               | G_SUBPROCESS_FLAGS_STDERR_PIPE, TRUE);
   g_autoptr(GSubprocess) proc = NULL;
   g_autoptr(GDataInputStream) lines = NULL;
   g_autoptr(GError) error = NULL;

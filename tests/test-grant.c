@@ -7,6 +7,10 @@
  * run with one, refused on replay).  The filesystem classes' identity
  * binding runs on the mock-ok test double (it compiles and spawns
  * unconfined, and records the grant rules of the spec it was given).
+ *
+ * These are the cases of one module, grants (sbx-grant.c,
+ * sbx-grant-binding.c, sbx-executor-grants.c): one GTest binary per
+ * concept, so it is over a thousand lines.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -421,7 +425,7 @@ test_command_start_async_and_argv (Fixture       *fx,
 
   etu_run_with_grants_async (fx->executor, fx->tree.ws, argv, "exec:with:colons", grants, NULL, NULL, etu_store_result, &async_result);
   result = sbx_executor_run_finish (fx->executor, etu_wait_async (&async_result),
-                                                     &error);
+                                    &error);
   g_assert_no_error (error);
   g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 0);
   g_clear_pointer (&result, sbx_run_result_unref);
@@ -431,7 +435,7 @@ test_command_start_async_and_argv (Fixture       *fx,
 
   etu_run_with_grants_async (fx->executor, fx->tree.ws, argv, "exec:with:colons", grants, NULL, NULL, etu_store_result, &async_result);
   result = sbx_executor_run_finish (fx->executor, etu_wait_async (&async_result),
-                                                     &error);
+                                    &error);
   g_assert_null (result);
   g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_REPLAY);
   g_clear_error (&error);
@@ -444,7 +448,7 @@ test_command_start_async_and_argv (Fixture       *fx,
   grants[0] = token;
   etu_run_with_grants_async (fx->executor, fx->tree.ws, SBX_SH_ARGV ("true"), "e2", grants, NULL, NULL, etu_store_result, &async_result);
   result = sbx_executor_run_finish (fx->executor, etu_wait_async (&async_result),
-                                                        &error);
+                                    &error);
   g_assert_no_error (error);
   g_assert_true (sbx_run_result_get_success (result));
 }
@@ -871,7 +875,8 @@ test_issue_matrix (Fixture       *fx,
   g_autofree char *root = g_build_filename (fx->tree.tmp, "root", NULL);
   g_autofree char *file = g_build_filename (fx->tree.tmp, "root", "file", NULL);
   g_autofree char *rel = g_strdup ("relative/path");
-  struct {
+  struct
+  {
     SbxAccess   access;
     const char *grant_class;
     const char *target;

@@ -369,7 +369,8 @@ static const LandlockCase cases[] = {
       { OUT, P_WRITE, "r/f", NULL, 0 }, { OUT, P_CREATE, "r/new", NULL, 0 },
       { OUT, P_EXEC, "r/true", NULL, 0 }, { OUT, P_TRUNCATE, "x/f", NULL, 0, 3 },
       { OUT, P_READ, "w/f", NULL, 0 }, { OUT, P_LIST, "w", NULL, 0 }, { OUT, P_WRITE, "x/f", NULL, 0 },
-      { OUT, P_READ, "none/f", NULL, 0 }, { OUT, P_LIST, "none", NULL, 0 } } },
+      { OUT, P_READ, "none/f", NULL, 0 }, { OUT, P_LIST, "none", NULL, 0 }
+    } },
 
   /* The same write-only tree under the mount view's Landlock layer (rung 1):
    * what a write-only grant relies on there. */
@@ -408,7 +409,8 @@ static const LandlockCase cases[] = {
       { IN, P_CREATE, "ws/new", NULL, EACCES }, { IN, P_READ, "ws/late", NULL, EACCES },
       { OUT, P_READ, "ws/secret", NULL, 0 }, { OUT, P_WRITE, "ws/secret", NULL, 0 },
       { OUT, P_READ, "ws/late", NULL, 0 }, { OUT, P_CREATE, "ws/new", NULL, 0 },
-      { OUT, P_RENAME, "ws/top", "ws/secret", 0 }, { OUT, P_UNLINK, "ws/secret", NULL, 0 } } },
+      { OUT, P_RENAME, "ws/top", "ws/secret", 0 }, { OUT, P_UNLINK, "ws/secret", NULL, 0 }
+    } },
 
   { "carve/deny-wins-tie", 0, FALSE,
     { "t" }, { "t/f", "g" }, { NULL }, { NULL },
@@ -517,7 +519,7 @@ test_case (gconstpointer data)
       g_autofree char *rel = g_strconcat ("~/", tc->rules[i].path, NULL);
 
       etu_policy_add (tp, rel, tc->rules[i].allow, tc->rules[i].deny, tc->rules[i].flags,
-                       SBX_FS_ORIGIN_ROOT);
+                      SBX_FS_ORIGIN_ROOT);
     }
   plan = plan_for (tp, 0, tc->rung != 0 ? tc->rung : SBX_LANDLOCK_RUNG_LANDLOCK, FALSE, &report);
   c.plan = plan;

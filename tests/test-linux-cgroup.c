@@ -15,6 +15,9 @@
  *  - the unprivileged delegation path against a mock systemd user manager
  *    (python3-dbusmock) on a fake cgroup tree: the call it records, the
  *    scope it "delegates", the per-sandbox cgroup made inside.
+ *
+ * These are the cases of one module, sandbox-wide limits (sbx-linux-cgroup.c): one GTest
+ * binary per concept, so it is over a thousand lines.
  */
 #include <errno.h>
 #include <signal.h>

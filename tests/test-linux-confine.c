@@ -10,6 +10,9 @@
  * host unix sockets (D-Bus style), and a root caller's capabilities and
  * kernel tunables.  Where a rung does not claim a guarantee, the test checks
  * that the report says so and skips with the reason.
+ *
+ * These are the cases of one module, the Linux backend's confinement: one GTest
+ * binary per concept, so it is over a thousand lines.
  */
 #include "backend-test-util.h"
 

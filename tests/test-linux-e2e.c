@@ -12,6 +12,9 @@
  *    narrow, never widen;
  *  - `sbx run` exit statuses: the command's, 128+N for signal N, 127 not
  *    found, 126 not executable, 125 when sbx refuses.
+ *
+ * These are the cases of one module, the Linux backend, end to end: one GTest
+ * binary per concept, so it is over a thousand lines.
  */
 #include <gio/gio.h>
 #include <signal.h>
@@ -978,9 +981,9 @@ check_proc_masked (const char *backend,
     g_assert_cmpuint (count_open (outside), >=, 4);   /* root reads them on the host */
   profile = g_build_filename (tree.tmp, "host-read.json", NULL);
   g_assert_true (g_file_set_contents (profile,
-    "{\"version\": 1, \"workspace\": {\"root\": \".\", \"read\": \"allow\", \"write\": \"allow\"},"
-    " \"host\": {\"read\": \"allow\", \"write\": \"deny\"}, \"network\": \"deny\", \"command\": \"allow\","
-    " \"home\": \"isolated\", \"isolation\": \"sandboxed\"}", -1, NULL));
+                                      "{\"version\": 1, \"workspace\": {\"root\": \".\", \"read\": \"allow\", \"write\": \"allow\"},"
+                                      " \"host\": {\"read\": \"allow\", \"write\": \"deny\"}, \"network\": \"deny\", \"command\": \"allow\","
+                                      " \"home\": \"isolated\", \"isolation\": \"sandboxed\"}", -1, NULL));
   {
     const char *args_default[] = { "--report", "--", "sh", "-c", PROC_PROBE, NULL };
     const char *args_host[] = { "--report", "--profile", profile, "--", "sh", "-c", PROC_PROBE, NULL };

@@ -27,6 +27,9 @@
  * 32-bit gate (a host listener must receive nothing), a host SysV segment,
  * set-id files as `cp && chmod 6755`, host unix sockets in the workspace and
  * in a read-only root, and inotify on a directory the target cannot list.
+ *
+ * These are the cases of one module, the system-call filter, per entry path: one GTest
+ * binary per concept, so it is over a thousand lines.
  */
 #include "backend-test-util.h"
 
@@ -689,13 +692,13 @@ test_ports (gconstpointer rung)
       g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, &out,
                                    NULL, &status, NULL));
       outside = parse_results (out);
-      if (e == 1 && !g_str_equal (g_hash_table_lookup (outside, "sock_inet_stream") ?: "", "ok"))
+      if (e == 1 && !g_str_equal (g_hash_table_lookup (outside, "sock_inet_stream") ? : "", "ok"))
         {
           g_test_message ("no i386 emulation here: %s", out);
           break;
         }
       /* the control's datagram arrived (x32: where the kernel has it) */
-      if (e < 2 || g_str_equal (g_hash_table_lookup (outside, "udp_send") ?: "", "ok"))
+      if (e < 2 || g_str_equal (g_hash_table_lookup (outside, "udp_send") ? : "", "ok"))
         {
           g_assert_cmpint (poll (&pfd, 1, 2000), ==, 1);
           g_assert_cmpint (recv (ufd, buf, sizeof buf, 0), ==, 15);

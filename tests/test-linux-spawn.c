@@ -548,18 +548,54 @@ test_no_supervisor_leaks (gconstpointer data)
   assert_no_children ();
 }
 
-/* PTY mode: the terminal becomes the target's controlling terminal. */
+/* The PTY mode (SBX_SPAWN_PTY: the host's terminal, handed in as the slave,
+ * becomes the target's controlling terminal), one row per script; each row
+ * runs at both rungs and says what the target prints at each. */
+typedef struct
+{
+  const char *name;
+  const char *script;
+  const char *out[2];      /* at linux-userns, at linux-landlock */
+  gboolean    prefix[2];   /* out[] is a prefix of the output, not all of it */
+} PtyCase;
+
+static const PtyCase pty_cases[] = {
+  /* The descriptor is a terminal at both rungs. */
+  { "pty", "test -t 0 && echo is-a-tty; exit 0",
+    { "is-a-tty\n", "is-a-tty\n" }, { FALSE, FALSE } },
+  /* What `tty` says about the host terminal.  At rung 1 the sandbox has its
+   * own devpts, so the slave's name does not resolve inside: ttyname()
+   * fails ("not a tty") even though the descriptor is a terminal.  That is
+   * why SBX_SPAWN_PTY_SANDBOX exists; the legacy mode keeps working as it
+   * always did. */
+  { "pty/legacy-name", "test -t 0 && echo is-a-tty; tty; exit 0",
+    { "is-a-tty\nnot a tty\n", "is-a-tty\n/dev/pts/" }, { FALSE, TRUE } },
+};
+
+static const char *const pty_rungs[] = { "linux-userns", "linux-landlock" };
+
+typedef struct
+{
+  const PtyCase *c;
+  guint          rung;     /* index into pty_rungs and PtyCase.out */
+} PtyParam;
+
+static PtyParam pty_params[G_N_ELEMENTS (pty_rungs)][G_N_ELEMENTS (pty_cases)];
+
 static void
 test_pty (gconstpointer data)
 {
+  const PtyParam *param = data;
+  const char *backend = pty_rungs[param->rung];
+  const char *want = param->c->out[param->rung];
   Fixture fx = { 0 };
   int master = -1, slave = -1;
-  const char *argv[] = { "sh", "-c", "test -t 0 && echo is-a-tty; exit 0", NULL };
+  const char *argv[] = { "sh", "-c", param->c->script, NULL };
   LinuxTestRun *failed = NULL;
   LinuxTestProc *proc;
   g_autoptr(LinuxTestRun) run = NULL;
 
-  if (!fixture_setup (&fx, data))
+  if (!fixture_setup (&fx, backend))
     return;
   g_assert_cmpint (openpty (&master, &slave, NULL, NULL, NULL), ==, 0);
   proc = linux_test_backend_start (fx.backend, fx.policy, fx.workspace, argv, NULL, slave, SBX_SPAWN_PTY,
@@ -569,43 +605,13 @@ test_pty (gconstpointer data)
   run = linux_test_proc_wait (proc, NULL);
   close (master);
   g_assert_cmpint (run->exit.code, ==, 0);
-  g_assert_cmpstr (run->out, ==, "is-a-tty\n");
+  g_test_message ("%s at %s: %s", param->c->name, backend, run->out);
+  if (param->c->prefix[param->rung])
+    g_assert_true (g_str_has_prefix (run->out, want));
+  else
+    g_assert_cmpstr (run->out, ==, want);
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
-}
-
-/* The legacy PTY mode at this rung: what `tty` says about a host terminal
- * handed in as the slave.  At rung 1 the sandbox has its own devpts, so the
- * slave's name does not resolve inside: ttyname() fails ("not a tty") even
- * though the descriptor is a terminal.  That is why SBX_SPAWN_PTY_SANDBOX
- * exists; the legacy mode keeps working as it always did. */
-static void
-test_pty_legacy_name (gconstpointer data)
-{
-  Fixture fx = { 0 };
-  int master = -1, slave = -1;
-  const char *argv[] = { "sh", "-c", "test -t 0 && echo is-a-tty; tty; exit 0", NULL };
-  LinuxTestRun *failed = NULL;
-  LinuxTestProc *proc;
-  g_autoptr(LinuxTestRun) run = NULL;
-
-  if (!fixture_setup (&fx, data))
-    return;
-  g_assert_cmpint (openpty (&master, &slave, NULL, NULL, NULL), ==, 0);
-  proc = linux_test_backend_start (fx.backend, fx.policy, fx.workspace, argv, NULL, slave, SBX_SPAWN_PTY,
-                                   &failed);
-  g_assert_nonnull (proc);
-  close (slave);
-  run = linux_test_proc_wait (proc, NULL);
-  close (master);
-  g_assert_cmpint (run->exit.code, ==, 0);
-  g_test_message ("legacy PTY mode at %s: %s", (const char *) data, run->out);
-  if (g_str_equal (data, "linux-userns"))
-    g_assert_cmpstr (run->out, ==, "is-a-tty\nnot a tty\n");
-  else
-    g_assert_true (g_str_has_prefix (run->out, "is-a-tty\n/dev/pts/"));
-  fixture_teardown (&fx);
   assert_no_children ();
 }
 
@@ -888,8 +894,14 @@ main (int argc, char **argv)
   linux_test_add_both ("spawn/no-descendant-outlives", test_no_descendant_outlives);
   linux_test_add_both ("spawn/concurrent", test_concurrent);
   linux_test_add_both ("spawn/no-supervisor-leaks", test_no_supervisor_leaks);
-  linux_test_add_both ("spawn/pty", test_pty);
-  linux_test_add_both ("spawn/pty/legacy-name", test_pty_legacy_name);
+  for (guint r = 0; r < G_N_ELEMENTS (pty_rungs); r++)
+    for (guint c = 0; c < G_N_ELEMENTS (pty_cases); c++)
+      {
+        g_autofree char *path = g_strdup_printf ("/linux/%s/spawn/%s", pty_rungs[r], pty_cases[c].name);
+
+        pty_params[r][c] = (PtyParam) { &pty_cases[c], r };
+        g_test_add_data_func (path, &pty_params[r][c], test_pty);
+      }
   linux_test_add_both ("spawn/pty/sandbox", test_sandbox_pty);
   linux_test_add_both ("spawn/pty/sandbox-invalid", test_sandbox_pty_invalid);
   linux_test_add_both ("spawn/supervisor-death", test_supervisor_death);

@@ -254,8 +254,8 @@ static const ErrorRow error_rows[] = {
   { "unconfined/access", V "\"isolation\":\"unconfined\",\"ack-unconfined\":true}", 0, SBX_PROFILE_ERROR_INVALID,
     "workspace.read: an unconfined profile needs allow, not deny", NULL },
   { "unconfined/root", V "\"isolation\":\"unconfined\",\"ack-unconfined\":true,\"network\":\"allow\","
-    "\"workspace\":{\"read\":\"allow\",\"write\":\"allow\"},\"host\":{\"read\":\"allow\",\"write\":\"allow\"},"
-    "\"roots\":[{\"path\":\"@T/dir\",\"read\":\"allow\",\"write\":\"allow\"},{\"path\":\"@T/caf\\u00e9\",\"read\":\"allow\"}]}", 0,
+                         "\"workspace\":{\"read\":\"allow\",\"write\":\"allow\"},\"host\":{\"read\":\"allow\",\"write\":\"allow\"},"
+                         "\"roots\":[{\"path\":\"@T/dir\",\"read\":\"allow\",\"write\":\"allow\"},{\"path\":\"@T/caf\\u00e9\",\"read\":\"allow\"}]}", 0,
     SBX_PROFILE_ERROR_INVALID, "roots[1].write: an unconfined profile needs allow, not deny", NULL },
   { "unconfined/ack-on-sandboxed", V "\"ack-unconfined\":true}", 0, SBX_PROFILE_ERROR_INVALID,
     "ack-unconfined: set on a sandboxed profile", NULL },

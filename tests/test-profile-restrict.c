@@ -146,8 +146,8 @@ random_profile (const Tree *tree)
 
 static SbxAccess
 access_of (SbxProfile *profile,
-        const char *kind,
-        const char *scope)
+           const char *kind,
+           const char *scope)
 {
   g_autoptr(GError) error = NULL;
   SbxAccess result = (SbxAccess) 99;
@@ -359,7 +359,8 @@ test_property (void)
 }
 
 /* ------------------------------------------------------------------------- */
-/* Explicit rows: upstream's Q3 and its neighbours */
+/* Explicit rows: a nested root whose access equals the host access, and its
+ * neighbours */
 
 /* "ws=AG host=DD net=A cmd=G root:ws/a=DD root:o=GA" (D/G/A = deny, gated,
  * allow; read then write). */

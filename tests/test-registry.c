@@ -9,6 +9,9 @@
  * a crashing plugin) is tested in subprocesses.  GLib 2.74 has no
  * g_test_trap_subprocess_with_envp(), so each child sets the variables it
  * needs itself before touching the default registry.
+ *
+ * These are the cases of one module, the plugin registry: one GTest
+ * binary per concept, so it is over a thousand lines.
  */
 #include <sbx/sbx.h>
 

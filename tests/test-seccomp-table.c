@@ -214,7 +214,7 @@ main (int argc, char **argv)
    * as in test-seccomp. */
   if (g_getenv ("SBX_TEST_SECCOMP_API_LEVEL") != NULL)
     g_assert_cmpint (seccomp_api_set ((unsigned int) g_ascii_strtoull (g_getenv ("SBX_TEST_SECCOMP_API_LEVEL"),
-                                                                        NULL, 10)), ==, 0);
+                                                                       NULL, 10)), ==, 0);
   g_test_add_func ("/seccomp-table/matches-generation", test_table_matches_generation);
   g_test_add_func ("/seccomp-table/normalises", test_table_normalises);
   g_test_add_func ("/seccomp-table/refuses-bad-options", test_table_refuses_bad_options);

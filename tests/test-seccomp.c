@@ -14,6 +14,9 @@
  * A live row whose control happens to give the same errno under this uid
  * (e.g. EPERM for an unprivileged caller) is logged; its exact row still
  * checks it, and the root run of the suite checks it live.
+ *
+ * These are the cases of one module, the seccomp program (sbx-seccomp.c): one GTest
+ * binary per concept, so it is over a thousand lines.
  */
 #include "linux-test-util.h"
 #include "sbx-landlock-compat.h"
@@ -290,7 +293,7 @@ static const ExactRow exact_rows[] = {
   { "clone", CLONE_NEWCGROUP, 0, 0, ERR (EPERM) },
   { "clone", SIGCHLD, 0, 0, ALLOW },
   { "clone", CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
-             CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID, 0, 0, ALLOW },
+    CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID, 0, 0, ALLOW },
   { "unshare", CLONE_NEWUSER, 0, 0, ERR (EPERM) },
   { "unshare", CLONE_NEWTIME, 0, 0, ERR (EPERM) },
   { "unshare", CLONE_NEWNS | CLONE_FS, 0, 0, ERR (EPERM) },
@@ -675,7 +678,7 @@ walk_program_rules (int rung, uint32_t mode, int abi, gboolean allow_unix)
           if (!ok)
             g_error ("rung %d mode %u abi %d%s: rule %zu %s(%#" G_GINT64_MODIFIER "x, %#" G_GINT64_MODIFIER "x, %#"
                      G_GINT64_MODIFIER "x, %#" G_GINT64_MODIFIER "x) on %s (nr %d): action 0x%x, expected "
-                     "errno %d", rung, mode, abi, allow_unix ? " allow-unix" : "", i, rule->name, args[0], args[1],
+                                       "errno %d", rung, mode, abi, allow_unix ? " allow-unix" : "", i, rule->name, args[0], args[1],
                      args[2], args[3], arches[a].name, nr, got, rule->err);
           checked++;
           /* the x32 entry of the same call is killed, whatever it is */
@@ -720,10 +723,10 @@ test_reports_and_bits (void)
 #define R1 SBX_SECCOMP_ENFORCES_SETID_DENIED
     { 2, SBX_NET_MODE_DENY, 7, R2 | SBX_SECCOMP_ENFORCES_INET_DENIED | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
     { 2, SBX_NET_MODE_PORTS, 7, R2 | SBX_SECCOMP_ENFORCES_INET_TCP_ONLY | SBX_SECCOMP_ENFORCES_UNIX_DENIED |
-                                SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED },
+      SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED },
     /* ports at rung 1: the host network namespace, so TCP only too */
     { 1, SBX_NET_MODE_PORTS, 7, R1 | SBX_SECCOMP_ENFORCES_INET_TCP_ONLY | SBX_SECCOMP_ENFORCES_UNIX_DENIED |
-                                SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED },
+      SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED },
     { 2, SBX_NET_MODE_OPEN, 7, R2 | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
     { 2, SBX_NET_MODE_DENY, 7, R2 | SBX_SECCOMP_ENFORCES_INET_DENIED, TRUE },
     { 1, SBX_NET_MODE_DENY, 7, R1 | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
@@ -731,7 +734,7 @@ test_reports_and_bits (void)
     { 1, SBX_NET_MODE_DENY, 2, R1 | SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED, TRUE },
     { 1, SBX_NET_MODE_OPEN, 7, R1 | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
     { 2, SBX_NET_MODE_DENY, 1, R2 | SBX_SECCOMP_ENFORCES_INET_DENIED | SBX_SECCOMP_ENFORCES_UNIX_DENIED |
-                               SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED },
+      SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED },
 #undef R1
 #undef R2
   };
@@ -1345,7 +1348,7 @@ main (int argc, char **argv)
    * interpreter above) and states the level a current kernel has. */
   if (g_getenv ("SBX_TEST_SECCOMP_API_LEVEL") != NULL)
     g_assert_cmpint (seccomp_api_set ((unsigned int) g_ascii_strtoull (g_getenv ("SBX_TEST_SECCOMP_API_LEVEL"),
-                                                                        NULL, 10)), ==, 0);
+                                                                       NULL, 10)), ==, 0);
 
   g_test_add_func ("/seccomp/exact/default-program", test_exact_default);
   g_test_add_func ("/seccomp/exact/arch-guards", test_exact_arch_guards);

@@ -67,12 +67,12 @@ sbx_conformance_prepare_environment (void)
 }
 void
 sbx_conformance_record (Run                   *run,
-        const char            *backend,
-        const char            *area,
-        const char            *name,
-        SbxConformanceOutcome  outcome,
-        const char            *format,
-        ...)
+                        const char            *backend,
+                        const char            *area,
+                        const char            *name,
+                        SbxConformanceOutcome  outcome,
+                        const char            *format,
+                        ...)
 {
   SbxConformanceCase *c = g_new0 (SbxConformanceCase, 1);
   va_list args;
@@ -91,9 +91,9 @@ sbx_conformance_record (Run                   *run,
 
 gboolean
 sbx_conformance_copy_file (const char  *from,
-           const char  *to,
-           int          mode,
-           GError     **error)
+                           const char  *to,
+                           int          mode,
+                           GError     **error)
 {
   g_autofree char *contents = NULL;
   gsize length;
@@ -315,8 +315,8 @@ judge_allowed (Subject        *s,
     sbx_conformance_record (s->run, s->backend, area, name, SBX_CONFORMANCE_PASS, "works inside, as the profile allows");
   else
     sbx_conformance_record (s->run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
-            "the profile allows it, but it failed inside the sandbox (status %d: %.200s)",
-            in->status, probe_text (in));
+                            "the profile allows it, but it failed inside the sandbox (status %d: %.200s)",
+                            in->status, probe_text (in));
 }
 
 /* ------------------------------------------------------------------------- */
@@ -412,7 +412,7 @@ host_listener (guint16 *out_port)
 
 void
 sbx_conformance_case_network (Subject    *s,
-              const char *area)
+                              const char *area)
 {
   g_auto(ProbeRun) in = { 0 };
   g_auto(ProbeRun) out = { 0 };
@@ -423,7 +423,7 @@ sbx_conformance_case_network (Subject    *s,
   if (fd < 0)
     {
       sbx_conformance_record (s->run, s->backend, area, "connect-host-loopback", SBX_CONFORMANCE_FAIL,
-              "cannot listen on 127.0.0.1 for the probe: %s", g_strerror (errno));
+                              "cannot listen on 127.0.0.1 for the probe: %s", g_strerror (errno));
       return;
     }
   port_text = g_strdup_printf ("%u", port);
@@ -443,8 +443,8 @@ sbx_conformance_case_env_scrub (Subject *s)
   if (secret == NULL)
     {
       sbx_conformance_record (s->run, s->backend, "env-scrub", "supervisor-secret-hidden", SBX_CONFORMANCE_FAIL,
-              "%s is not set in this process: sbx_conformance_prepare_environment() was not called",
-              SBX_CONFORMANCE_SECRET_VAR);
+                              "%s is not set in this process: sbx_conformance_prepare_environment() was not called",
+                              SBX_CONFORMANCE_SECRET_VAR);
       return;
     }
   inside (s, &in, "env", SBX_CONFORMANCE_SECRET_VAR, NULL);
@@ -466,7 +466,7 @@ sbx_conformance_case_process_boundary (Subject *s)
   if (!g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &error))
     {
       sbx_conformance_record (s->run, s->backend, "process-boundary", "signal-host-process", SBX_CONFORMANCE_FAIL,
-              "cannot start the host process: %s", error->message);
+                              "cannot start the host process: %s", error->message);
       return;
     }
   pid_text = g_strdup_printf ("%d", (int) pid);
@@ -484,8 +484,8 @@ sbx_conformance_case_process_boundary (Subject *s)
 
 void
 sbx_conformance_case_fork_limit (Subject    *s,
-                 const char *area,
-                 const char *name)
+                                 const char *area,
+                                 const char *name)
 {
   g_autofree char *inside_n = g_strdup_printf ("%d", FORKS_INSIDE);
   g_autofree char *outside_n = g_strdup_printf ("%d", FORKS_OUTSIDE);
@@ -498,24 +498,24 @@ sbx_conformance_case_fork_limit (Subject    *s,
   if (!out.ran || got_out != FORKS_OUTSIDE)
     {
       sbx_conformance_record (s->run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
-              "positive control failed: outside the sandbox %ld of %d forks worked", got_out, FORKS_OUTSIDE);
+                              "positive control failed: outside the sandbox %ld of %d forks worked", got_out, FORKS_OUTSIDE);
       return;
     }
   inside (s, &in, "forks", inside_n, NULL);
   if (!in.ran)
     {
       sbx_conformance_record (s->run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
-              "the fork loop did not run inside: %s", probe_text (&in));
+                              "the fork loop did not run inside: %s", probe_text (&in));
       return;
     }
   got_in = strtol (probe_text (&in), NULL, 10);
   if (got_in >= PROCESS_LIMIT || got_in < 0)
     sbx_conformance_record (s->run, s->backend, area, name, SBX_CONFORMANCE_FAIL,
-            "the process limit is %d, but %ld forks worked inside the sandbox", PROCESS_LIMIT, got_in);
+                            "the process limit is %d, but %ld forks worked inside the sandbox", PROCESS_LIMIT, got_in);
   else
     sbx_conformance_record (s->run, s->backend, area, name, SBX_CONFORMANCE_PASS,
-            "the fork loop stopped after %ld forks inside (limit %d); %d worked outside",
-            got_in, PROCESS_LIMIT, FORKS_OUTSIDE);
+                            "the fork loop stopped after %ld forks inside (limit %d); %d worked outside",
+                            got_in, PROCESS_LIMIT, FORKS_OUTSIDE);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -608,13 +608,13 @@ sbx_conformance_case_teardown_exit (Subject *s)
   left = kill_marked (marker);
   if (!in.ran || in.status != PROBE_WORKED)
     sbx_conformance_record (s->run, s->backend, "teardown", "normal-exit", SBX_CONFORMANCE_FAIL,
-            "the lingering probe did not run: %s", probe_text (&in));
+                            "the lingering probe did not run: %s", probe_text (&in));
   else if (left > 0)
     sbx_conformance_record (s->run, s->backend, "teardown", "normal-exit", SBX_CONFORMANCE_FAIL,
-            "%u background process(es) of the tree survived the target's exit", left);
+                            "%u background process(es) of the tree survived the target's exit", left);
   else
     sbx_conformance_record (s->run, s->backend, "teardown", "normal-exit", SBX_CONFORMANCE_PASS,
-            "no process of the tree survived the target's exit");
+                            "no process of the tree survived the target's exit");
   probe_run_clear (&in);
 
   /* A descendant in a new session leaves the process group: only a backend
@@ -623,18 +623,18 @@ sbx_conformance_case_teardown_exit (Subject *s)
   left = kill_marked (escapee);
   if (!in.ran || in.status != PROBE_WORKED)
     sbx_conformance_record (s->run, s->backend, "teardown", "normal-exit-new-session", SBX_CONFORMANCE_FAIL,
-            "the lingering probe did not run: %s", probe_text (&in));
+                            "the lingering probe did not run: %s", probe_text (&in));
   else if (left == 0)
     sbx_conformance_record (s->run, s->backend, "teardown", "normal-exit-new-session", SBX_CONFORMANCE_PASS,
-            "a descendant in a new session did not survive either");
+                            "a descendant in a new session did not survive either");
   else if (s->containment == SBX_LIFETIME_CONTAINMENT_ENFORCED)
     sbx_conformance_record (s->run, s->backend, "teardown", "normal-exit-new-session", SBX_CONFORMANCE_FAIL,
-            "the run reported enforced containment, but a descendant in a new session survived");
+                            "the run reported enforced containment, but a descendant in a new session survived");
   else
     sbx_conformance_record (s->run, s->backend, "teardown", "normal-exit-new-session", SBX_CONFORMANCE_SKIP,
-            "a descendant in a new session survived; the run reported containment %s, not enforced, "
-            "so it claims no better (killed by the suite)",
-            s->containment == SBX_LIFETIME_CONTAINMENT_BEST_EFFORT ? "best-effort" : "unspecified");
+                            "a descendant in a new session survived; the run reported containment %s, not enforced, "
+                            "so it claims no better (killed by the suite)",
+                            s->containment == SBX_LIFETIME_CONTAINMENT_BEST_EFFORT ? "best-effort" : "unspecified");
 }
 
 void
@@ -652,14 +652,14 @@ sbx_conformance_case_teardown_timeout (Subject *s)
   left = kill_marked (marker);
   if (!g_error_matches (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_TIMED_OUT))
     sbx_conformance_record (s->run, s->backend, "teardown", "timeout", SBX_CONFORMANCE_FAIL,
-            "a hanging tree with a 0.5 s timeout did not time out: %s",
-            error != NULL ? error->message : "it returned a result");
+                            "a hanging tree with a 0.5 s timeout did not time out: %s",
+                            error != NULL ? error->message : "it returned a result");
   else if (left > 0)
     sbx_conformance_record (s->run, s->backend, "teardown", "timeout", SBX_CONFORMANCE_FAIL,
-            "%u process(es) of the tree survived the timeout", left);
+                            "%u process(es) of the tree survived the timeout", left);
   else
     sbx_conformance_record (s->run, s->backend, "teardown", "timeout", SBX_CONFORMANCE_PASS,
-            "timed out and left no process");
+                            "timed out and left no process");
 }
 
 typedef struct
@@ -705,7 +705,7 @@ sbx_conformance_case_teardown_close (Subject *s)
   if (executor == NULL)
     {
       sbx_conformance_record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_FAIL,
-              "cannot open a second executor set: %s", error->message);
+                              "cannot open a second executor set: %s", error->message);
       return;
     }
   cr.executor = executor;
@@ -720,20 +720,20 @@ sbx_conformance_case_teardown_close (Subject *s)
   left = kill_marked (marker);
   if (!appeared)
     sbx_conformance_record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_FAIL,
-            "the tree never started: %s", cr.error != NULL ? cr.error->message : "no error");
+                            "the tree never started: %s", cr.error != NULL ? cr.error->message : "no error");
   else if (!g_error_matches (cr.error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CLOSED))
     sbx_conformance_record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_FAIL,
-            "closing the set did not end the run as closed: %s",
-            cr.error != NULL ? cr.error->message : "it returned a result");
+                            "closing the set did not end the run as closed: %s",
+                            cr.error != NULL ? cr.error->message : "it returned a result");
   else if (error != NULL)
     sbx_conformance_record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_FAIL,
-            "closing the set failed: %s", error->message);
+                            "closing the set failed: %s", error->message);
   else if (left > 0)
     sbx_conformance_record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_FAIL,
-            "%u process(es) of the tree survived the set's close", left);
+                            "%u process(es) of the tree survived the set's close", left);
   else
     sbx_conformance_record (s->run, s->backend, "teardown", "set-close", SBX_CONFORMANCE_PASS,
-            "the close ended the run and left no process");
+                            "the close ended the run and left no process");
   g_clear_error (&cr.error);
 }
 
@@ -753,7 +753,7 @@ sbx_conformance_case_teardown_killed_supervisor (Subject *s)
   if (s->run->options->self_path == NULL)
     {
       sbx_conformance_record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_SKIP,
-              "no path to sbx-conformance was given to run a supervisor in");
+                              "no path to sbx-conformance was given to run a supervisor in");
       return;
     }
   g_mkdir (scratch, 0700);
@@ -765,7 +765,7 @@ sbx_conformance_case_teardown_killed_supervisor (Subject *s)
                         NULL, NULL, &pid, &error))
       {
         sbx_conformance_record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_FAIL,
-                "cannot start the supervisor: %s", error->message);
+                                "cannot start the supervisor: %s", error->message);
         return;
       }
   }
@@ -777,19 +777,19 @@ sbx_conformance_case_teardown_killed_supervisor (Subject *s)
   sbx_conformance_remove_tree (scratch);
   if (!appeared)
     sbx_conformance_record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_FAIL,
-            "the supervised tree never started");
+                            "the supervised tree never started");
   else if (gone)
     sbx_conformance_record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_PASS,
-            "the tree died with its supervisor");
+                            "the tree died with its supervisor");
   else if (s->containment == SBX_LIFETIME_CONTAINMENT_ENFORCED)
     sbx_conformance_record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_FAIL,
-            "the backend reports enforced containment, but %u process(es) outlived the killed supervisor",
-            left);
+                            "the backend reports enforced containment, but %u process(es) outlived the killed supervisor",
+                            left);
   else
     sbx_conformance_record (s->run, s->backend, "teardown", "killed-supervisor", SBX_CONFORMANCE_SKIP,
-            "%u process(es) outlived the killed supervisor; the backend reports containment %s, "
-            "not enforced (killed by the suite)", left,
-            s->containment == SBX_LIFETIME_CONTAINMENT_BEST_EFFORT ? "best-effort" : "unspecified");
+                            "%u process(es) outlived the killed supervisor; the backend reports containment %s, "
+                            "not enforced (killed by the suite)", left,
+                            s->containment == SBX_LIFETIME_CONTAINMENT_BEST_EFFORT ? "best-effort" : "unspecified");
 }
 
 /* ------------------------------------------------------------------------- */
@@ -811,8 +811,8 @@ sbx_conformance_case_output_limit (Subject *s)
       || sbx_run_result_get_truncated (result))
     {
       sbx_conformance_record (s->run, s->backend, "limits", "output-limit", SBX_CONFORMANCE_FAIL,
-              "positive control failed: 10000 bytes of output without a limit came back as %s",
-              result == NULL ? error->message : "a different amount or truncated");
+                              "positive control failed: 10000 bytes of output without a limit came back as %s",
+                              result == NULL ? error->message : "a different amount or truncated");
       return;
     }
   g_clear_pointer (&result, sbx_run_result_unref);
@@ -822,17 +822,17 @@ sbx_conformance_case_output_limit (Subject *s)
   if (result == NULL)
     {
       sbx_conformance_record (s->run, s->backend, "limits", "output-limit", SBX_CONFORMANCE_FAIL,
-              "a run over its output limit failed instead of returning truncated output: %s", error->message);
+                              "a run over its output limit failed instead of returning truncated output: %s", error->message);
       return;
     }
   length = g_bytes_get_size (sbx_run_result_get_output (result));
   if (!sbx_run_result_get_truncated (result) || length > OUTPUT_LIMIT)
     sbx_conformance_record (s->run, s->backend, "limits", "output-limit", SBX_CONFORMANCE_FAIL,
-            "limit %d bytes: %" G_GSIZE_FORMAT " bytes came back, truncated: %s",
-            OUTPUT_LIMIT, length, sbx_run_result_get_truncated (result) ? "yes" : "no");
+                            "limit %d bytes: %" G_GSIZE_FORMAT " bytes came back, truncated: %s",
+                            OUTPUT_LIMIT, length, sbx_run_result_get_truncated (result) ? "yes" : "no");
   else
     sbx_conformance_record (s->run, s->backend, "limits", "output-limit", SBX_CONFORMANCE_PASS,
-            "%" G_GSIZE_FORMAT " of 1000000 bytes came back, flagged truncated (limit %d)", length, OUTPUT_LIMIT);
+                            "%" G_GSIZE_FORMAT " of 1000000 bytes came back, flagged truncated (limit %d)", length, OUTPUT_LIMIT);
 }
 
 /* The compile report's verdict on a feature, or 0 when it has no entry. */
@@ -860,7 +860,7 @@ sbx_conformance_case_process_limit (Subject *s)
   if (s->unconfined)
     {
       sbx_conformance_record (s->run, s->backend, "limits", "process-limit", SBX_CONFORMANCE_SKIP,
-              "an Unconfined profile sets no limits");
+                              "an Unconfined profile sets no limits");
       return;
     }
   status = report_status (report, "process-limit", &detail);
@@ -868,7 +868,6 @@ sbx_conformance_case_process_limit (Subject *s)
     sbx_conformance_case_fork_limit (s, "limits", "process-limit");
   else
     sbx_conformance_record (s->run, s->backend, "limits", "process-limit", SBX_CONFORMANCE_SKIP,
-            "the compile report does not say the process limit is enforced (%s)",
-            detail != NULL ? detail : "no process-limit entry");
+                            "the compile report does not say the process limit is enforced (%s)",
+                            detail != NULL ? detail : "no process-limit entry");
 }
-

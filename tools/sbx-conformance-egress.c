@@ -402,7 +402,7 @@ case_listener (Egress *g)
   if (cred_a == NULL || cred_b == NULL || cred_all == NULL)
     {
       RECORD (g, "authorize", SBX_CONFORMANCE_FAIL, "authorize failed (an execution id with ':', a target "
-              "list, every target)");
+                                                    "list, every target)");
       goto out;
     }
   if (strlen (cred_a) == 0 || strlen (cred_a) > 256 || strspn (cred_a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != strlen (cred_a)

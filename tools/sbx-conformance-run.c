@@ -126,7 +126,7 @@ judge_backend (Run        *run,
   if (probe == NULL)
     {
       sbx_conformance_record (run, backend, "probe", "probe", SBX_CONFORMANCE_SKIP,
-              "the probe failed, so the backend claims nothing here: %s", error->message);
+                              "the probe failed, so the backend claims nothing here: %s", error->message);
       return;
     }
   s->probed_level = sbx_compile_report_get_level (probe);
@@ -135,11 +135,11 @@ judge_backend (Run        *run,
   names = sbx_guarantees_to_strv (s->probed);
   claims = g_strjoinv (", ", names);
   sbx_conformance_record (run, backend, "probe", "probe", SBX_CONFORMANCE_PASS, "level %s, guarantees [%s]%s",
-          sbx_level_to_string (s->probed_level), claims, unconfined_only ? ", unconfined-only" : "");
+                          sbx_level_to_string (s->probed_level), claims, unconfined_only ? ", unconfined-only" : "");
   if (!unconfined_only && s->probed_level < SBX_LEVEL_DEGRADED)
     {
       sbx_conformance_record (run, backend, "claims", "selectable", SBX_CONFORMANCE_SKIP,
-              "level none and not unconfined-only: the host never selects it, so nothing it claims is used");
+                              "level none and not unconfined-only: the host never selects it, so nothing it claims is used");
       return;
     }
 
@@ -156,7 +156,7 @@ judge_backend (Run        *run,
   if (json == NULL || !g_file_set_contents (s->profile_file, json, -1, &error))
     {
       sbx_conformance_record (run, backend, "setup", "layout", SBX_CONFORMANCE_FAIL, "%s",
-              error != NULL ? error->message : "the profile has no JSON form");
+                              error != NULL ? error->message : "the profile has no JSON form");
       return;
     }
 
@@ -170,8 +170,8 @@ judge_backend (Run        *run,
   if (s->executor == NULL)
     {
       sbx_conformance_record (run, backend, "claims", "compile", SBX_CONFORMANCE_FAIL,
-              "a profile within the probed claims (%s) could not be compiled: %s",
-              s->unconfined ? "Unconfined" : "Sandboxed", error->message);
+                              "a profile within the probed claims (%s) could not be compiled: %s",
+                              s->unconfined ? "Unconfined" : "Sandboxed", error->message);
       return;
     }
   s->level = sbx_executor_get_level (s->executor);
@@ -185,8 +185,8 @@ judge_backend (Run        *run,
       g_autofree char *joined = g_strjoinv (", ", more);
 
       sbx_conformance_record (run, backend, "claims", "compile-within-probe", SBX_CONFORMANCE_FAIL,
-              "compile claims level %s and [%s] beyond the probe (level %s)",
-              sbx_level_to_string (s->level), joined, sbx_level_to_string (s->probed_level));
+                              "compile claims level %s and [%s] beyond the probe (level %s)",
+                              sbx_level_to_string (s->level), joined, sbx_level_to_string (s->probed_level));
     }
   else
     {
@@ -194,7 +194,7 @@ judge_backend (Run        *run,
       g_autofree char *joined = g_strjoinv (", ", got);
 
       sbx_conformance_record (run, backend, "claims", "compile-within-probe", SBX_CONFORMANCE_PASS,
-              "compiled level %s, guarantees [%s]", sbx_level_to_string (s->level), joined);
+                              "compiled level %s, guarantees [%s]", sbx_level_to_string (s->level), joined);
     }
 
   /* Each guarantee: proven when claimed, listed when not. */
@@ -223,7 +223,7 @@ judge_backend (Run        *run,
           case SBX_GUARANTEE_RESOURCE_LIMITS:
             if (s->unconfined)
               sbx_conformance_record (run, backend, one[0], "fork-loop-stops", SBX_CONFORMANCE_FAIL,
-                      "resource-limits is claimed for an Unconfined profile, which sets no limits");
+                                      "resource-limits is claimed for an Unconfined profile, which sets no limits");
             else
               sbx_conformance_case_fork_limit (s, one[0], "fork-loop-stops");
             break;
@@ -325,11 +325,11 @@ sbx_conformance_run (const SbxConformanceOptions  *options,
     sbx_conformance_record (&run, NULL, "load", "load", SBX_CONFORMANCE_FAIL, "the registry found no plugin in %s", copy);
   else if (sbx_registry_get_plugin_state (run.registry, plugin_index) != SBX_PLUGIN_STATE_LOADED)
     sbx_conformance_record (&run, NULL, "load", "load", SBX_CONFORMANCE_FAIL, "the host refused the plugin: %s",
-            sbx_registry_get_plugin_error (run.registry, plugin_index)->message);
+                            sbx_registry_get_plugin_error (run.registry, plugin_index)->message);
   else
     sbx_conformance_record (&run, NULL, "load", "load", SBX_CONFORMANCE_PASS, "loaded %s %s",
-            sbx_registry_get_plugin_name (run.registry, plugin_index),
-            sbx_registry_get_plugin_version (run.registry, plugin_index));
+                            sbx_registry_get_plugin_name (run.registry, plugin_index),
+                            sbx_registry_get_plugin_version (run.registry, plugin_index));
 
   for (guint i = 0; i < sbx_registry_get_n_extensions (run.registry); i++)
     has_egress |= sbx_registry_get_extension_kind (run.registry, i) == SBX_EXTENSION_KIND_EGRESS;
@@ -341,8 +341,8 @@ sbx_conformance_run (const SbxConformanceOptions  *options,
   if (backends->len == 0 && plugin_index >= 0 && !has_egress
       && sbx_registry_get_plugin_state (run.registry, plugin_index) == SBX_PLUGIN_STATE_LOADED)
     sbx_conformance_record (&run, NULL, "load", "backends", options->backend != NULL ? SBX_CONFORMANCE_FAIL : SBX_CONFORMANCE_SKIP,
-            options->backend != NULL ? "the plugin has no backend named %s" : "the plugin has no backend%s",
-            options->backend != NULL ? options->backend : "");
+                            options->backend != NULL ? "the plugin has no backend named %s" : "the plugin has no backend%s",
+                            options->backend != NULL ? options->backend : "");
 
   for (guint i = 0; i < backends->len; i++)
     judge_backend (&run, backends->pdata[i]);
@@ -412,7 +412,7 @@ sbx_conformance_summary_json (const char *plugin_path,
           if (g_strcmp0 (c->backend, backends->pdata[j]) != 0)
             continue;
           if (c->outcome == SBX_CONFORMANCE_FAIL && !g_ptr_array_find_with_equal_func (failed_areas, c->area,
-                                                                                     g_str_equal, NULL))
+                                                                                       g_str_equal, NULL))
             g_ptr_array_add (failed_areas, c->area);
           json_builder_begin_object (builder);
           json_builder_set_member_name (builder, "area");
@@ -479,4 +479,3 @@ sbx_conformance_supervise_child (int          argc,
     g_printerr ("sbx-conformance --supervise-child: %s\n", error->message);
   return 1;
 }
-

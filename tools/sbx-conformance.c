@@ -77,10 +77,10 @@ main (int    argc,
   Tap                   tap = { 0 };
   gboolean              failed = FALSE;
   GOptionEntry          entries[] = {
-             { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "Judge only this backend of the plugin", "NAME" },
-             { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_file, "Write the JSON summary to FILE (default: stderr)", "FILE" },
-             { "probe-helper", 0, 0, G_OPTION_ARG_FILENAME, &helper_arg, "The sbx-conformance-probe program to use", "PATH" },
-             { NULL, 0, 0, G_OPTION_ARG_NONE, NULL, NULL, NULL },
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "Judge only this backend of the plugin", "NAME" },
+    { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_file, "Write the JSON summary to FILE (default: stderr)", "FILE" },
+    { "probe-helper", 0, 0, G_OPTION_ARG_FILENAME, &helper_arg, "The sbx-conformance-probe program to use", "PATH" },
+    { NULL, 0, 0, G_OPTION_ARG_NONE, NULL, NULL, NULL },
   };
 
   setlocale (LC_ALL, "");

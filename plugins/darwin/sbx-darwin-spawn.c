@@ -92,7 +92,7 @@ sbx_darwin_host_usable (char   *why,
   if (stat (SANDBOX_EXEC, &st) != 0)
     {
       set_err (why, why_size, "%s: %s. Hint: sandbox-exec ships with every macOS release; "
-               "a host without it cannot run this backend", SANDBOX_EXEC, strerror (errno));
+                              "a host without it cannot run this backend", SANDBOX_EXEC, strerror (errno));
       return 0;
     }
   if (!S_ISREG (st.st_mode) || access (SANDBOX_EXEC, X_OK) != 0)
@@ -276,7 +276,7 @@ sbx_darwin_spawn (void                    *spec_ptr,
   if (request->flags & SBX_SPAWN_PTY)
     {
       set_err (err, err_size, "darwin-seatbelt: PTY spawns are not supported (the profile allows no "
-               "terminal ioctl)");
+                              "terminal ioctl)");
       return SBX_STATUS_UNSUPPORTED;
     }
 

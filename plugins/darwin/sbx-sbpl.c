@@ -12,6 +12,14 @@
  *   4. "; --- network ---".
  * Every string literal in the text is printable ASCII with '\\' and '"'
  * escaped; any other path travels as a parameter.
+ *
+ * This file is over a thousand lines (about 1,100) because it is one
+ * compiler: the growable buffer, the path spellings, the filesystem forms
+ * and the globs are passes that all write into one Compiler state, whose
+ * invariants (sorted forms, parameters numbered in emission order, the
+ * ASCII rule above) hold only across the whole output.  Split into files,
+ * that state would become a header shared by four files of one function,
+ * with no other reader; the sections below are the seams a reader follows.
  */
 #include "sbx-sbpl.h"
 
@@ -1015,7 +1023,7 @@ sbx_sbpl_compile (const SbxPolicyV1     *policy,
     if (c.out->n_params > 0)
       {
         snprintf (detail, sizeof detail, "%zu path(s) with bytes outside printable ASCII travel as "
-                  "sandbox parameters, never as profile text", c.out->n_params);
+                                         "sandbox parameters, never as profile text", c.out->n_params);
         add_entry (&c, "path-parameters", SBX_ABI_REPORT_ENFORCED, detail);
       }
     if (n_globs > 0)

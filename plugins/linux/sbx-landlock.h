@@ -38,7 +38,7 @@ typedef struct
                        * older kernel (tests); a higher one than the kernel's is refused */
   int      rung;      /* SBX_LANDLOCK_RUNG_* */
   gboolean net;       /* also handle TCP bind/connect per policy->net (rung 2; needs ABI >= 4) */
-  /* Added by lsm (see /work/coord/ABI-CHANGES.md).  Rung 1 only, may be NULL:
+  /* Rung 1 only, may be NULL:
    * NULL-terminated host paths that become mount roots of the child's view
    * (bind-mount sources).  Landlock accumulates rules along the path walk the
    * child makes, and that walk never reaches the host ancestors of a bind

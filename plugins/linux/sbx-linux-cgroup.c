@@ -22,6 +22,14 @@
  * LOCKING: the process-wide base is made once under base_lock; a base is
  * immutable afterwards except @seq (atomic).  SbxCgroup objects belong to
  * one spawn and are never shared.
+ *
+ * This file is over a thousand lines (about 1,200): the host discovery, the
+ * base, the per-sandbox cgroups and the reaping of leftovers are four stages
+ * of one lifecycle, and all four go through the file helpers below (read,
+ * write and read back, the fake-populate seam the tests use), which are the
+ * rules "measured, never assumed" and "a read error is never empty" in code.
+ * Splitting the stages would publish those helpers to every file; the seam,
+ * if one is wanted, is "The host" (it only reads) against the rest.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -116,8 +116,8 @@ append_landlock (GString               *out,
                  const SbxLandlockPlan *plan)
 {
   g_string_append_printf (out, "# landlock: ABI %d, handled fs 0x%" G_GINT64_MODIFIER "x, "
-                          "handled net 0x%" G_GINT64_MODIFIER "x, scoped 0x%" G_GINT64_MODIFIER "x, "
-                          "%" G_GSIZE_FORMAT " rule(s)\n",
+                               "handled net 0x%" G_GINT64_MODIFIER "x, scoped 0x%" G_GINT64_MODIFIER "x, "
+                               "%" G_GSIZE_FORMAT " rule(s)\n",
                           plan->abi, (guint64) plan->handled_fs, (guint64) plan->handled_net,
                           (guint64) plan->scoped, plan->n_rules);
   for (gsize i = 0; i < plan->n_rules; i++)
@@ -167,7 +167,7 @@ append_seccomp (GString                 *out,
   if (enforces & SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED)
     g_string_append (out, " truncate-without-write");
   g_string_append (out, " (plus the fixed deny list of sbx-seccomp.c: ptrace, io_uring, "
-                   "namespace and mount calls, keyring, bpf, ...)\n");
+                        "namespace and mount calls, keyring, bpf, ...)\n");
 }
 
 static const char *

@@ -121,7 +121,7 @@ write_program (GString                 *out,
       if (r->err < 0 || r->err > G_MAXINT16 || r->n_args > G_N_ELEMENTS (r->args))
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "rule %zu (%s): errno %d or %u arguments "
-                       "out of range", i, r->name, r->err, r->n_args);
+                                                                   "out of range", i, r->name, r->err, r->n_args);
           return FALSE;
         }
       g_string_append_printf (out, "  { %u, %d, %d, %u, {", offset, r->err, r->multiplexer ? 1 : 0, r->n_args);
@@ -218,7 +218,7 @@ main (int    argc,
             }
           }
   g_string_append_printf (out, "const SbxSeccompPrecompiled sbx_seccomp_precompiled[%u] = {\n%s};\n"
-                          "const size_t sbx_seccomp_n_precompiled = %u;\n", n_entries, entries->str, n_entries);
+                               "const size_t sbx_seccomp_n_precompiled = %u;\n", n_entries, entries->str, n_entries);
   g_string_append (out, "const char sbx_seccomp_rule_names[] =");
   for (const char *p = names->str; p < names->str + names->len; p += strlen (p) + 1)
     g_string_append_printf (out, "\n  \"%s\\0\"", p);

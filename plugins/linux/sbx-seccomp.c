@@ -30,6 +30,14 @@
  *  - EACCES for network denials of the policy, matching what Landlock
  *    returns for a denied TCP connect.
  *  No rule kills: none of the refused calls is dangerous to return from.
+ *
+ * This file is over a thousand lines (about 1,250) because the deny list is
+ * the program: roughly half of it is the rules, each with the comment that
+ * justifies it, and the other half builds, exports and checks one filter per
+ * architecture from those rules.  The rules and their justifications are
+ * reviewed together, and the export can only be tested against the rules it
+ * exports; the sections below ("The deny list", "Sockets", "Export") are the
+ * seams.
  */
 #include "sbx-seccomp.h"
 #include "sbx-seccomp-private.h"

@@ -19,10 +19,10 @@ typedef struct
 {
   int      rung;        /* 1: private user/mount/pid/net namespaces; 2: none */
   uint32_t net_mode;    /* SBX_NET_MODE_* of the policy */
-  /* Added by lsm (see /work/coord/ABI-CHANGES.md).  The Landlock ABI of the
-   * ruleset applied with this filter (0 = no Landlock).  At 1..2 Landlock
-   * cannot mediate truncation, so the filter denies truncate(2), openat2()
-   * and open/openat/creat with O_TRUNC but without write access. */
+  /* The Landlock ABI of the ruleset applied with this filter (0 = no
+   * Landlock).  At 1..2 Landlock cannot mediate truncation, so the filter
+   * denies truncate(2), openat2() and open/openat/creat with O_TRUNC but
+   * without write access. */
   int      landlock_abi;
   /* socket(AF_UNIX) is refused (EACCES; socketpair() stays) on both rungs
    * unless this is TRUE: a pathname socket inside any root, even a

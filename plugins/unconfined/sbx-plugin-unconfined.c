@@ -463,19 +463,19 @@ unconfined_spawn (void                    *plugin_ctx,
         }
       switch (report.step)
         {
-          case CHILD_STEP_DUP:
-            step = "dup2 of the standard fds";
-            break;
-          case CHILD_STEP_SETSID:
-            step = "setsid";
-            break;
-          case CHILD_STEP_CHDIR:
-            step = "chdir";
-            break;
-          case CHILD_STEP_EXEC:
-          default:
-            step = "execve";
-            break;
+        case CHILD_STEP_DUP:
+          step = "dup2 of the standard fds";
+          break;
+        case CHILD_STEP_SETSID:
+          step = "setsid";
+          break;
+        case CHILD_STEP_CHDIR:
+          step = "chdir";
+          break;
+        case CHILD_STEP_EXEC:
+        default:
+          step = "execve";
+          break;
         }
       if (report.step == CHILD_STEP_EXEC)
         {

@@ -37,9 +37,9 @@ fail (const Win32Plugin *plugin,
       const char        *fmt,
       ...)
 #ifdef __GNUC__
-  __attribute__ ((format (printf, 4, 5)))
+__attribute__ ((format (printf, 4, 5)))
 #endif
-  ;
+;
 
 static void
 fail (const Win32Plugin *plugin,

@@ -289,7 +289,7 @@ sbx_win32_make_job (const SbxWin32Plan *plan,
           && (uint64_t) back.JobMemoryLimit != plan->job_memory_limit))
     {
       set_err (err, err_size, "win32-restricted: the Job's limits read back differ from those set "
-               "(flags 0x%lx, processes %lu, memory %llu)",
+                              "(flags 0x%lx, processes %lu, memory %llu)",
                (unsigned long) back.BasicLimitInformation.LimitFlags,
                (unsigned long) back.BasicLimitInformation.ActiveProcessLimit,
                (unsigned long long) back.JobMemoryLimit);

@@ -509,7 +509,7 @@ test_spawn (void)
                 "/win32/spawn/wine-refuses-unverifiable-token-or-job", "spawn failed otherwise: %s", err);
         for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
           skip (rest[i], "wine cannot give the restricted token or Job limits the plan asks, so every "
-                "spawn is refused (fail closed, checked above); the launch itself is tested by /win32/launch/*");
+                         "spawn is refused (fail closed, checked above); the launch itself is tested by /win32/launch/*");
         vt->release (ctx, spec);
         CloseHandle (secret);
         sbx_plugin_win32_entry ()->fini (ctx);

@@ -337,7 +337,7 @@ ok_spawn (void                    *plugin_ctx,
       if (request->cwd != NULL && chdir (request->cwd) != 0)
         goto fail;
       execve (program, (char *const *) request->argv, (char *const *) request->envp);
-    fail:
+fail:
       child_errno = errno;
       (void) !write (report_pipe[1], &child_errno, sizeof child_errno);
       _exit (127);
