@@ -229,7 +229,7 @@ sbx_executor_emit_exit (SbxExecutor              *self,
 {
   ExitEvent ev = { admission->run_id, result, error, spawned };
 
-  g_return_if_fail (admission->entered);
+  g_return_if_fail (admission->guard != NULL);
   sbx_executor_shared_emit (self->shared, SBX_EVENT_EXIT, self->key, add_exit_members, &ev);
 }
 
@@ -290,12 +290,7 @@ sbx_admission_clear (SbxAdmission *admission)
   g_clear_pointer (&admission->write_paths, g_ptr_array_unref);
   g_clear_pointer (&admission->write_trees, g_ptr_array_unref);
   g_clear_pointer (&admission->report, sbx_compile_report_unref);
-  if (admission->entered)
-    {
-      admission->entered = FALSE;
-      sbx_executor_shared_leave (admission->shared);
-    }
-  admission->shared = NULL;
+  g_clear_pointer (&admission->guard, sbx_shared_guard_release);
 }
 
 /* The grant transaction of one start (upstream §5.6): verify under the
@@ -466,10 +461,9 @@ sbx_executor_admit (SbxExecutor            *self,
                               "The run was cancelled before it started; nothing was spawned");
 
   /* 3. The barrier: from here on, a failure leaves it. */
-  if (!sbx_executor_shared_enter (shared))
+  out->guard = sbx_executor_shared_admit (shared);
+  if (out->guard == NULL)
     return sbx_executor_fail (error, SBX_EXECUTOR_ERROR_CLOSED, "The executor set is closed");
-  out->shared = shared;
-  out->entered = TRUE;
 
   g_mutex_lock (&self->mutex);
   if (!self->closed && self->spec != NULL)
@@ -498,7 +492,8 @@ sbx_executor_admit (SbxExecutor            *self,
 
   /* Egress: authorize this start on the set's route (its grants' targets,
    * or every target for a Network=Allow profile). */
-  if (!sbx_egress_run_begin (&out->egress, shared->egress, shared->profile, rr->execution_id,
+  if (!sbx_egress_run_begin (&out->egress, self->egress, sbx_executor_shared_get_profile (shared),
+                             rr->execution_id,
                              proxy_targets != NULL ? (const char *const *) proxy_targets->pdata : NULL,
                              (const char *const *) self->environment, error))
     {
@@ -508,10 +503,7 @@ sbx_executor_admit (SbxExecutor            *self,
 
   /* 5. Last look before anything is spawned: a close or a cancel that came
    * while the start was being admitted means nothing runs at all. */
-  g_mutex_lock (&shared->mutex);
-  closing = shared->closing;
-  run_id = ++shared->next_run_id;
-  g_mutex_unlock (&shared->mutex);
+  closing = !sbx_executor_shared_next_run_id (shared, &run_id);
   if (closing)
     {
       sbx_admission_clear (out);

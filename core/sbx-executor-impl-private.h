@@ -19,6 +19,7 @@ struct _SbxExecutor
   GObject            parent_instance;
 
   SbxExecutorShared *shared;
+  SbxEgress         *egress;        /* (nullable) the set's route */
   char              *key;
   char              *home;
   gboolean           home_owned;
@@ -180,8 +181,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxStartRequest, sbx_start_request_free)
 /* What admission gives a start. */
 typedef struct
 {
-  SbxExecutorShared *shared;     /* borrowed from the executor */
-  gboolean           entered;    /* holds the set's lifecycle barrier */
+  SbxSharedGuard    *guard;      /* the set's lifecycle barrier, released last */
   SbxBackendSpec    *spec;       /* the executor's or the transient one */
   char              *cwd;        /* where the child runs (canonical with grants) */
   GPtrArray         *spent;      /* NULL-terminated "what each token opened", or NULL */

@@ -120,7 +120,7 @@ executor_run (SbxExecutor           *self,
   req.max_output = rr->max_output;
   req.deadline = admission.deadline;
   req.cancellable = cancellable;
-  req.close_fd = self->shared->close_fd;
+  req.close_fd = sbx_executor_shared_get_close_fd (self->shared);
   req.pty = rr->sandbox_terminal;
   req.pty_rows = rr->terminal_rows;
   req.pty_cols = rr->terminal_cols;

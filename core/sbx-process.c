@@ -447,7 +447,8 @@ process_reap (SbxProcess *self)
    * reported to the set's reporters. */
   sbx_egress_run_end (&self->admission.egress);
   if (self->admission.egress.denial_target != NULL)
-    sbx_executor_report_network_denial (self->admission.shared, sbx_executor_get_key (self->executor),
+    sbx_executor_report_network_denial (sbx_shared_guard_get_shared (self->admission.guard),
+                                        sbx_executor_get_key (self->executor),
                                         self->admission.run_id, NULL,
                                         self->admission.egress.denial_target,
                                         self->admission.egress.denial_reason);
@@ -460,14 +461,8 @@ process_reap (SbxProcess *self)
 
   /* Off the live list, then out of the barrier: the set's close waits for
    * both. */
-  {
-    SbxExecutorShared *shared = self->admission.shared;
-
-    g_mutex_lock (&shared->mutex);
-    if (shared->processes != NULL && g_ptr_array_remove_fast (shared->processes, self))
-      g_object_unref (self);   /* the list's reference; the caller still holds one */
-    g_mutex_unlock (&shared->mutex);
-  }
+  sbx_executor_shared_untrack (sbx_shared_guard_get_shared (self->admission.guard),
+                               SBX_CLOSE_PHASE_RUNNING, G_OBJECT (self));
   sbx_admission_clear (&self->admission);
 
   for (guint i = 0; i < pending->len; i++)
@@ -870,6 +865,13 @@ setup_streams (SbxProcess *self,
   return TRUE;
 }
 
+/* What the set's close does to a running process. */
+static void
+close_hook (GObject *object)
+{
+  sbx_process_close_internal (SBX_PROCESS (object));
+}
+
 SbxProcess *
 sbx_process_start_admitted (SbxExecutor      *executor,
                             SbxStartRequest  *rr,
@@ -891,7 +893,7 @@ sbx_process_start_admitted (SbxExecutor      *executor,
   self->rr = rr;
   self->admission = *admission;
   memset (admission, 0, sizeof *admission);
-  shared = self->admission.shared;
+  shared = sbx_shared_guard_get_shared (self->admission.guard);
   if (g_cancellable_is_cancelled (cancellable))
     {
       SbxSuperviseResult none = { 0 };
@@ -922,11 +924,8 @@ sbx_process_start_admitted (SbxExecutor      *executor,
   /* On the live list before the fork, under the barrier's lock: a close
    * that began earlier refuses the spawn; a later one finds the process
    * (and waits for the spawn to finish before it kills it). */
-  g_mutex_lock (&shared->mutex);
-  closing = shared->closing;
-  if (!closing)
-    g_ptr_array_add (shared->processes, g_object_ref (self));
-  g_mutex_unlock (&shared->mutex);
+  closing = !sbx_executor_shared_track (shared, SBX_CLOSE_PHASE_RUNNING, G_OBJECT (self),
+                                        close_hook);
   if (closing)
     {
       SbxSuperviseResult none = { 0 };
@@ -970,10 +969,7 @@ sbx_process_start_admitted (SbxExecutor      *executor,
       for (int i = 0; i < 4; i++)
         close_fd (&owned[i]);
       sbx_executor_map_spawn_error (&mapped, g_steal_pointer (&spawn_error), self->rr->argv[0]);
-      g_mutex_lock (&shared->mutex);
-      if (g_ptr_array_remove_fast (shared->processes, self))
-        g_object_unref (self);
-      g_mutex_unlock (&shared->mutex);
+      sbx_executor_shared_untrack (shared, SBX_CLOSE_PHASE_RUNNING, G_OBJECT (self));
       sbx_executor_emit_exit (executor, &self->admission, &none, mapped, FALSE);
       sbx_admission_clear (&self->admission);
       g_mutex_lock (&self->mutex);
