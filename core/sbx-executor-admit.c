@@ -16,7 +16,6 @@
  * caller spawns, supervises and clears it once the backend's finish() ran.
  */
 #include "sbx-executor-impl-private.h"
-#include "sbx-run-options-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +40,7 @@ sbx_start_request_new (const char          *cwd,
   rr->argv = g_strdupv ((char **) argv);
   rr->fds[0] = rr->fds[1] = rr->fds[2] = -1;
   rr->grace = SBX_RUN_OPTIONS_DEFAULT_TERMINATE_GRACE;
-  rr->terminal_resize_fd = -1;
+  rr->pty_fds[0] = rr->pty_fds[1] = -1;
   if (options == NULL)
     return rr;
 
@@ -55,9 +54,8 @@ sbx_start_request_new (const char          *cwd,
   rr->modes[2] = sbx_run_options_get_stderr (options);
   rr->pty = sbx_run_options_get_pty (options, &rr->rows, &rr->cols);
   rr->grace = sbx_run_options_get_terminate_grace (options);
-  rr->sandbox_terminal = sbx_run_options_get_sandbox_terminal (options, &rr->terminal_rows,
-                                                               &rr->terminal_cols,
-                                                               &rr->terminal_resize_fd);
+  if (rr->pty)
+    rr->pty_fds[0] = sbx_run_options_get_pty_resize_fd (options, &rr->pty_fds[1]);
   if (sbx_run_options_get_deadline (options) != NULL)
     rr->deadline_real_us = g_date_time_to_unix (sbx_run_options_get_deadline (options))
                            * G_USEC_PER_SEC
@@ -75,16 +73,27 @@ sbx_start_request_new (const char          *cwd,
   return rr;
 }
 
+/* Every caller descriptor of a start: stdin, stdout, stderr, then the PTY
+ * resize hook's two. */
+static int *
+start_request_fd (SbxStartRequest *rr,
+                  int              i)
+{
+  return i < 3 ? &rr->fds[i] : &rr->pty_fds[i - 3];
+}
+
+#define N_START_FDS 5
+
 void
 sbx_start_request_close_fds (SbxStartRequest *rr)
 {
   if (!rr->owns_fds)
     return;
-  for (int i = 0; i < 3; i++)
-    if (rr->fds[i] >= 0)
+  for (int i = 0; i < N_START_FDS; i++)
+    if (*start_request_fd (rr, i) >= 0)
       {
-        close (rr->fds[i]);
-        rr->fds[i] = -1;
+        close (*start_request_fd (rr, i));
+        *start_request_fd (rr, i) = -1;
       }
 }
 
@@ -108,29 +117,34 @@ gboolean
 sbx_start_request_own_fds (SbxStartRequest  *rr,
                            GError          **error)
 {
-  for (int i = 0; i < 3; i++)
-    if (rr->fds[i] >= 0)
-      {
-        int fd = fcntl (rr->fds[i], F_DUPFD_CLOEXEC, 3);
+  static const char *const names[N_START_FDS] = {
+    "stdin", "stdout", "stderr", "PTY resize", "PTY size"
+  };
 
-        if (fd < 0)
-          {
-            int errsv = errno;
+  for (int i = 0; i < N_START_FDS; i++)
+    {
+      int *fdp = start_request_fd (rr, i);
+      int fd;
 
-            for (int k = 0; k < i; k++)
-              if (rr->fds[k] >= 0)
-                {
-                  close (rr->fds[k]);
-                  rr->fds[k] = -1;
-                }
-            for (int k = i; k < 3; k++)
-              rr->fds[k] = -1;
-            return sbx_executor_fail (error, SBX_EXECUTOR_ERROR_INVALID_ARGUMENT,
-                                      "Cannot duplicate the run's file descriptor %d: %s",
-                                      i, g_strerror (errsv));
-          }
-        rr->fds[i] = fd;
-      }
+      if (*fdp < 0)
+        continue;
+      fd = fcntl (*fdp, F_DUPFD_CLOEXEC, 3);
+      if (fd < 0)
+        {
+          int errsv = errno;
+          int bad = *fdp;
+
+          /* Ours so far are closed, the caller's left alone. */
+          for (int k = i; k < N_START_FDS; k++)
+            *start_request_fd (rr, k) = -1;
+          rr->owns_fds = TRUE;
+          sbx_start_request_close_fds (rr);
+          return sbx_executor_fail (error, SBX_EXECUTOR_ERROR_INVALID_ARGUMENT,
+                                    "Cannot duplicate the run's %s file descriptor %d: %s",
+                                    names[i], bad, g_strerror (errsv));
+        }
+      *fdp = fd;
+    }
   rr->owns_fds = TRUE;
   return TRUE;
 }

@@ -155,11 +155,9 @@ typedef struct
   guint16        rows;
   guint16        cols;
   GTimeSpan      grace;             /* force_exit's SIGTERM -> SIGKILL, > 0 */
-  /* The sbx program's sandbox terminal (sbx-run-options-private.h). */
-  gboolean       sandbox_terminal;
-  guint16        terminal_rows;
-  guint16        terminal_cols;
-  int            terminal_resize_fd; /* the caller's, open until the run is done */
+  int            pty_fds[2];        /* a run's PTY resize hook: the resize and size
+                                     * descriptors (the caller's, or our duplicates
+                                     * with owns_fds); -1: none */
   /* A grant transaction: the options carry grants or an execution ID. */
   gboolean       with_grants;
   char          *execution_id;
