@@ -16,7 +16,6 @@
  * caller spawns, supervises and clears it once the backend's finish() ran.
  */
 #include "sbx-executor-impl-private.h"
-#include "sbx-run-options-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +40,7 @@ sbx_start_request_new (const char          *cwd,
   rr->argv = g_strdupv ((char **) argv);
   rr->fds[0] = rr->fds[1] = rr->fds[2] = -1;
   rr->grace = SBX_RUN_OPTIONS_DEFAULT_TERMINATE_GRACE;
-  rr->terminal_resize_fd = -1;
+  rr->pty_fds[0] = rr->pty_fds[1] = -1;
   if (options == NULL)
     return rr;
 
@@ -55,9 +54,8 @@ sbx_start_request_new (const char          *cwd,
   rr->modes[2] = sbx_run_options_get_stderr (options);
   rr->pty = sbx_run_options_get_pty (options, &rr->rows, &rr->cols);
   rr->grace = sbx_run_options_get_terminate_grace (options);
-  rr->sandbox_terminal = sbx_run_options_get_sandbox_terminal (options, &rr->terminal_rows,
-                                                               &rr->terminal_cols,
-                                                               &rr->terminal_resize_fd);
+  if (rr->pty)
+    rr->pty_fds[0] = sbx_run_options_get_pty_resize_fd (options, &rr->pty_fds[1]);
   if (sbx_run_options_get_deadline (options) != NULL)
     rr->deadline_real_us = g_date_time_to_unix (sbx_run_options_get_deadline (options))
                            * G_USEC_PER_SEC
@@ -75,16 +73,27 @@ sbx_start_request_new (const char          *cwd,
   return rr;
 }
 
+/* Every caller descriptor of a start: stdin, stdout, stderr, then the PTY
+ * resize hook's two. */
+static int *
+start_request_fd (SbxStartRequest *rr,
+                  int              i)
+{
+  return i < 3 ? &rr->fds[i] : &rr->pty_fds[i - 3];
+}
+
+#define N_START_FDS 5
+
 void
 sbx_start_request_close_fds (SbxStartRequest *rr)
 {
   if (!rr->owns_fds)
     return;
-  for (int i = 0; i < 3; i++)
-    if (rr->fds[i] >= 0)
+  for (int i = 0; i < N_START_FDS; i++)
+    if (*start_request_fd (rr, i) >= 0)
       {
-        close (rr->fds[i]);
-        rr->fds[i] = -1;
+        close (*start_request_fd (rr, i));
+        *start_request_fd (rr, i) = -1;
       }
 }
 
@@ -108,29 +117,34 @@ gboolean
 sbx_start_request_own_fds (SbxStartRequest  *rr,
                            GError          **error)
 {
-  for (int i = 0; i < 3; i++)
-    if (rr->fds[i] >= 0)
-      {
-        int fd = fcntl (rr->fds[i], F_DUPFD_CLOEXEC, 3);
+  static const char *const names[N_START_FDS] = {
+    "stdin", "stdout", "stderr", "PTY resize", "PTY size"
+  };
 
-        if (fd < 0)
-          {
-            int errsv = errno;
+  for (int i = 0; i < N_START_FDS; i++)
+    {
+      int *fdp = start_request_fd (rr, i);
+      int fd;
 
-            for (int k = 0; k < i; k++)
-              if (rr->fds[k] >= 0)
-                {
-                  close (rr->fds[k]);
-                  rr->fds[k] = -1;
-                }
-            for (int k = i; k < 3; k++)
-              rr->fds[k] = -1;
-            return sbx_executor_fail (error, SBX_EXECUTOR_ERROR_INVALID_ARGUMENT,
-                                      "Cannot duplicate the run's file descriptor %d: %s",
-                                      i, g_strerror (errsv));
-          }
-        rr->fds[i] = fd;
-      }
+      if (*fdp < 0)
+        continue;
+      fd = fcntl (*fdp, F_DUPFD_CLOEXEC, 3);
+      if (fd < 0)
+        {
+          int errsv = errno;
+          int bad = *fdp;
+
+          /* Ours so far are closed, the caller's left alone. */
+          for (int k = i; k < N_START_FDS; k++)
+            *start_request_fd (rr, k) = -1;
+          rr->owns_fds = TRUE;
+          sbx_start_request_close_fds (rr);
+          return sbx_executor_fail (error, SBX_EXECUTOR_ERROR_INVALID_ARGUMENT,
+                                    "Cannot duplicate the run's %s file descriptor %d: %s",
+                                    names[i], bad, g_strerror (errsv));
+        }
+      *fdp = fd;
+    }
   rr->owns_fds = TRUE;
   return TRUE;
 }
@@ -229,7 +243,7 @@ sbx_executor_emit_exit (SbxExecutor              *self,
 {
   ExitEvent ev = { admission->run_id, result, error, spawned };
 
-  g_return_if_fail (admission->entered);
+  g_return_if_fail (admission->guard != NULL);
   sbx_executor_shared_emit (self->shared, SBX_EVENT_EXIT, self->key, add_exit_members, &ev);
 }
 
@@ -290,12 +304,7 @@ sbx_admission_clear (SbxAdmission *admission)
   g_clear_pointer (&admission->write_paths, g_ptr_array_unref);
   g_clear_pointer (&admission->write_trees, g_ptr_array_unref);
   g_clear_pointer (&admission->report, sbx_compile_report_unref);
-  if (admission->entered)
-    {
-      admission->entered = FALSE;
-      sbx_executor_shared_leave (admission->shared);
-    }
-  admission->shared = NULL;
+  g_clear_pointer (&admission->guard, sbx_shared_guard_release);
 }
 
 /* The grant transaction of one start (upstream §5.6): verify under the
@@ -466,10 +475,9 @@ sbx_executor_admit (SbxExecutor            *self,
                               "The run was cancelled before it started; nothing was spawned");
 
   /* 3. The barrier: from here on, a failure leaves it. */
-  if (!sbx_executor_shared_enter (shared))
+  out->guard = sbx_executor_shared_admit (shared);
+  if (out->guard == NULL)
     return sbx_executor_fail (error, SBX_EXECUTOR_ERROR_CLOSED, "The executor set is closed");
-  out->shared = shared;
-  out->entered = TRUE;
 
   g_mutex_lock (&self->mutex);
   if (!self->closed && self->spec != NULL)
@@ -498,7 +506,8 @@ sbx_executor_admit (SbxExecutor            *self,
 
   /* Egress: authorize this start on the set's route (its grants' targets,
    * or every target for a Network=Allow profile). */
-  if (!sbx_egress_run_begin (&out->egress, shared->egress, shared->profile, rr->execution_id,
+  if (!sbx_egress_run_begin (&out->egress, self->egress, sbx_executor_shared_get_profile (shared),
+                             rr->execution_id,
                              proxy_targets != NULL ? (const char *const *) proxy_targets->pdata : NULL,
                              (const char *const *) self->environment, error))
     {
@@ -508,10 +517,7 @@ sbx_executor_admit (SbxExecutor            *self,
 
   /* 5. Last look before anything is spawned: a close or a cancel that came
    * while the start was being admitted means nothing runs at all. */
-  g_mutex_lock (&shared->mutex);
-  closing = shared->closing;
-  run_id = ++shared->next_run_id;
-  g_mutex_unlock (&shared->mutex);
+  closing = !sbx_executor_shared_next_run_id (shared, &run_id);
   if (closing)
     {
       sbx_admission_clear (out);

@@ -199,15 +199,15 @@ issue_grant_admitted (SbxExecutor  *self,
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_WRONG_COMMAND,
                                      "Grant command mismatch: a %s target must be the command itself",
                                      info->name), NULL);
-  if (info->shape == SBX_GRANT_SHAPE_NET_PROXY && shared->egress == NULL)
+  if (info->shape == SBX_GRANT_SHAPE_NET_PROXY && self->egress == NULL)
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
                                      "Grant class unsupported: %s needs an egress route, and this executor "
                                      "set has none", info->name), NULL);
-  if (!sbx_backend_supports_grant_class (shared->backend, info->name))
+  if (!sbx_backend_supports_grant_class (sbx_executor_shared_get_backend (shared), info->name))
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
                                      "Grant class unsupported: backend “%s” cannot enforce %s",
-                                     sbx_backend_get_name (shared->backend), info->name), NULL);
-  if (!sbx_profile_access_for (shared->profile, info->kind, scope, &access, error))
+                                     sbx_backend_get_name (sbx_executor_shared_get_backend (shared)), info->name), NULL);
+  if (!sbx_profile_access_for (sbx_executor_shared_get_profile (shared), info->kind, scope, &access, error))
     return NULL;
   if (access == SBX_ACCESS_DENY)
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_DENIED,
@@ -222,7 +222,7 @@ issue_grant_admitted (SbxExecutor  *self,
    * is denied whole by the compiled policy, whatever the profile says about
    * the host: it is Deny, so never grantable (no approval opens another
    * executor's files). */
-  if (is_filesystem_shape (info->shape) && sbx_path_within (target, shared->owned_dir))
+  if (is_filesystem_shape (info->shape) && sbx_path_within (target, sbx_executor_shared_get_owned_dir (shared)))
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_DENIED,
                                      "Capability denied: “%s” lies in the executor set's private directory, "
                                      "which no grant opens", target), NULL);
@@ -235,7 +235,7 @@ issue_grant_admitted (SbxExecutor  *self,
     }
   now_ms = grant_now_ms (self);
   prune_retained (self, now_ms);
-  ttl_ms = shared->grant_ttl / 1000;
+  ttl_ms = sbx_executor_shared_get_grant_ttl (shared) / 1000;
   expiry_ms = expiry != NULL
               ? g_date_time_to_unix (expiry) * 1000 + g_date_time_get_microsecond (expiry) / 1000
               : now_ms + ttl_ms;
@@ -276,8 +276,8 @@ issue_grant_admitted (SbxExecutor  *self,
   payload.execution_id = g_strdup (execution_id);
   payload.command = g_strdup (command);
   payload.cwd = g_strdup (canonical_cwd);
-  payload.profile_fingerprint = g_strdup (sbx_profile_get_fingerprint (shared->profile));
-  payload.route_fingerprint = g_strdup (sbx_egress_grant_route (shared->egress));
+  payload.profile_fingerprint = g_strdup (sbx_profile_get_fingerprint (sbx_executor_shared_get_profile (shared)));
+  payload.route_fingerprint = g_strdup (sbx_egress_grant_route (self->egress));
   payload.guarantee_bits = self->guarantees;
   payload.grant_class = g_strdup (info->name);
   payload.target = g_strdup (target);
@@ -364,17 +364,16 @@ sbx_executor_issue_grant (SbxExecutor  *self,
                           GDateTime    *expiry,
                           GError      **error)
 {
-  char *token;
+  g_autoptr(SbxSharedGuard) guard = NULL;
 
   g_return_val_if_fail (SBX_IS_EXECUTOR (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!sbx_executor_shared_enter (self->shared))
+  guard = sbx_executor_shared_admit (self->shared);
+  if (guard == NULL)
     return (sbx_executor_fail (error, SBX_EXECUTOR_ERROR_CLOSED, "The executor set is closed"), NULL);
-  token = issue_grant_admitted (self, execution_id, command, cwd, grant_class, target, expiry,
-                                error);
-  sbx_executor_shared_leave (self->shared);
-  return token;
+  return issue_grant_admitted (self, execution_id, command, cwd, grant_class, target, expiry,
+                               error);
 }
 
 
@@ -487,10 +486,10 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_WRONG_WORKING_DIRECTORY,
                                         "Grant working directory mismatch: token %u was issued for “%s”, "
                                         "not “%s”", i, p.cwd, cwd);
-      if (strcmp (p.profile_fingerprint, sbx_profile_get_fingerprint (shared->profile)) != 0)
+      if (strcmp (p.profile_fingerprint, sbx_profile_get_fingerprint (sbx_executor_shared_get_profile (shared))) != 0)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_PROFILE_MISMATCH,
                                         "Grant profile mismatch: token %u was issued under another profile", i);
-      if (strcmp (p.route_fingerprint, sbx_egress_grant_route (shared->egress)) != 0)
+      if (strcmp (p.route_fingerprint, sbx_egress_grant_route (self->egress)) != 0)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_ROUTE_MISMATCH,
                                         "Grant route mismatch: token %u was issued for another egress route", i);
       if (p.guarantee_bits != (guint64) self->guarantees)
@@ -508,10 +507,10 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
           || (!is_filesystem_shape (info->shape) && p.binding != NULL))
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_MALFORMED,
                                         "Grant malformed: token %u's target does not fit %s", i, info->name);
-      if (!sbx_backend_supports_grant_class (shared->backend, info->name))
+      if (!sbx_backend_supports_grant_class (sbx_executor_shared_get_backend (shared), info->name))
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
                                         "Grant class unsupported: backend “%s” cannot enforce %s",
-                                        sbx_backend_get_name (shared->backend), info->name);
+                                        sbx_backend_get_name (sbx_executor_shared_get_backend (shared)), info->name);
       if ((info->required & ~self->guarantees) != 0)
         return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_GUARANTEE_MISMATCH,
                                         "Grant guarantee mismatch: %s needs guarantees this executor lacks",
@@ -568,7 +567,7 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
           }
           break;
         case SBX_GRANT_SHAPE_NET_PROXY:
-          if (shared->egress != NULL && batch->proxy_targets != NULL)
+          if (self->egress != NULL && batch->proxy_targets != NULL)
             {
               /* egress: the run is authorized for exactly these targets */
               g_ptr_array_add (batch->proxy_targets, g_strdup (p.target));
@@ -589,7 +588,7 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
     }
 
   /* Step 5: the command gate, after the token loop. */
-  switch (sbx_profile_get_command (shared->profile))
+  switch (sbx_profile_get_command (sbx_executor_shared_get_profile (shared)))
     {
     case SBX_ACCESS_ALLOW:
       break;
@@ -780,12 +779,12 @@ sbx_executor_compile_transient (SbxExecutor       *self,
   SbxGuarantees keep = self->guarantees & ~batch->may_drop & ~batch->must_drop;
 
   transient_policy_build (&tp, sbx_policy_get_abi (self->policy), batch);
-  spec = sbx_backend_compile (self->shared->backend, &tp.abi, report, &level, &bits,
+  spec = sbx_backend_compile (sbx_executor_shared_get_backend (self->shared), &tp.abi, report, &level, &bits,
                               &compile_error);
   if (spec == NULL)
     return (sbx_executor_fail (error, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
                                "Backend “%s” cannot compile the spec this run's grants need: %s",
-                               sbx_backend_get_name (self->shared->backend), compile_error->message), NULL);
+                               sbx_backend_get_name (sbx_executor_shared_get_backend (self->shared)), compile_error->message), NULL);
   if ((bits & ~batch->may_drop) != keep || (bits & ~self->guarantees) != 0
       || (bits & batch->must_drop) != 0)
     {
@@ -806,7 +805,7 @@ gboolean
 sbx_executor_check_command_gate (SbxExecutor  *self,
                                  GError      **error)
 {
-  switch (sbx_profile_get_command (self->shared->profile))
+  switch (sbx_profile_get_command (sbx_executor_shared_get_profile (self->shared)))
     {
     case SBX_ACCESS_ALLOW:
       return TRUE;

@@ -19,6 +19,7 @@ struct _SbxExecutor
   GObject            parent_instance;
 
   SbxExecutorShared *shared;
+  SbxEgress         *egress;        /* (nullable) the set's route */
   char              *key;
   char              *home;
   gboolean           home_owned;
@@ -154,11 +155,9 @@ typedef struct
   guint16        rows;
   guint16        cols;
   GTimeSpan      grace;             /* force_exit's SIGTERM -> SIGKILL, > 0 */
-  /* The sbx program's sandbox terminal (sbx-run-options-private.h). */
-  gboolean       sandbox_terminal;
-  guint16        terminal_rows;
-  guint16        terminal_cols;
-  int            terminal_resize_fd; /* the caller's, open until the run is done */
+  int            pty_fds[2];        /* a run's PTY resize hook: the resize and size
+                                     * descriptors (the caller's, or our duplicates
+                                     * with owns_fds); -1: none */
   /* A grant transaction: the options carry grants or an execution ID. */
   gboolean       with_grants;
   char          *execution_id;
@@ -180,8 +179,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxStartRequest, sbx_start_request_free)
 /* What admission gives a start. */
 typedef struct
 {
-  SbxExecutorShared *shared;     /* borrowed from the executor */
-  gboolean           entered;    /* holds the set's lifecycle barrier */
+  SbxSharedGuard    *guard;      /* the set's lifecycle barrier, released last */
   SbxBackendSpec    *spec;       /* the executor's or the transient one */
   char              *cwd;        /* where the child runs (canonical with grants) */
   GPtrArray         *spent;      /* NULL-terminated "what each token opened", or NULL */

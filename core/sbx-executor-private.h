@@ -2,18 +2,9 @@
 /*
  * Internal contract between SbxExecutorSet and SbxExecutor.
  *
- * SbxExecutorShared is the part of a set that its executors need and that
- * may outlive the set object (an application can keep an executor after
- * dropping the set): the lifecycle barrier, the backend, the reporters.
- *
- * Lifecycle barrier: every run and every executor construction is an
- * "admission" (sbx_executor_shared_enter .. _leave).  Close sets `closing`
- * (no admission succeeds afterwards), makes close_fd readable (every
- * supervising run kills its tree and returns), then waits until no
- * admission is left before it releases specs, closes reporters and removes
- * the owned directory.  Reporter sinks are therefore only ever used inside
- * an admission, and never after they are closed.
- *
+ * The shared state of a set (the lifecycle barrier, the backend, the
+ * reporters, the close hooks) is its own module below both:
+ * sbx-executor-shared-private.h.
  */
 #pragma once
 
@@ -25,6 +16,7 @@
 #include "sbx-profile.h"
 #include "sbx-backend-private.h"
 #include "sbx-registry-private.h"
+#include "sbx-executor-shared-private.h"
 
 G_BEGIN_DECLS
 
@@ -42,54 +34,15 @@ G_BEGIN_DECLS
 
 #define SBX_GRANT_KEY_SIZE 32
 
-typedef struct
-{
-  gatomicrefcount   ref;
-
-  /* Immutable after the set is constructed. */
-  char             *set_id;         /* random UUID, names the set in events */
-  SbxProfile       *profile;
-  SbxBackend       *backend;
-  SbxCompileReport *selection_report;
-  char             *owned_dir;      /* scratch/sandbox-executors-XXXXXX */
-  char             *scratch_root;   /* canonical scratch root holding owned_dir */
-  int               live_fd;        /* owned_dir/SBX_SET_LIVE_MARKER, flock()ed for the set's life */
-  GTimeSpan         grant_ttl;
-  int               close_fd;       /* eventfd: readable once closing */
-
-  GMutex            mutex;
-  GCond             cond;           /* signalled when `active` drops */
-  gboolean          closing;        /* (mutex) */
-  guint             active;         /* (mutex) admissions in flight */
-  GPtrArray        *sinks;          /* (mutex for the pointer) SbxReporterSink*; NULL once closed */
-  GPtrArray        *prepared;       /* (mutex) SbxPreparedProcess* (strong) neither started nor closed */
-  GPtrArray        *processes;      /* (mutex) SbxProcess* (strong) spawned and not yet reaped */
-  guint64           next_run_id;    /* (atomic via mutex) */
-  struct _SbxEgress *egress;        /* (nullable) the set's egress route (sbx-executor-egress-private.h) */
-} SbxExecutorShared;
-
-SbxExecutorShared *sbx_executor_shared_ref   (SbxExecutorShared *shared);
-void               sbx_executor_shared_unref (SbxExecutorShared *shared);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxExecutorShared, sbx_executor_shared_unref)
-
-/* Admission: FALSE once the set is closing. */
-gboolean           sbx_executor_shared_enter (SbxExecutorShared *shared);
-void               sbx_executor_shared_leave (SbxExecutorShared *shared);
-/* Emits one event to every reporter.  Call only inside an admission.  Adds
- * "schema", "event", "time", "set" and "executor" (when @key is not NULL)
- * in front of the members @builder_fn adds. */
-void               sbx_executor_shared_emit  (SbxExecutorShared *shared,
-                                              const char        *event,
-                                              const char        *key,
-                                              void             (*add_members) (JsonBuilder *builder,
-                                                                               gpointer     data),
-                                              gpointer           data);
+/* The set's egress route (sbx-executor-egress-private.h). */
+typedef struct _SbxEgress SbxEgress;
 
 /* Creates the executor for @key: its HOME/TMPDIR/state dirs under the owned
  * dir, the scrubbed environment, the policy, the compiled spec (checked
  * against the profile's required guarantees), the grant key, and the
  * executor-created event.  On failure nothing it created is left. */
 SbxExecutor       *sbx_executor_new_internal (SbxExecutorShared *shared,
+                                              SbxEgress         *egress,
                                               const char        *key,
                                               GError           **error);
 /* Called by the set's close once no admission is left: releases the spec
@@ -111,17 +64,5 @@ guint              sbx_executor_get_n_retained  (SbxExecutor     *self);
 
 /* The executor's backend state directory. */
 const char        *sbx_executor_get_state_dir  (SbxExecutor     *self);
-
-/* Removes @path and everything below it without following symlinks (a child
- * may plant them); makes directories writable first where needed. */
-gboolean           sbx_remove_tree           (const char        *path,
-                                              GError           **error);
-/* The same, for the directory @name in @parent_fd (opened without following
- * a symlink, removed with unlinkat): no path is resolved again, so the tree
- * removed is the one checked.  @path is for messages only. */
-gboolean           sbx_remove_tree_at        (int                parent_fd,
-                                              const char        *name,
-                                              const char        *path,
-                                              GError           **error);
 
 G_END_DECLS

@@ -30,10 +30,6 @@ resolve_run_streams (const SbxStartRequest *rr,
   static const char *const names[] = { "stdin", "stdout", "stderr" };
 
   *null_fd = -1;
-  if (rr->pty)
-    return sbx_executor_fail (error, SBX_EXECUTOR_ERROR_INVALID_ARGUMENT,
-                              "A run cannot have a PTY: use sbx_executor_spawn() for a "
-                              "terminal");
   for (int i = 0; i < 3; i++)
     {
       if (rr->fds[i] >= 0)
@@ -120,14 +116,17 @@ executor_run (SbxExecutor           *self,
   req.max_output = rr->max_output;
   req.deadline = admission.deadline;
   req.cancellable = cancellable;
-  req.close_fd = self->shared->close_fd;
-  req.pty = rr->sandbox_terminal;
-  req.pty_rows = rr->terminal_rows;
-  req.pty_cols = rr->terminal_cols;
-  req.pty_resize_fd = rr->sandbox_terminal ? rr->terminal_resize_fd : -1;
-  /* The size followed is that of the caller's terminal: stdin's, else
-   * stdout's (--pty with piped input). */
-  req.pty_size_fd = !rr->sandbox_terminal ? -1
+  req.close_fd = sbx_executor_shared_get_close_fd (self->shared);
+  /* A PTY: the supervisor relays the stdin and stdout descriptors to the
+   * sandbox's terminal (stderr is that terminal too). */
+  req.pty = rr->pty;
+  req.pty_rows = rr->rows;
+  req.pty_cols = rr->cols;
+  req.pty_resize_fd = rr->pty ? rr->pty_fds[0] : -1;
+  /* The size followed is the one named, else that of the caller's
+   * terminal: stdin's, else stdout's (a terminal with piped input). */
+  req.pty_size_fd = !rr->pty || req.pty_resize_fd < 0 ? -1
+                    : rr->pty_fds[1] >= 0 ? rr->pty_fds[1]
                     : (fds[0] >= 0 && isatty (fds[0])) ? fds[0] : fds[1];
   req.proxy_listen_fn = sbx_egress_run_serve;   /* egress */
   req.proxy_listen_data = &admission.egress;
@@ -229,7 +228,8 @@ run_thread (gpointer data)
  * one way to run a command to its end (sbx_executor_spawn() starts one and
  * returns at once).  By default stdin is the null device and stdout and
  * stderr are captured together into the result (see [struct@Sbx.RunOptions]
- * for the other modes; a run has no PTY).
+ * for the other modes, and [method@Sbx.RunOptions.set_pty] for a terminal,
+ * whose bytes the run relays).
  *
  * Admission comes first, and nothing is spawned unless it passes: the
  * command gate (the profile's command access: allow runs, gated needs a

@@ -6,10 +6,9 @@
  * LOCKING
  *   set->mutex protects `executors`, `close_state` and `close_error`;
  *   set->cond is signalled when a pending construction ends and when close
- *   finishes.  shared->mutex (SbxExecutorShared) protects `closing`,
- *   `active`, `sinks` and `next_run_id`; shared->cond is signalled when
- *   `active` drops.  Lock order: set->mutex, then shared->mutex; neither is
- *   ever held across a plugin call (backend compile/spawn/release, reporter
+ *   finishes.  The shared state (sbx-executor-shared-private.h) has its own
+ *   lock, taken after set->mutex when both are held; neither is ever held
+ *   across a plugin call (backend compile/spawn/release, reporter
  *   open/emit/close) or while waiting for a child.
  *
  * for_key: a new key is inserted as a *pending* entry (counted against the
@@ -19,25 +18,23 @@
  *
  * close: the first caller runs the sequence, every concurrent or later
  * caller waits for it and gets a copy of the same result:
- *   1. shared->closing = TRUE: no admission (run, construction) succeeds;
- *   2. close_fd becomes readable: every supervising run kills its tree;
+ *   1. no admission (run, spawn, construction) succeeds any more;
+ *   2. the close fd becomes readable: every supervising run kills its tree;
+ *      prepared processes are closed, running ones killed and reaped (the
+ *      close hooks they registered with the shared state);
  *   3. wait until no admission is left (runs returned, constructions done);
  *   4. close every executor: release its spec (once), wipe its grant key;
- *   5. close the reporters;
- *   6. remove the owned scratch child (only that).
+ *   5. stop the egress route;
+ *   6. close the reporters, remove the owned scratch child (only that).
+ *
+ * The set calls the executors it owns and the shared state; nothing below
+ * calls the set.
  */
 #include "sbx-executor-private.h"
-#include "sbx-process-private.h"
 #include "sbx-executor-egress-private.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "sbx-compile-report-private.h"
 #include "sbx-path-private.h"
@@ -95,6 +92,7 @@ struct _SbxExecutorSet
   /* Set by init, immutable afterwards. */
   SbxRegistry           *registry;
   SbxExecutorShared     *shared;
+  SbxEgress             *egress;       /* (nullable) the set's route; each executor holds it too */
   int                    max_executors;
 
   GMutex                 mutex;
@@ -155,282 +153,6 @@ set_fail (GError    **error,
 }
 
 /* ------------------------------------------------------------------------- */
-/* SbxExecutorShared                                                          */
-/* ------------------------------------------------------------------------- */
-
-static SbxExecutorShared *
-executor_shared_new (void)
-{
-  SbxExecutorShared *shared = g_new0 (SbxExecutorShared, 1);
-
-  g_atomic_ref_count_init (&shared->ref);
-  g_mutex_init (&shared->mutex);
-  g_cond_init (&shared->cond);
-  shared->close_fd = -1;
-  shared->live_fd = -1;
-  shared->sinks = g_ptr_array_new ();
-  shared->processes = g_ptr_array_new ();
-  shared->prepared = g_ptr_array_new ();
-  return shared;
-}
-
-SbxExecutorShared *
-sbx_executor_shared_ref (SbxExecutorShared *shared)
-{
-  g_return_val_if_fail (shared != NULL, NULL);
-
-  g_atomic_ref_count_inc (&shared->ref);
-  return shared;
-}
-
-static void
-close_sinks (GPtrArray *sinks)
-{
-  if (sinks == NULL)
-    return;
-  for (guint i = 0; i < sinks->len; i++)
-    sbx_reporter_sink_close (sinks->pdata[i]);
-  g_ptr_array_unref (sinks);
-}
-
-void
-sbx_executor_shared_unref (SbxExecutorShared *shared)
-{
-  g_return_if_fail (shared != NULL);
-
-  if (!g_atomic_ref_count_dec (&shared->ref))
-    return;
-  close_sinks (g_steal_pointer (&shared->sinks));
-  /* Empty: a process leaves the list when it is reaped, and holds the
-   * shared state (through its executor) until then. */
-  g_ptr_array_unref (shared->processes);
-  g_ptr_array_unref (shared->prepared);
-  if (shared->close_fd >= 0)
-    close (shared->close_fd);
-  g_free (shared->set_id);
-  g_clear_pointer (&shared->profile, sbx_profile_unref);
-  g_clear_pointer (&shared->backend, sbx_backend_unref);
-  g_clear_pointer (&shared->egress, sbx_egress_unref);
-  g_clear_pointer (&shared->selection_report, sbx_compile_report_unref);
-  g_free (shared->owned_dir);
-  g_free (shared->scratch_root);
-  if (shared->live_fd >= 0)
-    close (shared->live_fd);   /* releases the liveness lock */
-  g_mutex_clear (&shared->mutex);
-  g_cond_clear (&shared->cond);
-  g_free (shared);
-}
-
-gboolean
-sbx_executor_shared_enter (SbxExecutorShared *shared)
-{
-  gboolean admitted;
-
-  g_mutex_lock (&shared->mutex);
-  admitted = !shared->closing;
-  if (admitted)
-    shared->active++;
-  g_mutex_unlock (&shared->mutex);
-  return admitted;
-}
-
-void
-sbx_executor_shared_leave (SbxExecutorShared *shared)
-{
-  g_mutex_lock (&shared->mutex);
-  g_return_if_fail (shared->active > 0);
-  shared->active--;
-  if (shared->active == 0)
-    g_cond_broadcast (&shared->cond);
-  g_mutex_unlock (&shared->mutex);
-}
-
-void
-sbx_executor_shared_emit (SbxExecutorShared *shared,
-                          const char        *event,
-                          const char        *key,
-                          void             (*add_members) (JsonBuilder *builder,
-                                                             gpointer     data),
-                          gpointer           data)
-{
-  g_autoptr(JsonBuilder) builder = NULL;
-  g_autoptr(JsonGenerator) generator = NULL;
-  g_autoptr(JsonNode) root = NULL;
-  g_autoptr(GDateTime) now = NULL;
-  g_autofree char *timestamp = NULL;
-  g_autofree char *json = NULL;
-  GPtrArray *sinks;
-
-  /* Inside an admission `sinks` cannot be closed; without reporters there
-   * is nothing to build. */
-  g_mutex_lock (&shared->mutex);
-  sinks = shared->sinks;
-  g_mutex_unlock (&shared->mutex);
-  if (sinks == NULL || sinks->len == 0)
-    return;
-
-  now = g_date_time_new_now_utc ();
-  timestamp = g_date_time_format_iso8601 (now);
-  builder = json_builder_new ();
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "schema");
-  json_builder_add_int_value (builder, SBX_EVENT_SCHEMA);
-  json_builder_set_member_name (builder, "event");
-  json_builder_add_string_value (builder, event);
-  json_builder_set_member_name (builder, "time");
-  json_builder_add_string_value (builder, timestamp);
-  json_builder_set_member_name (builder, "set");
-  json_builder_add_string_value (builder, shared->set_id);
-  if (key != NULL)
-    {
-      json_builder_set_member_name (builder, "executor");
-      json_builder_add_string_value (builder, key);
-    }
-  if (add_members != NULL)
-    add_members (builder, data);
-  json_builder_end_object (builder);
-
-  root = json_builder_get_root (builder);
-  generator = json_generator_new ();
-  json_generator_set_pretty (generator, FALSE);
-  json_generator_set_root (generator, root);
-  json = json_generator_to_data (generator, NULL);
-
-  for (guint i = 0; i < sinks->len; i++)
-    sbx_reporter_sink_emit (sinks->pdata[i], json);
-}
-
-/* ------------------------------------------------------------------------- */
-/* Removing the owned tree                                                    */
-/* ------------------------------------------------------------------------- */
-
-/* Empties the directory @dfd (consumed), never following symlinks.  @path is
- * for messages only. */
-static gboolean
-remove_dir_contents (int          dfd,
-                     const char  *path,
-                     GError     **error)
-{
-  DIR *dir;
-  struct dirent *entry;
-  gboolean ok = TRUE;
-
-  /* A child may have left a directory without write or search permission. */
-  fchmod (dfd, 0700);
-  dir = fdopendir (dfd);
-  if (dir == NULL)
-    {
-      int errsv = errno;
-
-      close (dfd);
-      return set_fail (error, SBX_EXECUTOR_SET_ERROR_SCRATCH,
-                       "Cannot list %s: %s", path, g_strerror (errsv));
-    }
-
-  while ((entry = readdir (dir)) != NULL)
-    {
-      const char *name = entry->d_name;
-      g_autofree char *child_path = NULL;
-
-      if (g_str_equal (name, ".") || g_str_equal (name, ".."))
-        continue;
-      if (unlinkat (dirfd (dir), name, 0) == 0 || errno == ENOENT)
-        continue;
-      if (errno == EISDIR || errno == EPERM)
-        {
-          int child;
-
-          /* A directory without read or search permission cannot be opened
-           * to be emptied: make it ours first (never through a symlink). */
-          if (fchmodat (dirfd (dir), name, 0700, AT_SYMLINK_NOFOLLOW) != 0)
-            {
-              /* not fatal here: the openat below fails and names the entry */
-            }
-          child = openat (dirfd (dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-          child_path = g_build_filename (path, name, NULL);
-          if (child >= 0)
-            {
-              if (!remove_dir_contents (child, child_path, ok ? error : NULL))
-                ok = FALSE;
-              if (unlinkat (dirfd (dir), name, AT_REMOVEDIR) == 0 || errno == ENOENT)
-                continue;
-            }
-        }
-      if (ok)
-        {
-          int errsv = errno;
-
-          if (child_path == NULL)
-            child_path = g_build_filename (path, name, NULL);
-          set_fail (error, SBX_EXECUTOR_SET_ERROR_SCRATCH,
-                    "Cannot remove %s: %s", child_path, g_strerror (errsv));
-        }
-      ok = FALSE;
-    }
-  closedir (dir);
-  return ok;
-}
-
-gboolean
-sbx_remove_tree_at (int          parent_fd,
-                    const char  *name,
-                    const char  *path,
-                    GError     **error)
-{
-  int dfd;
-
-  dfd = openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dfd < 0)
-    {
-      int errsv = errno;
-
-      if (errsv == ENOENT)
-        return TRUE;
-      return set_fail (error, SBX_EXECUTOR_SET_ERROR_SCRATCH,
-                       "Cannot open %s for removal: %s", path, g_strerror (errsv));
-    }
-  if (!remove_dir_contents (dfd, path, error))
-    return FALSE;
-  if (unlinkat (parent_fd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-    {
-      int errsv = errno;
-
-      return set_fail (error, SBX_EXECUTOR_SET_ERROR_SCRATCH,
-                       "Cannot remove %s: %s", path, g_strerror (errsv));
-    }
-  return TRUE;
-}
-
-gboolean
-sbx_remove_tree (const char  *path,
-                 GError     **error)
-{
-  int dfd;
-
-  dfd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dfd < 0)
-    {
-      int errsv = errno;
-
-      if (errsv == ENOENT)
-        return TRUE;
-      return set_fail (error, SBX_EXECUTOR_SET_ERROR_SCRATCH,
-                       "Cannot open %s for removal: %s", path, g_strerror (errsv));
-    }
-  if (!remove_dir_contents (dfd, path, error))
-    return FALSE;
-  if (rmdir (path) < 0 && errno != ENOENT)
-    {
-      int errsv = errno;
-
-      return set_fail (error, SBX_EXECUTOR_SET_ERROR_SCRATCH,
-                       "Cannot remove %s: %s", path, g_strerror (errsv));
-    }
-  return TRUE;
-}
-
-/* ------------------------------------------------------------------------- */
 /* GObject                                                                    */
 /* ------------------------------------------------------------------------- */
 
@@ -452,7 +174,8 @@ sbx_executor_set_dispose (GObject *object)
   /* Dropping the last reference closes the set; a successfully initialised
    * set that was never closed still cleans up after itself. */
   if (self->shared != NULL && !sbx_executor_set_close (self, NULL, &error))
-    g_debug ("closing executor set %s on dispose: %s", self->shared->set_id, error->message);
+    g_debug ("closing executor set %s on dispose: %s",
+             sbx_executor_shared_get_set_id (self->shared), error->message);
 
   G_OBJECT_CLASS (sbx_executor_set_parent_class)->dispose (object);
 }
@@ -466,6 +189,7 @@ sbx_executor_set_finalize (GObject *object)
   g_clear_pointer (&self->options, sbx_executor_set_options_free);
   g_clear_object (&self->registry);
   g_clear_pointer (&self->shared, sbx_executor_shared_unref);
+  g_clear_pointer (&self->egress, sbx_egress_unref);
   g_clear_pointer (&self->executors, g_hash_table_unref);
   g_clear_error (&self->close_error);
   g_mutex_clear (&self->mutex);
@@ -599,34 +323,6 @@ sbx_executor_set_init (SbxExecutorSet *self)
   self->executors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, entry_free);
 }
 
-/* The scratch root of a set whose options name none: $XDG_RUNTIME_DIR/sbx
- * (created 0700; an existing one must be the caller's own directory, not a
- * link, with no access for anyone else), else the temporary directory. */
-static char *
-default_scratch_root (GError **error)
-{
-  const char *runtime = g_getenv ("XDG_RUNTIME_DIR");
-  g_autofree char *dir = NULL;
-  struct stat st;
-
-  if (runtime == NULL || runtime[0] != '/' || !g_file_test (runtime, G_FILE_TEST_IS_DIR))
-    return g_strdup (g_get_tmp_dir ());
-  dir = g_build_filename (runtime, "sbx", NULL);
-  if (mkdir (dir, 0700) < 0 && errno != EEXIST)
-    {
-      int errsv = errno;
-
-      g_debug ("cannot create %s (%s); using %s", dir, g_strerror (errsv), g_get_tmp_dir ());
-      return g_strdup (g_get_tmp_dir ());
-    }
-  if (lstat (dir, &st) < 0 || !S_ISDIR (st.st_mode) || st.st_uid != geteuid ()
-      || (st.st_mode & 077) != 0)
-    return (set_fail (error, SBX_EXECUTOR_SET_ERROR_INVALID_OPTIONS,
-                      "The default scratch root “%s” is not a directory of this user with "
-                      "mode 0700 (a link or someone else's directory is never used)", dir), NULL);
-  return g_steal_pointer (&dir);
-}
-
 static gboolean
 sbx_executor_set_initable_init (GInitable     *initable,
                                 GCancellable  *cancellable,
@@ -638,7 +334,10 @@ sbx_executor_set_initable_init (GInitable     *initable,
   g_autoptr(SbxCompileReport) selection_report = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *scratch = NULL;
-  g_autofree char *template = NULL;
+  g_autofree char *owned_dir = NULL;
+  g_autoptr(SbxEgress) egress = NULL;
+  SbxBackend *backend;
+  int live_fd = -1;
   SbxBackendSelection selection = { 0 };
   g_autofree char *default_scratch = NULL;
   const char *scratch_option;
@@ -658,7 +357,7 @@ sbx_executor_set_initable_init (GInitable     *initable,
   scratch_option = options != NULL ? sbx_executor_set_options_get_scratch_root (options) : NULL;
   if (scratch_option == NULL || scratch_option[0] == '\0')
     {
-      default_scratch = default_scratch_root (error);
+      default_scratch = sbx_scratch_default_root (error);
       if (default_scratch == NULL)
         return FALSE;
       scratch_option = default_scratch;
@@ -707,10 +406,9 @@ sbx_executor_set_initable_init (GInitable     *initable,
                    ? g_object_ref (sbx_executor_set_options_get_registry (options))
                    : g_object_ref (sbx_registry_get_default ());
 
-  shared = executor_shared_new ();
-  shared->set_id = g_uuid_string_random ();
-  shared->profile = sbx_profile_ref (self->profile);
-  shared->grant_ttl = ttl;
+  shared = sbx_executor_shared_new (self->profile, ttl, error);
+  if (shared == NULL)
+    return FALSE;
 
   /* The backend is selected once, here, for every executor of the set. */
   selection.unconfined = sbx_profile_get_isolation (self->profile) == SBX_ISOLATION_UNCONFINED;
@@ -718,14 +416,14 @@ sbx_executor_set_initable_init (GInitable     *initable,
   selection.forced_backend = sbx_executor_set_options_get_backend (options);
   selection_report = sbx_compile_report_new ();
   sbx_compile_report_set_required (selection_report, selection.required_guarantees);
-  shared->backend = sbx_registry_select_backend (self->registry, &selection, selection_report,
-                                                 &local_error);
-  if (shared->backend == NULL)
+  backend = sbx_registry_select_backend (self->registry, &selection, selection_report,
+                                         &local_error);
+  if (backend == NULL)
     return set_fail (error, SBX_EXECUTOR_SET_ERROR_BACKEND_UNAVAILABLE, "%s",
                      local_error->message);
-  sbx_compile_report_set_backend (selection_report, sbx_backend_get_name (shared->backend));
+  sbx_compile_report_set_backend (selection_report, sbx_backend_get_name (backend));
   sbx_compile_report_freeze (selection_report);
-  shared->selection_report = g_steal_pointer (&selection_report);
+  sbx_executor_shared_set_backend (shared, backend, g_steal_pointer (&selection_report));
 
   for (guint i = 0; i < sbx_executor_set_options_get_n_reporters (options); i++)
     {
@@ -738,80 +436,27 @@ sbx_executor_set_initable_init (GInitable     *initable,
       if (sink == NULL)
         return set_fail (error, SBX_EXECUTOR_SET_ERROR_REPORTER,
                          "Cannot open reporter “%s”: %s", name, local_error->message);
-      g_ptr_array_add (shared->sinks, sink);
+      sbx_executor_shared_add_sink (shared, sink);
     }
 
   /* Egress: the set's route, started once for every executor of the set. */
   if (sbx_executor_set_options_get_egress_route (options) != NULL)
     {
-      shared->egress = sbx_egress_start (self->registry, sbx_executor_set_options_get_egress_extension (options),
-                                         sbx_executor_set_options_get_egress_route (options),
-                                         self->profile, error);
-      if (shared->egress == NULL)
+      egress = sbx_egress_start (self->registry, sbx_executor_set_options_get_egress_extension (options),
+                                 sbx_executor_set_options_get_egress_route (options),
+                                 self->profile, error);
+      if (egress == NULL)
         return FALSE;
     }
 
-  shared->close_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (shared->close_fd < 0)
-    {
-      int errsv = errno;
+  /* The set's own directory and its liveness lock (reaping dead sets'
+   * directories first). */
+  if (!sbx_scratch_create_set_dir (scratch, &owned_dir, &live_fd, error))
+    return FALSE;
+  sbx_executor_shared_set_scratch (shared, g_steal_pointer (&scratch),
+                                   g_steal_pointer (&owned_dir), live_fd);
 
-      return set_fail (error, SBX_EXECUTOR_SET_ERROR_SCRATCH,
-                       "Cannot create the executor set's close notifier: eventfd: %s",
-                       g_strerror (errsv));
-    }
-
-  /* Dead sets' directories (a supervisor killed with SIGKILL)
-   * are reaped here, once per set, before ours exists.  Someone else's
-   * leftovers never make this set fail. */
-  {
-    g_auto(GStrv) reaped = sbx_scratch_reap (scratch, TRUE, &local_error);
-
-    if (reaped == NULL)
-      {
-        g_debug ("reaping stale scratch in %s: %s", scratch, local_error->message);
-        g_clear_error (&local_error);
-      }
-  }
-
-  template = g_build_filename (scratch, SBX_SET_DIR_PREFIX "XXXXXX", NULL);
-  if (g_mkdtemp_full (template, 0700) == NULL)
-    {
-      int errsv = errno;
-
-      return set_fail (error, SBX_EXECUTOR_SET_ERROR_SCRATCH,
-                       "Cannot create the executor set's directory in %s: %s",
-                       scratch, g_strerror (errsv));
-    }
-  if (chmod (template, 0700) < 0)
-    {
-      int errsv = errno;
-
-      rmdir (template);
-      return set_fail (error, SBX_EXECUTOR_SET_ERROR_SCRATCH,
-                       "Cannot secure the executor set's directory %s: %s",
-                       template, g_strerror (errsv));
-    }
-  shared->owned_dir = g_steal_pointer (&template);
-  shared->scratch_root = g_steal_pointer (&scratch);
-
-  /* The liveness marker: locked for exactly the set's lifetime, so another
-   * process tells a live set from a dead one by the lock alone. */
-  {
-    g_autofree char *marker = g_build_filename (shared->owned_dir, SBX_SET_LIVE_MARKER, NULL);
-
-    shared->live_fd = open (marker, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (shared->live_fd < 0 || flock (shared->live_fd, LOCK_EX | LOCK_NB) < 0)
-      {
-        int errsv = errno;
-
-        sbx_remove_tree (shared->owned_dir, NULL);
-        return set_fail (error, SBX_EXECUTOR_SET_ERROR_SCRATCH,
-                         "Cannot mark the executor set's directory %s as live: %s",
-                         shared->owned_dir, g_strerror (errsv));
-      }
-  }
-
+  self->egress = g_steal_pointer (&egress);
   self->shared = g_steal_pointer (&shared);
   return TRUE;
 }
@@ -904,6 +549,7 @@ sbx_executor_set_for_key (SbxExecutorSet  *self,
 {
   g_autoptr(SbxExecutor) executor = NULL;
   g_autoptr(GError) local_error = NULL;
+  g_autoptr(SbxSharedGuard) guard = NULL;
   Entry *entry;
 
   g_return_val_if_fail (SBX_IS_EXECUTOR_SET (self), NULL);
@@ -918,7 +564,9 @@ sbx_executor_set_for_key (SbxExecutorSet  *self,
                         "Invalid executor key “%s”: it must be non-empty UTF-8 without "
                         "leading or trailing whitespace", shown), NULL);
     }
-  if (self->shared == NULL || !sbx_executor_shared_enter (self->shared))
+  if (self->shared != NULL)
+    guard = sbx_executor_shared_admit (self->shared);
+  if (guard == NULL)
     return (set_fail (error, SBX_EXECUTOR_SET_ERROR_CLOSED, "The executor set is closed"), NULL);
 
   g_mutex_lock (&self->mutex);
@@ -947,7 +595,7 @@ sbx_executor_set_for_key (SbxExecutorSet  *self,
       g_mutex_unlock (&self->mutex);
 
       /* Construct outside the lock: compile calls into the backend. */
-      executor = sbx_executor_new_internal (self->shared, key, &local_error);
+      executor = sbx_executor_new_internal (self->shared, self->egress, key, &local_error);
 
       g_mutex_lock (&self->mutex);
       if (executor != NULL)
@@ -963,7 +611,7 @@ sbx_executor_set_for_key (SbxExecutorSet  *self,
       break;
     }
   g_mutex_unlock (&self->mutex);
-  sbx_executor_shared_leave (self->shared);
+  g_clear_pointer (&guard, sbx_shared_guard_release);
 
   if (executor == NULL)
     g_propagate_error (error, g_steal_pointer (&local_error));
@@ -974,59 +622,14 @@ static gboolean
 set_close_run (SbxExecutorSet  *self,
                GError         **error)
 {
-  SbxExecutorShared *shared = self->shared;
   g_autoptr(GPtrArray) executors = g_ptr_array_new_with_free_func (g_object_unref);
-  GPtrArray *sinks;
   GHashTableIter iter;
   gpointer value;
-  guint64 one = 1;
-  ssize_t r;
 
-  /* 1-2: stop admissions, wake every supervising run. */
-  g_mutex_lock (&shared->mutex);
-  shared->closing = TRUE;
-  g_mutex_unlock (&shared->mutex);
-  do
-    r = write (shared->close_fd, &one, sizeof one);
-  while (r < 0 && errno == EINTR);
-
-  /* 2a: close every prepared process that was never started (its
-   * reservation holds the barrier).  A start racing this either took its
-   * admission first (and registers as a process below, or fails CLOSED) or
-   * finds it closed. */
-  {
-    g_autoptr(GPtrArray) prepared = NULL;
-
-    g_mutex_lock (&shared->mutex);
-    prepared = g_ptr_array_copy (shared->prepared, (GCopyFunc) (void (*) (void)) g_object_ref,
-                                 NULL);
-    g_ptr_array_set_free_func (prepared, g_object_unref);
-    g_mutex_unlock (&shared->mutex);
-    for (guint i = 0; i < prepared->len; i++)
-      sbx_prepared_process_close (prepared->pdata[i]);
-  }
-
-  /* 2b: kill every spawned process and reap it here (its waits complete
-   * with CLOSED): a process's admission lasts until its finish() ran, and
-   * this thread may be the one whose main loop would have reaped it. */
-  {
-    g_autoptr(GPtrArray) processes = NULL;
-
-    g_mutex_lock (&shared->mutex);
-    processes = g_ptr_array_copy (shared->processes, (GCopyFunc) (void (*) (void)) g_object_ref,
-                                  NULL);
-    g_ptr_array_set_free_func (processes, g_object_unref);
-    g_mutex_unlock (&shared->mutex);
-    for (guint i = 0; i < processes->len; i++)
-      sbx_process_close_internal (processes->pdata[i]);
-  }
-
-  /* 3: wait until every admitted run and construction has returned. */
-  g_mutex_lock (&shared->mutex);
-  while (shared->active > 0)
-    g_cond_wait (&shared->cond, &shared->mutex);
-  sinks = g_steal_pointer (&shared->sinks);
-  g_mutex_unlock (&shared->mutex);
+  /* 1-3: stop admissions, wake every supervising run, close what was
+   * prepared and what runs (through the hooks they registered), wait until
+   * every admitted run and construction has returned. */
+  sbx_executor_shared_close_begin (self->shared);
 
   /* 4: release every compiled spec once, wipe every grant key. */
   g_mutex_lock (&self->mutex);
@@ -1043,22 +646,10 @@ set_close_run (SbxExecutorSet  *self,
   for (guint i = 0; i < executors->len; i++)
     sbx_executor_close_internal (executors->pdata[i]);
 
-  /* 5: reporters; the egress route (every tunnel and listener ends). */
-  close_sinks (sinks);
-  sbx_egress_close (shared->egress);
-
-  /* 6: only the set's own directory; then its liveness lock goes (a
-   * directory that could not be removed is a dead set's from now on). */
-  {
-    gboolean removed = sbx_remove_tree (shared->owned_dir, error);
-
-    if (shared->live_fd >= 0)
-      {
-        close (shared->live_fd);
-        shared->live_fd = -1;
-      }
-    return removed;
-  }
+  /* 5: the egress route (every tunnel and listener ends); 6: the reporters,
+   * then only the set's own directory, then its liveness lock. */
+  sbx_egress_close (self->egress);
+  return sbx_executor_shared_close_end (self->shared, error);
 }
 
 /**
@@ -1222,7 +813,7 @@ sbx_executor_set_get_backend_name (SbxExecutorSet *self)
 
   if (self->shared == NULL)
     return NULL;
-  return sbx_backend_get_name (self->shared->backend);
+  return sbx_backend_get_name (sbx_executor_shared_get_backend (self->shared));
 }
 
 /**
@@ -1245,7 +836,7 @@ sbx_executor_set_get_selection_report (SbxExecutorSet *self)
 
   if (self->shared == NULL)
     return NULL;
-  return self->shared->selection_report;
+  return sbx_executor_shared_get_selection_report (self->shared);
 }
 
 /**
@@ -1307,7 +898,7 @@ sbx_executor_set_get_owned_dir (SbxExecutorSet *self)
 
   if (self->shared == NULL)
     return NULL;
-  return self->shared->owned_dir;
+  return sbx_executor_shared_get_owned_dir (self->shared);
 }
 
 /**
@@ -1369,7 +960,7 @@ sbx_executor_set_get_grant_ttl (SbxExecutorSet *self)
 
   if (self->shared == NULL)
     return 0;
-  return self->shared->grant_ttl;
+  return sbx_executor_shared_get_grant_ttl (self->shared);
 }
 
 /**

@@ -92,6 +92,7 @@ sbx_executor_finalize (GObject *object)
 
   sbx_executor_close_internal (self);
   g_clear_pointer (&self->shared, sbx_executor_shared_unref);
+  g_clear_pointer (&self->egress, sbx_egress_unref);
   g_free (self->key);
   g_free (self->home);
   g_free (self->tmpdir);
@@ -199,7 +200,7 @@ add_created_members (JsonBuilder *builder,
   g_auto(GStrv) names = sbx_guarantees_to_strv (self->guarantees);
 
   json_builder_set_member_name (builder, "backend");
-  json_builder_add_string_value (builder, sbx_backend_get_name (self->shared->backend));
+  json_builder_add_string_value (builder, sbx_backend_get_name (sbx_executor_shared_get_backend (self->shared)));
   json_builder_set_member_name (builder, "level");
   json_builder_add_string_value (builder, sbx_level_to_string (self->level));
   json_builder_set_member_name (builder, "guarantees");
@@ -208,7 +209,7 @@ add_created_members (JsonBuilder *builder,
     json_builder_add_string_value (builder, names[i]);
   json_builder_end_array (builder);
   json_builder_set_member_name (builder, "profile");
-  json_builder_add_string_value (builder, sbx_profile_get_fingerprint (self->shared->profile));
+  json_builder_add_string_value (builder, sbx_profile_get_fingerprint (sbx_executor_shared_get_profile (self->shared)));
   json_builder_set_member_name (builder, "report");
   json_builder_add_value (builder, sbx_compile_report_to_json_node (self->report));
 }
@@ -227,10 +228,12 @@ static SbxCompileReport *
 executor_report_new (SbxExecutorShared *shared,
                      SbxGuarantees      required)
 {
-  SbxProfile *profile = shared->profile;
+  SbxProfile *profile = sbx_executor_shared_get_profile (shared);
+  SbxCompileReport *selection = sbx_executor_shared_get_selection_report (shared);
   SbxCompileReport *report = sbx_compile_report_new ();
 
-  sbx_compile_report_set_backend (report, sbx_backend_get_name (shared->backend));
+  sbx_compile_report_set_backend (report,
+                                  sbx_backend_get_name (sbx_executor_shared_get_backend (shared)));
   sbx_compile_report_set_required (report, required);
   sbx_compile_report_add_root (report, "workspace", sbx_profile_get_workspace_root (profile),
                                sbx_profile_get_workspace_read (profile),
@@ -239,10 +242,10 @@ executor_report_new (SbxExecutorShared *shared,
     sbx_compile_report_add_root (report, "root", sbx_profile_get_root_path (profile, i),
                                  sbx_profile_get_root_read (profile, i),
                                  sbx_profile_get_root_write (profile, i));
-  for (guint i = 0; i < sbx_compile_report_get_n_rejected (shared->selection_report); i++)
+  for (guint i = 0; i < sbx_compile_report_get_n_rejected (selection); i++)
     sbx_compile_report_add_rejected (report,
-                                     sbx_compile_report_get_rejected_name (shared->selection_report, i),
-                                     sbx_compile_report_get_rejected_reason (shared->selection_report, i));
+                                     sbx_compile_report_get_rejected_name (selection, i),
+                                     sbx_compile_report_get_rejected_reason (selection, i));
   return report;
 }
 
@@ -276,8 +279,10 @@ executor_setup (SbxExecutor  *self,
                 GError      **error)
 {
   SbxExecutorShared *shared = self->shared;
-  SbxProfile *profile = shared->profile;
-  const char *backend = sbx_backend_get_name (shared->backend);
+  SbxProfile *profile = sbx_executor_shared_get_profile (shared);
+  const char *owned_dir = sbx_executor_shared_get_owned_dir (shared);
+  const char *scratch_root = sbx_executor_shared_get_scratch_root (shared);
+  const char *backend = sbx_backend_get_name (sbx_executor_shared_get_backend (shared));
   g_autoptr(GError) compile_error = NULL;
   g_auto(GStrv) parent_env = NULL;
   g_autofree char *forced_home = NULL;
@@ -292,7 +297,7 @@ executor_setup (SbxExecutor  *self,
 
   if (sbx_profile_get_home (profile) == SBX_HOME_ISOLATED)
     {
-      self->home = make_private_dir (shared->owned_dir, "home", error);
+      self->home = make_private_dir (owned_dir, "home", error);
       if (self->home == NULL)
         return FALSE;
       self->home_owned = TRUE;
@@ -301,10 +306,10 @@ executor_setup (SbxExecutor  *self,
     {
       self->home = real_home ();
     }
-  self->tmpdir = make_private_dir (shared->owned_dir, "tmp", error);
+  self->tmpdir = make_private_dir (owned_dir, "tmp", error);
   if (self->tmpdir == NULL)
     return FALSE;
-  self->state_dir = make_private_dir (shared->owned_dir, "state", error);
+  self->state_dir = make_private_dir (owned_dir, "state", error);
   if (self->state_dir == NULL)
     return FALSE;
 
@@ -323,8 +328,8 @@ executor_setup (SbxExecutor  *self,
   dirs.home_owned = self->home_owned;
   dirs.tmpdir = self->tmpdir;
   dirs.state_dir = self->state_dir;
-  dirs.set_dir = shared->owned_dir;
-  dirs.proxy_port = sbx_egress_policy_proxy_port (shared->egress, profile);   /* egress */
+  dirs.set_dir = owned_dir;
+  dirs.proxy_port = sbx_egress_policy_proxy_port (self->egress, profile);   /* egress */
 
   /* Other sets' directories in the scratch root are denied by name.  One
    * created while the backend compiled was not named, and a backend that
@@ -336,7 +341,7 @@ executor_setup (SbxExecutor  *self,
 
       if (others == NULL)
         {
-          if (!sbx_scratch_list (shared->scratch_root, shared->owned_dir, &others, &entries, &list_error))
+          if (!sbx_scratch_list (scratch_root, owned_dir, &others, &entries, &list_error))
             {
               g_set_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_SCRATCH,
                            "Cannot list the other executor sets for key “%s”: %s",
@@ -345,14 +350,14 @@ executor_setup (SbxExecutor  *self,
             }
         }
       dirs.other_set_dirs = (const char *const *) others;
-      dirs.scratch_root = shared->scratch_root;
+      dirs.scratch_root = scratch_root;
       dirs.scratch_entries = (const char *const *) entries;
       g_clear_pointer (&self->policy, sbx_policy_free);
       self->policy = sbx_policy_new_for_profile (profile, &dirs);
 
       g_clear_pointer (&self->report, sbx_compile_report_unref);
       self->report = executor_report_new (shared, required);
-      self->spec = sbx_backend_compile (shared->backend, sbx_policy_get_abi (self->policy),
+      self->spec = sbx_backend_compile (sbx_executor_shared_get_backend (shared), sbx_policy_get_abi (self->policy),
                                         self->report, &self->level, &self->guarantees, &compile_error);
       if (self->spec == NULL)
         {
@@ -361,7 +366,7 @@ executor_setup (SbxExecutor  *self,
                        backend, self->key, compile_error->message);
           return FALSE;
         }
-      again = sbx_scratch_list_set_dirs (shared->scratch_root, shared->owned_dir, &list_error);
+      again = sbx_scratch_list_set_dirs (scratch_root, owned_dir, &list_error);
       if (again == NULL)
         {
           g_set_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_SCRATCH,
@@ -377,7 +382,7 @@ executor_setup (SbxExecutor  *self,
           g_set_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_COMPILE_FAILED,
                        "Executor sets keep appearing in %s while the profile for key “%s” "
                        "compiles; refusing an executor that might reach one of them",
-                       shared->scratch_root, self->key);
+                       scratch_root, self->key);
           return FALSE;
         }
       {
@@ -387,12 +392,12 @@ executor_setup (SbxExecutor  *self,
         others = merged;
       }
     }
-  self->guarantees = sbx_egress_compose_guarantees (shared->egress, profile, self->report,
+  self->guarantees = sbx_egress_compose_guarantees (self->egress, profile, self->report,
                                                     self->guarantees);   /* egress */
   sbx_compile_report_freeze (self->report);
 
   /* Fail closed: the backend must achieve every required guarantee. */
-  required |= sbx_egress_required_guarantees (shared->egress, profile);   /* egress */
+  required |= sbx_egress_required_guarantees (self->egress, profile);   /* egress */
   missing = required & ~self->guarantees;
   if (missing != 0)
     {
@@ -431,6 +436,7 @@ executor_discard (SbxExecutor  *self,
 
 SbxExecutor *
 sbx_executor_new_internal (SbxExecutorShared *shared,
+                           SbxEgress         *egress,
                            const char        *key,
                            GError           **error)
 {
@@ -442,6 +448,7 @@ sbx_executor_new_internal (SbxExecutorShared *shared,
 
   self = g_object_new (SBX_TYPE_EXECUTOR, NULL);
   self->shared = sbx_executor_shared_ref (shared);
+  self->egress = egress != NULL ? sbx_egress_ref (egress) : NULL;
   self->key = g_strdup (key);
 
   if (!executor_setup (self, &local_error))
@@ -661,10 +668,7 @@ sbx_executor_is_closed (SbxExecutor *self)
 
   g_return_val_if_fail (SBX_IS_EXECUTOR (self), TRUE);
 
-  g_mutex_lock (&self->shared->mutex);
-  closed = self->shared->closing;
-  g_mutex_unlock (&self->shared->mutex);
-  if (closed)
+  if (sbx_executor_shared_is_closing (self->shared))
     return TRUE;
   g_mutex_lock (&self->mutex);
   closed = self->closed;

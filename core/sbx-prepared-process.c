@@ -170,6 +170,13 @@ derive_access (SbxPreparedProcess *self,
  *
  * Since: 0.1
  */
+/* What the set's close does to a preparation never started. */
+static void
+close_hook (GObject *object)
+{
+  sbx_prepared_process_close (SBX_PREPARED_PROCESS (object));
+}
+
 SbxPreparedProcess *
 sbx_executor_prepare (SbxExecutor          *self,
                       const char           *cwd,
@@ -193,7 +200,7 @@ sbx_executor_prepare (SbxExecutor          *self,
     return NULL;
   if (!sbx_executor_admit (self, prepared->rr, cancellable, &prepared->admission, error))
     return NULL;
-  derive_access (prepared, self->shared->profile);
+  derive_access (prepared, sbx_executor_shared_get_profile (self->shared));
   prepared->spent = prepared->admission.spent != NULL
                     ? g_strdupv ((char **) prepared->admission.spent->pdata) : NULL;
   prepared->report = prepared->admission.report != NULL
@@ -202,12 +209,9 @@ sbx_executor_prepare (SbxExecutor          *self,
 
   /* Registered for the set's close; a close that began meanwhile closes
    * the preparation here. */
-  shared = prepared->admission.shared;
-  g_mutex_lock (&shared->mutex);
-  closing = shared->closing;
-  if (!closing)
-    g_ptr_array_add (shared->prepared, g_object_ref (prepared));
-  g_mutex_unlock (&shared->mutex);
+  shared = sbx_shared_guard_get_shared (prepared->admission.guard);
+  closing = !sbx_executor_shared_track (shared, SBX_CLOSE_PHASE_RESERVED, G_OBJECT (prepared),
+                                        close_hook);
   if (closing)
     {
       sbx_prepared_process_close (prepared);
@@ -244,10 +248,7 @@ static void
 unlist (SbxPreparedProcess *self,
         SbxExecutorShared  *shared)
 {
-  g_mutex_lock (&shared->mutex);
-  if (shared->prepared != NULL && g_ptr_array_remove_fast (shared->prepared, self))
-    g_object_unref (self);   /* the list's; the caller holds one */
-  g_mutex_unlock (&shared->mutex);
+  sbx_executor_shared_untrack (shared, SBX_CLOSE_PHASE_RESERVED, G_OBJECT (self));
 }
 
 /**
@@ -294,7 +295,7 @@ sbx_prepared_process_start (SbxPreparedProcess  *self,
                      "The prepared process was closed");
       return NULL;
     }
-  shared = admission.shared;
+  shared = sbx_shared_guard_get_shared (admission.guard);
   unlist (self, shared);
   /* sbx_process_start_admitted() re-checks the cancellable and the set's
    * close (under the barrier's lock, before the fork) and releases the
@@ -323,7 +324,7 @@ sbx_prepared_process_close (SbxPreparedProcess *self)
 
   if (!take_admission (self, CLOSED, &admission, &rr))
     return;
-  shared = admission.shared;
+  shared = sbx_shared_guard_get_shared (admission.guard);
   {
     SbxSuperviseResult none = { 0 };
     g_autoptr(GError) why = g_error_new (SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_PROCESS_CLOSED,

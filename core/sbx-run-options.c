@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "sbx-run-options.h"
-#include "sbx-run-options-private.h"
 
 #include <string.h>
 
@@ -48,11 +47,8 @@ struct _SbxRunOptions
   GTimeSpan    terminate_grace;
   char       **grants;
   char        *execution_id;
-  /* The sandbox terminal (sbx-run-options-private.h). */
-  gboolean sandbox_terminal;
-  guint16  terminal_rows;
-  guint16  terminal_cols;
-  int      terminal_resize_fd;
+  int          pty_resize_fd;
+  int          pty_size_fd;
 };
 
 G_DEFINE_BOXED_TYPE (SbxRunOptions, sbx_run_options, sbx_run_options_copy, sbx_run_options_free)
@@ -75,7 +71,8 @@ sbx_run_options_new (void)
   self->stdin_fd = -1;
   self->stdout_fd = -1;
   self->stderr_fd = -1;
-  self->terminal_resize_fd = -1;
+  self->pty_resize_fd = -1;
+  self->pty_size_fd = -1;
   return self;
 }
 
@@ -441,12 +438,23 @@ sbx_run_options_get_stderr (const SbxRunOptions *self)
  * Gives the child a new pseudo-terminal instead of its three streams: the
  * terminal's slave side is its stdin, stdout and stderr and its controlling
  * terminal inside the sandbox (job control works, `stty size` reports
- * @rows and @cols).  The master side is the process's stdin and stdout pipe
- * ([method@Sbx.Process.get_stdin_pipe], [method@Sbx.Process.get_stdout_pipe];
- * there is no separate stderr), and [method@Sbx.Process.resize] changes the
- * size.  Only [method@Sbx.Executor.spawn] supports a PTY; a run refuses it
- * with %SBX_EXECUTOR_ERROR_INVALID_ARGUMENT.  Takes precedence over the
- * stream modes and descriptors.
+ * @rows and @cols).  The master side never leaves sbx's process; only bytes
+ * cross it, and TIOCSTI stays refused inside.
+ *
+ * - With [method@Sbx.Executor.spawn], the master is the process's stdin and
+ *   stdout pipe ([method@Sbx.Process.get_stdin_pipe],
+ *   [method@Sbx.Process.get_stdout_pipe]; there is no separate stderr), and
+ *   [method@Sbx.Process.resize] changes the size.
+ * - With [method@Sbx.Executor.run], the run relays: what arrives on the
+ *   stdin descriptor ([method@Sbx.RunOptions.set_stdin_fd], or sbx's own
+ *   stdin with %SBX_STDIO_INHERIT; none by default) is written to the
+ *   terminal, and what the terminal gives (stdout and stderr are one stream
+ *   there) goes to the stdout descriptor, or into the result when there is
+ *   none, counted against the output limit like any output.  The size
+ *   follows a terminal of the caller's through
+ *   [method@Sbx.RunOptions.set_pty_resize_fd].
+ *
+ * Takes precedence over the stream modes, and over the stderr descriptor.
  *
  * Since: 0.1
  */
@@ -487,6 +495,60 @@ sbx_run_options_get_pty (const SbxRunOptions *self,
   if (cols != NULL)
     *cols = self->pty ? self->pty_cols : 0;
   return self->pty;
+}
+
+/**
+ * sbx_run_options_set_pty_resize_fd:
+ * @self: options
+ * @resize_fd: -1 for none, or a descriptor that becomes readable each time
+ *   the caller's terminal was resized (the read end of a pipe written from a
+ *   SIGWINCH handler, an eventfd ...)
+ * @size_fd: the terminal whose window size the sandbox's terminal then
+ *   takes, or -1 for the run's stdin descriptor when it is a terminal, else
+ *   its stdout descriptor
+ *
+ * The resize hook of a run with a PTY ([method@Sbx.RunOptions.set_pty]):
+ * each time @resize_fd is readable, the run reads it and copies the window
+ * size of @size_fd to the sandbox's terminal, whose foreground process group
+ * then gets SIGWINCH.  The descriptors stay owned by the caller; the
+ * executor duplicates them for the duration of the run.  Without a PTY, and
+ * for [method@Sbx.Executor.spawn] (which has [method@Sbx.Process.resize]),
+ * the hook is not used.
+ *
+ * Since: 0.1
+ */
+void
+sbx_run_options_set_pty_resize_fd (SbxRunOptions *self,
+                                   int            resize_fd,
+                                   int            size_fd)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (resize_fd >= -1 && size_fd >= -1);
+
+  self->pty_resize_fd = resize_fd;
+  self->pty_size_fd = resize_fd >= 0 ? size_fd : -1;
+}
+
+/**
+ * sbx_run_options_get_pty_resize_fd:
+ * @self: options
+ * @size_fd: (out) (optional): the terminal whose size is followed, or -1
+ *
+ * Returns the resize hook set with [method@Sbx.RunOptions.set_pty_resize_fd].
+ *
+ * Returns: the descriptor that signals a resize, or -1 for none
+ *
+ * Since: 0.1
+ */
+int
+sbx_run_options_get_pty_resize_fd (const SbxRunOptions *self,
+                                   int                 *size_fd)
+{
+  g_return_val_if_fail (self != NULL, -1);
+
+  if (size_fd != NULL)
+    *size_fd = self->pty_size_fd;
+  return self->pty_resize_fd;
 }
 
 /**
@@ -667,35 +729,4 @@ sbx_run_options_get_execution_id (const SbxRunOptions *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   return self->execution_id;
-}
-
-/* The sandbox terminal: for the sbx program (sbx-run-options-private.h). */
-void
-sbx_run_options_set_sandbox_terminal (SbxRunOptions *self,
-                                      gboolean       enabled,
-                                      guint16        rows,
-                                      guint16        cols,
-                                      int            resize_fd)
-{
-  g_return_if_fail (self != NULL);
-  g_return_if_fail (resize_fd >= -1);
-
-  self->sandbox_terminal = enabled;
-  self->terminal_rows = rows;
-  self->terminal_cols = cols;
-  self->terminal_resize_fd = enabled ? resize_fd : -1;
-}
-
-gboolean
-sbx_run_options_get_sandbox_terminal (const SbxRunOptions *self,
-                                      guint16             *rows,
-                                      guint16             *cols,
-                                      int                 *resize_fd)
-{
-  g_return_val_if_fail (self != NULL, FALSE);
-
-  *rows = self->terminal_rows;
-  *cols = self->terminal_cols;
-  *resize_fd = self->terminal_resize_fd;
-  return self->sandbox_terminal;
 }

@@ -120,6 +120,13 @@ gboolean       sbx_run_options_get_pty        (const SbxRunOptions *self,
                                                guint16             *rows,
                                                guint16             *cols);
 SBX_AVAILABLE_IN_0_1
+void           sbx_run_options_set_pty_resize_fd (SbxRunOptions       *self,
+                                                  int                  resize_fd,
+                                                  int                  size_fd);
+SBX_AVAILABLE_IN_0_1
+int            sbx_run_options_get_pty_resize_fd (const SbxRunOptions *self,
+                                                  int                 *size_fd);
+SBX_AVAILABLE_IN_0_1
 void           sbx_run_options_set_deadline   (SbxRunOptions       *self,
                                                GDateTime           *deadline);
 SBX_AVAILABLE_IN_0_1

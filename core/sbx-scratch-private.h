@@ -91,4 +91,41 @@ GStrv sbx_scratch_reap (const char  *scratch_root,
                         gboolean     remove,
                         GError     **error);
 
+/* Removes @path and everything below it without following symlinks (a child
+ * may plant them); makes directories writable first where needed.  Errors
+ * are SBX_EXECUTOR_SET_ERROR_SCRATCH. */
+gboolean sbx_remove_tree    (const char  *path,
+                             GError     **error);
+/* The same, for the directory @name in @parent_fd (opened without following
+ * a symlink, removed with unlinkat): no path is resolved again, so the tree
+ * removed is the one checked.  @path is for messages only. */
+gboolean sbx_remove_tree_at (int          parent_fd,
+                             const char  *name,
+                             const char  *path,
+                             GError     **error);
+
+/* The scratch root of a set whose options name none: $XDG_RUNTIME_DIR/sbx
+ * (created 0700; an existing one must be the caller's own directory, not a
+ * link, with no access for anyone else), else the temporary directory.
+ * NULL with SBX_EXECUTOR_SET_ERROR_INVALID_OPTIONS for an unsafe one. */
+char    *sbx_scratch_default_root (GError **error);
+
+/*
+ * sbx_scratch_create_set_dir:
+ * @scratch_root: a canonical directory
+ * @out_dir: (out): the new set directory, SBX_SET_DIR_PREFIX "XXXXXX" (0700)
+ * @out_live_fd: (out): its liveness marker, flock()ed: the caller keeps it
+ *   open for exactly the set's lifetime
+ * @error: return location for SBX_EXECUTOR_SET_ERROR_SCRATCH
+ *
+ * Reaps dead sets' directories first (sbx_scratch_reap(); a failure there
+ * is only logged: someone else's leftovers never make a set fail), then
+ * creates the set's own directory and its marker.  On failure nothing is
+ * left.
+ */
+gboolean sbx_scratch_create_set_dir (const char  *scratch_root,
+                                     char       **out_dir,
+                                     int         *out_live_fd,
+                                     GError     **error);
+
 G_END_DECLS

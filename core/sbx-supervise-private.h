@@ -53,9 +53,9 @@ typedef struct
   gboolean            pty;
   guint16             pty_rows;     /* initial window size */
   guint16             pty_cols;
-  int                 pty_resize_fd; /* readable (non-blocking) when the window size
-                                      * changed: drained, then pty_size_fd's size is
-                                      * copied to the terminal; -1: none */
+  int                 pty_resize_fd; /* readable when the window size changed: read,
+                                      * then pty_size_fd's size is copied to the
+                                      * terminal; -1: none */
   int                 pty_size_fd;  /* the terminal whose size is followed, or -1 */
 } SbxSuperviseRequest;
 

@@ -75,6 +75,7 @@ typedef struct
   gboolean      relay_input;      /* FALSE once the target has exited */
   int           in_fd;            /* the caller's; -1 when none or at its end */
   GByteArray   *to_master;        /* read from in_fd, not yet written */
+  int           resize_fd;        /* the caller's resize hook; -1 when none or at its end */
 } Supervisor;
 
 void
@@ -299,8 +300,17 @@ relay_resize (Supervisor *sv)
   char buf[64];
   struct winsize ws;
 
-  while (read (sv->req->pty_resize_fd, buf, sizeof buf) > 0)
-    ;
+  ssize_t n;
+
+  /* One read: poll said it is readable, so it does not block even on a
+   * blocking descriptor; what is left makes the next poll return again.  At
+   * its end (or broken) the hook is no longer watched. */
+  n = read (sv->resize_fd, buf, sizeof buf);
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+    {
+      sv->resize_fd = -1;
+      return;
+    }
   if (sv->req->pty_size_fd >= 0 && sv->streams[0].read_fd >= 0
       && ioctl (sv->req->pty_size_fd, TIOCGWINSZ, &ws) == 0)
     ioctl (sv->streams[0].read_fd, TIOCSWINSZ, &ws);
@@ -409,10 +419,10 @@ supervisor_poll (Supervisor    *sv,
           in_idx = (int) n;
           pfds[n++] = (struct pollfd) { .fd = sv->in_fd, .events = POLLIN };
         }
-      if (sv->req->pty_resize_fd >= 0)
+      if (sv->resize_fd >= 0)
         {
           resize_idx = (int) n;
-          pfds[n++] = (struct pollfd) { .fd = sv->req->pty_resize_fd, .events = POLLIN };
+          pfds[n++] = (struct pollfd) { .fd = sv->resize_fd, .events = POLLIN };
         }
     }
   for (nfds_t i = 0; i < n_extra; i++)
@@ -430,7 +440,7 @@ supervisor_poll (Supervisor    *sv,
     if (idx[s] >= 0 && sv->streams[s].read_fd >= 0
         && (pfds[idx[s]].revents & (POLLIN | POLLHUP | POLLERR)))
       supervisor_read (sv, &sv->streams[s]);
-  if (resize_idx >= 0 && (pfds[resize_idx].revents & POLLIN))
+  if (resize_idx >= 0 && (pfds[resize_idx].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)))
     relay_resize (sv);
   if (in_idx >= 0 && sv->in_fd >= 0 && (pfds[in_idx].revents & (POLLIN | POLLHUP | POLLERR)))
     relay_read_input (sv);
@@ -474,6 +484,7 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
   sv.captured = captured;
   sv.to_master = to_master;
   sv.in_fd = -1;
+  sv.resize_fd = -1;
 
   if (req->pty)
     {
@@ -482,6 +493,7 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
       sv.pty = TRUE;
       sv.relay_input = TRUE;
       sv.in_fd = req->stdin_fd;
+      sv.resize_fd = req->pty_resize_fd;
       sv.streams[0].mode = req->stdout_fd >= 0 ? STREAM_FORWARD : STREAM_CAPTURE;
       sv.streams[0].dest_fd = req->stdout_fd;
       sv.streams[1].mode = STREAM_CAPTURE;

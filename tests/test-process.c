@@ -4,7 +4,9 @@
  *
  * Every case runs on the unconfined backend and, where the host has it, on
  * linux-userns (the default profile, sbx's init as PID 1); the PTY cases
- * only on linux (the unconfined backend refuses a PTY, which is asserted).
+ * only on linux (the unconfined backend refuses a PTY, which is asserted);
+ * "run-pty" is sbx_executor_run with a PTY: the relay, the size, a resize
+ * through the resize hook and the output limit.
  * Every case ends by closing the set and checking that no child process, no
  * file descriptor and no scratch entry is left.
  */
@@ -14,7 +16,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -502,6 +506,200 @@ test_pty (gconstpointer data)
   fixture_teardown (&fx);
 }
 
+/* A run with a PTY: the supervisor relays the caller's descriptors to the
+ * sandbox's terminal and follows the caller's terminal's size. */
+typedef struct
+{
+  SbxExecutor         *executor;
+  const char          *cwd;
+  const char          *script;
+  const SbxRunOptions *options;
+  int                  close_after;   /* closed once the run returned, or -1 */
+  SbxRunResult        *result;
+  GError              *error;
+} RunInThread;
+
+static gpointer
+run_in_thread (gpointer data)
+{
+  RunInThread *r = data;
+
+  r->result = sbx_executor_run (r->executor, r->cwd, SBX_SH_ARGV (r->script), r->options, NULL,
+                                &r->error);
+  /* The run borrowed it; closing it now ends the reader's loop however the
+   * run went. */
+  if (r->close_after >= 0)
+    close (r->close_after);
+  return NULL;
+}
+
+/* One line from @fd (a pipe), without its line end; NULL at its end. */
+static char *
+read_fd_line (int fd)
+{
+  g_autoptr(GString) line = g_string_new (NULL);
+  char c;
+
+  for (;;)
+    {
+      ssize_t n = read (fd, &c, 1);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      g_assert_cmpint (n, >=, 0);
+      if (n == 0)
+        return line->len > 0 ? g_string_free (g_steal_pointer (&line), FALSE) : NULL;
+      if (c == '\n')
+        return g_strstrip (g_string_free (g_steal_pointer (&line), FALSE));
+      g_string_append_c (line, c);
+    }
+}
+
+static void
+test_run_pty (gconstpointer data)
+{
+  static const char script[] =
+    "stty -echo; "
+    "if test -t 0 && test -t 1 && test -t 2 && tty | grep -q '^/dev/pts/'; "
+    "then echo tty; else echo no-tty; fi; "
+    "stty size; echo ready; read x; stty size; echo \"got $x\"";
+  Fixture fx;
+  g_autoptr(SbxRunOptions) options = sbx_run_options_new ();
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxRunResult) result = NULL;
+  g_autofree char *marker = NULL;
+  RunInThread r = { 0 };
+  GThread *thread;
+  struct winsize ws = { .ws_row = 30, .ws_col = 100 };
+  int outer;            /* the caller's terminal: its master ... */
+  int outer_slave;      /* ... and the slave whose size is followed */
+  int in[2], out[2], resize[2];
+  char *line;
+
+  if (!fixture_setup (&fx, data, SBX_ACCESS_ALLOW))
+    return;
+  sbx_run_options_set_pty (options, 24, 80);
+  if (!fx.linux_backend)
+    {
+      const char *touch[] = { "/bin/sh", "-c", "touch pty-ran", NULL };
+
+      /* The unconfined backend has no PTY: refused, nothing runs. */
+      marker = g_build_filename (fx.tree.ws, "pty-ran", NULL);
+      g_assert_null (sbx_executor_run (fx.executor, fx.tree.ws, touch, options, NULL, &error));
+      g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_SPAWN_FAILED);
+      g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+      fixture_teardown (&fx);
+      return;
+    }
+
+  outer = posix_openpt (O_RDWR | O_NOCTTY | O_CLOEXEC);
+  g_assert_cmpint (outer, >=, 0);
+  g_assert_cmpint (grantpt (outer), ==, 0);
+  g_assert_cmpint (unlockpt (outer), ==, 0);
+  outer_slave = open (ptsname (outer), O_RDWR | O_NOCTTY | O_CLOEXEC);
+  g_assert_cmpint (outer_slave, >=, 0);
+  g_assert_cmpint (ioctl (outer, TIOCSWINSZ, &ws), ==, 0);
+  g_assert_cmpint (pipe2 (in, O_CLOEXEC), ==, 0);
+  g_assert_cmpint (pipe2 (out, O_CLOEXEC), ==, 0);
+  g_assert_cmpint (pipe2 (resize, O_CLOEXEC), ==, 0);
+
+  /* Input from one pipe, output live to another, the size of the outer
+   * terminal followed on each byte of the resize pipe. */
+  sbx_run_options_set_stdin_fd (options, in[0]);
+  sbx_run_options_set_stdout_fd (options, out[1]);
+  sbx_run_options_set_pty_resize_fd (options, resize[0], outer_slave);
+  r.executor = fx.executor;
+  r.cwd = fx.tree.ws;
+  r.script = script;
+  r.options = options;
+  r.close_after = out[1];   /* a sync run borrows it until it returns */
+  thread = g_thread_new ("run-pty", run_in_thread, &r);
+  while ((line = read_fd_line (out[0])) != NULL)
+    {
+      if (line[0] == '\0')
+        {
+          g_free (line);
+          continue;
+        }
+      g_ptr_array_add (lines, line);
+      if (g_str_equal (line, "ready"))
+        {
+          /* The resize first: the relay applies it before the input that
+           * follows it, so the second `stty size` sees it. */
+          ws.ws_row = 42;
+          ws.ws_col = 111;
+          g_assert_cmpint (ioctl (outer, TIOCSWINSZ, &ws), ==, 0);
+          g_assert_cmpint (write (resize[1], "w", 1), ==, 1);
+          g_assert_cmpint (write (in[1], "go\n", 3), ==, 3);
+        }
+    }
+  g_thread_join (thread);
+  g_assert_no_error (r.error);
+  g_assert_nonnull (r.result);
+  g_assert_true (sbx_run_result_get_success (r.result));
+  g_assert_cmpuint (lines->len, ==, 5);
+  g_assert_cmpstr (lines->pdata[0], ==, "tty");
+  g_assert_cmpstr (lines->pdata[1], ==, "24 80");
+  g_assert_cmpstr (lines->pdata[2], ==, "ready");
+  g_assert_cmpstr (lines->pdata[3], ==, "42 111");
+  g_assert_cmpstr (lines->pdata[4], ==, "got go");
+  g_clear_pointer (&r.result, sbx_run_result_unref);
+  for (int i = 0; i < 2; i++)
+    {
+      close (in[i]);
+      close (resize[i]);
+    }
+  close (out[0]);
+
+  /* Without a stdout descriptor the terminal's output is captured, and it
+   * is counted against the output limit: stdout and stderr (one stream on a
+   * terminal) past 1000 bytes kill the tree. */
+  g_clear_pointer (&options, sbx_run_options_free);
+  options = sbx_run_options_new ();
+  sbx_run_options_set_pty (options, 24, 80);
+  sbx_run_options_set_max_output (options, 1000);
+  result = sbx_executor_run (fx.executor, fx.tree.ws,
+                             SBX_SH_ARGV ("if test -t 1 && test -t 2; then echo both-tty; fi; "
+                                          "echo to-stderr >&2; "
+                                          "head -c 600 /dev/zero | tr '\\0' o; "
+                                          "head -c 600 /dev/zero | tr '\\0' e >&2; "
+                                          "sleep 30"),
+                             options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (sbx_run_result_get_truncated (result));
+  {
+    gsize len;
+    const char *bytes = g_bytes_get_data (sbx_run_result_get_output (result), &len);
+    g_autofree char *text = g_strndup (bytes, len);
+
+    g_assert_cmpuint (len, ==, 1000);
+    g_assert_nonnull (strstr (text, "both-tty"));
+    g_assert_nonnull (strstr (text, "to-stderr"));
+    g_assert_nonnull (strstr (text, "ooo"));
+    g_assert_nonnull (strstr (text, "eee"));
+  }
+  g_clear_pointer (&result, sbx_run_result_unref);
+  /* The positive control of the limit: the same run without it keeps all
+   * of the output and ends by itself. */
+  g_clear_pointer (&options, sbx_run_options_free);
+  options = sbx_run_options_new ();
+  sbx_run_options_set_pty (options, 24, 80);
+  result = sbx_executor_run (fx.executor, fx.tree.ws,
+                             SBX_SH_ARGV ("head -c 600 /dev/zero | tr '\\0' o; "
+                                          "head -c 600 /dev/zero | tr '\\0' e >&2"),
+                             options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (sbx_run_result_get_truncated (result));
+  g_assert_true (sbx_run_result_get_success (result));
+  g_assert_cmpuint (g_bytes_get_size (sbx_run_result_get_output (result)), ==, 1200);
+  g_clear_pointer (&result, sbx_run_result_unref);
+
+  close (outer_slave);
+  close (outer);
+  fixture_teardown (&fx);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Signals, force_exit, deadline, cancellation                                */
 /* ------------------------------------------------------------------------- */
@@ -952,6 +1150,7 @@ main (int    argc,
     { "streams/inherit-fd", test_inherit_and_fd },
     { "lines-before-exit", test_lines_before_exit },
     { "pty", test_pty },
+    { "run-pty", test_run_pty },
     { "signal", test_signal },
     { "force-exit", test_force_exit },
     { "deadline", test_deadline },

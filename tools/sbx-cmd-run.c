@@ -52,7 +52,6 @@
 #include "sbx-cmd-run-egress.h"
 
 #include "sbx-cmds.h"
-#include "sbx-run-options-private.h"
 
 #define RUN_EXIT_TIMEOUT      124
 #define RUN_EXIT_SBX_FAILED   125
@@ -735,7 +734,10 @@ sbx_cmd_run (int    argc,
           return refuse ("cannot set up the terminal for interactive mode: %s (use --no-pty)",
                          g_strerror (errsv));
         }
-      sbx_run_options_set_sandbox_terminal (run_options, TRUE, rows, cols, term.resize_pipe[0]);
+      /* The library's PTY for a run: it relays sbx's stdin and stdout, and
+       * follows sbx's terminal's size on each SIGWINCH. */
+      sbx_run_options_set_pty (run_options, rows, cols);
+      sbx_run_options_set_pty_resize_fd (run_options, term.resize_pipe[0], -1);
     }
   loop = g_main_loop_new (NULL, FALSE);
   cancellable = g_cancellable_new ();

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The inside of SbxProcess, shared by its three files:
+ *   sbx-process.c        the object and its GSubprocess-shaped methods
+ *                        (streams, waits, signals, exit status);
+ *   sbx-process-watch.c  supervision: kills and timers, reaping, the pidfd
+ *                        watches, the blocking wait, the set's close, the
+ *                        verdict of a wait;
+ *   sbx-process-spawn.c  the start: stdio and the PTY master, the backend's
+ *                        spawn, registration for the set's close.
+ * The methods and the start call supervision; supervision calls neither.
+ * See sbx-process.c for the life of a process and its locking.
+ */
+#pragma once
+
+#include "sbx-process-private.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  STATE_SPAWNING,
+  STATE_RUNNING,
+  STATE_REAPING,
+  STATE_DONE,
+} ProcessState;
+
+struct _SbxProcess
+{
+  GObject           parent_instance;
+
+  SbxExecutor      *executor;
+  SbxStartRequest  *rr;
+  SbxAdmission      admission;
+  GMainContext     *context;       /* thread-default at spawn */
+  GCancellable     *cancellable;   /* the spawn's, kills the tree */
+  gulong            cancel_id;
+  char             *identifier;
+
+  GOutputStream    *stdin_pipe;
+  GInputStream     *stdout_pipe;
+  GInputStream     *stderr_pipe;
+  int               pty_master;    /* -1 without a PTY */
+
+  GMutex            mutex;
+  GCond             cond;
+  ProcessState      state;         /* (mutex) */
+  gboolean          close_requested;  /* (mutex) set close came while SPAWNING */
+  guint             signalling;    /* (mutex) backend signal() calls in flight */
+  gboolean          reap_queued;   /* (mutex) */
+  SbxSuperviseOutcome outcome;     /* (mutex) why the tree was killed, if it was */
+  gint64            kill_at;       /* (mutex) monotonic µs of the grace's SIGKILL, 0 none */
+  gint64            deadline;      /* monotonic µs, 0 none; immutable after spawn */
+  gint64            last_kill;     /* (mutex) */
+  gboolean          killed;        /* (mutex) SIGKILL sent */
+  GPtrArray        *watches;       /* (mutex) GSource* */
+  GPtrArray        *pending;       /* (mutex) GTask* of wait_async */
+  SbxSpawnResultV1  spawn;         /* pid, child, containment */
+  int               pidfd;
+  gint64            started;
+  SbxExitV1         exit;          /* (mutex) valid in DONE */
+  GError           *teardown_error; /* (mutex) */
+  gint64            duration_us;
+};
+
+/* A wait_async() task's data. */
+typedef struct
+{
+  gulong   handler;
+  gboolean cancelled;
+} WaitData;
+
+/* Sends @signo to the target through the backend (SIGKILL: the whole
+ * tree).  TRUE when the process is already terminal. */
+gboolean sbx_process_signal_target (SbxProcess          *self,
+                                    int                  signo,
+                                    GError             **error);
+/* Kills the whole tree now, recording why (the first reason wins). */
+void     sbx_process_kill          (SbxProcess          *self,
+                                    SbxSuperviseOutcome  why);
+/* Reaps on this thread: kill the rest of the tree, waitpid, finish(),
+ * complete the pending waits.  Whoever comes first reaps. */
+void     sbx_process_reap          (SbxProcess          *self);
+/* Attaches a watch to @context (NULL: the global default).  A no-op once
+ * the process is DONE. */
+void     sbx_process_attach_watch  (SbxProcess          *self,
+                                    GMainContext        *context);
+/* Makes every watch look at the timers again (after force_exit). */
+void     sbx_process_kick_watches  (SbxProcess          *self);
+/* Blocks until DONE (acting on the timers and on @cancellable), reaping on
+ * this thread; *cancelled says whether @cancellable fired. */
+void     sbx_process_wait_blocking (SbxProcess          *self,
+                                    GCancellable        *cancellable,
+                                    gboolean            *cancelled);
+/* The wait's verdict once DONE: TRUE, or the reason the tree was killed. */
+gboolean sbx_process_result        (SbxProcess          *self,
+                                    gboolean             wait_cancelled,
+                                    GError             **error);
+/* Completes one wait_async() task from the process's result. */
+void     sbx_process_complete_wait (SbxProcess          *self,
+                                    GTask               *task);
+
+G_END_DECLS
