@@ -39,6 +39,7 @@ struct _SbxLinuxZygote
   gint      n_spawns;
   SbxLinuxWarm *warm;     /* the sandbox prepared ahead of need, or NULL */
   gboolean  preparing;    /* one is being built (outside the lock) */
+  guint     generation;   /* counts resets: a sandbox built for an earlier zygote is not kept */
 };
 
 enum { ZYGOTE_NONE = 0, ZYGOTE_RUNNING, ZYGOTE_FAILED };
@@ -94,6 +95,7 @@ zygote_reset (SbxLinuxZygote *z)
   g_clear_pointer (&z->ctx, g_free);
   g_clear_pointer (&z->tmpfs_fds, g_free);
   z->state = ZYGOTE_NONE;
+  z->generation++;
 }
 
 void
@@ -445,12 +447,14 @@ sbx_linux_zygote_prepare_warm (SbxLinuxSpec *spec)
   if (spec->transient || z == NULL)
     return;
   g_autoptr(SbxLinuxWarm) w = NULL;
+  guint generation = 0;
 
   g_mutex_lock (&z->lock);
   if (z->state == ZYGOTE_RUNNING && z->warm == NULL && !z->preparing)
     {
       w = warm_new (spec);
       z->preparing = w != NULL;
+      generation = z->generation;
     }
   g_mutex_unlock (&z->lock);
   if (w == NULL)
@@ -462,7 +466,9 @@ sbx_linux_zygote_prepare_warm (SbxLinuxSpec *spec)
   w->ready = warm_read_ack (w) == 'r';
   g_mutex_lock (&z->lock);
   z->preparing = FALSE;
-  if (w->ready && z->state == ZYGOTE_RUNNING && z->warm == NULL)
+  /* Kept only for the zygote it was asked of: a reset meanwhile closed the
+   * supervisor pidfd this A watches as its lifeline. */
+  if (w->ready && z->state == ZYGOTE_RUNNING && z->warm == NULL && z->generation == generation)
     z->warm = g_steal_pointer (&w);
   g_mutex_unlock (&z->lock);
 }
