@@ -13,6 +13,7 @@
  *    filter, the host's files outside the policy invisible (the same
  *    probe succeeds on the host);
  *  - one killed while it waits is discarded, the next spawn still works;
+ *  - it exits by itself when the supervisor process dies unreleased;
  *  - nothing is left behind: after release no child and no descriptor,
  *    also when the spec is released while the next sandbox is built.
  * At rung 2 there is no zygote and so no warm sandbox (and no pid or mount
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 typedef struct
@@ -317,6 +319,75 @@ test_killed_while_waiting (gconstpointer data)
   g_assert_cmpint (count_fds (), ==, fds_before);
 }
 
+/* The supervisor process dies without releasing anything: the waiting A
+ * (which shares that process's descriptor table, so no pipe of its own
+ * ever reaches EOF) and the zygote exit by themselves.  This process is
+ * made a subreaper so the orphans come back to it and can be waited for. */
+static void
+test_supervisor_death (gconstpointer data)
+{
+  Fixture fx = { 0 };
+  gboolean warm_gone = FALSE;
+  int sync_pipe[2];
+  pid_t supervisor, warm_pid = 0;
+  gint64 deadline;
+  int status;
+
+  if (!fixture_setup (&fx, data))
+    return;
+  g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), ==, 0);
+  g_assert_cmpint (pipe (sync_pipe), ==, 0);
+  supervisor = fork ();
+  g_assert_cmpint (supervisor, >=, 0);
+  if (supervisor == 0)
+    {
+      g_autoptr(GArray) waiting = NULL;
+      pid_t pid = 0;
+
+      close (sync_pipe[0]);
+      for (int i = 0; i < 2; i++)
+        {
+          LinuxTestRun *run = linux_test_backend_sh (fx.backend, fx.policy, fx.workspace, "true");
+
+          if (run->spawn_status != SBX_STATUS_OK)
+            _exit (1);
+          linux_test_run_free (run);
+        }
+      waiting = sandbox_children ();
+      if (waiting->len == 1)
+        pid = g_array_index (waiting, pid_t, 0);
+      if (write (sync_pipe[1], &pid, sizeof pid) != (ssize_t) sizeof pid)
+        _exit (2);
+      _exit (0);   /* no release: the supervisor just goes away */
+    }
+  close (sync_pipe[1]);
+  g_assert_cmpint (read (sync_pipe[0], &warm_pid, sizeof warm_pid), ==, (ssize_t) sizeof warm_pid);
+  close (sync_pipe[0]);
+  g_assert_cmpint (warm_pid, >, 0);
+  g_assert_cmpint (waitpid (supervisor, &status, 0), ==, supervisor);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  /* Every orphan (the waiting A, the zygote) exits and is reaped here. */
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  for (;;)
+    {
+      pid_t pid = waitpid (-1, &status, WNOHANG | __WALL);
+
+      if (pid == warm_pid)
+        warm_gone = TRUE;
+      if (pid < 0 && errno == ECHILD)
+        break;
+      if (pid == 0)
+        {
+          g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+          g_usleep (10 * 1000);
+        }
+    }
+  g_assert_true (warm_gone);
+  g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), ==, 0);
+  fixture_teardown (&fx);
+  assert_no_children ();
+}
+
 static void
 test_release_leaves_nothing (gconstpointer data)
 {
@@ -346,6 +417,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/linux/linux-userns/warm/killed-while-waiting", "linux-userns",
                         test_killed_while_waiting);
   g_test_add_data_func ("/linux/linux-userns/warm/one-execution", "linux-userns", test_one_execution);
+  g_test_add_data_func ("/linux/linux-userns/warm/supervisor-death", "linux-userns", test_supervisor_death);
   linux_test_add_both ("warm/confined", test_confined);
   linux_test_add_both ("warm/release-leaves-nothing", test_release_leaves_nothing);
   return g_test_run ();
