@@ -178,6 +178,15 @@ print("  sbx profile show / baseline:          %.2f  (<= 1.2)" % ratio(get["sbx 
 print("  sbx doctor / baseline:                %.2f  (<= 1.2)" % ratio(get["sbx doctor"], get["baseline"]))
 print("  library exec latency / fork+exec:     %.2f  (<= 1.25, %s)" % (
     ratio(float(full["library.exec.median"]), float(full["plain.exec.median"])), full["level"]))
+# The minimum of each side: on a loaded host the medians carry the
+# scheduler's delays (a sandboxed spawn hands off between more processes
+# than fork+exec), the minimums what the path itself costs.
+print("  library exec latency / fork+exec, min: %.2f  (%s)" % (
+    ratio(float(full["library.exec.min"]), float(full["plain.exec.min"])), full["level"]))
+rung2 = lib["library-rung2.txt"]
+print("  the same at %s: median %.2f, min %.2f" % (
+    rung2["level"], ratio(float(rung2["library.exec.median"]), float(rung2["plain.exec.median"])),
+    ratio(float(rung2["library.exec.min"]), float(rung2["plain.exec.min"]))))
 print("  library round trip / fork+exec+wait:  %.2f" % ratio(
     float(full["library.roundtrip.median"]), float(full["plain.roundtrip.median"])))
 print("  library round trip / unshare floor:   %.2f  (<= 1)" % ratio(

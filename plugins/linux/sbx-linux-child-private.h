@@ -31,6 +31,11 @@
 #define SBX_LINUX_NO_ZYGOTE 1
 #endif
 
+/* The size of each child stack (A, B, the zygote), and the guard page
+ * below it. */
+#define SBX_LINUX_STACK_SIZE (256 * 1024)
+#define SBX_LINUX_GUARD_SIZE 4096
+
 /* The devices of the minimal /dev (sbx-linux-child.c): names inside the
  * sandbox and their host sources. */
 #define SBX_LINUX_N_DEVICES 6
@@ -77,6 +82,12 @@ typedef struct
   int                 cgroup_fds[SBX_CGROUP_MAX_DIRS];   /* cgroup.procs A writes "0" into */
   int                 n_cgroup_fds;
   int                 egress_fd;    /* -1, or where A sends the proxy listener (sbx-linux-child-egress.c) */
+  /* A warm sandbox (sbx-linux-zygote.c): A made ahead of need by the
+   * zygote, waiting for its request on w_go_fd, acknowledging on w_ack_fd
+   * (the supervisor's ends; the table is shared until the request). */
+  int                 warm;
+  int                 w_go_fd;
+  int                 w_ack_fd;
 } ChildCtx;
 
 /* clone(2) without libc: returns the child's pid or -errno; the child runs
@@ -90,6 +101,68 @@ long sbx_linux_raw_clone (unsigned long flags,
 /* A cloned by the supervisor: builds the sandbox, starts B (the target),
  * becomes sbx-init.  @data: a ChildCtx. */
 int sbx_linux_child_a_main (void *data);
+
+/* The mount view (sbx-linux-child-mount.c), rung 1.  mount_view builds the
+ * view under spec->root_dir and pivots into it (ctx->template: builds it and
+ * stays outside); enter_template, in an A cloned by a zygote, mounts what is
+ * per sandbox (procfs, devpts, /dev/shm) on the zygote's view and pivots.
+ * 0 or -errno with *step (and *index: the failing op or device) set. */
+long sbx_linux_child_mount_view     (ChildCtx *ctx,
+                                     int      *step,
+                                     int      *index);
+long sbx_linux_child_enter_template (ChildCtx *ctx,
+                                     int      *step,
+                                     int      *index);
+
+/* Parent side (sbx-linux-zygote.c): has the spec's zygote clone A for
+ * @ctx (ctx->zpid and ctx->z_pidfd set), starting the zygote on the
+ * second spawn of the spec.  DIRECT: no zygote, spawn directly; LOST: it
+ * died during the request (A may exist: never retried, so a target cannot
+ * run twice). */
+enum
+{
+  SBX_LINUX_ZYGOTE_SPAWN_DONE,
+  SBX_LINUX_ZYGOTE_SPAWN_DIRECT,
+  SBX_LINUX_ZYGOTE_SPAWN_LOST
+};
+int  sbx_linux_zygote_spawn (SbxLinuxSpec *spec,
+                             ChildCtx     *ctx);
+
+/* A warm sandbox (sbx-linux-zygote.c, the rules are there): one A the
+ * zygote prepared ahead of need, waiting for its one request.  The fields
+ * are the spawn's once it is taken. */
+typedef struct
+{
+  ChildCtx  *ctx;          /* its context: the request is filled in here */
+  char      *stacks;       /* A's and B's stacks (sbx_linux_stacks_new) */
+  int       *tmpfs_fds;
+  int        err_pipe[2];
+  int        exit_pipe[2];
+  int        go[2];        /* supervisor -> A: the request is there */
+  int        ack[2];       /* A -> supervisor: 'r' built, 'u' holds its own table */
+  gboolean   ready;        /* 'r' was read */
+  pid_t      pid;          /* A, or -1 */
+  int        pidfd;
+  SbxCgroup *cgroup;       /* the sandbox's cgroup (A has joined it), or NULL */
+} SbxLinuxWarm;
+
+/* Kills and reaps an A still there (pid > 0), destroys the cgroup, closes
+ * and frees what is left. */
+void          sbx_linux_warm_free           (SbxLinuxWarm *warm);
+/* After a spawn through the zygote: prepares the next sandbox of @spec if
+ * none is waiting (no-op without a running zygote). */
+void          sbx_linux_zygote_prepare_warm (SbxLinuxSpec *spec);
+/* The waiting sandbox of @spec, detached (the caller owns it), or NULL. */
+SbxLinuxWarm *sbx_linux_zygote_take_warm    (SbxLinuxSpec *spec);
+/* Hands ctx (filled in) to A; TRUE once A holds its own descriptor table
+ * (the caller may close its ends), FALSE when A died first. */
+gboolean      sbx_linux_warm_start          (SbxLinuxWarm *warm);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxLinuxWarm, sbx_linux_warm_free)
+
+/* Two child stacks (A's and B's) with a guard page below each. */
+char *sbx_linux_stacks_new  (void);
+void  sbx_linux_stacks_free (char *stacks);
 
 /* The zygote (rung 1): builds the template view once, then clones one A per
  * ChildCtx pointer read from ctx->z_req_fd.  @data: its own ChildCtx. */

@@ -305,6 +305,7 @@ typedef enum
   SBX_LINUX_STEP_CGROUP,        /* A joining the sandbox's cgroup */
   SBX_LINUX_STEP_EGRESS_LISTEN, /* A's proxy listener on the sandbox's loopback */
   SBX_LINUX_STEP_PTY,           /* B allocating the sandbox's terminal (SBX_SPAWN_PTY_SANDBOX) */
+  SBX_LINUX_STEP_WARM,          /* a warm A taking its request (sbx-linux-zygote.c) */
   SBX_LINUX_STEP_LAST
 } SbxLinuxStep;
 
@@ -339,9 +340,23 @@ int32_t  sbx_linux_finish (SbxLinuxChild           *child,
                            SbxExitV1               *out,
                            char                   **error_message);
 
-/* The zygote of a rung-1 spec (sbx-linux-spawn.c). */
+/* The zygote of a rung-1 spec (sbx-linux-zygote.c). */
 SbxLinuxZygote *sbx_linux_zygote_new  (void);
 void            sbx_linux_zygote_free (SbxLinuxZygote *zygote);
+
+/* sbx-linux-spawn-error.c: the backend's own check of a request (FALSE and
+ * a message naming the field), and the message and SBX_STATUS_* of a setup
+ * error record. */
+gboolean sbx_linux_spawn_request_is_valid (const SbxSpawnRequestV1  *request,
+                                           char                    **error_message);
+char    *sbx_linux_spawn_describe_failure (const SbxLinuxSpec       *spec,
+                                           const SbxSpawnRequestV1  *request,
+                                           const SbxLinuxSetupError *rec);
+int32_t  sbx_linux_spawn_failure_status   (const SbxLinuxSetupError *rec);
+
+/* @fd moved to >= 3 (a caller may run with stdio closed), CLOEXEC; -1 when
+ * the move failed (@fd is closed then). */
+int      sbx_linux_fd_above_stdio         (int                       fd);
 
 /* clone(2) with @fn run on @stack_top in the child, touching no TLS (raw
  * system calls; glibc's clone() stores errno on failure, which in a child

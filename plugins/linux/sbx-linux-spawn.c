@@ -34,6 +34,10 @@
  * The error channel is a CLOEXEC pipe carrying one fixed SbxLinuxSetupError
  * (step, errno, index of the failing mount op or device).  Its write end is
  * held by A and B only and closes on their execs, so EOF means success.
+ *
+ * The zygote's lifecycle is in sbx-linux-zygote.c, the request check and
+ * the setup-error messages in sbx-linux-spawn-error.c, the child side in
+ * sbx-linux-child*.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,88 +62,10 @@
 #include "sbx-linux-egress.h"
 #include "init/sbx-init-proto.h"
 
-#define STACK_SIZE (256 * 1024)
-#define GUARD_SIZE (4096)
-
-
 #include "sbx-linux-child-private.h"
 
-
-static const char *const step_names[SBX_LINUX_STEP_LAST] = {
-  [SBX_LINUX_STEP_NONE] = "none",
-  [SBX_LINUX_STEP_SIGNALS] = "signals",
-  [SBX_LINUX_STEP_SETGROUPS] = "setgroups",
-  [SBX_LINUX_STEP_UID_MAP] = "uid-map",
-  [SBX_LINUX_STEP_GID_MAP] = "gid-map",
-  [SBX_LINUX_STEP_MOUNT_SLAVE] = "mount-slave",
-  [SBX_LINUX_STEP_HOSTNAME] = "hostname",
-  [SBX_LINUX_STEP_LOOPBACK] = "loopback",
-  [SBX_LINUX_STEP_ROOT] = "root",
-  [SBX_LINUX_STEP_MKDIR] = "mkdir",
-  [SBX_LINUX_STEP_MKFILE] = "mkfile",
-  [SBX_LINUX_STEP_SYMLINK] = "symlink",
-  [SBX_LINUX_STEP_BIND_SOURCE] = "bind-source",
-  [SBX_LINUX_STEP_BIND_TARGET] = "bind-target",
-  [SBX_LINUX_STEP_BIND] = "bind",
-  [SBX_LINUX_STEP_TMPFS] = "tmpfs",
-  [SBX_LINUX_STEP_MASK] = "mask",
-  [SBX_LINUX_STEP_DEV] = "dev",
-  [SBX_LINUX_STEP_DEVPTS] = "devpts",
-  [SBX_LINUX_STEP_SHM] = "shm",
-  [SBX_LINUX_STEP_PROC] = "proc",
-  [SBX_LINUX_STEP_READONLY] = "read-only",
-  [SBX_LINUX_STEP_PIVOT_ROOT] = "pivot-root",
-  [SBX_LINUX_STEP_SUBREAPER] = "subreaper",
-  [SBX_LINUX_STEP_CLONE_TARGET] = "clone-target",
-  [SBX_LINUX_STEP_SETSID] = "setsid",
-  [SBX_LINUX_STEP_STDIO] = "stdio",
-  [SBX_LINUX_STEP_CONTROLLING_TTY] = "controlling-tty",
-  [SBX_LINUX_STEP_PTY] = "sandbox-terminal",
-  [SBX_LINUX_STEP_CLOSE_FDS] = "close-fds",
-  [SBX_LINUX_STEP_CHDIR] = "chdir",
-  [SBX_LINUX_STEP_RLIMIT] = "rlimit",
-  [SBX_LINUX_STEP_PDEATHSIG] = "parent-death-signal",
-  [SBX_LINUX_STEP_LANDLOCK] = "landlock",
-  [SBX_LINUX_STEP_CAPABILITIES] = "capabilities",
-  [SBX_LINUX_STEP_NO_NEW_PRIVS] = "no-new-privs",
-  [SBX_LINUX_STEP_SECCOMP] = "seccomp",
-  [SBX_LINUX_STEP_EXEC] = "exec",
-  [SBX_LINUX_STEP_INIT_PREPARE] = "init-prepare",
-  [SBX_LINUX_STEP_EXEC_INIT] = "exec-init",
-  [SBX_LINUX_STEP_CGROUP] = "cgroup",
-  [SBX_LINUX_STEP_EGRESS_LISTEN] = "egress-listen",
-};
-
-const char *
-sbx_linux_step_name (int step)
-{
-  if (step < 0 || step >= SBX_LINUX_STEP_LAST || step_names[step] == NULL)
-    return "unknown";
-  return step_names[step];
-}
-
-
-/* ------------------------------------------------------------------------- */
-/* The zygote (rung 1, from the second spawn of a spec on)                     */
-/* ------------------------------------------------------------------------- */
-
-/* The zygote itself (sbx_linux_child_zygote_main) is child code: sbx-linux-child.c. */
-struct _SbxLinuxZygote
-{
-  GMutex    lock;
-  int       state;        /* ZYGOTE_* */
-  pid_t     pid;
-  int       pidfd;
-  int       req[2];       /* supervisor -> zygote: one ChildCtx pointer */
-  int       sup_pidfd;    /* pidfd of the supervisor process: the zygote's lifeline */
-  int       resp[2];      /* zygote -> supervisor: one byte per request, or a setup error */
-  char     *stack;
-  ChildCtx *ctx;          /* the zygote's own (template) context */
-  int      *tmpfs_fds;
-  gint      n_spawns;
-};
-
-enum { ZYGOTE_NONE = 0, ZYGOTE_RUNNING, ZYGOTE_FAILED };
+#define STACK_SIZE SBX_LINUX_STACK_SIZE
+#define GUARD_SIZE SBX_LINUX_GUARD_SIZE
 
 /* ------------------------------------------------------------------------- */
 /* Parent side                                                                */
@@ -154,214 +80,9 @@ struct _SbxLinuxChild
   SbxCgroup *cgroup;     /* the sandbox's own cgroup, or NULL */
 };
 
-SbxLinuxZygote *
-sbx_linux_zygote_new (void)
-{
-  SbxLinuxZygote *z = g_new0 (SbxLinuxZygote, 1);
-
-  g_mutex_init (&z->lock);
-  z->pid = -1;
-  z->pidfd = -1;
-  z->sup_pidfd = -1;
-  z->req[0] = z->req[1] = z->resp[0] = z->resp[1] = -1;
-  return z;
-}
-
-static void
-zygote_reset (SbxLinuxZygote *z)
-{
-  int status;
-
-  /* The zygote shares our descriptor table: closing the write end of its
-   * request pipe ends its read() with EOF and it exits. */
-  if (z->req[1] >= 0)
-    close (z->req[1]);
-  if (z->pid > 0)
-    {
-      if (z->pidfd >= 0)
-        syscall (__NR_pidfd_send_signal, z->pidfd, SIGKILL, NULL, 0);
-      while (waitpid (z->pid, &status, __WALL) < 0 && errno == EINTR)
-        ;
-    }
-  if (z->pidfd >= 0)
-    close (z->pidfd);
-  if (z->req[0] >= 0)
-    close (z->req[0]);
-  if (z->resp[0] >= 0)
-    close (z->resp[0]);
-  if (z->resp[1] >= 0)
-    close (z->resp[1]);
-  if (z->sup_pidfd >= 0)
-    close (z->sup_pidfd);
-  z->sup_pidfd = -1;
-  z->req[0] = z->req[1] = z->resp[0] = z->resp[1] = -1;
-  z->pid = -1;
-  z->pidfd = -1;
-  if (z->stack != NULL)
-    munmap (z->stack, STACK_SIZE + GUARD_SIZE);
-  z->stack = NULL;
-  g_clear_pointer (&z->ctx, g_free);
-  g_clear_pointer (&z->tmpfs_fds, g_free);
-  z->state = ZYGOTE_NONE;
-}
-
-void
-sbx_linux_zygote_free (SbxLinuxZygote *z)
-{
-  if (z == NULL)
-    return;
-  zygote_reset (z);
-  g_mutex_clear (&z->lock);
-  g_free (z);
-}
-
-static int fd_above_stdio (int fd);
-
-/* Starts the zygote of @spec (z->lock held).  FALSE: spawn directly. */
-static gboolean
-zygote_start (SbxLinuxSpec *spec)
-{
-  SbxLinuxZygote *z = spec->zygote;
-  int flags = CLONE_VM | CLONE_FILES | CLONE_PIDFD | CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWUTS | SIGCHLD;
-  char buf[sizeof (SbxLinuxSetupError)];
-  sigset_t all, old;
-  int i, n_slots;
-  ssize_t n;
-
-  if (pipe2 (z->req, O_CLOEXEC) != 0 || pipe2 (z->resp, O_CLOEXEC) != 0)
-    goto fail;
-  for (i = 0; i < 2; i++)
-    {
-      z->req[i] = fd_above_stdio (z->req[i]);
-      z->resp[i] = fd_above_stdio (z->resp[i]);
-      if (z->req[i] < 0 || z->resp[i] < 0)
-        goto fail;
-    }
-  z->sup_pidfd = fd_above_stdio ((int) syscall (__NR_pidfd_open, getpid (), 0));
-  if (z->sup_pidfd < 0)
-    goto fail;
-  fcntl (z->sup_pidfd, F_SETFD, FD_CLOEXEC);
-  z->stack = mmap (NULL, STACK_SIZE + GUARD_SIZE, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  if (z->stack == MAP_FAILED)
-    {
-      z->stack = NULL;
-      goto fail;
-    }
-  mprotect (z->stack, GUARD_SIZE, PROT_NONE);
-  n_slots = spec->mounts->n_tmpfs_slots + 2;
-  z->tmpfs_fds = g_new (int, n_slots);
-  for (i = 0; i < n_slots; i++)
-    z->tmpfs_fds[i] = -1;
-  z->ctx = g_new0 (ChildCtx, 1);
-  z->ctx->spec = spec;
-  z->ctx->template = 1;
-  z->ctx->tmpfs_fds = z->tmpfs_fds;
-  z->ctx->err_fd = -1;
-  z->ctx->egress_fd = -1;
-  z->ctx->z_req_fd = z->req[0];
-  z->ctx->z_resp_fd = z->resp[1];
-  z->ctx->z_sup_pidfd = z->sup_pidfd;
-  for (gsize k = 0; k < spec->mounts->n_ops; k++)
-    if (spec->mounts->ops[k].kind == SBX_MOUNT_OP_MASK_FILE)
-      z->ctx->needs_empty = 1;
-  if (spec->mask_proc)
-    z->ctx->needs_empty = 1;   /* the /proc masks use the empty file too */
-  if (spec->netns)
-    flags |= CLONE_NEWNET;
-
-  sigfillset (&all);
-  pthread_sigmask (SIG_SETMASK, &all, &old);
-  z->pid = (pid_t) sbx_linux_raw_clone ((unsigned long) flags, z->stack + GUARD_SIZE + STACK_SIZE,
-                                        &z->pidfd, sbx_linux_child_zygote_main, z->ctx);
-  pthread_sigmask (SIG_SETMASK, &old, NULL);
-  if (z->pid < 0)
-    {
-      z->pid = -1;
-      goto fail;
-    }
-  do
-    n = read (z->resp[0], buf, sizeof buf);
-  while (n < 0 && errno == EINTR);
-  if (n == 1 && buf[0] == 'R')
-    {
-      z->state = ZYGOTE_RUNNING;
-      return TRUE;
-    }
-
-fail:
-  /* Whatever went wrong, spawns of this spec go the direct way (which
-   * reports the failing step itself). */
-  zygote_reset (z);
-  z->state = ZYGOTE_FAILED;
-  return FALSE;
-}
-
-/* Has the zygote clone A for @ctx.  ZYGOTE_SPAWN_DIRECT: no zygote (spawn
- * directly); ZYGOTE_SPAWN_LOST: it died during the request (A may exist:
- * never retried, so a target cannot run twice). */
-enum { ZYGOTE_SPAWN_DONE, ZYGOTE_SPAWN_DIRECT, ZYGOTE_SPAWN_LOST };
-
-static int
-zygote_spawn (SbxLinuxSpec *spec,
-              ChildCtx     *ctx)
-{
-  SbxLinuxZygote *z = spec->zygote;
-  int result = ZYGOTE_SPAWN_DIRECT;
-  char byte;
-  ssize_t n;
-
-#ifdef SBX_LINUX_NO_ZYGOTE
-  return ZYGOTE_SPAWN_DIRECT;
-#endif
-  /* The first spawn of a spec goes directly: a single-shot caller (sbx run)
-   * would only pay for the zygote.  A transient spec (one spawn with
-   * grants: its view and Landlock rules are wider than the executor's) is
-   * always spawned directly, outside any zygote: it has none of its own,
-   * and the executor's shared zygote, built for the base spec, is never
-   * asked to make a wider view. */
-  if (spec->transient || z == NULL || g_atomic_int_add (&z->n_spawns, 1) == 0)
-    return ZYGOTE_SPAWN_DIRECT;
-  g_mutex_lock (&z->lock);
-  if (z->state == ZYGOTE_RUNNING)
-    {
-      /* Killed from outside since the last spawn: make a new one. */
-      struct pollfd pfd = { z->pidfd, POLLIN, 0 };
-
-      if (poll (&pfd, 1, 0) != 0)
-        zygote_reset (z);
-    }
-  if (z->state == ZYGOTE_NONE)
-    zygote_start (spec);
-  if (z->state == ZYGOTE_RUNNING)
-    {
-      struct pollfd pfd[2] = { { z->resp[0], POLLIN, 0 }, { z->pidfd, POLLIN, 0 } };
-
-      ctx->zpid = -EIO;
-      result = ZYGOTE_SPAWN_LOST;
-      if (write (z->req[1], &ctx, sizeof ctx) == (ssize_t) sizeof ctx)
-        {
-          while (poll (pfd, 2, -1) < 0 && errno == EINTR)
-            ;
-          if (pfd[0].revents & POLLIN)
-            {
-              do
-                n = read (z->resp[0], &byte, 1);
-              while (n < 0 && errno == EINTR);
-              if (n == 1)
-                result = ZYGOTE_SPAWN_DONE;
-            }
-        }
-      if (result != ZYGOTE_SPAWN_DONE)
-        zygote_reset (z);
-    }
-  g_mutex_unlock (&z->lock);
-  return result;
-}
-
 /* Ensures @fd >= 3 (a caller may run with stdio closed) and CLOEXEC. */
-static int
-fd_above_stdio (int fd)
+int
+sbx_linux_fd_above_stdio (int fd)
 {
   int moved;
 
@@ -372,8 +93,8 @@ fd_above_stdio (int fd)
   return moved;
 }
 
-static char *
-stacks_new (void)
+char *
+sbx_linux_stacks_new (void)
 {
   char *mem = mmap (NULL, 2 * (STACK_SIZE + GUARD_SIZE), PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -386,8 +107,8 @@ stacks_new (void)
   return mem;
 }
 
-static void
-stacks_free (char *mem)
+void
+sbx_linux_stacks_free (char *mem)
 {
   if (mem != NULL)
     munmap (mem, 2 * (STACK_SIZE + GUARD_SIZE));
@@ -399,7 +120,7 @@ sbx_linux_clone_vfork (int   (*fn) (void *),
                        int     flags,
                        int    *pidfd_out)
 {
-  char *stacks = stacks_new ();
+  char *stacks = sbx_linux_stacks_new ();
   sigset_t all, old;
   int saved_errno;
   pid_t pid;
@@ -415,7 +136,7 @@ sbx_linux_clone_vfork (int   (*fn) (void *),
     pid = -errno;
   errno = saved_errno;
   pthread_sigmask (SIG_SETMASK, &old, NULL);
-  stacks_free (stacks);
+  sbx_linux_stacks_free (stacks);
   return pid;
 }
 
@@ -477,171 +198,7 @@ receive_pty_master (int sock)
       errno = EPROTO;
       return -1;
     }
-  return fd_above_stdio (fds[0]);
-}
-
-/* Defense in depth: the backend re-checks what the core
- * built; it must not trust the compiler's or the executor's output. */
-static gboolean
-request_is_valid (const SbxSpawnRequestV1 *request,
-                  char                   **error_message)
-{
-  if (request == NULL || request->struct_size < SBX_SPAWN_REQUEST_V1_MIN_SIZE)
-    {
-      *error_message = g_strdup ("spawn request is missing or too small");
-      return FALSE;
-    }
-  if (request->argv == NULL || request->argv[0] == NULL || request->argv[0][0] == '\0')
-    {
-      *error_message = g_strdup ("spawn request: argv is empty");
-      return FALSE;
-    }
-  if (request->envp == NULL)
-    {
-      *error_message = g_strdup ("spawn request: envp is NULL (an empty environment is an empty array)");
-      return FALSE;
-    }
-  if (request->cwd == NULL || request->cwd[0] != '/' || strlen (request->cwd) >= PATH_MAX)
-    {
-      *error_message = g_strdup_printf ("spawn request: working directory '%s' is not an absolute path",
-                                        request->cwd != NULL ? request->cwd : "(null)");
-      return FALSE;
-    }
-  if (request->stdin_fd < -1 || request->stdout_fd < -1 || request->stderr_fd < -1)
-    {
-      *error_message = g_strdup ("spawn request: invalid stdio descriptor");
-      return FALSE;
-    }
-  if ((request->flags & SBX_SPAWN_PTY) && request->stdin_fd < 0)
-    {
-      *error_message = g_strdup ("spawn request: PTY mode needs the terminal as stdin_fd");
-      return FALSE;
-    }
-  if (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX))
-    {
-      *error_message = g_strdup_printf ("spawn request: unknown flags 0x%x",
-                                        (unsigned) (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX)));
-      return FALSE;
-    }
-  if (request->flags & SBX_SPAWN_PTY_SANDBOX)
-    {
-      if (request->struct_size < SBX_SPAWN_REQUEST_V1_PTY_SIZE)
-        {
-          *error_message = g_strdup ("spawn request: a sandbox terminal request is too small "
-                                     "to carry the window size");
-          return FALSE;
-        }
-      if ((request->flags & SBX_SPAWN_PTY) || request->stdin_fd != -1 || request->stdout_fd != -1
-          || request->stderr_fd != -1)
-        {
-          *error_message = g_strdup ("spawn request: a sandbox terminal replaces stdin, stdout and "
-                                     "stderr (they must be -1, SBX_SPAWN_PTY clear)");
-          return FALSE;
-        }
-      if (request->pty_rows > G_MAXUINT16 || request->pty_cols > G_MAXUINT16)
-        {
-          *error_message = g_strdup_printf ("spawn request: window size %u x %u is out of range",
-                                            (unsigned) request->pty_rows, (unsigned) request->pty_cols);
-          return FALSE;
-        }
-    }
-  return TRUE;
-}
-
-static char *
-describe_failure (const SbxLinuxSpec       *spec,
-                  const SbxSpawnRequestV1  *request,
-                  const SbxLinuxSetupError *rec)
-{
-  const char *backend = spec->rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS
-                                                           : SBX_LINUX_BACKEND_LANDLOCK;
-  const char *path = NULL;
-  const char *hint = "";
-  g_autofree char *what = NULL;
-
-  switch (rec->step)
-    {
-    case SBX_LINUX_STEP_MKDIR:
-    case SBX_LINUX_STEP_MKFILE:
-    case SBX_LINUX_STEP_SYMLINK:
-    case SBX_LINUX_STEP_BIND_SOURCE:
-    case SBX_LINUX_STEP_BIND_TARGET:
-    case SBX_LINUX_STEP_BIND:
-    case SBX_LINUX_STEP_TMPFS:
-    case SBX_LINUX_STEP_MASK:
-      if (spec->mounts != NULL && rec->index >= 0 && (gsize) rec->index < spec->mounts->n_ops)
-        path = spec->mounts->ops[rec->index].path;
-      if (rec->step == SBX_LINUX_STEP_BIND_SOURCE && rec->err == ELOOP)
-        hint = " (a path component became a symbolic link since the executor was created)";
-      break;
-    case SBX_LINUX_STEP_DEV:
-      if (rec->index >= 0 && rec->index < SBX_LINUX_N_DEVICES)
-        path = sbx_linux_dev_host_paths[rec->index];
-      else
-        path = "/dev";
-      break;
-    case SBX_LINUX_STEP_DEVPTS:
-      path = "/dev/pts";
-      break;
-    case SBX_LINUX_STEP_SHM:
-      path = "/dev/shm";
-      break;
-    case SBX_LINUX_STEP_PROC:
-      path = "/proc";
-      if (rec->err == EPERM)
-        hint = " Hint: the host's /proc is partly covered (a container's masked paths); "
-               "a fresh procfs needs a fully visible one.";
-      break;
-    case SBX_LINUX_STEP_ROOT:
-    case SBX_LINUX_STEP_PIVOT_ROOT:
-      path = spec->root_dir;
-      break;
-    case SBX_LINUX_STEP_CHDIR:
-      path = request->cwd;
-      if (rec->err == ENOENT)
-        hint = " (the working directory is not visible in the sandbox)";
-      break;
-    case SBX_LINUX_STEP_EXEC:
-      path = request->argv[0];
-      break;
-    case SBX_LINUX_STEP_UID_MAP:
-    case SBX_LINUX_STEP_GID_MAP:
-    case SBX_LINUX_STEP_SETGROUPS:
-      hint = " Hint: unprivileged user namespaces may be restricted "
-             "(sysctl kernel.apparmor_restrict_unprivileged_userns=0).";
-      break;
-    default:
-      break;
-    }
-  if (path != NULL)
-    what = g_strdup_printf (" for %s", path);
-  return g_strdup_printf ("%s: sandbox setup step '%s'%s failed: %s (errno %d).%s",
-                          backend, sbx_linux_step_name (rec->step), what != NULL ? what : "",
-                          g_strerror (rec->err), rec->err, hint);
-}
-
-static int32_t
-status_for_failure (const SbxLinuxSetupError *rec)
-{
-  if (rec->step == SBX_LINUX_STEP_EXEC)
-    {
-      switch (rec->err)
-        {
-        case ENOENT:
-        case ENOTDIR:
-          return SBX_STATUS_EXEC_NOT_FOUND;
-        case EACCES:
-        case EPERM:
-        case ENOEXEC:
-        case EISDIR:
-          return SBX_STATUS_EXEC_DENIED;
-        default:
-          break;
-        }
-    }
-  if (rec->err == ENOMEM)
-    return SBX_STATUS_NO_MEMORY;
-  return SBX_STATUS_FAILED;
+  return sbx_linux_fd_above_stdio (fds[0]);
 }
 
 /* @envp with RES_OPTIONS=use-vc (added to an existing RES_OPTIONS). */
@@ -667,6 +224,36 @@ envp_with_dns_over_tcp (const char *const *envp)
   return out;
 }
 
+/* The request's part of @ctx: what the target runs, with which stdio; the
+ * same for a fresh A and a warm one. */
+static void
+set_request (ChildCtx                *ctx,
+             const SbxSpawnRequestV1 *request,
+             GPtrArray               *dns_envp,
+             int                      pty_sock)
+{
+  /* Not ctx->spec: a warm A reads it while it builds (it was set when the
+   * warm context was made, to the same spec). */
+  ctx->cwd = request->cwd;
+  ctx->argv = (char *const *) request->argv;
+  ctx->envp = dns_envp != NULL ? (char *const *) dns_envp->pdata : (char *const *) request->envp;
+  ctx->path_env = find_path_env (request->envp);
+  if (ctx->path_env == NULL)
+    ctx->path_env = SBX_SPAWN_DEFAULT_PATH;   /* the ABI's search list without PATH */
+  ctx->stdio[0] = request->stdin_fd;
+  ctx->stdio[1] = request->stdout_fd;
+  ctx->stdio[2] = request->stderr_fd;
+  ctx->pty = (request->flags & SBX_SPAWN_PTY) != 0;
+  ctx->pty_sock = -1;
+  if (request->flags & SBX_SPAWN_PTY_SANDBOX)
+    {
+      ctx->pty_sandbox = 1;
+      ctx->pty_sock = pty_sock;
+      ctx->pty_rows = (unsigned short) request->pty_rows;
+      ctx->pty_cols = (unsigned short) request->pty_cols;
+    }
+}
+
 int32_t
 sbx_linux_spawn (SbxLinuxSpec            *spec,
                  const SbxSpawnRequestV1 *request,
@@ -685,13 +272,15 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   int pty_master = -1;
   SbxLinuxSetupError rec;
   char *stacks = NULL;
+  char *warm_stacks = NULL;   /* a warm A's: in use until both execs */
+  g_autoptr(SbxLinuxWarm) warm = NULL;
   sigset_t all, old;
   int flags, pidfd = -1, own_pidfd, n_slots, saved_errno, i, proxy_listen_fd = -1;
   pid_t pid;
   ssize_t n;
   SbxLinuxChild *child;
 
-  if (!request_is_valid (request, error_message))
+  if (!sbx_linux_spawn_request_is_valid (request, error_message))
     return SBX_STATUS_INVALID;
   if ((request->flags & SBX_SPAWN_PTY_SANDBOX) && result->struct_size < SBX_SPAWN_RESULT_V1_PTY_SIZE)
     {
@@ -704,25 +293,65 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
       return SBX_STATUS_UNAVAILABLE;
     }
 
-  ctx = g_new0 (ChildCtx, 1);
-  ctx->spec = spec;
-  ctx->cwd = request->cwd;
-  ctx->argv = (char *const *) request->argv;
-  ctx->envp = (char *const *) request->envp;
   if (spec->dns_over_tcp)
     {
       /* A ports network has no UDP: glibc's resolver must use TCP.  The
        * copy lives until the child has exec'd (this function's end). */
       dns_envp = envp_with_dns_over_tcp (request->envp);
-      ctx->envp = (char *const *) dns_envp->pdata;
     }
-  ctx->path_env = find_path_env (request->envp);
-  if (ctx->path_env == NULL)
-    ctx->path_env = SBX_SPAWN_DEFAULT_PATH;   /* the ABI's search list without PATH */
-  ctx->stdio[0] = request->stdin_fd;
-  ctx->stdio[1] = request->stdout_fd;
-  ctx->stdio[2] = request->stderr_fd;
-  ctx->pty = (request->flags & SBX_SPAWN_PTY) != 0;
+  if (request->flags & SBX_SPAWN_PTY_SANDBOX)
+    {
+      /* B sends the master of the terminal it opens inside over this pair;
+       * our end is read once spawn has succeeded. */
+      if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pty_pair) != 0)
+        {
+          saved_errno = errno;
+          *error_message = g_strdup_printf ("linux: socketpair for the sandbox terminal: %s",
+                                            g_strerror (saved_errno));
+          return SBX_STATUS_FAILED;
+        }
+      for (i = 0; i < 2; i++)
+        pty_pair[i] = sbx_linux_fd_above_stdio (pty_pair[i]);
+      if (pty_pair[0] < 0 || pty_pair[1] < 0)
+        {
+          saved_errno = errno;
+          *error_message = g_strdup_printf ("linux: fcntl(F_DUPFD_CLOEXEC): %s", g_strerror (saved_errno));
+          goto fail_fds;
+        }
+    }
+
+  /* Rung 1 with a running zygote: the sandbox prepared ahead of need takes
+   * this request (sbx-linux-zygote.c).  One that died is discarded and the
+   * spawn goes the ordinary way. */
+  if (spec->rung == SBX_LINUX_RUNG_USERNS && spec->proxy_port == 0)
+    warm = sbx_linux_zygote_take_warm (spec);
+  if (warm != NULL)
+    {
+      set_request (warm->ctx, request, dns_envp, pty_pair[1]);
+      if (sbx_linux_warm_start (warm))
+        {
+          ctx = g_steal_pointer (&warm->ctx);
+          tmpfs_fds = g_steal_pointer (&warm->tmpfs_fds);
+          cgroup = g_steal_pointer (&warm->cgroup);
+          warm_stacks = g_steal_pointer (&warm->stacks);
+          for (i = 0; i < 2; i++)
+            {
+              err_pipe[i] = warm->err_pipe[i];
+              exit_pipe[i] = warm->exit_pipe[i];
+              warm->err_pipe[i] = warm->exit_pipe[i] = -1;
+            }
+          pid = warm->pid;
+          pidfd = warm->pidfd;
+          warm->pid = -1;
+          warm->pidfd = -1;
+          g_clear_pointer (&warm, sbx_linux_warm_free);
+          goto started;
+        }
+      g_clear_pointer (&warm, sbx_linux_warm_free);
+    }
+
+  ctx = g_new0 (ChildCtx, 1);
+  ctx->spec = spec;
   ctx->egress_fd = -1;
   n_slots = (spec->mounts != NULL ? spec->mounts->n_tmpfs_slots : 0) + 2;
   tmpfs_fds = g_new (int, n_slots);
@@ -753,7 +382,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
       ctx->n_cgroup_fds = sbx_cgroup_procs_fds (cgroup, ctx->cgroup_fds);
     }
 
-  stacks = stacks_new ();
+  stacks = sbx_linux_stacks_new ();
   if (stacks == NULL)
     {
       saved_errno = errno;
@@ -771,8 +400,8 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
     }
   for (i = 0; i < 2; i++)
     {
-      err_pipe[i] = fd_above_stdio (err_pipe[i]);
-      exit_pipe[i] = fd_above_stdio (exit_pipe[i]);
+      err_pipe[i] = sbx_linux_fd_above_stdio (err_pipe[i]);
+      exit_pipe[i] = sbx_linux_fd_above_stdio (exit_pipe[i]);
     }
   if (err_pipe[0] < 0 || err_pipe[1] < 0 || exit_pipe[0] < 0 || exit_pipe[1] < 0)
     {
@@ -789,31 +418,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
         goto fail_fds;
       ctx->egress_fd = egress_chan[1];
     }
-  ctx->pty_sock = -1;
-  if (request->flags & SBX_SPAWN_PTY_SANDBOX)
-    {
-      /* B sends the master of the terminal it opens inside over this pair;
-       * our end is read once spawn has succeeded. */
-      if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pty_pair) != 0)
-        {
-          saved_errno = errno;
-          *error_message = g_strdup_printf ("linux: socketpair for the sandbox terminal: %s",
-                                            g_strerror (saved_errno));
-          goto fail_fds;
-        }
-      for (i = 0; i < 2; i++)
-        pty_pair[i] = fd_above_stdio (pty_pair[i]);
-      if (pty_pair[0] < 0 || pty_pair[1] < 0)
-        {
-          saved_errno = errno;
-          *error_message = g_strdup_printf ("linux: fcntl(F_DUPFD_CLOEXEC): %s", g_strerror (saved_errno));
-          goto fail_fds;
-        }
-      ctx->pty_sandbox = 1;
-      ctx->pty_sock = pty_pair[1];
-      ctx->pty_rows = (unsigned short) request->pty_rows;
-      ctx->pty_cols = (unsigned short) request->pty_cols;
-    }
+  set_request (ctx, request, dns_envp, pty_pair[1]);
   ctx->init_argv[0] = "sbx-init";
   ctx->init_argv[1] = spec->rung == SBX_LINUX_RUNG_USERNS ? "1" : "2";
   ctx->init_argv[2] = NULL;   /* B's pid, filled in by A */
@@ -833,19 +438,19 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   sigfillset (&all);
   pthread_sigmask (SIG_SETMASK, &all, &old);
   saved_errno = errno;
-  switch (spec->rung == SBX_LINUX_RUNG_USERNS ? zygote_spawn (spec, ctx) : ZYGOTE_SPAWN_DIRECT)
+  switch (spec->rung == SBX_LINUX_RUNG_USERNS ? sbx_linux_zygote_spawn (spec, ctx) : SBX_LINUX_ZYGOTE_SPAWN_DIRECT)
     {
-    case ZYGOTE_SPAWN_DONE:
+    case SBX_LINUX_ZYGOTE_SPAWN_DONE:
       pid = (pid_t) ctx->zpid;
       pidfd = ctx->z_pidfd;
       if (pid < 0)
         errno = (int) -ctx->zpid;
       break;
-    case ZYGOTE_SPAWN_LOST:
+    case SBX_LINUX_ZYGOTE_SPAWN_LOST:
       pid = -1;
       errno = ECHILD;
       break;
-    case ZYGOTE_SPAWN_DIRECT:
+    case SBX_LINUX_ZYGOTE_SPAWN_DIRECT:
     default:
       pid = clone (sbx_linux_child_a_main, stacks + GUARD_SIZE + STACK_SIZE, flags, ctx, &pidfd);
       break;
@@ -871,9 +476,11 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
     }
   errno = saved_errno;
   pthread_sigmask (SIG_SETMASK, &old, NULL);
-  stacks_free (g_steal_pointer (&stacks));
+  sbx_linux_stacks_free (g_steal_pointer (&stacks));
 
-  /* A has exec'd sbx-init or exited: read the verdict. */
+started:
+  /* A has exec'd sbx-init or exited (a warm A: holds its own copies of the
+   * pipes now): read the verdict. */
   close (err_pipe[1]);
   err_pipe[1] = -1;
   close (exit_pipe[1]);
@@ -892,6 +499,8 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   saved_errno = errno;
   close (err_pipe[0]);
   err_pipe[0] = -1;
+  /* EOF or a record: A and B are past their last use of the stacks. */
+  sbx_linux_stacks_free (g_steal_pointer (&warm_stacks));
 
   if (n != 0)
     {
@@ -900,8 +509,8 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
 
       if (n == (ssize_t) sizeof rec && rec.magic == SBX_LINUX_SETUP_ERROR_MAGIC)
         {
-          *error_message = describe_failure (spec, request, &rec);
-          status = status_for_failure (&rec);
+          *error_message = sbx_linux_spawn_describe_failure (spec, request, &rec);
+          status = sbx_linux_spawn_failure_status (&rec);
         }
       else if (n < 0)
         *error_message = g_strdup_printf ("linux: reading the setup error channel: %s",
@@ -921,6 +530,10 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
         close (egress_chan[0]);
       if (pty_pair[0] >= 0)
         close (pty_pair[0]);   /* drops a master B may have sent */
+      /* Failed or not, the next sandbox of the spec is prepared: whether
+       * one waits does not depend on how the last spawn went. */
+      if (spec->rung == SBX_LINUX_RUNG_USERNS && spec->proxy_port == 0)
+        sbx_linux_zygote_prepare_warm (spec);
       return status;
     }
 
@@ -998,6 +611,10 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   result->child = child;
   if (request->flags & SBX_SPAWN_PTY_SANDBOX)
     result->pty_master_fd = pty_master;
+  /* The next sandbox of this spec, prepared now that the target runs (off
+   * the path from the call to its exec). */
+  if (spec->rung == SBX_LINUX_RUNG_USERNS && spec->proxy_port == 0)
+    sbx_linux_zygote_prepare_warm (spec);
   return SBX_STATUS_OK;
 
 fail_fds:
@@ -1012,7 +629,7 @@ fail_fds:
       if (pty_pair[i] >= 0)
         close (pty_pair[i]);
     }
-  stacks_free (stacks);
+  sbx_linux_stacks_free (stacks);
   return SBX_STATUS_FAILED;
 }
 
