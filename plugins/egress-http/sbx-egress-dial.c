@@ -1,3 +1,10 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Dialing for the http-connect route: the direct route resolves names,
+ * applies the address rules and connects; the upstream route connects to the
+ * organisation proxy and does its CONNECT handshake.  Never a direct
+ * connection on the upstream route, whatever fails.
+ */
 #include "sbx-egress-proxy-private.h"
 
 /* ------------------------------------------------------------------------- */

@@ -1,102 +1,96 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Listeners of the http-connect route: serve_fd hands a listening socket to
+ * the proxy thread, which accepts on it until the proxy stops or, for a
+ * listener bound to one execution, until that execution is revoked.
+ */
 #include "sbx-egress-proxy-private.h"
 
+#include "sbx-egress-tunnel.h"
+
 /* ------------------------------------------------------------------------- */
-/* Accepting, ticking, stopping                                               */
+/* Accepting                                                                  */
 /* ------------------------------------------------------------------------- */
 
-void
-sbx_egress_listener_free (Listener *l)
-{
-  g_socket_listener_close (l->listener);
-  g_object_unref (l->listener);
-  g_object_unref (l->cancellable);
-  g_atomic_int_add (&l->proxy->live_listeners, -1);
-  g_free (l->exec_id);
-  g_free (l);
-}
+/* Connections accepted per wake-up: a burst of clients is taken in one
+ * dispatch, and one busy listener cannot starve the tunnels. */
+#define ACCEPT_BATCH 64
+/* After EMFILE and friends, accepting pauses this long instead of spinning. */
+#define ACCEPT_BACKOFF_US (50 * 1000)
 
+/* A listener's watch: one fd, plus a ready time while accepting is paused.
+ * Accepting is a plain accept4() on readiness (GSocketListener's
+ * accept_async costs a task, an idle dispatch and eight syscalls per
+ * connection). */
 static gboolean
-accept_retry (gpointer data)
-{
-  sbx_egress_listener_accept (data);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-accept_done (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
+listener_dispatch (GSource     *source,
+                   GSourceFunc  callback,
+                   gpointer     user_data)
 {
   Listener *l = user_data;
   SbxEgressProxy *self = l->proxy;
-  g_autoptr(GError) error = NULL;
-  GSocketConnection *connection = g_socket_listener_accept_finish (G_SOCKET_LISTENER (source), result,
-                                                                   NULL, &error);
-  Conn *c;
-  gboolean closing;
 
-  g_mutex_lock (&self->lock);
-  closing = self->closing;
-  g_mutex_unlock (&self->lock);
-
-  if (connection == NULL)
+  if (g_source_get_ready_time (source) >= 0)
     {
-      if (closing || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
-          g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CLOSED))
+      /* the back-off ended: watch the socket again */
+      g_source_set_ready_time (source, -1);
+      g_source_modify_unix_fd (source, l->tag, G_IO_IN);
+    }
+  for (int i = 0; i < ACCEPT_BATCH; i++)
+    {
+      int fd = accept4 (l->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      Conn *c;
+
+      if (fd < 0)
         {
-          sbx_egress_listener_free (l);
-          return;
+          if (errno == EAGAIN || errno == EWOULDBLOCK)
+            break;
+          if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
+            continue;
+          /* EMFILE, ENFILE, ENOBUFS, ENOMEM: the pending connection stays
+           * in the backlog until resources free up */
+          g_source_modify_unix_fd (source, l->tag, 0);
+          g_source_set_ready_time (source, g_get_monotonic_time () + ACCEPT_BACKOFF_US);
+          break;
         }
-      /* EMFILE and friends: back off instead of spinning */
-      {
-        GSource *retry = g_timeout_source_new (50);
-
-        g_source_set_callback (retry, accept_retry, l, NULL);
-        g_source_attach (retry, self->context);
-        g_source_unref (retry);
-      }
-      return;
+      c = sbx_egress_conn_new (self, fd, l->exec_id);
+      if (c == NULL)
+        break;
+      if (l->tunnel_target != NULL)
+        sbx_egress_tunnel_begin (c, l->exec_id, l->tunnel_target);
+      else
+        sbx_egress_conn_read_head (c);
+      sbx_egress_conn_unref (c);
     }
-  if (closing)
-    {
-      g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
-      g_object_unref (connection);
-      sbx_egress_listener_free (l);
-      return;
-    }
-
-  c = g_new0 (Conn, 1);
-  g_atomic_ref_count_init (&c->ref);
-  g_atomic_int_inc (&self->live_conns);
-  c->proxy = self;
-  c->client = connection;
-  c->bound_exec = g_strdup (l->exec_id);
-  c->cancellable = g_cancellable_new ();
-  c->buf = g_byte_array_new ();
-  c->ubuf = g_byte_array_new ();
-  c->up.pipe_r = c->up.pipe_w = c->down.pipe_r = c->down.pipe_w = -1;
-  c->last_activity = now_us ();
-  c->head_deadline = c->last_activity + (gint64) self->limits.head_timeout_ms * 1000;
-  sbx_egress_set_nodelay (connection);
-  g_mutex_lock (&self->lock);
-  g_hash_table_add (self->conns, c);   /* the table owns the first ref */
-  g_mutex_unlock (&self->lock);
-  sbx_egress_conn_read_head (c);
-
-  sbx_egress_listener_accept (l);
+  return G_SOURCE_CONTINUE;
 }
 
+static GSourceFuncs listener_funcs = {
+  .dispatch = listener_dispatch,
+};
+
 void
-sbx_egress_listener_accept (Listener *l)
+sbx_egress_listener_close (Listener *l)
 {
-  g_socket_listener_accept_async (l->listener, l->cancellable, accept_done, l);
+  if (l->source != NULL)
+    {
+      g_source_destroy (l->source);
+      g_clear_pointer (&l->source, g_source_unref);
+    }
+  if (l->fd >= 0)
+    close (l->fd);
+  g_atomic_int_add (&l->proxy->live_listeners, -1);
+  g_free (l->exec_id);
+  g_free (l->tunnel_target);
+  g_free (l);
 }
 
 typedef struct
 {
   SbxEgressProxy *self;
-  GSocket        *socket;
+  int             fd;
   char           *exec_id;
+  char           *tunnel_target;
 } ServeOp;
 
 static gboolean
@@ -114,68 +108,99 @@ serve_in_thread (gpointer data)
 
   l = g_new0 (Listener, 1);
   l->proxy = self;
+  l->fd = op->fd;
   l->exec_id = g_steal_pointer (&op->exec_id);
-  l->listener = g_socket_listener_new ();
-  l->cancellable = g_cancellable_new ();
+  l->tunnel_target = g_steal_pointer (&op->tunnel_target);
   g_atomic_int_inc (&self->live_listeners);
-  if (closing || !g_socket_listener_add_socket (l->listener, op->socket, NULL, NULL))
-    {
-      g_socket_close (op->socket, NULL);
-      sbx_egress_listener_free (l);
-    }
+  if (closing)
+    sbx_egress_listener_close (l);
   else
     {
+      l->source = g_source_new (&listener_funcs, sizeof (GSource));
+      g_source_set_callback (l->source, NULL, l, NULL);
+      g_source_set_name (l->source, "sbx-egress-listener");
+      l->tag = g_source_add_unix_fd (l->source, l->fd, G_IO_IN);
+      g_source_attach (l->source, self->context);
       g_ptr_array_add (self->listeners, l);
-      sbx_egress_listener_accept (l);
     }
-  g_object_unref (op->socket);
-  g_free (op->exec_id);
   g_free (op);
   return G_SOURCE_REMOVE;
 }
 
-gboolean
-sbx_egress_proxy_serve_fd (SbxEgressProxy  *self,
-                           const char      *execution_id,
-                           int              fd,
-                           GError         **error)
+/* Takes @fd.  @loopback_only: the proxy's own listeners; a forwarder's may
+ * listen on any address of the sandbox. */
+static gboolean
+check_listener (int        fd,
+                gboolean   loopback_only,
+                GError   **error)
 {
-  g_autoptr(GSocket) socket = NULL;
-  g_autoptr(GSocketAddress) local = NULL;
-  int listening = 0;
-  socklen_t optlen = sizeof listening;
-  ServeOp *op;
+  struct sockaddr_storage local;
+  socklen_t len = sizeof local;
+  int value = 0;
+  socklen_t optlen = sizeof value;
+  gboolean loopback = FALSE;
 
   if (fd < 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "egress serve: no listening socket (fd %d)", fd);
       return FALSE;
     }
-  if (getsockopt (fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &optlen) != 0 || !listening)
+  if (getsockopt (fd, SOL_SOCKET, SO_ACCEPTCONN, &value, &optlen) != 0 || !value)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "egress serve: fd %d is not a listening socket", fd);
       close (fd);
       return FALSE;
     }
-  socket = g_socket_new_from_fd (fd, error);
-  if (socket == NULL)
+  optlen = sizeof value;
+  if (getsockopt (fd, SOL_SOCKET, SO_TYPE, &value, &optlen) != 0 || value != SOCK_STREAM ||
+      getsockname (fd, (struct sockaddr *) &local, &len) != 0 ||
+      (local.ss_family != AF_INET && local.ss_family != AF_INET6))
     {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "egress serve: fd %d must be a TCP listener", fd);
       close (fd);
       return FALSE;
     }
-  local = g_socket_get_local_address (socket, NULL);
-  if (g_socket_get_socket_type (socket) != G_SOCKET_TYPE_STREAM || local == NULL ||
-      !G_IS_INET_SOCKET_ADDRESS (local) ||
-      !g_inet_address_get_is_loopback (g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (local))))
+  if (local.ss_family == AF_INET)
+    loopback = (ntohl (((struct sockaddr_in *) &local)->sin_addr.s_addr) >> 24) == 127;
+  else
+    {
+      const struct in6_addr *a = &((struct sockaddr_in6 *) &local)->sin6_addr;
+
+      loopback = IN6_IS_ADDR_LOOPBACK (a) ||
+                 (IN6_IS_ADDR_V4MAPPED (a) && a->s6_addr[12] == 127);
+    }
+  if (loopback_only && !loopback)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "egress serve: fd %d must be a loopback TCP listener", fd);
-      g_socket_close (socket, NULL);
+      close (fd);
       return FALSE;
     }
-  g_socket_set_blocking (socket, FALSE);
+  if (fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK) != 0)
+    {
+      int saved = errno;
 
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "egress serve: fd %d: O_NONBLOCK: %s", fd,
+                   g_strerror (saved));
+      close (fd);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+sbx_egress_listen_fd (SbxEgressProxy  *self,
+                      const char      *execution_id,
+                      const char      *tunnel_target,
+                      int              fd,
+                      GError         **error)
+{
+  ServeOp *op;
+
+  if (!check_listener (fd, tunnel_target == NULL, error))
+    return FALSE;
   if (execution_id != NULL)
     {
       gboolean known;
@@ -187,14 +212,24 @@ sbx_egress_proxy_serve_fd (SbxEgressProxy  *self,
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                        "egress serve: execution “%s” is not authorized", execution_id);
-          g_socket_close (socket, NULL);
+          close (fd);
           return FALSE;
         }
     }
   op = g_new0 (ServeOp, 1);
   op->self = self;
+  op->fd = fd;
   op->exec_id = g_strdup (execution_id);
-  op->socket = g_steal_pointer (&socket);
+  op->tunnel_target = g_strdup (tunnel_target);
   g_main_context_invoke (self->context, serve_in_thread, op);
   return TRUE;
+}
+
+gboolean
+sbx_egress_proxy_serve_fd (SbxEgressProxy  *self,
+                           const char      *execution_id,
+                           int              fd,
+                           GError         **error)
+{
+  return sbx_egress_listen_fd (self, execution_id, NULL, fd, error);
 }

@@ -84,9 +84,11 @@ struct _SbxEgressProxy
 typedef struct
 {
   SbxEgressProxy  *proxy;
-  GSocketListener *listener;
-  GCancellable    *cancellable;
+  int              fd;          /* the listening socket (owned) */
+  GSource         *source;      /* its readiness watch, also the accept back-off */
+  gpointer         tag;         /* the fd's tag in source */
   char            *exec_id;     /* (nullable) the one execution served here */
+  char            *tunnel_target; /* (nullable) canonical: every connection is a raw tunnel to it */
 } Listener;
 
 typedef struct
@@ -101,10 +103,12 @@ typedef struct
   gboolean       finished;
   /* tunnels: zero-copy relay through a pipe (splice(2)); -1 when unused */
   GSocket       *in_socket;
+  int            in_fd;
+  int            out_fd;
   int            pipe_r;
   int            pipe_w;
   gsize          in_pipe;       /* bytes spliced in, not yet out */
-  GSource       *source;        /* (nullable) the readiness watch */
+  gboolean       spliced;       /* this direction runs on the relay source */
 } Pump;
 
 typedef void (*ConnStep) (Conn *c);
@@ -138,7 +142,11 @@ struct _Conn
   GList             *addresses;
   GList             *next_address;
 
+  gboolean           raw;             /* a tunnel whose client speaks no HTTP (sbx-egress-tunnel.h) */
   GSource           *connect_source;  /* (nullable) a direct connect in progress */
+  GSource           *relay;           /* (nullable) the splice relay's watch of both sockets */
+  gpointer           relay_client_tag;
+  gpointer           relay_server_tag;
   Pump               up;              /* client -> server */
   Pump               down;            /* server -> client */
 };
@@ -170,9 +178,24 @@ void            sbx_egress_record_denial   (Conn              *c,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Conn, sbx_egress_conn_unref)
 
+/* A connection accepted on @client_fd (owned, non-blocking): registered,
+ * with its head deadline; the caller gets a reference.  NULL (fd closed)
+ * when the proxy is closing.  Proxy thread. */
+Conn           *sbx_egress_conn_new        (SbxEgressProxy    *self,
+                                            int                client_fd,
+                                            const char        *bound_exec);
+
 /* sbx-egress-listen.c */
-void            sbx_egress_listener_accept (Listener          *l);
-void            sbx_egress_listener_free   (Listener          *l);
+/* Closes the listener and frees it.  Proxy thread. */
+void            sbx_egress_listener_close  (Listener          *l);
+/* Serves @fd (owned, a listening stream socket) for @execution_id (NULL:
+ * every execution); with @tunnel_target, every accepted connection is a raw
+ * tunnel to it.  Any thread. */
+gboolean        sbx_egress_listen_fd       (SbxEgressProxy    *self,
+                                            const char        *execution_id,
+                                            const char        *tunnel_target,
+                                            int                fd,
+                                            GError           **error);
 
 /* sbx-egress-request.c */
 void            sbx_egress_conn_read_head  (Conn              *c);
@@ -208,6 +231,14 @@ void            sbx_egress_pump_start      (Conn              *c,
                                             void             (*done) (Conn *c));
 /* Answers a CONNECT with 200, then relays. */
 void            sbx_egress_send_established (Conn             *c);
+/* Starts a raw tunnel of @c to @target (canonical) for @exec_id: approval,
+ * address rules and dialing as for CONNECT, no HTTP to the client.  Proxy
+ * thread. */
+void            sbx_egress_tunnel_begin    (Conn              *c,
+                                            const char        *exec_id,
+                                            const char        *target);
+/* Stops the relay watch (conn_close). */
+void            sbx_egress_relay_stop      (Conn              *c);
 
 G_END_DECLS
 

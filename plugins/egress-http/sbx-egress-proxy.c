@@ -100,6 +100,45 @@ sbx_egress_conn_unref (Conn *c)
   g_free (c);
 }
 
+Conn *
+sbx_egress_conn_new (SbxEgressProxy *self,
+                     int             client_fd,
+                     const char     *bound_exec)
+{
+  g_autoptr(GSocket) socket = NULL;
+  Conn *c;
+  int one = 1;
+  gboolean closing;
+
+  g_mutex_lock (&self->lock);
+  closing = self->closing;
+  g_mutex_unlock (&self->lock);
+  if (!closing)
+    socket = g_socket_new_from_fd (client_fd, NULL);
+  if (socket == NULL)
+    {
+      close (client_fd);
+      return NULL;
+    }
+  setsockopt (client_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  c = g_new0 (Conn, 1);
+  g_atomic_ref_count_init (&c->ref);
+  g_atomic_int_inc (&self->live_conns);
+  c->proxy = self;
+  c->client = g_socket_connection_factory_create_connection (socket);
+  c->bound_exec = g_strdup (bound_exec);
+  c->cancellable = g_cancellable_new ();
+  c->buf = g_byte_array_new ();
+  c->ubuf = g_byte_array_new ();
+  c->up.pipe_r = c->up.pipe_w = c->down.pipe_r = c->down.pipe_w = -1;
+  c->last_activity = now_us ();
+  c->head_deadline = c->last_activity + (gint64) self->limits.head_timeout_ms * 1000;
+  g_mutex_lock (&self->lock);
+  g_hash_table_add (self->conns, sbx_egress_conn_ref (c));   /* the table owns a ref */
+  g_mutex_unlock (&self->lock);
+  return c;
+}
+
 void
 sbx_egress_exec_free (Exec *e)
 {
@@ -164,20 +203,9 @@ sbx_egress_conn_close (Conn *c)
       g_source_destroy (source);
       g_source_unref (source);
     }
-  for (int i = 0; i < 2; i++)
-    {
-      Pump *p = i == 0 ? &c->up : &c->down;
-
-      /* destroying the watch drops its reference (splice_source_done);
-       * the caller holds one, so c stays valid here */
-      if (p->source != NULL)
-        {
-          GSource *source = g_steal_pointer (&p->source);
-
-          g_source_destroy (source);
-          g_source_unref (source);
-        }
-    }
+  /* destroying the relay watch drops its reference; the caller holds one,
+   * so c stays valid here */
+  sbx_egress_relay_stop (c);
   if (c->client != NULL)
     g_io_stream_close (G_IO_STREAM (c->client), NULL, NULL);
   if (c->server != NULL)
@@ -276,12 +304,7 @@ stop_in_thread (gpointer data)
   for (guint i = 0; i < all->len; i++)
     sbx_egress_conn_close (all->pdata[i]);
   for (guint i = 0; i < self->listeners->len; i++)
-    {
-      Listener *l = self->listeners->pdata[i];
-
-      g_cancellable_cancel (l->cancellable);
-      g_socket_listener_close (l->listener);
-    }
+    sbx_egress_listener_close (self->listeners->pdata[i]);
   g_ptr_array_set_size (self->listeners, 0);
   if (self->tick != NULL)
     {
@@ -546,9 +569,8 @@ close_batch (gpointer data)
 
       if (l->exec_id != NULL && strcmp (l->exec_id, b->exec_id) == 0)
         {
-          g_cancellable_cancel (l->cancellable);
-          g_socket_listener_close (l->listener);
           g_ptr_array_remove_index_fast (listeners, i);
+          sbx_egress_listener_close (l);
         }
     }
   return G_SOURCE_REMOVE;

@@ -1,3 +1,9 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Request heads of the http-connect route: reading and parsing the head,
+ * the Basic credential, the approval of the target, error answers, and
+ * forward (absolute-form) requests with their hop-by-hop filtering.
+ */
 #include "sbx-egress-proxy-private.h"
 
 /* ------------------------------------------------------------------------- */
@@ -83,6 +89,12 @@ sbx_egress_respond_error (Conn       *c,
 {
   g_autofree char *text = NULL;
 
+  /* a raw tunnel's client speaks no HTTP: closing is its refusal */
+  if (c->raw)
+    {
+      sbx_egress_conn_close (c);
+      return;
+    }
   text = g_strdup_printf ("HTTP/1.1 %u %s\r\n"
                           "%s"
                           "Content-Type: text/plain; charset=utf-8\r\n"
