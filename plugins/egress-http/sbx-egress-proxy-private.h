@@ -36,8 +36,16 @@ G_BEGIN_DECLS
 
 #define PUMP_BUFFER_SIZE (64 * 1024)
 #define READ_CHUNK 16384
+/* A tunnel quiet for this long gives its relay pipes back to the pool. */
+#define RELAY_IDLE_US (1000 * 1000)
 
 typedef struct _Conn Conn;
+
+typedef struct
+{
+  int r;
+  int w;
+} SbxEgressPipe;
 
 typedef struct
 {
@@ -79,6 +87,8 @@ struct _SbxEgressProxy
   gint          live_conns;     /* atomic: Conn structs not yet freed */
   gint          live_listeners; /* atomic */
   guint         n_dials;        /* atomic */
+  GArray       *pipe_pool;      /* proxy thread: idle relay pipes (SbxEgressPipe) */
+  guint         n_pooled;       /* atomic: pipe_pool->len, for tests */
 };
 
 typedef struct
@@ -108,6 +118,7 @@ typedef struct
   int            pipe_r;
   int            pipe_w;
   gsize          in_pipe;       /* bytes spliced in, not yet out */
+  gboolean       grown;         /* the pipe was offered SPLICE_CHUNK */
   gboolean       spliced;       /* this direction runs on the relay source */
 } Pump;
 
@@ -237,8 +248,12 @@ void            sbx_egress_send_established (Conn             *c);
 void            sbx_egress_tunnel_begin    (Conn              *c,
                                             const char        *exec_id,
                                             const char        *target);
-/* Stops the relay watch (conn_close). */
+/* Stops the relay watch and gives the pipes back (conn_close). */
 void            sbx_egress_relay_stop      (Conn              *c);
+/* Gives back the pipes of a tunnel that has been idle (the tick). */
+void            sbx_egress_relay_idle      (Conn              *c);
+/* Closes the pooled pipes (free). */
+void            sbx_egress_pipe_pool_free  (SbxEgressProxy    *self);
 
 G_END_DECLS
 

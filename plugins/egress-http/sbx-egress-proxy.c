@@ -246,6 +246,8 @@ tick (gpointer data)
 
       if ((c->head_deadline != 0 && now > c->head_deadline) || now - c->last_activity > idle)
         g_ptr_array_add (expired, sbx_egress_conn_ref (c));
+      else if (now - c->last_activity > RELAY_IDLE_US)
+        sbx_egress_relay_idle (c);
     }
   g_mutex_unlock (&self->lock);
   for (guint i = 0; i < expired->len; i++)
@@ -381,6 +383,7 @@ sbx_egress_proxy_new (const char  *config,
 
   self->resolver = g_resolver_get_default ();
   self->listeners = g_ptr_array_new ();
+  self->pipe_pool = g_array_new (FALSE, FALSE, sizeof (SbxEgressPipe));
   self->context = g_main_context_new ();
   self->loop = g_main_loop_new (self->context, FALSE);
   restart_tick (self);
@@ -408,6 +411,7 @@ sbx_egress_proxy_free (SbxEgressProxy *self)
   sbx_egress_wipe_free (self->up_auth);
   g_free (self->fingerprint);
   g_clear_object (&self->resolver);
+  sbx_egress_pipe_pool_free (self);
   if (self->listeners != NULL)
     g_ptr_array_unref (self->listeners);
   if (self->tick != NULL)
@@ -718,4 +722,10 @@ guint
 sbx_egress_proxy_get_n_dials (SbxEgressProxy *self)
 {
   return (guint) g_atomic_int_get (&self->n_dials);
+}
+
+guint
+sbx_egress_proxy_get_n_pooled_pipes (SbxEgressProxy *self)
+{
+  return (guint) g_atomic_int_get (&self->n_pooled);
 }

@@ -115,6 +115,85 @@ sbx_egress_pump_start (Conn                *c,
 #define SPLICE_CHUNK (1 << 20)
 #define SPLICE_ROUNDS 16   /* per direction and wake-up, so one busy tunnel cannot starve the others */
 
+/* Relay pipes are pooled per proxy and held only by tunnels that move bytes:
+ * an idle tunnel holds none (a pipe is two descriptors and counts against
+ * the user's pipe-user-pages-soft, which the sandboxed programs of the same
+ * user share), and a pooled pipe saves the pipe2() of the next tunnel.
+ * Pooled pipes are empty and of the default size; proxy thread only. */
+#define PIPE_DEFAULT_SIZE (64 * 1024)
+#define PIPE_POOL_MAX 32
+
+static gboolean
+pipe_take (SbxEgressProxy *self,
+           Pump           *p)
+{
+  int fds[2];
+
+  if (self->pipe_pool->len > 0)
+    {
+      SbxEgressPipe *last = &g_array_index (self->pipe_pool, SbxEgressPipe, self->pipe_pool->len - 1);
+
+      fds[0] = last->r;
+      fds[1] = last->w;
+      g_array_set_size (self->pipe_pool, self->pipe_pool->len - 1);
+      g_atomic_int_set (&self->n_pooled, (gint) self->pipe_pool->len);
+    }
+  else if (pipe2 (fds, O_CLOEXEC | O_NONBLOCK) != 0)
+    return FALSE;
+  p->pipe_r = fds[0];
+  p->pipe_w = fds[1];
+  p->grown = FALSE;
+  return TRUE;
+}
+
+/* An empty pipe goes back to the pool (a grown one is closed: the pool
+ * holds default-size pipes only); one holding bytes is closed with them. */
+static void
+pipe_give (SbxEgressProxy *self,
+           Pump           *p)
+{
+  if (p->pipe_r < 0)
+    return;
+  if (p->in_pipe == 0 && !p->grown && self->pipe_pool->len < PIPE_POOL_MAX)
+    {
+      SbxEgressPipe pair = { p->pipe_r, p->pipe_w };
+
+      g_array_append_val (self->pipe_pool, pair);
+      g_atomic_int_set (&self->n_pooled, (gint) self->pipe_pool->len);
+    }
+  else
+    {
+      close (p->pipe_r);
+      close (p->pipe_w);
+    }
+  p->pipe_r = p->pipe_w = -1;
+  p->in_pipe = 0;
+}
+
+void
+sbx_egress_pipe_pool_free (SbxEgressProxy *self)
+{
+  if (self->pipe_pool == NULL)
+    return;
+  for (guint i = 0; i < self->pipe_pool->len; i++)
+    {
+      close (g_array_index (self->pipe_pool, SbxEgressPipe, i).r);
+      close (g_array_index (self->pipe_pool, SbxEgressPipe, i).w);
+    }
+  g_clear_pointer (&self->pipe_pool, g_array_unref);
+}
+
+void
+sbx_egress_relay_idle (Conn *c)
+{
+  if (c->relay == NULL || c->closed)
+    return;
+  if (c->up.in_pipe == 0)
+    pipe_give (c->proxy, &c->up);
+  if (c->down.in_pipe == 0)
+    pipe_give (c->proxy, &c->down);
+}
+
 typedef struct
 {
   GSource base;
@@ -144,9 +223,24 @@ splice_move (Conn *c,
           c->last_activity = now_us ();
           continue;
         }
+      if (p->pipe_r < 0 && !pipe_take (c->proxy, p))
+        {
+          /* out of descriptors: the tunnel cannot move bytes, and a
+           * readable socket must not spin the loop */
+          sbx_egress_conn_close (c);
+          return FALSE;
+        }
       n = splice (p->in_fd, NULL, p->pipe_w, NULL, SPLICE_CHUNK, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
       if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return TRUE;
+      /* a direction that fills the default pipe in one move is a bulk
+       * transfer: offer it a bigger pipe (once; refusal, e.g. over
+       * pipe-user-pages-soft, is fine) */
+      if (n >= PIPE_DEFAULT_SIZE && !p->grown)
+        {
+          p->grown = TRUE;
+          (void) fcntl (p->pipe_w, F_SETPIPE_SZ, SPLICE_CHUNK);
+        }
       if (n < 0)
         {
           sbx_egress_conn_close (c);
@@ -155,6 +249,7 @@ splice_move (Conn *c,
       if (n == 0)
         {
           p->finished = TRUE;
+          pipe_give (c->proxy, p);
           p->done (c);
           return !c->closed;
         }
@@ -251,22 +346,11 @@ sbx_egress_relay_stop (Conn *c)
       c->relay_client_tag = c->relay_server_tag = NULL;
       g_source_destroy (source);
       g_source_unref (source);
+      pipe_give (c->proxy, &c->up);
+      pipe_give (c->proxy, &c->down);
     }
 }
 
-static gboolean
-splice_pipe (Pump *p)
-{
-  int fds[2];
-
-  if (pipe2 (fds, O_CLOEXEC | O_NONBLOCK) != 0)
-    return FALSE;
-  /* a bigger pipe moves more per wake-up; refusal (pipe-max-size) is fine */
-  (void) fcntl (fds[1], F_SETPIPE_SZ, SPLICE_CHUNK);
-  p->pipe_r = fds[0];
-  p->pipe_w = fds[1];
-  return TRUE;
-}
 
 static void
 splice_init (Conn              *c,
@@ -286,16 +370,14 @@ splice_init (Conn              *c,
   p->spliced = TRUE;
 }
 
-/* Starts the splice relay of both directions; FALSE when no pipes can be
- * had (then the GIO pumps are used). */
-static gboolean
+/* Starts the splice relay of both directions (pipes are taken when bytes
+ * arrive). */
+static void
 splice_start (Conn  *c,
               void (*done) (Conn *c))
 {
   RelaySource *source;
 
-  if (!splice_pipe (&c->up) || !splice_pipe (&c->down))
-    return FALSE;   /* a pipe made is closed with the connection */
   splice_init (c, &c->up, c->client, c->server, done);
   splice_init (c, &c->down, c->server, c->client, done);
   source = (RelaySource *) g_source_new (&relay_funcs, sizeof (RelaySource));
@@ -304,11 +386,6 @@ splice_start (Conn  *c,
   c->relay = &source->base;
   relay_update (c);
   g_source_attach (c->relay, c->proxy->context);
-  /* the first bytes may already wait: move them now rather than after a
-   * poll */
-  if (splice_move (c, &c->up) && splice_move (c, &c->down) && !c->closed)
-    relay_update (c);
-  return TRUE;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -344,11 +421,7 @@ tunnel_start (Conn *c)
       sbx_egress_write_then (c, sbx_egress_server_out (c), bytes, tunnel_start);
       return;
     }
-  if (!splice_start (c, tunnel_direction_done))
-    {
-      sbx_egress_pump_start (c, &c->up, c->client, c->server, G_MAXUINT64, tunnel_direction_done);
-      sbx_egress_pump_start (c, &c->down, c->server, c->client, G_MAXUINT64, tunnel_direction_done);
-    }
+  splice_start (c, tunnel_direction_done);
 }
 
 static void
