@@ -161,6 +161,19 @@ direct_connect (Conn           *c,
       dial_result (c, NULL);
       return;
     }
+  /* A loopback (or otherwise fast) handshake has often completed by now:
+   * go on without a trip through the loop. */
+  if (g_socket_condition_check (socket, G_IO_OUT | G_IO_ERR | G_IO_HUP) != 0)
+    {
+      if (g_socket_check_connect_result (socket, NULL))
+        dial_result (c, g_socket_connection_factory_create_connection (socket));
+      else
+        {
+          g_socket_close (socket, NULL);
+          dial_result (c, NULL);
+        }
+      return;
+    }
   c->connect_source = g_socket_create_source (socket, G_IO_OUT | G_IO_ERR | G_IO_HUP, NULL);
   g_source_set_callback (c->connect_source, G_SOURCE_FUNC (direct_connect_ready), sbx_egress_conn_ref (c),
                          (GDestroyNotify) sbx_egress_conn_unref);

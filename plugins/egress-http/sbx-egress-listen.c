@@ -116,6 +116,18 @@ serve_in_thread (gpointer data)
     sbx_egress_listener_close (l);
   else
     {
+      /* An HTTP client speaks first: with TCP_DEFER_ACCEPT the connection
+       * is accepted when its first bytes are there, so accepting and
+       * reading the head take one wake-up, not two.  A client that stays
+       * silent is held by the kernel (no descriptor of ours) for at most
+       * about this long, then accepted and held to the head timeout.  Not
+       * for raw tunnels, whose servers may speak first (ssh, smtp). */
+      if (l->tunnel_target == NULL)
+        {
+          int secs = (int) MAX (1, (self->limits.head_timeout_ms + 999) / 1000);
+
+          (void) setsockopt (l->fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs, sizeof secs);
+        }
       l->source = g_source_new (&listener_funcs, sizeof (GSource));
       g_source_set_callback (l->source, NULL, l, NULL);
       g_source_set_name (l->source, "sbx-egress-listener");
