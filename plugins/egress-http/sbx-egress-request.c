@@ -529,6 +529,27 @@ sbx_egress_conn_read_head (Conn *c)
   const char *why = NULL;
   SbxHttpParse r = SBX_HTTP_PARSE_INCOMPLETE;
 
+  /* A fresh connection's head is usually there already (the listener defers
+   * accepting until the first bytes): read it now, without a task and a
+   * trip through the loop.  Later reads (a head in pieces) go async. */
+  if (c->buf->len == 0)
+    {
+      gssize n = g_socket_receive_with_blocking (g_socket_connection_get_socket (c->client), (char *) c->chunk,
+                                                 sizeof c->chunk, FALSE, NULL, NULL);
+
+      if (n == 0)
+        {
+          sbx_egress_conn_close (c);
+          return;
+        }
+      if (n > 0)
+        {
+          c->last_activity = now_us ();
+          g_byte_array_append (c->buf, c->chunk, (guint) n);
+        }
+      /* n < 0: would block (the async read below waits) or an error (which
+       * the async read reports again) */
+    }
   if (c->buf->len > 0)
     r = sbx_http_head_parse ((const char *) c->buf->data, c->buf->len, c->proxy->limits.max_head_bytes,
                              FALSE, &c->head, &why);
