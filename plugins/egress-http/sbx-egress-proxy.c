@@ -5,7 +5,8 @@
  * THREADS.  Every socket is served by one thread per proxy, running its own
  * GMainContext: accepting, reading heads, resolving, dialing, tunnelling
  * and forwarding are all non-blocking GIO operations on that context.
- * authorize, revoke and serve_fd may be called from any thread.
+ * authorize, revoke, serve_fd and the raw-tunnel calls of
+ * sbx-egress-tunnel.h may be called from any thread.
  *
  * LOCKING.  self->lock protects self->execs (and every Exec in it),
  * self->conns, self->closing and Conn.exec.  It is never held across a GIO

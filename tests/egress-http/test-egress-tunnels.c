@@ -471,6 +471,49 @@ test_raw_thousand (Fixture       *f,
   assert_route_alive (f);
 }
 
+/* A raw tunnel on an upstream route whose proxy refuses the CONNECT: the
+ * client's socket is closed, the only dial was the upstream's, and the
+ * target (reachable directly: the positive control) saw no connection. */
+static void
+test_raw_upstream_refuses (void)
+{
+  TestServer *echo = test_server_new (TEST_SERVER_ECHO, NULL);
+  TestServer *refuses = test_server_new (TEST_SERVER_SCRIPTED, "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n");
+  g_autofree char *config = g_strdup_printf ("http://127.0.0.1:%u", test_server_get_port (refuses));
+  g_autofree char *target = g_strdup_printf ("tcp:127.0.0.1:%u", test_server_get_port (echo));
+  const char *targets[] = { target, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *cred = NULL;
+  SbxEgressProxy *proxy = sbx_egress_proxy_new (config, &error);
+  g_autoptr(GByteArray) rest = NULL;
+  GSocket *s;
+  guint16 port;
+  int fd;
+
+  g_assert_no_error (error);
+  cred = sbx_egress_proxy_authorize (proxy, "up", targets, &error);
+  g_assert_no_error (error);
+  fd = listen_loopback (&port);
+  g_assert_true (sbx_egress_tunnel_serve_fd (proxy, "up", target, fd, &error));
+  g_assert_no_error (error);
+  s = test_connect_loopback (port);
+  test_send_all (s, "x", 1);
+  rest = test_read_all (s, 16);
+  g_assert_cmpuint (rest->len, ==, 0);
+  g_object_unref (s);
+  g_assert_cmpuint (sbx_egress_proxy_get_n_dials (proxy), ==, 1);
+  g_assert_cmpuint (test_server_get_n_accepted (refuses), ==, 1);
+  g_assert_cmpuint (test_server_get_n_accepted (echo), ==, 0);
+  /* positive control: the target itself answers */
+  s = test_connect_loopback (test_server_get_port (echo));
+  g_object_unref (s);
+  WAIT_UNTIL (test_server_get_n_accepted (echo) == 1);
+  g_assert_true (sbx_egress_proxy_revoke (proxy, "up", NULL));
+  sbx_egress_proxy_free (proxy);
+  test_server_free (refuses);
+  test_server_free (echo);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -479,5 +522,6 @@ main (int    argc,
   g_test_add ("/egress-tunnels/connect-thousand", Fixture, NULL, fixture_setup, test_connect_thousand,
               fixture_teardown);
   g_test_add ("/egress-tunnels/raw-thousand", Fixture, NULL, fixture_setup, test_raw_thousand, fixture_teardown);
+  g_test_add_func ("/egress-tunnels/raw-upstream-refuses", test_raw_upstream_refuses);
   return g_test_run ();
 }
