@@ -70,6 +70,8 @@ void            sbx_egress_proxy_set_dialer         (SbxEgressProxy             
 guint           sbx_egress_proxy_get_n_connections  (SbxEgressProxy             *self);
 /* Number of dial attempts (direct or upstream) so far. */
 guint           sbx_egress_proxy_get_n_dials        (SbxEgressProxy             *self);
+/* Number of idle relay pipes kept for reuse (bounded); each is two fds. */
+guint           sbx_egress_proxy_get_n_pooled_pipes (SbxEgressProxy             *self);
 
 G_END_DECLS
 

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sbx-egress-proxy-private.h — the http-connect proxy engine's internal
+ * types and the functions its files share.  Not installed; only the files of
+ * plugins/egress-http include it.
+ *
+ * The engine is split along its seams:
+ *   sbx-egress-proxy.c    the object: route, executions (authorize, revoke),
+ *                         connection lifetime, the idle tick, the thread;
+ *   sbx-egress-listen.c   listeners and accepting (serve_fd);
+ *   sbx-egress-request.c  request heads, credentials, approval, forwarding;
+ *   sbx-egress-dial.c     resolution, address rules, dialing, the upstream
+ *                         CONNECT handshake;
+ *   sbx-egress-tunnel.c   the byte relay of CONNECT tunnels (splice(2)) and
+ *                         of forward bodies, and the tunnel API of
+ *                         sbx-egress-tunnel.h.
+ * The THREADS and LOCKING rules at the top of sbx-egress-proxy.c hold for
+ * every one of them.
+ */
+#ifndef SBX_EGRESS_PROXY_PRIVATE_H
+#define SBX_EGRESS_PROXY_PRIVATE_H
+
+#include "sbx-egress-proxy.h"
+#include "sbx-http-head.h"
+#include "sbx-netrules-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+G_BEGIN_DECLS
+
+#define PUMP_BUFFER_SIZE (64 * 1024)
+#define READ_CHUNK 16384
+/* A tunnel quiet for this long gives its relay pipes back to the pool. */
+#define RELAY_IDLE_US (1000 * 1000)
+
+typedef struct _Conn Conn;
+
+typedef struct
+{
+  int r;
+  int w;
+} SbxEgressPipe;
+
+typedef struct
+{
+  char       *id;
+  char        hash[65];        /* hex SHA-256 of the credential */
+  gboolean    all;
+  GHashTable *targets;         /* canonical target -> itself */
+  char       *denial;          /* first denial */
+  GPtrArray  *conns;           /* (element-type Conn) (owned refs) */
+} Exec;
+
+struct _SbxEgressProxy
+{
+  GMutex        lock;
+  GHashTable   *execs;          /* id -> Exec (owned) */
+  GHashTable   *conns;          /* Conn -> Conn (owned ref) */
+  gboolean      closing;
+
+  /* the route, immutable after new() */
+  gboolean      direct;
+  gboolean      tls;
+  char         *up_host;
+  guint16       up_port;
+  char         *up_authority;   /* "host:port" */
+  char         *up_auth;        /* (nullable) "Basic ..." (secret) */
+  gboolean      address_guarantee;
+  char         *fingerprint;
+
+  SbxEgressProxyLimits limits;
+  GResolver    *resolver;       /* proxy thread; set before serving */
+  SbxEgressDialer dialer;       /* proxy thread; tests only */
+  gpointer      dialer_data;
+
+  GMainContext *context;
+  GMainLoop    *loop;
+  GThread      *thread;
+  GPtrArray    *listeners;      /* proxy thread: Listener */
+  GSource      *tick;
+  gint          live_conns;     /* atomic: Conn structs not yet freed */
+  gint          live_listeners; /* atomic */
+  guint         n_dials;        /* atomic */
+  GArray       *pipe_pool;      /* proxy thread: idle relay pipes (SbxEgressPipe) */
+  guint         n_pooled;       /* atomic: pipe_pool->len, for tests */
+};
+
+typedef struct
+{
+  SbxEgressProxy  *proxy;
+  int              fd;          /* the listening socket (owned) */
+  GSource         *source;      /* its readiness watch, also the accept back-off */
+  gpointer         tag;         /* the fd's tag in source */
+  char            *exec_id;     /* (nullable) the one execution served here */
+  char            *tunnel_target; /* (nullable) canonical: every connection is a raw tunnel to it */
+} Listener;
+
+typedef struct
+{
+  Conn          *conn;
+  GInputStream  *in;
+  GOutputStream *out;
+  GSocket       *out_socket;
+  guint64        remaining;     /* G_MAXUINT64: until EOF */
+  void         (*done) (Conn *c);
+  guint8        *buffer;
+  gboolean       finished;
+  /* tunnels: zero-copy relay through a pipe (splice(2)); -1 when unused */
+  GSocket       *in_socket;
+  int            in_fd;
+  int            out_fd;
+  int            pipe_r;
+  int            pipe_w;
+  gsize          in_pipe;       /* bytes spliced in, not yet out */
+  gboolean       grown;         /* the pipe was offered SPLICE_CHUNK */
+  gboolean       spliced;       /* this direction runs on the relay source */
+} Pump;
+
+typedef void (*ConnStep) (Conn *c);
+
+struct _Conn
+{
+  gatomicrefcount    ref;
+  SbxEgressProxy    *proxy;
+  GSocketConnection *client;
+  GSocketConnection *server;
+  GCancellable      *cancellable;
+  gboolean           closed;
+  gint64             head_deadline;   /* monotonic us, 0 = none */
+  gint64             last_activity;   /* monotonic us */
+
+  GByteArray        *buf;             /* client bytes read so far */
+  GByteArray        *ubuf;            /* server bytes read so far (response heads) */
+  guint8             chunk[READ_CHUNK];
+  SbxHttpHead       *head;
+  Exec              *exec;            /* (nullable) under proxy->lock */
+  char              *bound_exec;      /* (nullable) the listener's execution: no other authenticates */
+
+  char              *target;          /* canonical */
+  char              *host;
+  guint16            port;
+  gboolean           literal;
+  gboolean           named;
+  gboolean           is_connect;
+  char              *path;            /* forward: origin-form path */
+  guint64            body_length;
+  GList             *addresses;
+  GList             *next_address;
+
+  gboolean           raw;             /* a tunnel whose client speaks no HTTP (sbx-egress-tunnel.h) */
+  GSource           *connect_source;  /* (nullable) a direct connect in progress */
+  GSource           *relay;           /* (nullable) the splice relay's watch of both sockets */
+  gpointer           relay_client_tag;
+  gpointer           relay_server_tag;
+  Pump               up;              /* client -> server */
+  Pump               down;            /* server -> client */
+};
+
+/* Reads a response head from the server into c->ubuf, then the step (with
+ * NULL when the server ends, fails or sends no valid head). */
+typedef void (*HeadStep) (Conn *c, SbxHttpHead *head);
+
+static inline gint64
+now_us (void)
+{
+  return g_get_monotonic_time ();
+}
+
+/* sbx-egress-proxy.c */
+void            sbx_egress_wipe_free       (char              *s);
+Conn           *sbx_egress_conn_ref        (Conn              *c);
+void            sbx_egress_conn_unref      (Conn              *c);
+/* Ends the connection (idempotent): cancels its operations, closes both
+ * sockets, unregisters it from its execution.  Proxy thread. */
+void            sbx_egress_conn_close      (Conn              *c);
+void            sbx_egress_exec_free       (Exec              *e);
+void            sbx_egress_set_nodelay     (GSocketConnection *connection);
+char           *sbx_egress_sha256_hex      (const char        *s);
+/* Records the first denial of @exec_id (NULL: the connection's execution). */
+void            sbx_egress_record_denial   (Conn              *c,
+                                            const char        *exec_id,
+                                            const char        *denial);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Conn, sbx_egress_conn_unref)
+
+/* A connection accepted on @client_fd (owned, non-blocking): registered,
+ * with its head deadline; the caller gets a reference.  NULL (fd closed)
+ * when the proxy is closing.  Proxy thread. */
+Conn           *sbx_egress_conn_new        (SbxEgressProxy    *self,
+                                            int                client_fd,
+                                            const char        *bound_exec);
+
+/* sbx-egress-listen.c */
+/* Closes the listener and frees it.  Proxy thread. */
+void            sbx_egress_listener_close  (Listener          *l);
+/* Serves @fd (owned, a listening stream socket) for @execution_id (NULL:
+ * every execution); with @tunnel_target, every accepted connection is a raw
+ * tunnel to it.  Any thread. */
+gboolean        sbx_egress_listen_fd       (SbxEgressProxy    *self,
+                                            const char        *execution_id,
+                                            const char        *tunnel_target,
+                                            int                fd,
+                                            GError           **error);
+
+/* sbx-egress-request.c */
+void            sbx_egress_conn_read_head  (Conn              *c);
+/* Writes @bytes (consumed) to @out, then runs @next (NULL: close). */
+void            sbx_egress_write_then      (Conn              *c,
+                                            GOutputStream     *out,
+                                            GBytes            *bytes,
+                                            ConnStep           next);
+GOutputStream  *sbx_egress_client_out      (Conn              *c);
+GOutputStream  *sbx_egress_server_out      (Conn              *c);
+/* An error answer to the client, then close. */
+void            sbx_egress_respond_error   (Conn              *c,
+                                            guint              status,
+                                            const char        *reason,
+                                            const char        *body);
+void            sbx_egress_server_head_read (Conn             *c,
+                                             HeadStep          step);
+void            sbx_egress_forward_start   (Conn              *c);
+
+/* sbx-egress-dial.c */
+/* Resolves (direct) and dials the connection's target through the route;
+ * on success the connection goes on as a tunnel or a forward. */
+void            sbx_egress_dial            (Conn              *c);
+
+/* sbx-egress-tunnel.c */
+/* Relays @remaining bytes (G_MAXUINT64: until EOF) from @from to @to through
+ * a user-space buffer, then @done. */
+void            sbx_egress_pump_start      (Conn              *c,
+                                            Pump              *p,
+                                            GSocketConnection *from,
+                                            GSocketConnection *to,
+                                            guint64            remaining,
+                                            void             (*done) (Conn *c));
+/* Answers a CONNECT with 200, then relays. */
+void            sbx_egress_send_established (Conn             *c);
+/* Starts a raw tunnel of @c to @target (canonical) for @exec_id: approval,
+ * address rules and dialing as for CONNECT, no HTTP to the client.  Proxy
+ * thread. */
+void            sbx_egress_tunnel_begin    (Conn              *c,
+                                            const char        *exec_id,
+                                            const char        *target);
+/* Stops the relay watch and gives the pipes back (conn_close). */
+void            sbx_egress_relay_stop      (Conn              *c);
+/* Gives back the pipes of a tunnel that has been idle (the tick). */
+void            sbx_egress_relay_idle      (Conn              *c);
+/* Closes the pooled pipes (free). */
+void            sbx_egress_pipe_pool_free  (SbxEgressProxy    *self);
+
+G_END_DECLS
+
+#endif /* SBX_EGRESS_PROXY_PRIVATE_H */
