@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sbx-profiles-resources.h"
+#include "sbx-profile-default-table.h"
 #include "sbx-profile-json-scan-private.h"
 #include "sbx-cleanup.h"
 
@@ -693,18 +693,38 @@ SbxProfile *
 sbx_profile_new_default (const char  *workspace,
                          GError     **error)
 {
-  g_autoptr(GBytes) bytes = NULL;
-  gconstpointer data;
-  gsize size;
+  /* Built from constants generated at build time from
+   * data/profiles/default.json (core/gen-default-profile.py), not by
+   * parsing the text here: the same settings profile_from_tree() would read
+   * from it, in the same order of run-time steps (the workspace, then
+   * "memory": "auto"), then the same validation. */
+  g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
+  g_autofree char *workspace_root = NULL;
+  guint64 memory = sbx_default_profile_table.memory;
 
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  bytes = g_resource_lookup_data (sbx_profiles_get_resource (), "/org/sbx/profiles/default.json",
-                                  G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
-  /* The resource is linked into this library; it cannot be missing. */
-  g_return_val_if_fail (bytes != NULL, NULL);
-  data = g_bytes_get_data (bytes, &size);
-  return sbx_profile_new_from_json (data, (gssize) size, workspace, error);
+  workspace_root = absolute_base (workspace, error);
+  if (workspace_root == NULL)
+    return NULL;
+  sbx_profile_config_set_workspace (config, workspace_root, sbx_default_profile_table.workspace_read,
+                                    sbx_default_profile_table.workspace_write);
+  sbx_profile_config_set_host (config, sbx_default_profile_table.host_read, sbx_default_profile_table.host_write);
+  sbx_profile_config_set_network (config, sbx_default_profile_table.network);
+  sbx_profile_config_set_command (config, sbx_default_profile_table.command);
+  sbx_profile_config_set_home (config, sbx_default_profile_table.home);
+  sbx_profile_config_set_isolation (config, sbx_default_profile_table.isolation);
+  if (sbx_default_profile_table.ack_unconfined)
+    sbx_profile_config_set_ack_unconfined (config, TRUE);
+  sbx_profile_config_set_unix_sockets (config, sbx_default_profile_table.unix_sockets);
+  for (gsize i = 0; sbx_default_profile_roots[i].path != NULL; i++)
+    sbx_profile_config_add_root (config, sbx_default_profile_roots[i].path, sbx_default_profile_roots[i].read,
+                                 sbx_default_profile_roots[i].write);
+  if (sbx_default_profile_table.memory_auto && !sbx_profile_auto_memory_limit (&memory, error))
+    return NULL;
+  sbx_profile_config_set_limits (config, sbx_default_profile_table.processes, memory,
+                                 sbx_default_profile_table.open_files);
+  return sbx_profile_new_with_names (config, SBX_PROFILE_NAMES_JSON, error);
 }
 
 /* ------------------------------------------------------------------------- */
