@@ -6,6 +6,8 @@
 #  start-up (hyperfine, against bench-baseline: a bare GObject program that
 #  links GIO and json-glib and prints a line)
 #    sbx --version, sbx profile show --default, sbx doctor
+#    the same interleaved (bench-startup), wall and CPU medians, and the
+#    instruction counts of the first two (callgrind, when installed)
 #  one sandboxed /bin/true (hyperfine, against running it plainly)
 #    unshare -Urnmp --fork      the namespace floor
 #    bwrap                      bubblewrap with confinement like sbx's rung 1
@@ -88,6 +90,25 @@ SBX_PLUGIN_PATH="$PLUGINS" hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --styl
   -n "sbx --version" "$SBX --version" \
   -n "sbx profile show" "$SBX profile show --default" \
   -n "sbx doctor" "$SBX doctor" >/dev/null 2>&1
+# The same start-up commands interleaved (bench-startup: each round runs
+# every command once, so load drift hits all alike), wall and CPU medians;
+# and, with valgrind installed, their instruction counts (callgrind:
+# deterministic, whatever the load).  Not doctor's: under valgrind its
+# namespace probe fails, so the count would not be of the path it takes.
+SBX_PLUGIN_PATH="$PLUGINS" "$BUILD/bench/bench-startup" "$RUNS" "$WARMUP" \
+  baseline "$BASELINE" version "$SBX --version" show "$SBX profile show --default" doctor "$SBX doctor" \
+  > "$OUT/startup-interleaved.txt"
+: > "$OUT/instructions.txt"
+if command -v valgrind >/dev/null 2>&1 && [ "${SBX_BENCH_CALLGRIND:-1}" != 0 ]; then
+  for spec in "baseline $BASELINE" "version $SBX --version" "show $SBX profile show --default"; do
+    set -- $spec
+    name=$1
+    shift
+    count=$(SBX_PLUGIN_PATH="$PLUGINS" valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null \
+      | sed -n 's/.*Collected : //p' | tail -1)
+    echo "$name $count" >> "$OUT/instructions.txt"
+  done
+fi
 SBX_PLUGIN_PATH="$PLUGINS" hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --style none \
   --export-json "$OUT/spawn.json" \
   -n plain "$TRUE_BIN" \
@@ -133,6 +154,26 @@ def table(title, rows):
 startup = hf("startup.json")
 spawn = hf("spawn.json")
 table("start-up", startup)
+inter = {}
+for line in open(out + "/startup-interleaved.txt"):
+    _, name, wall, cpu = line.split()
+    inter[name] = (float(wall), float(cpu))
+print("%-44s %10s %10s %8s %8s" % ("start-up, interleaved (bench-startup)", "wall ms", "CPU ms", "wall", "CPU"))
+for name in ("baseline", "version", "show", "doctor"):
+    wall, cpu = inter[name]
+    print("%-44s %10.3f %10.3f %7.2fx %7.2fx" % (name, wall, cpu, wall / inter["baseline"][0], cpu / inter["baseline"][1]))
+print()
+counts = {}
+for line in open(out + "/instructions.txt"):
+    parts = line.split()
+    if len(parts) == 2:
+        counts[parts[0]] = int(parts[1].replace(",", ""))
+if "baseline" in counts:
+    print("%-44s %10s %8s" % ("start-up instructions (callgrind)", "M", "ratio"))
+    for name in ("baseline", "version", "show"):
+        if name in counts:
+            print("%-44s %10.2f %7.2fx" % (name, counts[name] / 1e6, counts[name] / counts["baseline"]))
+    print()
 table("one sandboxed /bin/true", spawn)
 get = {n: m for n, m, _ in spawn + startup}
 lib = {}
@@ -176,6 +217,11 @@ print("  sbx run / bwrap:                      %.2f  (<= 0.8)" % ratio(get["sbx 
 print("  sbx --version / baseline:             %.2f  (<= 1.2)" % ratio(get["sbx --version"], get["baseline"]))
 print("  sbx profile show / baseline:          %.2f  (<= 1.2)" % ratio(get["sbx profile show"], get["baseline"]))
 print("  sbx doctor / baseline:                %.2f  (<= 1.2)" % ratio(get["sbx doctor"], get["baseline"]))
+print("  interleaved wall (CPU) / baseline:    --version %.2f (%.2f), profile show %.2f (%.2f), doctor %.2f (%.2f)" % tuple(
+    inter[n][i] / inter["baseline"][i] for n in ("version", "show", "doctor") for i in (0, 1)))
+if "baseline" in counts and "show" in counts:
+    print("  instructions / baseline:              --version %.2f, profile show %.2f" % (
+        counts["version"] / counts["baseline"], counts["show"] / counts["baseline"]))
 print("  library exec latency / fork+exec:     %.2f  (<= 1.25, %s)" % (
     ratio(float(full["library.exec.median"]), float(full["plain.exec.median"])), full["level"]))
 # The minimum of each side: on a loaded host the medians carry the

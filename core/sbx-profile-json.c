@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sbx-profiles-resources.h"
+#include "sbx-profile-default-table.h"
 #include "sbx-profile-json-scan-private.h"
 #include "sbx-cleanup.h"
 
@@ -693,30 +693,167 @@ SbxProfile *
 sbx_profile_new_default (const char  *workspace,
                          GError     **error)
 {
-  g_autoptr(GBytes) bytes = NULL;
-  gconstpointer data;
-  gsize size;
+  /* Built from constants generated at build time from
+   * data/profiles/default.json (core/gen-default-profile.py), not by
+   * parsing the text here: the same settings profile_from_tree() would read
+   * from it, in the same order of run-time steps (the workspace, then
+   * "memory": "auto"), then the same validation. */
+  g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
+  g_autofree char *workspace_root = NULL;
+  guint64 memory = sbx_default_profile_table.memory;
 
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  bytes = g_resource_lookup_data (sbx_profiles_get_resource (), "/org/sbx/profiles/default.json",
-                                  G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
-  /* The resource is linked into this library; it cannot be missing. */
-  g_return_val_if_fail (bytes != NULL, NULL);
-  data = g_bytes_get_data (bytes, &size);
-  return sbx_profile_new_from_json (data, (gssize) size, workspace, error);
+  workspace_root = absolute_base (workspace, error);
+  if (workspace_root == NULL)
+    return NULL;
+  sbx_profile_config_set_workspace (config, workspace_root, sbx_default_profile_table.workspace_read,
+                                    sbx_default_profile_table.workspace_write);
+  sbx_profile_config_set_host (config, sbx_default_profile_table.host_read, sbx_default_profile_table.host_write);
+  sbx_profile_config_set_network (config, sbx_default_profile_table.network);
+  sbx_profile_config_set_command (config, sbx_default_profile_table.command);
+  sbx_profile_config_set_home (config, sbx_default_profile_table.home);
+  sbx_profile_config_set_isolation (config, sbx_default_profile_table.isolation);
+  if (sbx_default_profile_table.ack_unconfined)
+    sbx_profile_config_set_ack_unconfined (config, TRUE);
+  sbx_profile_config_set_unix_sockets (config, sbx_default_profile_table.unix_sockets);
+  for (gsize i = 0; sbx_default_profile_roots[i].path != NULL; i++)
+    sbx_profile_config_add_root (config, sbx_default_profile_roots[i].path, sbx_default_profile_roots[i].read,
+                                 sbx_default_profile_roots[i].write);
+  if (sbx_default_profile_table.memory_auto && !sbx_profile_auto_memory_limit (&memory, error))
+    return NULL;
+  sbx_profile_config_set_limits (config, sbx_default_profile_table.processes, memory,
+                                 sbx_default_profile_table.open_files);
+  return sbx_profile_new_with_names (config, SBX_PROFILE_NAMES_JSON, error);
 }
 
 /* ------------------------------------------------------------------------- */
 /* Writing */
 
-static void
-add_access (JsonBuilder *builder,
-            const char  *member,
-            SbxAccess    access)
+/*
+ * The normalized form is written directly, not built as a json-glib tree and
+ * generated: the tree and the generator's class set-up were most of
+ * `sbx profile show`'s own cost.  The bytes are json-glib 1.6's pretty
+ * generator's with an indent of two spaces (what this function used to
+ * call, and what profile files and tests already hold): "name" : value, one
+ * member or element per line, an empty array as [], and its string escapes
+ * (below).  test-profile-json compares the two over every ASCII byte.
+ */
+typedef struct
 {
-  json_builder_set_member_name (builder, member);
-  json_builder_add_string_value (builder, sbx_access_to_string (access));
+  GString  *out;
+  guint     depth;
+  gboolean  first[8];   /* per open level: nothing written in it yet (the
+                         * normalized form nests three levels deep) */
+} JsonWriter;
+
+static void
+writer_indent (JsonWriter *w)
+{
+  for (guint i = 0; i < w->depth; i++)
+    g_string_append (w->out, "  ");
+}
+
+/* Starts a member or element of the innermost level on a line of its own. */
+static void
+writer_element (JsonWriter *w)
+{
+  g_string_append (w->out, w->first[w->depth] ? "\n" : ",\n");
+  w->first[w->depth] = FALSE;
+  writer_indent (w);
+}
+
+static void
+writer_open (JsonWriter *w,
+             char        bracket)
+{
+  g_string_append_c (w->out, bracket);
+  w->depth++;
+  w->first[w->depth] = TRUE;
+}
+
+static void
+writer_close (JsonWriter *w,
+              char        bracket)
+{
+  gboolean empty = w->first[w->depth];
+
+  w->depth--;
+  if (!empty)
+    {
+      g_string_append_c (w->out, '\n');
+      writer_indent (w);
+    }
+  g_string_append_c (w->out, bracket);
+}
+
+/* json-glib's escapes: '"', '\\', \b \f \n \r \t, \u00XX for the other
+ * bytes below 0x1f and for 0x7f; everything else (0x1f included, which
+ * json-glib 1.6 leaves as it is, and UTF-8 sequences) verbatim.  Profile
+ * strings are valid UTF-8 (validation refuses others). */
+static void
+writer_string (JsonWriter *w,
+               const char *text)
+{
+  g_string_append_c (w->out, '"');
+  for (const guchar *p = (const guchar *) text; *p != '\0'; p++)
+    switch (*p)
+      {
+      case '"':
+        g_string_append (w->out, "\\\"");
+        break;
+      case '\\':
+        g_string_append (w->out, "\\\\");
+        break;
+      case '\b':
+        g_string_append (w->out, "\\b");
+        break;
+      case '\f':
+        g_string_append (w->out, "\\f");
+        break;
+      case '\n':
+        g_string_append (w->out, "\\n");
+        break;
+      case '\r':
+        g_string_append (w->out, "\\r");
+        break;
+      case '\t':
+        g_string_append (w->out, "\\t");
+        break;
+      default:
+        if (*p < 0x1f || *p == 0x7f)
+          g_string_append_printf (w->out, "\\u%04x", (unsigned) *p);
+        else
+          g_string_append_c (w->out, (char) *p);
+      }
+  g_string_append_c (w->out, '"');
+}
+
+/* Member names here are fixed ASCII words: no escaping needed. */
+static void
+writer_member (JsonWriter *w,
+               const char *name)
+{
+  writer_element (w);
+  g_string_append_printf (w->out, "\"%s\" : ", name);
+}
+
+static void
+writer_access (JsonWriter *w,
+               const char *member,
+               SbxAccess   access)
+{
+  writer_member (w, member);
+  writer_string (w, sbx_access_to_string (access));
+}
+
+static void
+writer_int (JsonWriter *w,
+            const char *member,
+            gint64      value)
+{
+  writer_member (w, member);
+  g_string_append_printf (w->out, "%" G_GINT64_FORMAT, value);
 }
 
 /**
@@ -738,10 +875,8 @@ add_access (JsonBuilder *builder,
 char *
 sbx_profile_to_json (SbxProfile *self)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new_immutable ();
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
-  g_autoptr(GString) text = NULL;
+  g_autoptr(GString) out = g_string_sized_new (512);
+  JsonWriter w = { out, 0, { TRUE } };
   guint64 processes, memory, open_files;
   guint n_roots;
   const SbxProfileRoot *roots;
@@ -749,87 +884,72 @@ sbx_profile_to_json (SbxProfile *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   roots = sbx_profile_get_roots (self, &n_roots);
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "version");
-  json_builder_add_int_value (builder, 1);
+  writer_open (&w, '{');
+  writer_member (&w, "version");
+  g_string_append_c (out, '1');
 
-  json_builder_set_member_name (builder, "workspace");
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "root");
-  json_builder_add_string_value (builder, sbx_profile_get_workspace_root (self));
-  add_access (builder, "read", sbx_profile_get_workspace_read (self));
-  add_access (builder, "write", sbx_profile_get_workspace_write (self));
-  json_builder_end_object (builder);
+  writer_member (&w, "workspace");
+  writer_open (&w, '{');
+  writer_member (&w, "root");
+  writer_string (&w, sbx_profile_get_workspace_root (self));
+  writer_access (&w, "read", sbx_profile_get_workspace_read (self));
+  writer_access (&w, "write", sbx_profile_get_workspace_write (self));
+  writer_close (&w, '}');
 
-  json_builder_set_member_name (builder, "host");
-  json_builder_begin_object (builder);
-  add_access (builder, "read", sbx_profile_get_host_read (self));
-  add_access (builder, "write", sbx_profile_get_host_write (self));
-  json_builder_end_object (builder);
+  writer_member (&w, "host");
+  writer_open (&w, '{');
+  writer_access (&w, "read", sbx_profile_get_host_read (self));
+  writer_access (&w, "write", sbx_profile_get_host_write (self));
+  writer_close (&w, '}');
 
-  add_access (builder, "network", sbx_profile_get_network (self));
-  add_access (builder, "command", sbx_profile_get_command (self));
-  json_builder_set_member_name (builder, "home");
-  json_builder_add_string_value (builder, home_words[sbx_profile_get_home (self)]);
-  json_builder_set_member_name (builder, "isolation");
-  json_builder_add_string_value (builder, isolation_words[sbx_profile_get_isolation (self)]);
+  writer_access (&w, "network", sbx_profile_get_network (self));
+  writer_access (&w, "command", sbx_profile_get_command (self));
+  writer_member (&w, "home");
+  writer_string (&w, home_words[sbx_profile_get_home (self)]);
+  writer_member (&w, "isolation");
+  writer_string (&w, isolation_words[sbx_profile_get_isolation (self)]);
   if (sbx_profile_get_ack_unconfined (self))
     {
-      json_builder_set_member_name (builder, "ack-unconfined");
-      json_builder_add_boolean_value (builder, TRUE);
+      writer_member (&w, "ack-unconfined");
+      g_string_append (out, "true");
     }
   if (sbx_profile_get_unix_sockets (self))
     {
-      json_builder_set_member_name (builder, "unix-sockets");
-      json_builder_add_string_value (builder, "allow");
+      writer_member (&w, "unix-sockets");
+      writer_string (&w, "allow");
     }
 
-  json_builder_set_member_name (builder, "roots");
-  json_builder_begin_array (builder);
+  writer_member (&w, "roots");
+  writer_open (&w, '[');
   for (guint i = 0; i < n_roots; i++)
     {
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "path");
-      json_builder_add_string_value (builder, roots[i].path);
-      add_access (builder, "read", roots[i].read);
-      add_access (builder, "write", roots[i].write);
-      json_builder_end_object (builder);
+      writer_element (&w);
+      writer_open (&w, '{');
+      writer_member (&w, "path");
+      writer_string (&w, roots[i].path);
+      writer_access (&w, "read", roots[i].read);
+      writer_access (&w, "write", roots[i].write);
+      writer_close (&w, '}');
     }
-  json_builder_end_array (builder);
+  writer_close (&w, ']');
 
   processes = sbx_profile_get_max_processes (self);
   memory = sbx_profile_get_max_memory (self);
   open_files = sbx_profile_get_max_open_files (self);
   if (processes != 0 || memory != 0 || open_files != 0)
     {
-      json_builder_set_member_name (builder, "limits");
-      json_builder_begin_object (builder);
+      writer_member (&w, "limits");
+      writer_open (&w, '{');
       /* Validation caps every limit at G_MAXINT64, so the casts are exact. */
       if (processes != 0)
-        {
-          json_builder_set_member_name (builder, "processes");
-          json_builder_add_int_value (builder, (gint64) processes);
-        }
+        writer_int (&w, "processes", (gint64) processes);
       if (memory != 0)
-        {
-          json_builder_set_member_name (builder, "memory");
-          json_builder_add_int_value (builder, (gint64) memory);
-        }
+        writer_int (&w, "memory", (gint64) memory);
       if (open_files != 0)
-        {
-          json_builder_set_member_name (builder, "open-files");
-          json_builder_add_int_value (builder, (gint64) open_files);
-        }
-      json_builder_end_object (builder);
+        writer_int (&w, "open-files", (gint64) open_files);
+      writer_close (&w, '}');
     }
-  json_builder_end_object (builder);
-
-  root = json_builder_get_root (builder);
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  json_generator_set_indent (generator, 2);
-  text = g_string_new (NULL);
-  json_generator_to_gstring (generator, text);
-  g_string_append_c (text, '\n');
-  return g_string_free (g_steal_pointer (&text), FALSE);
+  writer_close (&w, '}');
+  g_string_append_c (out, '\n');
+  return g_string_free (g_steal_pointer (&out), FALSE);
 }

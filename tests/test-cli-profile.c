@@ -318,6 +318,24 @@ parse_object (const char *text,
   return json_node_get_object (node);
 }
 
+/* `profile show` writes its object itself: the bytes must be the ones
+ * json-glib's pretty generator (indent 2) prints for the same tree. */
+static void
+assert_generator_form (const char *text,
+                       JsonNode   *node)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autofree char *generated = NULL;
+  g_autofree char *expected = NULL;
+
+  json_generator_set_root (generator, node);
+  json_generator_set_pretty (generator, TRUE);
+  json_generator_set_indent (generator, 2);
+  generated = json_generator_to_data (generator, NULL);
+  expected = g_strconcat (generated, "\n", NULL);
+  g_assert_cmpstr (text, ==, expected);
+}
+
 static void
 test_show (void)
 {
@@ -343,6 +361,7 @@ test_show (void)
     g_assert_cmpint (run.status, ==, 0);
     g_assert_cmpstr (run.err, ==, "");
     object = parse_object (run.out, &node);
+    assert_generator_form (run.out, node);
     g_assert_cmpuint (json_object_get_size (object), ==, 3);
     expected = sbx_profile_new_from_file (files.good, files.ws, &error);
     g_assert_no_error (error);
@@ -367,6 +386,7 @@ test_show (void)
     run_sbx (&run, files.tmp, "profile", "show", "--default", "--workspace", files.ws, NULL);
     g_assert_cmpint (run.status, ==, 0);
     object = parse_object (run.out, &node);
+    assert_generator_form (run.out, node);
     profile = json_object_get_object_member (object, "profile");
     g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (profile, "workspace"), "root"), ==,
                      files.ws);
@@ -376,6 +396,27 @@ test_show (void)
     g_assert_cmpint (json_object_get_int_member (limits, "memory"), >, 0);
     g_assert_cmpint (json_object_get_int_member (limits, "memory"), <=, G_GINT64_CONSTANT (4) << 30);
     g_assert_cmpuint (strlen (json_object_get_string_member (object, "fingerprint")), ==, 64);
+  }
+  {
+    /* Roots whose paths need escaping (a quote, a backslash, a tab) and
+     * hold non-ASCII text, in an array of objects (the default profile has an
+     * empty one): the same bytes as json-glib's generator. */
+    g_auto(Run) run = { 0 };
+    g_autoptr(JsonNode) node = NULL;
+    g_autofree char *odd = etu_mkdir (files.tmp, "r\"\\\t\xc3\xa9");
+    g_autofree char *json = NULL;
+    g_autofree char *path = NULL;
+    g_autofree char *quoted = NULL;
+
+    quoted = g_strescape (odd, "\xc3\xa9");
+    json = g_strdup_printf ("{\"version\":1,\"roots\":[{\"path\":\"%s\",\"read\":\"allow\"},"
+                            "{\"path\":\"/usr\",\"read\":\"allow\"}]}", quoted);
+    path = etu_write_file (files.tmp, "odd.json", json);
+    run_sbx (&run, files.ws, "profile", "show", path, NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    parse_object (run.out, &node);
+    assert_generator_form (run.out, node);
+    assert_contains (run.out, "\\\"\\\\\\t\xc3\xa9");
   }
   {
     g_auto(Run) run = { 0 };

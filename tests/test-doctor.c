@@ -43,10 +43,11 @@ mock_path (const char *const *mocks)
 /* Runs `sbx doctor ARGS` with SBX_PLUGIN_PATH=@plugin_path (and SBX_BACKEND
  * when @backend is not NULL). */
 static void
-run_doctor (const char *plugin_path,
-            const char *backend,
-            const char *arg,
-            DoctorRun  *run)
+run_doctor_env (const char *plugin_path,
+                const char *backend,
+                const char *arg,
+                const char *probe_log,
+                DoctorRun  *run)
 {
   const char *sbx = g_getenv ("SBX_TEST_SBX");
   const char *argv[] = { sbx, "doctor", arg, NULL };
@@ -58,11 +59,22 @@ run_doctor (const char *plugin_path,
   envp = g_environ_setenv (envp, "SBX_PLUGIN_PATH", plugin_path, TRUE);
   envp = backend != NULL ? g_environ_setenv (envp, "SBX_BACKEND", backend, TRUE)
                          : g_environ_unsetenv (envp, "SBX_BACKEND");
+  envp = probe_log != NULL ? g_environ_setenv (envp, "MOCK_PROBE_LOG", probe_log, TRUE)
+                           : g_environ_unsetenv (envp, "MOCK_PROBE_LOG");
   g_assert_true (g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_DEFAULT, NULL, NULL,
                                &run->out, &run->err, &wait_status, &error));
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (wait_status));
   run->status = WEXITSTATUS (wait_status);
+}
+
+static void
+run_doctor (const char *plugin_path,
+            const char *backend,
+            const char *arg,
+            DoctorRun  *run)
+{
+  run_doctor_env (plugin_path, backend, arg, NULL, run);
 }
 
 static JsonObject *
@@ -117,6 +129,31 @@ test_doctor_unimplemented_feature (void)
   g_assert_nonnull (strstr (run.out, "Egress routes:\n  mock-egress (plugin mock-egress, priority 0)\n"));
   /* The positive control next to them loads and is selected. */
   g_assert_nonnull (strstr (run.out, "  backend:    mock-ok\n"));
+}
+
+/* A probe that fails is not cached (a later call probes again), so doctor
+ * takes each backend's probe once and prints every section from it: the
+ * failing mock is probed once by the selection preview and once for the
+ * backends list and the two limit lines together (it was four times, once
+ * per section).  Positive control: the failure is still printed, and the
+ * log does record the probes. */
+static void
+test_doctor_probes_once (void)
+{
+  static const char *const mocks[] = { "ok", "probe-fails", NULL };
+  g_autofree char *path = mock_path (mocks);
+  g_autofree char *tmp = g_dir_make_tmp ("sbx-test-doctor-XXXXXX", NULL);
+  g_autofree char *log_path = g_build_filename (tmp, "probes", NULL);
+  g_autofree char *log = NULL;
+  g_auto(DoctorRun) run = { 0 };
+
+  run_doctor_env (path, NULL, NULL, log_path, &run);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.out, "    probe FAILED: plugin 'mock-probe-fails', extension 'mock-probe-fails': "));
+  g_assert_true (g_file_get_contents (log_path, &log, NULL, NULL));
+  g_assert_cmpstr (log, ==, "probe\nprobe\n");
+  g_assert_cmpint (g_unlink (log_path), ==, 0);
+  g_assert_cmpint (g_rmdir (tmp), ==, 0);
 }
 
 static void
@@ -393,6 +430,7 @@ main (int    argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/doctor/text", test_doctor_text);
+  g_test_add_func ("/doctor/probes-once", test_doctor_probes_once);
   g_test_add_func ("/doctor/json", test_doctor_json);
   g_test_add_func ("/doctor/unimplemented-feature", test_doctor_unimplemented_feature);
   g_test_add_func ("/doctor/no-backend", test_doctor_no_backend);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <json-glib/json-glib.h>
 #include <sbx/sbx.h>
 #include <string.h>
 #include <unistd.h>
@@ -497,6 +498,28 @@ test_accepted_forms (void)
 /* ------------------------------------------------------------------------- */
 /* Round trips and the normalized form */
 
+/* sbx_profile_to_json() writes its text itself: it must be, byte for byte,
+ * what json-glib's pretty generator (indent 2) prints for the same tree,
+ * the form it had when it was generated with json-glib. */
+static void
+assert_generator_form (const char *text)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *generated = NULL;
+  g_autofree char *expected = NULL;
+
+  node = json_from_string (text, &error);
+  g_assert_no_error (error);
+  json_generator_set_root (generator, node);
+  json_generator_set_pretty (generator, TRUE);
+  json_generator_set_indent (generator, 2);
+  generated = json_generator_to_data (generator, NULL);
+  expected = g_strconcat (generated, "\n", NULL);
+  g_assert_cmpstr (text, ==, expected);
+}
+
 static void
 assert_round_trip (SbxProfile *profile)
 {
@@ -510,6 +533,7 @@ assert_round_trip (SbxProfile *profile)
   const char *last = text;
 
   g_assert_true (g_str_has_suffix (text, "}\n"));
+  assert_generator_form (text);
   for (guint i = 0; i < G_N_ELEMENTS (order); i++)
     {
       const char *at = strstr (text, order[i]);
@@ -594,6 +618,44 @@ test_round_trips (void)
 
 /* Every file in data/profiles loads, round-trips, and the default one is the
  * embedded default. */
+/* Every ASCII byte but '/' and NUL, and UTF-8, in root paths and the
+ * workspace: json-glib's escapes, byte for byte (0x1f included, which
+ * json-glib 1.6 writes unescaped). */
+static void
+test_writer_escapes (void)
+{
+  g_autofree char *tmp = etu_make_tmpdir ("sbx-test-json-XXXXXX");
+  g_autofree char *ws = etu_mkdir (tmp, "w\"s\\\t\x7f\xc3\xa9\xe2\x80\xa8");
+  g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
+  g_autoptr(SbxProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  sbx_profile_config_set_workspace (config, ws, SBX_ACCESS_ALLOW, SBX_ACCESS_GATED);
+  sbx_profile_config_set_limits (config, 7, 0, 9);
+  sbx_profile_config_set_unix_sockets (config, TRUE);
+  for (guint c = 1; c < 128; c++)
+    {
+      char name[] = { 'r', (char) c, '\0' };
+      g_autofree char *dir = NULL;
+
+      if (c == '/')
+        continue;
+      dir = etu_mkdir (tmp, name);
+      sbx_profile_config_add_root (config, dir, c % 2 ? SBX_ACCESS_ALLOW : SBX_ACCESS_GATED, SBX_ACCESS_DENY);
+    }
+  profile = sbx_profile_new (config, &error);
+  g_assert_no_error (error);
+  text = sbx_profile_to_json (profile);
+  assert_generator_form (text);
+  g_assert_nonnull (strstr (text, "\\u0001"));
+  g_assert_nonnull (strstr (text, "\\u007f"));
+  g_assert_nonnull (strstr (text, "\\\"s\\\\\\t\\u007f\xc3\xa9\xe2\x80\xa8"));
+  g_assert_nonnull (strstr (text, "\"unix-sockets\" : \"allow\""));
+  g_assert_nonnull (strstr (text, "\"open-files\" : 9"));
+  etu_rm_rf (tmp);
+}
+
 static void
 test_data_profiles (void)
 {
@@ -749,6 +811,7 @@ main (int    argc,
   g_test_add_func ("/profile/json/accepts/forms", test_accepted_forms);
   g_test_add_func ("/profile/json/round-trip", test_round_trips);
   g_test_add_func ("/profile/json/data-profiles", test_data_profiles);
+  g_test_add_func ("/profile/json/writer-escapes", test_writer_escapes);
   g_test_add_func ("/profile/json/default-profile", test_default_profile);
   g_test_add_func ("/profile/json/default-profile/removed-cwd", test_default_removed_cwd);
   return g_test_run ();

@@ -61,47 +61,80 @@ print_report_entries (GString          *out,
     }
 }
 
+/* One backend's probe, taken once: a probe that failed is not cached by
+ * the registry (a later call probes again), so asking it for every section
+ * of the output would repeat a failing probe (a child process each) three
+ * times. */
+typedef struct
+{
+  const char       *name;
+  const char       *plugin;
+  int               priority;
+  SbxCompileReport *probe;            /* (nullable) */
+  GError           *error;            /* (nullable) set when probe is NULL */
+  gboolean          unconfined_only;
+} BackendProbe;
+
 static void
-print_backends (GString     *out,
-                SbxRegistry *registry)
+backend_probe_clear (gpointer data)
+{
+  BackendProbe *entry = data;
+
+  g_clear_pointer (&entry->probe, sbx_compile_report_unref);
+  g_clear_error (&entry->error);
+}
+
+/* The backends in selection order, each probed once. */
+static GArray *
+probe_backends (SbxRegistry *registry)
 {
   g_autoptr(GPtrArray) order = g_ptr_array_new ();
+  GArray *probes = g_array_new (FALSE, TRUE, sizeof (BackendProbe));
   guint n = sbx_registry_get_n_extensions (registry);
 
+  g_array_set_clear_func (probes, backend_probe_clear);
   for (guint i = 0; i < n; i++)
     if (sbx_registry_get_extension_kind (registry, i) == SBX_EXTENSION_KIND_BACKEND)
       g_ptr_array_add (order, GUINT_TO_POINTER (i));
   g_ptr_array_sort_with_data (order, compare_priority, registry);
-
-  g_string_append (out, "\nBackends (in selection order):\n");
-  if (order->len == 0)
-    g_string_append (out, "  (none loaded)\n");
   for (guint k = 0; k < order->len; k++)
     {
       guint i = GPOINTER_TO_UINT (order->pdata[k]);
-      const char *name = sbx_registry_get_extension_name (registry, i);
-      g_autoptr(SbxCompileReport) probe = NULL;
-      g_autoptr(GError) error = NULL;
-      gboolean unconfined_only = FALSE;
+      BackendProbe entry = { 0 };
 
-      g_string_append_printf (out, "  %s (plugin %s, priority %d)\n", name,
-                              sbx_registry_get_extension_plugin (registry, i),
-                              sbx_registry_get_extension_priority (registry, i));
-      probe = sbx_registry_probe_backend (registry, name, &unconfined_only, &error);
-      if (probe == NULL)
+      entry.name = sbx_registry_get_extension_name (registry, i);
+      entry.plugin = sbx_registry_get_extension_plugin (registry, i);
+      entry.priority = sbx_registry_get_extension_priority (registry, i);
+      entry.probe = sbx_registry_probe_backend (registry, entry.name, &entry.unconfined_only, &entry.error);
+      g_array_append_val (probes, entry);
+    }
+  return probes;
+}
+
+static void
+print_backends (GString *out,
+                GArray  *probes)
+{
+  g_string_append (out, "\nBackends (in selection order):\n");
+  if (probes->len == 0)
+    g_string_append (out, "  (none loaded)\n");
+  for (guint k = 0; k < probes->len; k++)
+    {
+      const BackendProbe *entry = &g_array_index (probes, BackendProbe, k);
+      g_autofree char *guarantees = NULL;
+
+      g_string_append_printf (out, "  %s (plugin %s, priority %d)\n", entry->name, entry->plugin, entry->priority);
+      if (entry->probe == NULL)
         {
-          g_string_append_printf (out, "    probe FAILED: %s\n", error->message);
+          g_string_append_printf (out, "    probe FAILED: %s\n", entry->error->message);
           continue;
         }
-      {
-        g_autofree char *guarantees = join_guarantees (sbx_compile_report_get_guarantees (probe));
-
-        g_string_append_printf (out, "    level:      %s%s\n",
-                                sbx_level_to_string (sbx_compile_report_get_level (probe)),
-                                unconfined_only ? " (only for acknowledged Unconfined profiles)" : "");
-        g_string_append_printf (out, "    guarantees: %s\n", guarantees);
-        print_report_entries (out, probe, "      ");
-      }
+      guarantees = join_guarantees (sbx_compile_report_get_guarantees (entry->probe));
+      g_string_append_printf (out, "    level:      %s%s\n",
+                              sbx_level_to_string (sbx_compile_report_get_level (entry->probe)),
+                              entry->unconfined_only ? " (only for acknowledged Unconfined profiles)" : "");
+      g_string_append_printf (out, "    guarantees: %s\n", guarantees);
+      print_report_entries (out, entry->probe, "      ");
     }
 }
 
@@ -110,32 +143,22 @@ print_backends (GString     *out,
  * probe says what each would get: the first backend in selection order that
  * reports @feature answers. */
 static gboolean
-find_limits_entry (SbxRegistry       *registry,
-                   const char        *feature,
-                   SbxReportStatus   *status,
-                   char             **detail,
-                   char             **backend)
+find_limits_entry (GArray           *probes,
+                   const char       *feature,
+                   SbxReportStatus  *status,
+                   char            **detail,
+                   char            **backend)
 {
-  g_autoptr(GPtrArray) order = g_ptr_array_new ();
-  guint n = sbx_registry_get_n_extensions (registry);
-
-  for (guint i = 0; i < n; i++)
-    if (sbx_registry_get_extension_kind (registry, i) == SBX_EXTENSION_KIND_BACKEND)
-      g_ptr_array_add (order, GUINT_TO_POINTER (i));
-  g_ptr_array_sort_with_data (order, compare_priority, registry);
-  for (guint k = 0; k < order->len; k++)
+  for (guint k = 0; k < probes->len; k++)
     {
-      const char *name = sbx_registry_get_extension_name (registry, GPOINTER_TO_UINT (order->pdata[k]));
-      g_autoptr(SbxCompileReport) probe = NULL;
-      gboolean unconfined_only = FALSE;
+      const BackendProbe *entry = &g_array_index (probes, BackendProbe, k);
 
-      probe = sbx_registry_probe_backend (registry, name, &unconfined_only, NULL);
-      for (guint i = 0; probe != NULL && i < sbx_compile_report_get_n_entries (probe); i++)
-        if (g_strcmp0 (sbx_compile_report_get_entry_feature (probe, i), feature) == 0)
+      for (guint i = 0; entry->probe != NULL && i < sbx_compile_report_get_n_entries (entry->probe); i++)
+        if (g_strcmp0 (sbx_compile_report_get_entry_feature (entry->probe, i), feature) == 0)
           {
-            *status = sbx_compile_report_get_entry_status (probe, i);
-            *detail = g_strdup (sbx_compile_report_get_entry_detail (probe, i));
-            *backend = g_strdup (name);
+            *status = sbx_compile_report_get_entry_status (entry->probe, i);
+            *detail = g_strdup (sbx_compile_report_get_entry_detail (entry->probe, i));
+            *backend = g_strdup (entry->name);
             return TRUE;
           }
     }
@@ -143,8 +166,8 @@ find_limits_entry (SbxRegistry       *registry,
 }
 
 static void
-print_limits (GString     *out,
-              SbxRegistry *registry)
+print_limits (GString *out,
+              GArray  *probes)
 {
   static const char *const features[] = { "cgroup-for-root", "cgroup-for-user" };
   static const char *const who[] = { "root", "unprivileged user" };
@@ -156,7 +179,7 @@ print_limits (GString     *out,
       g_autofree char *backend = NULL;
       SbxReportStatus status;
 
-      if (find_limits_entry (registry, features[i], &status, &detail, &backend))
+      if (find_limits_entry (probes, features[i], &status, &detail, &backend))
         g_string_append_printf (out, "  %s (%s): %s %s\n", who[i], backend,
                                 sbx_report_status_to_string (status), detail != NULL ? detail : "");
       else
@@ -219,6 +242,7 @@ build_info_to_json (void)
 
 static void
 print_text (SbxRegistry      *registry,
+            GArray           *probes,
             SbxGuarantees     required,
             gboolean          selected,
             SbxCompileReport *report,
@@ -257,8 +281,8 @@ print_text (SbxRegistry      *registry,
                                 error != NULL ? error->message : "(no reason recorded)");
     }
 
-  print_backends (out, registry);
-  print_limits (out, registry);
+  print_backends (out, probes);
+  print_limits (out, probes);
   print_other_extensions (out, registry, SBX_EXTENSION_KIND_EGRESS, "Egress routes");
   print_other_extensions (out, registry, SBX_EXTENSION_KIND_REPORTER, "Reporters");
 
@@ -288,6 +312,7 @@ print_json (const char       *scratch_root,
             char            **stale,
             gboolean          cleaned,
             SbxRegistry      *registry,
+            GArray           *probes,
             gboolean          selected,
             SbxCompileReport *report,
             const GError     *selection_error)
@@ -329,7 +354,7 @@ print_json (const char       *scratch_root,
         SbxReportStatus status;
         JsonObject *entry;
 
-        if (!find_limits_entry (registry, features[i], &status, &detail, &backend))
+        if (!find_limits_entry (probes, features[i], &status, &detail, &backend))
           {
             json_object_set_null_member (limits, keys[i]);
             continue;
@@ -380,6 +405,7 @@ sbx_cmd_doctor (int    argc,
   g_autoptr(SbxCompileReport) report = NULL;
   g_autoptr(GError) selection_error = NULL;
   g_autofree char *cwd = g_get_current_dir ();
+  g_autoptr(GArray) probes = NULL;
   SbxRegistry *registry;
   SbxGuarantees required;
   gboolean selected;
@@ -417,6 +443,7 @@ sbx_cmd_doctor (int    argc,
   registry = sbx_registry_get_default ();
   selected = sbx_registry_preview_selection (registry, sbx_profile_get_isolation (profile), required,
                                              &report, &selection_error);
+  probes = probe_backends (registry);
 
   /* Scratch of dead sets in the scratch root `sbx run` uses. */
   stale = sbx_executor_set_find_stale_scratch (scratch_root, clean, &stale_error);
@@ -425,12 +452,13 @@ sbx_cmd_doctor (int    argc,
 
   if (json)
     {
-      if (!print_json (scratch_root, stale, clean && stale != NULL, registry, selected, report, selection_error))
+      if (!print_json (scratch_root, stale, clean && stale != NULL, registry, probes, selected, report,
+                       selection_error))
         return SBX_CLI_EXIT_FAILURE;
     }
   else
     {
-      print_text (registry, required, selected, report, selection_error);
+      print_text (registry, probes, required, selected, report, selection_error);
       if (stale != NULL && stale[0] == NULL)
         printf ("stale scratch in %s: none\n", scratch_root);
       else if (stale != NULL)
