@@ -103,6 +103,7 @@ typedef struct
   GSocketListener *listener;
   GCancellable    *cancellable;
   char            *exec_id;     /* (nullable) the one execution served here */
+  char            *forward_target; /* (nullable) a forwarder's target (sbx-egress-forward.c) */
 } Listener;
 
 typedef struct
@@ -142,6 +143,7 @@ struct _Conn
   SbxHttpHead       *head;
   Exec              *exec;            /* (nullable) under proxy->lock */
   char              *bound_exec;      /* (nullable) the listener's execution: no other authenticates */
+  gboolean           transparent;     /* a forwarder's connection: no HTTP towards the client */
 
   char              *target;          /* canonical */
   char              *host;
@@ -344,6 +346,13 @@ respond_error (Conn       *c,
                const char *body)
 {
   g_autofree char *text = NULL;
+
+  /* a forwarder's client speaks no HTTP: a refusal is the close */
+  if (c->transparent)
+    {
+      conn_close (c);
+      return;
+    }
 
   text = g_strdup_printf ("HTTP/1.1 %u %s\r\n"
                           "%s"
@@ -658,7 +667,7 @@ tunnel_start (Conn *c)
 {
   /* bytes the client sent after the CONNECT head go first (they were read
    * with the head) */
-  gsize leftover = c->buf->len - c->head->head_length;
+  gsize leftover = c->head != NULL ? c->buf->len - c->head->head_length : 0;
 
   c->head_deadline = 0;
   if (leftover > 0)
@@ -695,6 +704,11 @@ send_established (Conn *c)
 {
   static const char ok[] = "HTTP/1.1 200 Connection Established\r\n\r\n";
 
+  if (c->transparent)
+    {
+      tunnel_established (c);
+      return;
+    }
   write_then (c, client_out (c), g_bytes_new_static (ok, sizeof ok - 1), tunnel_established);
 }
 
@@ -1280,6 +1294,65 @@ request_target (Conn *c)
   return TRUE;
 }
 
+/* Under self->lock: whether @e may reach c->target (the first denial is
+ * recorded otherwise); on TRUE the connection joins @e. */
+static gboolean
+admit_target (Conn    *c,
+              Exec    *e,
+              gboolean parsed)
+{
+  if (!parsed)
+    {
+      if (e->denial == NULL)
+        e->denial = g_strdup (SBX_NETRULES_UNPARSEABLE_TARGET
+                              " (the request names no http:// URL or CONNECT authority)");
+      return FALSE;
+    }
+  if (e->all || g_hash_table_contains (e->targets, c->target))
+    {
+      /* a non-public literal needs the approval to name it */
+      c->named = g_hash_table_contains (e->targets, c->target);
+      c->exec = e;
+      g_ptr_array_add (e->conns, conn_ref (c));
+      return TRUE;
+    }
+  if (e->denial == NULL)
+    e->denial = g_strdup_printf ("%s (not approved for this execution)", c->target);
+  return FALSE;
+}
+
+/* A forwarder's connection (sbx-egress-forward.c): a CONNECT of the
+ * listener's execution to the listener's target, with no HTTP on the
+ * client side; the same admission, dial and relay as a CONNECT. */
+static void
+forward_accepted (Conn       *c,
+                  const char *target)
+{
+  SbxEgressProxy *self = c->proxy;
+  gboolean allowed = FALSE;
+  Exec *e;
+
+  c->transparent = TRUE;
+  c->is_connect = TRUE;
+  if (sbx_netrules_parse_target (target, &c->host, &c->port, &c->literal, NULL))
+    {
+      g_autofree char *hp = sbx_netrules_join_host_port (c->host, c->port);
+
+      c->target = g_strconcat ("tcp:", hp, NULL);
+    }
+  g_mutex_lock (&self->lock);
+  e = c->bound_exec != NULL && !self->closing ? g_hash_table_lookup (self->execs, c->bound_exec) : NULL;
+  if (e != NULL)
+    allowed = admit_target (c, e, c->target != NULL);
+  g_mutex_unlock (&self->lock);
+  if (!allowed)
+    {
+      conn_close (c);
+      return;
+    }
+  dial (c);
+}
+
 static void
 handle_request (Conn *c)
 {
@@ -1309,22 +1382,7 @@ handle_request (Conn *c)
   if (e != NULL && sbx_netrules_secret_equal (hash, e->hash))
     {
       authenticated = TRUE;
-      if (!parsed)
-        {
-          if (e->denial == NULL)
-            e->denial = g_strdup (SBX_NETRULES_UNPARSEABLE_TARGET
-                                  " (the request names no http:// URL or CONNECT authority)");
-        }
-      else if (e->all || g_hash_table_contains (e->targets, c->target))
-        {
-          allowed = TRUE;
-          /* a non-public literal needs the approval to name it */
-          c->named = g_hash_table_contains (e->targets, c->target);
-          c->exec = e;
-          g_ptr_array_add (e->conns, conn_ref (c));
-        }
-      else if (e->denial == NULL)
-        e->denial = g_strdup_printf ("%s (not approved for this execution)", c->target);
+      allowed = admit_target (c, e, parsed);
     }
   g_mutex_unlock (&self->lock);
 
@@ -1430,6 +1488,7 @@ listener_free (Listener *l)
   g_object_unref (l->cancellable);
   g_atomic_int_add (&l->proxy->live_listeners, -1);
   g_free (l->exec_id);
+  g_free (l->forward_target);
   g_free (l);
 }
 
@@ -1499,7 +1558,10 @@ accept_done (GObject      *source,
   g_mutex_lock (&self->lock);
   g_hash_table_add (self->conns, c);   /* the table owns the first ref */
   g_mutex_unlock (&self->lock);
-  conn_read_head (c);
+  if (l->forward_target != NULL)
+    forward_accepted (c, l->forward_target);
+  else
+    conn_read_head (c);
 
   listener_accept (l);
 }
@@ -1917,6 +1979,7 @@ typedef struct
   SbxEgressProxy *self;
   GSocket        *socket;
   char           *exec_id;
+  char           *forward_target;
 } ServeOp;
 
 static gboolean
@@ -1935,6 +1998,7 @@ serve_in_thread (gpointer data)
   l = g_new0 (Listener, 1);
   l->proxy = self;
   l->exec_id = g_steal_pointer (&op->exec_id);
+  l->forward_target = g_steal_pointer (&op->forward_target);
   l->listener = g_socket_listener_new ();
   l->cancellable = g_cancellable_new ();
   g_atomic_int_inc (&self->live_listeners);
@@ -1950,15 +2014,43 @@ serve_in_thread (gpointer data)
     }
   g_object_unref (op->socket);
   g_free (op->exec_id);
+  g_free (op->forward_target);
   g_free (op);
   return G_SOURCE_REMOVE;
 }
+
+static gboolean serve_listener_fd (SbxEgressProxy *self, const char *execution_id, const char *forward_target,
+                                   int fd, GError **error);
 
 gboolean
 sbx_egress_proxy_serve_fd (SbxEgressProxy  *self,
                            const char      *execution_id,
                            int              fd,
                            GError         **error)
+{
+  return serve_listener_fd (self, execution_id, NULL, fd, error);
+}
+
+gboolean
+sbx_egress_proxy_serve_forward_fd (SbxEgressProxy  *self,
+                                   const char      *execution_id,
+                                   const char      *target,
+                                   int              fd,
+                                   GError         **error)
+{
+  g_return_val_if_fail (execution_id != NULL && target != NULL, FALSE);
+  return serve_listener_fd (self, execution_id, target, fd, error);
+}
+
+/* A forwarder (@forward_target) listens on an address of the sandbox's own
+ * network, which need not be a loopback address (an approved literal is
+ * added to the sandbox's lo); the proxy's listener is on loopback. */
+static gboolean
+serve_listener_fd (SbxEgressProxy  *self,
+                   const char      *execution_id,
+                   const char      *forward_target,
+                   int              fd,
+                   GError         **error)
 {
   g_autoptr(GSocket) socket = NULL;
   g_autoptr(GSocketAddress) local = NULL;
@@ -1987,7 +2079,8 @@ sbx_egress_proxy_serve_fd (SbxEgressProxy  *self,
   local = g_socket_get_local_address (socket, NULL);
   if (g_socket_get_socket_type (socket) != G_SOCKET_TYPE_STREAM || local == NULL ||
       !G_IS_INET_SOCKET_ADDRESS (local) ||
-      !g_inet_address_get_is_loopback (g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (local))))
+      (forward_target == NULL &&
+       !g_inet_address_get_is_loopback (g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (local)))))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "egress serve: fd %d must be a loopback TCP listener", fd);
@@ -2014,6 +2107,7 @@ sbx_egress_proxy_serve_fd (SbxEgressProxy  *self,
   op = g_new0 (ServeOp, 1);
   op->self = self;
   op->exec_id = g_strdup (execution_id);
+  op->forward_target = g_strdup (forward_target);
   op->socket = g_steal_pointer (&socket);
   g_main_context_invoke (self->context, serve_in_thread, op);
   return TRUE;

@@ -53,6 +53,17 @@ gboolean        sbx_egress_proxy_serve_fd           (SbxEgressProxy             
                                                      const char                 *execution_id,
                                                      int                         fd,
                                                      GError                    **error);
+/* Serves @fd (a listening TCP socket inside @execution_id's sandbox) as a
+ * forwarder: every connection on it is a tunnel to @target (canonical
+ * "tcp:host:port"), admitted, dialed and relayed exactly as a CONNECT of
+ * @execution_id to @target would be, without HTTP on the client side; a
+ * refusal closes the connection.  Closed by the execution's revoke.  Takes
+ * ownership of @fd, also on failure. */
+gboolean        sbx_egress_proxy_serve_forward_fd   (SbxEgressProxy             *self,
+                                                     const char                 *execution_id,
+                                                     const char                 *target,
+                                                     int                         fd,
+                                                     GError                    **error);
 
 /* Tests and benchmarks. */
 void            sbx_egress_proxy_set_limits         (SbxEgressProxy             *self,

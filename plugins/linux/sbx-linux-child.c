@@ -1201,6 +1201,7 @@ sbx_linux_child_a_main (void *data)
   const SbxLinuxSpec *spec = ctx->spec;
   int step = SBX_LINUX_STEP_SIGNALS;
   int index = -1;
+  long egress_trees[2] = { -1, -1 };
   long r;
 
   sbx_child_reset_signals ();
@@ -1218,9 +1219,19 @@ sbx_linux_child_a_main (void *data)
         {
           step = SBX_LINUX_STEP_EGRESS_LISTEN;   /* egress: the proxy listener */
           r = sbx_linux_child_egress_listen (ctx->egress_fd, spec->proxy_port);
+          if (r >= 0)
+            r = sbx_linux_child_egress_listeners (ctx->egress_fd, ctx->egress_listens, ctx->n_egress_listens);
+          if (r >= 0 && spec->egress_resolv != NULL)
+            r = sbx_linux_child_egress_files_open (spec->egress_resolv, spec->egress_hosts, egress_trees);
         }
       if (r >= 0)
         r = child_mount_view (ctx, &step, &index);
+      if (r >= 0 && egress_trees[0] >= 0)
+        {
+          step = SBX_LINUX_STEP_EGRESS_LISTEN;   /* egress: the stub as the only resolver */
+          index = -1;
+          r = sbx_linux_child_egress_files_attach (egress_trees);
+        }
     }
   else
     {
