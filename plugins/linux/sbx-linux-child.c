@@ -997,7 +997,7 @@ child_b_main (void *data)
 
   if (spec->landlock != NULL)
     {
-      SbxLandlockExtraRule extra[6];
+      SbxLandlockExtraRule extra[8];
       size_t n_extra = 0;
       const char *failed_step = NULL;
 
@@ -1026,6 +1026,20 @@ child_b_main (void *data)
                                       : i == 3 ? sbx_landlock_plan_child_rw_dir (spec->landlock)
                                       : i == 4 ? LANDLOCK_ACCESS_FS_READ_DIR
                                       : sbx_landlock_plan_child_rw_file (spec->landlock);
+              n_extra++;
+            }
+          /* Egress: the sandbox's own resolver files, which A mounted over
+           * the view's (sbx-linux-child-egress.c): readable, nothing else. */
+          for (i = 0; spec->egress_resolv != NULL && i < 2; i++)
+            {
+              r = sbx_raw_syscall4 (__NR_openat, AT_FDCWD, i == 0 ? "/etc/resolv.conf" : "/etc/hosts",
+                                    O_PATH | O_CLOEXEC, 0);
+              if (r == -ENOENT || r == -ENOTDIR)
+                continue;
+              if (r < 0)
+                goto fail;
+              extra[n_extra].fd = (int) r;
+              extra[n_extra].access = LANDLOCK_ACCESS_FS_READ_FILE;
               n_extra++;
             }
         }
