@@ -100,7 +100,8 @@
  *    duration of the call only; copy or dup() what must outlive it.  A spec,
  *    a child handle, a route and a sink are the plugin's, handed back to the
  *    plugin exactly once to be freed (release, finish, stop, close).
- *    SbxSpawnResultV1.pidfd and .proxy_listen_fd pass to the host.  Memory
+ *    SbxSpawnResultV1.pidfd and .proxy_listen_fd, and the sockets a backend
+ *    stores in SbxSpawnRequestV1.listen_fds, pass to the host.  Memory
  *    the host frees is allocated with host->alloc.
  *  - An SbxHostCall is valid only during the call that received it.
  *
