@@ -524,6 +524,7 @@ test_serve_listeners (void)
     g_autofree char *cred2 = egress_test_authorize (r, "y", targets);
     g_autofree char *message = NULL;
 
+    g_assert_nonnull (cred2);
     bad_fds[0] = make_socket (SOCK_STREAM, &ignored);
     g_assert_cmpint (th->vtable->serve_listeners (th->plugin_ctx, (SbxHostCall *) th, r->route, "y", &bad,
                                                   bad_fds, 1), ==, SBX_STATUS_INVALID);
