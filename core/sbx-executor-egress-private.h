@@ -24,7 +24,21 @@
  *    lowercase forms, NO_PROXY and no_proxy empty; the listener the backend
  *    returns is served for that execution only; the end of the run revokes
  *    it and keeps its first denial.  A run that is not authorized gets no
- *    proxy variables and its listener is closed unserved.
+ *    proxy variables and its listener is closed unserved;
+ *  - for clients that ignore the proxy variables
+ *    (SBX_HOST_FEATURE_EGRESS_LISTENERS), every authorized run also asks
+ *    the backend for the DNS stub's socket (UDP SBX_EGRESS_DNS_ADDRESS:53,
+ *    the only resolver of the sandbox) and, for a run with a target list,
+ *    one forwarder per target: a name gets its own address in
+ *    127.83.0.0/16 (the stub answers the name with it; every port of a
+ *    name shares it), an IP literal a forwarder on that literal (added to
+ *    the sandbox's lo unless it is in 127.0.0.0/8 or ::1).  A run
+ *    authorized for every target (Network=Allow without an allowance) has
+ *    the stub, which then refuses every name: its approvals have no port
+ *    list to put forwarders on, so only the proxy leads out.  Never a
+ *    forwarder for a metadata literal, an IPv6 link-local, multicast or
+ *    IPv4-mapped literal, or one that would take the proxy's own
+ *    127.0.0.1:SBX_EGRESS_PROXY_PORT.
  *
  * Thread safety: everything may be called from any thread.  The route is
  * stopped by sbx_egress_close() (the set's close, after every admission has
@@ -39,6 +53,7 @@
 #include "sbx-registry.h"
 #include "sbx-run-result.h"
 #include "sbx-executor-private.h"
+#include "sbx-plugin-abi.h"
 
 G_BEGIN_DECLS
 
@@ -47,6 +62,11 @@ G_BEGIN_DECLS
 #define SBX_EGRESS_PROXY_PORT 3128
 /* The egress extension an executor set uses when its options name none. */
 #define SBX_EGRESS_DEFAULT_EXTENSION "http-connect"
+/* The DNS stub's address inside every sandbox (port 53, UDP). */
+#define SBX_EGRESS_DNS_ADDRESS "127.0.0.53"
+/* At most this many forwarders per run (the rest of the targets stay
+ * reachable through the proxy only). */
+#define SBX_EGRESS_MAX_FORWARDERS 4096
 
 typedef struct _SbxEgress SbxEgress;
 
@@ -95,6 +115,11 @@ typedef struct
   char      *denial_target; /* (nullable) the first denied target, after end */
   char      *denial_reason; /* (nullable) */
   gint       served;        /* (atomic) listeners handed to the route */
+  /* The run's other listeners (the stub and the forwarders), asked of the
+   * backend through SbxSpawnRequestV1.listens. */
+  GArray    *listens;       /* (nullable) SbxListenV1; targets point into listen_targets */
+  GPtrArray *listen_targets;/* (nullable) (element-type utf8) */
+  int32_t   *listen_fds;    /* (nullable) the backend's sockets, -1 when none; taken by serve */
 } SbxEgressRun;
 
 /* Authorizes one run: with @targets (NULL-terminated, non-empty) @execution_id
@@ -109,8 +134,15 @@ gboolean       sbx_egress_run_begin             (SbxEgressRun       *run,
                                                  const char *const  *targets,
                                                  const char *const  *env,
                                                  GError            **error);
+/* The spawn request's listener list for @run (NULL / 0 without any). */
+void           sbx_egress_run_spawn_listens     (SbxEgressRun       *run,
+                                                 const SbxListenV1 **listens,
+                                                 int32_t           **fds,
+                                                 guint32            *n_listens);
 /* The supervisor's listener hook (SbxSuperviseRequest.proxy_listen_fn):
- * takes @fd; serves it for the run's execution, or closes it. */
+ * takes @fd; serves it for the run's execution, or closes it.  The run's
+ * other listeners (sbx_egress_run_spawn_listens) are served or closed with
+ * it. */
 void           sbx_egress_run_serve             (gpointer            data,
                                                  int                 fd);
 /* Revokes the execution (its tunnels and listener end) and keeps its first

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
+#include <gio/gio.h>
 
 #include "sbx-compile-report-private.h"
 #include "sbx-egress-route-private.h"
@@ -314,6 +315,193 @@ env_with (const char *const *env,
   return (char **) g_ptr_array_free (out, FALSE);
 }
 
+/* Listeners                                                                   */
+
+static void
+add_listen (SbxEgressRun *run,
+            guint32       kind,
+            GInetAddress *address,
+            guint16       port,
+            const char   *target)
+{
+  SbxListenV1 entry = { 0 };
+  const guint8 *bytes = g_inet_address_to_bytes (address);
+  gboolean v4 = g_inet_address_get_family (address) == G_SOCKET_FAMILY_IPV4;
+
+  entry.struct_size = sizeof entry;
+  entry.kind = kind;
+  entry.family = v4 ? SBX_LISTEN_IPV4 : SBX_LISTEN_IPV6;
+  memcpy (entry.address, bytes, v4 ? 4 : 16);
+  entry.port = port;
+  /* 127.0.0.0/8 and ::1 are on every namespace's lo once it is up */
+  if (v4 ? bytes[0] != 127 : !g_inet_address_get_is_loopback (address))
+    entry.flags |= SBX_LISTEN_F_ADD_ADDRESS;
+  if (target != NULL)
+    {
+      g_ptr_array_add (run->listen_targets, g_strdup (target));
+      entry.target = g_ptr_array_index (run->listen_targets, run->listen_targets->len - 1);
+    }
+  g_array_append_val (run->listens, entry);
+}
+
+/* A literal that can carry a forwarder: not metadata (never reachable),
+ * not IPv6 link-local (needs a scope), multicast or IPv4-mapped (not a
+ * host of its own). */
+static gboolean
+literal_can_forward (const char   *host,
+                     GInetAddress *address)
+{
+  if (sbx_netrules_classify_literal (host) == SBX_NETRULES_CLASS_METADATA)
+    return FALSE;
+  if (g_inet_address_get_is_multicast (address) || g_inet_address_get_is_any (address))
+    return FALSE;
+  if (g_inet_address_get_family (address) == G_SOCKET_FAMILY_IPV6)
+    {
+      const guint8 *b = g_inet_address_to_bytes (address);
+      static const guint8 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+      if (g_inet_address_get_is_link_local (address) || memcmp (b, mapped, 12) == 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The stub, and with @targets one forwarder per target (see the header). */
+static void
+plan_listeners (SbxEgressRun      *run,
+                const char *const *targets)
+{
+  g_autoptr(GHashTable) name_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GInetAddress) dns = g_inet_address_new_from_string (SBX_EGRESS_DNS_ADDRESS);
+  static const guint8 proxy_address[4] = { 127, 0, 0, 1 };
+  guint n_forwarders = 0;
+
+  run->listens = g_array_new (FALSE, TRUE, sizeof (SbxListenV1));
+  run->listen_targets = g_ptr_array_new_with_free_func (g_free);
+  add_listen (run, SBX_LISTEN_DNS_UDP, dns, 53, NULL);
+  for (gsize i = 0; targets != NULL && targets[i] != NULL && n_forwarders < SBX_EGRESS_MAX_FORWARDERS; i++)
+    {
+      g_autofree char *host = NULL;
+      g_autofree char *key = NULL;
+      g_autoptr(GInetAddress) address = NULL;
+      guint16 port = 0;
+      gboolean literal = FALSE;
+
+      if (!sbx_netrules_parse_target (targets[i], &host, &port, &literal, NULL))
+        continue;
+      if (literal)
+        {
+          address = g_inet_address_new_from_string (host);
+          if (address == NULL || !literal_can_forward (host, address))
+            continue;
+        }
+      else
+        {
+          gpointer index = g_hash_table_lookup (name_index, host);
+          guint8 bytes[4] = { 127, 83, 0, 0 };
+          guint n;
+
+          if (index == NULL)
+            {
+              index = GUINT_TO_POINTER (g_hash_table_size (name_index) + 1);
+              g_hash_table_insert (name_index, g_strdup (host), index);
+            }
+          n = GPOINTER_TO_UINT (index);
+          bytes[2] = (guint8) (n >> 8);
+          bytes[3] = (guint8) (n & 0xff);
+          address = g_inet_address_new_from_bytes (bytes, G_SOCKET_FAMILY_IPV4);
+        }
+      {
+        g_autofree char *text = g_inet_address_to_string (address);
+
+        key = g_strdup_printf ("%s %u", text, port);
+      }
+      /* one listener per address and port; never over the proxy's */
+      if (g_hash_table_contains (taken, key))
+        continue;
+      if (port == SBX_EGRESS_PROXY_PORT && g_inet_address_get_family (address) == G_SOCKET_FAMILY_IPV4 &&
+          memcmp (g_inet_address_to_bytes (address), proxy_address, 4) == 0)
+        continue;
+      g_hash_table_add (taken, g_steal_pointer (&key));
+      add_listen (run, SBX_LISTEN_FORWARD, address, port, targets[i]);
+      n_forwarders++;
+    }
+  run->listen_fds = g_new (int32_t, run->listens->len);
+  for (guint i = 0; i < run->listens->len; i++)
+    run->listen_fds[i] = -1;
+}
+
+static void
+close_listen_fds (SbxEgressRun *run)
+{
+  for (guint i = 0; run->listens != NULL && i < run->listens->len; i++)
+    if (run->listen_fds[i] >= 0)
+      {
+        close (run->listen_fds[i]);
+        run->listen_fds[i] = -1;
+      }
+}
+
+void
+sbx_egress_run_spawn_listens (SbxEgressRun       *run,
+                              const SbxListenV1 **listens,
+                              int32_t           **fds,
+                              guint32            *n_listens)
+{
+  *listens = NULL;
+  *fds = NULL;
+  *n_listens = 0;
+  if (run == NULL || run->listens == NULL || run->execution_id == NULL)
+    return;
+  close_listen_fds (run);   /* a second spawn of one run never inherits sockets */
+  *listens = (const SbxListenV1 *) (gpointer) run->listens->data;
+  *fds = run->listen_fds;
+  *n_listens = run->listens->len;
+}
+
+/* Serves the run's other listeners (the fds are taken). */
+static void
+serve_listeners (SbxEgressRun *run,
+                 void         *route)
+{
+  const SbxEgressVTableV1 *vtable = run->egress->vtable;
+  g_autofree int32_t *fds = NULL;
+  gboolean any = FALSE;
+  SbxHostCall call;
+  int32_t status;
+
+  if (run->listens == NULL)
+    return;
+  for (guint i = 0; i < run->listens->len; i++)
+    any |= run->listen_fds[i] >= 0;
+  if (!any)
+    return;
+  if (!SBX_ABI_HAS (vtable, SbxEgressVTableV1, serve_listeners) || vtable->serve_listeners == NULL)
+    {
+      /* a plugin without the slot: nothing behind them, so no route */
+      close_listen_fds (run);
+      return;
+    }
+  fds = g_memdup2 (run->listen_fds, sizeof (int32_t) * run->listens->len);
+  for (guint i = 0; i < run->listens->len; i++)
+    run->listen_fds[i] = -1;
+  sbx_host_call_init (&call, run->egress->plugin->name, run->egress->extension, "serve_listeners", NULL);
+  status = vtable->serve_listeners (run->egress->plugin->ctx, &call, route, run->execution_id,
+                                    (const SbxListenV1 *) (gpointer) run->listens->data, fds,
+                                    run->listens->len);
+  if (status != SBX_STATUS_OK)
+    {
+      g_autoptr(GError) plugin_error = NULL;
+
+      /* The stub and forwarders are then missing: names and literals of the
+       * run reach nothing but through the proxy. */
+      sbx_host_call_fail (&call, status, &plugin_error);
+      g_warning ("egress: %s", plugin_error->message);
+    }
+  sbx_host_call_clear (&call);
+}
+
 gboolean
 sbx_egress_run_begin (SbxEgressRun       *run,
                       SbxEgress          *egress,
@@ -375,6 +563,7 @@ sbx_egress_run_begin (SbxEgressRun       *run,
 
   run->egress = sbx_egress_ref (egress);
   run->execution_id = g_strdup (execution_id);
+  plan_listeners (run, targets);
   escaped_id = g_uri_escape_string (execution_id, NULL, FALSE);
   {
     g_autofree char *escaped_credential = g_uri_escape_string (credential, NULL, FALSE);
@@ -418,13 +607,24 @@ sbx_egress_run_serve (gpointer data,
   /* Not authorized (or no route): nothing may be served in that sandbox. */
   if (run == NULL || run->egress == NULL || run->execution_id == NULL)
     {
-      close (fd);
+      if (run != NULL)
+        close_listen_fds (run);
+      if (fd >= 0)
+        close (fd);
       return;
     }
   route = route_enter (run->egress);
   if (route == NULL)
     {
-      close (fd);
+      close_listen_fds (run);
+      if (fd >= 0)
+        close (fd);
+      return;
+    }
+  serve_listeners (run, route);
+  if (fd < 0)
+    {
+      route_leave (run->egress);
       return;
     }
   sbx_host_call_init (&call, run->egress->plugin->name, run->egress->extension, "serve", NULL);
@@ -501,12 +701,17 @@ sbx_egress_run_end (SbxEgressRun *run)
     }
   g_clear_pointer (&run->execution_id, g_free);
   g_clear_pointer (&run->envp, wipe_strv);
+  close_listen_fds (run);
 }
 
 void
 sbx_egress_run_clear (SbxEgressRun *run)
 {
   sbx_egress_run_end (run);
+  close_listen_fds (run);
+  g_clear_pointer (&run->listens, g_array_unref);
+  g_clear_pointer (&run->listen_targets, g_ptr_array_unref);
+  g_clear_pointer (&run->listen_fds, g_free);
   g_clear_pointer (&run->envp, wipe_strv);
   g_clear_pointer (&run->denial_target, g_free);
   g_clear_pointer (&run->denial_reason, g_free);

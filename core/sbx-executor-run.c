@@ -130,6 +130,7 @@ executor_run (SbxExecutor           *self,
                     : (fds[0] >= 0 && isatty (fds[0])) ? fds[0] : fds[1];
   req.proxy_listen_fn = sbx_egress_run_serve;   /* egress */
   req.proxy_listen_data = &admission.egress;
+  sbx_egress_run_spawn_listens (&admission.egress, &req.listens, &req.listen_fds, &req.n_listens);
 
   ok = sbx_supervise_run (&req, &result, &spawned, &local_error);
   if (null_fd >= 0)

@@ -100,7 +100,8 @@
  *    duration of the call only; copy or dup() what must outlive it.  A spec,
  *    a child handle, a route and a sink are the plugin's, handed back to the
  *    plugin exactly once to be freed (release, finish, stop, close).
- *    SbxSpawnResultV1.pidfd and .proxy_listen_fd pass to the host.  Memory
+ *    SbxSpawnResultV1.pidfd and .proxy_listen_fd, and the sockets a backend
+ *    stores in SbxSpawnRequestV1.listen_fds, pass to the host.  Memory
  *    the host frees is allocated with host->alloc.
  *  - An SbxHostCall is valid only during the call that received it.
  *
@@ -171,9 +172,15 @@ extern "C" {
  * revokes the execution when it ends.  A plugin that lists an egress
  * extension must require it. */
 #define SBX_HOST_FEATURE_EGRESS_V1       (UINT64_C (1) << 2)
+/** The host asks backends for the egress listeners of a run besides the
+ * proxy (SbxSpawnRequestV1.listens: the DNS stub and one forwarder per
+ * approved target, see SbxListenV1), accepts the sockets they create in
+ * SbxSpawnRequestV1.listen_fds, and hands them to the route's
+ * SbxEgressVTableV1.serve_listeners; it closes any it cannot serve. */
+#define SBX_HOST_FEATURE_EGRESS_LISTENERS (UINT64_C (1) << 3)
 /** Every feature bit this header defines.  A host rejects any other required bit. */
 #define SBX_HOST_FEATURES_KNOWN          (SBX_HOST_FEATURE_RULE_FDS | SBX_HOST_FEATURE_PROXY_LISTEN_FD | \
-                                          SBX_HOST_FEATURE_EGRESS_V1)
+                                          SBX_HOST_FEATURE_EGRESS_V1 | SBX_HOST_FEATURE_EGRESS_LISTENERS)
 #define SBX_HOST_FEATURES_NONE           UINT64_C (0)
 
 /* ------------------------------------------------------------------------- */
@@ -493,6 +500,44 @@ typedef struct SbxCompileResultV1
  * then kills the tree and fails the run. */
 #define SBX_SPAWN_PTY_SANDBOX  2u
 
+/* SbxListenV1.kind */
+#define SBX_LISTEN_DNS_UDP  1u  /* the sandbox's DNS stub: a bound UDP socket on address:port */
+#define SBX_LISTEN_FORWARD  2u  /* a TCP listener on address:port relaying to @target */
+
+/* SbxListenV1.flags */
+#define SBX_LISTEN_F_ADD_ADDRESS  1u  /* the address is not on the sandbox's loopback yet:
+                                       * the backend adds it (a /32 or /128 on lo) first */
+
+/* SbxListenV1.family */
+#define SBX_LISTEN_IPV4  4u  /* address[0..3] */
+#define SBX_LISTEN_IPV6  6u  /* address[0..15] */
+
+/**
+ * SbxListenV1:
+ *
+ * One egress listener a backend creates inside the sandbox's own network
+ * (SBX_HOST_FEATURE_EGRESS_LISTENERS), besides the proxy's: the DNS stub
+ * (the only resolver the sandbox's resolv.conf names) or a forwarder for one
+ * approved target.  The host computes the list per run; the backend only
+ * binds (and for FORWARD listens); the egress plugin serves them.  @address
+ * is in network byte order.  @target is the canonical "tcp:host:port" a
+ * FORWARD relays to (the stub answers a name target's host with @address);
+ * NULL for DNS_UDP.
+ */
+typedef struct SbxListenV1
+{
+  uint32_t    struct_size;
+  uint32_t    kind;         /* SBX_LISTEN_* */
+  uint32_t    family;       /* SBX_LISTEN_IPV4 or SBX_LISTEN_IPV6 */
+  uint32_t    flags;        /* SBX_LISTEN_F_* */
+  uint8_t     address[16];
+  uint16_t    port;
+  uint16_t    reserved0;
+  uint32_t    reserved1;
+  const char *target;
+} SbxListenV1;
+#define SBX_LISTEN_V1_MIN_SIZE         (offsetof (SbxListenV1, target) + sizeof (const char *))
+
 typedef struct SbxSpawnRequestV1
 {
   uint32_t           struct_size;
@@ -510,9 +555,23 @@ typedef struct SbxSpawnRequestV1
   /* Appended: read only with SBX_SPAWN_PTY_SANDBOX. */
   uint32_t           pty_rows;    /* initial window size of the sandbox's terminal */
   uint32_t           pty_cols;
+  /* Appended: read only when struct_size covers n_listens
+   * (SBX_SPAWN_REQUEST_V1_LISTEN_SIZE) and the spawn has a network mode
+   * PROXY.  The backend creates each of @listens inside the sandbox's
+   * network and stores its fd (close-on-exec) at the same index of
+   * @listen_fds, which the host allocated and filled with -1; on OK the
+   * fds pass to the host, on failure the backend closes every one it
+   * created and leaves -1.  A backend that cannot create them inside a
+   * private network (no namespace) leaves every entry -1: nothing else
+   * leads out, so the listed targets are then simply unreachable. */
+  const SbxListenV1 *listens;
+  int32_t           *listen_fds;
+  uint32_t           n_listens;
+  uint32_t           reserved1;
 } SbxSpawnRequestV1;
 #define SBX_SPAWN_REQUEST_V1_MIN_SIZE  (offsetof (SbxSpawnRequestV1, reserved0) + sizeof (uint32_t))
 #define SBX_SPAWN_REQUEST_V1_PTY_SIZE  (offsetof (SbxSpawnRequestV1, pty_cols) + sizeof (uint32_t))
+#define SBX_SPAWN_REQUEST_V1_LISTEN_SIZE (offsetof (SbxSpawnRequestV1, n_listens) + sizeof (uint32_t))
 
 /* SbxSpawnResultV1.containment (LifetimeContainment) */
 #define SBX_CONTAINMENT_UNSPECIFIED  0u
@@ -686,6 +745,17 @@ typedef struct SbxEgressInfoV1
  *   text that begins with the denied target ("tcp:host:port"), optionally
  *   followed by one space and the reason.
  * @stop: end the route, every tunnel and every listener.
+ * @serve_listeners: optional (read only when struct_size covers it;
+ *   SBX_HOST_FEATURE_EGRESS_LISTENERS).  Serves the listeners a backend
+ *   created for @execution_id from @listens (the list the host computed for
+ *   that run): @fds[i] is the socket of @listens[i], or -1 when none was
+ *   made (ownership of each passes to the plugin, also on failure).  The
+ *   DNS_UDP socket answers, for that execution only, each FORWARD target's
+ *   host name with the FORWARD's address (A; AAAA only for an IPv6 one)
+ *   and refuses every other name; each FORWARD relays every connection to
+ *   its target through the route exactly as a CONNECT of that execution
+ *   would (authorization, address classes, upstream chaining, denial
+ *   record).  @revoke of the execution closes them and their tunnels.
  *
  * Credentials: the child presents "<execution id>:<credential>" as HTTP
  * Basic proxy authorization; the credential is random, at most 256 bytes of
@@ -703,6 +773,9 @@ typedef int32_t SbxEgressServeFunc (void *plugin_ctx, SbxHostCall *call, void *r
 typedef int32_t SbxEgressRevokeFunc (void *plugin_ctx, void *route, const char *execution_id,
                                            char **denial_out);
 typedef void SbxEgressStopFunc (void *plugin_ctx, void *route);
+typedef int32_t SbxEgressServeListenersFunc (void *plugin_ctx, SbxHostCall *call, void *route,
+                                             const char *execution_id, const SbxListenV1 *listens,
+                                             const int32_t *fds, uint32_t n_listens);
 
 /* A plugin listing an egress extension must require
  * SBX_HOST_FEATURE_EGRESS_V1 (see the host features above). */
@@ -715,6 +788,8 @@ typedef struct SbxEgressVTableV1
   SbxEgressServeFunc    *serve;
   SbxEgressRevokeFunc   *revoke;
   SbxEgressStopFunc     *stop;
+  /* Appended: optional, found through struct_size. */
+  SbxEgressServeListenersFunc *serve_listeners;
 } SbxEgressVTableV1;
 
 #define SBX_EGRESS_VTABLE_V1_MIN_SIZE (offsetof (SbxEgressVTableV1, stop) + sizeof (SbxEgressStopFunc *))

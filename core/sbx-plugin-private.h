@@ -87,7 +87,7 @@ const char     *sbx_status_to_string  (int32_t status);
  * The work that implements another bit adds it here, with the test that
  * exercises it. */
 #define SBX_HOST_FEATURES_IMPLEMENTED (SBX_HOST_FEATURE_RULE_FDS | SBX_HOST_FEATURE_PROXY_LISTEN_FD | \
-                                       SBX_HOST_FEATURE_EGRESS_V1)
+                                       SBX_HOST_FEATURE_EGRESS_V1 | SBX_HOST_FEATURE_EGRESS_LISTENERS)
 
 /* The host table handed to plugin init, advertising @features (normally
  * SBX_HOST_FEATURES_IMPLEMENTED); static storage, one per distinct mask. */

@@ -320,6 +320,7 @@ sbx_process_start_admitted (SbxExecutor      *executor,
   req.stdin_fd = child[0];
   req.stdout_fd = child[1];
   req.stderr_fd = child[2];
+  sbx_egress_run_spawn_listens (&self->admission.egress, &req.listens, &req.listen_fds, &req.n_listens);
   self->spawn.struct_size = sizeof self->spawn;
   self->spawn.pidfd = -1;
   self->spawn.proxy_listen_fd = -1;
@@ -350,7 +351,7 @@ sbx_process_start_admitted (SbxExecutor      *executor,
   sbx_start_request_close_fds (self->rr);
   /* Egress: the listener in the sandbox is served for this run's
    * execution alone (closed unserved when the run is not authorized). */
-  if (self->spawn.proxy_listen_fd >= 0)
+  if (self->spawn.proxy_listen_fd >= 0 || req.n_listens > 0)
     sbx_egress_run_serve (&self->admission.egress, self->spawn.proxy_listen_fd);
   self->spawn.proxy_listen_fd = -1;
   self->pidfd = self->spawn.pidfd;

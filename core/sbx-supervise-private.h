@@ -49,6 +49,11 @@ typedef struct
   void              (*proxy_listen_fn) (gpointer data,
                                         int      fd);
   gpointer            proxy_listen_data;
+  /* Egress: the run's other listeners (SbxSpawnRequestV1.listens); the
+   * backend's sockets land in listen_fds, which proxy_listen_fn serves. */
+  const SbxListenV1  *listens;
+  int32_t            *listen_fds;
+  guint32             n_listens;
   /* The sandbox terminal (see above).  stderr_fd is not used with it. */
   gboolean            pty;
   guint16             pty_rows;     /* initial window size */

@@ -528,6 +528,9 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
   spawn_req.stderr_fd = child_err;
   spawn_req.pty_rows = req->pty_rows;
   spawn_req.pty_cols = req->pty_cols;
+  spawn_req.listens = req->listens;
+  spawn_req.listen_fds = req->listen_fds;
+  spawn_req.n_listens = req->n_listens;
   sv.spawn.struct_size = sizeof sv.spawn;
   sv.spawn.pidfd = -1;
   sv.spawn.proxy_listen_fd = -1;
@@ -544,7 +547,7 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
     *out_spawned = TRUE;
   close_fd_ptr (&out_w);
   close_fd_ptr (&err_w);
-  if (sv.spawn.proxy_listen_fd >= 0 && req->proxy_listen_fn != NULL)
+  if ((sv.spawn.proxy_listen_fd >= 0 || req->n_listens > 0) && req->proxy_listen_fn != NULL)
     req->proxy_listen_fn (req->proxy_listen_data, sv.spawn.proxy_listen_fd);
   else if (sv.spawn.proxy_listen_fd >= 0)
     close (sv.spawn.proxy_listen_fd);

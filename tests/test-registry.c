@@ -354,15 +354,16 @@ test_host_features_implemented (void)
 }
 
 /* The default host table implements rule fds (the grants work), the proxy
- * listener and egress (the egress work): plugins requiring them load, and
- * their init saw the bits (each fails otherwise). */
+ * listener, egress and the egress listeners (the egress work): plugins
+ * requiring them load, and their init saw the bits (each fails otherwise). */
 static void
 test_host_features_default (void)
 {
   g_autoptr(SbxRegistry) registry = registry_for_mocks ("requires-rule-fds", "egress", NULL);
 
   g_assert_cmpuint (sbx_host_table ()->features, ==,
-                    SBX_HOST_FEATURE_RULE_FDS | SBX_HOST_FEATURE_PROXY_LISTEN_FD | SBX_HOST_FEATURE_EGRESS_V1);
+                    SBX_HOST_FEATURE_RULE_FDS | SBX_HOST_FEATURE_PROXY_LISTEN_FD | SBX_HOST_FEATURE_EGRESS_V1 |
+                    SBX_HOST_FEATURE_EGRESS_LISTENERS);
   g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-requires-rule-fds")), ==,
                    SBX_PLUGIN_STATE_LOADED);
   g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-egress")), ==,

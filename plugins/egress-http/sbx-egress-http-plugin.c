@@ -6,11 +6,14 @@
  * It requires SBX_HOST_FEATURE_EGRESS_V1 (every egress plugin must: the
  * egress vtable is provisional until a host implements the bit) and checks
  * the host table advertises it before doing anything.  No globals: the host
- * table lives in plugin_ctx, each route is one SbxEgressProxy.
+ * table lives in plugin_ctx, each route is one SbxEgressProxy.  A route's
+ * DNS stub (sbx-egress-dns.c, its own thread) is made on the first
+ * serve_listeners and kept in plugin_ctx next to the route, stopped with it.
  */
 #include <sbx/sbx-plugin-abi.h>
 
 #include "sbx-egress-proxy.h"
+#include "sbx-egress-forward.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +21,8 @@
 typedef struct
 {
   const SbxHostV1 *host;
+  GMutex           lock;
+  GHashTable      *dns;      /* (lock) SbxEgressProxy -> SbxEgressDns (owned) */
 } Plugin;
 
 static SbxPluginInitFunc egress_http_init;
@@ -27,6 +32,7 @@ static SbxEgressAuthorizeFunc egress_http_authorize;
 static SbxEgressServeFunc egress_http_serve;
 static SbxEgressRevokeFunc egress_http_revoke;
 static SbxEgressStopFunc egress_http_stop;
+static SbxEgressServeListenersFunc egress_http_serve_listeners;
 
 static char *
 host_strdup (const SbxHostV1 *host,
@@ -50,6 +56,8 @@ egress_http_init (const SbxHostV1 *host,
     return SBX_STATUS_UNAVAILABLE;
   plugin = g_new0 (Plugin, 1);
   plugin->host = host;
+  g_mutex_init (&plugin->lock);
+  plugin->dns = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) sbx_egress_dns_free);
   *plugin_ctx = plugin;
   return SBX_STATUS_OK;
 }
@@ -57,7 +65,30 @@ egress_http_init (const SbxHostV1 *host,
 static void
 egress_http_fini (void *plugin_ctx)
 {
-  g_free (plugin_ctx);
+  Plugin *plugin = plugin_ctx;
+
+  g_hash_table_unref (plugin->dns);
+  g_mutex_clear (&plugin->lock);
+  g_free (plugin);
+}
+
+/* The route's stub, made on first use; NULL only with @create FALSE. */
+static SbxEgressDns *
+route_dns (Plugin  *plugin,
+           void    *route,
+           gboolean create)
+{
+  SbxEgressDns *dns;
+
+  g_mutex_lock (&plugin->lock);
+  dns = g_hash_table_lookup (plugin->dns, route);
+  if (dns == NULL && create)
+    {
+      dns = sbx_egress_dns_new ();
+      g_hash_table_insert (plugin->dns, route, dns);
+    }
+  g_mutex_unlock (&plugin->lock);
+  return dns;
 }
 
 static int32_t
@@ -176,7 +207,11 @@ egress_http_revoke (void       *plugin_ctx,
 
   if (denial_out != NULL)
     *denial_out = NULL;
-  if (route == NULL || !sbx_egress_proxy_revoke (route, execution_id, &denial))
+  if (route == NULL)
+    return SBX_STATUS_INVALID;
+  /* the stub's sockets first: no answer after the revoke */
+  sbx_egress_dns_revoke (route_dns (plugin, route, FALSE), execution_id);
+  if (!sbx_egress_proxy_revoke (route, execution_id, &denial))
     return SBX_STATUS_INVALID;
   if (denial != NULL && denial_out != NULL)
     {
@@ -191,7 +226,44 @@ static void
 egress_http_stop (void *plugin_ctx,
                   void *route)
 {
+  Plugin *plugin = plugin_ctx;
+
+  g_mutex_lock (&plugin->lock);
+  g_hash_table_remove (plugin->dns, route);   /* joins the stub's thread */
+  g_mutex_unlock (&plugin->lock);
   sbx_egress_proxy_free (route);
+}
+
+static int32_t
+egress_http_serve_listeners (void              *plugin_ctx,
+                             SbxHostCall       *call,
+                             void              *route,
+                             const char        *execution_id,
+                             const SbxListenV1 *listens,
+                             const int32_t     *fds,
+                             uint32_t           n_listens)
+{
+  Plugin *plugin = plugin_ctx;
+  g_autoptr(GError) error = NULL;
+
+  if (route == NULL || execution_id == NULL || (n_listens > 0 && (listens == NULL || fds == NULL)))
+    {
+      for (uint32_t i = 0; fds != NULL && i < n_listens; i++)
+        if (fds[i] >= 0)
+          close (fds[i]);
+      plugin->host->set_error (call, SBX_STATUS_INVALID,
+                               "http-connect: serve_listeners: no route, execution or listener list");
+      return SBX_STATUS_INVALID;
+    }
+  if (!sbx_egress_forward_serve (route, route_dns (plugin, route, TRUE), execution_id, listens, fds, n_listens,
+                                 &error))
+    {
+      g_autofree char *message = g_strdup_printf ("http-connect: serve_listeners: %s", error->message);
+
+      plugin->host->set_error (call, SBX_STATUS_INVALID, message);
+      return SBX_STATUS_INVALID;
+    }
+  return SBX_STATUS_OK;
 }
 
 static const SbxEgressVTableV1 egress_http_vtable = {
@@ -201,6 +273,7 @@ static const SbxEgressVTableV1 egress_http_vtable = {
   .serve = egress_http_serve,
   .revoke = egress_http_revoke,
   .stop = egress_http_stop,
+  .serve_listeners = egress_http_serve_listeners,
 };
 
 static const SbxPluginExtension egress_http_extensions[] = {

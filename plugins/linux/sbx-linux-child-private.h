@@ -24,6 +24,7 @@
 
 #include "sbx-linux-private.h"
 #include "sbx-linux-cgroup.h"
+#include "sbx-linux-egress.h"
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
 /* No TLS-free clone on these architectures: every spawn goes directly (the
@@ -88,6 +89,8 @@ typedef struct
   int                 warm;
   int                 w_go_fd;
   int                 w_ack_fd;
+  const SbxLinuxEgressListen *egress_listens;  /* the run's other listeners, sent after the proxy's */
+  int                 n_egress_listens;
 } ChildCtx;
 
 /* clone(2) without libc: returns the child's pid or -errno; the child runs
@@ -173,6 +176,22 @@ int sbx_linux_child_zygote_main (void *data);
  * @channel_fd (SCM_RIGHTS) and closed here.  0 or -errno. */
 long sbx_linux_child_egress_listen (int      channel_fd,
                                     uint16_t port);
+/* Egress, right after the proxy's listener: each of @listens (adding its
+ * address to lo first where flagged), bound (and listening for a forwarder)
+ * in the sandbox's network namespace, sent over @channel_fd in order and
+ * closed here.  0 or -errno (the first failure ends it). */
+long sbx_linux_child_egress_listeners (int                         channel_fd,
+                                       const SbxLinuxEgressListen *listens,
+                                       int                         n_listens);
+/* Egress, the sandbox's resolver files: before the view is built, detached
+ * read-only copies of the host files @resolv and @hosts (the spec's, under
+ * the state directory) into @trees; after pivot_root, attached over the
+ * view's /etc/resolv.conf and /etc/hosts (a view without them keeps none).
+ * 0 or -errno. */
+long sbx_linux_child_egress_files_open   (const char *resolv,
+                                          const char *hosts,
+                                          long        trees[2]);
+long sbx_linux_child_egress_files_attach (long        trees[2]);
 
 /* The probe (sbx-linux-probe.c) and its children (sbx-linux-child-probe.c):
  * shared through CLONE_VM. */

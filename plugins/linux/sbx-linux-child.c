@@ -371,7 +371,7 @@ child_b_main (void *data)
 
   if (spec->landlock != NULL)
     {
-      SbxLandlockExtraRule extra[6];
+      SbxLandlockExtraRule extra[8];
       size_t n_extra = 0;
       const char *failed_step = NULL;
 
@@ -400,6 +400,20 @@ child_b_main (void *data)
                                       : i == 3 ? sbx_landlock_plan_child_rw_dir (spec->landlock)
                                       : i == 4 ? LANDLOCK_ACCESS_FS_READ_DIR
                                       : sbx_landlock_plan_child_rw_file (spec->landlock);
+              n_extra++;
+            }
+          /* Egress: the sandbox's own resolver files, which A mounted over
+           * the view's (sbx-linux-child-egress.c): readable, nothing else. */
+          for (i = 0; spec->egress_resolv != NULL && i < 2; i++)
+            {
+              r = sbx_raw_syscall4 (__NR_openat, AT_FDCWD, i == 0 ? "/etc/resolv.conf" : "/etc/hosts",
+                                    O_PATH | O_CLOEXEC, 0);
+              if (r == -ENOENT || r == -ENOTDIR)
+                continue;
+              if (r < 0)
+                goto fail;
+              extra[n_extra].fd = (int) r;
+              extra[n_extra].access = LANDLOCK_ACCESS_FS_READ_FILE;
               n_extra++;
             }
         }
@@ -575,6 +589,7 @@ sbx_linux_child_a_main (void *data)
   const SbxLinuxSpec *spec = ctx->spec;
   int step = SBX_LINUX_STEP_SIGNALS;
   int index = -1;
+  long egress_trees[2] = { -1, -1 };
   long r;
 
   sbx_child_reset_signals ();
@@ -592,9 +607,19 @@ sbx_linux_child_a_main (void *data)
         {
           step = SBX_LINUX_STEP_EGRESS_LISTEN;   /* egress: the proxy listener */
           r = sbx_linux_child_egress_listen (ctx->egress_fd, spec->proxy_port);
+          if (r >= 0)
+            r = sbx_linux_child_egress_listeners (ctx->egress_fd, ctx->egress_listens, ctx->n_egress_listens);
+          if (r >= 0 && spec->egress_resolv != NULL)
+            r = sbx_linux_child_egress_files_open (spec->egress_resolv, spec->egress_hosts, egress_trees);
         }
       if (r >= 0)
         r = sbx_linux_child_mount_view (ctx, &step, &index);
+      if (r >= 0 && egress_trees[0] >= 0)
+        {
+          step = SBX_LINUX_STEP_EGRESS_LISTEN;   /* egress: the stub as the only resolver */
+          index = -1;
+          r = sbx_linux_child_egress_files_attach (egress_trees);
+        }
     }
   else
     {

@@ -124,14 +124,16 @@ decide_rung1 (const SbxLinuxClaimsInput *in,
              "a private network namespace per run with only loopback up and one listener, "
              "served by the egress route for that run alone: the only way out");
       claim (out, SBX_LINUX_CLAIM_ADDRESS_NETWORK, SBX_ABI_REPORT_ENFORCED,
-             "no address is reachable except through the proxy (which applies the route's "
-             "address rules)");
+             "no address is reachable except through the proxy and the run's forwarders "
+             "(which apply the route's address rules)");
       claim (out, SBX_LINUX_CLAIM_TARGET_NETWORK, SBX_ABI_REPORT_ENFORCED,
-             "every connection out goes through the route's proxy, which admits only the "
-             "run's approved host:port targets");
+             "every connection out goes through the route's proxy or a forwarder of one "
+             "approved target, both admitting only the run's approved host:port targets");
       claim (out, SBX_LINUX_CLAIM_NETWORK, SBX_ABI_REPORT_NARROWED,
-             "no resolver inside: proxy-aware clients send names to the proxy; clients that "
-             "ignore HTTP(S)_PROXY/ALL_PROXY reach nothing");
+             "the only resolver inside is the route's DNS stub: it answers the run's approved "
+             "names with sandbox-loopback addresses whose forwarders relay through the route, "
+             "and refuses every other name; clients that ignore HTTP(S)_PROXY/ALL_PROXY reach "
+             "the approved names and IP literals on their approved ports, nothing else");
       break;
     case SBX_NET_MODE_OPEN:
     default:

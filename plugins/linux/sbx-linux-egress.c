@@ -148,3 +148,177 @@ sbx_linux_egress_channel_receive (int    fd,
     }
   return listener;
 }
+
+SbxLinuxEgressListen *
+sbx_linux_egress_listens_copy (const SbxSpawnRequestV1 *request,
+                               int                     *n_out,
+                               char                   **error_message)
+{
+  SbxLinuxEgressListen *out;
+
+  *n_out = 0;
+  if (request->struct_size < SBX_SPAWN_REQUEST_V1_LISTEN_SIZE || request->n_listens == 0)
+    return NULL;
+  if (request->listens == NULL || request->listen_fds == NULL || request->n_listens > 8192)
+    {
+      *n_out = -1;
+      *error_message = g_strdup_printf ("spawn request: %u egress listeners without a list or fd array "
+                                        "(or more than 8192)", request->n_listens);
+      return NULL;
+    }
+  out = g_new0 (SbxLinuxEgressListen, request->n_listens);
+  for (guint32 i = 0; i < request->n_listens; i++)
+    {
+      const SbxListenV1 *l = &request->listens[i];
+
+      if (l->struct_size < SBX_LISTEN_V1_MIN_SIZE ||
+          (l->kind != SBX_LISTEN_DNS_UDP && l->kind != SBX_LISTEN_FORWARD) ||
+          (l->family != SBX_LISTEN_IPV4 && l->family != SBX_LISTEN_IPV6) || l->port == 0 ||
+          (l->flags & ~SBX_LISTEN_F_ADD_ADDRESS) != 0)
+        {
+          g_free (out);
+          *n_out = -1;
+          *error_message = g_strdup_printf ("spawn request: egress listener %u is invalid (struct_size %u, "
+                                            "kind %u, family %u, port %u, flags 0x%x)", i, l->struct_size,
+                                            l->kind, l->family, l->port, l->flags);
+          return NULL;
+        }
+      out[i].kind = l->kind;
+      out[i].family = l->family;
+      out[i].flags = l->flags;
+      out[i].port = l->port;
+      memcpy (out[i].address, l->address, sizeof out[i].address);
+      request->listen_fds[i] = -1;
+    }
+  *n_out = (int) request->n_listens;
+  return out;
+}
+
+void
+sbx_linux_egress_close_listens (const SbxSpawnRequestV1 *request)
+{
+  if (request->struct_size < SBX_SPAWN_REQUEST_V1_LISTEN_SIZE || request->listen_fds == NULL)
+    return;
+  for (guint32 i = 0; i < request->n_listens; i++)
+    if (request->listen_fds[i] >= 0)
+      {
+        close (request->listen_fds[i]);
+        request->listen_fds[i] = -1;
+      }
+}
+
+gboolean
+sbx_linux_egress_channel_receive_listens (int                      fd,
+                                          const SbxSpawnRequestV1 *request,
+                                          int                      n,
+                                          char                   **error_message)
+{
+  for (int i = 0; i < n; i++)
+    {
+      union
+      {
+        char           buf[CMSG_SPACE (sizeof (int))];
+        struct cmsghdr align;
+      } control;
+      struct msghdr msg = { 0 };
+      struct iovec iov;
+      struct cmsghdr *cmsg;
+      char byte = 0;
+      int got = -1, type = 0, want, errsv;
+      socklen_t len;
+      ssize_t r;
+
+      memset (&control, 0, sizeof control);
+      iov.iov_base = &byte;
+      iov.iov_len = 1;
+      msg.msg_iov = &iov;
+      msg.msg_iovlen = 1;
+      msg.msg_control = control.buf;
+      msg.msg_controllen = sizeof control.buf;
+      do
+        r = recvmsg (fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+      while (r < 0 && errno == EINTR);
+      errsv = errno;
+      for (cmsg = CMSG_FIRSTHDR (&msg); r > 0 && cmsg != NULL; cmsg = CMSG_NXTHDR (&msg, cmsg))
+        if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS
+            && cmsg->cmsg_len == CMSG_LEN (sizeof (int)))
+          memcpy (&got, CMSG_DATA (cmsg), sizeof got);
+      want = request->listens[i].kind == SBX_LISTEN_DNS_UDP ? SOCK_DGRAM : SOCK_STREAM;
+      len = sizeof type;
+      if (r != 1 || byte != 'X' || got < 0 || (msg.msg_flags & MSG_CTRUNC) ||
+          (got = above_stdio (got)) < 0 ||
+          getsockopt (got, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != want)
+        {
+          if (got >= 0)
+            close (got);
+          sbx_linux_egress_close_listens (request);
+          *error_message = g_strdup_printf ("linux-userns: the sandbox's egress listener %d did not arrive (%s)", i,
+                                            r < 0 ? g_strerror (errsv) : "no descriptor of its kind");
+          return FALSE;
+        }
+      request->listen_fds[i] = got;
+    }
+  return TRUE;
+}
+
+/* The sandbox's resolver: the DNS stub alone.  attempts:1 because the stub
+ * answers at once (a refusal is final), so a retry only doubles the wait. */
+static const char resolv_text[] =
+  "# sbx: the sandbox's DNS stub answers the approved names only\n"
+  "nameserver 127.0.0.53\n"
+  "options attempts:1 timeout:2\n";
+/* localhost alone: no host entry may shadow an approved name (the host's
+ * /etc/hosts may list any name), and loopback is the sandbox's own. */
+static const char hosts_text[] =
+  "127.0.0.1\tlocalhost\n"
+  "::1\tlocalhost\n";
+
+gboolean
+sbx_linux_egress_files_new (SbxLinuxSpec      *spec,
+                            const SbxPolicyV1 *policy,
+                            GError           **error)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *resolv = NULL;
+  g_autofree char *hosts = NULL;
+  int saved_errno;
+
+  dir = g_build_filename (policy->state_dir != NULL ? policy->state_dir : g_get_tmp_dir (),
+                          policy->state_dir != NULL ? "linux-egress-XXXXXX" : "sbx-linux-egress-XXXXXX", NULL);
+  if (g_mkdtemp_full (dir, 0700) == NULL)
+    {
+      saved_errno = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "creating the directory of the sandbox's resolver files under %s: %s",
+                   policy->state_dir != NULL ? policy->state_dir : g_get_tmp_dir (), g_strerror (saved_errno));
+      return FALSE;
+    }
+  resolv = g_build_filename (dir, "resolv.conf", NULL);
+  hosts = g_build_filename (dir, "hosts", NULL);
+  spec->egress_dir = g_steal_pointer (&dir);
+  if (!g_file_set_contents_full (resolv, resolv_text, -1, G_FILE_SET_CONTENTS_NONE, 0444, error) ||
+      !g_file_set_contents_full (hosts, hosts_text, -1, G_FILE_SET_CONTENTS_NONE, 0444, error))
+    {
+      unlink (resolv);
+      rmdir (spec->egress_dir);
+      g_clear_pointer (&spec->egress_dir, g_free);
+      return FALSE;
+    }
+  spec->egress_resolv = g_steal_pointer (&resolv);
+  spec->egress_hosts = g_steal_pointer (&hosts);
+  return TRUE;
+}
+
+void
+sbx_linux_egress_files_free (SbxLinuxSpec *spec)
+{
+  if (spec->egress_resolv != NULL)
+    unlink (spec->egress_resolv);
+  if (spec->egress_hosts != NULL)
+    unlink (spec->egress_hosts);
+  if (spec->egress_dir != NULL)
+    rmdir (spec->egress_dir);
+  g_clear_pointer (&spec->egress_resolv, g_free);
+  g_clear_pointer (&spec->egress_hosts, g_free);
+  g_clear_pointer (&spec->egress_dir, g_free);
+}

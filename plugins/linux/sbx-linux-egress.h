@@ -27,6 +27,18 @@ G_BEGIN_DECLS
 
 typedef struct _SbxLinuxSpec SbxLinuxSpec;
 
+/* One egress listener besides the proxy's, copied by the parent from the
+ * spawn request (SbxListenV1) into plain data the child reads. */
+typedef struct
+{
+  uint32_t kind;          /* SBX_LISTEN_DNS_UDP or SBX_LISTEN_FORWARD */
+  uint32_t family;        /* SBX_LISTEN_IPV4 / SBX_LISTEN_IPV6 */
+  uint32_t flags;         /* SBX_LISTEN_F_* */
+  uint16_t port;
+  uint8_t  address[16];
+} SbxLinuxEgressListen;
+
+
 /* A proxy policy's network part: a port 1-65535, no port list. */
 gboolean           sbx_linux_egress_validate       (const SbxNetPolicyV1   *net,
                                                     GError                **error);
@@ -45,5 +57,29 @@ gboolean           sbx_linux_egress_channel_open   (int                     fds[
  * @error_message set. */
 int                sbx_linux_egress_channel_receive (int                    fd,
                                                      char                 **error_message);
+
+/* The run's other listeners (SbxSpawnRequestV1.listens, read only when the
+ * request's struct_size covers them): validated and copied into plain data
+ * for A.  *n_out is their number (0: none), or -1 with @error_message set
+ * for an invalid list. */
+SbxLinuxEgressListen *sbx_linux_egress_listens_copy (const SbxSpawnRequestV1 *request,
+                                                     int                     *n_out,
+                                                     char                   **error_message);
+/* Receives the @n listeners A sent after the proxy's into
+ * request->listen_fds (each checked to be of its kind).  FALSE with
+ * @error_message set, and every fd closed, when one is missing. */
+gboolean           sbx_linux_egress_channel_receive_listens (int                      fd,
+                                                             const SbxSpawnRequestV1 *request,
+                                                             int                      n,
+                                                             char                   **error_message);
+/* Closes every fd in request->listen_fds (a spawn that fails after them). */
+void               sbx_linux_egress_close_listens (const SbxSpawnRequestV1 *request);
+/* The resolver files of a proxy spec (resolv.conf naming only the DNS stub,
+ * hosts with localhost alone) in a fresh directory under the policy's
+ * state directory. */
+gboolean           sbx_linux_egress_files_new      (SbxLinuxSpec           *spec,
+                                                    const SbxPolicyV1      *policy,
+                                                    GError                **error);
+void               sbx_linux_egress_files_free     (SbxLinuxSpec           *spec);
 
 G_END_DECLS

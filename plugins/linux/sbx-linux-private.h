@@ -234,6 +234,11 @@ struct _SbxLinuxSpec
   gboolean            transient;   /* carries grant rules: one spawn, never a zygote */
   gboolean            mask_proc;   /* rung 1, root caller: mask sbx-linux-proc-mask.h's entries */
   guint16             proxy_port;  /* rung 1, net mode proxy: A's listener port (sbx-linux-egress.c) */
+  /* rung 1, net mode proxy: the sandbox's resolv.conf and hosts (the DNS
+   * stub is its only resolver), written once under the state directory */
+  char               *egress_dir;
+  char               *egress_resolv;
+  char               *egress_hosts;
 };
 
 /* Compiles @policy for @rung on the host @probe measured (the plugin

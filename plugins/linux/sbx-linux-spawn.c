@@ -262,6 +262,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
 {
   const SbxLinuxProbe *probe = spec->probe;
   g_autoptr(GPtrArray) dns_envp = NULL;
+  g_autofree SbxLinuxEgressListen *egress_listens = NULL;
   g_autofree ChildCtx *ctx = NULL;
   g_autofree int *tmpfs_fds = NULL;
   g_autoptr(SbxCgroup) cgroup = NULL;   /* destroyed on every failure path */
@@ -417,6 +418,10 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
       if (!sbx_linux_egress_channel_open (egress_chan, error_message))
         goto fail_fds;
       ctx->egress_fd = egress_chan[1];
+      egress_listens = sbx_linux_egress_listens_copy (request, &ctx->n_egress_listens, error_message);
+      if (ctx->n_egress_listens < 0)
+        goto fail_fds;
+      ctx->egress_listens = egress_listens;
     }
   set_request (ctx, request, dns_envp, pty_pair[1]);
   ctx->init_argv[0] = "sbx-init";
@@ -543,6 +548,12 @@ started:
 
       /* A sent its listener before it exec'd: it is there now or never. */
       proxy_listen_fd = sbx_linux_egress_channel_receive (egress_chan[0], error_message);
+      if (proxy_listen_fd >= 0 &&
+          !sbx_linux_egress_channel_receive_listens (egress_chan[0], request, ctx->n_egress_listens, error_message))
+        {
+          close (proxy_listen_fd);
+          proxy_listen_fd = -1;
+        }
       close (egress_chan[0]);
       egress_chan[0] = -1;
       if (proxy_listen_fd < 0)
@@ -594,6 +605,7 @@ started:
         close (pidfd);
       if (proxy_listen_fd >= 0)
         close (proxy_listen_fd);
+      sbx_linux_egress_close_listens (request);
       sbx_linux_finish (child, wstatus, &ignored, &finish_message);
       *error_message = g_strdup_printf ("%s: the sandbox terminal's master did not arrive (%s)%s%s",
                                         spec->rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS

@@ -584,6 +584,11 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
       spec->root_dir_created = TRUE;
       spec->netns = net_deny || net_proxy;
       spec->proxy_port = net_proxy ? policy->net->proxy_port : 0;
+      if (net_proxy && !sbx_linux_egress_files_new (spec, policy, error))
+        {
+          *out_status = SBX_STATUS_FAILED;
+          return NULL;
+        }
       spec->uid_map = g_strdup_printf ("%u %u 1\n", (unsigned) geteuid (), (unsigned) geteuid ());
       spec->gid_map = g_strdup_printf ("%u %u 1\n", (unsigned) getegid (), (unsigned) getegid ());
       spec->uid_map_len = strlen (spec->uid_map);
@@ -818,5 +823,6 @@ sbx_linux_spec_free (SbxLinuxSpec *spec)
   g_free (spec->gid_map);
   g_free (spec->root_dir);
   g_free (spec->hostname);
+  sbx_linux_egress_files_free (spec);
   g_free (spec);
 }

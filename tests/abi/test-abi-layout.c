@@ -70,7 +70,7 @@ _Static_assert (sizeof (SbxCompileResultV1) == 16, "size SbxCompileResultV1");
 _Static_assert (offsetof (SbxCompileResultV1, struct_size) == 0, "SbxCompileResultV1.struct_size");
 _Static_assert (offsetof (SbxCompileResultV1, level) == 4, "SbxCompileResultV1.level");
 _Static_assert (offsetof (SbxCompileResultV1, guarantees) == 8, "SbxCompileResultV1.guarantees");
-_Static_assert (sizeof (SbxSpawnRequestV1) == 56, "size SbxSpawnRequestV1");
+_Static_assert (sizeof (SbxSpawnRequestV1) == 80, "size SbxSpawnRequestV1");
 _Static_assert (offsetof (SbxSpawnRequestV1, struct_size) == 0, "SbxSpawnRequestV1.struct_size");
 _Static_assert (offsetof (SbxSpawnRequestV1, flags) == 4, "SbxSpawnRequestV1.flags");
 _Static_assert (offsetof (SbxSpawnRequestV1, cwd) == 8, "SbxSpawnRequestV1.cwd");
@@ -82,6 +82,24 @@ _Static_assert (offsetof (SbxSpawnRequestV1, stderr_fd) == 40, "SbxSpawnRequestV
 _Static_assert (offsetof (SbxSpawnRequestV1, reserved0) == 44, "SbxSpawnRequestV1.reserved0");
 _Static_assert (offsetof (SbxSpawnRequestV1, pty_rows) == 48, "SbxSpawnRequestV1.pty_rows");
 _Static_assert (offsetof (SbxSpawnRequestV1, pty_cols) == 52, "SbxSpawnRequestV1.pty_cols");
+/* listens .. reserved1 were appended (additive): a request of the PTY
+ * layout is 56 bytes and SBX_ABI_HAS (n_listens) is false for it. */
+_Static_assert (offsetof (SbxSpawnRequestV1, listens) == 56, "SbxSpawnRequestV1.listens");
+_Static_assert (offsetof (SbxSpawnRequestV1, listen_fds) == 64, "SbxSpawnRequestV1.listen_fds");
+_Static_assert (offsetof (SbxSpawnRequestV1, n_listens) == 72, "SbxSpawnRequestV1.n_listens");
+_Static_assert (offsetof (SbxSpawnRequestV1, reserved1) == 76, "SbxSpawnRequestV1.reserved1");
+_Static_assert (SBX_SPAWN_REQUEST_V1_LISTEN_SIZE == 76, "SBX_SPAWN_REQUEST_V1_LISTEN_SIZE");
+_Static_assert (sizeof (SbxListenV1) == 48, "size SbxListenV1");
+_Static_assert (offsetof (SbxListenV1, struct_size) == 0, "SbxListenV1.struct_size");
+_Static_assert (offsetof (SbxListenV1, kind) == 4, "SbxListenV1.kind");
+_Static_assert (offsetof (SbxListenV1, family) == 8, "SbxListenV1.family");
+_Static_assert (offsetof (SbxListenV1, flags) == 12, "SbxListenV1.flags");
+_Static_assert (offsetof (SbxListenV1, address) == 16, "SbxListenV1.address");
+_Static_assert (offsetof (SbxListenV1, port) == 32, "SbxListenV1.port");
+_Static_assert (offsetof (SbxListenV1, reserved0) == 34, "SbxListenV1.reserved0");
+_Static_assert (offsetof (SbxListenV1, reserved1) == 36, "SbxListenV1.reserved1");
+_Static_assert (offsetof (SbxListenV1, target) == 40, "SbxListenV1.target");
+_Static_assert (SBX_LISTEN_V1_MIN_SIZE == 48, "SBX_LISTEN_V1_MIN_SIZE");
 _Static_assert (sizeof (SbxSpawnResultV1) == 40, "size SbxSpawnResultV1");
 _Static_assert (offsetof (SbxSpawnResultV1, struct_size) == 0, "SbxSpawnResultV1.struct_size");
 _Static_assert (offsetof (SbxSpawnResultV1, containment) == 4, "SbxSpawnResultV1.containment");
@@ -115,7 +133,7 @@ _Static_assert (offsetof (SbxEgressInfoV1, target_guarantee) == 4, "SbxEgressInf
 _Static_assert (offsetof (SbxEgressInfoV1, address_guarantee) == 8, "SbxEgressInfoV1.address_guarantee");
 _Static_assert (offsetof (SbxEgressInfoV1, reserved0) == 12, "SbxEgressInfoV1.reserved0");
 _Static_assert (offsetof (SbxEgressInfoV1, fingerprint) == 16, "SbxEgressInfoV1.fingerprint");
-_Static_assert (sizeof (SbxEgressVTableV1) == 48, "size SbxEgressVTableV1");
+_Static_assert (sizeof (SbxEgressVTableV1) == 56, "size SbxEgressVTableV1");
 _Static_assert (offsetof (SbxEgressVTableV1, struct_size) == 0, "SbxEgressVTableV1.struct_size");
 _Static_assert (offsetof (SbxEgressVTableV1, reserved0) == 4, "SbxEgressVTableV1.reserved0");
 _Static_assert (offsetof (SbxEgressVTableV1, start) == 8, "SbxEgressVTableV1.start");
@@ -123,6 +141,9 @@ _Static_assert (offsetof (SbxEgressVTableV1, authorize) == 16, "SbxEgressVTableV
 _Static_assert (offsetof (SbxEgressVTableV1, serve) == 24, "SbxEgressVTableV1.serve");
 _Static_assert (offsetof (SbxEgressVTableV1, revoke) == 32, "SbxEgressVTableV1.revoke");
 _Static_assert (offsetof (SbxEgressVTableV1, stop) == 40, "SbxEgressVTableV1.stop");
+/* serve_listeners was appended (optional): SBX_EGRESS_VTABLE_V1_MIN_SIZE stays 48. */
+_Static_assert (offsetof (SbxEgressVTableV1, serve_listeners) == 48, "SbxEgressVTableV1.serve_listeners");
+_Static_assert (SBX_EGRESS_VTABLE_V1_MIN_SIZE == 48, "SBX_EGRESS_VTABLE_V1_MIN_SIZE");
 _Static_assert (sizeof (SbxReporterVTableV1) == 32, "size SbxReporterVTableV1");
 _Static_assert (offsetof (SbxReporterVTableV1, struct_size) == 0, "SbxReporterVTableV1.struct_size");
 _Static_assert (offsetof (SbxReporterVTableV1, reserved0) == 4, "SbxReporterVTableV1.reserved0");
@@ -171,7 +192,8 @@ _Static_assert (SBX_REPORTER_VTABLE_V1_MIN_SIZE == 32, "reporter vtable: mandato
 
 _Static_assert (SBX_PLUGIN_ABI_VERSION == 1u, "ABI version");
 _Static_assert (SBX_HOST_FEATURE_EGRESS_V1 == 4u, "egress host feature");
-_Static_assert (SBX_HOST_FEATURES_KNOWN == 7u, "known host features");
+_Static_assert (SBX_HOST_FEATURE_EGRESS_LISTENERS == 8u, "egress listeners host feature");
+_Static_assert (SBX_HOST_FEATURES_KNOWN == 15u, "known host features");
 _Static_assert (SBX_ABI_GUARANTEE_TARGET_NETWORK == 128u, "guarantee bit order");
 _Static_assert (SBX_FS_ALL == (SBX_FS_READ | SBX_FS_EXEC | SBX_FS_WRITE), "fs axes");
 /* policy flags are ABI values: a backend built against an older header must

@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The sandbox's DNS stub (see sbx-egress-dns.h for what it answers).
+ *
+ * THREADS.  One thread per route runs its own GMainContext; every socket is
+ * a non-blocking UDP socket watched there.  serve_fd and revoke may be
+ * called from any thread: they hand their work to that context.
+ * self->lock protects self->served (the count tests read) and
+ * self->closing.
+ *
+ * The parser never reads outside [packet, packet + len): every read is
+ * preceded by a bounds check, compression pointers must point strictly
+ * before the label they replace (so a chain cannot loop) and at most
+ * MAX_POINTERS are followed.
+ */
+#include "sbx-egress-dns.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define MAX_POINTERS 16
+#define ANSWER_TTL   60
+#define MAX_UDP_ANSWER 512
+
+static guint16
+get16 (const guint8 *p)
+{
+  return (guint16) ((p[0] << 8) | p[1]);
+}
+
+static void
+put16 (guint8 *p,
+       guint16 v)
+{
+  p[0] = (guint8) (v >> 8);
+  p[1] = (guint8) (v & 0xff);
+}
+
+/* Reads the name at @offset.  On success *end is the offset just after the
+ * name where it started (after the first pointer, if any). */
+static gboolean
+parse_name (const guint8 *packet,
+            gsize         len,
+            gsize         offset,
+            SbxDnsQuery  *q,
+            gsize        *end)
+{
+  gsize pos = offset, text = 0, wire = 0;
+  guint pointers = 0;
+  gsize lowest = offset;   /* a pointer must go below every place read so far */
+  gboolean jumped = FALSE;
+
+  q->n_labels = 0;
+  for (;;)
+    {
+      guint8 l;
+
+      if (pos >= len)
+        return FALSE;
+      l = packet[pos];
+      if ((l & 0xc0) == 0xc0)
+        {
+          gsize target;
+
+          if (pos + 1 >= len || ++pointers > MAX_POINTERS)
+            return FALSE;
+          target = ((gsize) (l & 0x3f) << 8) | packet[pos + 1];
+          if (target >= lowest)
+            return FALSE;          /* forwards or onto itself: a loop is possible */
+          if (!jumped)
+            *end = pos + 2;
+          jumped = TRUE;
+          lowest = target;
+          pos = target;
+          continue;
+        }
+      if ((l & 0xc0) != 0)
+        return FALSE;              /* 0x40 / 0x80: extended label types */
+      if (l == 0)
+        {
+          if (wire + 1 > SBX_DNS_MAX_NAME)
+            return FALSE;
+          q->wire[wire++] = 0;
+          if (!jumped)
+            *end = pos + 1;
+          break;
+        }
+      if (pos + 1 + l > len)
+        return FALSE;              /* truncated label */
+      if (wire + 1 + l + 1 > SBX_DNS_MAX_NAME)
+        return FALSE;              /* oversized name (255 octets with the root) */
+      q->wire[wire++] = l;
+      memcpy (q->wire + wire, packet + pos + 1, l);
+      wire += l;
+      if (text > 0)
+        {
+          q->name[text] = '.';
+          q->lower[text] = '.';
+          text++;
+        }
+      for (guint i = 0; i < l; i++)
+        {
+          guint8 ch = packet[pos + 1 + i];
+
+          if (ch <= 0x20 || ch >= 0x7f || ch == '.')
+            return FALSE;          /* such a name can never be an approved host */
+          q->name[text] = (char) ch;
+          q->lower[text] = g_ascii_tolower ((char) ch);
+          text++;
+        }
+      q->n_labels++;
+      pos += 1 + l;
+      if (!jumped)
+        lowest = pos;   /* not needed for bounds, but keeps pointers strictly backwards */
+    }
+  q->name[text] = '\0';
+  q->lower[text] = '\0';
+  q->wire_len = wire;
+  return TRUE;
+}
+
+SbxDnsParse
+sbx_dns_parse_query (const guint8 *packet,
+                     gsize         len,
+                     SbxDnsQuery  *q)
+{
+  gsize end = 0;
+  guint opcode;
+
+  memset (q, 0, sizeof *q);
+  if (packet == NULL || len < SBX_DNS_HEADER_SIZE)
+    return SBX_DNS_PARSE_DROP;
+  q->id = get16 (packet);
+  q->flags = get16 (packet + 2);
+  if (q->flags & 0x8000)
+    return SBX_DNS_PARSE_DROP;     /* a response: never answered (no reflection loops) */
+  opcode = (q->flags >> 11) & 0xf;
+  if (opcode != 0)
+    return SBX_DNS_PARSE_NOTIMP;
+  if (get16 (packet + 4) != 1 || get16 (packet + 6) != 0 || get16 (packet + 8) != 0 || get16 (packet + 10) > 1)
+    return SBX_DNS_PARSE_FORMERR;  /* wrong counts */
+  if (!parse_name (packet, len, SBX_DNS_HEADER_SIZE, q, &end))
+    return SBX_DNS_PARSE_FORMERR;
+  if (end + 4 > len)
+    return SBX_DNS_PARSE_FORMERR;  /* truncated QTYPE/QCLASS */
+  q->qtype = get16 (packet + end);
+  q->qclass = get16 (packet + end + 2);
+  return SBX_DNS_PARSE_OK;
+}
+
+gsize
+sbx_dns_build_answer (const SbxDnsQuery *q,
+                      gboolean           with_question,
+                      guint              rcode,
+                      const guint8      *ipv4,
+                      guint8            *out,
+                      gsize              out_size)
+{
+  gsize n = SBX_DNS_HEADER_SIZE;
+  guint16 flags;
+
+  g_return_val_if_fail (out_size >= MAX_UDP_ANSWER, 0);
+  memset (out, 0, SBX_DNS_HEADER_SIZE);
+  put16 (out, q->id);
+  /* QR, opcode QUERY, AA, RD as asked, RA, the rcode */
+  flags = (guint16) (0x8000 | 0x0400 | (q->flags & 0x0100) | 0x0080 | (rcode & 0xf));
+  put16 (out + 2, flags);
+  if (with_question)
+    {
+      put16 (out + 4, 1);
+      memcpy (out + n, q->wire, q->wire_len);
+      n += q->wire_len;
+      put16 (out + n, q->qtype);
+      put16 (out + n + 2, q->qclass);
+      n += 4;
+      if (ipv4 != NULL && rcode == SBX_DNS_RCODE_NOERROR)
+        {
+          put16 (out + 6, 1);
+          put16 (out + n, 0xc000 | SBX_DNS_HEADER_SIZE);   /* the question's name */
+          put16 (out + n + 2, SBX_DNS_TYPE_A);
+          put16 (out + n + 4, SBX_DNS_CLASS_IN);
+          put16 (out + n + 6, 0);
+          put16 (out + n + 8, ANSWER_TTL);
+          put16 (out + n + 10, 4);
+          memcpy (out + n + 12, ipv4, 4);
+          n += 16;
+        }
+    }
+  g_assert (n <= MAX_UDP_ANSWER);
+  return n;
+}
+
+gsize
+sbx_dns_answer (const guint8 *packet,
+                gsize         len,
+                GHashTable   *names,
+                guint8       *out,
+                gsize         out_size)
+{
+  SbxDnsQuery q;
+  gpointer value = NULL;
+  guint32 address;
+
+  switch (sbx_dns_parse_query (packet, len, &q))
+    {
+    case SBX_DNS_PARSE_DROP:
+      return 0;
+    case SBX_DNS_PARSE_FORMERR:
+      return sbx_dns_build_answer (&q, FALSE, SBX_DNS_RCODE_FORMERR, NULL, out, out_size);
+    case SBX_DNS_PARSE_NOTIMP:
+      return sbx_dns_build_answer (&q, FALSE, SBX_DNS_RCODE_NOTIMP, NULL, out, out_size);
+    case SBX_DNS_PARSE_OK:
+    default:
+      break;
+    }
+  if (q.qclass != SBX_DNS_CLASS_IN || names == NULL || q.lower[0] == '\0' ||
+      !g_hash_table_lookup_extended (names, q.lower, NULL, &value))
+    return sbx_dns_build_answer (&q, TRUE, SBX_DNS_RCODE_REFUSED, NULL, out, out_size);
+  if (q.qtype != SBX_DNS_TYPE_A)
+    return sbx_dns_build_answer (&q, TRUE, SBX_DNS_RCODE_NOERROR, NULL, out, out_size);
+  address = GPOINTER_TO_UINT (value);
+  return sbx_dns_build_answer (&q, TRUE, SBX_DNS_RCODE_NOERROR, (const guint8 *) &address, out, out_size);
+}
+
+/* ------------------------------------------------------------------------- */
+/* The server                                                                 */
+/* ------------------------------------------------------------------------- */
+
+typedef struct
+{
+  SbxEgressDns *dns;
+  char         *exec_id;
+  GSocket      *socket;
+  GSource      *source;
+  GHashTable   *names;
+} Served;
+
+struct _SbxEgressDns
+{
+  GMutex        lock;
+  gboolean      closing;   /* (lock) */
+  guint         n_served;  /* (lock) */
+  GMainContext *context;
+  GMainLoop    *loop;
+  GThread      *thread;
+  GPtrArray    *served;    /* DNS thread: Served */
+};
+
+static void
+served_free (Served *s)
+{
+  if (s->source != NULL)
+    {
+      g_source_destroy (s->source);
+      g_source_unref (s->source);
+    }
+  g_socket_close (s->socket, NULL);
+  g_object_unref (s->socket);
+  g_hash_table_unref (s->names);
+  g_free (s->exec_id);
+  g_mutex_lock (&s->dns->lock);
+  s->dns->n_served--;
+  g_mutex_unlock (&s->dns->lock);
+  g_free (s);
+}
+
+/* Answers what is queued (bounded per wake-up so that one sandbox cannot
+ * starve another's socket). */
+static gboolean
+readable (GSocket      *socket,
+          GIOCondition  condition,
+          gpointer      data)
+{
+  Served *s = data;
+  int fd = g_socket_get_fd (socket);
+
+  for (int i = 0; i < 64; i++)
+    {
+      guint8 packet[SBX_DNS_MAX_PACKET];
+      guint8 answer[MAX_UDP_ANSWER];
+      struct sockaddr_storage from;
+      socklen_t from_len = sizeof from;
+      ssize_t n;
+      gsize out;
+
+      n = recvfrom (fd, packet, sizeof packet, MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *) &from, &from_len);
+      if (n < 0)
+        break;   /* EAGAIN, or an error the next wake-up sees again */
+      if ((gsize) n > sizeof packet)
+        continue;   /* truncated by us: dropped */
+      out = sbx_dns_answer (packet, (gsize) n, s->names, answer, sizeof answer);
+      if (out > 0)
+        (void) sendto (fd, answer, out, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *) &from, from_len);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static gpointer
+dns_thread (gpointer data)
+{
+  SbxEgressDns *self = data;
+
+  g_main_context_push_thread_default (self->context);
+  g_main_loop_run (self->loop);
+  g_main_context_pop_thread_default (self->context);
+  return NULL;
+}
+
+SbxEgressDns *
+sbx_egress_dns_new (void)
+{
+  SbxEgressDns *self = g_new0 (SbxEgressDns, 1);
+
+  g_mutex_init (&self->lock);
+  self->served = g_ptr_array_new_with_free_func ((GDestroyNotify) served_free);
+  self->context = g_main_context_new ();
+  self->loop = g_main_loop_new (self->context, FALSE);
+  self->thread = g_thread_new ("sbx-egress-dns", dns_thread, self);
+  return self;
+}
+
+static gboolean
+stop_in_thread (gpointer data)
+{
+  SbxEgressDns *self = data;
+
+  g_ptr_array_set_size (self->served, 0);
+  g_main_loop_quit (self->loop);
+  return G_SOURCE_REMOVE;
+}
+
+void
+sbx_egress_dns_free (SbxEgressDns *self)
+{
+  if (self == NULL)
+    return;
+  g_mutex_lock (&self->lock);
+  self->closing = TRUE;
+  g_mutex_unlock (&self->lock);
+  g_main_context_invoke (self->context, stop_in_thread, self);
+  g_thread_join (self->thread);
+  /* anything queued after the stop (a late serve) is freed here */
+  while (g_main_context_iteration (self->context, FALSE))
+    ;
+  g_ptr_array_unref (self->served);
+  g_main_loop_unref (self->loop);
+  g_main_context_unref (self->context);
+  g_mutex_clear (&self->lock);
+  g_free (self);
+}
+
+static gboolean
+serve_in_thread (gpointer data)
+{
+  Served *s = data;
+  SbxEgressDns *self = s->dns;
+  gboolean closing;
+
+  g_mutex_lock (&self->lock);
+  closing = self->closing;
+  g_mutex_unlock (&self->lock);
+  if (closing)
+    {
+      served_free (s);
+      return G_SOURCE_REMOVE;
+    }
+  s->source = g_socket_create_source (s->socket, G_IO_IN, NULL);
+  g_source_set_callback (s->source, G_SOURCE_FUNC (readable), s, NULL);
+  g_source_attach (s->source, self->context);
+  g_ptr_array_add (self->served, s);
+  return G_SOURCE_REMOVE;
+}
+
+gboolean
+sbx_egress_dns_serve_fd (SbxEgressDns  *self,
+                         const char    *execution_id,
+                         int            fd,
+                         GHashTable    *names,
+                         GError       **error)
+{
+  g_autoptr(GSocket) socket = NULL;
+  Served *s;
+
+  if (fd < 0 || execution_id == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "dns serve: no socket (fd %d) or no execution", fd);
+      if (fd >= 0)
+        close (fd);
+      g_hash_table_unref (names);
+      return FALSE;
+    }
+  socket = g_socket_new_from_fd (fd, error);
+  if (socket == NULL)
+    {
+      close (fd);
+      g_hash_table_unref (names);
+      return FALSE;
+    }
+  if (g_socket_get_socket_type (socket) != G_SOCKET_TYPE_DATAGRAM)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "dns serve: fd %d is not a UDP socket", fd);
+      g_socket_close (socket, NULL);
+      g_hash_table_unref (names);
+      return FALSE;
+    }
+  g_socket_set_blocking (socket, FALSE);
+  s = g_new0 (Served, 1);
+  s->dns = self;
+  s->exec_id = g_strdup (execution_id);
+  s->socket = g_steal_pointer (&socket);
+  s->names = names;
+  g_mutex_lock (&self->lock);
+  self->n_served++;
+  g_mutex_unlock (&self->lock);
+  g_main_context_invoke (self->context, serve_in_thread, s);
+  return TRUE;
+}
+
+typedef struct
+{
+  SbxEgressDns *self;
+  char         *exec_id;
+  GMutex        lock;
+  GCond         cond;
+  gboolean      done;
+} RevokeOp;
+
+static gboolean
+revoke_in_thread (gpointer data)
+{
+  RevokeOp *op = data;
+
+  for (guint i = op->self->served->len; i-- > 0;)
+    {
+      Served *s = op->self->served->pdata[i];
+
+      if (strcmp (s->exec_id, op->exec_id) == 0)
+        g_ptr_array_remove_index_fast (op->self->served, i);
+    }
+  g_mutex_lock (&op->lock);
+  op->done = TRUE;
+  g_cond_signal (&op->cond);
+  g_mutex_unlock (&op->lock);
+  return G_SOURCE_REMOVE;
+}
+
+void
+sbx_egress_dns_revoke (SbxEgressDns *self,
+                       const char   *execution_id)
+{
+  RevokeOp op = { .self = self, .exec_id = (char *) execution_id };
+
+  if (self == NULL || execution_id == NULL)
+    return;
+  /* Synchronous: once revoke returns, the execution's sockets are closed
+   * (serve_in_thread ran before, as the context runs in order). */
+  g_mutex_init (&op.lock);
+  g_cond_init (&op.cond);
+  g_main_context_invoke (self->context, revoke_in_thread, &op);
+  g_mutex_lock (&op.lock);
+  while (!op.done)
+    g_cond_wait (&op.cond, &op.lock);
+  g_mutex_unlock (&op.lock);
+  g_mutex_clear (&op.lock);
+  g_cond_clear (&op.cond);
+}
+
+guint
+sbx_egress_dns_get_n_sockets (SbxEgressDns *self)
+{
+  guint n;
+
+  g_mutex_lock (&self->lock);
+  n = self->n_served;
+  g_mutex_unlock (&self->lock);
+  return n;
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sbx-egress-dns.h — the sandbox's DNS stub: a packet parser and answer
+ * builder of our own (pure functions, fuzzed by tests/fuzz/fuzz-dns-packet.c)
+ * and the server that answers, for one execution per socket, the names that
+ * execution was approved to reach with the addresses of their forwarders
+ * inside the sandbox, and refuses every other name.  Internal to
+ * plugins/egress-http.
+ *
+ * Answers (one question per query, class IN):
+ *  - an approved name, type A: one A record, the forwarder's IPv4 address
+ *    (TTL 60); type AAAA or any other type: NOERROR with no answer (the
+ *    forwarders are IPv4: a client that only gets an A record connects
+ *    there);
+ *  - any other name, class or type: REFUSED.  Not NXDOMAIN: the stub is not
+ *    authoritative for the name and does not know that it does not exist;
+ *    REFUSED says "policy" (RFC 1035 §4.1.1), is not negatively cached, and
+ *    glibc's resolver gives up on it at once as well (no other server is
+ *    configured, so getaddrinfo fails with EAI_AGAIN);
+ *  - a malformed query whose header can be read: FORMERR; an opcode other
+ *    than QUERY: NOTIMP; a response, or anything shorter than a header:
+ *    dropped.
+ */
+#ifndef SBX_EGRESS_DNS_H
+#define SBX_EGRESS_DNS_H
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+#define SBX_DNS_HEADER_SIZE   12
+#define SBX_DNS_MAX_NAME      255     /* wire octets of a name, RFC 1035 §2.3.4 */
+#define SBX_DNS_MAX_LABEL     63
+#define SBX_DNS_MAX_PACKET    4096    /* the largest query read; larger ones are dropped */
+
+#define SBX_DNS_TYPE_A        1
+#define SBX_DNS_TYPE_AAAA     28
+#define SBX_DNS_CLASS_IN      1
+
+#define SBX_DNS_RCODE_NOERROR 0
+#define SBX_DNS_RCODE_FORMERR 1
+#define SBX_DNS_RCODE_NOTIMP  4
+#define SBX_DNS_RCODE_REFUSED 5
+
+typedef enum
+{
+  SBX_DNS_PARSE_OK = 0,      /* a standard query with one question */
+  SBX_DNS_PARSE_DROP,        /* no header, or a response: no answer at all */
+  SBX_DNS_PARSE_FORMERR,     /* malformed: answer FORMERR */
+  SBX_DNS_PARSE_NOTIMP,      /* an opcode other than QUERY: answer NOTIMP */
+} SbxDnsParse;
+
+typedef struct
+{
+  guint16 id;
+  guint16 flags;                        /* the header's second word as received */
+  guint16 qtype;
+  guint16 qclass;
+  /* The question's name as dotted text, as received (case kept, for the
+   * echo) and lower-cased (for matching); "" is the root.  Valid with OK. */
+  char    name[SBX_DNS_MAX_NAME + 1];
+  char    lower[SBX_DNS_MAX_NAME + 1];
+  guint   n_labels;
+  /* The labels as received, for the echo: wire form without compression. */
+  guint8  wire[SBX_DNS_MAX_NAME];
+  gsize   wire_len;
+} SbxDnsQuery;
+
+/* Parses @packet.  Every rule: a 12-byte header; QR clear; opcode QUERY
+ * (else NOTIMP); QDCOUNT 1, ANCOUNT 0, NSCOUNT 0, ARCOUNT at most 1 (an
+ * EDNS OPT record, not interpreted); a name of labels of 1-63 octets each,
+ * at most 255 octets in all, compression pointers only backwards and at
+ * most 16 of them (no loops), no extended label types; labels hold no '.',
+ * NUL or byte outside printable ASCII (such a name cannot be approved);
+ * QTYPE and QCLASS complete.  Bytes after the question (the additional
+ * record) are not examined.  With FORMERR and NOTIMP only id and flags of
+ * @q are valid. */
+SbxDnsParse  sbx_dns_parse_query     (const guint8  *packet,
+                                      gsize          len,
+                                      SbxDnsQuery   *q);
+
+/* Writes the answer to @q into @out (at least 512 bytes): @rcode, and with
+ * @ipv4 (4 bytes, network order; only with NOERROR) one A record for the
+ * question.  The question is echoed when @q parsed OK (@with_question).
+ * Returns the length (never above 512). */
+gsize        sbx_dns_build_answer    (const SbxDnsQuery *q,
+                                      gboolean           with_question,
+                                      guint              rcode,
+                                      const guint8      *ipv4,
+                                      guint8            *out,
+                                      gsize              out_size);
+
+/* The answer the stub gives @packet with @names (lower-case name ->
+ * GINT_TO_POINTER of the IPv4 address in network order, as a guint32; may
+ * be NULL: nothing approved).  Returns its length in @out (>= 512 bytes),
+ * or 0 when the packet gets no answer. */
+gsize        sbx_dns_answer          (const guint8  *packet,
+                                      gsize          len,
+                                      GHashTable    *names,
+                                      guint8        *out,
+                                      gsize          out_size);
+
+/* The server: its own thread and GMainContext, non-blocking UDP. */
+typedef struct _SbxEgressDns SbxEgressDns;
+
+SbxEgressDns *sbx_egress_dns_new       (void);
+/* Closes every socket and joins the thread. */
+void          sbx_egress_dns_free      (SbxEgressDns   *self);
+/* Serves @fd, a bound UDP socket in @execution_id's sandbox, answering
+ * @names (taken: lower-case name -> address as in sbx_dns_answer).  Takes
+ * ownership of @fd, also on failure. */
+gboolean      sbx_egress_dns_serve_fd  (SbxEgressDns   *self,
+                                        const char     *execution_id,
+                                        int             fd,
+                                        GHashTable     *names,
+                                        GError        **error);
+/* Closes the sockets served for @execution_id (no other). */
+void          sbx_egress_dns_revoke    (SbxEgressDns   *self,
+                                        const char     *execution_id);
+/* Sockets served now (tests). */
+guint         sbx_egress_dns_get_n_sockets (SbxEgressDns *self);
+
+G_END_DECLS
+
+#endif /* SBX_EGRESS_DNS_H */
