@@ -313,8 +313,9 @@ executor_setup (SbxExecutor  *self,
   if (self->state_dir == NULL)
     return FALSE;
 
-  /* The environment is a snapshot taken now, used by every run (upstream
-   * Q11 made grant runs re-read the parent's at spawn). */
+  /* The environment is a snapshot taken now, used by every run, grant runs
+   * included: re-reading the parent's at spawn would let a variable set
+   * after the executor was made reach a run its grant did not describe. */
   parent_env = g_get_environ ();
   forced_home = g_strconcat ("HOME=", self->home, NULL);
   forced_tmpdir = g_strconcat ("TMPDIR=", self->tmpdir, NULL);

@@ -25,22 +25,6 @@ DIRS = ("core", "plugins", "tools", "tests", "bench")
 
 # path -> reason.  Remove an entry when the file is split.
 PENDING = {
-    "core/sbx-executor-set.c":
-        "split with the executor-shared state moving to its own module (branch knot)",
-    "core/sbx-process.c":
-        "split along its PTY streams and process object (branch knot)",
-    "plugins/egress-http/sbx-egress-proxy.c":
-        "the tunnel relay and accept path move to sbx-egress-tunnel*.c (branch egperf)",
-    "plugins/linux/sbx-linux-spawn.c":
-        "split into its parent, zygote and warm-sandbox parts (branch spawn)",
-    "plugins/linux/sbx-linux-child.c":
-        "split with the spawn path's child code (branch spawn)",
-    "tests/test-executor-set.c":
-        "the cases of the executor set, which branch knot is editing; the statement "
-        "that it is one module's cases goes in when that branch is merged",
-    "tests/egress-http/test-egress-http.c":
-        "the cases of the egress-http plugin, which branch dns is editing; the "
-        "statement that it is one module's cases goes in when that branch is merged",
 }
 
 REASON_RE = re.compile(

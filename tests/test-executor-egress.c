@@ -636,8 +636,8 @@ test_allow_direct_address_rules (void)
   g_clear_pointer (&result, sbx_run_result_unref);
   g_clear_pointer (&out, g_free);
 
-  /* upstream Q8 fixed: a run with grants (none needed here) of an Allow
-   * profile is authorized for every target too */
+  /* a run with grants (none needed here) of an Allow profile is
+   * authorized for every target too, as a plain run is */
   {
     const char *none[] = { NULL };
 

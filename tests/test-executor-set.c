@@ -3,6 +3,9 @@
  * SbxExecutorSet: options, backend selection, scratch ownership, keys,
  * memoization under concurrency, limits, fail-closed guarantees, close.
  * Every fixture test ends with no child process and no extra fd.
+ *
+ * These are the cases of one module, the executor set, sharing one fixture
+ * and one leak check; so it is over a thousand lines.
  */
 #include <dlfcn.h>
 #include <errno.h>

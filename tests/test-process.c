@@ -9,6 +9,9 @@
  * through the resize hook and the output limit.
  * Every case ends by closing the set and checking that no child process, no
  * file descriptor and no scratch entry is left.
+ *
+ * These are the cases of one module, SbxProcess, on two backends, with one
+ * fixture and one leak check shared by all; so it is over a thousand lines.
  */
 #include <sbx/sbx.h>
 

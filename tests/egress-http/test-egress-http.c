@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* plugins/egress-http through its real vtable (a fake host that advertises
- * SBX_HOST_FEATURE_EGRESS_V1) against servers on loopback only. */
+ * SBX_HOST_FEATURE_EGRESS_V1) against servers on loopback only.
+ *
+ * These are the cases of one module, the http-connect proxy, sharing one
+ * fixture (a route, an echo server, an HTTP server); so it is over a
+ * thousand lines. */
 #include "egress-test-util.h"
 #include "sbx-egress-proxy.h"
 #include "sbx-netrules-private.h"
