@@ -300,7 +300,7 @@ sbx_executor_shared_emit (SbxExecutorShared *shared,
                           const char        *event,
                           const char        *key,
                           void             (*add_members) (JsonBuilder *builder,
-                                                             gpointer     data),
+                                                           gpointer     data),
                           gpointer           data)
 {
   g_autoptr(JsonBuilder) builder = NULL;

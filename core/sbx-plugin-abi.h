@@ -300,7 +300,7 @@ typedef struct SbxHostCall SbxHostCall;
  * swapped. */
 typedef void SbxHostSetErrorFunc (SbxHostCall *call, int32_t status, const char *message);
 typedef void SbxHostReportFunc (SbxHostCall *call, const char *feature, uint32_t status,
-                                      const char *detail);
+                                const char *detail);
 typedef void SbxHostLogFunc (uint32_t level, const char *domain, const char *message);
 typedef void *SbxHostAllocFunc (size_t size);
 typedef void SbxHostReleaseFunc (void *ptr);
@@ -680,12 +680,12 @@ typedef struct SbxExitV1
  */
 typedef int32_t SbxBackendProbeFunc (void *plugin_ctx, SbxHostCall *call, SbxProbeResultV1 *result);
 typedef int32_t SbxBackendCompileFunc (void *plugin_ctx, SbxHostCall *call, const SbxPolicyV1 *policy,
-                                           void **spec_out, SbxCompileResultV1 *result);
+                                       void **spec_out, SbxCompileResultV1 *result);
 typedef int32_t SbxBackendSpawnFunc (void *plugin_ctx, SbxHostCall *call, void *spec,
-                                           const SbxSpawnRequestV1 *request, SbxSpawnResultV1 *result);
+                                     const SbxSpawnRequestV1 *request, SbxSpawnResultV1 *result);
 typedef int32_t SbxBackendSignalFunc (void *plugin_ctx, void *child, int32_t signo);
 typedef int32_t SbxBackendFinishFunc (void *plugin_ctx, SbxHostCall *call, void *child,
-                                           int32_t wait_status, SbxExitV1 *out);
+                                      int32_t wait_status, SbxExitV1 *out);
 typedef void SbxBackendReleaseFunc (void *plugin_ctx, void *spec);
 typedef uint32_t SbxBackendSupportsGrantClassFunc (void *plugin_ctx, const char *grant_class);
 typedef int32_t SbxBackendExplainFunc (void *plugin_ctx, SbxHostCall *call, const SbxPolicyV1 *policy,
@@ -764,14 +764,14 @@ typedef struct SbxEgressInfoV1
  * in a denial or an error message.
  */
 typedef int32_t SbxEgressStartFunc (void *plugin_ctx, SbxHostCall *call, const char *route_config,
-                                           void **route_out, SbxEgressInfoV1 *info);
+                                    void **route_out, SbxEgressInfoV1 *info);
 typedef int32_t SbxEgressAuthorizeFunc (void *plugin_ctx, SbxHostCall *call, void *route,
-                                           const char *execution_id, const char *const *targets,
-                                           char **credential_out);
+                                        const char *execution_id, const char *const *targets,
+                                        char **credential_out);
 typedef int32_t SbxEgressServeFunc (void *plugin_ctx, SbxHostCall *call, void *route,
-                                           const char *execution_id, int32_t listen_fd);
+                                    const char *execution_id, int32_t listen_fd);
 typedef int32_t SbxEgressRevokeFunc (void *plugin_ctx, void *route, const char *execution_id,
-                                           char **denial_out);
+                                     char **denial_out);
 typedef void SbxEgressStopFunc (void *plugin_ctx, void *route);
 typedef int32_t SbxEgressServeListenersFunc (void *plugin_ctx, SbxHostCall *call, void *route,
                                              const char *execution_id, const SbxListenV1 *listens,
@@ -810,9 +810,9 @@ typedef struct SbxEgressVTableV1
  * @close: flush and free @sink.
  */
 typedef int32_t SbxReporterOpenFunc (void *plugin_ctx, SbxHostCall *call, const char *config,
-                                         void **sink_out);
+                                     void **sink_out);
 typedef int32_t SbxReporterEmitFunc (void *plugin_ctx, SbxHostCall *call, void *sink,
-                                         const char *event_json, size_t length);
+                                     const char *event_json, size_t length);
 typedef void SbxReporterCloseFunc (void *plugin_ctx, void *sink);
 
 typedef struct SbxReporterVTableV1

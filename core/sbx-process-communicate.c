@@ -459,4 +459,3 @@ sbx_process_communicate_utf8 (SbxProcess    *self,
   return communicate_utf8_finish (self, result, sbx_process_communicate_utf8_async, stdout_buf,
                                   stderr_buf, error);
 }
-

@@ -61,8 +61,8 @@ pty_read (GInputStream  *stream,
   gssize n;
 
   n = G_INPUT_STREAM_CLASS (sbx_pty_input_stream_parent_class)->read_fn (stream, buffer, count,
-                                                                           cancellable,
-                                                                           &local_error);
+                                                                         cancellable,
+                                                                         &local_error);
   if (n < 0 && eio_is_eof (&local_error))
     return 0;
   if (n < 0)

@@ -379,7 +379,9 @@ sbx_process_wait_blocking (SbxProcess   *self,
       if (next >= 0)
         timeout = (int) CLAMP ((next - g_get_monotonic_time () + 999) / 1000, 0, G_MAXINT);
       if (cancel_fd >= 0 && !*cancelled)
-        pfds[n++] = (struct pollfd) { .fd = cancel_fd, .events = POLLIN };
+        {
+          pfds[n++] = (struct pollfd) { .fd = cancel_fd, .events = POLLIN };
+        }
       rc = poll (pfds, n, timeout);
       if (rc < 0 && errno != EINTR)
         {

@@ -117,7 +117,7 @@ sbx_profile_restrict (SbxProfile  *base,
   if (base == NULL || base->fingerprint == NULL || ceiling == NULL || ceiling->fingerprint == NULL)
     {
       sbx_profile_set_invalid (error, "restrict: %s is not a valid profile",
-                   base == NULL || base->fingerprint == NULL ? "base" : "ceiling");
+                               base == NULL || base->fingerprint == NULL ? "base" : "ceiling");
       return NULL;
     }
   if (!g_str_equal (base->workspace_root, ceiling->workspace_root))
@@ -197,9 +197,9 @@ sbx_profile_restrict (SbxProfile  *base,
       /* Resolve c->path against the result as built so far. */
       if (!c->in_both
           && sbx_profile_access_at_path_with_roots (result, (SbxProfileRoot *) (void *) kept->data, kept->len,
-                                        FALSE, c->path) == c->read
+                                                    FALSE, c->path) == c->read
           && sbx_profile_access_at_path_with_roots (result, (SbxProfileRoot *) (void *) kept->data, kept->len,
-                                        TRUE, c->path) == c->write)
+                                                    TRUE, c->path) == c->write)
         continue;
       root.path = g_strdup (c->path);
       g_array_append_val (kept, root);

@@ -102,7 +102,7 @@ check_access (SbxProfileNames names,
 {
   if ((guint) value > SBX_ACCESS_ALLOW)
     return sbx_profile_set_invalid (error, "%s: access value %d is out of range (0 deny, 1 gated, 2 allow)",
-                        field_name (names, field), value);
+                                    field_name (names, field), value);
   return TRUE;
 }
 
@@ -143,7 +143,7 @@ canonical_root_for (const char  *name,
        * read/write access. */
       g_free (canonical);
       sbx_profile_set_invalid (error, "%s (%s): resolves to the filesystem root “/”; a root is a "
-                               "directory below it (the whole host is the host read/write access)",
+                                      "directory below it (the whole host is the host read/write access)",
                                name, shown);
       return NULL;
     }
@@ -224,8 +224,8 @@ check_planted_links (const char      *root_label,
           g_autofree char *target = sbx_profile_display (link->target);
 
           return sbx_profile_set_invalid (error, "%s (%s): reached through the symbolic link %s -> %s, which lies "
-                              "inside %s where a sandboxed command could have planted it; pass the "
-                              "resolved path if you mean it", root_label, shown, location, target, inside);
+                                                 "inside %s where a sandboxed command could have planted it; pass the "
+                                                 "resolved path if you mean it", root_label, shown, location, target, inside);
         }
     }
   return TRUE;
@@ -376,19 +376,19 @@ sbx_profile_finish (SbxProfile      *self,
     {
       if (self->ack_unconfined)
         return sbx_profile_set_invalid (error, "%s: set on a sandboxed profile (only an unconfined profile is acknowledged)",
-                            field_name (names, FIELD_ACK_UNCONFINED));
+                                        field_name (names, FIELD_ACK_UNCONFINED));
     }
   else
     {
       if (!self->ack_unconfined)
         return sbx_profile_set_invalid (error, "%s: unconfined execution is not acknowledged (set %s)",
-                            field_name (names, FIELD_ISOLATION),
-                            field_name (names, FIELD_ACK_UNCONFINED));
+                                        field_name (names, FIELD_ISOLATION),
+                                        field_name (names, FIELD_ACK_UNCONFINED));
       for (guint i = 0; i < G_N_ELEMENTS (unconfined_fields); i++)
         if (unconfined_values[i] != SBX_ACCESS_ALLOW)
           return sbx_profile_set_invalid (error, "%s: an unconfined profile needs allow, not %s",
-                              field_name (names, unconfined_fields[i]),
-                              sbx_profile_access_word (unconfined_values[i]));
+                                          field_name (names, unconfined_fields[i]),
+                                          sbx_profile_access_word (unconfined_values[i]));
       for (guint i = 0; i < self->n_roots; i++)
         if (self->roots[i].read != SBX_ACCESS_ALLOW || self->roots[i].write != SBX_ACCESS_ALLOW)
           {
@@ -398,9 +398,9 @@ sbx_profile_finish (SbxProfile      *self,
 
             if (names == SBX_PROFILE_NAMES_JSON && sources != NULL)
               return sbx_profile_set_invalid (error, "%s: an unconfined profile needs allow, not %s", name,
-                                  sbx_profile_access_word (bad_read ? self->roots[i].read : self->roots[i].write));
+                                              sbx_profile_access_word (bad_read ? self->roots[i].read : self->roots[i].write));
             return sbx_profile_set_invalid (error, "%s: an unconfined profile needs read and write allow, not read %s, write %s",
-                                name, sbx_profile_access_word (self->roots[i].read), sbx_profile_access_word (self->roots[i].write));
+                                            name, sbx_profile_access_word (self->roots[i].read), sbx_profile_access_word (self->roots[i].write));
           }
     }
 
@@ -408,7 +408,7 @@ sbx_profile_finish (SbxProfile      *self,
   for (guint i = 0; i < G_N_ELEMENTS (limits); i++)
     if (limits[i] > SBX_PROFILE_LIMIT_MAX)
       return sbx_profile_set_invalid (error, "%s: value %" G_GUINT64_FORMAT " is out of range (at most %" G_GINT64_FORMAT ")",
-                          field_name (names, limit_fields[i]), limits[i], G_MAXINT64);
+                                      field_name (names, limit_fields[i]), limits[i], G_MAXINT64);
 
   /* 8. derived fields */
   self->required = derive_required (self);
@@ -463,13 +463,13 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
   if ((guint) config->home > SBX_HOME_REAL)
     {
       sbx_profile_set_invalid (error, "%s: value %d is out of range (0 isolated, 1 real)",
-                   field_name (names, FIELD_HOME), config->home);
+                               field_name (names, FIELD_HOME), config->home);
       return NULL;
     }
   if ((guint) config->isolation > SBX_ISOLATION_UNCONFINED)
     {
       sbx_profile_set_invalid (error, "%s: value %d is out of range (0 sandboxed, 1 unconfined)",
-                   field_name (names, FIELD_ISOLATION), config->isolation);
+                               field_name (names, FIELD_ISOLATION), config->isolation);
       return NULL;
     }
 
@@ -492,7 +492,7 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
           g_autofree char *name = root_name (names, i, bad_read ? "read" : "write");
 
           sbx_profile_set_invalid (error, "%s: access value %d is out of range (0 deny, 1 gated, 2 allow)",
-                       name, bad_read ? root->read : root->write);
+                                   name, bad_read ? root->read : root->write);
           return NULL;
         }
       links = g_ptr_array_new_with_free_func ((GDestroyNotify) sbx_path_link_free);
@@ -523,9 +523,9 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
           if ((int) prior->root.read != root->read || (int) prior->root.write != root->write)
             {
               sbx_profile_set_invalid (error, "%s (%s): contradicts %s (read %s, write %s vs read %s, write %s)",
-                           path_name, shown, prior_name,
-                           sbx_profile_access_word (root->read), sbx_profile_access_word (root->write),
-                           sbx_profile_access_word (prior->root.read), sbx_profile_access_word (prior->root.write));
+                                       path_name, shown, prior_name,
+                                       sbx_profile_access_word (root->read), sbx_profile_access_word (root->write),
+                                       sbx_profile_access_word (prior->root.read), sbx_profile_access_word (prior->root.write));
               return NULL;
             }
           duplicate = TRUE;

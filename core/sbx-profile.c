@@ -341,8 +341,8 @@ sbx_profile_access_for (SbxProfile  *self,
       g_autofree char *shown = sbx_profile_display (scope);
 
       return sbx_profile_set_invalid (error,
-                          "%s: malformed filesystem scope \"%s\" (expected \"host:*\", a clean absolute path, or \"tree:\" and one)",
-                          kind, shown);
+                                      "%s: malformed filesystem scope \"%s\" (expected \"host:*\", a clean absolute path, or \"tree:\" and one)",
+                                      kind, shown);
     }
   if (tree && !sbx_profile_is_configured_root (self, path))
     return TRUE;   /* Deny: trees exist only at configured roots */

@@ -574,7 +574,9 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
       int timeout;
 
       if (pidfd >= 0)
-        extra[n++] = (struct pollfd) { .fd = pidfd, .events = POLLIN };
+        {
+          extra[n++] = (struct pollfd) { .fd = pidfd, .events = POLLIN };
+        }
       if (!sv.killing)
         {
           if (cancel_fd >= 0)

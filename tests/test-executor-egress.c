@@ -197,7 +197,7 @@ run_with_targets (Fx                *fx,
     }
   g_ptr_array_add (grants, NULL);
   return etu_run_with_grants (fx->executor, fx->tree.ws, SBX_SH_ARGV (command), execution_id,
-                                               (const char *const *) grants->pdata, NULL, NULL, error);
+                              (const char *const *) grants->pdata, NULL, NULL, error);
 }
 
 /* The same command without the sandbox: the positive control. */
@@ -457,8 +457,8 @@ test_concurrent_isolation (void)
     g_ptr_array_add (grants_a, NULL);
   }
   etu_run_with_grants_async (fx.executor, fx.tree.ws, SBX_SH_ARGV (cmd_a), "exec-a",
-                                              (const char *const *) grants_a->pdata, NULL, NULL,
-                                              etu_store_result, &async_a);
+                             (const char *const *) grants_a->pdata, NULL, NULL,
+                             etu_store_result, &async_a);
   g_assert_true (etu_wait_for_file (url_file, 20000));
 
   /* B: approved for the second server only; tries the first with its own
@@ -680,7 +680,7 @@ test_no_fd_leak (void)
       g_autofree char *command = g_strdup_printf ("curl -s http://localhost:%u/ >/dev/null",
                                                   test_server_get_port (fx.http));
       g_autoptr(SbxRunResult) r = sbx_executor_run (fx.executor, fx.tree.ws, SBX_SH_ARGV (command), NULL,
-                                                          NULL, NULL);
+                                                    NULL, NULL);
 
       g_assert_nonnull (r);
     }

@@ -590,14 +590,14 @@ sbx_cmd_run (int    argc,
   context = g_option_context_new ("[--] COMMAND [ARG...]");
   g_option_context_set_summary (context, "Run one command in the sandbox.");
   g_option_context_set_description (context,
-    "stdin, stdout and stderr pass through.  When stdin and stdout are terminals\n"
-    "(or with --pty) and the profile is Sandboxed, the command gets a terminal of\n"
-    "its own inside the sandbox instead: job control, window size and full-screen\n"
-    "programs work, stdout and stderr both go through that terminal (one stream),\n"
-    "and --max-output counts the bytes relayed from it.  --no-pty turns this off.\n"
-    "Exit status: the command's; 128+N\n"
-    "when signal N killed it; 124 when --timeout passed; 125 when sbx refused or\n"
-    "failed; 126 when the command is not executable; 127 when it is not found.\n");
+                                    "stdin, stdout and stderr pass through.  When stdin and stdout are terminals\n"
+                                    "(or with --pty) and the profile is Sandboxed, the command gets a terminal of\n"
+                                    "its own inside the sandbox instead: job control, window size and full-screen\n"
+                                    "programs work, stdout and stderr both go through that terminal (one stream),\n"
+                                    "and --max-output counts the bytes relayed from it.  --no-pty turns this off.\n"
+                                    "Exit status: the command's; 128+N\n"
+                                    "when signal N killed it; 124 when --timeout passed; 125 when sbx refused or\n"
+                                    "failed; 126 when the command is not executable; 127 when it is not found.\n");
   group = g_option_group_new ("run", NULL, NULL, &args, NULL);
   g_option_group_add_entries (group, entries);
   g_option_context_set_main_group (context, g_steal_pointer (&group));
@@ -792,7 +792,7 @@ sbx_cmd_run (int    argc,
            * byte passed on (stdout and stderr are often one terminal). */
           fputc ('\n', stderr);
           sbx_cli_error ("run: output limit of %" G_GUINT64_FORMAT " bytes reached; "
-                       "the rest was not passed on and the process tree was killed", max_output);
+                         "the rest was not passed on and the process tree was killed", max_output);
         }
       if (sbx_run_result_get_signaled (state.result))
         status = 128 + sbx_run_result_get_term_signal (state.result);

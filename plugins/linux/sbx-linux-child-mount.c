@@ -27,7 +27,7 @@
  * mandatory; the others are skipped when the host lacks them. */
 const char *const sbx_linux_dev_names[SBX_LINUX_N_DEVICES] = { "null", "zero", "full", "random", "urandom", "tty" };
 const char *const sbx_linux_dev_host_paths[SBX_LINUX_N_DEVICES] = { "/dev/null", "/dev/zero", "/dev/full",
-                                                                 "/dev/random", "/dev/urandom", "/dev/tty" };
+                                                                    "/dev/random", "/dev/urandom", "/dev/tty" };
 #define N_DEVICES SBX_LINUX_N_DEVICES
 #define dev_names sbx_linux_dev_names
 #define dev_host_paths sbx_linux_dev_host_paths

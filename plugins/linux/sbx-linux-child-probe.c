@@ -216,4 +216,3 @@ sbx_linux_probe_init_child (void *data)
   p->err = (int) -r;
   sbx_child_exit (1);
 }
-

@@ -804,4 +804,3 @@ sbx_linux_child_zygote_main (void *data)
         ;
     }
 }
-

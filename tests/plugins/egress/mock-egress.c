@@ -32,7 +32,7 @@ egress_fini (void *plugin_ctx)
 /* Egress that never starts. */
 static int32_t
 egress_start (void *plugin_ctx, SbxHostCall *call, const char *route_config,
-                 void **route_out, SbxEgressInfoV1 *info)
+              void **route_out, SbxEgressInfoV1 *info)
 {
   const SbxHostV1 *host = plugin_ctx;
 
@@ -42,7 +42,7 @@ egress_start (void *plugin_ctx, SbxHostCall *call, const char *route_config,
 
 static int32_t
 egress_authorize (void *plugin_ctx, SbxHostCall *call, void *route, const char *execution_id,
-                     const char *const *targets, char **credential_out)
+                  const char *const *targets, char **credential_out)
 {
   return SBX_STATUS_UNSUPPORTED;
 }
