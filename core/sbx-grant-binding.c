@@ -21,43 +21,10 @@
 
 #include "sbx-path-private.h"
 
-/* SBX_GRANT_ERROR_MALFORMED with the message the token parser gives. */
-static gboolean
-malformed (GError    **error,
-           const char *format,
-           ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-malformed (GError    **error,
-           const char *format,
-           ...)
-{
-  va_list args;
-  g_autofree char *detail = NULL;
-
-  va_start (args, format);
-  detail = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_MALFORMED,
-               "Grant token malformed: %s", detail);
-  return FALSE;
-}
-
-static char *
-identity_of (const struct stat *st)
-{
-  return g_strdup_printf ("%" PRIu64 ":%" PRIu64 ":%o", (guint64) st->st_dev,
-                          (guint64) st->st_ino, (unsigned) (st->st_mode & S_IFMT));
-}
-
-static gboolean
-target_changed (GError    **error,
-                const char *format,
-                ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-target_changed (GError    **error,
-                const char *format,
+gboolean
+sbx_grant_fail (GError        **error,
+                SbxGrantError   code,
+                const char     *format,
                 ...)
 {
   va_list args;
@@ -66,9 +33,17 @@ target_changed (GError    **error,
   va_start (args, format);
   detail = g_strdup_vprintf (format, args);
   va_end (args);
-  g_set_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_TARGET_CHANGED,
-               "Granted filesystem target changed: %s", detail);
+  g_set_error (error, SBX_GRANT_ERROR, code, "%s: %s",
+               code == SBX_GRANT_ERROR_TARGET_CHANGED ? "Granted filesystem target changed"
+               : "Grant token malformed", detail);
   return FALSE;
+}
+
+static char *
+identity_of (const struct stat *st)
+{
+  return g_strdup_printf ("%" PRIu64 ":%" PRIu64 ":%o", (guint64) st->st_dev,
+                          (guint64) st->st_ino, (unsigned) (st->st_mode & S_IFMT));
 }
 
 /* FALSE (TARGET_CHANGED) when a component of @path, walking from "/", is a
@@ -91,10 +66,10 @@ components_free_of_symlinks (const char  *path,
             {
               int errsv = errno;
 
-              return target_changed (error, "lstat “%s”: %s", prefix, g_strerror (errsv));
+              return sbx_grant_fail (error, SBX_GRANT_ERROR_TARGET_CHANGED, "lstat “%s”: %s", prefix, g_strerror (errsv));
             }
           if (S_ISLNK (st.st_mode))
-            return target_changed (error, "“%s” is a symbolic link", prefix);
+            return sbx_grant_fail (error, SBX_GRANT_ERROR_TARGET_CHANGED, "“%s” is a symbolic link", prefix);
           *p = saved;
           if (saved == '\0')
             break;
@@ -121,12 +96,12 @@ sbx_grant_binding_capture (const char  *canonical,
         {
           int errsv = errno;
 
-          malformed (error, "bind target: lstat “%s”: %s", existing, g_strerror (errsv));
+          sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "bind target: lstat “%s”: %s", existing, g_strerror (errsv));
           return NULL;
         }
       if (strcmp (existing, "/") == 0)
         {
-          malformed (error, "bind target: “/” does not exist");
+          sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "bind target: “/” does not exist");
           return NULL;
         }
       {
@@ -154,18 +129,18 @@ sbx_grant_binding_revalidate (const SbxGrantBinding *binding,
 
   if (binding == NULL || binding->canonical_path == NULL || binding->existing_path == NULL
       || !sbx_path_within (binding->canonical_path, binding->existing_path))
-    return malformed (error, "bind target: the binding does not describe its target");
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "bind target: the binding does not describe its target");
   if (!components_free_of_symlinks (binding->existing_path, error))
     return FALSE;
   if (lstat (binding->existing_path, &st) < 0)
     {
       int errsv = errno;
 
-      return target_changed (error, "lstat “%s”: %s", binding->existing_path, g_strerror (errsv));
+      return sbx_grant_fail (error, SBX_GRANT_ERROR_TARGET_CHANGED, "lstat “%s”: %s", binding->existing_path, g_strerror (errsv));
     }
   identity = identity_of (&st);
   if (strcmp (identity, binding->identity) != 0)
-    return target_changed (error, "“%s” is no longer the file approved (identity %s, was %s)",
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_TARGET_CHANGED, "“%s” is no longer the file approved (identity %s, was %s)",
                            binding->existing_path, identity, binding->identity);
 
   /* Every component missing at approval time must still be missing. */
@@ -182,7 +157,7 @@ sbx_grant_binding_revalidate (const SbxGrantBinding *binding,
 
             *p = '\0';
             if (lstat (walk, &st) == 0 || errno != ENOENT)
-              return target_changed (error, "“%s” appeared after approval", walk);
+              return sbx_grant_fail (error, SBX_GRANT_ERROR_TARGET_CHANGED, "“%s” appeared after approval", walk);
             *p = saved;
             if (saved == '\0')
               break;
@@ -217,7 +192,7 @@ sbx_grant_acquire_handle (const SbxGrantBinding *binding,
     {
       int errsv = errno;
 
-      target_changed (error, "openat2 “%s” (no symlinks): %s", binding->canonical_path,
+      sbx_grant_fail (error, SBX_GRANT_ERROR_TARGET_CHANGED, "openat2 “%s” (no symlinks): %s", binding->canonical_path,
                       g_strerror (errsv));
       return -1;
     }
@@ -226,14 +201,14 @@ sbx_grant_acquire_handle (const SbxGrantBinding *binding,
       int errsv = errno;
 
       close (fd);
-      target_changed (error, "fstat “%s”: %s", binding->canonical_path, g_strerror (errsv));
+      sbx_grant_fail (error, SBX_GRANT_ERROR_TARGET_CHANGED, "fstat “%s”: %s", binding->canonical_path, g_strerror (errsv));
       return -1;
     }
   identity = identity_of (&st);
   if (strcmp (identity, binding->identity) != 0)
     {
       close (fd);
-      target_changed (error, "“%s” is no longer the file approved (identity %s, was %s)",
+      sbx_grant_fail (error, SBX_GRANT_ERROR_TARGET_CHANGED, "“%s” is no longer the file approved (identity %s, was %s)",
                       binding->canonical_path, identity, binding->identity);
       return -1;
     }

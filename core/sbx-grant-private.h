@@ -63,6 +63,14 @@ gboolean sbx_grant_binding_equal  (const SbxGrantBinding *a,
                                    const SbxGrantBinding *b);
 void     sbx_grant_payload_clear  (SbxGrantPayload *payload);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxGrantBinding, sbx_grant_binding_free)
+
+/* Sets @error to @code (MALFORMED or TARGET_CHANGED) with that code's fixed
+ * message prefix ("Grant token malformed: ", "Granted filesystem target
+ * changed: ") before the formatted detail; returns FALSE. */
+gboolean sbx_grant_fail (GError        **error,
+                         SbxGrantError   code,
+                         const char     *format,
+                         ...) G_GNUC_PRINTF (3, 4);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SbxGrantPayload, sbx_grant_payload_clear)
 
 /* safetext: non-empty, valid UTF-8, no NUL, equal to its own trimmed form

@@ -226,27 +226,6 @@ sbx_grant_payload_serialize (const SbxGrantPayload *payload)
 }
 
 static gboolean
-malformed (GError    **error,
-           const char *format,
-           ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-malformed (GError    **error,
-           const char *format,
-           ...)
-{
-  va_list args;
-  g_autofree char *detail = NULL;
-
-  va_start (args, format);
-  detail = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_MALFORMED,
-               "Grant token malformed: %s", detail);
-  return FALSE;
-}
-
-static gboolean
 get_string (JsonObject  *object,
             const char  *name,
             char       **out)
@@ -290,15 +269,15 @@ sbx_grant_payload_parse (const char       *json,
   gint64 bits;
 
   if (memchr (json, '\0', length) != NULL)
-    return malformed (error, "payload holds a NUL byte");
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "payload holds a NUL byte");
   if (!json_parser_load_from_data (parser, json, (gssize) length, &parse_error))
-    return malformed (error, "payload is not JSON: %s", parse_error->message);
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "payload is not JSON: %s", parse_error->message);
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    return malformed (error, "payload is not a JSON object");
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "payload is not a JSON object");
   object = json_node_get_object (root);
   if (json_object_get_size (object) != 11)
-    return malformed (error, "payload has %u members, not 11", json_object_get_size (object));
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "payload has %u members, not 11", json_object_get_size (object));
   if (!get_string (object, "ExecutionID", &p.execution_id)
       || !get_string (object, "Command", &p.command)
       || !get_string (object, "WorkingDirectory", &p.cwd)
@@ -308,14 +287,14 @@ sbx_grant_payload_parse (const char       *json,
       || !get_string (object, "Class", &p.grant_class)
       || !get_string (object, "Target", &p.target)
       || !get_int (object, "ExpiryUnixMilli", &p.expiry_ms))
-    return malformed (error, "payload member missing or of the wrong type");
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "payload member missing or of the wrong type");
   if (bits < 0)
-    return malformed (error, "GuaranteeBits is negative");
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "GuaranteeBits is negative");
   p.guarantee_bits = (guint64) bits;
 
   binding = json_object_get_member (object, "PathBinding");
   if (binding == NULL)
-    return malformed (error, "PathBinding missing");
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "PathBinding missing");
   if (JSON_NODE_HOLDS_OBJECT (binding))
     {
       JsonObject *b = json_node_get_object (binding);
@@ -325,27 +304,27 @@ sbx_grant_payload_parse (const char       *json,
           || !get_string (b, "CanonicalPath", &p.binding->canonical_path)
           || !get_string (b, "ExistingPath", &p.binding->existing_path)
           || !get_string (b, "Identity", &p.binding->identity))
-        return malformed (error, "PathBinding is not {CanonicalPath, ExistingPath, Identity}");
+        return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "PathBinding is not {CanonicalPath, ExistingPath, Identity}");
     }
   else if (!JSON_NODE_HOLDS_NULL (binding))
-    return malformed (error, "PathBinding is neither null nor an object");
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "PathBinding is neither null nor an object");
 
   nonce = json_object_get_member (object, "Nonce");
   if (nonce == NULL || !JSON_NODE_HOLDS_ARRAY (nonce))
-    return malformed (error, "Nonce is not an array");
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "Nonce is not an array");
   array = json_node_get_array (nonce);
   if (json_array_get_length (array) != SBX_GRANT_NONCE_SIZE)
-    return malformed (error, "Nonce does not hold %d numbers", SBX_GRANT_NONCE_SIZE);
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "Nonce does not hold %d numbers", SBX_GRANT_NONCE_SIZE);
   for (guint i = 0; i < SBX_GRANT_NONCE_SIZE; i++)
     {
       JsonNode *e = json_array_get_element (array, i);
       gint64 v;
 
       if (!JSON_NODE_HOLDS_VALUE (e) || json_node_get_value_type (e) != G_TYPE_INT64)
-        return malformed (error, "Nonce[%u] is not an integer", i);
+        return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "Nonce[%u] is not an integer", i);
       v = json_node_get_int (e);
       if (v < 0 || v > 255)
-        return malformed (error, "Nonce[%u] = %" G_GINT64_FORMAT " is not a byte", i, v);
+        return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "Nonce[%u] = %" G_GINT64_FORMAT " is not a byte", i, v);
       p.nonce[i] = (guint8) v;
     }
 
@@ -355,7 +334,7 @@ sbx_grant_payload_parse (const char       *json,
    * payloads, so anything else was not minted by it. */
   again = sbx_grant_payload_serialize (&p);
   if (strlen (again) != length || memcmp (again, json, length) != 0)
-    return malformed (error, "payload is not in canonical form");
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "payload is not in canonical form");
 
   *out = p;
   memset (&p, 0, sizeof p);
@@ -520,26 +499,26 @@ sbx_grant_token_open (const guint8     *key,
   gboolean equal;
 
   if (token == NULL)
-    return malformed (error, "no token");
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "no token");
   len = strnlen (token, SBX_GRANT_TOKEN_MAX + 1);
   if (len > SBX_GRANT_TOKEN_MAX)
-    return malformed (error, "longer than %d bytes", SBX_GRANT_TOKEN_MAX);
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "longer than %d bytes", SBX_GRANT_TOKEN_MAX);
   first = memchr (token, '.', len);
   second = first != NULL ? memchr (first + 1, '.', len - (gsize) (first + 1 - token)) : NULL;
   if (first == NULL || second == NULL
       || memchr (second + 1, '.', len - (gsize) (second + 1 - token)) != NULL)
-    return malformed (error, "not three dot-separated parts");
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "not three dot-separated parts");
   if ((gsize) (first - token) != strlen (SBX_GRANT_TOKEN_PREFIX)
       || memcmp (token, SBX_GRANT_TOKEN_PREFIX, strlen (SBX_GRANT_TOKEN_PREFIX)) != 0)
-    return malformed (error, "prefix is not “%s”", SBX_GRANT_TOKEN_PREFIX);
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "prefix is not “%s”", SBX_GRANT_TOKEN_PREFIX);
   payload = sbx_grant_b64url_decode (first + 1, (gsize) (second - first - 1), &payload_len);
   if (payload == NULL || payload_len == 0)
-    return malformed (error, "payload is not unpadded base64url");
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "payload is not unpadded base64url");
   mac = sbx_grant_b64url_decode (second + 1, len - (gsize) (second + 1 - token), &mac_len);
   if (mac == NULL)
-    return malformed (error, "MAC is not unpadded base64url");
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "MAC is not unpadded base64url");
   if (mac_len != SBX_GRANT_MAC_SIZE)
-    return malformed (error, "MAC is %" G_GSIZE_FORMAT " bytes, not %d", mac_len, SBX_GRANT_MAC_SIZE);
+    return sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "MAC is %" G_GSIZE_FORMAT " bytes, not %d", mac_len, SBX_GRANT_MAC_SIZE);
 
   compute_mac (key, (const char *) payload, payload_len, expected);
   equal = mac_equal (expected, mac, SBX_GRANT_MAC_SIZE);
@@ -680,45 +659,45 @@ sbx_grant_normalize_target (const SbxGrantClassInfo *info,
       if (target == NULL)
         target = command;
       if (!sbx_grant_text_valid (target))
-        return (malformed (error, "target: a %s target must be valid text", info->name), NULL);
+        return (sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "target: a %s target must be valid text", info->name), NULL);
       *out_scope = g_strdup ("");
       return g_strdup (target);
 
     case SBX_GRANT_SHAPE_FS_EXACT:
     case SBX_GRANT_SHAPE_FS_TREE:
       if (target == NULL || target[0] != '/' || !g_utf8_validate (target, -1, NULL))
-        return (malformed (error, "target: “%s” is not an absolute path",
-                           target != NULL && g_utf8_validate (target, -1, NULL) ? target : "(invalid)"),
+        return (sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "target: “%s” is not an absolute path",
+                                target != NULL && g_utf8_validate (target, -1, NULL) ? target : "(invalid)"),
                 NULL);
       canonical = sbx_path_canonical_path (target, &local_error);
       if (canonical == NULL)
-        return (malformed (error, "target: “%s”: %s", target, local_error->message), NULL);
+        return (sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "target: “%s”: %s", target, local_error->message), NULL);
       *out_scope = info->shape == SBX_GRANT_SHAPE_FS_TREE
                    ? g_strconcat ("tree:", canonical, NULL) : g_strdup (canonical);
       return g_steal_pointer (&canonical);
 
     case SBX_GRANT_SHAPE_FS_HOST:
       if (g_strcmp0 (target, "host:*") != 0)
-        return (malformed (error, "target: a %s target must be “host:*”", info->name), NULL);
+        return (sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "target: a %s target must be “host:*”", info->name), NULL);
       *out_scope = g_strdup ("host:*");
       return g_strdup (target);
 
     case SBX_GRANT_SHAPE_NET_BROAD:
       if (sbx_grant_broad_port (target) == 0)
-        return (malformed (error, "target: a %s target must be “tcp:*:PORT” with PORT in 1..65535",
-                           info->name), NULL);
+        return (sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "target: a %s target must be “tcp:*:PORT” with PORT in 1..65535",
+                                info->name), NULL);
       *out_scope = g_strdup ("");
       return g_strdup (target);
 
     case SBX_GRANT_SHAPE_NET_PROXY:
       if (target == NULL || !proxy_target_valid (target))
-        return (malformed (error, "target: a %s target must be a normalised “tcp:HOST:PORT”",
-                           info->name), NULL);
+        return (sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "target: a %s target must be a normalised “tcp:HOST:PORT”",
+                                info->name), NULL);
       *out_scope = g_strdup ("");
       return g_strdup (target);
 
     default:
-      return (malformed (error, "target: unknown class shape"), NULL);
+      return (sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "target: unknown class shape"), NULL);
     }
 }
 

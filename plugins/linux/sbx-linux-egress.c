@@ -96,9 +96,16 @@ sbx_linux_egress_channel_open (int    fds[2],
   return TRUE;
 }
 
-int
-sbx_linux_egress_channel_receive (int    fd,
-                                  char **error_message)
+/* Receives one message of one byte and at most one descriptor from the
+ * spawn's channel (non-blocking: the child sent everything before the
+ * spawn returned).  Returns recvmsg's count; *out_fd is -1 when no
+ * descriptor arrived whole (a truncated control message counts as none,
+ * and one that did arrive is closed); *out_errno is errno after a failure. */
+static ssize_t
+channel_receive_one (int   fd,
+                     char *out_tag,
+                     int  *out_fd,
+                     int  *out_errno)
 {
   union
   {
@@ -108,13 +115,12 @@ sbx_linux_egress_channel_receive (int    fd,
   struct msghdr msg = { 0 };
   struct iovec iov;
   struct cmsghdr *cmsg;
-  char byte = 0;
-  int listener = -1, listening = 0, type = 0, errsv;
-  socklen_t len = sizeof listening;
   ssize_t n;
 
+  *out_tag = 0;
+  *out_fd = -1;
   memset (&control, 0, sizeof control);
-  iov.iov_base = &byte;
+  iov.iov_base = out_tag;
   iov.iov_len = 1;
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
@@ -123,12 +129,30 @@ sbx_linux_egress_channel_receive (int    fd,
   do
     n = recvmsg (fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
   while (n < 0 && errno == EINTR);
-  errsv = errno;
+  *out_errno = errno;
   for (cmsg = CMSG_FIRSTHDR (&msg); n > 0 && cmsg != NULL; cmsg = CMSG_NXTHDR (&msg, cmsg))
     if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS
         && cmsg->cmsg_len == CMSG_LEN (sizeof (int)))
-      memcpy (&listener, CMSG_DATA (cmsg), sizeof listener);
-  if (n != 1 || byte != 'L' || listener < 0 || (msg.msg_flags & MSG_CTRUNC))
+      memcpy (out_fd, CMSG_DATA (cmsg), sizeof *out_fd);
+  if ((msg.msg_flags & MSG_CTRUNC) && *out_fd >= 0)
+    {
+      close (*out_fd);
+      *out_fd = -1;
+    }
+  return n;
+}
+
+int
+sbx_linux_egress_channel_receive (int    fd,
+                                  char **error_message)
+{
+  char byte = 0;
+  int listener = -1, listening = 0, type = 0, errsv;
+  socklen_t len = sizeof listening;
+  ssize_t n;
+
+  n = channel_receive_one (fd, &byte, &listener, &errsv);
+  if (n != 1 || byte != 'L' || listener < 0)
     {
       if (listener >= 0)
         close (listener);
@@ -215,37 +239,15 @@ sbx_linux_egress_channel_receive_listens (int                      fd,
 {
   for (int i = 0; i < n; i++)
     {
-      union
-      {
-        char           buf[CMSG_SPACE (sizeof (int))];
-        struct cmsghdr align;
-      } control;
-      struct msghdr msg = { 0 };
-      struct iovec iov;
-      struct cmsghdr *cmsg;
       char byte = 0;
       int got = -1, type = 0, want, errsv;
       socklen_t len;
       ssize_t r;
 
-      memset (&control, 0, sizeof control);
-      iov.iov_base = &byte;
-      iov.iov_len = 1;
-      msg.msg_iov = &iov;
-      msg.msg_iovlen = 1;
-      msg.msg_control = control.buf;
-      msg.msg_controllen = sizeof control.buf;
-      do
-        r = recvmsg (fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-      while (r < 0 && errno == EINTR);
-      errsv = errno;
-      for (cmsg = CMSG_FIRSTHDR (&msg); r > 0 && cmsg != NULL; cmsg = CMSG_NXTHDR (&msg, cmsg))
-        if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS
-            && cmsg->cmsg_len == CMSG_LEN (sizeof (int)))
-          memcpy (&got, CMSG_DATA (cmsg), sizeof got);
+      r = channel_receive_one (fd, &byte, &got, &errsv);
       want = request->listens[i].kind == SBX_LISTEN_DNS_UDP ? SOCK_DGRAM : SOCK_STREAM;
       len = sizeof type;
-      if (r != 1 || byte != 'X' || got < 0 || (msg.msg_flags & MSG_CTRUNC) ||
+      if (r != 1 || byte != 'X' || got < 0 ||
           (got = above_stdio (got)) < 0 ||
           getsockopt (got, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != want)
         {
