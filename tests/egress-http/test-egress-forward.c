@@ -415,6 +415,12 @@ test_literal_plain_client (void)
 }
 
 static void
+die_with_parent (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static void
 test_git_daemon (void)
 {
   g_autoptr(SbxEgressRoute) route = sbx_egress_route_new_direct ();
@@ -457,11 +463,23 @@ test_git_daemon (void)
   port_arg = g_strdup_printf ("--port=%u", port);
   base_arg = g_strdup_printf ("--base-path=%s", base);
   {
-    const char *argv[] = { git, "daemon", "--reuseaddr", "--listen=127.0.0.1", port_arg, base_arg,
+    /* git-daemon itself, not `git daemon`: the wrapper forks the daemon as
+     * its child, so killing the wrapper would leave the daemon running after
+     * the test; the daemon also dies with this process if the test aborts */
+    g_autofree char *exec_path = NULL;
+    g_autofree char *daemon_path = NULL;
+    const char *argv[] = { NULL, "--reuseaddr", "--listen=127.0.0.1", port_arg, base_arg,
                            "--export-all", base, NULL };
     g_autoptr(GSubprocessLauncher) launcher =
       g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+    const char *git_argv[] = { git, "--exec-path", NULL };
 
+    g_assert_true (g_spawn_sync (NULL, (char **) git_argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &exec_path, NULL,
+                                 NULL, &error));
+    g_assert_no_error (error);
+    daemon_path = g_build_filename (g_strstrip (exec_path), "git-daemon", NULL);
+    argv[0] = daemon_path;
+    g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
     daemon = g_subprocess_launcher_spawnv (launcher, argv, &error);
     g_assert_no_error (error);
   }
