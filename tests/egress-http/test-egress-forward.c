@@ -383,6 +383,7 @@ test_literal_plain_client (void)
   target = g_strdup_printf ("tcp:127.0.0.1:%u", port);
   targets[0] = target;
   targets[1] = "tcp:192.0.2.7:9";   /* outside 127/8: a forwarder on the sandbox's lo */
+  targets[2] = "tcp:169.254.169.254:80";   /* approved, and still never a forwarder */
 
   /* positive control: both servers answer a plain client without the sandbox */
   control = g_strdup_printf ("python3 client.py 127.0.0.1 %u mine; python3 client.py 127.0.0.1 %u theirs",
@@ -393,7 +394,8 @@ test_literal_plain_client (void)
 
   /* in the sandbox: the approved literal, not the other port; 192.0.2.7:9
    * is connectable (its forwarder exists, the dial then fails) while the
-   * unapproved 192.0.2.8 has no route; the metadata address never */
+   * unapproved 192.0.2.8 has no route; the metadata address never, not
+   * even when the approval names it */
   command = g_strdup_printf ("env | grep -i _proxy= | sed 's/=.*//' | sort | tr '\\n' ' '; echo; "
                              "python3 client.py 127.0.0.1 %u mine; python3 client.py 127.0.0.1 %u theirs; "
                              "python3 client.py 192.0.2.7 9 added; python3 client.py 192.0.2.8 9 notadded; "
