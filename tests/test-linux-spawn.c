@@ -8,6 +8,7 @@
  * with the supervisor, and sbx-init holds nothing of the supervisor's.
  */
 #include "backend-test-util.h"
+#include "executor-test-util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -57,17 +58,6 @@ fixture_teardown (Fixture *fx)
   g_clear_pointer (&fx->workspace, g_free);
 }
 
-/* No child of ours is left (running or zombie).  While a spec lives its
- * zygote is a child (from its second spawn on), so this is checked after
- * release. */
-static void
-assert_no_children (void)
-{
-  int status;
-
-  g_assert_cmpint (waitpid (-1, &status, WNOHANG | __WALL), ==, -1);
-  g_assert_cmpint (errno, ==, ECHILD);
-}
 
 /* Number of processes whose comm is @name. */
 static int
@@ -141,7 +131,7 @@ test_echo (gconstpointer data)
   g_assert_cmpstr (run->err, ==, "oops\n");
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 static void
@@ -164,7 +154,7 @@ test_exit_codes (gconstpointer data)
     }
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 /* The target's signal death reaches the host as signal death (PID 1 of a
@@ -189,7 +179,7 @@ test_signal_death (gconstpointer data)
     }
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 static void
@@ -207,7 +197,7 @@ test_stdin (gconstpointer data)
   g_assert_cmpstr (run->out, ==, "line one\nline two\n");
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 /* argv[0] without '/' is looked up in the target's PATH, never the host's. */
@@ -270,7 +260,7 @@ test_path_lookup (gconstpointer data)
   }
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 static void
@@ -302,7 +292,7 @@ test_exec_errors (gconstpointer data)
   }
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 /* A setup step fails: spawn says which step and which path, and nothing is
@@ -333,7 +323,7 @@ test_setup_failure (gconstpointer data)
   }
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 /* signal(): forwarded signals reach the target; SIGKILL kills the whole
@@ -393,7 +383,7 @@ test_signal (gconstpointer data)
   }
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 /* The target exits while background descendants (double fork, setsid) are
@@ -428,7 +418,7 @@ test_no_descendant_outlives (gconstpointer data)
   g_assert_cmpint (count_processes_named (name), ==, 0);
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 typedef struct
@@ -499,19 +489,9 @@ test_concurrent (gconstpointer data)
     }
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
-static int
-count_fds (void)
-{
-  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
-  int n = 0;
-
-  while (g_dir_read_name (dir) != NULL)
-    n++;
-  return n;
-}
 
 /* Spawning leaks no descriptor and no child in the supervisor. */
 static void
@@ -530,7 +510,7 @@ test_no_supervisor_leaks (gconstpointer data)
 
       g_assert_nonnull (warm);
     }
-  before = count_fds ();
+  before = (int) etu_count_fds ();
   for (int i = 0; i < 10; i++)
     {
       g_autoptr(LinuxTestRun) run = linux_test_backend_sh (fx.backend, fx.policy, fx.workspace,
@@ -542,10 +522,10 @@ test_no_supervisor_leaks (gconstpointer data)
       bad = linux_test_backend_run (fx.backend, fx.policy, fx.workspace, argv, NULL, NULL);
       g_assert_cmpint (bad->spawn_status, ==, SBX_STATUS_EXEC_NOT_FOUND);
     }
-  g_assert_cmpint (count_fds (), ==, before);
+  g_assert_cmpint ((int) etu_count_fds (), ==, before);
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 /* The PTY mode (SBX_SPAWN_PTY: the host's terminal, handed in as the slave,
@@ -612,7 +592,7 @@ test_pty (gconstpointer data)
     g_assert_cmpstr (run->out, ==, want);
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 /* SBX_SPAWN_PTY_SANDBOX: the backend opens the terminal inside the sandbox
@@ -667,7 +647,7 @@ test_sandbox_pty (gconstpointer data)
   close (host_slave);
   close (host_master);
   fixture_teardown (&fx);
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 /* The sandbox terminal mode re-validates its request: it replaces the
@@ -701,7 +681,7 @@ test_sandbox_pty_invalid (gconstpointer data)
       g_clear_pointer (&failed, linux_test_run_free);
     }
   fixture_teardown (&fx);
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 /* The supervisor process dies without calling finish(): the whole tree dies
@@ -754,7 +734,7 @@ test_supervisor_death (gconstpointer data)
   g_assert_true (wait_no_process_named (name, 5000));
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 /* sbx-init holds no copy of the supervisor's environment, memory or
@@ -810,7 +790,7 @@ test_init_holds_nothing (gconstpointer data)
   g_unsetenv ("SBX_TEST_SUPERVISOR_SECRET");
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 /* Resource limits bind the target, not the setup: a small value of each
@@ -876,7 +856,7 @@ test_low_limits (gconstpointer data)
       fixture_teardown (&fx);
     }
   /* Released: no sandbox process and no zygote is left. */
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 int

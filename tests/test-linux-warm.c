@@ -22,6 +22,7 @@
  * sandbox itself are rung 1 only.
  */
 #include "backend-test-util.h"
+#include "executor-test-util.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -68,26 +69,6 @@ fixture_teardown (Fixture *fx)
   g_clear_pointer (&fx->workspace, g_free);
 }
 
-static int
-count_fds (void)
-{
-  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
-  int n = 0;
-
-  while (g_dir_read_name (dir) != NULL)
-    n++;
-  return n - 1;   /* the directory's own */
-}
-
-/* No child of ours is left (running or zombie). */
-static void
-assert_no_children (void)
-{
-  int status;
-
-  g_assert_cmpint (waitpid (-1, &status, WNOHANG | __WALL), ==, -1);
-  g_assert_cmpint (errno, ==, ECHILD);
-}
 
 /* Runs @script in the sandbox; asserts the spawn and the exit, returns
  * its stdout. */
@@ -154,7 +135,7 @@ test_ahead_of_need (gconstpointer data)
       g_assert_cmpint (start, <, before - 10);
     }
   fixture_teardown (&fx);
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 static void
@@ -207,7 +188,7 @@ test_one_execution (gconstpointer data)
       g_hash_table_add (seen, g_strdup (lines[2]));
     }
   fixture_teardown (&fx);
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 static void
@@ -251,7 +232,7 @@ test_confined (gconstpointer data)
     }
   fixture_teardown (&fx);
   linux_test_rm_rf (outside);
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 /* The children of this process in a pid namespace other than ours (the
@@ -293,7 +274,7 @@ test_killed_while_waiting (gconstpointer data)
   Fixture fx = { 0 };
   g_autoptr(GArray) waiting = NULL;
   g_autoptr(GArray) after = NULL;
-  int fds_before = count_fds ();
+  int fds_before = (int) etu_count_fds ();
 
   if (!fixture_setup (&fx, data))
     return;
@@ -315,8 +296,8 @@ test_killed_while_waiting (gconstpointer data)
   g_assert_cmpuint (after->len, ==, 1);
   g_assert_cmpint (g_array_index (after, pid_t, 0), !=, g_array_index (waiting, pid_t, 0));
   fixture_teardown (&fx);
-  assert_no_children ();
-  g_assert_cmpint (count_fds (), ==, fds_before);
+  linux_test_assert_no_children ();
+  g_assert_cmpint ((int) etu_count_fds (), ==, fds_before);
 }
 
 /* The supervisor process dies without releasing anything: the waiting A
@@ -385,13 +366,13 @@ test_supervisor_death (gconstpointer data)
   g_assert_true (warm_gone);
   g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), ==, 0);
   fixture_teardown (&fx);
-  assert_no_children ();
+  linux_test_assert_no_children ();
 }
 
 static void
 test_release_leaves_nothing (gconstpointer data)
 {
-  int fds_before = count_fds ();
+  int fds_before = (int) etu_count_fds ();
 
   for (int round = 0; round < 10; round++)
     {
@@ -404,8 +385,8 @@ test_release_leaves_nothing (gconstpointer data)
       for (int i = 0; i < 1 + round % 4; i++)
         g_free (run_ok (&fx, "true"));
       fixture_teardown (&fx);
-      assert_no_children ();
-      g_assert_cmpint (count_fds (), ==, fds_before);
+      linux_test_assert_no_children ();
+      g_assert_cmpint ((int) etu_count_fds (), ==, fds_before);
     }
 }
 

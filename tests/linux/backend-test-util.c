@@ -757,6 +757,15 @@ linux_test_make_dir (const char *template_name)
 }
 
 void
+linux_test_assert_no_children (void)
+{
+  int status;
+
+  g_assert_cmpint (waitpid (-1, &status, WNOHANG | __WALL), ==, -1);
+  g_assert_cmpint (errno, ==, ECHILD);
+}
+
+void
 linux_test_rm_rf (const char *path)
 {
   if (path != NULL)

@@ -181,6 +181,11 @@ gboolean linux_test_have_rung (const char *backend_name,
 char *linux_test_make_dir (const char *template_name);
 void  linux_test_rm_rf    (const char *path);
 
+/* Asserts that no child of this process is left, running or zombie (a
+ * spec's zygote is a child while the spec lives, so call it after the
+ * release). */
+void linux_test_assert_no_children (void);
+
 /* Runs every test case once per rung ("linux-userns", "linux-landlock"):
  * adds "/<prefix>/<rung>/<name>" with @func given the rung name. */
 void linux_test_add_both (const char *name,
