@@ -94,9 +94,20 @@ sbx_scratch_list (const char  *scratch_root,
         }
       if (g_str_equal (de->d_name, ".") || g_str_equal (de->d_name, ".."))
         continue;
-      if (fstatat (dirfd (dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-        continue;   /* gone since readdir */
-      is_set = g_str_has_prefix (de->d_name, SBX_SET_DIR_PREFIX) && S_ISDIR (st.st_mode);
+      /* Only a name with the set prefix needs its type: every other entry
+       * goes to @out_entries whatever it is (its rules are optional, so one
+       * gone since readdir costs nothing), and a crowded temporary directory
+       * must not cost a stat per entry.  The type comes from readdir where
+       * the file system reports it. */
+      is_set = g_str_has_prefix (de->d_name, SBX_SET_DIR_PREFIX);
+      if (is_set && de->d_type == DT_UNKNOWN)
+        {
+          if (fstatat (dirfd (dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;   /* gone since readdir */
+          is_set = S_ISDIR (st.st_mode);
+        }
+      else if (is_set)
+        is_set = de->d_type == DT_DIR;
       path = g_build_filename (scratch_root, de->d_name, NULL);
       if (is_set && except != NULL && g_str_equal (path, except))
         {
