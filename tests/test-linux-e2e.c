@@ -1063,6 +1063,96 @@ test_cli_planted_symlink_rung2 (void)
   check_planted_symlink ("linux-landlock");
 }
 
+/* The scratch root inside the workspace: the sandbox sees each entry of it
+ * that existed at compile (the other executor sets' directories hidden),
+ * bound one by one.  Entries come and go meanwhile, as in any busy
+ * temporary directory: one deleted while its bind is made (after the
+ * child opened it, before the tree is copied) must leave that entry out,
+ * never fail the run, and neither may one deleted while its Landlock rule
+ * is added.  A thread keeps 64 files alive in the scratch root, each
+ * deleted soon after it was made, during 40 runs. */
+typedef struct
+{
+  const char *dir;
+  gint        stop;      /* atomic */
+  guint       made;
+} Churn;
+
+static gpointer
+churn_thread (gpointer data)
+{
+  Churn *c = data;
+
+  for (guint i = 0; !g_atomic_int_get (&c->stop); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/churn-%u", c->dir, i % 4096);
+      g_autofree char *old = g_strdup_printf ("%s/churn-%u", c->dir, (i + 4096 - 64) % 4096);
+
+      g_assert_true (g_file_set_contents (path, "x", 1, NULL));
+      c->made++;
+      (void) g_unlink (old);
+    }
+  for (guint i = 0; i < 4096; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/churn-%u", c->dir, i);
+
+      (void) g_unlink (path);
+    }
+  return NULL;
+}
+
+static void
+check_scratch_churn (const char *backend)
+{
+  EtuTree tree = { 0 };
+  EtuTree in_ws;
+  Churn churn = { 0 };
+  GThread *thread;
+  /* The workspace's own file, read through its rule (rung 2 grants the
+   * entries of the scratch root, not a listing of it). */
+  const char *args[] = { "--", "cat", "keep", NULL };
+  guint failed = 0;
+
+  if (!have_userns ())
+    return;
+  etu_tree_init (&tree);
+  g_free (etu_write_file (tree.ws, "keep", "ran\n"));
+  /* TMPDIR (the scratch root) is the workspace itself. */
+  in_ws = tree;
+  in_ws.scratch = tree.ws;
+  churn.dir = tree.ws;
+  thread = g_thread_new ("churn", churn_thread, &churn);
+  for (guint i = 0; i < 40; i++)
+    {
+      Outcome o = sbx_run (&in_ws, backend, args);
+
+      if (o.status != 0 || g_strcmp0 (o.out, "ran\n") != 0)
+        {
+          g_test_message ("run %u: status %d, stderr %s", i, o.status, o.err);
+          failed++;
+        }
+      outcome_clear (&o);
+    }
+  g_atomic_int_set (&churn.stop, 1);
+  g_thread_join (thread);
+  g_test_message ("%u files made and deleted during the runs", churn.made);
+  g_assert_cmpuint (churn.made, >, 40);
+  g_assert_cmpuint (failed, ==, 0);
+  etu_tree_clear (&tree);
+}
+
+static void
+test_cli_scratch_churn_rung1 (void)
+{
+  check_scratch_churn ("linux-userns");
+}
+
+static void
+test_cli_scratch_churn_rung2 (void)
+{
+  check_scratch_churn ("linux-landlock");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1081,6 +1171,8 @@ main (int argc, char **argv)
                         test_library_close_removes_cgroup);
   g_test_add_data_func ("/linux/e2e/library/close-removes-cgroup/rung2", "linux-landlock",
                         test_library_close_removes_cgroup);
+  g_test_add_func ("/linux/e2e/cli/scratch-churn/rung1", test_cli_scratch_churn_rung1);
+  g_test_add_func ("/linux/e2e/cli/scratch-churn/rung2", test_cli_scratch_churn_rung2);
   g_test_add_func ("/linux/e2e/cli/planted-symlink/rung1", test_cli_planted_symlink_rung1);
   g_test_add_func ("/linux/e2e/cli/planted-symlink/rung2", test_cli_planted_symlink_rung2);
   g_test_add_func ("/linux/e2e/cli/proc-masked/rung1", test_cli_proc_masked_rung1);

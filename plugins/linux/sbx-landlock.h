@@ -98,7 +98,8 @@ uint64_t sbx_landlock_plan_access_rw_file    (const SbxLandlockPlan *plan);  /* 
  * so it may run in a CLONE_VM child.  Rules whose inode no longer matches the
  * snapshot (a carved child replaced, a file that gained a hard link) are
  * skipped, which only narrows; a file that gains a link while its rule is
- * being added fails the whole call (-EMLINK). */
+ * being added fails the whole call (-EMLINK), one deleted meanwhile does not
+ * (no name reaches it any more). */
 int sbx_landlock_plan_apply (const SbxLandlockPlan       *plan,
                              const SbxLandlockExtraRule  *extra,
                              size_t                       n_extra,

@@ -104,10 +104,12 @@ child_add_planned (int ruleset, const LlRule *rule, const char **step)
       r = child_statx (fd, "", AT_EMPTY_PATH, &stx);
       if (r < 0)
         *step = "statx (rule inode)";
-      else if (stx.stx_nlink != 1)
+      else if (stx.stx_nlink > 1)
         {
           /* a link appeared while the rule was added: the rule may now
-           * cover a second name; fail closed */
+           * cover a second name; fail closed.  A count of 0 is the file
+           * deleted meanwhile: the rule covers an inode no name reaches
+           * (one that had a name can never be linked again), narrower. */
           *step = "landlock_add_rule (file gained a hard link)";
           r = -EMLINK;
         }

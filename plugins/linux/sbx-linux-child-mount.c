@@ -537,8 +537,12 @@ sbx_linux_child_mount_view (ChildCtx *ctx,
           break;
         case SBX_MOUNT_OP_BIND:
           r = child_bind (rootfd, op, step);
-          if (r == -ENOENT && *step == SBX_LINUX_STEP_BIND_SOURCE && (op->flags & SBX_MOUNT_F_OPTIONAL))
-            r = 0;   /* an optional runtime path gone since compile: narrower */
+          /* An optional runtime path gone since compile (before its open,
+           * or between the open and the copy of its tree: the kernel will
+           * not clone an unlinked object): nothing was mounted, narrower. */
+          if (r == -ENOENT && (*step == SBX_LINUX_STEP_BIND_SOURCE || *step == SBX_LINUX_STEP_BIND)
+              && (op->flags & SBX_MOUNT_F_OPTIONAL))
+            r = 0;
           break;
         case SBX_MOUNT_OP_TMPFS:
           r = child_tmpfs (ctx, rootfd, op, step);
