@@ -134,7 +134,42 @@ test_linux (void)
     g_test_skip ("no rung of the Linux backend probes on this host");
 }
 
-/* The bundled egress extension conforms: every egress case passes. */
+/* Every case of @names in @area has @outcome (and exists). */
+static void
+assert_cases (GPtrArray             *cases,
+              const char            *area,
+              const char *const     *names,
+              SbxConformanceOutcome  outcome)
+{
+  for (guint k = 0; names[k] != NULL; k++)
+    {
+      gboolean seen = FALSE;
+
+      for (guint i = 0; i < cases->len && !seen; i++)
+        {
+          SbxConformanceCase *c = cases->pdata[i];
+
+          if (g_str_equal (c->area, area) && g_str_equal (c->name, names[k]))
+            {
+              if (c->outcome != outcome)
+                g_error ("%s/%s: outcome %d, expected %d (%s)", area, names[k], c->outcome, outcome, c->detail);
+              seen = TRUE;
+            }
+        }
+      if (!seen)
+        g_error ("%s/%s: no such case", area, names[k]);
+    }
+}
+
+/* The serve_listeners cases (tools/sbx-conformance-listeners.c). */
+static const char *const listeners_cases[] = {
+  "listeners-serve", "listeners-forward-approved", "listeners-forward-unauthorized", "listeners-dns-approved",
+  "listeners-dns-refuses-other", "listeners-dns-malformed", "listeners-dns-other-execution",
+  "listeners-name-non-public", "listeners-revoke-denial", "listeners-revoke-closes", NULL
+};
+
+/* The bundled egress extension conforms: every egress case passes, the
+ * serve_listeners ones included. */
 static void
 test_egress_http (void)
 {
@@ -148,12 +183,15 @@ test_egress_http (void)
     }
   cases = run_cases (file, NULL);
   g_assert_cmpuint (count (cases, NULL, NULL, SBX_CONFORMANCE_FAIL), ==, 0);
-  g_assert_cmpuint (count (cases, NULL, "egress-http-connect", SBX_CONFORMANCE_PASS), >=, 12);
+  g_assert_cmpuint (count (cases, NULL, "egress-http-connect", SBX_CONFORMANCE_PASS), >=, 22);
+  assert_cases (cases, "egress-http-connect", listeners_cases, SBX_CONFORMANCE_PASS);
 }
 
 /* The relay mock answers every connection whatever its credential: the
  * egress cases that must fail for it do, by name, and the ones it meets
- * (its direct fingerprint, serving a listener, closing it at revoke) pass. */
+ * (its direct fingerprint, serving a listener, closing it at revoke) pass.
+ * Its serve_listeners (the vendor's seam for proxy-unaware clients) is
+ * honest: every listeners case passes. */
 static void
 test_egress_nonconforming (void)
 {
@@ -164,18 +202,61 @@ test_egress_nonconforming (void)
                                            "other-execution-407", "revoke-denial", NULL };
   static const char *const must_pass[] = { "start-direct", "serve", "revoked-credential-dead", NULL };
 
+  assert_cases (cases, "egress-mock-egress-relay", must_fail, SBX_CONFORMANCE_FAIL);
+  assert_cases (cases, "egress-mock-egress-relay", must_pass, SBX_CONFORMANCE_PASS);
+  g_assert_cmpuint (count (cases, NULL, "egress-mock-egress-relay", SBX_CONFORMANCE_FAIL), >=, 5);
+  assert_cases (cases, "egress-mock-egress-relay", listeners_cases, SBX_CONFORMANCE_PASS);
+}
+
+/* Every listeners case can fail: the relay mock with its listeners broken
+ * on purpose (SBX_MOCK_EGRESS_RELAY_LISTENERS=lax: relays unauthorized
+ * targets, dials names unchecked, answers any name, wedges on a malformed
+ * query, records no denial, keeps its listeners after revoke) fails each by
+ * name, while the controls it still meets (serving, relaying the approved
+ * literal, answering its own name) pass. */
+static void
+test_egress_listeners_broken (void)
+{
+  g_autofree char *file = plugin_file ("SBX_TEST_MOCK_PLUGIN_DIR",
+                                       "egress-relay/sbx-plugin-mock-egress-relay.so");
+  g_autoptr(GPtrArray) cases = NULL;
+  static const char *const must_fail[] = {
+    "listeners-forward-unauthorized", "listeners-dns-refuses-other", "listeners-dns-malformed",
+    "listeners-dns-other-execution", "listeners-name-non-public", "listeners-revoke-denial",
+    "listeners-revoke-closes", NULL
+  };
+  static const char *const must_pass[] = { "listeners-serve", "listeners-forward-approved",
+                                           "listeners-dns-approved", NULL };
+
+  g_setenv ("SBX_MOCK_EGRESS_RELAY_LISTENERS", "lax", TRUE);
+  cases = run_cases (file, NULL);
+  g_unsetenv ("SBX_MOCK_EGRESS_RELAY_LISTENERS");
+  assert_cases (cases, "egress-mock-egress-relay", must_fail, SBX_CONFORMANCE_FAIL);
+  assert_cases (cases, "egress-mock-egress-relay", must_pass, SBX_CONFORMANCE_PASS);
+}
+
+/* An egress extension without serve_listeners gets one SKIP saying what
+ * that costs, and no listeners case runs. */
+static void
+test_egress_no_listeners (void)
+{
+  g_autofree char *file = plugin_file ("SBX_TEST_MOCK_PLUGIN_DIR", "egress/sbx-plugin-mock-egress.so");
+  g_autoptr(GPtrArray) cases = run_cases (file, NULL);
+  gboolean seen = FALSE;
+
   for (guint i = 0; i < cases->len; i++)
     {
       SbxConformanceCase *c = cases->pdata[i];
 
-      if (!g_str_equal (c->area, "egress-mock-egress-relay"))
+      if (!g_str_equal (c->area, "egress-mock-egress") || !g_str_has_prefix (c->name, "listeners"))
         continue;
-      if (g_strv_contains (must_fail, c->name))
-        g_assert_cmpint (c->outcome, ==, SBX_CONFORMANCE_FAIL);
-      if (g_strv_contains (must_pass, c->name))
-        g_assert_cmpint (c->outcome, ==, SBX_CONFORMANCE_PASS);
+      g_assert_cmpstr (c->name, ==, "listeners");
+      g_assert_cmpint (c->outcome, ==, SBX_CONFORMANCE_SKIP);
+      g_assert_nonnull (strstr (c->detail, "proxy-unaware clients"));
+      g_assert_nonnull (strstr (c->detail, "no route"));
+      seen = TRUE;
     }
-  g_assert_cmpuint (count (cases, NULL, "egress-mock-egress-relay", SBX_CONFORMANCE_FAIL), >=, 5);
+  g_assert_true (seen);
 }
 
 /* The broken mock fails, naming read-boundary, and only read-boundary: the
@@ -260,6 +341,8 @@ main (int    argc,
   g_test_add_func ("/conformance/broken-read", test_broken_read);
   g_test_add_func ("/conformance/egress-http", test_egress_http);
   g_test_add_func ("/conformance/egress-nonconforming", test_egress_nonconforming);
+  g_test_add_func ("/conformance/egress-listeners-broken", test_egress_listeners_broken);
+  g_test_add_func ("/conformance/egress-no-listeners", test_egress_no_listeners);
   g_test_add_func ("/conformance/contract-breaker", test_claims_more);
   g_test_add_func ("/conformance/claims-unenforced", test_claims_unenforced);
   return g_test_run ();

@@ -14,10 +14,12 @@
  *    control), another port 403 and no connection to it, another
  *    execution's credential 407, an unapproved non-public literal refused;
  *  - revoke: the first denial begins with the denied target; the
- *    credential is dead afterwards.
+ *    credential is dead afterwards;
+ *  - serve_listeners, the DNS stub and forwarders of proxy-unaware
+ *    clients: sbx-conformance-listeners.c.
  * Each case is one record in the egress-<extension> area.
  */
-#include "sbx-conformance-private.h"
+#include "sbx-conformance-egress-private.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -26,15 +28,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-
-#include <sbx/sbx-plugin-abi.h>
-
-/* Our SbxHostCall: the first set_error of one call. */
-struct SbxHostCall
-{
-  int32_t status;
-  char    message[512];
-};
 
 static void
 host_set_error (SbxHostCall *call,
@@ -77,7 +70,10 @@ host_release (void *ptr)
 static const SbxHostV1 conformance_host = {
   .struct_size = sizeof (SbxHostV1),
   .abi_version = SBX_PLUGIN_ABI_VERSION,
-  .features = SBX_HOST_FEATURE_RULE_FDS | SBX_HOST_FEATURE_PROXY_LISTEN_FD | SBX_HOST_FEATURE_EGRESS_V1,
+  /* EGRESS_LISTENERS: the listeners case hands serve_listeners sockets it
+   * made on this host's loopback, as a backend would inside a sandbox. */
+  .features = SBX_HOST_FEATURE_RULE_FDS | SBX_HOST_FEATURE_PROXY_LISTEN_FD | SBX_HOST_FEATURE_EGRESS_V1 |
+              SBX_HOST_FEATURE_EGRESS_LISTENERS,
   .core_version = "conformance",
   .set_error = host_set_error,
   .report = host_report,
@@ -86,33 +82,29 @@ static const SbxHostV1 conformance_host = {
   .release = host_release,
 };
 
-typedef struct
-{
-  Run                     *run;
-  const char              *plugin;
-  const char              *name;
-  char                    *area;
-  const SbxEgressVTableV1 *vt;
-  void                    *ctx;
-} Egress;
-
 /* ------------------------------------------------------------------------- */
 /* Loopback helpers (blocking sockets with 10 s timeouts)                     */
 /* ------------------------------------------------------------------------- */
 
-static int
-listen_loopback (guint16 *port)
+int
+sbx_conformance_bind_loopback (int      type,
+                               guint32  address,
+                               guint16 *port)
 {
   struct sockaddr_in addr = { .sin_family = AF_INET };
   socklen_t len = sizeof addr;
-  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int fd = socket (AF_INET, type | SOCK_CLOEXEC, 0);
 
-  addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-  if (fd < 0 || bind (fd, (struct sockaddr *) &addr, sizeof addr) < 0 || listen (fd, 64) < 0
+  addr.sin_addr.s_addr = htonl (address);
+  if (fd < 0 || bind (fd, (struct sockaddr *) &addr, sizeof addr) < 0
+      || (type == SOCK_STREAM && listen (fd, 64) < 0)
       || getsockname (fd, (struct sockaddr *) &addr, &len) < 0)
     {
+      int saved = errno;
+
       if (fd >= 0)
         close (fd);
+      errno = saved;
       return -1;
     }
   *port = ntohs (addr.sin_port);
@@ -120,29 +112,39 @@ listen_loopback (guint16 *port)
 }
 
 static int
-connect_loopback (guint16 port)
+listen_loopback (guint16 *port)
+{
+  return sbx_conformance_bind_loopback (SOCK_STREAM, INADDR_LOOPBACK, port);
+}
+
+int
+sbx_conformance_connect_loopback (guint32 address,
+                                  guint16 port)
 {
   struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons (port) };
   struct timeval tv = { 10, 0 };
   int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-  addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  addr.sin_addr.s_addr = htonl (address);
   if (fd < 0)
     return -1;
   setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   setsockopt (fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   if (connect (fd, (struct sockaddr *) &addr, sizeof addr) < 0)
     {
+      int saved = errno;
+
       close (fd);
+      errno = saved;
       return -1;
     }
   return fd;
 }
 
-static gboolean
-send_all (int         fd,
-          const char *data,
-          gsize       len)
+gboolean
+sbx_conformance_send_all (int         fd,
+                          const char *data,
+                          gsize       len)
 {
   while (len > 0)
     {
@@ -193,7 +195,7 @@ connect_request (guint16     proxy_port,
 {
   g_autofree char *header = NULL;
   g_autofree char *request = NULL;
-  int fd = connect_loopback (proxy_port);
+  int fd = sbx_conformance_connect_loopback (INADDR_LOOPBACK, proxy_port);
   guint status;
 
   *out = -1;
@@ -207,7 +209,7 @@ connect_request (guint16     proxy_port,
     }
   request = g_strdup_printf ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", authority, authority,
                              header != NULL ? header : "");
-  if (!send_all (fd, request, strlen (request)))
+  if (!sbx_conformance_send_all (fd, request, strlen (request)))
     {
       close (fd);
       return 0;
@@ -219,15 +221,6 @@ connect_request (guint16     proxy_port,
     close (fd);
   return status;
 }
-
-/* The origin: echoes what each connection sends; counts connections. */
-typedef struct
-{
-  int      fd;
-  guint16  port;
-  gint     accepted;   /* atomic */
-  GThread *thread;
-} Echo;
 
 static gpointer
 echo_thread (gpointer data)
@@ -246,14 +239,14 @@ echo_thread (gpointer data)
         return NULL;
       g_atomic_int_inc (&e->accepted);
       while ((n = recv (c, buf, sizeof buf, 0)) > 0)
-        if (!send_all (c, buf, (gsize) n))
+        if (!sbx_conformance_send_all (c, buf, (gsize) n))
           break;
       close (c);
     }
 }
 
-static gboolean
-echo_start (Echo *e)
+gboolean
+sbx_conformance_echo_start (Echo *e)
 {
   e->fd = listen_loopback (&e->port);
   if (e->fd < 0)
@@ -262,8 +255,8 @@ echo_start (Echo *e)
   return TRUE;
 }
 
-static void
-echo_stop (Echo *e)
+void
+sbx_conformance_echo_stop (Echo *e)
 {
   if (e->fd < 0)
     return;
@@ -277,14 +270,14 @@ echo_stop (Echo *e)
 /* Cases                                                                      */
 /* ------------------------------------------------------------------------- */
 
-#define RECORD(g, name, outcome, ...) \
-  sbx_conformance_record ((g)->run, NULL, (g)->area, (name), (outcome), __VA_ARGS__)
+#define RECORD EGRESS_RECORD
 
-static void *
-start_route (Egress     *g,
-             const char *config,
-             char      **fingerprint,
-             char      **message)
+void *
+sbx_conformance_egress_start_route (Egress      *g,
+                                    const char  *config,
+                                    char       **fingerprint,
+                                    guint32     *address_guarantee,
+                                    char       **message)
 {
   SbxHostCall call = { 0 };
   SbxEgressInfoV1 info = { .struct_size = sizeof info };
@@ -292,6 +285,8 @@ start_route (Egress     *g,
   int32_t status = g->vt->start (g->ctx, &call, config, &route, &info);
 
   *fingerprint = info.fingerprint;
+  if (address_guarantee != NULL)
+    *address_guarantee = info.address_guarantee;
   *message = g_strdup (call.message);
   if (status != SBX_STATUS_OK)
     return NULL;
@@ -316,7 +311,7 @@ case_fingerprints (Egress *g)
       g_autoptr(SbxEgressRoute) expected = rows[i].route_url == NULL
                                            ? sbx_egress_route_new_direct ()
                                            : sbx_egress_route_new_upstream (rows[i].route_url, FALSE, NULL);
-      void *route = start_route (g, rows[i].config, &fingerprint, &message);
+      void *route = sbx_conformance_egress_start_route (g, rows[i].config, &fingerprint, NULL, &message);
       const char *name = i == 0 ? "start-direct" : "start-upstream";
 
       if (route == NULL)
@@ -333,8 +328,7 @@ case_fingerprints (Egress *g)
     }
   {
     g_autofree char *fingerprint = NULL, *message = NULL;
-    void *route = start_route (g, "socks5://conformance-user:conformance-pw0@proxy.invalid:1080", &fingerprint,
-                               &message);
+    void *route = sbx_conformance_egress_start_route (g, "socks5://conformance-user:conformance-pw0@proxy.invalid:1080", &fingerprint, NULL, &message);
 
     if (route != NULL)
       {
@@ -348,11 +342,11 @@ case_fingerprints (Egress *g)
   }
 }
 
-static char *
-authorize (Egress            *g,
-           void              *route,
-           const char        *id,
-           const char *const *targets)
+char *
+sbx_conformance_egress_authorize (Egress            *g,
+                                  void              *route,
+                                  const char        *id,
+                                  const char *const *targets)
 {
   SbxHostCall call = { 0 };
   char *credential = NULL;
@@ -363,6 +357,25 @@ authorize (Egress            *g,
       return NULL;
     }
   return credential;
+}
+
+void
+sbx_conformance_egress_revoke_denial (Egress     *g,
+                                      const char *name,
+                                      void       *route,
+                                      const char *id,
+                                      const char *denied_target)
+{
+  g_autofree char *denial = NULL;
+  gsize len = strlen (denied_target);
+
+  if (g->vt->revoke (g->ctx, route, id, &denial) != SBX_STATUS_OK)
+    RECORD (g, name, SBX_CONFORMANCE_FAIL, "revoke of an authorized execution failed");
+  else if (denial == NULL || !g_str_has_prefix (denial, denied_target) || (denial[len] != '\0' && denial[len] != ' '))
+    RECORD (g, name, SBX_CONFORMANCE_FAIL, "the first denial is \"%s\", not %s [REASON]",
+            denial != NULL ? denial : "(none)", denied_target);
+  else
+    RECORD (g, name, SBX_CONFORMANCE_PASS, "%s", denial);
 }
 
 static void
@@ -380,13 +393,13 @@ case_listener (Egress *g)
   int fd, tunnel;
   guint status;
 
-  route = start_route (g, "direct", &fingerprint, &message);
+  route = sbx_conformance_egress_start_route (g, "direct", &fingerprint, NULL, &message);
   if (route == NULL)
     {
       RECORD (g, "listener", SBX_CONFORMANCE_SKIP, "no direct route to try: %s", message);
       return;
     }
-  if (!echo_start (&echo) || !echo_start (&other))
+  if (!sbx_conformance_echo_start (&echo) || !sbx_conformance_echo_start (&other))
     {
       RECORD (g, "listener", SBX_CONFORMANCE_FAIL, "cannot listen on 127.0.0.1: %s", g_strerror (errno));
       goto out;
@@ -396,9 +409,9 @@ case_listener (Egress *g)
   other_target = g_strdup_printf ("tcp:127.0.0.1:%u", other.port);
   other_authority = g_strdup_printf ("127.0.0.1:%u", other.port);
   targets[0] = approved;
-  cred_a = authorize (g, route, "conformance:a", targets);
-  cred_b = authorize (g, route, "conformance-b", targets);
-  cred_all = authorize (g, route, "conformance-all", NULL);
+  cred_a = sbx_conformance_egress_authorize (g, route, "conformance:a", targets);
+  cred_b = sbx_conformance_egress_authorize (g, route, "conformance-b", targets);
+  cred_all = sbx_conformance_egress_authorize (g, route, "conformance-all", NULL);
   if (cred_a == NULL || cred_b == NULL || cred_all == NULL)
     {
       RECORD (g, "authorize", SBX_CONFORMANCE_FAIL, "authorize failed (an execution id with ':', a target "
@@ -440,7 +453,7 @@ case_listener (Egress *g)
       char buf[8] = { 0 };
       ssize_t n = 0;
 
-      if (send_all (tunnel, "conform", 7))
+      if (sbx_conformance_send_all (tunnel, "conform", 7))
         for (gsize got = 0; got < 7 && (n = recv (tunnel, buf + got, 7 - got, 0)) > 0; got += (gsize) n)
           ;
       RECORD (g, "approved-tunnel", strcmp (buf, "conform") == 0 ? SBX_CONFORMANCE_PASS : SBX_CONFORMANCE_FAIL,
@@ -468,14 +481,7 @@ case_listener (Egress *g)
           ? SBX_CONFORMANCE_PASS : SBX_CONFORMANCE_FAIL,
           "every target authorized, 127.0.0.1 not named by it: status %u", status);
 
-  if (g->vt->revoke (g->ctx, route, "conformance:a", &denial) != SBX_STATUS_OK)
-    RECORD (g, "revoke-denial", SBX_CONFORMANCE_FAIL, "revoke of an authorized execution failed");
-  else if (denial == NULL || !g_str_has_prefix (denial, other_target)
-           || (denial[strlen (other_target)] != '\0' && denial[strlen (other_target)] != ' '))
-    RECORD (g, "revoke-denial", SBX_CONFORMANCE_FAIL, "the first denial is \"%s\", not %s [REASON]",
-            denial != NULL ? denial : "(none)", other_target);
-  else
-    RECORD (g, "revoke-denial", SBX_CONFORMANCE_PASS, "%s", denial);
+  sbx_conformance_egress_revoke_denial (g, "revoke-denial", route, "conformance:a", other_target);
 
   status = connect_request (port_a, approved_authority, auth_a, &tunnel);
   if (tunnel >= 0)
@@ -489,8 +495,8 @@ case_listener (Egress *g)
 
 out:
   g->vt->stop (g->ctx, route);
-  echo_stop (&echo);
-  echo_stop (&other);
+  sbx_conformance_echo_stop (&echo);
+  sbx_conformance_echo_stop (&other);
 }
 
 void
@@ -525,6 +531,7 @@ sbx_conformance_judge_egress (Run        *run,
     }
   case_fingerprints (&g);
   case_listener (&g);
+  sbx_conformance_case_listeners (&g);
   if (desc->fini != NULL)
     desc->fini (g.ctx);
   g_free (g.area);
