@@ -27,8 +27,9 @@
  *    proxy variables and its listener is closed unserved;
  *  - for clients that ignore the proxy variables
  *    (SBX_HOST_FEATURE_EGRESS_LISTENERS), every authorized run also asks
- *    the backend for the DNS stub's socket (UDP SBX_EGRESS_DNS_ADDRESS:53,
- *    the only resolver of the sandbox) and, for a run with a target list,
+ *    the backend for the DNS stub's sockets (UDP and TCP
+ *    SBX_EGRESS_DNS_ADDRESS:53, the only resolver of the sandbox; the TCP
+ *    one listed last) and, for a run with a target list,
  *    one forwarder per target: a name gets its own address in
  *    127.83.0.0/16 (the stub answers the name with it; every port of a
  *    name shares it), an IP literal a forwarder on that literal (added to
@@ -38,7 +39,8 @@
  *    list to put forwarders on, so only the proxy leads out.  Never a
  *    forwarder for a metadata literal, an IPv6 link-local, multicast or
  *    IPv4-mapped literal, or one that would take the proxy's own
- *    127.0.0.1:SBX_EGRESS_PROXY_PORT.
+ *    127.0.0.1:SBX_EGRESS_PROXY_PORT or the stub's
+ *    SBX_EGRESS_DNS_ADDRESS:53.
  *
  * Thread safety: everything may be called from any thread.  The route is
  * stopped by sbx_egress_close() (the set's close, after every admission has
@@ -62,7 +64,7 @@ G_BEGIN_DECLS
 #define SBX_EGRESS_PROXY_PORT 3128
 /* The egress extension an executor set uses when its options name none. */
 #define SBX_EGRESS_DEFAULT_EXTENSION "http-connect"
-/* The DNS stub's address inside every sandbox (port 53, UDP). */
+/* The DNS stub's address inside every sandbox (port 53, UDP and TCP). */
 #define SBX_EGRESS_DNS_ADDRESS "127.0.0.53"
 /* At most this many forwarders per run (the rest of the targets stay
  * reachable through the proxy only). */

@@ -380,6 +380,9 @@ plan_listeners (SbxEgressRun      *run,
   run->listens = g_array_new (FALSE, TRUE, sizeof (SbxListenV1));
   run->listen_targets = g_ptr_array_new_with_free_func (g_free);
   add_listen (run, SBX_LISTEN_DNS_UDP, dns, 53, NULL);
+  /* the stub's TCP listener comes last (see below); no forwarder takes its
+   * address and port */
+  g_hash_table_add (taken, g_strdup (SBX_EGRESS_DNS_ADDRESS " 53"));
   for (gsize i = 0; targets != NULL && targets[i] != NULL && n_forwarders < SBX_EGRESS_MAX_FORWARDERS; i++)
     {
       g_autofree char *host = NULL;
@@ -427,6 +430,9 @@ plan_listeners (SbxEgressRun      *run,
       add_listen (run, SBX_LISTEN_FORWARD, address, port, targets[i]);
       n_forwarders++;
     }
+  /* After every DNS_UDP and FORWARD entry: a plugin older than this kind
+   * stops at it, and has then served the rest (see SbxListenV1). */
+  add_listen (run, SBX_LISTEN_DNS_TCP, dns, 53, NULL);
   run->listen_fds = g_new (int32_t, run->listens->len);
   for (guint i = 0; i < run->listens->len; i++)
     run->listen_fds[i] = -1;

@@ -503,6 +503,8 @@ typedef struct SbxCompileResultV1
 /* SbxListenV1.kind */
 #define SBX_LISTEN_DNS_UDP  1u  /* the sandbox's DNS stub: a bound UDP socket on address:port */
 #define SBX_LISTEN_FORWARD  2u  /* a TCP listener on address:port relaying to @target */
+#define SBX_LISTEN_DNS_TCP  3u  /* the same stub over TCP (RFC 7766): a TCP listener on the
+                                 * DNS_UDP entry's address:port */
 
 /* SbxListenV1.flags */
 #define SBX_LISTEN_F_ADD_ADDRESS  1u  /* the address is not on the sandbox's loopback yet:
@@ -519,10 +521,17 @@ typedef struct SbxCompileResultV1
  * (SBX_HOST_FEATURE_EGRESS_LISTENERS), besides the proxy's: the DNS stub
  * (the only resolver the sandbox's resolv.conf names) or a forwarder for one
  * approved target.  The host computes the list per run; the backend only
- * binds (and for FORWARD listens); the egress plugin serves them.  @address
- * is in network byte order.  @target is the canonical "tcp:host:port" a
- * FORWARD relays to (the stub answers a name target's host with @address);
- * NULL for DNS_UDP.
+ * binds (and for FORWARD and DNS_TCP listens); the egress plugin serves
+ * them.  @address is in network byte order.  @target is the canonical
+ * "tcp:host:port" a FORWARD relays to (the stub answers a name target's host
+ * with @address); NULL for DNS_UDP and DNS_TCP.
+ *
+ * Kinds are additive.  A backend leaves -1 for a kind it does not know (the
+ * listener is then simply missing) and an egress plugin closes the socket
+ * of a kind it does not know and serves the others; serving DNS_TCP is
+ * never required.  The host lists kinds newer than DNS_UDP and FORWARD
+ * after every entry of those two, so that a plugin that stops at the first
+ * kind it does not know has served the rest.
  */
 typedef struct SbxListenV1
 {
@@ -750,9 +759,10 @@ typedef struct SbxEgressInfoV1
  *   created for @execution_id from @listens (the list the host computed for
  *   that run): @fds[i] is the socket of @listens[i], or -1 when none was
  *   made (ownership of each passes to the plugin, also on failure).  The
- *   DNS_UDP socket answers, for that execution only, each FORWARD target's
- *   host name with the FORWARD's address (A; AAAA only for an IPv6 one)
- *   and refuses every other name; each FORWARD relays every connection to
+ *   DNS_UDP socket (and the DNS_TCP listener, with the same answers to
+ *   each length-prefixed query of a connection) answers, for that execution
+ *   only, each FORWARD target's host name with the FORWARD's address (A;
+ *   AAAA only for an IPv6 one) and refuses every other name; each FORWARD relays every connection to
  *   its target through the route exactly as a CONNECT of that execution
  *   would (authorization, address classes, upstream chaining, denial
  *   record).  @revoke of the execution closes them and their tunnels.

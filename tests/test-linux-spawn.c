@@ -9,6 +9,7 @@
  */
 #include "backend-test-util.h"
 #include "executor-test-util.h"
+#include "sbx-linux-egress.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -859,6 +860,53 @@ test_low_limits (gconstpointer data)
   linux_test_assert_no_children ();
 }
 
+/* The egress listeners a spawn request lists: each known kind is copied
+ * for A (the stub's TCP side too); a kind newer than the backend is
+ * skipped, so its fd stays -1 and the spawn goes on (kinds are additive);
+ * an invalid entry still fails the request. */
+static void
+test_egress_listens_copy (void)
+{
+  SbxListenV1 listens[4] = { { 0 } };
+  int32_t fds[4] = { 7, 7, 7, 7 };
+  SbxSpawnRequestV1 req = { 0 };
+  guint32 kinds[4] = { SBX_LISTEN_DNS_UDP, SBX_LISTEN_FORWARD, 99, SBX_LISTEN_DNS_TCP };
+  g_autofree SbxLinuxEgressListen *copy = NULL;
+  g_autofree char *message = NULL;
+  int n = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (listens); i++)
+    {
+      listens[i].struct_size = sizeof listens[i];
+      listens[i].kind = kinds[i];
+      listens[i].family = SBX_LISTEN_IPV4;
+      listens[i].port = 53;
+      listens[i].address[0] = 127;
+      listens[i].address[3] = (guint8) (i + 1);
+    }
+  req.struct_size = sizeof req;
+  req.listens = listens;
+  req.listen_fds = fds;
+  req.n_listens = G_N_ELEMENTS (listens);
+  copy = sbx_linux_egress_listens_copy (&req, &n, &message);
+  g_assert_null (message);
+  g_assert_cmpint (n, ==, 4);
+  g_assert_cmpuint (copy[0].kind, ==, SBX_LISTEN_DNS_UDP);
+  g_assert_cmpuint (copy[1].kind, ==, SBX_LISTEN_FORWARD);
+  g_assert_cmpuint (copy[2].kind, ==, SBX_LINUX_EGRESS_LISTEN_SKIP);
+  g_assert_cmpuint (copy[3].kind, ==, SBX_LISTEN_DNS_TCP);
+  g_assert_cmpuint (copy[3].address[3], ==, 4);
+  for (guint i = 0; i < G_N_ELEMENTS (fds); i++)
+    g_assert_cmpint (fds[i], ==, -1);
+  g_clear_pointer (&copy, g_free);
+
+  listens[2].family = 5;   /* the same list with one invalid entry */
+  copy = sbx_linux_egress_listens_copy (&req, &n, &message);
+  g_assert_null (copy);
+  g_assert_cmpint (n, ==, -1);
+  g_assert_nonnull (strstr (message, "listener 2 is invalid"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -887,5 +935,6 @@ main (int argc, char **argv)
   linux_test_add_both ("spawn/supervisor-death", test_supervisor_death);
   linux_test_add_both ("spawn/init-holds-nothing", test_init_holds_nothing);
   linux_test_add_both ("spawn/low-limits", test_low_limits);
+  g_test_add_func ("/linux/spawn/egress-listens-copy", test_egress_listens_copy);
   return g_test_run ();
 }

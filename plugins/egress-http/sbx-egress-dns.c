@@ -2,11 +2,18 @@
 /*
  * The sandbox's DNS stub (see sbx-egress-dns.h for what it answers).
  *
- * THREADS.  One thread per route runs its own GMainContext; every socket is
- * a non-blocking UDP socket watched there.  serve_fd and revoke may be
- * called from any thread: they hand their work to that context.
- * self->lock protects self->served (the count tests read) and
- * self->closing.
+ * THREADS.  One thread per route runs its own GMainContext; every socket
+ * (UDP socket, TCP listener, TCP connection) is non-blocking and watched
+ * there.  serve_fd and revoke may be called from any thread: they hand
+ * their work to that context.  self->lock protects the counts tests read
+ * and self->closing; self->served and every listener's connections belong
+ * to the thread.
+ *
+ * A TCP connection is driven by sbx_dns_stream_next: answer what is
+ * buffered, send it, read more.  Its socket is watched for output while an
+ * answer is unsent or its turn ran out with queries still buffered, for
+ * input otherwise, so one connection never holds the thread and a client
+ * that does not read stops being read.
  *
  * The parser never reads outside [packet, packet + len): every read is
  * preceded by a bounds check, compression pointers must point strictly
@@ -22,7 +29,14 @@
 
 #define MAX_POINTERS 16
 #define ANSWER_TTL   60
-#define MAX_UDP_ANSWER 512
+/* per wake-up: datagrams of one UDP socket, connections accepted, reads
+ * and writes of one connection */
+#define UDP_BUDGET    64
+#define ACCEPT_BUDGET 16
+#define CONN_BUDGET   16
+/* After EMFILE and friends, accepting pauses this long instead of spinning
+ * (the pending connection stays in the backlog until resources free up). */
+#define ACCEPT_BACKOFF_MS 50
 
 static guint16
 get16 (const guint8 *p)
@@ -161,7 +175,7 @@ sbx_dns_build_answer (const SbxDnsQuery *q,
   gsize n = SBX_DNS_HEADER_SIZE;
   guint16 flags;
 
-  g_return_val_if_fail (out_size >= MAX_UDP_ANSWER, 0);
+  g_return_val_if_fail (out_size >= SBX_DNS_MAX_ANSWER, 0);
   memset (out, 0, SBX_DNS_HEADER_SIZE);
   put16 (out, q->id);
   /* QR, opcode QUERY, AA, RD as asked, RA, the rcode */
@@ -188,7 +202,7 @@ sbx_dns_build_answer (const SbxDnsQuery *q,
           n += 16;
         }
     }
-  g_assert (n <= MAX_UDP_ANSWER);
+  g_assert (n <= SBX_DNS_MAX_ANSWER);
   return n;
 }
 
@@ -224,6 +238,33 @@ sbx_dns_answer (const guint8 *packet,
   return sbx_dns_build_answer (&q, TRUE, SBX_DNS_RCODE_NOERROR, (const guint8 *) &address, out, out_size);
 }
 
+SbxDnsStreamStep
+sbx_dns_stream_next (SbxDnsStream *s,
+                     GHashTable   *names)
+{
+  if (s->out_len > 0)
+    return SBX_DNS_STREAM_ANSWER;
+  while (s->in_len >= 2)
+    {
+      gsize len = get16 (s->in), n;
+
+      if (len == 0 || len > SBX_DNS_MAX_PACKET)
+        return SBX_DNS_STREAM_CLOSE;
+      if (s->in_len < 2 + len)
+        return SBX_DNS_STREAM_MORE;
+      n = sbx_dns_answer (s->in + 2, len, names, s->out + 2, sizeof s->out - 2);
+      s->in_len -= 2 + len;
+      memmove (s->in, s->in + 2 + len, s->in_len);
+      if (n > 0)
+        {
+          put16 (s->out, (guint16) n);
+          s->out_len = 2 + n;
+          return SBX_DNS_STREAM_ANSWER;
+        }
+    }
+  return SBX_DNS_STREAM_MORE;
+}
+
 /* ------------------------------------------------------------------------- */
 /* The server                                                                 */
 /* ------------------------------------------------------------------------- */
@@ -233,15 +274,29 @@ typedef struct
   SbxEgressDns *dns;
   char         *exec_id;
   GSocket      *socket;
-  GSource      *source;
+  GSource      *source;    /* the socket's watch, or a TCP listener's back-off */
   GHashTable   *names;
+  GPtrArray    *conns;     /* a TCP listener's open connections (Conn); NULL for UDP */
 } Served;
+
+typedef struct
+{
+  Served       *listener;
+  GSocket      *socket;
+  GSource      *source;    /* watches @watching */
+  GIOCondition  watching;
+  GSource      *idle;      /* closes the connection when it fires */
+  gsize         out_sent;  /* of stream.out */
+  SbxDnsStream  stream;
+} Conn;
 
 struct _SbxEgressDns
 {
   GMutex        lock;
   gboolean      closing;   /* (lock) */
   guint         n_served;  /* (lock) */
+  guint         n_conns;   /* (lock) */
+  guint         tcp_idle_ms;   /* (atomic) */
   GMainContext *context;
   GMainLoop    *loop;
   GThread      *thread;
@@ -249,13 +304,208 @@ struct _SbxEgressDns
 };
 
 static void
+source_clear (GSource **source)
+{
+  if (*source != NULL)
+    {
+      g_source_destroy (*source);
+      g_source_unref (*source);
+      *source = NULL;
+    }
+}
+
+static void
+conn_free (Conn *c)
+{
+  SbxEgressDns *dns = c->listener->dns;
+
+  source_clear (&c->source);
+  source_clear (&c->idle);
+  g_socket_close (c->socket, NULL);
+  g_object_unref (c->socket);
+  g_free (c);
+  g_mutex_lock (&dns->lock);
+  dns->n_conns--;
+  g_mutex_unlock (&dns->lock);
+}
+
+/* Frees @c (its sources too, also from inside one of their callbacks). */
+static void
+conn_close (Conn *c)
+{
+  g_ptr_array_remove_fast (c->listener->conns, c);
+}
+
+static gboolean
+conn_idle (gpointer data)
+{
+  conn_close (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* The idle limit starts again now. */
+static void
+conn_arm_idle (Conn *c)
+{
+  source_clear (&c->idle);
+  c->idle = g_timeout_source_new (g_atomic_int_get (&c->listener->dns->tcp_idle_ms));
+  g_source_set_callback (c->idle, conn_idle, c, NULL);
+  g_source_attach (c->idle, c->listener->dns->context);
+}
+
+static gboolean conn_ready (GSocket      *socket,
+                            GIOCondition  condition,
+                            gpointer      data);
+
+static void
+conn_watch (Conn         *c,
+            GIOCondition  condition)
+{
+  if (c->source != NULL && c->watching == condition)
+    return;
+  source_clear (&c->source);
+  c->source = g_socket_create_source (c->socket, condition, NULL);
+  g_source_set_callback (c->source, G_SOURCE_FUNC (conn_ready), c, NULL);
+  g_source_attach (c->source, c->listener->dns->context);
+  c->watching = condition;
+}
+
+static gboolean
+would_block (void)
+{
+  return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+}
+
+static gboolean
+conn_ready (GSocket      *socket,
+            GIOCondition  condition,
+            gpointer      data)
+{
+  Conn *c = data;
+  int fd = g_socket_get_fd (socket);
+  GIOCondition next = G_IO_OUT;   /* the turn ran out with work left */
+  gboolean moved = FALSE;
+
+  for (int i = 0; i < CONN_BUDGET; i++)
+    {
+      ssize_t n;
+
+      if (c->stream.out_len > 0)
+        {
+          n = send (fd, c->stream.out + c->out_sent, c->stream.out_len - c->out_sent,
+                    MSG_DONTWAIT | MSG_NOSIGNAL);
+          if (n < 0 && would_block ())
+            break;
+          if (n <= 0)
+            {
+              conn_close (c);
+              return G_SOURCE_REMOVE;
+            }
+          moved = TRUE;
+          c->out_sent += (gsize) n;
+          if (c->out_sent == c->stream.out_len)
+            c->stream.out_len = c->out_sent = 0;
+          continue;
+        }
+      switch (sbx_dns_stream_next (&c->stream, c->listener->names))
+        {
+        case SBX_DNS_STREAM_ANSWER:
+          continue;
+        case SBX_DNS_STREAM_CLOSE:
+          conn_close (c);
+          return G_SOURCE_REMOVE;
+        case SBX_DNS_STREAM_MORE:
+        default:
+          break;
+        }
+      n = recv (fd, c->stream.in + c->stream.in_len, sizeof c->stream.in - c->stream.in_len, MSG_DONTWAIT);
+      if (n < 0 && would_block ())
+        {
+          next = G_IO_IN;
+          break;
+        }
+      if (n <= 0)
+        {
+          /* EOF (what is left is a query cut short, or nothing) or an error */
+          conn_close (c);
+          return G_SOURCE_REMOVE;
+        }
+      moved = TRUE;
+      c->stream.in_len += (gsize) n;
+    }
+  if (moved)
+    conn_arm_idle (c);
+  conn_watch (c, next);
+  return G_SOURCE_CONTINUE;
+}
+
+static void served_watch (Served *s);
+
+static gboolean
+accept_resume (gpointer data)
+{
+  served_watch (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Accepts what is queued on a TCP listener (bounded per wake-up, like the
+ * UDP socket's datagrams). */
+static gboolean
+acceptable (GSocket      *socket,
+            GIOCondition  condition,
+            gpointer      data)
+{
+  Served *s = data;
+
+  for (int i = 0; i < ACCEPT_BUDGET; i++)
+    {
+      int fd = accept4 (g_socket_get_fd (socket), NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      GSocket *accepted;
+      Conn *c;
+
+      if (fd < 0 && (errno == EINTR || errno == ECONNABORTED || errno == EPROTO))
+        continue;
+      if (fd < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+        {
+          /* EMFILE, ENFILE, ENOBUFS, ENOMEM */
+          source_clear (&s->source);
+          s->source = g_timeout_source_new (ACCEPT_BACKOFF_MS);
+          g_source_set_callback (s->source, accept_resume, s, NULL);
+          g_source_attach (s->source, s->dns->context);
+          return G_SOURCE_REMOVE;
+        }
+      if (fd < 0)
+        break;
+      if (s->conns->len >= SBX_DNS_TCP_MAX_CONNECTIONS)
+        {
+          close (fd);
+          continue;
+        }
+      accepted = g_socket_new_from_fd (fd, NULL);
+      if (accepted == NULL)
+        {
+          close (fd);
+          continue;
+        }
+      c = g_new0 (Conn, 1);
+      c->listener = s;
+      c->socket = accepted;
+      g_mutex_lock (&s->dns->lock);
+      s->dns->n_conns++;
+      g_mutex_unlock (&s->dns->lock);
+      g_ptr_array_add (s->conns, c);
+      conn_arm_idle (c);
+      conn_watch (c, G_IO_IN);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
 served_free (Served *s)
 {
-  if (s->source != NULL)
-    {
-      g_source_destroy (s->source);
-      g_source_unref (s->source);
-    }
+  source_clear (&s->source);
+  if (s->conns != NULL)
+    g_ptr_array_unref (s->conns);
   g_socket_close (s->socket, NULL);
   g_object_unref (s->socket);
   g_hash_table_unref (s->names);
@@ -276,10 +526,10 @@ readable (GSocket      *socket,
   Served *s = data;
   int fd = g_socket_get_fd (socket);
 
-  for (int i = 0; i < 64; i++)
+  for (int i = 0; i < UDP_BUDGET; i++)
     {
       guint8 packet[SBX_DNS_MAX_PACKET];
-      guint8 answer[MAX_UDP_ANSWER];
+      guint8 answer[SBX_DNS_MAX_ANSWER];
       struct sockaddr_storage from;
       socklen_t from_len = sizeof from;
       ssize_t n;
@@ -314,6 +564,7 @@ sbx_egress_dns_new (void)
   SbxEgressDns *self = g_new0 (SbxEgressDns, 1);
 
   g_mutex_init (&self->lock);
+  self->tcp_idle_ms = SBX_DNS_TCP_IDLE_MS;
   self->served = g_ptr_array_new_with_free_func ((GDestroyNotify) served_free);
   self->context = g_main_context_new ();
   self->loop = g_main_loop_new (self->context, FALSE);
@@ -351,6 +602,16 @@ sbx_egress_dns_free (SbxEgressDns *self)
   g_free (self);
 }
 
+/* Watches @s's socket (again, after a back-off). */
+static void
+served_watch (Served *s)
+{
+  source_clear (&s->source);
+  s->source = g_socket_create_source (s->socket, G_IO_IN, NULL);
+  g_source_set_callback (s->source, G_SOURCE_FUNC (s->conns != NULL ? acceptable : readable), s, NULL);
+  g_source_attach (s->source, s->dns->context);
+}
+
 static gboolean
 serve_in_thread (gpointer data)
 {
@@ -366,9 +627,7 @@ serve_in_thread (gpointer data)
       served_free (s);
       return G_SOURCE_REMOVE;
     }
-  s->source = g_socket_create_source (s->socket, G_IO_IN, NULL);
-  g_source_set_callback (s->source, G_SOURCE_FUNC (readable), s, NULL);
-  g_source_attach (s->source, self->context);
+  served_watch (s);
   g_ptr_array_add (self->served, s);
   return G_SOURCE_REMOVE;
 }
@@ -377,11 +636,14 @@ gboolean
 sbx_egress_dns_serve_fd (SbxEgressDns  *self,
                          const char    *execution_id,
                          int            fd,
+                         gboolean       stream,
                          GHashTable    *names,
                          GError       **error)
 {
   g_autoptr(GSocket) socket = NULL;
   Served *s;
+  int listening = 0;
+  socklen_t len = sizeof listening;
 
   if (fd < 0 || execution_id == NULL)
     {
@@ -399,7 +661,16 @@ sbx_egress_dns_serve_fd (SbxEgressDns  *self,
       g_hash_table_unref (names);
       return FALSE;
     }
-  if (g_socket_get_socket_type (socket) != G_SOCKET_TYPE_DATAGRAM)
+  if (stream && (g_socket_get_socket_type (socket) != G_SOCKET_TYPE_STREAM ||
+                 getsockopt (fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "dns serve: fd %d is not a listening TCP socket", fd);
+      g_socket_close (socket, NULL);
+      g_hash_table_unref (names);
+      return FALSE;
+    }
+  if (!stream && g_socket_get_socket_type (socket) != G_SOCKET_TYPE_DATAGRAM)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "dns serve: fd %d is not a UDP socket", fd);
@@ -413,6 +684,8 @@ sbx_egress_dns_serve_fd (SbxEgressDns  *self,
   s->exec_id = g_strdup (execution_id);
   s->socket = g_steal_pointer (&socket);
   s->names = names;
+  if (stream)
+    s->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) conn_free);
   g_mutex_lock (&self->lock);
   self->n_served++;
   g_mutex_unlock (&self->lock);
@@ -469,13 +742,34 @@ sbx_egress_dns_revoke (SbxEgressDns *self,
   g_cond_clear (&op.cond);
 }
 
-guint
-sbx_egress_dns_get_n_sockets (SbxEgressDns *self)
+/* @count, one of self's (lock) counters, read under the lock. */
+static guint
+locked_count (SbxEgressDns *self,
+              const guint  *count)
 {
   guint n;
 
   g_mutex_lock (&self->lock);
-  n = self->n_served;
+  n = *count;
   g_mutex_unlock (&self->lock);
   return n;
+}
+
+guint
+sbx_egress_dns_get_n_sockets (SbxEgressDns *self)
+{
+  return locked_count (self, &self->n_served);
+}
+
+guint
+sbx_egress_dns_get_n_connections (SbxEgressDns *self)
+{
+  return locked_count (self, &self->n_conns);
+}
+
+void
+sbx_egress_dns_set_tcp_idle_ms (SbxEgressDns *self,
+                                guint         idle_ms)
+{
+  g_atomic_int_set (&self->tcp_idle_ms, idle_ms);
 }

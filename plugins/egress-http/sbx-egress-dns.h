@@ -20,6 +20,15 @@
  *  - a malformed query whose header can be read: FORMERR; an opcode other
  *    than QUERY: NOTIMP; a response, or anything shorter than a header:
  *    dropped.
+ *
+ * Over TCP (RFC 1035 §4.2.2, RFC 7766) every message carries a two-byte
+ * big-endian length; a connection may carry several queries, answered in
+ * order with exactly the answers above (a dropped one gets none).  A
+ * length of 0 or above SBX_DNS_MAX_PACKET ends the connection, as do EOF
+ * (a query cut short by it is not answered), SBX_DNS_TCP_IDLE_MS without a
+ * byte moving either way, and any socket error.  A listener keeps at most
+ * SBX_DNS_TCP_MAX_CONNECTIONS open; one accepted beyond them is closed at
+ * once.  Connections share nothing but the listener's names.
  */
 #ifndef SBX_EGRESS_DNS_H
 #define SBX_EGRESS_DNS_H
@@ -32,6 +41,9 @@ G_BEGIN_DECLS
 #define SBX_DNS_MAX_NAME      255     /* wire octets of a name, RFC 1035 §2.3.4 */
 #define SBX_DNS_MAX_LABEL     63
 #define SBX_DNS_MAX_PACKET    4096    /* the largest query read; larger ones are dropped */
+#define SBX_DNS_MAX_ANSWER    512     /* one question and at most one record always fit */
+#define SBX_DNS_TCP_IDLE_MS   10000
+#define SBX_DNS_TCP_MAX_CONNECTIONS 16
 
 #define SBX_DNS_TYPE_A        1
 #define SBX_DNS_TYPE_AAAA     28
@@ -100,25 +112,60 @@ gsize        sbx_dns_answer          (const guint8  *packet,
                                       guint8        *out,
                                       gsize          out_size);
 
-/* The server: its own thread and GMainContext, non-blocking UDP. */
+/* One TCP connection's framing, without I/O (RFC 1035 §4.2.2): the
+ * caller reads into in[in_len .. sizeof in) and adds to in_len, and sends
+ * out[0 .. out_len).  The buffer always holds a whole query of the largest
+ * length accepted, so a full @in always contains one. */
+typedef struct
+{
+  guint8 in[2 + SBX_DNS_MAX_PACKET];
+  gsize  in_len;
+  guint8 out[2 + SBX_DNS_MAX_ANSWER];
+  gsize  out_len;
+} SbxDnsStream;
+
+typedef enum
+{
+  SBX_DNS_STREAM_MORE = 0,   /* no whole query buffered: read more */
+  SBX_DNS_STREAM_ANSWER,     /* @out holds one length-prefixed answer: send it, then
+                              * set out_len to 0 */
+  SBX_DNS_STREAM_CLOSE,      /* a length of 0 or above SBX_DNS_MAX_PACKET: end the
+                              * connection */
+} SbxDnsStreamStep;
+
+/* Consumes the buffered queries up to the first one that gets an answer
+ * (sbx_dns_answer with @names) and frames that answer into @s->out.  With
+ * an answer still in @s->out it returns ANSWER and consumes nothing. */
+SbxDnsStreamStep sbx_dns_stream_next (SbxDnsStream *s,
+                                      GHashTable   *names);
+
+/* The server: its own thread and GMainContext, non-blocking sockets. */
 typedef struct _SbxEgressDns SbxEgressDns;
 
 SbxEgressDns *sbx_egress_dns_new       (void);
 /* Closes every socket and joins the thread. */
 void          sbx_egress_dns_free      (SbxEgressDns   *self);
-/* Serves @fd, a bound UDP socket in @execution_id's sandbox, answering
- * @names (taken: lower-case name -> address as in sbx_dns_answer).  Takes
+/* Serves @fd, a bound UDP socket (@stream FALSE) or a listening TCP
+ * socket (@stream TRUE) in @execution_id's sandbox, answering @names
+ * (taken: lower-case name -> address as in sbx_dns_answer).  Takes
  * ownership of @fd, also on failure. */
 gboolean      sbx_egress_dns_serve_fd  (SbxEgressDns   *self,
                                         const char     *execution_id,
                                         int             fd,
+                                        gboolean        stream,
                                         GHashTable     *names,
                                         GError        **error);
+/* The idle limit of TCP connections accepted from now on (tests; the
+ * default is SBX_DNS_TCP_IDLE_MS). */
+void          sbx_egress_dns_set_tcp_idle_ms (SbxEgressDns *self,
+                                              guint         idle_ms);
 /* Closes the sockets served for @execution_id (no other). */
 void          sbx_egress_dns_revoke    (SbxEgressDns   *self,
                                         const char     *execution_id);
-/* Sockets served now (tests). */
+/* Sockets served now, listeners and UDP sockets (tests). */
 guint         sbx_egress_dns_get_n_sockets (SbxEgressDns *self);
+/* TCP connections open now (tests). */
+guint         sbx_egress_dns_get_n_connections (SbxEgressDns *self);
 
 G_END_DECLS
 

@@ -88,8 +88,8 @@ sbx_egress_forward_serve (SbxEgressProxy    *proxy,
           close_from (fds, i, n_listens);
           return FALSE;
         }
-      if (entry->kind == SBX_LISTEN_DNS_UDP)
-        ok = sbx_egress_dns_serve_fd (dns, execution_id, fds[i],
+      if (entry->kind == SBX_LISTEN_DNS_UDP || entry->kind == SBX_LISTEN_DNS_TCP)
+        ok = sbx_egress_dns_serve_fd (dns, execution_id, fds[i], entry->kind == SBX_LISTEN_DNS_TCP,
                                       sbx_egress_forward_names (listens, fds, n_listens), error);
       else if (entry->kind == SBX_LISTEN_FORWARD && entry->target != NULL)
         {
@@ -104,12 +104,19 @@ sbx_egress_forward_serve (SbxEgressProxy    *proxy,
             }
           ok = sbx_egress_tunnel_serve_fd (proxy, execution_id, entry->target, fds[i], error);
         }
-      else
+      else if (entry->kind == SBX_LISTEN_FORWARD)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       "listener %u: unknown kind %u (or a forwarder without a target)", i, entry->kind);
+                       "listener %u: a forwarder without a target", i);
           close_from (fds, i, n_listens);
           return FALSE;
+        }
+      else
+        {
+          /* a kind newer than this plugin: kinds are additive, so nothing
+           * is served on it and the others still are (see SbxListenV1) */
+          close (fds[i]);
+          continue;
         }
       if (!ok)
         {

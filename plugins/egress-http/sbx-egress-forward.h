@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * sbx-egress-forward.h — the listeners of one execution besides the proxy
- * (SbxEgressVTableV1.serve_listeners): the DNS stub's socket and one
- * forwarder per approved target, created by the backend inside the
+ * (SbxEgressVTableV1.serve_listeners): the DNS stub's sockets (UDP and
+ * TCP, the same answers) and one forwarder per approved target, created by the backend inside the
  * execution's sandbox from the list the host computed (SbxListenV1).
  * Internal to plugins/egress-http.
  *
@@ -30,10 +30,11 @@ GHashTable *sbx_egress_forward_names (const SbxListenV1 *listens,
                                       const int32_t     *fds,
                                       guint32            n_listens);
 
-/* Serves every fd >= 0 of @fds as @listens says, for @execution_id.  Takes
- * every fd, also on failure; FALSE with @error at the first entry that is
- * invalid (its fd and every later one are closed, earlier ones stay
- * served until the revoke). */
+/* Serves every fd >= 0 of @fds as @listens says, for @execution_id; the fd
+ * of a kind this plugin does not know is closed unserved.  Takes every fd,
+ * also on failure; FALSE with @error at the first entry that is invalid
+ * (its fd and every later one are closed, earlier ones stay served until
+ * the revoke). */
 gboolean    sbx_egress_forward_serve (SbxEgressProxy    *proxy,
                                       SbxEgressDns      *dns,
                                       const char        *execution_id,

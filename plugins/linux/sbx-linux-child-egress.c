@@ -212,6 +212,8 @@ sbx_linux_child_egress_listeners (int                         channel_fd,
 
   for (int i = 0; i < n_listens; i++)
     {
+      if (listens[i].kind == SBX_LINUX_EGRESS_LISTEN_SKIP)
+        continue;
       if (listens[i].flags & SBX_LISTEN_F_ADD_ADDRESS)
         {
           r = child_add_address (&listens[i]);

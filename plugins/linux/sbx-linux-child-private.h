@@ -177,9 +177,10 @@ int sbx_linux_child_zygote_main (void *data);
 long sbx_linux_child_egress_listen (int      channel_fd,
                                     uint16_t port);
 /* Egress, right after the proxy's listener: each of @listens (adding its
- * address to lo first where flagged), bound (and listening for a forwarder)
- * in the sandbox's network namespace, sent over @channel_fd in order and
- * closed here.  0 or -errno (the first failure ends it). */
+ * address to lo first where flagged), bound (and listening for a forwarder
+ * and the stub's TCP side) in the sandbox's network namespace, sent over
+ * @channel_fd in order (none for SBX_LINUX_EGRESS_LISTEN_SKIP) and closed
+ * here.  0 or -errno (the first failure ends it). */
 long sbx_linux_child_egress_listeners (int                         channel_fd,
                                        const SbxLinuxEgressListen *listens,
                                        int                         n_listens);

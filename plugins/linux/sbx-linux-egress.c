@@ -196,7 +196,6 @@ sbx_linux_egress_listens_copy (const SbxSpawnRequestV1 *request,
       const SbxListenV1 *l = &request->listens[i];
 
       if (l->struct_size < SBX_LISTEN_V1_MIN_SIZE ||
-          (l->kind != SBX_LISTEN_DNS_UDP && l->kind != SBX_LISTEN_FORWARD) ||
           (l->family != SBX_LISTEN_IPV4 && l->family != SBX_LISTEN_IPV6) || l->port == 0 ||
           (l->flags & ~SBX_LISTEN_F_ADD_ADDRESS) != 0)
         {
@@ -207,7 +206,10 @@ sbx_linux_egress_listens_copy (const SbxSpawnRequestV1 *request,
                                             l->kind, l->family, l->port, l->flags);
           return NULL;
         }
-      out[i].kind = l->kind;
+      /* a kind this backend does not know is skipped: its fd stays -1
+       * (kinds are additive, see SbxListenV1) */
+      out[i].kind = l->kind == SBX_LISTEN_DNS_UDP || l->kind == SBX_LISTEN_FORWARD ||
+                    l->kind == SBX_LISTEN_DNS_TCP ? l->kind : SBX_LINUX_EGRESS_LISTEN_SKIP;
       out[i].family = l->family;
       out[i].flags = l->flags;
       out[i].port = l->port;
@@ -244,6 +246,9 @@ sbx_linux_egress_channel_receive_listens (int                      fd,
       socklen_t len;
       ssize_t r;
 
+      if (request->listens[i].kind != SBX_LISTEN_DNS_UDP && request->listens[i].kind != SBX_LISTEN_FORWARD &&
+          request->listens[i].kind != SBX_LISTEN_DNS_TCP)
+        continue;   /* skipped by the copy: A sends nothing for it */
       r = channel_receive_one (fd, &byte, &got, &errsv);
       want = request->listens[i].kind == SBX_LISTEN_DNS_UDP ? SOCK_DGRAM : SOCK_STREAM;
       len = sizeof type;

@@ -31,12 +31,15 @@ typedef struct _SbxLinuxSpec SbxLinuxSpec;
  * spawn request (SbxListenV1) into plain data the child reads. */
 typedef struct
 {
-  uint32_t kind;          /* SBX_LISTEN_DNS_UDP or SBX_LISTEN_FORWARD */
+  uint32_t kind;          /* SBX_LISTEN_DNS_UDP, _FORWARD, _DNS_TCP, or
+                           * SBX_LINUX_EGRESS_LISTEN_SKIP */
   uint32_t family;        /* SBX_LISTEN_IPV4 / SBX_LISTEN_IPV6 */
   uint32_t flags;         /* SBX_LISTEN_F_* */
   uint16_t port;
   uint8_t  address[16];
 } SbxLinuxEgressListen;
+/* A kind the backend does not know: nothing is made for it. */
+#define SBX_LINUX_EGRESS_LISTEN_SKIP 0u
 
 
 /* A proxy policy's network part: a port 1-65535, no port list. */
@@ -60,7 +63,8 @@ int                sbx_linux_egress_channel_receive (int                    fd,
 
 /* The run's other listeners (SbxSpawnRequestV1.listens, read only when the
  * request's struct_size covers them): validated and copied into plain data
- * for A.  *n_out is their number (0: none), or -1 with @error_message set
+ * for A; one of a kind this backend does not know is copied as
+ * SBX_LINUX_EGRESS_LISTEN_SKIP and gets no socket.  *n_out is their number (0: none), or -1 with @error_message set
  * for an invalid list. */
 SbxLinuxEgressListen *sbx_linux_egress_listens_copy (const SbxSpawnRequestV1 *request,
                                                      int                     *n_out,

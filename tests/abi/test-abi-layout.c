@@ -200,6 +200,12 @@ _Static_assert (SBX_FS_ALL == (SBX_FS_READ | SBX_FS_EXEC | SBX_FS_WRITE), "fs ax
  * see the same bits */
 _Static_assert (SBX_POLICY_UNCONFINED == 1u, "SBX_POLICY_UNCONFINED");
 _Static_assert (SBX_POLICY_UNIX_SOCKETS == 2u, "SBX_POLICY_UNIX_SOCKETS");
+/* listener kinds and flags likewise: a kind is never renumbered, only added */
+_Static_assert (SBX_LISTEN_DNS_UDP == 1u, "SBX_LISTEN_DNS_UDP");
+_Static_assert (SBX_LISTEN_FORWARD == 2u, "SBX_LISTEN_FORWARD");
+_Static_assert (SBX_LISTEN_DNS_TCP == 3u, "SBX_LISTEN_DNS_TCP");
+_Static_assert (SBX_LISTEN_F_ADD_ADDRESS == 1u, "SBX_LISTEN_F_ADD_ADDRESS");
+_Static_assert (SBX_LISTEN_IPV4 == 4u && SBX_LISTEN_IPV6 == 6u, "SBX_LISTEN_IPV4/IPV6");
 
 /* Every slot has a function typedef, and each typedef's signature is frozen:
  * the slot's type is exactly a pointer to its typedef, and the typedef is

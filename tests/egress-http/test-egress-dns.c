@@ -11,6 +11,17 @@
  * extended label types, wrong section counts, responses and other opcodes.
  * Each refusal sits next to the accepted packet it was derived from (the
  * positive control).
+ *
+ * The stub over TCP: the framing alone (sbx_dns_stream_next), the listener
+ * through the vtable next to the UDP socket (same answers, pipelined
+ * queries, connections ended by garbage lengths or EOF while the others go
+ * on, the revoke), and the server's limits (idle connections, the number
+ * of connections per listener, running out of descriptors).
+ *
+ * This file holds the cases of one module, plugins/egress-http/sbx-egress-dns.c
+ * (its parser, its TCP framing and its servers), one GTest binary per
+ * concept: hence over a thousand lines rather than two binaries sharing
+ * their query builders.
  */
 #include "sbx-egress-dns.h"
 #include "sbx-egress-forward.h"
@@ -21,7 +32,9 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 /* A query for @name (dotted) of @qtype with id 0x1234 and RD set. */
@@ -271,6 +284,133 @@ test_answers (void)
   }
 }
 
+/* @p framed for TCP: the two-byte length, then the message. */
+static GByteArray *
+framed (GByteArray *p)
+{
+  GByteArray *f = g_byte_array_new ();
+  guint8 len[2] = { (guint8) (p->len >> 8), (guint8) p->len };
+
+  g_byte_array_append (f, len, 2);
+  g_byte_array_append (f, p->data, p->len);
+  return f;
+}
+
+/* Feeds @bytes into @s (they must fit). */
+static void
+feed (SbxDnsStream *s,
+      const guint8 *bytes,
+      gsize         len)
+{
+  g_assert_cmpuint (len, <=, sizeof s->in - s->in_len);
+  memcpy (s->in + s->in_len, bytes, len);
+  s->in_len += len;
+}
+
+static void
+test_stream_framing (void)
+{
+  g_autoptr(GHashTable) names = names_with ("pkg.example.test", "127.83.0.1");
+  g_autoptr(GByteArray) approved = query_for ("pkg.example.test", SBX_DNS_TYPE_A);
+  g_autoptr(GByteArray) other = query_for ("other.test", SBX_DNS_TYPE_A);
+  g_autoptr(GByteArray) f1 = NULL, f2 = NULL;
+  SbxDnsStream *s = g_new0 (SbxDnsStream, 1);
+  guint8 udp[512];
+  gsize n;
+
+  other->data[1] = 0x35;   /* id 0x1235 */
+  f1 = framed (approved);
+  f2 = framed (other);
+
+  /* two queries in one read: answered one at a time, in order, each with
+   * exactly the UDP answer */
+  feed (s, f1->data, f1->len);
+  feed (s, f2->data, f2->len);
+  g_assert_cmpint (sbx_dns_stream_next (s, names), ==, SBX_DNS_STREAM_ANSWER);
+  n = sbx_dns_answer (approved->data, approved->len, names, udp, sizeof udp);
+  g_assert_cmpuint (s->out_len, ==, n + 2);
+  g_assert_cmpuint ((s->out[0] << 8) | s->out[1], ==, n);
+  g_assert_cmpmem (s->out + 2, n, udp, n);
+  /* an unsent answer is never overwritten */
+  g_assert_cmpint (sbx_dns_stream_next (s, names), ==, SBX_DNS_STREAM_ANSWER);
+  g_assert_cmpuint (s->in_len, ==, f2->len);
+  s->out_len = 0;
+  g_assert_cmpint (sbx_dns_stream_next (s, names), ==, SBX_DNS_STREAM_ANSWER);
+  g_assert_cmpuint (s->out[2], ==, 0x12);
+  g_assert_cmpuint (s->out[3], ==, 0x35);
+  g_assert_cmpuint (s->out[2 + 3] & 0x0f, ==, SBX_DNS_RCODE_REFUSED);
+  s->out_len = 0;
+  g_assert_cmpint (sbx_dns_stream_next (s, names), ==, SBX_DNS_STREAM_MORE);
+  g_assert_cmpuint (s->in_len, ==, 0);
+
+  /* one byte at a time: nothing until the last byte, then the answer */
+  for (guint i = 0; i < f1->len; i++)
+    {
+      feed (s, f1->data + i, 1);
+      g_assert_cmpint (sbx_dns_stream_next (s, names), ==,
+                       i + 1 < f1->len ? SBX_DNS_STREAM_MORE : SBX_DNS_STREAM_ANSWER);
+    }
+  s->out_len = 0;
+
+  /* a response inside the stream gets no answer and is consumed; the query
+   * after it is answered */
+  {
+    g_autoptr(GByteArray) response = query_for ("pkg.example.test", SBX_DNS_TYPE_A);
+    g_autoptr(GByteArray) fr = NULL;
+
+    response->data[2] |= 0x80;
+    fr = framed (response);
+    feed (s, fr->data, fr->len);
+    feed (s, f2->data, f2->len);
+    g_assert_cmpint (sbx_dns_stream_next (s, names), ==, SBX_DNS_STREAM_ANSWER);
+    g_assert_cmpuint (s->out[3], ==, 0x35);
+    g_assert_cmpuint (s->in_len, ==, 0);
+    s->out_len = 0;
+  }
+
+  /* garbage of a valid length: FORMERR; a length of 0: the end */
+  {
+    static const guint8 garbage[] = { 0, 14, 0xab, 0xcd, 0x01, 0x00, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0x3f, 0x3f };
+    static const guint8 zero[] = { 0, 0 };
+
+    feed (s, garbage, sizeof garbage);
+    g_assert_cmpint (sbx_dns_stream_next (s, names), ==, SBX_DNS_STREAM_ANSWER);
+    g_assert_cmpuint (s->out_len, ==, 2 + 12);
+    g_assert_cmpuint (s->out[2 + 3] & 0x0f, ==, SBX_DNS_RCODE_FORMERR);
+    s->out_len = 0;
+    feed (s, zero, sizeof zero);
+    g_assert_cmpint (sbx_dns_stream_next (s, names), ==, SBX_DNS_STREAM_CLOSE);
+  }
+
+  /* the largest query accepted (the approved one padded to
+   * SBX_DNS_MAX_PACKET: bytes after the question are not examined) is
+   * answered; one byte more ends the connection before its body is read */
+  for (gsize len = SBX_DNS_MAX_PACKET; len <= SBX_DNS_MAX_PACKET + 1; len++)
+    {
+      g_autoptr(GByteArray) big = query_for ("pkg.example.test", SBX_DNS_TYPE_A);
+      g_autoptr(GByteArray) fb = NULL;
+
+      guint query_len = big->len;
+
+      memset (s, 0, sizeof *s);
+      g_byte_array_set_size (big, (guint) len);
+      memset (big->data + query_len, 0, len - query_len);
+      fb = framed (big);
+      if (len <= SBX_DNS_MAX_PACKET)
+        {
+          feed (s, fb->data, fb->len);
+          g_assert_cmpint (sbx_dns_stream_next (s, names), ==, SBX_DNS_STREAM_ANSWER);
+          g_assert_cmpuint (s->out[2 + 3] & 0x0f, ==, SBX_DNS_RCODE_NOERROR);
+        }
+      else
+        {
+          feed (s, fb->data, 2);
+          g_assert_cmpint (sbx_dns_stream_next (s, names), ==, SBX_DNS_STREAM_CLOSE);
+        }
+    }
+  g_free (s);
+}
+
 /* ------------------------------------------------------------------------- */
 /* serve_listeners through the vtable                                        */
 /* ------------------------------------------------------------------------- */
@@ -383,6 +523,25 @@ entry (guint32     kind,
   return l;
 }
 
+/* @listens[i] of @kind for @address:@port, and in @fds[i] its socket on
+ * 127.0.0.1 (UDP for the UDP stub, a TCP listener otherwise); returns the
+ * socket's port. */
+static guint16
+add_entry (SbxListenV1 *listens,
+           int32_t     *fds,
+           guint        i,
+           guint32      kind,
+           const char  *address,
+           guint16      port,
+           const char  *target)
+{
+  guint16 bound;
+
+  fds[i] = make_socket (kind == SBX_LISTEN_DNS_UDP ? SOCK_DGRAM : SOCK_STREAM, &bound);
+  listens[i] = entry (kind, address, port, target);
+  return bound;
+}
+
 /* Sends @name's A query to the stub on @port; the rcode, or -1 when no
  * answer arrived (the socket is gone); the answered address in @addr. */
 static int
@@ -410,23 +569,118 @@ ask (guint16     port,
   return out[3] & 0x0f;
 }
 
-/* Connects to @port, sends "ping", returns what came back before EOF. */
-static char *
-through (guint16 port)
+/* A TCP connection to 127.0.0.1:@port with a receive timeout of 10 s; -1
+ * when refused. */
+static int
+tcp_connect (guint16 port)
 {
   struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons (port) };
-  g_autoptr(GSocket) s = NULL;
-  g_autoptr(GByteArray) got = NULL;
-  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   struct timeval tv = { 10, 0 };
+  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
   a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
   if (connect (fd, (struct sockaddr *) &a, sizeof a) != 0)
     {
       close (fd);
-      return g_strdup ("(refused)");
+      return -1;
     }
   setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return fd;
+}
+
+/* Sends @name's A query with @id, framed, on @fd. */
+static void
+tcp_send_query (int         fd,
+                const char *name,
+                guint16     id)
+{
+  g_autoptr(GByteArray) p = query_for (name, SBX_DNS_TYPE_A);
+  g_autoptr(GByteArray) f = NULL;
+
+  p->data[0] = (guint8) (id >> 8);
+  p->data[1] = (guint8) id;
+  f = framed (p);
+  g_assert_cmpint (send (fd, f->data, f->len, MSG_NOSIGNAL), ==, (ssize_t) f->len);
+}
+
+static gboolean
+read_exactly (int     fd,
+              guint8 *buf,
+              gsize   len)
+{
+  for (gsize got = 0; got < len;)
+    {
+      ssize_t n = recv (fd, buf + got, len - got, 0);
+
+      if (n <= 0)
+        return FALSE;
+      got += (gsize) n;
+    }
+  return TRUE;
+}
+
+/* Reads one framed answer from @fd: its rcode, or -1 at EOF, reset or
+ * timeout; its id in @id and the answered address in @addr. */
+static int
+tcp_read_answer (int      fd,
+                 guint16 *id,
+                 guint8   addr[4])
+{
+  guint8 len[2], out[512];
+  gsize n;
+
+  if (!read_exactly (fd, len, 2))
+    return -1;
+  n = (gsize) ((len[0] << 8) | len[1]);
+  g_assert_cmpuint (n, >=, 12);
+  g_assert_cmpuint (n, <=, sizeof out);
+  if (!read_exactly (fd, out, n))
+    return -1;
+  if (id != NULL)
+    *id = (guint16) ((out[0] << 8) | out[1]);
+  if ((out[3] & 0x0f) == 0 && out[7] == 1 && addr != NULL)
+    memcpy (addr, out + n - 4, 4);
+  return out[3] & 0x0f;
+}
+
+/* One query on a fresh connection: the rcode, or -1 (refused, closed). */
+static int
+tcp_ask (guint16     port,
+         const char *name,
+         guint8      addr[4])
+{
+  int fd = tcp_connect (port);
+  int rcode;
+
+  if (fd < 0)
+    return -1;
+  tcp_send_query (fd, name, 0x1234);
+  rcode = tcp_read_answer (fd, NULL, addr);
+  close (fd);
+  return rcode;
+}
+
+/* TRUE when the server closed @fd (EOF or reset) within 10 s, with nothing
+ * sent before. */
+static gboolean
+tcp_closed_by_peer (int fd)
+{
+  guint8 byte;
+  ssize_t n = recv (fd, &byte, 1, 0);
+
+  return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+/* Connects to @port, sends "ping", returns what came back before EOF. */
+static char *
+through (guint16 port)
+{
+  g_autoptr(GSocket) s = NULL;
+  g_autoptr(GByteArray) got = NULL;
+  int fd = tcp_connect (port);
+
+  if (fd < 0)
+    return g_strdup ("(refused)");
   s = g_socket_new_from_fd (fd, NULL);
   g_assert_nonnull (s);
   if (!g_socket_send (s, "ping", 4, NULL, NULL))
@@ -464,18 +718,13 @@ test_serve_listeners (void)
 
     cred = egress_test_authorize (r, "x", targets);
   }
-  fds[0] = make_socket (SOCK_DGRAM, &dns_port);
-  fds[1] = make_socket (SOCK_STREAM, &pub_port);
-  fds[2] = make_socket (SOCK_STREAM, &priv_port);
-  fds[3] = make_socket (SOCK_STREAM, &lit_port);
-  fds[4] = make_socket (SOCK_STREAM, &evil_port);
-  listens[0] = entry (SBX_LISTEN_DNS_UDP, "127.0.0.53", 53, NULL);
-  listens[1] = entry (SBX_LISTEN_FORWARD, "127.83.0.1", 443, "tcp:pub.test:443");
-  listens[2] = entry (SBX_LISTEN_FORWARD, "127.83.0.2", 443, "tcp:private.test:443");
-  listens[3] = entry (SBX_LISTEN_FORWARD, "127.0.0.1", test_server_get_port (echo), literal);
+  dns_port = add_entry (listens, fds, 0, SBX_LISTEN_DNS_UDP, "127.0.0.53", 53, NULL);
+  pub_port = add_entry (listens, fds, 1, SBX_LISTEN_FORWARD, "127.83.0.1", 443, "tcp:pub.test:443");
+  priv_port = add_entry (listens, fds, 2, SBX_LISTEN_FORWARD, "127.83.0.2", 443, "tcp:private.test:443");
+  lit_port = add_entry (listens, fds, 3, SBX_LISTEN_FORWARD, "127.0.0.1", test_server_get_port (echo), literal);
   /* a forwarder for a target the execution was never approved for (a host
    * that lists one by mistake): it must refuse */
-  listens[4] = entry (SBX_LISTEN_FORWARD, "127.83.0.3", 443, "tcp:evil.test:443");
+  evil_port = add_entry (listens, fds, 4, SBX_LISTEN_FORWARD, "127.83.0.3", 443, "tcp:evil.test:443");
   g_assert_cmpint (th->vtable->serve_listeners (th->plugin_ctx, (SbxHostCall *) th, r->route, "x", listens, fds,
                                                 5), ==, SBX_STATUS_OK);
 
@@ -539,6 +788,274 @@ test_serve_listeners (void)
   egress_test_host_free (th);
 }
 
+/* The stub over TCP through the vtable, next to its UDP socket: the same
+ * answers, several queries per connection, and a connection that sends
+ * garbage, a zero length, an impossible length or a query cut short by
+ * EOF is closed while the listener and every other connection go on. */
+static void
+test_serve_tcp (void)
+{
+  EgressTestHost *th = egress_test_host_new (SBX_HOST_FEATURE_EGRESS_V1 | SBX_HOST_FEATURE_EGRESS_LISTENERS);
+  g_autofree char *error = NULL, *cred = NULL;
+  const char *targets[] = { "tcp:pub.test:443", NULL };
+  static const guint8 expect[4] = { 127, 83, 0, 1 };
+  EgressTestRoute *r;
+  SbxListenV1 listens[4];
+  int32_t fds[4];
+  guint16 udp_port, future_port, tcp_port, id = 0;
+  guint8 addr[4] = { 0 };
+  int held, fd;
+
+  g_assert_nonnull (th);
+  r = egress_test_route_start (th, "direct", &error);
+  g_assert_nonnull (r);
+  cred = egress_test_authorize (r, "x", targets);
+  udp_port = add_entry (listens, fds, 0, SBX_LISTEN_DNS_UDP, "127.0.0.53", 53, NULL);
+  add_entry (listens, fds, 1, SBX_LISTEN_FORWARD, "127.83.0.1", 443, "tcp:pub.test:443");
+  /* a kind newer than the plugin, before the TCP stub: closed unserved,
+   * and the entries after it are still served */
+  future_port = add_entry (listens, fds, 2, 99, "127.0.0.54", 53, NULL);
+  tcp_port = add_entry (listens, fds, 3, SBX_LISTEN_DNS_TCP, "127.0.0.53", 53, NULL);
+  g_assert_cmpint (th->vtable->serve_listeners (th->plugin_ctx, (SbxHostCall *) th, r->route, "x", listens, fds,
+                                                4), ==, SBX_STATUS_OK);
+  g_assert_cmpint (tcp_connect (future_port), ==, -1);
+
+  /* the approved name: the forwarder's address over TCP as over UDP (the
+   * control); other names REFUSED */
+  g_assert_cmpint (ask (udp_port, "pub.test", addr), ==, SBX_DNS_RCODE_NOERROR);
+  g_assert_cmpmem (addr, 4, expect, 4);
+  memset (addr, 0, sizeof addr);
+  g_assert_cmpint (tcp_ask (tcp_port, "PUB.test", addr), ==, SBX_DNS_RCODE_NOERROR);
+  g_assert_cmpmem (addr, 4, expect, 4);
+  g_assert_cmpint (tcp_ask (tcp_port, "other.test", NULL), ==, SBX_DNS_RCODE_REFUSED);
+  g_assert_cmpint (tcp_ask (tcp_port, "127.83.0.1", NULL), ==, SBX_DNS_RCODE_REFUSED);
+
+  /* a connection held open across the others' garbage */
+  held = tcp_connect (tcp_port);
+  g_assert_cmpint (held, >=, 0);
+  tcp_send_query (held, "pub.test", 7);
+  g_assert_cmpint (tcp_read_answer (held, &id, NULL), ==, SBX_DNS_RCODE_NOERROR);
+  g_assert_cmpuint (id, ==, 7);
+
+  /* two queries in one segment: both answered, in order */
+  {
+    g_autoptr(GByteArray) a = query_for ("pub.test", SBX_DNS_TYPE_A);
+    g_autoptr(GByteArray) b = query_for ("other.test", SBX_DNS_TYPE_A);
+    g_autoptr(GByteArray) both = NULL;
+    g_autoptr(GByteArray) fb = NULL;
+
+    a->data[1] = 1;
+    b->data[1] = 2;
+    both = framed (a);
+    fb = framed (b);
+    g_byte_array_append (both, fb->data, fb->len);
+    fd = tcp_connect (tcp_port);
+    g_assert_cmpint (send (fd, both->data, both->len, MSG_NOSIGNAL), ==, (ssize_t) both->len);
+    memset (addr, 0, sizeof addr);
+    g_assert_cmpint (tcp_read_answer (fd, &id, addr), ==, SBX_DNS_RCODE_NOERROR);
+    g_assert_cmpuint (id, ==, 0x1201);
+    g_assert_cmpmem (addr, 4, expect, 4);
+    g_assert_cmpint (tcp_read_answer (fd, &id, NULL), ==, SBX_DNS_RCODE_REFUSED);
+    g_assert_cmpuint (id, ==, 0x1202);
+    /* a whole query then EOF (a half-close): answered, then closed */
+    tcp_send_query (fd, "pub.test", 3);
+    shutdown (fd, SHUT_WR);
+    g_assert_cmpint (tcp_read_answer (fd, &id, NULL), ==, SBX_DNS_RCODE_NOERROR);
+    g_assert_cmpuint (id, ==, 3);
+    g_assert_true (tcp_closed_by_peer (fd));
+    close (fd);
+  }
+
+  /* garbage of a valid length: FORMERR, and the connection goes on */
+  {
+    static const guint8 garbage[] = { 0, 14, 0xab, 0xcd, 0x01, 0x00, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0x3f, 0x3f };
+
+    fd = tcp_connect (tcp_port);
+    g_assert_cmpint (send (fd, garbage, sizeof garbage, MSG_NOSIGNAL), ==, (ssize_t) sizeof garbage);
+    g_assert_cmpint (tcp_read_answer (fd, &id, NULL), ==, SBX_DNS_RCODE_FORMERR);
+    g_assert_cmpuint (id, ==, 0xabcd);
+    tcp_send_query (fd, "pub.test", 4);
+    g_assert_cmpint (tcp_read_answer (fd, &id, NULL), ==, SBX_DNS_RCODE_NOERROR);
+    close (fd);
+  }
+
+  /* a length with its query cut short by EOF, a zero length and an
+   * impossible length: each connection closed without an answer */
+  {
+    g_autoptr(GByteArray) p = query_for ("pub.test", SBX_DNS_TYPE_A);
+    g_autoptr(GByteArray) cut = framed (p);
+    static const guint8 zero[] = { 0, 0, 0x12, 0x34 };
+    static const guint8 huge[] = { 0xff, 0xff, 0x12, 0x34, 0x01, 0x00 };
+
+    fd = tcp_connect (tcp_port);
+    g_assert_cmpint (send (fd, cut->data, cut->len - 3, MSG_NOSIGNAL), ==, (ssize_t) cut->len - 3);
+    shutdown (fd, SHUT_WR);
+    g_assert_true (tcp_closed_by_peer (fd));
+    close (fd);
+    fd = tcp_connect (tcp_port);
+    g_assert_cmpint (send (fd, zero, sizeof zero, MSG_NOSIGNAL), ==, (ssize_t) sizeof zero);
+    g_assert_true (tcp_closed_by_peer (fd));
+    close (fd);
+    fd = tcp_connect (tcp_port);
+    g_assert_cmpint (send (fd, huge, sizeof huge, MSG_NOSIGNAL), ==, (ssize_t) sizeof huge);
+    g_assert_true (tcp_closed_by_peer (fd));
+    close (fd);
+  }
+
+  /* none of that touched the listener or the held connection */
+  g_assert_cmpint (tcp_ask (tcp_port, "pub.test", NULL), ==, SBX_DNS_RCODE_NOERROR);
+  tcp_send_query (held, "pub.test", 8);
+  g_assert_cmpint (tcp_read_answer (held, &id, NULL), ==, SBX_DNS_RCODE_NOERROR);
+  g_assert_cmpuint (id, ==, 8);
+
+  /* the revoke closes the TCP listener and its open connections, as it
+   * closes the UDP socket */
+  g_free (egress_test_revoke (r, "x"));
+  g_assert_true (tcp_closed_by_peer (held));
+  close (held);
+  g_assert_cmpint (tcp_connect (tcp_port), ==, -1);
+  g_assert_cmpint (ask (udp_port, "pub.test", NULL), ==, -1);
+
+  egress_test_route_stop (r);
+  egress_test_host_free (th);
+}
+
+static void
+wait_for_connections (SbxEgressDns *dns,
+                      guint         n)
+{
+  for (int i = 0; sbx_egress_dns_get_n_connections (dns) != n; i++)
+    {
+      g_assert_cmpint (i, <, 500);
+      g_usleep (10000);
+    }
+}
+
+/* Idle connections are closed, busy ones are not; out of descriptors the
+ * listener waits instead of spinning; a listener keeps at most
+ * SBX_DNS_TCP_MAX_CONNECTIONS; a socket of the wrong kind is refused. */
+static void
+test_tcp_limits (void)
+{
+  SbxEgressDns *dns = sbx_egress_dns_new ();
+  g_autoptr(GError) error = NULL;
+  int conns[SBX_DNS_TCP_MAX_CONNECTIONS];
+  guint16 port, ignored;
+  guint16 id = 0;
+  int fd, busy, silent, partial, extra;
+
+  /* a UDP socket or a TCP socket that is not listening is no TCP stub */
+  fd = make_socket (SOCK_DGRAM, &ignored);
+  g_assert_false (sbx_egress_dns_serve_fd (dns, "x", fd, TRUE, names_with ("pkg.example.test", "127.83.0.1"),
+                                           &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_cmpint (fcntl (fd, F_GETFD), ==, -1);
+  fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  g_assert_false (sbx_egress_dns_serve_fd (dns, "x", fd, TRUE, names_with ("pkg.example.test", "127.83.0.1"),
+                                           &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_cmpint (fcntl (fd, F_GETFD), ==, -1);
+  g_assert_cmpuint (sbx_egress_dns_get_n_sockets (dns), ==, 0);
+
+  sbx_egress_dns_set_tcp_idle_ms (dns, 300);
+  fd = make_socket (SOCK_STREAM, &port);
+  g_assert_true (sbx_egress_dns_serve_fd (dns, "x", fd, TRUE, names_with ("pkg.example.test", "127.83.0.1"),
+                                          &error));
+  g_assert_no_error (error);
+
+  /* a connection that asks every 100 ms for a second stays open; a
+   * silent one, and one silent after half a query, are closed once the
+   * limit passed, not before */
+  busy = tcp_connect (port);
+  silent = tcp_connect (port);
+  partial = tcp_connect (port);
+  g_assert_cmpint (send (partial, "\0\x20\x12", 3, MSG_NOSIGNAL), ==, 3);
+  for (guint16 i = 0; i < 10; i++)
+    {
+      struct pollfd p[2] = { { silent, POLLIN, 0 }, { partial, POLLIN, 0 } };
+
+      tcp_send_query (busy, "pkg.example.test", i);
+      g_assert_cmpint (tcp_read_answer (busy, &id, NULL), ==, SBX_DNS_RCODE_NOERROR);
+      g_assert_cmpuint (id, ==, i);
+      if (i == 0)
+        g_assert_cmpint (poll (p, 2, 0), ==, 0);
+      g_usleep (100000);
+    }
+  g_assert_true (tcp_closed_by_peer (silent));
+  g_assert_true (tcp_closed_by_peer (partial));
+  close (silent);
+  close (partial);
+  g_assert_true (tcp_closed_by_peer (busy));   /* silent itself now */
+  close (busy);
+  wait_for_connections (dns, 0);
+
+  /* out of descriptors, accepting pauses instead of spinning, and the
+   * connection waiting in the backlog is served once they are back */
+  {
+    struct rlimit saved, one_left;
+    struct rusage before, after;
+    int probe = dup (0);
+    gint64 cpu_us;
+
+    g_assert_cmpint (getrlimit (RLIMIT_NOFILE, &saved), ==, 0);
+    one_left = saved;
+    one_left.rlim_cur = (rlim_t) probe + 1;   /* every number below probe is taken */
+    close (probe);
+    g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &one_left), ==, 0);
+    fd = tcp_connect (port);                   /* takes the last one: accept4 gets EMFILE */
+    g_assert_cmpint (fd, >=, 0);
+    tcp_send_query (fd, "pkg.example.test", 42);
+    g_assert_cmpint (getrusage (RUSAGE_SELF, &before), ==, 0);
+    g_usleep (300000);
+    g_assert_cmpint (getrusage (RUSAGE_SELF, &after), ==, 0);
+    g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &saved), ==, 0);
+    cpu_us = (after.ru_utime.tv_sec - before.ru_utime.tv_sec + after.ru_stime.tv_sec - before.ru_stime.tv_sec) *
+             G_USEC_PER_SEC + after.ru_utime.tv_usec - before.ru_utime.tv_usec + after.ru_stime.tv_usec -
+             before.ru_stime.tv_usec;
+    g_test_message ("cpu while out of descriptors: %" G_GINT64_FORMAT " us", cpu_us);
+    g_assert_cmpint (cpu_us, <, 150000);
+    g_assert_cmpint (tcp_read_answer (fd, &id, NULL), ==, SBX_DNS_RCODE_NOERROR);
+    g_assert_cmpuint (id, ==, 42);
+    close (fd);
+    wait_for_connections (dns, 0);
+  }
+
+  /* at most SBX_DNS_TCP_MAX_CONNECTIONS: each answered, one more closed at
+   * once, and a slot freed serves again */
+  sbx_egress_dns_set_tcp_idle_ms (dns, SBX_DNS_TCP_IDLE_MS);
+  for (guint i = 0; i < G_N_ELEMENTS (conns); i++)
+    {
+      conns[i] = tcp_connect (port);
+      tcp_send_query (conns[i], "pkg.example.test", (guint16) i);
+      g_assert_cmpint (tcp_read_answer (conns[i], NULL, NULL), ==, SBX_DNS_RCODE_NOERROR);
+    }
+  g_assert_cmpuint (sbx_egress_dns_get_n_connections (dns), ==, SBX_DNS_TCP_MAX_CONNECTIONS);
+  extra = tcp_connect (port);
+  g_assert_true (tcp_closed_by_peer (extra));
+  close (extra);
+  close (conns[0]);
+  wait_for_connections (dns, SBX_DNS_TCP_MAX_CONNECTIONS - 1);
+  conns[0] = tcp_connect (port);
+  tcp_send_query (conns[0], "pkg.example.test", 99);
+  g_assert_cmpint (tcp_read_answer (conns[0], &id, NULL), ==, SBX_DNS_RCODE_NOERROR);
+  g_assert_cmpuint (id, ==, 99);
+
+  /* the revoke of another execution closes nothing; of this one, all */
+  sbx_egress_dns_revoke (dns, "y");
+  g_assert_cmpuint (sbx_egress_dns_get_n_connections (dns), ==, SBX_DNS_TCP_MAX_CONNECTIONS);
+  sbx_egress_dns_revoke (dns, "x");
+  g_assert_cmpuint (sbx_egress_dns_get_n_connections (dns), ==, 0);
+  g_assert_cmpuint (sbx_egress_dns_get_n_sockets (dns), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (conns); i++)
+    {
+      g_assert_true (tcp_closed_by_peer (conns[i]));
+      close (conns[i]);
+    }
+  sbx_egress_dns_free (dns);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -550,6 +1067,9 @@ main (int    argc,
   g_test_add_func ("/egress-dns/parse/compression", test_parse_compression);
   g_test_add_func ("/egress-dns/parse/oversized", test_parse_oversized);
   g_test_add_func ("/egress-dns/answers", test_answers);
+  g_test_add_func ("/egress-dns/stream-framing", test_stream_framing);
   g_test_add_func ("/egress-dns/serve-listeners", test_serve_listeners);
+  g_test_add_func ("/egress-dns/serve-tcp", test_serve_tcp);
+  g_test_add_func ("/egress-dns/tcp-limits", test_tcp_limits);
   return g_test_run ();
 }

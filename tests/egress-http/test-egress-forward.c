@@ -15,7 +15,8 @@
  *    sandbox-loopback address whose forwarder relays through the route's
  *    upstream proxy (CONNECT name:port); other names are refused by the
  *    stub, other ports of the name have no forwarder, AAAA answers are
- *    empty;
+ *    empty; the stub answers the same over TCP, to a raw client sending
+ *    pipelined queries and to glibc forced onto TCP;
  *  - two concurrent executions of one executor cannot use each other's
  *    names, addresses or ports;
  *  - nothing is left behind (fds of this process, children);
@@ -63,6 +64,39 @@ static const char client_py[] =
   "    print(tag + ('=OK' if b'GET /' + tag.encode() in data else '=EMPTY'), infos[0][4][0])\n"
   "except OSError as e:\n"
   "    print(tag + '=CONNECT-FAIL', e.errno)\n";
+
+/* A DNS-over-TCP client (RFC 1035 §4.2.2): one connection to the
+ * sandbox's stub, an A query per name argument, all sent at once (so they
+ * are pipelined), then one line per answer: the name, whether the id
+ * matches, the rcode and the address (or '-'); CLOSED when the stub ended
+ * the connection instead. */
+static const char dnstcp_py[] =
+  "import socket, struct, sys\n"
+  "def query(i, name):\n"
+  "    q = struct.pack('>HHHHHH', 0x4200 + i, 0x0100, 1, 0, 0, 0)\n"
+  "    for label in name.split('.'):\n"
+  "        q += bytes([len(label)]) + label.encode()\n"
+  "    q += b'\\0' + struct.pack('>HH', 1, 1)\n"
+  "    return struct.pack('>H', len(q)) + q\n"
+  "names = sys.argv[1:]\n"
+  "s = socket.create_connection(('127.0.0.53', 53), timeout=10)\n"
+  "s.sendall(b''.join(query(i, n) for i, n in enumerate(names)))\n"
+  "def exactly(n):\n"
+  "    data = b''\n"
+  "    while len(data) < n:\n"
+  "        chunk = s.recv(n - len(data))\n"
+  "        if not chunk:\n"
+  "            raise EOFError\n"
+  "        data += chunk\n"
+  "    return data\n"
+  "for i, n in enumerate(names):\n"
+  "    try:\n"
+  "        a = exactly(struct.unpack('>H', exactly(2))[0])\n"
+  "    except (EOFError, OSError):\n"
+  "        print('dnstcp', n, 'CLOSED'); break\n"
+  "    ident, flags, qd, an = struct.unpack('>HHHH', a[:8])\n"
+  "    addr = socket.inet_ntoa(a[-4:]) if an == 1 else '-'\n"
+  "    print('dnstcp', n, 'id-ok' if ident == 0x4200 + i else 'id-bad', flags & 15, addr)\n";
 
 typedef struct
 {
@@ -122,6 +156,9 @@ fx_init (Fx             *fx,
   fx->other = test_server_new (TEST_SERVER_HTTP, NULL);
   client = g_build_filename (fx->tree.ws, "client.py", NULL);
   g_assert_true (g_file_set_contents (client, client_py, -1, NULL));
+  g_free (client);
+  client = g_build_filename (fx->tree.ws, "dnstcp.py", NULL);
+  g_assert_true (g_file_set_contents (client, dnstcp_py, -1, NULL));
   sbx_profile_config_set_workspace (config, fx->tree.ws, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
   sbx_profile_config_set_host (config, SBX_ACCESS_ALLOW, SBX_ACCESS_DENY);
   sbx_profile_config_set_network (config, network);
@@ -364,6 +401,29 @@ fake_upstream_free (FakeUpstream *up)
   g_free (up);
 }
 
+/* fx_init for linux-userns with a route through a fresh FakeUpstream,
+ * returned in @up_out; FALSE (nothing left to free) when skipped. */
+static gboolean
+fx_init_upstream (Fx            *fx,
+                  FakeUpstream **up_out)
+{
+  FakeUpstream *up = fake_upstream_new ();
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", up->port);
+  g_autoptr(SbxEgressRoute) route = NULL;
+  g_autoptr(GError) error = NULL;
+
+  *up_out = NULL;
+  route = sbx_egress_route_new_upstream (url, FALSE, &error);
+  g_assert_no_error (error);
+  if (!fx_init (fx, "linux-userns", SBX_ACCESS_GATED, route))
+    {
+      fake_upstream_free (up);
+      return FALSE;
+    }
+  *up_out = up;
+  return TRUE;
+}
+
 /* ------------------------------------------------------------------------- */
 
 static void
@@ -521,24 +581,16 @@ test_git_daemon (void)
 static void
 test_name_via_upstream (void)
 {
-  FakeUpstream *up = fake_upstream_new ();
-  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", up->port);
-  g_autoptr(SbxEgressRoute) route = NULL;
+  FakeUpstream *up;
   g_autoptr(SbxRunResult) result = NULL;
-  g_autoptr(GError) error = NULL;
   g_autofree char *target = NULL, *command = NULL, *out = NULL, *seen = NULL, *control = NULL;
   g_autofree char *outside = NULL;
   const char *targets[2] = { NULL, NULL };
   guint16 port;
   Fx fx;
 
-  route = sbx_egress_route_new_upstream (url, FALSE, &error);
-  g_assert_no_error (error);
-  if (!fx_init (&fx, "linux-userns", SBX_ACCESS_GATED, route))
-    {
-      fake_upstream_free (up);
-      return;
-    }
+  if (!fx_init_upstream (&fx, &up))
+    return;
   port = test_server_get_port (fx.http);
 
   /* positive control: the upstream serves any name (it would relay
@@ -572,14 +624,49 @@ test_name_via_upstream (void)
   fake_upstream_free (up);
 }
 
+/* The stub over TCP inside a real run: pipelined queries on one
+ * connection (the approved name answered, another refused), and glibc's
+ * resolver forced onto TCP (RES_OPTIONS=use-vc) reaching the approved name
+ * through its forwarder while another name fails to resolve.  The run is
+ * also approved for the stub's own address and port as a literal: that
+ * gets no forwarder, which would take the stub's TCP port. */
+static void
+test_dns_over_tcp (void)
+{
+  FakeUpstream *up;
+  g_autoptr(SbxRunResult) result = NULL;
+  g_autofree char *target = NULL, *command = NULL, *out = NULL;
+  const char *targets[3] = { NULL, "tcp:127.0.0.53:53", NULL };
+  guint16 port;
+  Fx fx;
+
+  if (!fx_init_upstream (&fx, &up))
+    return;
+  port = test_server_get_port (fx.http);
+  target = g_strdup_printf ("tcp:approved.test:%u", port);
+  targets[0] = target;
+  command = g_strdup_printf ("python3 dnstcp.py approved.test other.test APPROVED.Test; "
+                             "RES_OPTIONS=use-vc python3 client.py approved.test %u vc; "
+                             "RES_OPTIONS=use-vc python3 client.py other.test %u vcother",
+                             port, port);
+  result = run_with_targets (&fx, "exec-dnstcp", command, targets);
+  out = output_of (result);
+  g_test_message ("%s", out);
+  g_assert_nonnull (strstr (out, "dnstcp approved.test id-ok 0 127.83.0.1\n"));
+  g_assert_nonnull (strstr (out, "dnstcp other.test id-ok 5 -\n"));        /* REFUSED */
+  g_assert_nonnull (strstr (out, "dnstcp APPROVED.Test id-ok 0 127.83.0.1\n"));
+  g_assert_nonnull (strstr (out, "vc=OK 127.83.0.1"));
+  g_assert_nonnull (strstr (out, "vcother=RESOLVE-FAIL"));
+  fx_clear (&fx);
+  fake_upstream_free (up);
+}
+
 /* Two concurrent executions of one executor: B cannot resolve A's name nor
  * reach A's forwarder address and port, and A's approvals outlive B. */
 static void
 test_concurrent_isolation (void)
 {
-  FakeUpstream *up = fake_upstream_new ();
-  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", up->port);
-  g_autoptr(SbxEgressRoute) route = NULL;
+  FakeUpstream *up;
   g_autoptr(GError) error = NULL;
   g_autoptr(GAsyncResult) async_a = NULL;
   g_autoptr(SbxRunResult) ra = NULL, rb = NULL;
@@ -590,13 +677,8 @@ test_concurrent_isolation (void)
   guint16 pa, pb;
   Fx fx;
 
-  route = sbx_egress_route_new_upstream (url, FALSE, &error);
-  g_assert_no_error (error);
-  if (!fx_init (&fx, "linux-userns", SBX_ACCESS_GATED, route))
-    {
-      fake_upstream_free (up);
-      return;
-    }
+  if (!fx_init_upstream (&fx, &up))
+    return;
   pa = test_server_get_port (fx.http);
   pb = test_server_get_port (fx.other);
   ta = g_strdup_printf ("tcp:a.test:%u", pa);
@@ -723,6 +805,7 @@ main (int    argc,
   g_test_add_func ("/egress-forward/literal-plain-client", test_literal_plain_client);
   g_test_add_func ("/egress-forward/git-daemon", test_git_daemon);
   g_test_add_func ("/egress-forward/name-via-upstream", test_name_via_upstream);
+  g_test_add_func ("/egress-forward/dns-over-tcp", test_dns_over_tcp);
   g_test_add_func ("/egress-forward/concurrent-isolation", test_concurrent_isolation);
   g_test_add_func ("/egress-forward/nothing-left-behind", test_nothing_left_behind);
   g_test_add_func ("/egress-forward/rung2-closed", test_rung2_closed);

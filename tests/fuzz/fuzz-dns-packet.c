@@ -15,7 +15,12 @@
  * the lower-case form equal to the name lower-cased) and whose wire form
  * parses again to the same name; every answer is at most 512 bytes, a
  * response (QR set) with the query's id, and echoes the question.
- * Anything else aborts.
+ *
+ * The same input is also a TCP byte stream (sbx_dns_stream_next): fed at
+ * once and fed one byte at a time it gives the same answers and ends the
+ * same way; every answer is framed with its own length, is the answer
+ * sbx_dns_answer gives that query alone, and the buffer never holds more
+ * than it can.  Anything else aborts.
  */
 
 int LLVMFuzzerTestOneInput (const uint8_t *data,
@@ -42,6 +47,107 @@ names (void)
       g_hash_table_insert (table, (gpointer) "a", GUINT_TO_POINTER (a));
     }
   return table;
+}
+
+/* Runs @data as a TCP stream fed @chunk bytes at a time; the framed
+ * answers go to @answers.  TRUE when the stream ended the connection. */
+static gboolean
+run_stream (const uint8_t *data,
+            size_t         size,
+            size_t         chunk,
+            GByteArray    *answers)
+{
+  static SbxDnsStream s;
+  size_t at = 0;
+
+  memset (&s, 0, sizeof s);
+  for (;;)
+    {
+      size_t room, n;
+
+      switch (sbx_dns_stream_next (&s, names ()))
+        {
+        case SBX_DNS_STREAM_CLOSE:
+          return TRUE;
+        case SBX_DNS_STREAM_ANSWER:
+          {
+            gsize len = (gsize) ((s.out[0] << 8) | s.out[1]);
+
+            if (s.out_len != len + 2 || len < 12 || len > 512 || !(s.out[4] & 0x80))
+              fail ("stream answer framing");
+            g_byte_array_append (answers, s.out, (guint) s.out_len);
+            s.out_len = 0;
+            continue;
+          }
+        case SBX_DNS_STREAM_MORE:
+        default:
+          break;
+        }
+      if (s.in_len > sizeof s.in)
+        fail ("stream buffer overrun");
+      if (at == size)
+        return FALSE;
+      room = sizeof s.in - s.in_len;
+      n = size - at;
+      if (room == 0)
+        fail ("a full buffer without a whole query");
+      n = MIN (n, MIN (room, chunk));
+      memcpy (s.in + s.in_len, data + at, n);
+      s.in_len += n;
+      at += n;
+    }
+}
+
+/* The stream's answers, one query at a time through sbx_dns_answer. */
+static gboolean
+split_stream (const uint8_t *data,
+              size_t         size,
+              GByteArray    *answers)
+{
+  size_t at = 0;
+
+  while (size - at >= 2)
+    {
+      size_t len = (size_t) ((data[at] << 8) | data[at + 1]);
+      guint8 out[2 + 512];
+      gsize n;
+
+      if (len == 0 || len > SBX_DNS_MAX_PACKET)
+        return TRUE;
+      if (size - at - 2 < len)
+        return FALSE;
+      n = sbx_dns_answer (data + at + 2, len, names (), out + 2, sizeof out - 2);
+      if (n > 0)
+        {
+          out[0] = (guint8) (n >> 8);
+          out[1] = (guint8) n;
+          g_byte_array_append (answers, out, (guint) n + 2);
+        }
+      at += 2 + len;
+    }
+  return FALSE;
+}
+
+static void
+check_stream (const uint8_t *data,
+              size_t         size)
+{
+  GByteArray *whole = g_byte_array_new ();
+  GByteArray *bytes = g_byte_array_new ();
+  GByteArray *split = g_byte_array_new ();
+  gboolean closed_whole = run_stream (data, size, SIZE_MAX, whole);
+  gboolean closed_bytes = run_stream (data, size, 1, bytes);
+  gboolean closed_split = split_stream (data, size, split);
+
+  if (closed_whole != closed_bytes || closed_whole != closed_split)
+    fail ("the stream ends differently by how it was fed");
+  if (whole->len != bytes->len || whole->len != split->len ||
+      (whole->len > 0 && (memcmp (whole->data, bytes->data, whole->len) != 0 ||
+                          memcmp (whole->data, split->data, whole->len) != 0)))
+    fail ("the stream's answers differ by how it was fed");
+  g_byte_array_unref (whole);
+  g_byte_array_unref (bytes);
+  g_byte_array_unref (split);
 }
 
 int
@@ -80,6 +186,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
           strcmp (again.name, q.name) != 0)
         fail ("the wire form does not parse back to the same name");
     }
+  check_stream (data, size);
   n = sbx_dns_answer (data, size, names (), out, sizeof out);
   if (r == SBX_DNS_PARSE_DROP)
     {

@@ -700,7 +700,9 @@ socket_type (int fd)
   return type;
 }
 
-/* Checks one entry; 0 with *why set when the mock cannot serve it. */
+/* Checks one entry; 1 when the mock serves it, -1 for a kind it does not
+ * know (kinds are added over time: such a socket is closed and the others
+ * served, as the ABI asks), 0 with *why set when the entry is malformed. */
 static int
 served_from (Served            *s,
              const SbxListenV1 *entry,
@@ -720,7 +722,7 @@ served_from (Served            *s,
   if (entry->kind == SBX_LISTEN_DNS_UDP)
     return socket_type (fd) == SOCK_DGRAM ? 1 : (*why = "the DNS_UDP socket is not a UDP socket", 0);
   if (entry->kind != SBX_LISTEN_FORWARD)
-    return *why = "unknown kind", 0;
+    return -1;
   if (socket_type (fd) != SOCK_STREAM)
     return *why = "a FORWARD socket is not a TCP listener", 0;
   colon = entry->target != NULL ? strrchr (entry->target, ':') : NULL;
@@ -750,6 +752,7 @@ relay_serve_listeners (void              *plugin_ctx,
   Route *r = route;
   const char *why = NULL;
   Listeners *l = calloc (1, sizeof *l);
+  char fds_closed[MAX_LISTENS] = { 0 };
   Exec *e;
 
   if (l != NULL)
@@ -757,8 +760,22 @@ relay_serve_listeners (void              *plugin_ctx,
   if (l == NULL || n_listens > MAX_LISTENS || (n_listens > 0 && (listens == NULL || fds == NULL)))
     why = "no listener list, or more listeners than the mock serves";
   for (uint32_t i = 0; why == NULL && i < n_listens; i++)
-    if (fds[i] >= 0 && served_from (&l->served[l->n_served++], &listens[i], fds[i], &why) == 0)
-      break;
+    {
+      int r;
+
+      if (fds[i] < 0)
+        continue;
+      r = served_from (&l->served[l->n_served], &listens[i], fds[i], &why);
+      if (r == 0)
+        break;
+      if (r > 0)
+        l->n_served++;
+      else
+        {
+          close (fds[i]);   /* a kind the mock does not know */
+          fds_closed[i] = 1;
+        }
+    }
   if (why == NULL && pipe2 (l->wake, O_CLOEXEC) != 0)
     why = "pipe2 failed";
   pthread_mutex_lock (&r->lock);
@@ -784,7 +801,7 @@ relay_serve_listeners (void              *plugin_ctx,
 
       /* every fd is ours, also on failure */
       for (uint32_t i = 0; fds != NULL && i < n_listens; i++)
-        if (fds[i] >= 0)
+        if (fds[i] >= 0 && (i >= MAX_LISTENS || !fds_closed[i]))
           close (fds[i]);
       if (l != NULL && l->wake[0] >= 0)
         {
