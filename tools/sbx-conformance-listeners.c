@@ -22,6 +22,7 @@
  *
  * Cases (records in the egress-<extension> area, names "listeners-..."):
  *  - serve: serve_listeners takes both lists;
+ *  - unknown kind: a kind no header defines is closed, the rest served;
  *  - forward-approved (the positive control): A's literal forwarder relays
  *    byte for byte to the echo server;
  *  - forward-unauthorized: A's forwarder for OTHER relays nothing, and the
@@ -491,6 +492,54 @@ case_revoke (Egress     *g,
             open_forwarder != NULL ? open_forwarder : "", rcode_text (after), rcode_text (control));
 }
 
+/* Listener kinds are added over time: a plugin closes the socket of a kind
+ * it does not know and serves the others (the host lists newer kinds after
+ * the older ones).  A third execution gets a forwarder for the approved
+ * literal and a TCP listener of a kind no header defines: the call
+ * succeeds, the forwarder relays, and the unknown kind's socket is closed
+ * (a connection to it is refused, where a listener left open would accept
+ * it into its backlog). */
+#define SBX_LISTEN_KIND_UNDEFINED 0x7fffffffu
+
+static void
+case_unknown_kind (Egress     *g,
+                   void       *route,
+                   const char *literal)
+{
+  const char *targets[] = { literal, NULL };
+  g_autofree char *cred = NULL, *message = NULL, *relayed = NULL, *denial = NULL;
+  Side c = { .id = "conformance-listen-c" };
+  int probe;
+
+  cred = sbx_conformance_egress_authorize (g, route, c.id, targets);
+  if (cred == NULL || !side_add (&c, SBX_LISTEN_FORWARD, INADDR_LOOPBACK, literal)
+      || !side_add (&c, SBX_LISTEN_KIND_UNDEFINED, INADDR_LOOPBACK, NULL))
+    {
+      RECORD (g, "listeners-unknown-kind", SBX_CONFORMANCE_FAIL, "cannot set up a third execution: %s",
+              cred == NULL ? "authorize failed" : g_strerror (errno));
+      side_close (&c);
+      return;
+    }
+  if (!side_serve (g, route, &c, &message))
+    {
+      RECORD (g, "listeners-unknown-kind", SBX_CONFORMANCE_FAIL,
+              "serve_listeners refused a list with a kind it does not know (close that socket and serve the "
+              "others): %s", message);
+      g->vt->revoke (g->ctx, route, c.id, &denial);
+      return;
+    }
+  relayed = forward_probe (c.addresses[0], c.ports[0]);
+  probe = sbx_conformance_connect_loopback (c.addresses[1], c.ports[1]);
+  if (probe >= 0)
+    close (probe);
+  RECORD (g, "listeners-unknown-kind", g_strcmp0 (relayed, "conform") == 0 && probe < 0
+          ? SBX_CONFORMANCE_PASS : SBX_CONFORMANCE_FAIL,
+          "a kind it does not know next to a forwarder: the forwarder %s, the unknown kind's socket %s",
+          g_strcmp0 (relayed, "conform") == 0 ? "relays" : "does not relay",
+          probe < 0 ? "is closed" : "was left open");
+  g->vt->revoke (g->ctx, route, c.id, &denial);
+}
+
 void
 sbx_conformance_case_listeners (Egress *g)
 {
@@ -588,6 +637,7 @@ sbx_conformance_case_listeners (Egress *g)
             "saw %d connections", name, named_got != NULL ? strlen (named_got) : 0,
             g_atomic_int_get (&named.accepted));
 
+  case_unknown_kind (g, route, literal);
   case_revoke (g, route, &a, &b, unauthorized);
   g->vt->revoke (g->ctx, route, b.id, &denial);
 

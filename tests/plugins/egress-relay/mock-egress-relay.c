@@ -761,14 +761,14 @@ relay_serve_listeners (void              *plugin_ctx,
     why = "no listener list, or more listeners than the mock serves";
   for (uint32_t i = 0; why == NULL && i < n_listens; i++)
     {
-      int r;
+      int known;
 
       if (fds[i] < 0)
         continue;
-      r = served_from (&l->served[l->n_served], &listens[i], fds[i], &why);
-      if (r == 0)
+      known = served_from (&l->served[l->n_served], &listens[i], fds[i], &why);
+      if (known == 0)
         break;
-      if (r > 0)
+      if (known > 0)
         l->n_served++;
       else
         {
