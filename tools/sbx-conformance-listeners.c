@@ -318,7 +318,8 @@ side_add (Side       *side,
   return TRUE;
 }
 
-/* serve_listeners of @side; the fds pass to the plugin whatever it says. */
+/* serve_listeners of @side; the fds pass to the plugin whatever it says.
+ * *message (freed first) gets the plugin's message. */
 static gboolean
 side_serve (Egress *g,
             void   *route,
@@ -330,6 +331,7 @@ side_serve (Egress *g,
 
   for (guint32 i = 0; i < side->n; i++)
     side->fds[i] = -1;
+  g_free (*message);
   *message = g_strdup (call.message[0] != '\0' ? call.message : "(no message)");
   return status == SBX_STATUS_OK;
 }
