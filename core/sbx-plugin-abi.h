@@ -762,10 +762,10 @@ typedef struct SbxEgressInfoV1
  *   DNS_UDP socket (and the DNS_TCP listener, with the same answers to
  *   each length-prefixed query of a connection) answers, for that execution
  *   only, each FORWARD target's host name with the FORWARD's address (A;
- *   AAAA only for an IPv6 one) and refuses every other name; each FORWARD relays every connection to
- *   its target through the route exactly as a CONNECT of that execution
- *   would (authorization, address classes, upstream chaining, denial
- *   record).  @revoke of the execution closes them and their tunnels.
+ *   AAAA only for an IPv6 one) and refuses every other name; each FORWARD
+ *   relays every connection to its target through the route exactly as a
+ *   CONNECT of that execution would (authorization, address classes,
+ *   upstream chaining, denial record).  @revoke of the execution closes them and their tunnels.
  *
  * Credentials: the child presents "<execution id>:<credential>" as HTTP
  * Basic proxy authorization; the credential is random, at most 256 bytes of

@@ -661,19 +661,12 @@ sbx_egress_dns_serve_fd (SbxEgressDns  *self,
       g_hash_table_unref (names);
       return FALSE;
     }
-  if (stream && (g_socket_get_socket_type (socket) != G_SOCKET_TYPE_STREAM ||
-                 getsockopt (fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening))
+  if (stream ? g_socket_get_socket_type (socket) != G_SOCKET_TYPE_STREAM ||
+      getsockopt (fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening
+      : g_socket_get_socket_type (socket) != G_SOCKET_TYPE_DATAGRAM)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "dns serve: fd %d is not a listening TCP socket", fd);
-      g_socket_close (socket, NULL);
-      g_hash_table_unref (names);
-      return FALSE;
-    }
-  if (!stream && g_socket_get_socket_type (socket) != G_SOCKET_TYPE_DATAGRAM)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "dns serve: fd %d is not a UDP socket", fd);
+                   "dns serve: fd %d is not a %s", fd, stream ? "listening TCP socket" : "UDP socket");
       g_socket_close (socket, NULL);
       g_hash_table_unref (names);
       return FALSE;

@@ -74,6 +74,10 @@ sbx_egress_forward_serve (SbxEgressProxy    *proxy,
                           guint32            n_listens,
                           GError           **error)
 {
+  /* the stub's names, one table for its UDP and TCP sockets (read only,
+   * on the stub's thread) */
+  g_autoptr(GHashTable) names = sbx_egress_forward_names (listens, fds, n_listens);
+
   for (guint32 i = 0; i < n_listens; i++)
     {
       const SbxListenV1 *entry = &listens[i];
@@ -90,7 +94,7 @@ sbx_egress_forward_serve (SbxEgressProxy    *proxy,
         }
       if (entry->kind == SBX_LISTEN_DNS_UDP || entry->kind == SBX_LISTEN_DNS_TCP)
         ok = sbx_egress_dns_serve_fd (dns, execution_id, fds[i], entry->kind == SBX_LISTEN_DNS_TCP,
-                                      sbx_egress_forward_names (listens, fds, n_listens), error);
+                                      g_hash_table_ref (names), error);
       else if (entry->kind == SBX_LISTEN_FORWARD && entry->target != NULL)
         {
           g_autofree char *canonical = sbx_netrules_canonical_target (entry->target, NULL);

@@ -173,6 +173,15 @@ sbx_linux_egress_channel_receive (int    fd,
   return listener;
 }
 
+/* The listener kinds this backend makes a socket for; any other is copied
+ * as SBX_LINUX_EGRESS_LISTEN_SKIP, and A sends nothing for it (kinds are
+ * additive, see SbxListenV1). */
+static gboolean
+listen_kind_known (uint32_t kind)
+{
+  return kind == SBX_LISTEN_DNS_UDP || kind == SBX_LISTEN_FORWARD || kind == SBX_LISTEN_DNS_TCP;
+}
+
 SbxLinuxEgressListen *
 sbx_linux_egress_listens_copy (const SbxSpawnRequestV1 *request,
                                int                     *n_out,
@@ -206,10 +215,8 @@ sbx_linux_egress_listens_copy (const SbxSpawnRequestV1 *request,
                                             l->kind, l->family, l->port, l->flags);
           return NULL;
         }
-      /* a kind this backend does not know is skipped: its fd stays -1
-       * (kinds are additive, see SbxListenV1) */
-      out[i].kind = l->kind == SBX_LISTEN_DNS_UDP || l->kind == SBX_LISTEN_FORWARD ||
-                    l->kind == SBX_LISTEN_DNS_TCP ? l->kind : SBX_LINUX_EGRESS_LISTEN_SKIP;
+      /* an unknown kind's fd stays -1 */
+      out[i].kind = listen_kind_known (l->kind) ? l->kind : SBX_LINUX_EGRESS_LISTEN_SKIP;
       out[i].family = l->family;
       out[i].flags = l->flags;
       out[i].port = l->port;
@@ -246,8 +253,7 @@ sbx_linux_egress_channel_receive_listens (int                      fd,
       socklen_t len;
       ssize_t r;
 
-      if (request->listens[i].kind != SBX_LISTEN_DNS_UDP && request->listens[i].kind != SBX_LISTEN_FORWARD &&
-          request->listens[i].kind != SBX_LISTEN_DNS_TCP)
+      if (!listen_kind_known (request->listens[i].kind))
         continue;   /* skipped by the copy: A sends nothing for it */
       r = channel_receive_one (fd, &byte, &got, &errsv);
       want = request->listens[i].kind == SBX_LISTEN_DNS_UDP ? SOCK_DGRAM : SOCK_STREAM;

@@ -64,8 +64,8 @@ int                sbx_linux_egress_channel_receive (int                    fd,
 /* The run's other listeners (SbxSpawnRequestV1.listens, read only when the
  * request's struct_size covers them): validated and copied into plain data
  * for A; one of a kind this backend does not know is copied as
- * SBX_LINUX_EGRESS_LISTEN_SKIP and gets no socket.  *n_out is their number (0: none), or -1 with @error_message set
- * for an invalid list. */
+ * SBX_LINUX_EGRESS_LISTEN_SKIP and gets no socket.  *n_out is their number
+ * (0: none), or -1 with @error_message set for an invalid list. */
 SbxLinuxEgressListen *sbx_linux_egress_listens_copy (const SbxSpawnRequestV1 *request,
                                                      int                     *n_out,
                                                      char                   **error_message);
