@@ -670,6 +670,19 @@ fake_host (Fake *f)
   return sbx_cgroup_host_new (&paths);
 }
 
+/* Asserts that the open descriptor @fd is @dir/@file. */
+static void
+assert_fd_is (int         fd,
+              const char *dir,
+              const char *file)
+{
+  g_autofree char *link = g_strdup_printf ("/proc/self/fd/%d", fd);
+  g_autofree char *target = g_file_read_link (link, NULL);
+  g_autofree char *want = g_build_filename (dir, file, NULL);
+
+  g_assert_cmpstr (target, ==, want);
+}
+
 static char *
 fake_read (const char *dir,
            const char *file)
@@ -783,7 +796,8 @@ test_user_scope_delegated (void)
   g_clear_pointer (&text, g_free);
   text = fake_read (sandbox, "memory.swap.max");
   g_assert_cmpstr (text, ==, "0");
-  g_assert_cmpint (sbx_cgroup_procs_fds (cg, fds), ==, 1);
+  g_assert_cmpint (sbx_cgroup_join_fds (cg, fds), ==, 1);
+  assert_fd_is (fds[0], sandbox, "cgroup.procs");   /* v2: whole processes */
   g_assert_true (sbx_cgroup_destroy (cg, &error));
   g_assert_no_error (error);
   g_assert_false (g_file_test (sandbox, G_FILE_TEST_EXISTS));
@@ -963,7 +977,11 @@ test_root_v1_fake (void)
   {
     int fds[SBX_CGROUP_MAX_DIRS];
 
-    g_assert_cmpint (sbx_cgroup_procs_fds (cg, fds), ==, 2);
+    g_assert_cmpint (sbx_cgroup_join_fds (cg, fds), ==, 2);
+    /* v1: A (one thread) joins through "tasks", which skips the kernel's
+     * global threadgroup lock (sbx-linux-cgroup.c, join_file). */
+    assert_fd_is (fds[0], sbx_cgroup_get_path (cg), "tasks");
+    assert_fd_is (fds[1], mem_sandbox, "tasks");
   }
   g_assert_true (sbx_cgroup_destroy (cg, &error));
   g_assert_no_error (error);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The child half of the per-sandbox cgroup (sbx-linux-cgroup.h): A, the
- * sandbox's first process, writes "0" (itself) into each pre-opened
- * cgroup.procs before it does anything else, so B, the target and every
+ * sandbox's first process, writes "0" (itself) into each pre-opened join
+ * file (v1 "tasks", v2 "cgroup.procs"; why in sbx-linux-cgroup.c,
+ * join_file) before it does anything else, so B, the target and every
  * descendant start inside.  A is a CLONE_VM child: raw system calls only.
  * The kernel checks the move against the credentials of whoever opened the
  * descriptor (the supervisor), not A's, so A's user namespace does not

@@ -21,8 +21,9 @@
  *         cgroups in the pids and memory hierarchies (and the freezer's);
  *     and reaps what dead supervisors left (sbx_cgroup_base_reap_stale).
  *  3. sbx_cgroup_new() per sandbox: mkdir, write pids.max and the memory
- *     limit, read them back, open each cgroup.procs for A to write "0" into
- *     before anything else (sbx-linux-cgroup-child.h);
+ *     limit, read them back, open each join file (v1 "tasks", v2
+ *     "cgroup.procs") for A to write "0" into before anything else
+ *     (sbx-linux-cgroup-child.h);
  *     sbx_cgroup_destroy() kills everything in it (cgroup.kill, or freeze
  *     and SIGKILL until cgroup.procs reads empty) and removes it.
  *
@@ -130,9 +131,9 @@ SbxCgroup  *sbx_cgroup_new            (const SbxCgroupBase *base,
                                        guint64              max_pids,
                                        guint64              max_memory,
                                        GError             **error);
-/* The open cgroup.procs descriptors A writes "0" into (O_WRONLY|O_CLOEXEC),
- * into @fds; returns how many. */
-int         sbx_cgroup_procs_fds      (SbxCgroup           *cg,
+/* The open join-file descriptors (v1 "tasks", v2 "cgroup.procs",
+ * O_WRONLY|O_CLOEXEC) A writes "0" into, into @fds; returns how many. */
+int         sbx_cgroup_join_fds      (SbxCgroup           *cg,
                                        int                  fds[SBX_CGROUP_MAX_DIRS]);
 /* Closes them (once A has joined). */
 void        sbx_cgroup_close_procs    (SbxCgroup           *cg);

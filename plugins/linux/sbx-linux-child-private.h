@@ -80,7 +80,7 @@ typedef struct
   const char         *init_argv[5];
   const char         *init_envp[1];
   char                exec_path[4096];
-  int                 cgroup_fds[SBX_CGROUP_MAX_DIRS];   /* cgroup.procs A writes "0" into */
+  int                 cgroup_fds[SBX_CGROUP_MAX_DIRS];   /* join files A writes "0" into */
   int                 n_cgroup_fds;
   int                 egress_fd;    /* -1, or where A sends the proxy listener (sbx-linux-child-egress.c) */
   /* A warm sandbox (sbx-linux-zygote.c): A made ahead of need by the

@@ -380,7 +380,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
                                             cg_error->message);
           return SBX_STATUS_FAILED;
         }
-      ctx->n_cgroup_fds = sbx_cgroup_procs_fds (cgroup, ctx->cgroup_fds);
+      ctx->n_cgroup_fds = sbx_cgroup_join_fds (cgroup, ctx->cgroup_fds);
     }
 
   stacks = sbx_linux_stacks_new ();

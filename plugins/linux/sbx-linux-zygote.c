@@ -384,7 +384,7 @@ warm_new (SbxLinuxSpec *spec)
   if (spec->mask_proc)
     ctx->needs_empty = 1;
   if (w->cgroup != NULL)
-    ctx->n_cgroup_fds = sbx_cgroup_procs_fds (w->cgroup, ctx->cgroup_fds);
+    ctx->n_cgroup_fds = sbx_cgroup_join_fds (w->cgroup, ctx->cgroup_fds);
   ctx->err_fd = w->err_pipe[1];
   ctx->exit_fd = w->exit_pipe[1];
   ctx->egress_fd = -1;
