@@ -1008,7 +1008,7 @@ sbx_cgroup_new (const SbxCgroupBase *base,
 
 int
 sbx_cgroup_join_fds (SbxCgroup *cg,
-                      int        fds[SBX_CGROUP_MAX_DIRS])
+                     int        fds[SBX_CGROUP_MAX_DIRS])
 {
   int n = 0;
 

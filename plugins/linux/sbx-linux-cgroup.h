@@ -134,7 +134,7 @@ SbxCgroup  *sbx_cgroup_new            (const SbxCgroupBase *base,
 /* The open join-file descriptors (v1 "tasks", v2 "cgroup.procs",
  * O_WRONLY|O_CLOEXEC) A writes "0" into, into @fds; returns how many. */
 int         sbx_cgroup_join_fds      (SbxCgroup           *cg,
-                                       int                  fds[SBX_CGROUP_MAX_DIRS]);
+                                      int                  fds[SBX_CGROUP_MAX_DIRS]);
 /* Closes them (once A has joined). */
 void        sbx_cgroup_close_procs    (SbxCgroup           *cg);
 /* The directory of the cgroup (v1: the pids one). */
