@@ -20,6 +20,8 @@
  * binary per concept, so it is over a thousand lines.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -358,6 +360,135 @@ test_nothing_left_after_run (gconstpointer rung)
   fixture_teardown (&fx);
 }
 
+/* A child that joins @cg through its join descriptors (as A does), says
+ * so on @ready, forks one grandchild that does the same wait, and waits. */
+static pid_t
+start_member (SbxCgroup *cg,
+              int        ready)
+{
+  int fds[SBX_CGROUP_MAX_DIRS];
+  int n = sbx_cgroup_join_fds (cg, fds);
+  pid_t pid = fork ();
+  pid_t grandchild;
+
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      for (int i = 0; i < n; i++)
+        if (write (fds[i], "0", 1) != 1)
+          _exit (1);
+      grandchild = fork ();
+      if (grandchild < 0)
+        _exit (2);
+      if (grandchild == 0)
+        for (;;)
+          pause ();
+      if (write (ready, "j", 1) != 1)
+        _exit (3);
+      for (;;)
+        pause ();
+    }
+  return pid;
+}
+
+/* The cgroup's own listing of @dir: how many processes it names. */
+static int
+count_members (const char *dir)
+{
+  g_autofree char *path = g_build_filename (dir, "cgroup.procs", NULL);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  int n = 0;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (gsize i = 0; lines[i] != NULL; i++)
+    n += lines[i][0] != '\0';
+  return n;
+}
+
+/* Teardown on the real host, both ways it can find a cgroup:
+ *  - with live members (a process that joined as A does, and the child it
+ *    forked): destroy kills both and removes every directory;
+ *  - emptied (its member exited and was reaped, the usual case after a
+ *    run): destroy skips the freeze and removes every directory.
+ * Control: before destroy, the cgroup really lists the members. */
+static void
+test_destroy_real (void)
+{
+  const SbxCgroupBase *base = sbx_cgroup_base_get ();
+  g_autoptr(GError) error = NULL;
+  char dirs[SBX_CGROUP_MAX_DIRS][PATH_MAX];
+  int n_dirs = base->n_dirs;
+  int ready[2];
+  char byte;
+  int status;
+
+  if (base->mode == SBX_CGROUP_NONE)
+    {
+      g_test_skip_printf ("no cgroup for this caller: %s", base->failure);
+      return;
+    }
+  g_assert_cmpint (pipe (ready), ==, 0);
+  for (int round = 0; round < 2; round++)
+    {
+      g_autoptr(SbxCgroup) cg = sbx_cgroup_new (base, 16, 64 * MIB, &error);
+      gboolean live = round == 0;
+      pid_t member;
+
+      g_assert_no_error (error);
+      for (int i = 0; i < n_dirs; i++)
+        g_strlcpy (dirs[i], base->dirs[i] != NULL ? base->dirs[i] : "", sizeof dirs[i]);
+      {
+        g_autofree char *name = g_path_get_basename (sbx_cgroup_get_path (cg));
+
+        for (int i = 0; i < n_dirs; i++)
+          {
+            g_autofree char *full = g_build_filename (dirs[i], name, NULL);
+
+            g_strlcpy (dirs[i], full, sizeof dirs[i]);
+          }
+      }
+      member = start_member (cg, ready[1]);
+      g_assert_cmpint (read (ready[0], &byte, 1), ==, 1);
+      sbx_cgroup_close_procs (cg);
+      for (int i = 0; i < n_dirs; i++)
+        g_assert_cmpint (count_members (dirs[i]), ==, 2);
+      if (!live)
+        {
+          /* The member's child is reparented away from us: kill the
+           * member's whole cgroup listing the way a run ends (init dies,
+           * its tree with it), then reap what is ours. */
+          g_autofree char *procs = g_build_filename (dirs[0], "cgroup.procs", NULL);
+          g_autofree char *text = NULL;
+          g_auto(GStrv) pids = NULL;
+
+          g_assert_true (g_file_get_contents (procs, &text, NULL, NULL));
+          pids = g_strsplit (text, "\n", -1);
+          for (gsize i = 0; pids[i] != NULL; i++)
+            if (pids[i][0] != '\0')
+              kill ((pid_t) g_ascii_strtoll (pids[i], NULL, 10), SIGKILL);
+          g_assert_cmpint (waitpid (member, &status, 0), ==, member);
+          for (int tries = 0; tries < 400 && count_members (dirs[0]) != 0; tries++)
+            g_usleep (5000);
+          for (int i = 0; i < n_dirs; i++)
+            g_assert_cmpint (count_members (dirs[i]), ==, 0);
+        }
+      g_assert_true (sbx_cgroup_destroy (cg, &error));
+      g_assert_no_error (error);
+      for (int i = 0; i < n_dirs; i++)
+        g_assert_false (g_file_test (dirs[i], G_FILE_TEST_EXISTS));
+      if (live)
+        {
+          g_assert_cmpint (waitpid (member, &status, 0), ==, member);
+          g_assert_true (WIFSIGNALED (status));
+          g_assert_cmpint (WTERMSIG (status), ==, SIGKILL);
+        }
+    }
+  close (ready[0]);
+  close (ready[1]);
+}
+
 /* The helper process of the next test: a supervisor that starts a
  * sandbox, prints init's pid and waits to be killed. */
 static int
@@ -381,8 +512,25 @@ supervisor_main (const char *rung)
     pause ();
 }
 
+/* g_spawn child setup: into the memory cgroup @data (a cgroup.procs path). */
 static void
-test_nothing_left_after_supervisor_kill (gconstpointer rung)
+join_memory_cgroup (gpointer data)
+{
+  int fd = open (data, O_WRONLY | O_CLOEXEC);
+
+  if (fd < 0 || write (fd, "0", 1) != 1)
+    _exit (99);
+  close (fd);
+}
+
+/* A supervisor killed, its cgroups reaped by the next compile.  With
+ * @elsewhere (root on cgroup v1), the supervisor ran in a memory cgroup of
+ * its own, a sibling of this process's (another session or service): its
+ * sandbox's memory directory lies there, where this process's base does
+ * not point, and is reaped all the same. */
+static void
+supervisor_kill_case (const char *rung,
+                      gboolean    elsewhere)
 {
   Fixture fx = { 0 };
   g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "SBX_TEST_CGROUP_SUPERVISOR", rung, TRUE);
@@ -395,6 +543,8 @@ test_nothing_left_after_supervisor_kill (gconstpointer rung)
   const LinuxTestEntry *reaped;
   g_autofree char *helper_ws = NULL;
   g_autofree char *helper_scratch = NULL;
+  g_autofree char *other_memory = NULL;
+  g_autofree char *other_procs = NULL;
   GPid helper;
   int out_fd, init_pid, status;
 
@@ -407,8 +557,23 @@ test_nothing_left_after_supervisor_kill (gconstpointer rung)
       fixture_teardown (&fx);
       return;
     }
+  if (elsewhere)
+    {
+      const SbxCgroupBase *base = sbx_cgroup_base_get ();
+
+      if (base->mode != SBX_CGROUP_V1 || base->v1_memory_mount == NULL)
+        {
+          g_test_skip ("memory cgroups of other sessions: a cgroup v1 matter");
+          fixture_teardown (&fx);
+          return;
+        }
+      other_memory = g_strdup_printf ("%s/sbx-test-other-%d", base->v1_memory_mount, (int) getpid ());
+      g_assert_cmpint (g_mkdir (other_memory, 0755), ==, 0);
+      other_procs = g_build_filename (other_memory, "cgroup.procs", NULL);
+    }
   g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD,
-                                           NULL, NULL, &helper, NULL, &out_fd, NULL, &error));
+                                           elsewhere ? join_memory_cgroup : NULL, other_procs,
+                                           &helper, NULL, &out_fd, NULL, &error));
   g_assert_no_error (error);
   channel = g_io_channel_unix_new (out_fd);
   g_io_channel_set_close_on_unref (channel, TRUE);
@@ -444,7 +609,7 @@ test_nothing_left_after_supervisor_kill (gconstpointer rung)
     g_assert_nonnull (name);
     dirs = g_ptr_array_new_with_free_func (g_free);
     for (int i = 0; i < base->n_dirs; i++)
-      g_ptr_array_add (dirs, g_build_filename (base->dirs[i], name, NULL));
+      g_ptr_array_add (dirs, g_build_filename (elsewhere && i == 1 ? other_memory : base->dirs[i], name, NULL));
   }
 
   g_assert_cmpint (kill (helper, SIGKILL), ==, 0);
@@ -475,9 +640,23 @@ test_nothing_left_after_supervisor_kill (gconstpointer rung)
   reaped = linux_test_backend_entry (fx.backend, "cgroup-leftovers");
   g_assert_nonnull (reaped);
   g_assert_nonnull (strstr (reaped->detail, "removed"));
+  if (other_memory != NULL)
+    g_assert_cmpint (g_rmdir (other_memory), ==, 0);
   linux_test_rm_rf (helper_ws);
   linux_test_rm_rf (helper_scratch);
   fixture_teardown (&fx);
+}
+
+static void
+test_nothing_left_after_supervisor_kill (gconstpointer rung)
+{
+  supervisor_kill_case (rung, FALSE);
+}
+
+static void
+test_nothing_left_after_supervisor_kill_elsewhere (void)
+{
+  supervisor_kill_case ("linux-userns", TRUE);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -992,9 +1171,12 @@ test_root_v1_fake (void)
 /* A stale cgroup (its owner dead: our pid with another start time) left by
  * a supervisor that sat in another v1 memory cgroup: it exists under the
  * pids hierarchy, and its memory directory is not under this process's
- * memory cgroup, where the reaper looks.  The missing directory has no
- * members, so the pids one is reaped; before, the reaper took the missing
- * directory for unreadable, waited for it and gave up, on every run. */
+ * memory cgroup.  The reaper searches the memory hierarchy for it and
+ * removes both (before, it removed the pids directory and left the memory
+ * one for good; earlier still, it waited for it on every run).  A memory
+ * directory whose pids directory is already gone (left so by an earlier
+ * reaper) is found and removed in the same search.  Controls: a live
+ * owner's directories and a directory that is not ours stay. */
 static void
 test_reap_stale_v1_other_memory_parent (void)
 {
@@ -1014,6 +1196,10 @@ test_reap_stale_v1_other_memory_parent (void)
   g_autofree char *stale_pids = NULL;
   g_autofree char *stale_mem = NULL;
   g_autofree char *live_pids = NULL;
+  g_autofree char *live_mem = NULL;
+  g_autofree char *orphan_name = NULL;
+  g_autofree char *orphan_mem = NULL;
+  g_autofree char *foreign_mem = NULL;
   g_autofree char *ns_text = NULL;
   SbxCgroupPaths paths = { 0 };
   guint64 ns = 0;
@@ -1046,11 +1232,27 @@ test_reap_stale_v1_other_memory_parent (void)
   g_assert_cmpint (g_mkdir_with_parents (live_pids, 0755), ==, 0);
   fake_file (live_pids, "cgroup.procs", "");
 
-  g_assert_cmpuint (sbx_cgroup_base_reap_stale (base), ==, 1);
+  live_mem = g_build_filename (mem_other, ns_text, NULL);
+  g_assert_cmpint (g_mkdir_with_parents (live_mem, 0755), ==, 0);
+  fake_file (live_mem, "cgroup.procs", "");
+  /* A memory directory alone, deeper in another branch. */
+  orphan_name = g_strdup_printf ("sbx-%" G_GUINT64_FORMAT "-%d-1-1", ns, (int) getpid ());
+  orphan_mem = g_build_filename (memory, "system.slice", "some.service", orphan_name, NULL);
+  g_assert_cmpint (g_mkdir_with_parents (orphan_mem, 0755), ==, 0);
+  fake_file (orphan_mem, "cgroup.procs", "");
+  /* Not ours: a name that only looks alike. */
+  foreign_mem = g_build_filename (mem_other, "sbx-not-a-sandbox", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (foreign_mem, 0755), ==, 0);
+
+  g_assert_cmpuint (sbx_cgroup_base_reap_stale (base), ==, 2);
   g_assert_false (g_file_test (stale_pids, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (stale_mem, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (orphan_mem, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (live_pids, G_FILE_TEST_IS_DIR));
-  /* The other memory cgroup's directory is not this reaper's to find. */
-  g_assert_true (g_file_test (stale_mem, G_FILE_TEST_IS_DIR));
+  g_assert_true (g_file_test (live_mem, G_FILE_TEST_IS_DIR));
+  g_assert_true (g_file_test (foreign_mem, G_FILE_TEST_IS_DIR));
+  /* Nothing stale in the pids hierarchy: no search, nothing removed. */
+  g_assert_cmpuint (sbx_cgroup_base_reap_stale (base), ==, 0);
   linux_test_rm_rf (dir);
 }
 
@@ -1102,9 +1304,12 @@ main (int    argc,
   g_test_add_func ("/linux/cgroup/user-scope/no-delegation", test_user_no_delegation);
   g_test_add_func ("/linux/cgroup/user-scope/not-asked-without-controllers",
                    test_user_scope_not_asked_without_controllers);
+  g_test_add_func ("/linux/cgroup/destroy/real", test_destroy_real);
   linux_test_add_both ("cgroup/fork-loop", test_fork_loop);
   linux_test_add_both ("cgroup/memory-hog", test_memory_hog);
   linux_test_add_both ("cgroup/nothing-left-after-run", test_nothing_left_after_run);
   linux_test_add_both ("cgroup/nothing-left-after-supervisor-kill", test_nothing_left_after_supervisor_kill);
+  g_test_add_func ("/linux/cgroup/nothing-left-after-supervisor-kill/other-memory-cgroup",
+                   test_nothing_left_after_supervisor_kill_elsewhere);
   return g_test_run ();
 }

@@ -342,6 +342,8 @@ sbx_cgroup_host_new (const SbxCgroupPaths *paths)
                 continue;
               mnt = mounts_unescape (f[1]);
               *slot = join_rel (mnt, rel);
+              if (k == 1)
+                host->v1_memory_mount = g_strdup (mnt);
               g_clear_pointer (&rel, g_free);
             }
         }
@@ -367,6 +369,7 @@ sbx_cgroup_host_free (SbxCgroupHost *host)
   g_free (host->v2_dir);
   g_free (host->v1_pids);
   g_free (host->v1_memory);
+  g_free (host->v1_memory_mount);
   g_free (host->v1_freezer);
   g_free (host->bus_address);
   g_free ((char *) host->paths.mounts);
@@ -695,6 +698,7 @@ sbx_cgroup_base_new (const SbxCgroupHost *host)
       base->dirs[0] = g_strdup (host->v1_pids);
       base->dirs[1] = g_strdup (host->v1_memory);
       base->dirs[2] = g_strdup (host->v1_freezer);
+      base->v1_memory_mount = g_strdup (host->v1_memory_mount);
       base->n_dirs = host->v1_freezer != NULL ? 3 : 2;
       base->memsw = exists_in (host->v1_memory, "memory.memsw.limit_in_bytes");
       base->mechanism = g_strdup_printf ("cgroup v1 (a cgroup per sandbox in the pids and memory%s "
@@ -776,6 +780,7 @@ sbx_cgroup_base_free (SbxCgroupBase *base)
   g_free (base->mechanism);
   g_free (base->failure);
   g_free (base->prefix);
+  g_free (base->v1_memory_mount);
   g_free (base);
 }
 
@@ -1090,6 +1095,23 @@ v1_freeze (const char *freezer)
   return FALSE;
 }
 
+/* TRUE when a successful read of every directory's cgroup.procs listed no
+ * process (kill_listed, which kills whatever it lists).  The usual case at
+ * teardown: the supervisor has reaped A, and with it the whole tree, before
+ * it destroys the cgroup.  Then there is nothing to freeze: no member is
+ * left to fork, and none can join, because the join descriptors are closed
+ * and only the supervisor held them.  Freezing costs more than the rest of
+ * the teardown together: each transition of the first frozen cgroup flips
+ * the kernel's freezer static key, which patches code on every CPU. */
+static gboolean
+v1_listed_empty (SbxCgroup *cg)
+{
+  for (int i = 0; i < cg->n_dirs; i++)
+    if (kill_listed (cg->dirs[i]) != 0)
+      return FALSE;
+  return TRUE;
+}
+
 gboolean
 sbx_cgroup_destroy (SbxCgroup  *cg,
                     GError    **error)
@@ -1123,7 +1145,7 @@ sbx_cgroup_destroy (SbxCgroup  *cg,
       if (!killed_all && !cg->fake_fs)
         write_text_error (cg->dirs[0], "cgroup.freeze", "0", NULL);
     }
-  else if (cg->n_dirs == 3 && !cg->fake_fs && v1_freeze (cg->dirs[2]))
+  else if (cg->n_dirs == 3 && !cg->fake_fs && !v1_listed_empty (cg) && v1_freeze (cg->dirs[2]))
     {
       /* Frozen: nothing forks while we list and kill; thawed, they die. */
       g_autofree char *state = g_build_filename (cg->dirs[2], "freezer.state", NULL);
@@ -1194,10 +1216,102 @@ sbx_cgroup_free (SbxCgroup *cg)
 /* Leftovers of dead supervisors                                              */
 /* ------------------------------------------------------------------------- */
 
+/* TRUE when @name is a per-sandbox cgroup of a supervisor of this pid
+ * namespace that is gone.  Another pid namespace's supervisor cannot be
+ * judged from here; a live owner (same pid, same start time) keeps its
+ * cgroups. */
+static gboolean
+parse_sandbox_name (const char *name,
+                    guint64    *ns,
+                    int        *pid,
+                    guint64    *start)
+{
+  int consumed = 0;
+  unsigned seq = 0;
+
+  return g_str_has_prefix (name, "sbx-")
+         && sscanf (name, "sbx-%" G_GUINT64_FORMAT "-%d-%" G_GUINT64_FORMAT "-%u%n",
+                    ns, pid, start, &seq, &consumed) == 4
+         && name[consumed] == '\0';
+}
+
+static gboolean
+stale_name (const char *name,
+            guint64     our_ns)
+{
+  guint64 ns = 0, start = 0;
+  int pid = 0;
+
+  if (!parse_sandbox_name (name, &ns, &pid, &start))
+    return FALSE;
+  return ns == our_ns && pid > 0 && process_start_time (pid) != start;
+}
+
+#define MEMORY_SEARCH_DEPTH 16
+
+/* Adds to @found (name -> path) every stale per-sandbox directory at or
+ * below @dir in the v1 memory hierarchy.  Per-sandbox cgroups (named as
+ * sbx_cgroup_new names them) have no children, so the search does not
+ * descend into them; it descends into every other directory.  cgroupfs has no
+ * symbolic links; d_type is always given there. */
+static void
+find_stale_memory (const char *dir,
+                   int         depth,
+                   guint64     our_ns,
+                   GHashTable *found)
+{
+  DIR *d;
+  struct dirent *de;
+
+  if (depth > MEMORY_SEARCH_DEPTH || (d = opendir (dir)) == NULL)
+    return;
+  while ((de = readdir (d)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      struct stat st;
+      guint64 ns, start;
+      int pid;
+
+      if (de->d_name[0] == '.')
+        continue;
+      /* Every cgroup holds a few dozen control files: typed from d_type,
+       * not one stat each. */
+      if (de->d_type != DT_DIR
+          && (de->d_type != DT_UNKNOWN || fstatat (dirfd (d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0
+              || !S_ISDIR (st.st_mode)))
+        continue;
+      path = g_build_filename (dir, de->d_name, NULL);
+      if (!parse_sandbox_name (de->d_name, &ns, &pid, &start))
+        find_stale_memory (path, depth + 1, our_ns, found);
+      else if (stale_name (de->d_name, our_ns))
+        g_hash_table_replace (found, g_strdup (de->d_name), g_steal_pointer (&path));
+    }
+  closedir (d);
+}
+
+/* Destroys the cgroup @name of a dead supervisor, its memory directory at
+ * @memory_dir when it is known to lie elsewhere than under our base. */
+static gboolean
+reap_one (const SbxCgroupBase *base,
+          const char          *name,
+          const char          *memory_dir)
+{
+  g_autoptr(SbxCgroup) cg = cgroup_for_name (base, name);
+
+  if (memory_dir != NULL && base->mode == SBX_CGROUP_V1)
+    {
+      g_free (cg->dirs[1]);
+      cg->dirs[1] = g_strdup (memory_dir);
+    }
+  return sbx_cgroup_destroy (cg, NULL);
+}
+
 guint
 sbx_cgroup_base_reap_stale (const SbxCgroupBase *base)
 {
   g_autoptr(GDir) dir = NULL;
+  g_autoptr(GPtrArray) stale = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GHashTable) memory = NULL;
   guint64 our_ns = pid_ns_inode ();
   const char *name;
   guint reaped = 0;
@@ -1206,26 +1320,37 @@ sbx_cgroup_base_reap_stale (const SbxCgroupBase *base)
     return 0;
   dir = g_dir_open (base->dirs[0], 0, NULL);
   while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    if (stale_name (name, our_ns))
+      g_ptr_array_add (stale, g_strdup (name));
+  if (stale->len == 0)
+    return 0;
+
+  /* v1: the memory directories of the dead, wherever they sat; those with
+   * no pids directory left are reaped too (memory only). */
+  if (base->mode == SBX_CGROUP_V1 && base->v1_memory_mount != NULL)
     {
-      guint64 ns = 0, start = 0;
-      int pid = 0, consumed = 0;
-      unsigned seq = 0;
+      memory = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      find_stale_memory (base->v1_memory_mount, 0, our_ns, memory);
+    }
+  for (guint i = 0; i < stale->len; i++)
+    {
+      const char *stale_one = g_ptr_array_index (stale, i);
+      const char *memory_dir = memory != NULL ? g_hash_table_lookup (memory, stale_one) : NULL;
 
-      if (!g_str_has_prefix (name, "sbx-")
-          || sscanf (name, "sbx-%" G_GUINT64_FORMAT "-%d-%" G_GUINT64_FORMAT "-%u%n",
-                     &ns, &pid, &start, &seq, &consumed) != 4
-          || name[consumed] != '\0')
-        continue;
-      /* Another pid namespace's supervisor cannot be judged from here; a
-       * live owner (same pid, same start time) keeps its cgroups. */
-      if (ns != our_ns || pid <= 0 || process_start_time (pid) == start)
-        continue;
-      {
-        g_autoptr(SbxCgroup) cg = cgroup_for_name (base, name);
+      if (reap_one (base, stale_one, memory_dir))
+        reaped++;
+      if (memory != NULL)
+        g_hash_table_remove (memory, stale_one);
+    }
+  if (memory != NULL)
+    {
+      GHashTableIter iter;
+      gpointer key, value;
 
-        if (sbx_cgroup_destroy (cg, NULL))
+      g_hash_table_iter_init (&iter, memory);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        if (reap_one (base, key, value))
           reaped++;
-      }
     }
   return reaped;
 }

@@ -79,6 +79,7 @@ typedef struct
   /* cgroup v1 */
   char    *v1_pids;          /* our cgroup in the pids hierarchy, NULL: none */
   char    *v1_memory;
+  char    *v1_memory_mount;  /* where the memory hierarchy is mounted (its root cgroup) */
   char    *v1_freezer;
   gboolean v1_writable;      /* pids and memory directories writable by us */
   /* the systemd user manager (unprivileged, v2 only) */
@@ -107,6 +108,7 @@ typedef struct
   char     *failure;                       /* NONE: why, with a Hint: */
   gint      seq;                           /* (atomic) names of per-sandbox cgroups */
   char     *prefix;                        /* "sbx-<pidns>-<pid>-<start>-" */
+  char     *v1_memory_mount;               /* v1: the memory hierarchy's root, for the reaper */
 } SbxCgroupBase;
 
 /* Makes a base usable for this process from @host (may move this process
@@ -117,7 +119,11 @@ void                 sbx_cgroup_base_free       (SbxCgroupBase       *base);
 /* The process-wide base for the real host, made on first use. */
 const SbxCgroupBase *sbx_cgroup_base_get        (void);
 /* Kills and removes the per-sandbox cgroups of supervisors that are gone.
- * Returns how many were removed. */
+ * Returns how many were removed.  On v1 a dead supervisor's memory cgroup
+ * may lie under another memory cgroup than this process's (it ran in
+ * another session or service): when one stale cgroup is found, the memory
+ * hierarchy is searched for the directories of every stale name, including
+ * those whose pids directory an earlier reaper already removed. */
 guint                sbx_cgroup_base_reap_stale (const SbxCgroupBase *base);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxCgroupBase, sbx_cgroup_base_free)
