@@ -40,10 +40,14 @@ SbxPlugin *sbx_plugin_new                 (const char *path,
 void       sbx_plugin_refuse              (SbxPlugin  *plugin,
                                            GError     *error);
 
-/* Step 1: opens @file_name in @dirfd without following symlinks and checks
- * owner and mode.  Returns the fd (O_CLOEXEC) or -1 with @plugin refused. */
+/* Step 1: opens @file_name in @dirfd (the directory @dir) without following
+ * symlinks and checks owner and mode; with @foreign_dir (the directory was
+ * accepted with a foreign owner) the file may have one too, judged on its
+ * own descriptor.  Returns the fd (O_CLOEXEC) or -1 with @plugin refused. */
 int        sbx_plugin_open_checked        (SbxPlugin  *plugin,
                                            int         dirfd,
+                                           const char *dir,
+                                           gboolean    foreign_dir,
                                            const char *file_name);
 /* Step 2: maps the file open as @fd (the inode checked in step 1), calls the
  * entry symbol and validates the descriptor; @implemented is the host

@@ -8,8 +8,10 @@
  * The steps, each of which refuses the plugin with a message naming the file
  * and the rule it broke:
  *   1. sbx_plugin_open_checked(): a well-formed name, a regular file opened
- *      without following symlinks, owned by root or the current user and not
- *      writable by group or others;
+ *      without following symlinks, owned by root or the current user (or,
+ *      inside a user namespace that does not map root, by the owner root's
+ *      files show there: sbx_registry_foreign_owner) and not writable by
+ *      group or others;
  *   2. sbx_plugin_map(): dlopen(RTLD_NOW | RTLD_LOCAL) of that very inode,
  *      the entry symbol derived from the file name, the descriptor validated
  *      field by field (ABI version, sizes, required host features within the
@@ -30,6 +32,8 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "sbx-cleanup.h"
@@ -153,10 +157,94 @@ sbx_plugin_name_from_file (const char *file_name)
 }
 
 gboolean
+sbx_registry_overflow_unmapped (const char *uid_map,
+                                uid_t       overflow)
+{
+  g_auto(GStrv) lines = g_strsplit (uid_map != NULL ? uid_map : "", "\n", -1);
+  gboolean initial = FALSE, any = FALSE;
+
+  for (gsize i = 0; lines[i] != NULL; i++)
+    {
+      guint64 inside, outside, count;
+
+      if (sscanf (lines[i], "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
+                  &inside, &outside, &count) != 3)
+        continue;
+      any = TRUE;
+      if (inside == 0 && outside == 0 && count == G_GUINT64_CONSTANT (4294967295))
+        initial = TRUE;
+      if ((guint64) overflow >= inside && (guint64) overflow - inside < count)
+        return FALSE;   /* a real identity of this namespace */
+    }
+  /* No readable line: the map could not be judged; the initial namespace
+   * always has its one line. */
+  return any && !initial;
+}
+
+uid_t
+sbx_registry_foreign_owner (int          fd,
+                            const char  *dir,
+                            char       **why_not)
+{
+  g_autofree char *uid_map = NULL;
+  g_autofree char *overflow_text = NULL;
+  struct statvfs sv;
+  guint64 overflow;
+
+  if (why_not != NULL)
+    *why_not = NULL;
+  if (!g_file_get_contents ("/proc/self/uid_map", &uid_map, NULL, NULL)
+      || !g_file_get_contents ("/proc/sys/kernel/overflowuid", &overflow_text, NULL, NULL)
+      || !g_ascii_string_to_unsigned (g_strstrip (overflow_text), 10, 1, G_MAXUINT32 - 1, &overflow, NULL)
+      || !sbx_registry_overflow_unmapped (uid_map, (uid_t) overflow))
+    return (uid_t) -1;
+  /* From here on, this namespace shows root's files as owned by @overflow:
+   * say which condition is missing. */
+  if (dir == NULL || strcmp (dir, SBX_PLUGINDIR) != 0)
+    {
+      if (why_not != NULL)
+        *why_not = g_strdup_printf ("In this user namespace root's files show uid %u; of the plugin "
+                                    "directories only the built-in one (%s) may have that owner",
+                                    (unsigned) overflow, SBX_PLUGINDIR);
+      return (uid_t) -1;
+    }
+  if (fstatvfs (fd, &sv) != 0 || (sv.f_flag & ST_RDONLY) == 0)
+    {
+      if (why_not != NULL)
+        *why_not = g_strdup_printf ("In this user namespace root's files show uid %u; the built-in "
+                                    "plugin directory is accepted with that owner only on a read-only "
+                                    "mount (as Flatpak and sbx itself mount /usr): mount it read-only",
+                                    (unsigned) overflow);
+      return (uid_t) -1;
+    }
+  return (uid_t) overflow;
+}
+
+void
+sbx_registry_append_why_not (GError     *error,
+                             const char *why_not)
+{
+  char *message;
+  char *hint;
+
+  if (error == NULL || why_not == NULL)
+    return;
+  /* The owner refusal's own hint (chown root) does not apply: the owner is
+   * root already, seen from here. */
+  hint = strstr (error->message, "; refused. Hint: chown root ");
+  if (hint != NULL)
+    hint[strlen ("; refused")] = '\0';
+  message = g_strdup_printf ("%s. %s", error->message, why_not);
+  g_free (error->message);
+  error->message = message;
+}
+
+gboolean
 sbx_registry_check_file_safety (const struct stat  *st,
                                 const char         *path,
                                 gboolean            want_directory,
                                 uid_t               euid,
+                                uid_t               foreign_uid,
                                 GError            **error)
 {
   unsigned mode = (unsigned) (st->st_mode & 07777);
@@ -167,7 +255,7 @@ sbx_registry_check_file_safety (const struct stat  *st,
   if (!want_directory && !S_ISREG (st->st_mode))
     return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_UNSAFE_PERMISSIONS,
                                  "plugin file '%s' is not a regular file", path);
-  if (st->st_uid != 0 && st->st_uid != euid)
+  if (st->st_uid != 0 && st->st_uid != euid && (foreign_uid == (uid_t) -1 || st->st_uid != foreign_uid))
     return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_UNSAFE_PERMISSIONS,
                                  "plugin %s '%s' is owned by uid %u, not by root or the current user (uid %u); refused. "
                                  "Hint: chown root %s",
@@ -467,6 +555,8 @@ dlopen_checked (int          fd,
 int
 sbx_plugin_open_checked (SbxPlugin  *plugin,
                          int         dirfd,
+                         const char *dir,
+                         gboolean    foreign_dir,
                          const char *file_name)
 {
   GError *error = NULL;
@@ -505,11 +595,17 @@ sbx_plugin_open_checked (SbxPlugin  *plugin,
                                               g_strerror (saved_errno)));
       return -1;
     }
-  if (!sbx_registry_check_file_safety (&st, plugin->path, FALSE, geteuid (), &error))
-    {
-      sbx_plugin_refuse (plugin, error);
-      return -1;
-    }
+  {
+    g_autofree char *why_not = NULL;
+    uid_t foreign = foreign_dir ? sbx_registry_foreign_owner (fd, dir, &why_not) : (uid_t) -1;
+
+    if (!sbx_registry_check_file_safety (&st, plugin->path, FALSE, geteuid (), foreign, &error))
+      {
+        sbx_registry_append_why_not (error, why_not);
+        sbx_plugin_refuse (plugin, error);
+        return -1;
+      }
+  }
   return sbx_steal_fd (&fd);
 }
 

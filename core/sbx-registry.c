@@ -148,6 +148,7 @@ static SbxPlugin *
 load_plugin (SbxRegistry *self,
              int          dirfd,
              const char  *dir,
+             gboolean     foreign_dir,
              const char  *file_name,
              GPtrArray   *extensions_out)
 {
@@ -159,7 +160,7 @@ load_plugin (SbxRegistry *self,
   gboolean mapped;
   sbx_autofd int fd = -1;
 
-  fd = sbx_plugin_open_checked (plugin, dirfd, file_name);
+  fd = sbx_plugin_open_checked (plugin, dirfd, dir, foreign_dir, file_name);
   if (fd < 0)
     return g_steal_pointer (&plugin);
 
@@ -246,13 +247,14 @@ static void
 load_directory_entries (SbxRegistry *self,
                         int          dirfd,
                         const char  *dir,
+                        gboolean     foreign_dir,
                         GPtrArray   *names)
 {
   g_ptr_array_sort (names, compare_strings);
   for (guint i = 0; i < names->len; i++)
     {
       g_autoptr(GPtrArray) extensions = g_ptr_array_new_with_free_func (extension_record_free);
-      SbxPlugin *plugin = load_plugin (self, dirfd, dir, names->pdata[i], extensions);
+      SbxPlugin *plugin = load_plugin (self, dirfd, dir, foreign_dir, names->pdata[i], extensions);
 
       g_mutex_lock (&self->lock);
       g_ptr_array_add (self->plugins, plugin);
@@ -284,6 +286,8 @@ search_directory (SbxRegistry  *self,
   DIR *stream;
   sbx_autofd int dirfd = -1;
   sbx_autofd int list_fd = -1;
+  g_autofree char *why_not = NULL;
+  uid_t foreign;
 
   if (!g_path_is_absolute (dir))
     return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_LOAD_FAILED,
@@ -303,8 +307,12 @@ search_directory (SbxRegistry  *self,
       return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_LOAD_FAILED,
                                    "cannot stat plugin directory '%s': %s", dir, g_strerror (saved_errno));
     }
-  if (!sbx_registry_check_file_safety (&st, dir, TRUE, geteuid (), error))
-    return FALSE;
+  foreign = sbx_registry_foreign_owner (dirfd, dir, &why_not);
+  if (!sbx_registry_check_file_safety (&st, dir, TRUE, geteuid (), foreign, error))
+    {
+      sbx_registry_append_why_not (error != NULL ? *error : NULL, why_not);
+      return FALSE;
+    }
 
   list_fd = fcntl (dirfd, F_DUPFD_CLOEXEC, 0);
   stream = list_fd >= 0 ? fdopendir (list_fd) : NULL;
@@ -321,7 +329,7 @@ search_directory (SbxRegistry  *self,
   list_fd = -1;   /* closedir() closes it */
   closedir (stream);
 
-  load_directory_entries (self, dirfd, dir, names);
+  load_directory_entries (self, dirfd, dir, foreign != (uid_t) -1, names);
   return TRUE;
 }
 

@@ -138,6 +138,26 @@ print(d["build"]["plugindir"] == plugindir, ",".join(loaded), d["default_sandbox
   else
     not_ok "$who: write outside the workspace: plain=$(ls "$target")"
   fi
+  # In a user namespace that does not map root (a Flatpak app, a program sbx
+  # itself runs, unshare -r), root's files show the overflow uid: the
+  # built-in plugins load when /usr is mounted read-only there, as in those,
+  # and the command runs confined; on a writable /usr they are refused, with
+  # the reason.  Positive control: the same command without the namespace.
+  if [ "$who" != root ]; then
+    ro_usr='mount --bind /usr /usr && mount -o remount,bind,ro /usr && exec "$@"'
+    if out=$(run unshare -U -r -m sh -c "$ro_usr" sh /usr/bin/sbx run --report -- sh -c 'echo nested-ok' 2>&1) \
+       && printf '%s\n' "$out" | grep -qx nested-ok && printf '%s\n' "$out" | grep -q '^level: *full$'; then
+      ok "$who: in a user namespace that does not map root, with /usr read-only, the installed plugins load and sbx run runs at level full"
+    else
+      not_ok "$who: sbx run in a user namespace with a read-only /usr" "$out"
+    fi
+    if out=$(run unshare -U -r -m /usr/bin/sbx doctor 2>&1); \
+       printf '%s\n' "$out" | grep -q "plugin directory '$plugindir' is owned by uid [0-9]*.*only on a read-only mount"; then
+      ok "$who: in a user namespace that does not map root, with /usr writable, the built-in plugin directory is refused and doctor says why"
+    else
+      not_ok "$who: sbx doctor in a user namespace with a writable /usr" "$out"
+    fi
+  fi
   if out=$(run /usr/bin/python3 -c '
 import gi
 gi.require_version("Sbx", "1.0")

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -657,6 +658,46 @@ static void
 test_nothing_left_after_supervisor_kill_elsewhere (void)
 {
   supervisor_kill_case ("linux-userns", TRUE);
+}
+
+/* A uid 0 that is not the host's (this process in a user namespace of its
+ * own that maps it to the caller, as `unshare -r`, a Flatpak app or a
+ * program sbx runs see it) is not root for cgroups: the host's cgroup files
+ * belong to an owner its namespace does not map.  Before, it took the root
+ * path, chose the host's v1 hierarchies and failed every spawn with EACCES.
+ * In a subprocess: unshare(CLONE_NEWUSER) needs a single thread. */
+static void
+test_userns_root_is_not_root (void)
+{
+  if (g_test_subprocess ())
+    {
+      uid_t outer = geteuid ();
+      g_autofree char *map = g_strdup_printf ("0 %u 1\n", (unsigned) outer);
+      g_autoptr(SbxCgroupHost) host = NULL;
+      g_autoptr(SbxCgroupHost) outside = sbx_cgroup_host_new (NULL);
+
+      g_assert_cmpint (outside->root, ==, outer == 0);
+      if (unshare (CLONE_NEWUSER) != 0)
+        {
+          g_printerr ("SKIP unshare(CLONE_NEWUSER): %s\n", g_strerror (errno));
+          return;
+        }
+      {
+        int fd = open ("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
+
+        g_assert_cmpint (fd, >=, 0);
+        g_assert_cmpint (write (fd, map, strlen (map)), ==, (gssize) strlen (map));
+        close (fd);
+      }
+      g_assert_cmpint (geteuid (), ==, 0);
+      host = sbx_cgroup_host_new (NULL);
+      g_assert_false (host->root);
+      g_assert_false (sbx_cgroup_host_v1_usable (host));
+      g_assert_false (sbx_cgroup_host_v2_usable_by_root (host));
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1305,6 +1346,7 @@ main (int    argc,
   g_test_add_func ("/linux/cgroup/user-scope/not-asked-without-controllers",
                    test_user_scope_not_asked_without_controllers);
   g_test_add_func ("/linux/cgroup/destroy/real", test_destroy_real);
+  g_test_add_func ("/linux/cgroup/host/userns-root-is-not-root", test_userns_root_is_not_root);
   linux_test_add_both ("cgroup/fork-loop", test_fork_loop);
   linux_test_add_both ("cgroup/memory-hog", test_memory_hog);
   linux_test_add_both ("cgroup/nothing-left-after-run", test_nothing_left_after_run);

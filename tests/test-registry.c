@@ -656,6 +656,66 @@ test_permissions_owner (void)
   remove_tree (tmpdir);
 }
 
+#define NONE ((uid_t) -1)
+
+/* When an owner that is no identity of this user namespace is possible:
+ * only outside the initial namespace, and only when the overflow uid is
+ * unmapped (else a file showing it belongs to a real user here). */
+static void
+test_overflow_unmapped (void)
+{
+  static const struct
+  {
+    const char *uid_map;
+    uid_t       overflow;
+    gboolean    expect;
+  } rows[] = {
+    { "         0          0 4294967295\n", 65534, FALSE },   /* the initial namespace */
+    { "         0       1000          1\n", 65534, TRUE },    /* unshare -r, Flatpak-like */
+    { "      1000       1000          1\n", 65534, TRUE },    /* the caller mapped to itself */
+    { "         0     100000      65536\n", 65534, FALSE },   /* a container: 65534 is a real user */
+    { "         0     100000      65534\n", 65534, TRUE },    /* the same, one short of it */
+    { "         0     100000      65536\n", 70000, TRUE },    /* another overflowuid, unmapped */
+    { "         0       1000          1\n     65534      65534          1\n", 65534, FALSE },
+    { "", 65534, FALSE },                                      /* unreadable: never */
+    { "garbage\n", 65534, FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    g_assert_cmpint (sbx_registry_overflow_unmapped (rows[i].uid_map, rows[i].overflow), ==, rows[i].expect);
+}
+
+/* The foreign owner is never offered for a directory other than the
+ * compiled-in one (SBX_PLUGIN_PATH's are the caller's environment's), nor
+ * on a writable mount: here, on the host, for a temporary directory. */
+static void
+test_foreign_owner_refused (void)
+{
+  g_autofree char *tmpdir = g_dir_make_tmp ("sbx-foreign-XXXXXX", NULL);
+  int fd = open (tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_autofree char *why_not = NULL;
+
+  g_assert_cmpint (sbx_registry_foreign_owner (fd, tmpdir, &why_not), ==, (uid_t) -1);
+  /* the compiled-in name on a descriptor of the initial namespace, writable */
+  g_assert_cmpint (sbx_registry_foreign_owner (fd, SBX_PLUGINDIR, &why_not), ==, (uid_t) -1);
+  g_assert_cmpint (sbx_registry_foreign_owner (fd, NULL, NULL), ==, (uid_t) -1);
+  {
+    g_autofree char *map = NULL;
+
+    g_assert_true (g_file_get_contents ("/proc/self/uid_map", &map, NULL, NULL));
+    if (sbx_registry_overflow_unmapped (map, 65534))
+      /* run inside a user namespace that does not map root: the writable
+       * mount is what is missing, and the refusal says so */
+      g_assert_nonnull (strstr (why_not, "read-only"));
+    else
+      g_assert_null (why_not);   /* nothing to explain in the initial namespace */
+  }
+  close (fd);
+  g_rmdir (tmpdir);
+}
+
 static void
 test_permissions_decision_table (void)
 {
@@ -664,22 +724,31 @@ test_permissions_decision_table (void)
     mode_t      mode;
     uid_t       owner;
     uid_t       euid;
+    uid_t       foreign;
     gboolean    directory;
     gboolean    ok;
     const char *part;
   } rows[] = {
-    { S_IFREG | 0644, 0, 1000, FALSE, TRUE, NULL },
-    { S_IFREG | 0644, 1000, 1000, FALSE, TRUE, NULL },
-    { S_IFREG | 0644, 1001, 1000, FALSE, FALSE, "owned by uid 1001, not by root or the current user (uid 1000)" },
-    { S_IFREG | 0644, 1000, 0, FALSE, FALSE, "owned by uid 1000" },
-    { S_IFREG | 0664, 0, 1000, FALSE, FALSE, "mode 0664" },
-    { S_IFREG | 0602, 0, 0, FALSE, FALSE, "writable by others (mode 0602)" },
-    { S_IFREG | 04755, 0, 0, FALSE, TRUE, NULL },
-    { S_IFDIR | 0755, 0, 0, FALSE, FALSE, "not a regular file" },
-    { S_IFDIR | 0755, 0, 1000, TRUE, TRUE, NULL },
-    { S_IFDIR | 01777, 0, 1000, TRUE, FALSE, "mode 1777" },
-    { S_IFDIR | 0770, 1000, 1000, TRUE, FALSE, "writable by its group (mode 0770)" },
-    { S_IFREG | 0755, 0, 1000, TRUE, FALSE, "not a directory" },
+    { S_IFREG | 0644, 0, 1000, NONE, FALSE, TRUE, NULL },
+    { S_IFREG | 0644, 1000, 1000, NONE, FALSE, TRUE, NULL },
+    { S_IFREG | 0644, 1001, 1000, NONE, FALSE, FALSE, "owned by uid 1001, not by root or the current user (uid 1000)" },
+    { S_IFREG | 0644, 1000, 0, NONE, FALSE, FALSE, "owned by uid 1000" },
+    { S_IFREG | 0664, 0, 1000, NONE, FALSE, FALSE, "mode 0664" },
+    { S_IFREG | 0602, 0, 0, NONE, FALSE, FALSE, "writable by others (mode 0602)" },
+    { S_IFREG | 04755, 0, 0, NONE, FALSE, TRUE, NULL },
+    { S_IFDIR | 0755, 0, 0, NONE, FALSE, FALSE, "not a regular file" },
+    { S_IFDIR | 0755, 0, 1000, NONE, TRUE, TRUE, NULL },
+    { S_IFDIR | 01777, 0, 1000, NONE, TRUE, FALSE, "mode 1777" },
+    { S_IFDIR | 0770, 1000, 1000, NONE, TRUE, FALSE, "writable by its group (mode 0770)" },
+    { S_IFREG | 0755, 0, 1000, NONE, TRUE, FALSE, "not a directory" },
+    /* the foreign owner (root's files seen from a namespace that does not
+     * map root): accepted when the caller says so, and only that uid */
+    { S_IFREG | 0644, 65534, 0, NONE, FALSE, FALSE, "owned by uid 65534" },
+    { S_IFREG | 0644, 65534, 0, 65534, FALSE, TRUE, NULL },
+    { S_IFDIR | 0755, 65534, 1000, 65534, TRUE, TRUE, NULL },
+    { S_IFREG | 0644, 1001, 1000, 65534, FALSE, FALSE, "owned by uid 1001" },
+    { S_IFREG | 0646, 65534, 1000, 65534, FALSE, FALSE, "writable by others (mode 0646)" },
+    { S_IFDIR | 0775, 65534, 1000, 65534, TRUE, FALSE, "writable by its group (mode 0775)" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
@@ -690,7 +759,7 @@ test_permissions_decision_table (void)
 
       st.st_mode = rows[i].mode;
       st.st_uid = rows[i].owner;
-      ok = sbx_registry_check_file_safety (&st, "/p/x", rows[i].directory, rows[i].euid, &error);
+      ok = sbx_registry_check_file_safety (&st, "/p/x", rows[i].directory, rows[i].euid, rows[i].foreign, &error);
       g_assert_cmpint (ok, ==, rows[i].ok);
       if (ok)
         g_assert_no_error (error);
@@ -1958,6 +2027,8 @@ main (int    argc,
   g_test_add_func ("/registry/permissions/symlink", test_permissions_symlink);
   g_test_add_func ("/registry/permissions/owner", test_permissions_owner);
   g_test_add_func ("/registry/permissions/decision-table", test_permissions_decision_table);
+  g_test_add_func ("/registry/permissions/overflow-unmapped", test_overflow_unmapped);
+  g_test_add_func ("/registry/permissions/foreign-owner-refused", test_foreign_owner_refused);
   g_test_add_func ("/registry/path/default-directories", test_path_default_directories);
   g_test_add_func ("/registry/path/env-honoured", test_path_env_honoured);
   g_test_add_func ("/registry/path/env-honoured/subprocess/child", child_path_env_honoured);

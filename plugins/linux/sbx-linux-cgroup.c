@@ -244,13 +244,34 @@ join_rel (const char *mount,
   return g_build_filename (mount, rel, NULL);
 }
 
+/* TRUE when this process is in the initial user namespace (its uid map is
+ * the identity over the whole range). */
 static gboolean
-dir_writable (const char *dir,
-              gboolean    as_root)
+in_initial_userns (void)
+{
+  g_autofree char *map = read_text ("/proc/self/uid_map");
+  guint64 inside = 1, outside = 1, count = 0;
+
+  return map != NULL
+         && sscanf (map, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
+                    &inside, &outside, &count) == 3
+         && inside == 0 && outside == 0 && count == G_GUINT64_CONSTANT (4294967295)
+         && strchr (map, '\n') == NULL;   /* read_text strips: one line */
+}
+
+/* Whether this process may create cgroups in @dir and move processes into
+ * them.  Asked of the kernel (access(2)) for root too: a uid 0 that is not
+ * the host's (sbx run inside a user namespace: a Flatpak app, a program sbx
+ * itself runs, unshare -r) has no capability over the host's cgroup files,
+ * whose owner its namespace does not map.  A fake tree decides "as root" by
+ * existence alone (its files belong to the test's user). */
+static gboolean
+dir_writable (const SbxCgroupHost *host,
+              const char          *dir)
 {
   g_autofree char *procs = g_build_filename (dir, "cgroup.procs", NULL);
 
-  if (as_root)
+  if (host->paths.fake_fs && host->root)
     return access (dir, F_OK) == 0;
   return access (dir, W_OK) == 0 && access (procs, W_OK) == 0;
 }
@@ -272,7 +293,7 @@ host_read_v2 (SbxCgroupHost *host)
   host->v2_memory = file_has (host->v2_dir, "cgroup.controllers", "memory");
   host->v2_enabled = file_has (host->v2_dir, "cgroup.subtree_control", "pids")
                      && file_has (host->v2_dir, "cgroup.subtree_control", "memory");
-  host->v2_writable = dir_writable (host->v2_dir, host->root)
+  host->v2_writable = dir_writable (host, host->v2_dir)
                       && (host->root || host->v2_enabled
                           || access (host->v2_dir, W_OK) == 0);
 }
@@ -307,7 +328,9 @@ sbx_cgroup_host_new (const SbxCgroupPaths *paths)
                                                                                   : "/proc/self/cgroup");
   host->paths.fake_fs = paths != NULL && paths->fake_fs;
   host->paths.as_root = paths != NULL && paths->fake_fs && paths->as_root;
-  host->root = host->paths.fake_fs ? host->paths.as_root : geteuid () == 0;
+  /* Root for cgroups is the host's root: a uid 0 in another user namespace
+   * takes the unprivileged paths (a delegated subtree, a user scope). */
+  host->root = host->paths.fake_fs ? host->paths.as_root : geteuid () == 0 && in_initial_userns ();
   if (paths != NULL && paths->bus_address != NULL)
     host->bus_address = g_strdup (paths->bus_address);
   else if (paths == NULL || !paths->fake_fs)
@@ -353,8 +376,8 @@ sbx_cgroup_host_new (const SbxCgroupPaths *paths)
                      && file_has (host->v2_mount, "cgroup.controllers", "pids")
                      && file_has (host->v2_mount, "cgroup.controllers", "memory");
   host->v1_writable = host->v1_pids != NULL && host->v1_memory != NULL
-                      && dir_writable (host->v1_pids, host->root)
-                      && dir_writable (host->v1_memory, host->root)
+                      && dir_writable (host, host->v1_pids)
+                      && dir_writable (host, host->v1_memory)
                       && (host->root || (access (host->v1_pids, W_OK) == 0
                                          && access (host->v1_memory, W_OK) == 0));
   return host;
@@ -377,16 +400,16 @@ sbx_cgroup_host_free (SbxCgroupHost *host)
   g_free (host);
 }
 
-static gboolean
-v2_usable_by_root (const SbxCgroupHost *host)
+gboolean
+sbx_cgroup_host_v2_usable_by_root (const SbxCgroupHost *host)
 {
-  return host->v2_dir != NULL && host->v2_pids && host->v2_memory;
+  return host->v2_dir != NULL && host->v2_pids && host->v2_memory && host->v2_writable;
 }
 
-static gboolean
-v1_usable (const SbxCgroupHost *host)
+gboolean
+sbx_cgroup_host_v1_usable (const SbxCgroupHost *host)
 {
-  return host->v1_pids != NULL && host->v1_memory != NULL;
+  return host->v1_pids != NULL && host->v1_memory != NULL && host->v1_writable;
 }
 
 char *
@@ -395,16 +418,22 @@ sbx_cgroup_host_describe (const SbxCgroupHost *host,
 {
   if (for_root)
     {
-      if (v2_usable_by_root (host))
+      if (sbx_cgroup_host_v2_usable_by_root (host))
         return g_strdup_printf ("cgroup v2: a cgroup per sandbox under %s with pids.max and "
                                 "memory.max (the supervisor moves into its leaf %s)",
                                 host->v2_dir, SUPERVISOR_LEAF);
-      if (v1_usable (host))
+      if (sbx_cgroup_host_v1_usable (host))
         return g_strdup_printf ("cgroup v1: a cgroup per sandbox in the pids (%s) and memory (%s) "
                                 "hierarchies%s%s, pids.max and memory.limit_in_bytes",
                                 host->v1_pids, host->v1_memory,
                                 host->v1_freezer != NULL ? ", frozen before it is killed via " : "",
                                 host->v1_freezer != NULL ? host->v1_freezer : "");
+      if ((host->v2_dir != NULL && host->v2_pids && host->v2_memory)
+          || (host->v1_pids != NULL && host->v1_memory != NULL))
+        return g_strdup ("none: the pids and memory controllers are there but this process may not "
+                         "create cgroups under its own (rlimit fallback): a uid 0 that is not the "
+                         "host's (a user namespace) or a read-only cgroup mount. Hint: run the "
+                         "supervisor as the host's root, or give it a delegated cgroup v2 subtree");
       return g_strdup ("none: neither cgroup v2 nor cgroup v1 offers both the pids and the memory "
                        "controller here (rlimit fallback). Hint: mount the v1 pids and memory "
                        "controllers, or boot with systemd.unified_cgroup_hierarchy=1");
@@ -680,7 +709,7 @@ sbx_cgroup_base_new (const SbxCgroupHost *host)
   base->fake_fs = host->paths.fake_fs;
   base_init_prefix (base);
 
-  if (host->root && v2_usable_by_root (host))
+  if (host->root && sbx_cgroup_host_v2_usable_by_root (host))
     {
       if (v2_prepare (base, host->v2_dir, strcmp (host->v2_dir, host->v2_mount) == 0,
                       host->v2_enabled, &error))
@@ -692,7 +721,7 @@ sbx_cgroup_base_new (const SbxCgroupHost *host)
                                                  error->message));
       return base;
     }
-  if (host->root && v1_usable (host))
+  if (host->root && sbx_cgroup_host_v1_usable (host))
     {
       base->mode = SBX_CGROUP_V1;
       base->dirs[0] = g_strdup (host->v1_pids);

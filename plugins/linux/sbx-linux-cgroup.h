@@ -89,6 +89,10 @@ typedef struct
 
 SbxCgroupHost *sbx_cgroup_host_new      (const SbxCgroupPaths *paths);
 void           sbx_cgroup_host_free     (SbxCgroupHost        *host);
+/* What the host's root may use: both controllers in one hierarchy, and
+ * cgroups this process may create there. */
+gboolean       sbx_cgroup_host_v2_usable_by_root (const SbxCgroupHost *host);
+gboolean       sbx_cgroup_host_v1_usable         (const SbxCgroupHost *host);
 /* One sentence each (with a Hint: when nothing is offered): which
  * mechanism this host offers to root, and to an unprivileged user. */
 char          *sbx_cgroup_host_describe (const SbxCgroupHost  *host,

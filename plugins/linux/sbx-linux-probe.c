@@ -251,8 +251,7 @@ probe_cgroup (SbxLinuxProbe *probe)
   probe->cgroup_root_detail = sbx_cgroup_host_describe (host, TRUE);
   probe->cgroup_user_detail = sbx_cgroup_host_describe (host, FALSE);
   if (host->root)
-    probe->cgroup_direct = (host->v2_dir != NULL && host->v2_pids && host->v2_memory)
-                           || (host->v1_pids != NULL && host->v1_memory != NULL);
+    probe->cgroup_direct = sbx_cgroup_host_v2_usable_by_root (host) || sbx_cgroup_host_v1_usable (host);
   else
     probe->cgroup_direct = host->v2_dir != NULL && host->v2_pids && host->v2_memory
                            && host->v2_writable;

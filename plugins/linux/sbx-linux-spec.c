@@ -599,17 +599,19 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
       spec->zygote = spec->transient || net_proxy ? NULL : sbx_linux_zygote_new ();
     }
 
-  /* A root caller's sandbox runs as host uid 0, so the
-   * root-only kernel files of the fresh /proc that rung 1 adds to the view
-   * are masked.  For any other caller the kernel's own checks keep them
-   * from the sandbox already. */
+  /* A root caller's sandbox runs as the caller's uid 0 (host root, unless
+   * the caller itself runs in a user namespace), so the root-only kernel
+   * files of the fresh /proc that rung 1 adds to the view are masked.  For
+   * any other caller the kernel's own checks keep them from the sandbox
+   * already (and masking them for a root that is not the host's hides
+   * nothing it could read). */
   if (geteuid () == 0)
     {
       if (rung == SBX_LINUX_RUNG_USERNS)
         {
           spec->mask_proc = TRUE;
           reportf (reporter, "proc-masked", SBX_ABI_REPORT_ENFORCED,
-                   "uid 0 inside is host uid 0: root-only kernel files of the fresh /proc (keys, kmsg, "
+                   "uid 0 inside is the caller's uid 0: root-only kernel files of the fresh /proc (keys, kmsg, "
                    "kallsyms, timer_list, slabinfo, vmallocinfo, iomem, pagetypeinfo, ... and the acpi, "
                    "scsi, asound, driver directories) are masked; /proc is read-only");
         }
