@@ -158,6 +158,21 @@ print(d["build"]["plugindir"] == plugindir, ",".join(loaded), d["default_sandbox
       not_ok "$who: sbx doctor in a user namespace with a writable /usr" "$out"
     fi
   fi
+  # sbx inside sbx: the inner sbx finds its plugins (the outer sandbox shows
+  # /usr read-only, root's files as the overflow uid for the unprivileged
+  # user), falls to the rung its host allows (no user namespaces inside:
+  # linux-landlock) and confines: a write the outer sandbox allows (the
+  # control) is refused by the inner one, whose workspace is a subdirectory.
+  mkdir "$ws/inner"; [ "$who" = root ] || chown "$TEST_USER" "$ws/inner"
+  if out=$(run /usr/bin/sbx run -- /usr/bin/sbx run --workspace "$ws/inner" --report -- \
+             sh -c "echo nested-ok; echo x > '$ws/by-inner' || echo inner-refused" 2>&1) \
+     && printf '%s\n' "$out" | grep -qx nested-ok && printf '%s\n' "$out" | grep -qx inner-refused \
+     && printf '%s\n' "$out" | grep -q '^backend: *linux-landlock$' && [ ! -e "$ws/by-inner" ] \
+     && run /usr/bin/sbx run -- sh -c "echo x > '$ws/by-outer'" && [ -f "$ws/by-outer" ]; then
+    ok "$who: sbx inside sbx runs at linux-landlock and refuses a write the outer sandbox allows"
+  else
+    not_ok "$who: sbx inside sbx" "$out"
+  fi
   if out=$(run /usr/bin/python3 -c '
 import gi
 gi.require_version("Sbx", "1.0")

@@ -16,9 +16,15 @@
  */
 #include "linux-test-util.h"
 #include "sbx-landlock-compat.h"
+#include "sbx-landlock-build-private.h"
 #include "sbx-policy-private.h"   /* sbx_fs_resolve(): the reference model */
 
 #include <errno.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <linux/filter.h>
+#include <sys/prctl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <gio/gio.h>
 #include <fcntl.h>
@@ -1748,6 +1754,90 @@ test_property_never_wider (void)
   scratch_free (g_steal_pointer (&root));
 }
 
+/* The pins of the plan's paths where openat2 is refused with ENOSYS (sbx's
+ * own seccomp program refuses it, so a nested sbx meets this): the walk one
+ * component at a time gives what openat2(RESOLVE_NO_SYMLINKS) gives.  Each
+ * expectation is checked with openat2 here and under a filter that refuses
+ * it, in a subprocess. */
+static void
+check_open_nofollow (const char *root)
+{
+  g_autofree char *dir = g_build_filename (root, "d", NULL);
+  g_autofree char *file = g_build_filename (root, "d", "f", NULL);
+  g_autofree char *link = g_build_filename (root, "l", NULL);
+  g_autofree char *through = g_build_filename (root, "l", "f", NULL);
+  g_autofree char *missing = g_build_filename (root, "d", "missing", NULL);
+  struct stat a, b;
+  int fd;
+
+  fd = ll_open_path_nofollow (file);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (fstat (fd, &a), ==, 0);
+  g_assert_cmpint (stat (file, &b), ==, 0);
+  g_assert_true (a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+  close (fd);
+  fd = ll_open_path_nofollow (dir);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (fstat (fd, &a), ==, 0);
+  g_assert_true (S_ISDIR (a.st_mode));
+  close (fd);
+  /* the last component a link: the link itself */
+  fd = ll_open_path_nofollow (link);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (fstatat (fd, "", &a, AT_EMPTY_PATH), ==, 0);
+  g_assert_true (S_ISLNK (a.st_mode));
+  close (fd);
+  /* a link on the way: refused, whatever lies behind it */
+  g_assert_cmpint (ll_open_path_nofollow (through), ==, -ELOOP);
+  g_assert_cmpint (ll_open_path_nofollow (missing), ==, -ENOENT);
+  fd = ll_open_path_nofollow ("/");
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+}
+
+static void
+test_open_nofollow_without_openat2 (void)
+{
+  g_autofree char *root = NULL;
+
+  if (g_test_subprocess ())
+    {
+      struct sock_filter code[] = {
+        BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+        BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_openat2, 0, 1),
+        BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      };
+      struct sock_fprog prog = { G_N_ELEMENTS (code), code };
+      struct open_how how = { .flags = O_PATH | O_CLOEXEC };
+
+      root = g_strdup (g_getenv ("SBX_TEST_NOFOLLOW_ROOT"));
+      g_assert_nonnull (root);
+      g_assert_cmpint (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), ==, 0);
+      g_assert_cmpint (prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), ==, 0);
+      /* the filter holds: openat2 itself is gone */
+      g_assert_cmpint (syscall (SYS_openat2, AT_FDCWD, "/", &how, sizeof how), ==, -1);
+      g_assert_cmpint (errno, ==, ENOSYS);
+      check_open_nofollow (root);
+      return;
+    }
+  root = g_dir_make_tmp ("sbx-nofollow-XXXXXX", NULL);
+  {
+    g_autofree char *dir = g_build_filename (root, "d", NULL);
+    g_autofree char *file = g_build_filename (root, "d", "f", NULL);
+    g_autofree char *link = g_build_filename (root, "l", NULL);
+
+    g_assert_cmpint (mkdir (dir, 0755), ==, 0);
+    g_assert_true (g_file_set_contents (file, "x", 1, NULL));
+    g_assert_cmpint (symlink ("d", link), ==, 0);
+  }
+  check_open_nofollow (root);   /* openat2 itself: the reference */
+  g_setenv ("SBX_TEST_NOFOLLOW_ROOT", root, TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR | G_TEST_SUBPROCESS_INHERIT_STDOUT);
+  g_test_trap_assert_passed ();
+  etu_rm_rf (root);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1766,6 +1856,7 @@ main (int argc, char **argv)
   g_test_add_func ("/landlock/rename/inside-tree", test_rename_inside_tree);
   g_test_add_func ("/landlock/rename/out-of-tree", test_rename_out_of_tree);
   g_test_add_func ("/landlock/links/multi-link-dropped", test_multi_link_dropped);
+  g_test_add_func ("/landlock/pin/without-openat2", test_open_nofollow_without_openat2);
   g_test_add_func ("/landlock/symlinks/do-not-widen", test_symlinks_do_not_widen);
   g_test_add_func ("/landlock/devices/dev-null", test_dev_null);
   g_test_add_func ("/landlock/runtime/usr-merge", test_usr_merge);

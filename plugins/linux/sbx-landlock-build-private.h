@@ -94,4 +94,9 @@ void        ll_builder_clear             (Builder        *b);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Builder, ll_builder_clear)
 
+/* open(@path, O_PATH|O_NOFOLLOW|O_CLOEXEC) without following a symbolic
+ * link on the way: openat2(RESOLVE_NO_SYMLINKS), or the same walk one
+ * component at a time where openat2 returns ENOSYS.  The fd or -errno. */
+int ll_open_path_nofollow (const char *path);
+
 G_END_DECLS

@@ -185,6 +185,60 @@ statx_fd (int fd, const char *name, int flags, struct statx *stx)
   return 0;
 }
 
+/* openat2(@path, O_PATH|O_NOFOLLOW|O_CLOEXEC, RESOLVE_NO_SYMLINKS) where
+ * openat2 exists, else (ENOSYS: a seccomp filter that refuses it, as sbx's
+ * own sandbox does, so a nested sbx gets here) the same walk one component
+ * at a time: each opened O_PATH|O_NOFOLLOW from the one before, a symbolic
+ * link before the last component is ELOOP as with RESOLVE_NO_SYMLINKS, and
+ * the last one, a link included, is opened itself.  @path is absolute and
+ * clean (no "." or ".." components, no empty ones but the root's).
+ * Returns the fd or a negative errno. */
+int
+ll_open_path_nofollow (const char *path)
+{
+  struct open_how how = {
+    .flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
+    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+  };
+  g_auto(GStrv) parts = NULL;
+  int fd;
+
+  fd = (int) syscall (SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+  if (fd >= 0 || errno != ENOSYS)
+    return fd >= 0 ? fd : -errno;
+  if (path[0] != '/')
+    return -EINVAL;
+  fd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  parts = g_strsplit (path + 1, "/", -1);
+  for (gsize i = 0; parts[i] != NULL && parts[i][0] != '\0'; i++)
+    {
+      gboolean last = parts[i + 1] == NULL || parts[i + 1][0] == '\0';
+      struct stat st;
+      int next;
+
+      if (strcmp (parts[i], ".") == 0 || strcmp (parts[i], "..") == 0)
+        {
+          close (fd);
+          return -EINVAL;
+        }
+      next = openat (fd, parts[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      close (fd);
+      if (next < 0)
+        return -errno;
+      fd = next;
+      if (!last && (fstat (fd, &st) != 0 || S_ISLNK (st.st_mode)))
+        {
+          int saved = S_ISLNK (st.st_mode) ? ELOOP : errno;
+
+          close (fd);
+          return -saved;
+        }
+    }
+  return fd;
+}
+
 /* Pin @e's target: a dup of the host's fd, or openat2 without following any
  * symlink.  Returns the fd (owned by the builder, shared per path) or a
  * negative errno. */
@@ -207,14 +261,9 @@ pin_entry (Builder *b, const LlEntry *e, struct statx *stx)
     }
   else
     {
-      struct open_how how = {
-        .flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
-        .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-      };
-
-      fd = (int) syscall (SYS_openat2, AT_FDCWD, e->path, &how, sizeof how);
+      fd = ll_open_path_nofollow (e->path);
       if (fd < 0)
-        return -errno;
+        return fd;
       own_fd (b, fd);
       g_hash_table_insert (b->pins, g_steal_pointer (&key), GINT_TO_POINTER (fd + 1));
     }
