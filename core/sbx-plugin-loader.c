@@ -597,7 +597,8 @@ sbx_plugin_open_checked (SbxPlugin  *plugin,
     }
   {
     g_autofree char *why_not = NULL;
-    uid_t foreign = foreign_dir ? sbx_registry_foreign_owner (fd, dir, &why_not) : (uid_t) -1;
+    uid_t foreign = foreign_dir && st.st_uid != 0 && st.st_uid != geteuid ()
+                    ? sbx_registry_foreign_owner (fd, dir, &why_not) : (uid_t) -1;
 
     if (!sbx_registry_check_file_safety (&st, plugin->path, FALSE, geteuid (), foreign, &error))
       {

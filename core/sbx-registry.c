@@ -307,7 +307,10 @@ search_directory (SbxRegistry  *self,
       return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_LOAD_FAILED,
                                    "cannot stat plugin directory '%s': %s", dir, g_strerror (saved_errno));
     }
-  foreign = sbx_registry_foreign_owner (dirfd, dir, &why_not);
+  /* Only an owner that is neither root nor the caller needs the namespace
+   * looked at (the usual case reads nothing more). */
+  foreign = st.st_uid != 0 && st.st_uid != geteuid () ? sbx_registry_foreign_owner (dirfd, dir, &why_not)
+                                                      : (uid_t) -1;
   if (!sbx_registry_check_file_safety (&st, dir, TRUE, geteuid (), foreign, error))
     {
       sbx_registry_append_why_not (error != NULL ? *error : NULL, why_not);
