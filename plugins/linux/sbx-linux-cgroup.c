@@ -418,22 +418,27 @@ sbx_cgroup_host_describe (const SbxCgroupHost *host,
 {
   if (for_root)
     {
-      if (sbx_cgroup_host_v2_usable_by_root (host))
+      /* What the host's root gets: the controllers there, and, when this
+       * process is that root, cgroups it may create (a caller that is not
+       * root cannot test root's writability: availability is the answer). */
+      gboolean v2 = host->v2_dir != NULL && host->v2_pids && host->v2_memory;
+      gboolean v1 = host->v1_pids != NULL && host->v1_memory != NULL;
+
+      if (v2 && (!host->root || sbx_cgroup_host_v2_usable_by_root (host)))
         return g_strdup_printf ("cgroup v2: a cgroup per sandbox under %s with pids.max and "
                                 "memory.max (the supervisor moves into its leaf %s)",
                                 host->v2_dir, SUPERVISOR_LEAF);
-      if (sbx_cgroup_host_v1_usable (host))
+      if (v1 && (!host->root || sbx_cgroup_host_v1_usable (host)))
         return g_strdup_printf ("cgroup v1: a cgroup per sandbox in the pids (%s) and memory (%s) "
                                 "hierarchies%s%s, pids.max and memory.limit_in_bytes",
                                 host->v1_pids, host->v1_memory,
                                 host->v1_freezer != NULL ? ", frozen before it is killed via " : "",
                                 host->v1_freezer != NULL ? host->v1_freezer : "");
-      if ((host->v2_dir != NULL && host->v2_pids && host->v2_memory)
-          || (host->v1_pids != NULL && host->v1_memory != NULL))
-        return g_strdup ("none: the pids and memory controllers are there but this process may not "
-                         "create cgroups under its own (rlimit fallback): a uid 0 that is not the "
-                         "host's (a user namespace) or a read-only cgroup mount. Hint: run the "
-                         "supervisor as the host's root, or give it a delegated cgroup v2 subtree");
+      if (v2 || v1)
+        return g_strdup ("none: the pids and memory controllers are there but this root may not "
+                         "create cgroups under its own (rlimit fallback): a read-only cgroup mount. "
+                         "Hint: give the supervisor a writable cgroup hierarchy or a delegated "
+                         "cgroup v2 subtree");
       return g_strdup ("none: neither cgroup v2 nor cgroup v1 offers both the pids and the memory "
                        "controller here (rlimit fallback). Hint: mount the v1 pids and memory "
                        "controllers, or boot with systemd.unified_cgroup_hierarchy=1");
