@@ -220,31 +220,13 @@ sbx_registry_foreign_owner (int          fd,
   return (uid_t) overflow;
 }
 
-void
-sbx_registry_append_why_not (GError     *error,
-                             const char *why_not)
-{
-  char *message;
-  char *hint;
-
-  if (error == NULL || why_not == NULL)
-    return;
-  /* The owner refusal's own hint (chown root) does not apply: the owner is
-   * root already, seen from here. */
-  hint = strstr (error->message, "; refused. Hint: chown root ");
-  if (hint != NULL)
-    hint[strlen ("; refused")] = '\0';
-  message = g_strdup_printf ("%s. %s", error->message, why_not);
-  g_free (error->message);
-  error->message = message;
-}
-
 gboolean
 sbx_registry_check_file_safety (const struct stat  *st,
                                 const char         *path,
                                 gboolean            want_directory,
                                 uid_t               euid,
                                 uid_t               foreign_uid,
+                                const char         *owner_hint,
                                 GError            **error)
 {
   unsigned mode = (unsigned) (st->st_mode & 07777);
@@ -256,11 +238,16 @@ sbx_registry_check_file_safety (const struct stat  *st,
     return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_UNSAFE_PERMISSIONS,
                                  "plugin file '%s' is not a regular file", path);
   if (st->st_uid != 0 && st->st_uid != euid && (foreign_uid == (uid_t) -1 || st->st_uid != foreign_uid))
-    return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_UNSAFE_PERMISSIONS,
-                                 "plugin %s '%s' is owned by uid %u, not by root or the current user (uid %u); refused. "
-                                 "Hint: chown root %s",
-                                 want_directory ? "directory" : "file", path,
-                                 (unsigned) st->st_uid, (unsigned) euid, path);
+    {
+      g_autofree char *hint = owner_hint != NULL ? g_strdup (owner_hint)
+                                                 : g_strdup_printf ("Hint: chown root %s", path);
+
+      return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_UNSAFE_PERMISSIONS,
+                                   "plugin %s '%s' is owned by uid %u, not by root or the current user (uid %u); "
+                                   "refused. %s",
+                                   want_directory ? "directory" : "file", path,
+                                   (unsigned) st->st_uid, (unsigned) euid, hint);
+    }
   if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
     return sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_UNSAFE_PERMISSIONS,
                                  "plugin %s '%s' is writable by %s (mode %04o); refused. Hint: chmod go-w %s",
@@ -600,9 +587,8 @@ sbx_plugin_open_checked (SbxPlugin  *plugin,
     uid_t foreign = foreign_dir && st.st_uid != 0 && st.st_uid != geteuid ()
                     ? sbx_registry_foreign_owner (fd, dir, &why_not) : (uid_t) -1;
 
-    if (!sbx_registry_check_file_safety (&st, plugin->path, FALSE, geteuid (), foreign, &error))
+    if (!sbx_registry_check_file_safety (&st, plugin->path, FALSE, geteuid (), foreign, why_not, &error))
       {
-        sbx_registry_append_why_not (error, why_not);
         sbx_plugin_refuse (plugin, error);
         return -1;
       }

@@ -93,12 +93,15 @@ SbxRegistry *sbx_registry_new_tolerant (const char *const *dirs);
 /* The loading policy for one file or directory, given its fstat: right type,
  * owned by root or @euid (or, with @foreign_uid not (uid_t) -1, by
  * @foreign_uid: see sbx_registry_foreign_owner), not writable by group or
- * others.  The message names the path and the mode. */
+ * others.  The message names the path and the mode; an owner refusal ends
+ * with @owner_hint (sbx_registry_foreign_owner's why_not: the owner is root
+ * seen from a user namespace) or, when NULL, "Hint: chown root PATH". */
 gboolean    sbx_registry_check_file_safety (const struct stat  *st,
                                             const char         *path,
                                             gboolean            want_directory,
                                             uid_t               euid,
                                             uid_t               foreign_uid,
+                                            const char         *owner_hint,
                                             GError            **error);
 
 /* The owner a plugin file or directory open as @fd may have besides root
@@ -120,11 +123,6 @@ gboolean    sbx_registry_check_file_safety (const struct stat  *st,
 uid_t       sbx_registry_foreign_owner     (int                 fd,
                                             const char         *dir,
                                             char              **why_not);
-/* Appends @why_not (set by sbx_registry_foreign_owner when root's files show
- * a foreign owner here but @dir or its mount does not qualify) to a refusal's
- * message, whose "chown root" hint does not apply then.  NULL: nothing. */
-void        sbx_registry_append_why_not    (GError             *error,
-                                            const char         *why_not);
 /* The pure part: @uid_map is /proc/self/uid_map's text, @overflow the
  * kernel's overflowuid.  TRUE when the process is in a user namespace other
  * than the initial one and @overflow is mapped by none of its lines. */

@@ -311,11 +311,8 @@ search_directory (SbxRegistry  *self,
    * looked at (the usual case reads nothing more). */
   foreign = st.st_uid != 0 && st.st_uid != geteuid () ? sbx_registry_foreign_owner (dirfd, dir, &why_not)
                                                       : (uid_t) -1;
-  if (!sbx_registry_check_file_safety (&st, dir, TRUE, geteuid (), foreign, error))
-    {
-      sbx_registry_append_why_not (error != NULL ? *error : NULL, why_not);
-      return FALSE;
-    }
+  if (!sbx_registry_check_file_safety (&st, dir, TRUE, geteuid (), foreign, why_not, error))
+    return FALSE;
 
   list_fd = fcntl (dirfd, F_DUPFD_CLOEXEC, 0);
   stream = list_fd >= 0 ? fdopendir (list_fd) : NULL;

@@ -759,7 +759,8 @@ test_permissions_decision_table (void)
 
       st.st_mode = rows[i].mode;
       st.st_uid = rows[i].owner;
-      ok = sbx_registry_check_file_safety (&st, "/p/x", rows[i].directory, rows[i].euid, rows[i].foreign, &error);
+      ok = sbx_registry_check_file_safety (&st, "/p/x", rows[i].directory, rows[i].euid, rows[i].foreign, NULL,
+                                           &error);
       g_assert_cmpint (ok, ==, rows[i].ok);
       if (ok)
         g_assert_no_error (error);
@@ -770,6 +771,22 @@ test_permissions_decision_table (void)
           g_assert_nonnull (strstr (error->message, rows[i].part));
         }
     }
+
+  /* An owner refusal ends with the chown hint, or with the reason the
+   * caller gives in its place (the owner is root, seen from a namespace). */
+  {
+    struct stat st = { 0 };
+    g_autoptr(GError) error = NULL;
+
+    st.st_mode = S_IFREG | 0644;
+    st.st_uid = 65534;
+    g_assert_false (sbx_registry_check_file_safety (&st, "/p/x", FALSE, 1000, NONE, NULL, &error));
+    g_assert_true (g_str_has_suffix (error->message, "; refused. Hint: chown root /p/x"));
+    g_clear_error (&error);
+    g_assert_false (sbx_registry_check_file_safety (&st, "/p/x", FALSE, 1000, NONE, "only read-only", &error));
+    g_assert_true (g_str_has_suffix (error->message, "(uid 1000); refused. only read-only"));
+    g_assert_null (strstr (error->message, "chown"));
+  }
 }
 
 /* ------------------------------------------------------------------------- */

@@ -191,8 +191,8 @@ statx_fd (int fd, const char *name, int flags, struct statx *stx)
  * at a time: each opened O_PATH|O_NOFOLLOW from the one before, a symbolic
  * link before the last component is ELOOP as with RESOLVE_NO_SYMLINKS, and
  * the last one, a link included, is opened itself.  @path is absolute and
- * clean (no "." or ".." components, no empty ones but the root's).
- * Returns the fd or a negative errno. */
+ * clean: a "." or ".." component, or an empty one but a trailing '/', is
+ * -EINVAL.  Returns the fd or a negative errno. */
 int
 ll_open_path_nofollow (const char *path)
 {
@@ -212,29 +212,35 @@ ll_open_path_nofollow (const char *path)
   if (fd < 0)
     return -errno;
   parts = g_strsplit (path + 1, "/", -1);
-  for (gsize i = 0; parts[i] != NULL && parts[i][0] != '\0'; i++)
+  for (gsize i = 0; parts[i] != NULL; i++)
     {
-      gboolean last = parts[i + 1] == NULL || parts[i + 1][0] == '\0';
+      gboolean last = parts[i + 1] == NULL || (parts[i + 1][0] == '\0' && parts[i + 2] == NULL);
       struct stat st;
-      int next;
+      int next, saved;
 
-      if (strcmp (parts[i], ".") == 0 || strcmp (parts[i], "..") == 0)
+      if (parts[i][0] == '\0' && parts[i + 1] == NULL)
+        break;   /* "/" itself, or a trailing '/' */
+      if (parts[i][0] == '\0' || strcmp (parts[i], ".") == 0 || strcmp (parts[i], "..") == 0)
         {
           close (fd);
           return -EINVAL;
         }
       next = openat (fd, parts[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      saved = errno;
       close (fd);
       if (next < 0)
-        return -errno;
+        return -saved;
       fd = next;
-      if (!last && (fstat (fd, &st) != 0 || S_ISLNK (st.st_mode)))
-        {
-          int saved = S_ISLNK (st.st_mode) ? ELOOP : errno;
-
-          close (fd);
-          return -saved;
-        }
+      if (last)
+        continue;
+      if (fstat (fd, &st) != 0)
+        saved = errno;
+      else if (S_ISLNK (st.st_mode))
+        saved = ELOOP;
+      else
+        continue;
+      close (fd);
+      return -saved;
     }
   return fd;
 }

@@ -293,9 +293,7 @@ host_read_v2 (SbxCgroupHost *host)
   host->v2_memory = file_has (host->v2_dir, "cgroup.controllers", "memory");
   host->v2_enabled = file_has (host->v2_dir, "cgroup.subtree_control", "pids")
                      && file_has (host->v2_dir, "cgroup.subtree_control", "memory");
-  host->v2_writable = dir_writable (host, host->v2_dir)
-                      && (host->root || host->v2_enabled
-                          || access (host->v2_dir, W_OK) == 0);
+  host->v2_writable = dir_writable (host, host->v2_dir);
 }
 
 static char *
@@ -377,9 +375,7 @@ sbx_cgroup_host_new (const SbxCgroupPaths *paths)
                      && file_has (host->v2_mount, "cgroup.controllers", "memory");
   host->v1_writable = host->v1_pids != NULL && host->v1_memory != NULL
                       && dir_writable (host, host->v1_pids)
-                      && dir_writable (host, host->v1_memory)
-                      && (host->root || (access (host->v1_pids, W_OK) == 0
-                                         && access (host->v1_memory, W_OK) == 0));
+                      && dir_writable (host, host->v1_memory);
   return host;
 }
 
@@ -1015,15 +1011,15 @@ sbx_cgroup_new (const SbxCgroupBase *base,
 
   for (int i = 0; i < cg->n_dirs; i++)
     {
-      g_autofree char *procs = g_build_filename (cg->dirs[i], join_file (cg->mode), NULL);
+      g_autofree char *join = g_build_filename (cg->dirs[i], join_file (cg->mode), NULL);
 
-      cg->join_fds[i] = open (procs, O_WRONLY | O_CLOEXEC);
+      cg->join_fds[i] = open (join, O_WRONLY | O_CLOEXEC);
       if (cg->join_fds[i] < 0)
         {
           int saved = errno;
 
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                       "cgroup: opening %s: %s", procs, g_strerror (saved));
+                       "cgroup: opening %s: %s", join, g_strerror (saved));
           return NULL;
         }
       if (cg->join_fds[i] <= 2)
@@ -1037,7 +1033,7 @@ sbx_cgroup_new (const SbxCgroupBase *base,
               int saved = errno;
 
               g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                           "cgroup: fcntl(F_DUPFD_CLOEXEC) of %s: %s", procs, g_strerror (saved));
+                           "cgroup: fcntl(F_DUPFD_CLOEXEC) of %s: %s", join, g_strerror (saved));
               return NULL;
             }
         }
@@ -1250,10 +1246,8 @@ sbx_cgroup_free (SbxCgroup *cg)
 /* Leftovers of dead supervisors                                              */
 /* ------------------------------------------------------------------------- */
 
-/* TRUE when @name is a per-sandbox cgroup of a supervisor of this pid
- * namespace that is gone.  Another pid namespace's supervisor cannot be
- * judged from here; a live owner (same pid, same start time) keeps its
- * cgroups. */
+/* TRUE when @name is a per-sandbox cgroup's name (as sbx_cgroup_new names
+ * them), with its owner's pid namespace, pid and start time. */
 static gboolean
 parse_sandbox_name (const char *name,
                     guint64    *ns,
@@ -1269,6 +1263,18 @@ parse_sandbox_name (const char *name,
          && name[consumed] == '\0';
 }
 
+/* TRUE when the supervisor (@ns, @pid, @start) of a per-sandbox cgroup is
+ * gone.  Another pid namespace's supervisor cannot be judged from here; a
+ * live owner (same pid, same start time) keeps its cgroups. */
+static gboolean
+owner_gone (guint64 ns,
+            int     pid,
+            guint64 start,
+            guint64 our_ns)
+{
+  return ns == our_ns && pid > 0 && process_start_time (pid) != start;
+}
+
 static gboolean
 stale_name (const char *name,
             guint64     our_ns)
@@ -1276,9 +1282,7 @@ stale_name (const char *name,
   guint64 ns = 0, start = 0;
   int pid = 0;
 
-  if (!parse_sandbox_name (name, &ns, &pid, &start))
-    return FALSE;
-  return ns == our_ns && pid > 0 && process_start_time (pid) != start;
+  return parse_sandbox_name (name, &ns, &pid, &start) && owner_gone (ns, pid, start, our_ns);
 }
 
 #define MEMORY_SEARCH_DEPTH 16
@@ -1317,7 +1321,7 @@ find_stale_memory (const char *dir,
       path = g_build_filename (dir, de->d_name, NULL);
       if (!parse_sandbox_name (de->d_name, &ns, &pid, &start))
         find_stale_memory (path, depth + 1, our_ns, found);
-      else if (stale_name (de->d_name, our_ns))
+      else if (owner_gone (ns, pid, start, our_ns))
         g_hash_table_replace (found, g_strdup (de->d_name), g_steal_pointer (&path));
     }
   closedir (d);
