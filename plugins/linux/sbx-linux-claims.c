@@ -289,7 +289,8 @@ sbx_linux_claims_decide (const SbxLinuxClaimsInput *in,
 
       claim (out, SBX_LINUX_CLAIM_UNIX_SOCKETS, SBX_ABI_REPORT_UNENFORCED, details[rung2][abstract]);
     }
-  else if (!(in->seccomp && (in->seccomp_bits & SBX_SECCOMP_ENFORCES_UNIX_DENIED)))
+  else if (!(in->seccomp
+             && (in->seccomp_bits & (SBX_SECCOMP_ENFORCES_UNIX_DENIED | SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED))))
     {
       static const SbxLinuxClaimFeature cancelled[] = {
         SBX_LINUX_CLAIM_WRITE_BOUNDARY, SBX_LINUX_CLAIM_READ_BOUNDARY,

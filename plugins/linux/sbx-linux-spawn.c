@@ -60,6 +60,7 @@
 #include "sbx-linux-private.h"
 #include "sbx-linux-child.h"
 #include "sbx-linux-egress.h"
+#include "sbx-linux-unotify.h"
 #include "init/sbx-init-proto.h"
 
 #include "sbx-linux-child-private.h"
@@ -78,6 +79,7 @@ struct _SbxLinuxChild
   int        pidfd;      /* our own reference; the host owns the one it was given */
   int        exit_fd;    /* read end of the exit-record pipe */
   SbxCgroup *cgroup;     /* the sandbox's own cgroup, or NULL */
+  SbxUnotify *unotify;   /* the connect supervisor, or NULL */
 };
 
 /* Ensures @fd >= 3 (a caller may run with stdio closed) and CLOEXEC. */
@@ -230,8 +232,10 @@ static void
 set_request (ChildCtx                *ctx,
              const SbxSpawnRequestV1 *request,
              GPtrArray               *dns_envp,
-             int                      pty_sock)
+             int                      pty_sock,
+             int                      unotify_sock)
 {
+  ctx->unotify_sock = unotify_sock;
   /* Not ctx->spec: a warm A reads it while it builds (it was set when the
    * warm context was made, to the same spec). */
   ctx->cwd = request->cwd;
@@ -270,6 +274,8 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   int exit_pipe[2] = { -1, -1 };
   int egress_chan[2] = { -1, -1 };   /* egress: A sends the proxy listener here */
   int pty_pair[2] = { -1, -1 };
+  int unotify_pair[2] = { -1, -1 };   /* B sends the seccomp listener here */
+  SbxUnotify *unotify = NULL;
   int pty_master = -1;
   SbxLinuxSetupError rec;
   char *stacks = NULL;
@@ -321,6 +327,17 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
         }
     }
 
+  if (spec->seccomp != NULL && (sbx_seccomp_program_enforces (spec->seccomp) & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED))
+    {
+      if (!sbx_unotify_channel_open (unotify_pair, error_message))
+        {
+          for (i = 0; i < 2; i++)
+            if (pty_pair[i] >= 0)
+              close (pty_pair[i]);
+          return SBX_STATUS_FAILED;
+        }
+    }
+
   /* Rung 1 with a running zygote: the sandbox prepared ahead of need takes
    * this request (sbx-linux-zygote.c).  One that died is discarded and the
    * spawn goes the ordinary way. */
@@ -328,7 +345,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
     warm = sbx_linux_zygote_take_warm (spec);
   if (warm != NULL)
     {
-      set_request (warm->ctx, request, dns_envp, pty_pair[1]);
+      set_request (warm->ctx, request, dns_envp, pty_pair[1], unotify_pair[1]);
       if (sbx_linux_warm_start (warm))
         {
           ctx = g_steal_pointer (&warm->ctx);
@@ -378,7 +395,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
                                             spec->rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS
                                                                                 : SBX_LINUX_BACKEND_LANDLOCK,
                                             cg_error->message);
-          return SBX_STATUS_FAILED;
+          goto fail_fds;
         }
       ctx->n_cgroup_fds = sbx_cgroup_join_fds (cgroup, ctx->cgroup_fds);
     }
@@ -388,6 +405,13 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
     {
       saved_errno = errno;
       *error_message = g_strdup_printf ("linux: mmap of the child stacks: %s", g_strerror (saved_errno));
+      for (i = 0; i < 2; i++)
+        {
+          if (pty_pair[i] >= 0)
+            close (pty_pair[i]);
+          if (unotify_pair[i] >= 0)
+            close (unotify_pair[i]);
+        }
       return SBX_STATUS_NO_MEMORY;
     }
   ctx->stack_a_top = stacks + GUARD_SIZE + STACK_SIZE;
@@ -423,7 +447,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
         goto fail_fds;
       ctx->egress_listens = egress_listens;
     }
-  set_request (ctx, request, dns_envp, pty_pair[1]);
+  set_request (ctx, request, dns_envp, pty_pair[1], unotify_pair[1]);
   ctx->init_argv[0] = "sbx-init";
   ctx->init_argv[1] = spec->rung == SBX_LINUX_RUNG_USERNS ? "1" : "2";
   ctx->init_argv[2] = NULL;   /* B's pid, filled in by A */
@@ -498,6 +522,11 @@ started:
       close (pty_pair[1]);
       pty_pair[1] = -1;
     }
+  if (unotify_pair[1] >= 0)
+    {
+      close (unotify_pair[1]);
+      unotify_pair[1] = -1;
+    }
   do
     n = read (err_pipe[0], &rec, sizeof rec);
   while (n < 0 && errno == EINTR);
@@ -535,6 +564,8 @@ started:
         close (egress_chan[0]);
       if (pty_pair[0] >= 0)
         close (pty_pair[0]);   /* drops a master B may have sent */
+      if (unotify_pair[0] >= 0)
+        close (unotify_pair[0]);   /* and a listener */
       /* Failed or not, the next sandbox of the spec is prepared: whether
        * one waits does not depend on how the last spawn went. */
       if (spec->rung == SBX_LINUX_RUNG_USERNS && spec->proxy_port == 0)
@@ -567,6 +598,35 @@ started:
           close (exit_pipe[0]);
           if (pty_pair[0] >= 0)
             close (pty_pair[0]);
+          if (unotify_pair[0] >= 0)
+            close (unotify_pair[0]);
+          return SBX_STATUS_FAILED;
+        }
+    }
+
+  if (unotify_pair[0] >= 0)
+    {
+      /* B sent the listener before it exec'd: it is there now or never.
+       * Without its supervisor the target would run with every connect
+       * unanswered: the spawn fails. */
+      unotify = sbx_linux_unotify_begin (spec, unotify_pair[0], pid, error_message);
+      close (unotify_pair[0]);
+      unotify_pair[0] = -1;
+      if (unotify == NULL)
+        {
+          int wstatus;
+
+          if (pidfd >= 0)
+            syscall (__NR_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+          while (waitpid (pid, &wstatus, __WALL) < 0 && errno == EINTR)
+            ;
+          if (pidfd >= 0)
+            close (pidfd);
+          close (exit_pipe[0]);
+          if (pty_pair[0] >= 0)
+            close (pty_pair[0]);
+          if (proxy_listen_fd >= 0)
+            close (proxy_listen_fd);
           return SBX_STATUS_FAILED;
         }
     }
@@ -586,6 +646,7 @@ started:
   child->pid = pid;
   child->pidfd = own_pidfd;
   child->exit_fd = exit_pipe[0];
+  child->unotify = unotify;
   if (cgroup != NULL)
     sbx_cgroup_close_procs (cgroup);
   child->cgroup = g_steal_pointer (&cgroup);
@@ -640,6 +701,8 @@ fail_fds:
         close (exit_pipe[i]);
       if (pty_pair[i] >= 0)
         close (pty_pair[i]);
+      if (unotify_pair[i] >= 0)
+        close (unotify_pair[i]);
     }
   sbx_linux_stacks_free (stacks);
   return SBX_STATUS_FAILED;
@@ -755,6 +818,7 @@ sbx_linux_finish (SbxLinuxChild *child,
         }
       sbx_cgroup_free (child->cgroup);
     }
+  sbx_unotify_stop (child->unotify);
   if (child->pidfd >= 0)
     close (child->pidfd);
   close (child->exit_fd);

@@ -196,7 +196,7 @@ multiplexer_of (uint32_t arch, const char *name)
  *    every negative number for "absent", left i386 socket() unfiltered.
  * Every other failure fails the program. */
 static void
-deny (Rules *r, int err, const char *name, unsigned int n, const struct scmp_arg_cmp *cmp)
+add_rule (Rules *r, uint32_t action, int err, const char *name, unsigned int n, const struct scmp_arg_cmp *cmp)
 {
   int nr, rc;
 
@@ -238,9 +238,24 @@ deny (Rules *r, int err, const char *name, unsigned int n, const struct scmp_arg
       rule_fail (r, -ENOENT, name);
       return;
     }
-  rc = seccomp_rule_add_array (r->ctx, SCMP_ACT_ERRNO (err), nr, n, cmp);
+  rc = seccomp_rule_add_array (r->ctx, action, nr, n, cmp);
   if (rc < 0)
     rule_fail (r, rc, name);
+}
+
+static void
+deny (Rules *r, int err, const char *name, unsigned int n, const struct scmp_arg_cmp *cmp)
+{
+  add_rule (r, SCMP_ACT_ERRNO (err), err, name, n, cmp);
+}
+
+/* Hand @name (under the comparisons) to the supervisor: the caller waits
+ * while the supervisor decides and answers (SECCOMP_RET_USER_NOTIF).  The
+ * same entry-path rules as deny(); recorded with err SBX_SECCOMP_ERR_SUPERVISED. */
+static void
+supervise (Rules *r, const char *name, unsigned int n, const struct scmp_arg_cmp *cmp)
+{
+  add_rule (r, SCMP_ACT_NOTIFY, SBX_SECCOMP_ERR_SUPERVISED, name, n, cmp);
 }
 
 /* Refuse the multiplexer @name as a whole with @err (on the architectures
@@ -528,6 +543,42 @@ add_truncate_rules (Rules *r)
 
 #define SOCK_TYPE_MASK_BITS 0xf
 
+/* Unix sockets under the supervisor (sbx-linux-unotify.c), both rungs,
+ * unless the policy opened them (SBX_POLICY_UNIX_SOCKETS):
+ *  - connect(2) of every socket goes to the supervisor, which reads the
+ *    address once, resolves a pathname in the target's own view, decides
+ *    (the sandbox's own socket, a host socket the policy names, or EACCES)
+ *    and connects the caller's socket itself: the filter cannot tell a unix
+ *    socket from a TCP one (the descriptor is a number, the address lies in
+ *    memory), so TCP connects pass through it too and it applies the
+ *    policy's TCP port rules there (Landlock's, which its own connect does
+ *    not inherit).  It never lets the kernel re-run the call
+ *    (SECCOMP_USER_NOTIF_FLAG_CONTINUE would re-read memory another thread
+ *    can change);
+ *  - only stream and sequenced-packet unix sockets exist (socket() and
+ *    socketpair(); EACCES otherwise): a datagram socket names its receiver
+ *    on every sendto()/sendmsg(), whose msghdr a filter cannot read, and a
+ *    host daemon's datagram socket (/dev/log, journald, sd_notify) would
+ *    take it.  A stream socket refuses a send address (EOPNOTSUPP or
+ *    EISCONN) and a sequenced-packet one ignores it, so connect() is their
+ *    only way to a peer.  (SOCK_RAW is a datagram socket in the unix
+ *    family.)
+ * i386 reaches connect, socket and socketpair directly (socketcall is
+ * refused whole), and the same rules are added there. */
+static void
+add_unix_supervised_rules (Rules *r, uint32_t *enforces)
+{
+  for (int type = 0; type <= SOCK_TYPE_MASK_BITS; type++)
+    {
+      if (type == SOCK_STREAM || type == SOCK_SEQPACKET)
+        continue;
+      DENY_ARGS (r, EACCES, "socket", ARG32_EQ (0, AF_UNIX), ARG_BITS (1, SOCK_TYPE_MASK_BITS, type));
+      DENY_ARGS (r, EACCES, "socketpair", ARG32_EQ (0, AF_UNIX), ARG_BITS (1, SOCK_TYPE_MASK_BITS, type));
+    }
+  supervise (r, "connect", 0, NULL);
+  *enforces |= SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED;
+}
+
 static void
 add_socket_rules (Rules *r, const SbxSeccompOptions *options, uint32_t *enforces)
 {
@@ -565,10 +616,7 @@ add_socket_rules (Rules *r, const SbxSeccompOptions *options, uint32_t *enforces
    * stays.  Only a policy that opened unix sockets explicitly
    * (SBX_POLICY_UNIX_SOCKETS) keeps them. */
   if (!options->allow_unix_sockets)
-    {
-      DENY_ARGS (r, EACCES, "socket", ARG32_EQ (0, AF_UNIX));
-      *enforces |= SBX_SECCOMP_ENFORCES_UNIX_DENIED;
-    }
+    add_unix_supervised_rules (r, enforces);
 
   for (guint i = 0; i < G_N_ELEMENTS (inet_families); i++)
     {
@@ -1184,12 +1232,25 @@ sbx_seccomp_program_report (const SbxSeccompProgram *program,
   sbx_linux_report (reporter, "socket-families", SBX_ABI_REPORT_NARROWED,
                     (enforces & SBX_SECCOMP_ENFORCES_UNIX_DENIED)
                     ? "only inet, inet6 and netlink-route sockets can be created (unix: socketpair only)"
+                    : (enforces & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED)
+                    ? "only unix (stream and seqpacket), inet, inet6 and netlink-route sockets can be created"
                     : "only unix, inet, inet6 and netlink-route sockets can be created");
   if (program->native_arch == SCMP_ARCH_X86_64)
     sbx_linux_report (reporter, "compat-sockets", SBX_ABI_REPORT_NARROWED,
                       "32-bit x86: socketcall(2) returns ENOSYS (its arguments are in memory a filter "
                       "cannot read); the direct socket system calls are filtered like the native ones, so "
                       "32-bit programs whose libc still uses socketcall cannot use sockets");
+  if (enforces & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED)
+    sbx_linux_report (reporter, SBX_ABI_FEATURE_UNIX_SOCKETS, SBX_ABI_REPORT_NARROWED,
+                      "every connect(2) is decided by the supervisor (seccomp user notification; the "
+                      "supervisor resolves the path in the sandbox's view and connects the socket itself): "
+                      "the sandbox's own unix sockets are reachable (a pathname socket a sandbox process "
+                      "bound, an abstract name in the sandbox's own network namespace or held by a sandbox "
+                      "process); every host socket is refused (EACCES), a host daemon's socket inside the "
+                      "workspace or a read-only root included. Unix datagram sockets are refused (EACCES: a "
+                      "send address cannot be mediated). Landlock below ABI 9 "
+                      "(LANDLOCK_ACCESS_FS_RESOLVE_UNIX) cannot do this itself. The profile member "
+                      "\"unix-sockets\": \"allow\" opens every socket");
   if (enforces & SBX_SECCOMP_ENFORCES_UNIX_DENIED)
     sbx_linux_report (reporter, SBX_ABI_FEATURE_UNIX_SOCKETS, SBX_ABI_REPORT_NARROWED,
                       "socket(AF_UNIX) returns EACCES, socketpair() works: a host daemon's pathname socket "

@@ -35,7 +35,9 @@ typedef struct
 #define SBX_SECCOMP_ENFORCES_INET_DENIED      (1u << 0)  /* every AF_INET/AF_INET6 socket() denied */
 #define SBX_SECCOMP_ENFORCES_INET_TCP_ONLY    (1u << 1)  /* AF_INET/AF_INET6: plain TCP only (no UDP,
                                                           * raw, SCTP, MPTCP) */
-#define SBX_SECCOMP_ENFORCES_UNIX_DENIED      (1u << 2)  /* socket(AF_UNIX) denied (socketpair allowed) */
+#define SBX_SECCOMP_ENFORCES_UNIX_DENIED      (1u << 2)  /* socket(AF_UNIX) denied (socketpair allowed);
+                                                          * no program sets it any more (kept for the
+                                                          * table's numbering) */
 #define SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED  (1u << 3)  /* truncate(2) and O_TRUNC without write denied */
 #define SBX_SECCOMP_ENFORCES_SETID_DENIED     (1u << 4)  /* no call sets S_ISUID/S_ISGID on a file */
 #define SBX_SECCOMP_ENFORCES_SYSV_IPC_DENIED  (1u << 5)  /* every SysV IPC call refused (rung 2) */
@@ -43,6 +45,14 @@ typedef struct
 #define SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED (1u << 7)  /* listen(2) refused (ports network: an
                                                             * unbound TCP socket's listen() autobinds,
                                                             * which Landlock's BIND_TCP never sees) */
+#define SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED  (1u << 8)  /* connect(2) goes to the supervisor
+                                                          * (SECCOMP_RET_USER_NOTIF); unix sockets are
+                                                          * stream or seqpacket only.  The filter must be
+                                                          * loaded with a listener
+                                                          * (sbx_seccomp_program_apply_listener()). */
+
+/* SbxSeccompRule.err of a rule whose calls go to the supervisor. */
+#define SBX_SECCOMP_ERR_SUPERVISED (-1)
 
 /* One rule of the program, as added to every architecture's context: the
  * system call (by name), the errno it returns and the argument comparisons
@@ -86,6 +96,11 @@ const char        *sbx_seccomp_program_arches  (const SbxSeccompProgram *program
  * negative errno.  Async-signal-safe and errno-neutral like
  * sbx_landlock_plan_apply(). */
 int                sbx_seccomp_program_apply   (const SbxSeccompProgram *program);
+/* Child side, for a program with SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED: the
+ * same, loaded with SECCOMP_FILTER_FLAG_NEW_LISTENER; the listener (close-
+ * on-exec) or negative errno.  Without that bit it behaves like
+ * sbx_seccomp_program_apply() and returns 0... never a descriptor. */
+int                sbx_seccomp_program_apply_listener (const SbxSeccompProgram *program);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxSeccompProgram, sbx_seccomp_program_free)
 

@@ -48,6 +48,7 @@
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
@@ -262,6 +263,55 @@ tcp_connect_env (const char *var)
   SC1 ("close", fd);
   return r < 0 ? r : 0;
 }
+
+/* A unix stream connect to @path (NULL: the path in $SBX_PROBE_UNIX_HOST,
+ * a host daemon's socket).  With @own the probe binds and listens there
+ * first, through the same entry: the sandbox's own socket. */
+static long
+unix_connect (const char *path, int own)
+{
+  struct sockaddr_un *sun = low_alloc (sizeof *sun);
+  long fd, srv = -1, r;
+
+  if (path == NULL)
+    path = getenv ("SBX_PROBE_UNIX_HOST");
+  if (path == NULL || strlen (path) >= sizeof sun->sun_path)
+    _exit (102);
+  sun->sun_family = AF_UNIX;
+  strcpy (sun->sun_path, path);
+  if (own)
+    {
+      SC1 ("unlink", low_str (path));
+      srv = SC3 ("socket", AF_UNIX, SOCK_STREAM, 0);
+      if (srv < 0)
+        return srv;
+      r = SC3 ("bind", srv, sun, sizeof *sun);
+      if (r == 0)
+        r = SC2 ("listen", srv, 4);
+      if (r < 0)
+        {
+          SC1 ("close", srv);
+          return r;
+        }
+    }
+  fd = SC3 ("socket", AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0)
+    r = fd;
+  else
+    {
+      r = SC3 ("connect", fd, sun, sizeof *sun);
+      SC1 ("close", fd);
+    }
+  if (srv >= 0)
+    {
+      SC1 ("close", srv);
+      SC1 ("unlink", low_str (path));
+    }
+  return r < 0 ? r : 0;
+}
+
+static long op_unix_connect_host (void) { return unix_connect (NULL, 0); }
+static long op_unix_connect_own (void) { return unix_connect (low_path ("own.sock"), 1); }
 
 static long op_tcp_connect (void) { return tcp_connect_env ("SBX_PROBE_TCP_PORT"); }
 static long op_tcp_connect_other (void) { return tcp_connect_env ("SBX_PROBE_TCP_OTHER"); }
@@ -551,6 +601,7 @@ static const Op ops[] = {
   OP (sock_inet_dgram), OP (sock_inet_stream), OP (sock_inet6_dgram), OP (sock_inet6_stream),
   OP (sock_inet_raw), OP (sock_unix_stream), OP (sock_unix_dgram), OP (sock_vsock), OP (sock_packet),
   OP (sock_netlink_diag), OP (sock_netlink_route), OP (socketpair_unix), OP (udp_send),
+  OP (unix_connect_host), OP (unix_connect_own),
   OP (tcp_connect), OP (tcp_connect_other), OP (sock_inet_mptcp), OP (listen_inet), OP (bind_inet),
   OP (socketcall_socket), OP (socketcall_socketpair),
   OP (setns), OP (unshare_user), OP (unshare_net), OP (unshare_mount), OP (unshare_ipc), OP (clone_newuser),

@@ -1,0 +1,925 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The connect supervisor: decides every connect(2) of a sandbox whose filter
+ * hands them over (SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED, sbx-seccomp.c).
+ *
+ * Why: connecting to a pathname unix socket needs only write permission on
+ * its inode, which read-only mounts do not remove, and Landlock below ABI 9
+ * does not mediate it; a host daemon listening inside any root (tmux,
+ * gpg-agent, an editor) would run code for the sandbox.  Refusing unix
+ * sockets outright breaks every program that talks to itself through one
+ * (multiprocessing, asyncio, git's credential cache).
+ *
+ * How, for one notification (never SECCOMP_USER_NOTIF_FLAG_CONTINUE, which
+ * would let the kernel re-read memory and a descriptor table another
+ * thread of the target can change after the decision):
+ *  1. take the caller's socket itself (pidfd_getfd: the same open file, so
+ *     its options, bind and flags stay the caller's) and read the address
+ *     once (process_vm_readv), then check that the notification is still
+ *     alive (SECCOMP_IOCTL_NOTIF_ID_VALID: the pid was not reused);
+ *  2. a unix socket with a pathname: resolve it ourselves in the target's
+ *     view (openat2 under /proc/PID/root with RESOLVE_IN_ROOT, relative to
+ *     its cwd) to an O_PATH descriptor, which pins the inode: a symlink
+ *     swapped after this changes nothing.  Allowed only when the inode is a
+ *     socket bound by the sandbox itself: the sock_diag dump of the
+ *     sandbox's network namespace (UDIAG_SHOW_VFS) lists it, and without a
+ *     namespace of its own a process of the sandbox (a descendant of its
+ *     sbx-init) holds the bound socket.  Then connect the caller's socket
+ *     to exactly that inode through /proc/self/fd/N;
+ *     an abstract name: in the sandbox's own network namespace the kernel
+ *     looks it up there (the socket's namespace), so it is the sandbox's;
+ *     in the host's, the bound socket must be held by a sandbox process;
+ *  3. any other socket (TCP, netlink): connect it with the bytes read, after
+ *     the policy's TCP port rule (Landlock's, which this thread does not
+ *     carry);
+ *  4. answer with the connect's result.  A blocking caller's connect that
+ *     must wait (TCP in progress, a full unix backlog) waits here without
+ *     blocking the thread: nonblocking connect, then poll.
+ *
+ * One thread per sandbox, started when the spawn succeeds and joined when
+ * it is finished; it also ends by itself when every process of the sandbox
+ * is gone (the listener reports POLLHUP).
+ *
+ * LOCKING: none.  Everything here belongs to the one thread between start
+ * and stop; stop() writes the eventfd and joins.
+ */
+#include "sbx-linux-unotify.h"
+#include "sbx-linux-private.h"
+#include "sbx-landlock-compat.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <netinet/in.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#include <linux/openat2.h>
+#include <linux/rtnetlink.h>
+#include <linux/seccomp.h>
+#include <linux/sock_diag.h>
+#include <linux/sockios.h>
+#include <linux/unix_diag.h>
+#include <seccomp.h>
+
+#include <gio/gio.h>
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+/* A blocking caller's unix connect that met a full backlog is retried this
+ * often (the kernel would sleep until the listener accepts). */
+#define RETRY_MS 5
+
+struct _SbxUnotify
+{
+  GThread         *thread;
+  int              listener;
+  int              diag;
+  int              stop_fd;
+  pid_t            init_pid;
+  SbxUnotifyPolicy policy;
+  uint64_t        *tcp_ports;
+  uint64_t         netns_ino;   /* of the diag socket: the sandbox's network namespace */
+};
+
+typedef struct
+{
+  uint64_t           id;
+  int                sock;       /* the caller's socket (our copy) */
+  int                opath;      /* the pinned target of a retried unix connect, or -1 */
+  gboolean           retry;      /* TRUE: retry the connect; FALSE: in progress, poll for POLLOUT */
+  struct sockaddr_un addr;       /* what a retry connects to */
+  socklen_t          addr_len;
+} Pending;
+
+/* ------------------------------------------------------------------------- */
+/* Answers                                                                    */
+/* ------------------------------------------------------------------------- */
+
+static void
+respond (SbxUnotify *u, uint64_t id, int err)
+{
+  struct seccomp_notif_resp resp;
+
+  memset (&resp, 0, sizeof resp);
+  resp.id = id;
+  resp.error = err > 0 ? -err : err;
+  resp.val = 0;
+  /* ENOENT: the caller is gone or was interrupted; nothing to answer. */
+  (void) ioctl (u->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+static gboolean
+id_valid (SbxUnotify *u, uint64_t id)
+{
+  return ioctl (u->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+static void
+pending_free (gpointer data)
+{
+  Pending *p = data;
+
+  if (p->sock >= 0)
+    close (p->sock);
+  if (p->opath >= 0)
+    close (p->opath);
+  g_free (p);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Provenance: is a bound socket the sandbox's own?                           */
+/* ------------------------------------------------------------------------- */
+
+/* The sock_diag dump of the sandbox's network namespace: the sockfs inode
+ * of the unix socket bound at the filesystem inode (@dev, @ino) (@name
+ * NULL), or at the abstract @name (@name_len bytes, leading NUL included).
+ * 0 when none is bound there. */
+static uint64_t
+diag_find (SbxUnotify *u, dev_t dev, ino_t ino, const char *name, size_t name_len)
+{
+  struct
+  {
+    struct nlmsghdr      nlh;
+    struct unix_diag_req req;
+  } request;
+  struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+  g_autofree char *buf = g_malloc (32768);
+  uint64_t found = 0;
+  gboolean done = FALSE;
+
+  memset (&request, 0, sizeof request);
+  request.nlh.nlmsg_len = sizeof request;
+  request.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  request.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+  request.nlh.nlmsg_seq = 1;
+  request.req.sdiag_family = AF_UNIX;
+  request.req.udiag_states = (uint32_t) -1;
+  request.req.udiag_show = name != NULL ? UDIAG_SHOW_NAME : UDIAG_SHOW_VFS;
+  if (sendto (u->diag, &request, sizeof request, 0, (struct sockaddr *) &kernel, sizeof kernel) < 0)
+    return 0;
+  while (!done)
+    {
+      ssize_t n = recv (u->diag, buf, 32768, 0);
+      struct nlmsghdr *h;
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      for (h = (struct nlmsghdr *) (void *) buf; NLMSG_OK (h, (size_t) n); h = NLMSG_NEXT (h, n))
+        {
+          struct unix_diag_msg *msg;
+          struct rtattr *attr;
+          int len;
+
+          if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
+            {
+              done = TRUE;
+              break;
+            }
+          if (found != 0)
+            continue;   /* read the dump to its end */
+          msg = NLMSG_DATA (h);
+          len = (int) h->nlmsg_len - (int) NLMSG_LENGTH (sizeof *msg);
+          for (attr = (struct rtattr *) (msg + 1); RTA_OK (attr, len); attr = RTA_NEXT (attr, len))
+            {
+              if (name == NULL && attr->rta_type == UNIX_DIAG_VFS
+                  && RTA_PAYLOAD (attr) >= (int) sizeof (struct unix_diag_vfs))
+                {
+                  struct unix_diag_vfs vfs;
+
+                  memcpy (&vfs, RTA_DATA (attr), sizeof vfs);
+                  /* the kernel's dev_t: major in the high 12 bits, minor in the low 20 */
+                  if (vfs.udiag_vfs_ino == ino
+                      && makedev (vfs.udiag_vfs_dev >> 20, vfs.udiag_vfs_dev & 0xfffff) == dev)
+                    found = msg->udiag_ino;
+                }
+              else if (name != NULL && attr->rta_type == UNIX_DIAG_NAME && (size_t) RTA_PAYLOAD (attr) == name_len
+                       && memcmp (RTA_DATA (attr), name, name_len) == 0)
+                found = msg->udiag_ino;
+            }
+        }
+    }
+  return found;
+}
+
+/* Every process descended from the sandbox's sbx-init (itself included):
+ * at rung 2 it is the subreaper of the tree, at rung 1 the namespace's
+ * PID 1, so no process of the sandbox escapes this set by reparenting. */
+static GHashTable *
+sandbox_pids (SbxUnotify *u)
+{
+  g_autoptr(GHashTable) parent = g_hash_table_new (NULL, NULL);
+  GHashTable *set = g_hash_table_new (NULL, NULL);
+  DIR *proc = opendir ("/proc");
+  struct dirent *de;
+  gboolean grew = TRUE;
+
+  g_hash_table_add (set, GINT_TO_POINTER (u->init_pid));
+  if (proc == NULL)
+    return set;
+  while ((de = readdir (proc)) != NULL)
+    {
+      char path[64], stat_buf[512];
+      const char *close_paren;
+      int fd, ppid = 0;
+      ssize_t n;
+      char state;
+
+      if (de->d_name[0] < '1' || de->d_name[0] > '9')
+        continue;
+      g_snprintf (path, sizeof path, "/proc/%s/stat", de->d_name);
+      fd = open (path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+        continue;
+      n = read (fd, stat_buf, sizeof stat_buf - 1);
+      close (fd);
+      if (n <= 0)
+        continue;
+      stat_buf[n] = '\0';
+      close_paren = strrchr (stat_buf, ')');
+      if (close_paren == NULL || sscanf (close_paren + 1, " %c %d", &state, &ppid) != 2)
+        continue;
+      g_hash_table_insert (parent, GINT_TO_POINTER (atoi (de->d_name)), GINT_TO_POINTER (ppid));
+    }
+  closedir (proc);
+  while (grew)
+    {
+      GHashTableIter iter;
+      gpointer pid, ppid;
+
+      grew = FALSE;
+      g_hash_table_iter_init (&iter, parent);
+      while (g_hash_table_iter_next (&iter, &pid, &ppid))
+        if (g_hash_table_contains (set, ppid) && !g_hash_table_contains (set, pid))
+          {
+            g_hash_table_add (set, pid);
+            grew = TRUE;
+          }
+    }
+  return set;
+}
+
+/* TRUE when a process of the sandbox holds the socket whose sockfs inode
+ * is @sock_ino. */
+static gboolean
+held_by_sandbox (SbxUnotify *u, uint64_t sock_ino)
+{
+  g_autoptr(GHashTable) pids = sandbox_pids (u);
+  g_autofree char *want = g_strdup_printf ("socket:[%" G_GUINT64_FORMAT "]", sock_ino);
+  GHashTableIter iter;
+  gpointer pid;
+
+  g_hash_table_iter_init (&iter, pids);
+  while (g_hash_table_iter_next (&iter, &pid, NULL))
+    {
+      char path[64];
+      DIR *fds;
+      struct dirent *de;
+      gboolean hit = FALSE;
+
+      g_snprintf (path, sizeof path, "/proc/%d/fd", GPOINTER_TO_INT (pid));
+      fds = opendir (path);
+      if (fds == NULL)
+        continue;
+      while (!hit && (de = readdir (fds)) != NULL)
+        {
+          char target[64];
+          ssize_t n;
+
+          if (de->d_name[0] == '.')
+            continue;
+          n = readlinkat (dirfd (fds), de->d_name, target, sizeof target - 1);
+          if (n <= 0)
+            continue;
+          target[n] = '\0';
+          hit = strcmp (target, want) == 0;
+        }
+      closedir (fds);
+      if (hit)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Decisions                                                                  */
+/* ------------------------------------------------------------------------- */
+
+static uint64_t
+socket_netns (int sock)
+{
+  struct stat st;
+  int ns = ioctl (sock, SIOCGSKNS);
+  uint64_t ino = 0;
+
+  if (ns < 0)
+    return 0;
+  if (fstat (ns, &st) == 0)
+    ino = st.st_ino;
+  close (ns);
+  return ino;
+}
+
+/* @path (as the target passed it) resolved in the target's view: an O_PATH
+ * descriptor or -errno. */
+static int
+resolve_in_target (pid_t pid, const char *path)
+{
+  g_autofree char *joined = NULL;
+  char proc[64];
+  struct open_how how = { 0 };
+  int root, fd, saved;
+
+  if (path[0] != '/')
+    {
+      char cwd[PATH_MAX];
+      ssize_t n;
+
+      g_snprintf (proc, sizeof proc, "/proc/%d/cwd", (int) pid);
+      n = readlink (proc, cwd, sizeof cwd - 1);
+      if (n <= 0)
+        return -ENOENT;
+      cwd[n] = '\0';
+      if (cwd[0] != '/' || g_str_has_suffix (cwd, " (deleted)"))
+        return -ENOENT;
+      joined = g_build_filename (cwd, path, NULL);
+      path = joined;
+    }
+  g_snprintf (proc, sizeof proc, "/proc/%d/root", (int) pid);
+  root = open (proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0)
+    return -errno;
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  fd = (int) syscall (SYS_openat2, root, path, &how, sizeof how);
+  saved = errno;
+  close (root);
+  return fd < 0 ? -saved : fd;
+}
+
+/* A unix connect: fills @out with what our connect uses (a copy of the
+ * address, or /proc/self/fd/N of the pinned inode, *opath set) and returns
+ * 0, or a negative errno to answer. */
+static int
+decide_unix (SbxUnotify         *u,
+             pid_t               pid,
+             int                 sock,
+             const char         *addr,
+             socklen_t           len,
+             struct sockaddr_un *out,
+             socklen_t          *out_len,
+             int                *opath)
+{
+  const struct sockaddr_un *sun = (const struct sockaddr_un *) (const void *) addr;
+  size_t path_len;
+  struct stat st;
+  uint64_t sock_ino;
+  int fd;
+
+  memset (out, 0, sizeof *out);
+  memcpy (out, addr, MIN ((size_t) len, sizeof *out));
+  *out_len = len;
+  /* Nothing the kernel can look up: it answers (EINVAL) from these bytes. */
+  if (len <= offsetof (struct sockaddr_un, sun_path) || sun->sun_family != AF_UNIX)
+    return 0;
+  path_len = len - offsetof (struct sockaddr_un, sun_path);
+  if (sun->sun_path[0] == '\0')
+    {
+      uint64_t ns = socket_netns (sock);
+
+      /* The kernel looks an abstract name up in the socket's namespace. */
+      if (ns == 0 || ns != u->netns_ino)
+        return -EACCES;
+      if (u->policy.private_netns)
+        return 0;
+      sock_ino = diag_find (u, 0, 0, sun->sun_path, path_len);
+      if (sock_ino == 0)
+        return -ECONNREFUSED;
+      return held_by_sandbox (u, sock_ino) ? 0 : -EACCES;
+    }
+  {
+    g_autofree char *path = g_strndup (sun->sun_path, path_len);
+
+    fd = resolve_in_target (pid, path);
+  }
+  if (fd < 0)
+    return fd == -ELOOP || fd == -EXDEV ? -EACCES : fd;
+  if (fstat (fd, &st) != 0 || !S_ISSOCK (st.st_mode))
+    {
+      close (fd);
+      return -ECONNREFUSED;
+    }
+  sock_ino = diag_find (u, st.st_dev, st.st_ino, NULL, 0);
+  if (sock_ino == 0 || (!u->policy.private_netns && !held_by_sandbox (u, sock_ino)))
+    {
+      close (fd);
+      return -EACCES;
+    }
+  memset (out, 0, sizeof *out);
+  out->sun_family = AF_UNIX;
+  g_snprintf (out->sun_path, sizeof out->sun_path, "/proc/self/fd/%d", fd);
+  *out_len = (socklen_t) (offsetof (struct sockaddr_un, sun_path) + strlen (out->sun_path) + 1);
+  *opath = fd;
+  return 0;
+}
+
+/* Landlock's TCP connect rule, for our connect of an inet socket: AF_UNSPEC
+ * (a disconnect) passes, an inet address must name an allowed port.  0 or a
+ * negative errno. */
+static int
+decide_tcp (SbxUnotify *u, int sock, const char *addr, socklen_t len)
+{
+  sa_family_t family;
+  int type = 0, proto = 0;
+  socklen_t optlen = sizeof type;
+  uint16_t port;
+
+  if (!u->policy.tcp_ruled)
+    return 0;
+  if (getsockopt (sock, SOL_SOCKET, SO_TYPE, &type, &optlen) != 0)
+    return -errno;
+  optlen = sizeof proto;
+  if (getsockopt (sock, SOL_SOCKET, SO_PROTOCOL, &proto, &optlen) != 0)
+    return -errno;
+  if (type != SOCK_STREAM || proto != IPPROTO_TCP)
+    return 0;   /* Landlock rules TCP only; the filter allows no other inet stream */
+  if (len < sizeof family)
+    return -EINVAL;
+  memcpy (&family, addr, sizeof family);
+  if (family == AF_UNSPEC)
+    return 0;
+  if (family == AF_INET)
+    {
+      struct sockaddr_in sin;
+
+      if (len < sizeof sin)
+        return -EINVAL;
+      memcpy (&sin, addr, sizeof sin);
+      port = ntohs (sin.sin_port);
+    }
+  else if (family == AF_INET6)
+    {
+      struct sockaddr_in6 sin6;
+
+      if (len < offsetof (struct sockaddr_in6, sin6_scope_id))
+        return -EINVAL;
+      memset (&sin6, 0, sizeof sin6);
+      memcpy (&sin6, addr, MIN ((size_t) len, sizeof sin6));
+      port = ntohs (sin6.sin6_port);
+    }
+  else
+    return -EAFNOSUPPORT;
+  for (size_t i = 0; i < u->policy.n_tcp_ports; i++)
+    if (u->tcp_ports[i] == port)
+      return 0;
+  return -EACCES;
+}
+
+/* Our connect of the caller's socket, never blocking this thread.  Answers
+ * now, or adds a Pending to @pending. */
+static void
+connect_for (SbxUnotify *u, uint64_t id, int sock, const struct sockaddr *addr, socklen_t len, int opath,
+             GPtrArray *pending)
+{
+  int flags = fcntl (sock, F_GETFL);
+  gboolean blocking = flags >= 0 && !(flags & O_NONBLOCK);
+  int r, err;
+  Pending *p;
+
+  /* The open file is the caller's: O_NONBLOCK for the one call only. */
+  if (blocking)
+    fcntl (sock, F_SETFL, flags | O_NONBLOCK);
+  r = connect (sock, addr, len);
+  err = r == 0 ? 0 : errno;
+  if (blocking)
+    fcntl (sock, F_SETFL, flags);
+  if (err == 0 || !blocking || (err != EINPROGRESS && err != EAGAIN))
+    {
+      respond (u, id, err);
+      close (sock);
+      if (opath >= 0)
+        close (opath);
+      return;
+    }
+  p = g_new0 (Pending, 1);
+  p->id = id;
+  p->sock = sock;
+  p->opath = opath;
+  p->retry = err == EAGAIN;
+  memcpy (&p->addr, addr, MIN ((size_t) len, sizeof p->addr));
+  p->addr_len = len;
+  g_ptr_array_add (pending, p);
+}
+
+static int
+caller_pidfd (pid_t pid)
+{
+  int fd = (int) syscall (SYS_pidfd_open, pid, PIDFD_THREAD);
+
+  if (fd < 0 && errno == EINVAL)
+    fd = (int) syscall (SYS_pidfd_open, pid, 0);   /* before Linux 6.9: a thread-group leader only */
+  return fd;
+}
+
+static void
+handle_connect (SbxUnotify *u, const struct seccomp_notif *req, GPtrArray *pending)
+{
+  char addr[sizeof (struct sockaddr_storage)];
+  struct sockaddr_un target;
+  socklen_t target_len = 0;
+  const struct sockaddr *use;
+  socklen_t use_len;
+  int fd_nr = (int) (uint32_t) req->data.args[0];
+  uint64_t remote = req->data.args[1];
+  int len = (int) (uint32_t) req->data.args[2];
+  int pidfd, sock, domain = 0, opath = -1, verdict;
+  socklen_t optlen = sizeof domain;
+
+  if (len < 0 || (size_t) len > sizeof addr)
+    {
+      respond (u, req->id, EINVAL);
+      return;
+    }
+  pidfd = caller_pidfd ((pid_t) req->pid);
+  if (pidfd < 0 || !id_valid (u, req->id))
+    {
+      if (pidfd >= 0)
+        close (pidfd);
+      respond (u, req->id, ESRCH);
+      return;
+    }
+  sock = (int) syscall (SYS_pidfd_getfd, pidfd, fd_nr, 0);
+  close (pidfd);
+  if (sock < 0)
+    {
+      respond (u, req->id, errno == EBADF ? EBADF : EPERM);
+      return;
+    }
+  if (len > 0)
+    {
+      struct iovec local = { addr, (size_t) len };
+      struct iovec far = { (void *) (uintptr_t) remote, (size_t) len };
+
+      if (process_vm_readv ((pid_t) req->pid, &local, 1, &far, 1, 0) != len)
+        {
+          close (sock);
+          respond (u, req->id, EFAULT);
+          return;
+        }
+    }
+  /* The memory read and the descriptor taken belong to the caller. */
+  if (!id_valid (u, req->id))
+    {
+      close (sock);
+      return;
+    }
+  if (getsockopt (sock, SOL_SOCKET, SO_DOMAIN, &domain, &optlen) != 0)
+    {
+      int err = errno;
+
+      close (sock);
+      respond (u, req->id, err);
+      return;
+    }
+  use = (const struct sockaddr *) (const void *) addr;
+  use_len = (socklen_t) len;
+  if (domain == AF_UNIX)
+    {
+      verdict = decide_unix (u, (pid_t) req->pid, sock, addr, (socklen_t) len, &target, &target_len, &opath);
+      use = (const struct sockaddr *) &target;
+      use_len = target_len;
+    }
+  else if (domain == AF_INET || domain == AF_INET6)
+    verdict = decide_tcp (u, sock, addr, (socklen_t) len);
+  else
+    verdict = 0;
+  if (verdict < 0)
+    {
+      close (sock);
+      respond (u, req->id, -verdict);
+      return;
+    }
+  connect_for (u, req->id, sock, use, use_len, opath, pending);
+}
+
+/* The system call of @req by name (connect is the only one supervised). */
+static gboolean
+is_call (const struct seccomp_notif *req, const char *name)
+{
+  uint32_t arch;
+  char *got;
+  gboolean same;
+
+  switch (req->data.arch)
+    {
+    case AUDIT_ARCH_X86_64:
+      arch = SCMP_ARCH_X86_64;
+      break;
+    case AUDIT_ARCH_I386:
+      arch = SCMP_ARCH_X86;
+      break;
+    case AUDIT_ARCH_AARCH64:
+      arch = SCMP_ARCH_AARCH64;
+      break;
+    case AUDIT_ARCH_ARM:
+      arch = SCMP_ARCH_ARM;
+      break;
+    default:
+      return FALSE;
+    }
+  got = seccomp_syscall_resolve_num_arch (arch, req->data.nr);
+  same = got != NULL && strcmp (got, name) == 0;
+  free (got);
+  return same;
+}
+
+static void
+handle_one (SbxUnotify *u, GPtrArray *pending)
+{
+  struct seccomp_notif req;
+
+  memset (&req, 0, sizeof req);
+  if (ioctl (u->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0)
+    return;   /* ENOENT: the caller went away before we read it */
+  if (is_call (&req, "connect"))
+    handle_connect (u, &req, pending);
+  else
+    respond (u, req.id, EPERM);   /* the filter supervises nothing else: fail closed */
+}
+
+/* A pending connect is ready (POLLOUT) or due for a retry. */
+static gboolean
+pending_step (SbxUnotify *u, Pending *p, short revents)
+{
+  int err = 0;
+
+  if (!id_valid (u, p->id))
+    return TRUE;   /* interrupted: the caller restarts or gives up */
+  if (p->retry)
+    {
+      int flags = fcntl (p->sock, F_GETFL);
+
+      fcntl (p->sock, F_SETFL, flags | O_NONBLOCK);
+      err = connect (p->sock, (struct sockaddr *) &p->addr, p->addr_len) == 0 ? 0 : errno;
+      fcntl (p->sock, F_SETFL, flags);
+      if (err == EAGAIN)
+        return FALSE;
+    }
+  else
+    {
+      socklen_t len = sizeof err;
+
+      if (!(revents & (POLLOUT | POLLERR | POLLHUP)))
+        return FALSE;
+      if (getsockopt (p->sock, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+        err = errno;
+    }
+  respond (u, p->id, err);
+  return TRUE;
+}
+
+static gpointer
+serve (gpointer data)
+{
+  SbxUnotify *u = data;
+  g_autoptr(GPtrArray) pending = g_ptr_array_new_with_free_func (pending_free);
+  g_autoptr(GArray) pfds = g_array_new (FALSE, TRUE, sizeof (struct pollfd));
+
+  for (;;)
+    {
+      struct pollfd base[2] = { { u->stop_fd, POLLIN, 0 }, { u->listener, POLLIN, 0 } };
+      gboolean any_retry = FALSE;
+      int n;
+
+      g_array_set_size (pfds, 0);
+      g_array_append_vals (pfds, base, 2);
+      for (guint i = 0; i < pending->len; i++)
+        {
+          Pending *p = g_ptr_array_index (pending, i);
+          struct pollfd pfd = { p->sock, p->retry ? 0 : POLLOUT, 0 };
+
+          any_retry |= p->retry;
+          g_array_append_val (pfds, pfd);
+        }
+      n = poll ((struct pollfd *) (void *) pfds->data, pfds->len, any_retry ? RETRY_MS : -1);
+      if (n < 0 && errno != EINTR)
+        break;
+      if (n < 0)
+        continue;
+      if (g_array_index (pfds, struct pollfd, 0).revents != 0)
+        break;   /* stopped */
+      for (guint i = pending->len; i > 0; i--)
+        {
+          short revents = g_array_index (pfds, struct pollfd, i + 1).revents;
+
+          if (pending_step (u, g_ptr_array_index (pending, i - 1), revents))
+            g_ptr_array_remove_index_fast (pending, i - 1);
+        }
+      {
+        short revents = g_array_index (pfds, struct pollfd, 1).revents;
+
+        if (revents & POLLIN)
+          handle_one (u, pending);
+        else if (revents & (POLLHUP | POLLERR | POLLNVAL))
+          break;   /* every process of the sandbox is gone */
+      }
+    }
+  return NULL;
+}
+
+SbxUnotify *
+sbx_unotify_start (int                     listener,
+                   int                     diag,
+                   pid_t                   init_pid,
+                   const SbxUnotifyPolicy *policy,
+                   GError                **error)
+{
+  SbxUnotify *u = g_new0 (SbxUnotify, 1);
+  GError *local = NULL;
+
+  u->listener = listener;
+  u->diag = diag;
+  u->init_pid = init_pid;
+  u->policy = *policy;
+  u->tcp_ports = policy->n_tcp_ports > 0 ? g_memdup2 (policy->tcp_ports, policy->n_tcp_ports * sizeof (uint64_t))
+                                         : NULL;
+  u->policy.tcp_ports = u->tcp_ports;
+  u->netns_ino = socket_netns (diag);
+  u->stop_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (u->stop_fd < 0 || u->netns_ino == 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "connect supervisor: %s: %s",
+                   u->stop_fd < 0 ? "eventfd" : "the sandbox's network namespace (SIOCGSKNS)",
+                   g_strerror (saved));
+      u->thread = NULL;
+      sbx_unotify_stop (u);
+      return NULL;
+    }
+  u->thread = g_thread_try_new ("sbx-unotify", serve, u, &local);
+  if (u->thread == NULL)
+    {
+      g_propagate_prefixed_error (error, local, "connect supervisor: ");
+      sbx_unotify_stop (u);
+      return NULL;
+    }
+  return u;
+}
+
+void
+sbx_unotify_stop (SbxUnotify *self)
+{
+  if (self == NULL)
+    return;
+  if (self->thread != NULL)
+    {
+      uint64_t one = 1;
+
+      (void) write (self->stop_fd, &one, sizeof one);
+      g_thread_join (self->thread);
+    }
+  if (self->stop_fd >= 0)
+    close (self->stop_fd);
+  if (self->listener >= 0)
+    close (self->listener);
+  if (self->diag >= 0)
+    close (self->diag);
+  g_free (self->tcp_ports);
+  g_free (self);
+}
+
+gboolean
+sbx_unotify_channel_open (int    pair[2],
+                          char **error_message)
+{
+  int saved;
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+    {
+      saved = errno;
+      *error_message = g_strdup_printf ("linux: socketpair for the connect supervisor: %s", g_strerror (saved));
+      pair[0] = pair[1] = -1;
+      return FALSE;
+    }
+  for (int i = 0; i < 2; i++)
+    pair[i] = sbx_linux_fd_above_stdio (pair[i]);
+  if (pair[0] < 0 || pair[1] < 0)
+    {
+      saved = errno;
+      for (int i = 0; i < 2; i++)
+        if (pair[i] >= 0)
+          close (pair[i]);
+      pair[0] = pair[1] = -1;
+      *error_message = g_strdup_printf ("linux: fcntl(F_DUPFD_CLOEXEC): %s", g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The listener and the diag socket B sent (SCM_RIGHTS, exactly two,
+ * checked: a seccomp listener is an anonymous inode, the diag socket a
+ * socket). */
+static gboolean
+receive_pair (int sock, int *listener, int *diag)
+{
+  union
+  {
+    struct cmsghdr hdr;
+    char           buf[CMSG_SPACE (3 * sizeof (int))];
+  } control;
+  struct msghdr msg = { 0 };
+  struct iovec iov;
+  struct cmsghdr *cmsg;
+  struct stat st;
+  int fds[3] = { -1, -1, -1 };
+  int n_fds = 0;
+  char byte;
+  ssize_t n;
+
+  memset (&control, 0, sizeof control);
+  iov.iov_base = &byte;
+  iov.iov_len = 1;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.buf;
+  msg.msg_controllen = sizeof control.buf;
+  do
+    n = recvmsg (sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return FALSE;
+  for (cmsg = CMSG_FIRSTHDR (&msg); cmsg != NULL; cmsg = CMSG_NXTHDR (&msg, cmsg))
+    if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS)
+      {
+        size_t len = (cmsg->cmsg_len - CMSG_LEN (0)) / sizeof (int);
+
+        for (size_t k = 0; k < len && n_fds < 3; k++)
+          memcpy (&fds[n_fds++], CMSG_DATA (cmsg) + k * sizeof (int), sizeof (int));
+      }
+  if (n != 1 || n_fds != 2 || (msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC))
+      || fstat (fds[1], &st) != 0 || !S_ISSOCK (st.st_mode)
+      || fstat (fds[0], &st) != 0 || S_ISSOCK (st.st_mode) || S_ISREG (st.st_mode))
+    {
+      for (int k = 0; k < n_fds; k++)
+        close (fds[k]);
+      errno = EPROTO;
+      return FALSE;
+    }
+  *listener = sbx_linux_fd_above_stdio (fds[0]);
+  *diag = sbx_linux_fd_above_stdio (fds[1]);
+  return TRUE;
+}
+
+SbxUnotify *
+sbx_linux_unotify_begin (const SbxLinuxSpec *spec,
+                         int                 sock,
+                         pid_t               init_pid,
+                         char              **error_message)
+{
+  g_autoptr(GError) error = NULL;
+  SbxUnotifyPolicy policy = { 0 };
+  SbxUnotify *u;
+  int listener = -1, diag = -1;
+
+  if (!receive_pair (sock, &listener, &diag))
+    {
+      int saved = errno;
+
+      *error_message = g_strdup_printf ("%s: the seccomp listener did not arrive (%s)",
+                                        spec->rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS
+                                                                            : SBX_LINUX_BACKEND_LANDLOCK,
+                                        g_strerror (saved));
+      return NULL;
+    }
+  policy.rung = spec->rung;
+  policy.private_netns = spec->rung == SBX_LINUX_RUNG_USERNS && spec->netns;
+  if (spec->landlock != NULL
+      && (sbx_landlock_plan_handled_access_net (spec->landlock) & LANDLOCK_ACCESS_NET_CONNECT_TCP))
+    {
+      policy.tcp_ruled = TRUE;
+      policy.tcp_ports = sbx_landlock_plan_tcp_ports (spec->landlock, &policy.n_tcp_ports);
+    }
+  u = sbx_unotify_start (listener, diag, init_pid, &policy, &error);
+  if (u == NULL)
+    *error_message = g_strdup_printf ("%s: %s",
+                                      spec->rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS
+                                                                          : SBX_LINUX_BACKEND_LANDLOCK,
+                                      error->message);
+  return u;
+}
