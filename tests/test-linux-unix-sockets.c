@@ -242,6 +242,67 @@ test_host_tmux (gconstpointer rung)
   fixture_teardown (&fx);
 }
 
+/* An ssh agent the test starts, outside every root: `ssh-add -l` reaches
+ * it inside only when the policy names its socket (the supervisor then
+ * connects to the host path itself: at rung 1 the path is not even in the
+ * sandbox's view). */
+static void
+test_ssh_agent_named (gconstpointer rung)
+{
+  Fixture fx = { 0 };
+  g_autofree char *dir = NULL, *sock = NULL, *start = NULL, *stop = NULL, *out = NULL, *list = NULL;
+
+  if (!g_file_test ("/usr/bin/ssh-agent", G_FILE_TEST_IS_EXECUTABLE)
+      || !g_file_test ("/usr/bin/ssh-add", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("ssh-agent or ssh-add is not installed");
+      return;
+    }
+  if (!fixture_setup (&fx, rung))
+    return;
+  dir = g_build_filename (fx.parent, "agent", NULL);
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  sock = g_build_filename (dir, "agent.sock", NULL);
+  start = g_strdup_printf ("ssh-agent -a '%s' | sed -n 's/^SSH_AGENT_PID=\\([0-9]*\\);.*/\\1/p'", sock);
+  g_assert_cmpint (linux_test_host_sh (fx.workspace, start, &out), ==, 0);
+  g_strstrip (out);
+  g_assert_cmpstr (out, !=, "");
+  stop = g_strdup_printf ("kill %s", out);
+  /* exit 1 "no identities": the agent answered; 2: no connection */
+  list = g_strdup_printf ("SSH_AUTH_SOCK='%s' ssh-add -l; echo \"exit $?\"", sock);
+  {
+    g_autofree char *host = NULL;
+
+    linux_test_host_sh (fx.workspace, list, &host);
+    g_assert_nonnull (strstr (host, "exit 1"));
+  }
+  for (int named = 0; named <= 1; named++)
+    {
+      g_autoptr(LinuxTestRun) run = NULL;
+      const char *names[] = { sock, NULL };
+
+      linux_test_backend_free (fx.backend);
+      linux_test_policy_set_host_sockets (fx.policy, named ? names : NULL);
+      fx.backend = linux_test_backend_new (rung);
+      g_assert_cmpint (linux_test_backend_compile (fx.backend, linux_test_policy_get (fx.policy)), ==,
+                       SBX_STATUS_OK);
+      {
+        const LinuxTestEntry *e = linux_test_backend_entry (fx.backend, "unix-host-sockets");
+
+        g_assert_nonnull (e);
+        g_assert_cmpuint (e->status, ==, named ? SBX_ABI_REPORT_NARROWED : SBX_ABI_REPORT_ENFORCED);
+        if (named)
+          g_assert_nonnull (strstr (e->detail, sock));
+      }
+      run = linux_test_backend_sh (fx.backend, fx.policy, fx.workspace, list);
+      g_test_message ("%s named=%d: %s%s", fx.rung, named, run->out, run->err);
+      g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_OK);
+      g_assert_nonnull (strstr (run->out, named ? "exit 1" : "exit 2"));
+    }
+  g_assert_cmpint (linux_test_host_sh (fx.workspace, stop, NULL), ==, 0);
+  fixture_teardown (&fx);
+}
+
 /* A thread flips a symlink between the sandbox's own socket and a host
  * daemon's socket (both in the workspace) while the main thread connects
  * through it: the host's socket never gets a connection inside, while the
@@ -386,6 +447,7 @@ main (int argc, char **argv)
   linux_test_add_both ("unix-sockets/git-credential-cache", test_git_credential_cache);
   linux_test_add_both ("unix-sockets/host-tmux", test_host_tmux);
   linux_test_add_both ("unix-sockets/symlink-race", test_symlink_race);
+  linux_test_add_both ("unix-sockets/ssh-agent-named", test_ssh_agent_named);
   linux_test_add_both ("unix-sockets/no-leak", test_no_leak);
   return g_test_run ();
 }

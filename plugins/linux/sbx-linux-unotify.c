@@ -36,12 +36,12 @@
  *     must wait (TCP in progress, a full unix backlog) waits here without
  *     blocking the thread: nonblocking connect, then poll.
  *
- * One thread per sandbox, started when the spawn succeeds and joined when
- * it is finished; it also ends by itself when every process of the sandbox
- * is gone (the listener reports POLLHUP).
- *
- * LOCKING: none.  Everything here belongs to the one thread between start
- * and stop; stop() writes the eventfd and joins.
+ * One thread (the hub, below) serves every sandbox of the process: a
+ * sandbox is registered when its spawn succeeds and unregistered (its
+ * descriptors closed) when it is finished; a listener that reports POLLHUP
+ * (every process of the sandbox gone) is no longer polled.  Named host
+ * sockets (the profile's "host-sockets") are matched by the absolute path
+ * the target connects to and resolved in the host's view.
  */
 #include "sbx-linux-unotify.h"
 #include "sbx-linux-private.h"
@@ -85,15 +85,34 @@
 
 struct _SbxUnotify
 {
-  GThread         *thread;
   int              listener;
   int              diag;
-  int              stop_fd;
   pid_t            init_pid;
   SbxUnotifyPolicy policy;
   uint64_t        *tcp_ports;
+  char           **host_sockets;
   uint64_t         netns_ino;   /* of the diag socket: the sandbox's network namespace */
+  GPtrArray       *pending;     /* Pending: connects that wait (the hub's, under its lock) */
+  gboolean         ended;       /* the listener reported POLLHUP: the sandbox is gone */
 };
+
+/* The hub: one thread serves every sandbox's listener in the process (a
+ * thread per sandbox would put a thousand threads behind a thousand
+ * running sandboxes).  Process-wide like GLib's own worker thread, started
+ * with the first sandbox and kept (a spawn path must not pay for a thread
+ * start).  LOCKING: @lock protects @entries, @generation and every
+ * registered SbxUnotify; the thread decides and answers with it held (no
+ * decision blocks: nonblocking connects, /proc and sock_diag reads), and
+ * drops it only to poll.  stop() takes it to unregister, so after stop()
+ * the thread never touches that sandbox again. */
+static struct
+{
+  GMutex     lock;
+  GThread   *thread;
+  int        wake_fd;
+  GPtrArray *entries;      /* SbxUnotify * */
+  guint64    generation;   /* bumped on every change of @entries */
+} hub = { .wake_fd = -1 };
 
 typedef struct
 {
@@ -335,31 +354,35 @@ socket_netns (int sock)
   return ino;
 }
 
-/* @path (as the target passed it) resolved in the target's view: an O_PATH
- * descriptor or -errno. */
+/* @path as the target passed it, made absolute with the target's cwd (as
+ * its own view names it); NULL when the cwd is gone. */
+static char *
+absolute_in_target (pid_t pid, const char *path)
+{
+  char proc[64], cwd[PATH_MAX];
+  ssize_t n;
+
+  if (path[0] == '/')
+    return g_strdup (path);
+  g_snprintf (proc, sizeof proc, "/proc/%d/cwd", (int) pid);
+  n = readlink (proc, cwd, sizeof cwd - 1);
+  if (n <= 0)
+    return NULL;
+  cwd[n] = '\0';
+  if (cwd[0] != '/' || g_str_has_suffix (cwd, " (deleted)"))
+    return NULL;
+  return g_build_filename (cwd, path, NULL);
+}
+
+/* The absolute @path resolved in the target's view (its root, with ".."
+ * and absolute symlinks kept inside it): an O_PATH descriptor or -errno. */
 static int
 resolve_in_target (pid_t pid, const char *path)
 {
-  g_autofree char *joined = NULL;
   char proc[64];
   struct open_how how = { 0 };
   int root, fd, saved;
 
-  if (path[0] != '/')
-    {
-      char cwd[PATH_MAX];
-      ssize_t n;
-
-      g_snprintf (proc, sizeof proc, "/proc/%d/cwd", (int) pid);
-      n = readlink (proc, cwd, sizeof cwd - 1);
-      if (n <= 0)
-        return -ENOENT;
-      cwd[n] = '\0';
-      if (cwd[0] != '/' || g_str_has_suffix (cwd, " (deleted)"))
-        return -ENOENT;
-      joined = g_build_filename (cwd, path, NULL);
-      path = joined;
-    }
   g_snprintf (proc, sizeof proc, "/proc/%d/root", (int) pid);
   root = open (proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root < 0)
@@ -413,22 +436,40 @@ decide_unix (SbxUnotify         *u,
       return held_by_sandbox (u, sock_ino) ? 0 : -EACCES;
     }
   {
-    g_autofree char *path = g_strndup (sun->sun_path, path_len);
+    g_autofree char *given = g_strndup (sun->sun_path, path_len);
+    g_autofree char *path = absolute_in_target (pid, given);
 
-    fd = resolve_in_target (pid, path);
+    if (path == NULL)
+      return -ENOENT;
+    if (u->policy.host_sockets != NULL && g_strv_contains (u->policy.host_sockets, path))
+      {
+        /* A host socket the profile names: ours to resolve, in the host's
+         * view, as the caller named it. */
+        fd = open (path, O_PATH | O_CLOEXEC);
+        if (fd < 0)
+          return -errno;
+      }
+    else
+      {
+        fd = resolve_in_target (pid, path);
+        if (fd < 0)
+          return fd == -ELOOP || fd == -EXDEV ? -EACCES : fd;
+        if (fstat (fd, &st) == 0 && S_ISSOCK (st.st_mode))
+          {
+            /* Not named: only the sandbox's own socket. */
+            sock_ino = diag_find (u, st.st_dev, st.st_ino, NULL, 0);
+            if (sock_ino == 0 || (!u->policy.private_netns && !held_by_sandbox (u, sock_ino)))
+              {
+                close (fd);
+                return -EACCES;
+              }
+          }
+      }
   }
-  if (fd < 0)
-    return fd == -ELOOP || fd == -EXDEV ? -EACCES : fd;
   if (fstat (fd, &st) != 0 || !S_ISSOCK (st.st_mode))
     {
       close (fd);
       return -ECONNREFUSED;
-    }
-  sock_ino = diag_find (u, st.st_dev, st.st_ino, NULL, 0);
-  if (sock_ino == 0 || (!u->policy.private_netns && !held_by_sandbox (u, sock_ino)))
-    {
-      close (fd);
-      return -EACCES;
     }
   memset (out, 0, sizeof *out);
   out->sun_family = AF_UNIX;
@@ -693,51 +734,95 @@ pending_step (SbxUnotify *u, Pending *p, short revents)
   return TRUE;
 }
 
+typedef struct
+{
+  SbxUnotify *u;
+  Pending    *p;   /* NULL: the listener */
+} Polled;
+
+static void
+hub_wake (void)
+{
+  uint64_t one = 1;
+
+  (void) write (hub.wake_fd, &one, sizeof one);
+}
+
 static gpointer
 serve (gpointer data)
 {
-  SbxUnotify *u = data;
-  g_autoptr(GPtrArray) pending = g_ptr_array_new_with_free_func (pending_free);
   g_autoptr(GArray) pfds = g_array_new (FALSE, TRUE, sizeof (struct pollfd));
+  g_autoptr(GArray) polled = g_array_new (FALSE, TRUE, sizeof (Polled));
 
   for (;;)
     {
-      struct pollfd base[2] = { { u->stop_fd, POLLIN, 0 }, { u->listener, POLLIN, 0 } };
+      struct pollfd wake = { hub.wake_fd, POLLIN, 0 };
       gboolean any_retry = FALSE;
-      int n;
+      guint64 generation;
+      uint64_t count;
 
+      g_mutex_lock (&hub.lock);
+      generation = hub.generation;
       g_array_set_size (pfds, 0);
-      g_array_append_vals (pfds, base, 2);
-      for (guint i = 0; i < pending->len; i++)
+      g_array_set_size (polled, 0);
+      g_array_append_val (pfds, wake);
+      g_array_set_size (polled, 1);
+      for (guint i = 0; i < hub.entries->len; i++)
         {
-          Pending *p = g_ptr_array_index (pending, i);
-          struct pollfd pfd = { p->sock, p->retry ? 0 : POLLOUT, 0 };
+          SbxUnotify *u = g_ptr_array_index (hub.entries, i);
+          struct pollfd pfd = { u->listener, POLLIN, 0 };
+          Polled item = { u, NULL };
 
-          any_retry |= p->retry;
-          g_array_append_val (pfds, pfd);
+          if (!u->ended)
+            {
+              g_array_append_val (pfds, pfd);
+              g_array_append_val (polled, item);
+            }
+          for (guint k = 0; k < u->pending->len; k++)
+            {
+              Pending *p = g_ptr_array_index (u->pending, k);
+              struct pollfd ppfd = { p->sock, p->retry ? 0 : POLLOUT, 0 };
+              Polled pitem = { u, p };
+
+              any_retry |= p->retry;
+              g_array_append_val (pfds, ppfd);
+              g_array_append_val (polled, pitem);
+            }
         }
-      n = poll ((struct pollfd *) (void *) pfds->data, pfds->len, any_retry ? RETRY_MS : -1);
-      if (n < 0 && errno != EINTR)
-        break;
-      if (n < 0)
-        continue;
-      if (g_array_index (pfds, struct pollfd, 0).revents != 0)
-        break;   /* stopped */
-      for (guint i = pending->len; i > 0; i--)
+      g_mutex_unlock (&hub.lock);
+
+      if (poll ((struct pollfd *) (void *) pfds->data, pfds->len, any_retry ? RETRY_MS : -1) < 0
+          && errno != EINTR)
+        g_usleep (RETRY_MS * 1000);   /* ENOMEM: try again rather than abandon every sandbox */
+      if (g_array_index (pfds, struct pollfd, 0).revents & POLLIN)
+        (void) read (hub.wake_fd, &count, sizeof count);
+
+      g_mutex_lock (&hub.lock);
+      if (hub.generation != generation)
         {
-          short revents = g_array_index (pfds, struct pollfd, i + 1).revents;
-
-          if (pending_step (u, g_ptr_array_index (pending, i - 1), revents))
-            g_ptr_array_remove_index_fast (pending, i - 1);
+          /* a sandbox came or went: what was polled may be stale */
+          g_mutex_unlock (&hub.lock);
+          continue;
         }
-      {
-        short revents = g_array_index (pfds, struct pollfd, 1).revents;
+      for (guint i = 1; i < pfds->len; i++)
+        {
+          Polled *item = &g_array_index (polled, Polled, i);
+          short revents = g_array_index (pfds, struct pollfd, i).revents;
 
-        if (revents & POLLIN)
-          handle_one (u, pending);
-        else if (revents & (POLLHUP | POLLERR | POLLNVAL))
-          break;   /* every process of the sandbox is gone */
-      }
+          if (item->p != NULL && pending_step (item->u, item->p, revents))
+            {
+              g_ptr_array_remove (item->u->pending, item->p);
+              item->p = NULL;
+              continue;
+            }
+          if (item->p != NULL)
+            continue;
+          if (revents & POLLIN)
+            handle_one (item->u, item->u->pending);
+          else if (revents & (POLLHUP | POLLERR | POLLNVAL))
+            item->u->ended = TRUE;   /* every process of the sandbox is gone */
+        }
+      g_mutex_unlock (&hub.lock);
     }
   return NULL;
 }
@@ -750,7 +835,6 @@ sbx_unotify_start (int                     listener,
                    GError                **error)
 {
   SbxUnotify *u = g_new0 (SbxUnotify, 1);
-  GError *local = NULL;
 
   u->listener = listener;
   u->diag = diag;
@@ -759,26 +843,49 @@ sbx_unotify_start (int                     listener,
   u->tcp_ports = policy->n_tcp_ports > 0 ? g_memdup2 (policy->tcp_ports, policy->n_tcp_ports * sizeof (uint64_t))
                                          : NULL;
   u->policy.tcp_ports = u->tcp_ports;
+  u->host_sockets = g_strdupv ((char **) policy->host_sockets);
+  u->policy.host_sockets = (const char * const *) u->host_sockets;
+  u->pending = g_ptr_array_new_with_free_func (pending_free);
   u->netns_ino = socket_netns (diag);
-  u->stop_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (u->stop_fd < 0 || u->netns_ino == 0)
+  if (u->netns_ino == 0)
     {
       int saved = errno;
 
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "connect supervisor: %s: %s",
-                   u->stop_fd < 0 ? "eventfd" : "the sandbox's network namespace (SIOCGSKNS)",
-                   g_strerror (saved));
-      u->thread = NULL;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "connect supervisor: the sandbox's network namespace (SIOCGSKNS): %s", g_strerror (saved));
       sbx_unotify_stop (u);
       return NULL;
     }
-  u->thread = g_thread_try_new ("sbx-unotify", serve, u, &local);
-  if (u->thread == NULL)
+
+  g_mutex_lock (&hub.lock);
+  if (hub.thread == NULL)
     {
-      g_propagate_prefixed_error (error, local, "connect supervisor: ");
-      sbx_unotify_stop (u);
-      return NULL;
+      GError *local = NULL;
+
+      if (hub.wake_fd < 0)
+        hub.wake_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+      if (hub.entries == NULL)
+        hub.entries = g_ptr_array_new ();
+      if (hub.wake_fd >= 0)
+        hub.thread = g_thread_try_new ("sbx-unotify", serve, NULL, &local);
+      if (hub.thread == NULL)
+        {
+          int saved = errno;
+
+          g_mutex_unlock (&hub.lock);
+          if (local != NULL)
+            g_propagate_prefixed_error (error, local, "connect supervisor: ");
+          else
+            g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "connect supervisor: eventfd: %s",
+                         g_strerror (saved));
+          sbx_unotify_stop (u);
+          return NULL;
+        }
     }
+  g_ptr_array_add (hub.entries, u);
+  hub.generation++;
+  g_mutex_unlock (&hub.lock);
+  hub_wake ();
   return u;
 }
 
@@ -787,20 +894,21 @@ sbx_unotify_stop (SbxUnotify *self)
 {
   if (self == NULL)
     return;
-  if (self->thread != NULL)
+  g_mutex_lock (&hub.lock);
+  if (hub.entries != NULL && g_ptr_array_remove (hub.entries, self))
     {
-      uint64_t one = 1;
-
-      (void) write (self->stop_fd, &one, sizeof one);
-      g_thread_join (self->thread);
+      hub.generation++;
+      hub_wake ();
     }
-  if (self->stop_fd >= 0)
-    close (self->stop_fd);
+  g_mutex_unlock (&hub.lock);
+  /* Unregistered: the thread drops what it polled before it looks again. */
+  g_ptr_array_unref (self->pending);
   if (self->listener >= 0)
     close (self->listener);
   if (self->diag >= 0)
     close (self->diag);
   g_free (self->tcp_ports);
+  g_strfreev (self->host_sockets);
   g_free (self);
 }
 
@@ -915,6 +1023,7 @@ sbx_linux_unotify_begin (const SbxLinuxSpec *spec,
       policy.tcp_ruled = TRUE;
       policy.tcp_ports = sbx_landlock_plan_tcp_ports (spec->landlock, &policy.n_tcp_ports);
     }
+  policy.host_sockets = (const char * const *) spec->host_sockets;
   u = sbx_unotify_start (listener, diag, init_pid, &policy, &error);
   if (u == NULL)
     *error_message = g_strdup_printf ("%s: %s",

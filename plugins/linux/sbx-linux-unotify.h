@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The connect supervisor of one sandbox (sbx-linux-unotify.c): serves the
- * seccomp listener of the target's filter (SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED)
- * on a thread of its own until the sandbox ends or it is stopped.
+ * The connect supervisor (sbx-linux-unotify.c): serves the seccomp listener
+ * of each sandbox's filter (SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED) on one
+ * thread for the whole process, from start() to stop().
  */
 #pragma once
 
@@ -22,6 +22,9 @@ typedef struct
   gboolean        tcp_ruled;
   const uint64_t *tcp_ports;
   size_t          n_tcp_ports;
+  /* NULL-terminated (or NULL): host sockets the target may connect to by
+   * exactly this absolute path (the profile's "host-sockets") */
+  const char * const *host_sockets;
 } SbxUnotifyPolicy;
 
 typedef struct _SbxUnotify SbxUnotify;
@@ -35,8 +38,8 @@ SbxUnotify *sbx_unotify_start (int                     listener,
                                pid_t                   init_pid,
                                const SbxUnotifyPolicy *policy,
                                GError                **error);
-/* Stops the thread (if it still runs), joins it and closes everything it
- * held.  NULL is allowed. */
+/* Unregisters the sandbox (the thread never looks at it again) and closes
+ * everything it held.  NULL is allowed. */
 void        sbx_unotify_stop  (SbxUnotify *self);
 
 typedef struct _SbxLinuxSpec SbxLinuxSpec;

@@ -612,9 +612,10 @@ add_socket_rules (Rules *r, const SbxSeccompOptions *options, uint32_t *enforces
    * remove, and Landlock (ABI <= 7) does not mediate connect().  A host
    * daemon listening inside any root (tmux, ssh ControlMaster, gpg-agent,
    * an editor, the session bus at rung 2) would run code outside the
-   * sandbox.  socket(AF_UNIX) is refused; socketpair() (anonymous, no path)
-   * stays.  Only a policy that opened unix sockets explicitly
-   * (SBX_POLICY_UNIX_SOCKETS) keeps them. */
+   * sandbox.  Every connect goes to the supervisor, which lets the sandbox
+   * reach its own sockets and the host sockets the policy names
+   * (add_unix_supervised_rules()).  Only a policy that opened unix sockets
+   * explicitly (SBX_POLICY_UNIX_SOCKETS) skips it. */
   if (!options->allow_unix_sockets)
     add_unix_supervised_rules (r, enforces);
 

@@ -24,10 +24,12 @@ typedef struct
    * denies truncate(2), openat2() and open/openat/creat with O_TRUNC but
    * without write access. */
   int      landlock_abi;
-  /* socket(AF_UNIX) is refused (EACCES; socketpair() stays) on both rungs
-   * unless this is TRUE: a pathname socket inside any root, even a
-   * read-only one, reaches a host daemon.  TRUE only for a policy with
-   * SBX_POLICY_UNIX_SOCKETS (the profile opened them explicitly). */
+  /* Unless this is TRUE, every connect(2) goes to the connect supervisor
+   * and unix sockets are stream or seqpacket only
+   * (SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED), on both rungs: a pathname
+   * socket inside any root, even a read-only one, reaches a host daemon.
+   * TRUE only for a policy with SBX_POLICY_UNIX_SOCKETS (the profile opened
+   * them explicitly). */
   gboolean allow_unix_sockets;
 } SbxSeccompOptions;
 
@@ -97,9 +99,9 @@ const char        *sbx_seccomp_program_arches  (const SbxSeccompProgram *program
  * sbx_landlock_plan_apply(). */
 int                sbx_seccomp_program_apply   (const SbxSeccompProgram *program);
 /* Child side, for a program with SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED: the
- * same, loaded with SECCOMP_FILTER_FLAG_NEW_LISTENER; the listener (close-
- * on-exec) or negative errno.  Without that bit it behaves like
- * sbx_seccomp_program_apply() and returns 0... never a descriptor. */
+ * same, loaded with SECCOMP_FILTER_FLAG_NEW_LISTENER; returns the listener
+ * (close-on-exec) or a negative errno.  Without that bit it loads the
+ * filter like sbx_seccomp_program_apply() and returns 0. */
 int                sbx_seccomp_program_apply_listener (const SbxSeccompProgram *program);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxSeccompProgram, sbx_seccomp_program_free)
