@@ -168,6 +168,9 @@ static const OpRow ops[] = {
   { "mknodat_reg_setgid", "mknodat", "e1", "e1", TRUE },
   { "openat2", "openat2", "e38", "e38", TRUE },
   { "chmod_plain", "chmod", "ok", "ok", FALSE },
+  /* set-gid on a directory: the supervisor performs it (on a file: e1 above) */
+  { "chmod_setgid_dir", "mkdir chmod rmdir", "ok", "ok", FALSE },
+  { "fchmodat_setgid_dir", "mkdir fchmodat rmdir", "ok", "ok", FALSE },
   /* inotify and fanotify: rung 2 only (rung 1 sees only its mount view) */
   { "inotify_init", "inotify_init", "ok", "e38", TRUE },
   { "inotify_init1", "inotify_init1", "ok", "e38", TRUE },

@@ -366,6 +366,41 @@ test_symlink_race (gconstpointer rung)
   fixture_teardown (&fx);
 }
 
+/* ---- set-gid directories (the same supervisor performs them) ---- */
+
+/* git init --shared=group sets S_ISGID on its directories; a set-gid file
+ * stays refused, as does set-uid on a directory.  Outside, all of it works
+ * (the positive control). */
+static void
+test_setgid_dir (gconstpointer rung)
+{
+  static const char script[] =
+    "git init -q --shared=group repo && stat -c %A repo/.git/objects | cut -c7; "
+    "touch f; chmod g+s f; echo \"file $?\"; mkdir d; chmod u+s d; echo \"dir-setuid $?\"; "
+    "ln -s d l; chmod g+s l; echo \"link $?\"";
+  Fixture fx = { 0 };
+  g_autoptr(LinuxTestRun) run = NULL;
+  g_autofree char *out = NULL, *host_dir = NULL;
+
+  if (!g_file_test ("/usr/bin/git", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("git is not installed");
+      return;
+    }
+  if (!fixture_setup (&fx, rung))
+    return;
+  host_dir = g_build_filename (fx.parent, "host", NULL);
+  g_assert_cmpint (g_mkdir (host_dir, 0755), ==, 0);
+  linux_test_host_sh (host_dir, script, &out);
+  g_assert_cmpstr (out, ==, "s\nfile 0\ndir-setuid 0\nlink 0\n");
+  run = linux_test_backend_sh (fx.backend, fx.policy, fx.workspace, script);
+  g_test_message ("%s: %s%s", fx.rung, run->out, run->err);
+  g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_OK);
+  /* through a symlink the supervisor refuses (it never follows one) */
+  g_assert_cmpstr (run->out, ==, "s\nfile 1\ndir-setuid 1\nlink 1\n");
+  fixture_teardown (&fx);
+}
+
 /* ---- teardown ---- */
 
 static guint
@@ -449,5 +484,6 @@ main (int argc, char **argv)
   linux_test_add_both ("unix-sockets/symlink-race", test_symlink_race);
   linux_test_add_both ("unix-sockets/ssh-agent-named", test_ssh_agent_named);
   linux_test_add_both ("unix-sockets/no-leak", test_no_leak);
+  linux_test_add_both ("unix-sockets/setgid-dir", test_setgid_dir);
   return g_test_run ();
 }

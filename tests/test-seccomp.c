@@ -353,11 +353,13 @@ static const ExactRow exact_rows[] = {
   { "openat2", 0, 0, 0, ERR (ENOSYS) },
   /* set-id mode bits, both rungs */
   { "chmod", 0, S_ISUID | 0755, 0, ERR (EPERM) },
-  { "chmod", 0, S_ISGID | 0755, 0, ERR (EPERM) },
+  { "chmod", 0, S_ISGID | 0755, 0, NOTIFY },   /* a directory: the supervisor decides */
+  { "chmod", 0, S_ISUID | S_ISGID | 0755, 0, ERR (EPERM) },
   { "chmod", 0, 0755 | 01000, 0, ALLOW },
   { "fchmod", 3, 06755, 0, ERR (EPERM) },
   { "fchmod", 3, 0644, 0, ALLOW },
-  { "fchmodat", AT_FDCWD, 0, S_ISGID | 0700, ERR (EPERM) },
+  { "fchmodat", AT_FDCWD, 0, S_ISGID | 0700, NOTIFY },
+  { "fchmodat", AT_FDCWD, 0, S_ISUID | S_ISGID | 0700, ERR (EPERM) },
   { "fchmodat", AT_FDCWD, 0, 0700, ALLOW },
   { "fchmodat2", AT_FDCWD, 0, S_ISUID, ERR (EPERM) },
   { "fchmodat2", AT_FDCWD, 0, 0777, ALLOW },

@@ -98,21 +98,28 @@ struct _SbxUnotify
 
 /* The hub: one thread serves every sandbox's listener in the process (a
  * thread per sandbox would put a thousand threads behind a thousand
- * running sandboxes).  Process-wide like GLib's own worker thread, started
- * with the first sandbox and kept (a spawn path must not pay for a thread
- * start).  LOCKING: @lock protects @entries, @generation and every
- * registered SbxUnotify; the thread decides and answers with it held (no
- * decision blocks: nonblocking connects, /proc and sock_diag reads), and
- * drops it only to poll.  stop() takes it to unregister, so after stop()
- * the thread never touches that sandbox again. */
+ * running sandboxes).  It starts with the first registered sandbox and is
+ * joined when the last one is unregistered, so an idle process holds no
+ * thread or descriptor of it.  LOCKING: @lock protects @entries,
+ * @generation, @current and every registered SbxUnotify; the thread decides
+ * and answers with it held (no decision blocks: nonblocking connects, /proc
+ * and sock_diag reads), and drops it only to poll.  stop() takes it to
+ * unregister, so after stop() the thread never touches that sandbox again.
+ * The lock is never held across the join. */
+typedef struct
+{
+  GThread *thread;
+  int      wake_fd;
+  gboolean quit;      /* under the lock: leave the loop */
+} HubThread;
+
 static struct
 {
   GMutex     lock;
-  GThread   *thread;
-  int        wake_fd;
+  HubThread *current;      /* the running thread, or NULL */
   GPtrArray *entries;      /* SbxUnotify * */
   guint64    generation;   /* bumped on every change of @entries */
-} hub = { .wake_fd = -1 };
+} hub;
 
 typedef struct
 {
@@ -388,6 +395,26 @@ resolve_in_target (pid_t pid, const char *path)
   if (root < 0)
     return -errno;
   how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  fd = (int) syscall (SYS_openat2, root, path, &how, sizeof how);
+  saved = errno;
+  close (root);
+  return fd < 0 ? -saved : fd;
+}
+
+/* Like resolve_in_target(), without following a final symlink. */
+static int
+resolve_in_target_nofollow (pid_t pid, const char *path)
+{
+  char proc[64];
+  struct open_how how = { 0 };
+  int root, fd, saved;
+
+  g_snprintf (proc, sizeof proc, "/proc/%d/root", (int) pid);
+  root = open (proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0)
+    return -errno;
+  how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
   how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
   fd = (int) syscall (SYS_openat2, root, path, &how, sizeof how);
   saved = errno;
@@ -689,6 +716,146 @@ is_call (const struct seccomp_notif *req, const char *name)
   return same;
 }
 
+/* The target's fsuid and whether it is in group @gid (its fsgid or a
+ * supplementary group), from /proc/PID/status.  FALSE when unreadable. */
+static gboolean
+target_ids (pid_t pid, gid_t gid, uid_t *fsuid, gboolean *in_group)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/status", (int) pid);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  gboolean have_uid = FALSE;
+
+  *in_group = FALSE;
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return FALSE;
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      unsigned long r, e, s, f;
+
+      if (sscanf (lines[i], "Uid: %lu %lu %lu %lu", &r, &e, &s, &f) == 4)
+        {
+          *fsuid = (uid_t) f;
+          have_uid = TRUE;
+        }
+      else if (sscanf (lines[i], "Gid: %lu %lu %lu %lu", &r, &e, &s, &f) == 4 && (gid_t) f == gid)
+        *in_group = TRUE;
+      else if (g_str_has_prefix (lines[i], "Groups:"))
+        {
+          g_auto(GStrv) groups = g_strsplit_set (lines[i] + 7, " \t", -1);
+
+          for (guint k = 0; groups[k] != NULL; k++)
+            if (groups[k][0] != '\0' && (gid_t) g_ascii_strtoull (groups[k], NULL, 10) == gid)
+              *in_group = TRUE;
+        }
+    }
+  return have_uid;
+}
+
+/* chmod, fchmod, fchmodat, fchmodat2 with S_ISGID and without S_ISUID (the
+ * filter sends nothing else): performed here on a directory, refused
+ * (EPERM) on anything else.  The target is opened without following a
+ * final symlink (O_PATH | O_NOFOLLOW; a descriptor's own file for fchmod)
+ * and pinned, then checked: a directory, owned by the target's fsuid (the
+ * kernel's rule for an unprivileged chmod, which our credentials might
+ * bypass), and the set-gid bit dropped as the kernel would when the
+ * target is not in the directory's group.  The chmod goes through
+ * /proc/self/fd/N of the pinned inode, on the target's own mount, so a
+ * read-only mount still refuses (EROFS).  Landlock does not mediate chmod,
+ * so this grants nothing a plain chmod of the same directory would not. */
+static void
+handle_chmod (SbxUnotify *u, const struct seccomp_notif *req, const char *name)
+{
+  gboolean by_fd = strcmp (name, "fchmod") == 0;
+  gboolean at = strcmp (name, "fchmodat") == 0 || strcmp (name, "fchmodat2") == 0;
+  int mode_arg = by_fd || !at ? 1 : 2;
+  mode_t mode = (mode_t) (req->data.args[mode_arg] & 07777);
+  int fd = -1, err = 0;
+  char proc[64];
+  struct stat st;
+  uid_t fsuid = (uid_t) -1;
+  gboolean in_group = FALSE;
+
+  if (by_fd || (at && (int) (uint32_t) req->data.args[0] != AT_FDCWD))
+    {
+      int pidfd = caller_pidfd ((pid_t) req->pid);
+      int nr = (int) (uint32_t) req->data.args[0];
+
+      if (pidfd < 0)
+        {
+          respond (u, req->id, ESRCH);
+          return;
+        }
+      fd = (int) syscall (SYS_pidfd_getfd, pidfd, nr, 0);
+      close (pidfd);
+      if (fd < 0)
+        {
+          respond (u, req->id, EBADF);
+          return;
+        }
+    }
+  if (!by_fd)
+    {
+      char path[PATH_MAX];
+      struct iovec local = { path, sizeof path - 1 };
+      struct iovec far = { (void *) (uintptr_t) req->data.args[at ? 1 : 0], sizeof path - 1 };
+      ssize_t n = process_vm_readv ((pid_t) req->pid, &local, 1, &far, 1, 0);
+      int dirfd = fd, target;
+
+      /* a short read ends at the page boundary: the string must end before it */
+      if (n <= 0 || memchr (path, '\0', (size_t) n) == NULL)
+        {
+          if (dirfd >= 0)
+            close (dirfd);
+          respond (u, req->id, n <= 0 ? EFAULT : ENAMETOOLONG);
+          return;
+        }
+      if (dirfd >= 0 && path[0] != '/')
+        {
+          struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                                  .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+
+          /* relative to the caller's directory: no symlink on the way (its
+           * absolute target would be resolved in our view) */
+          target = (int) syscall (SYS_openat2, dirfd, path, &how, sizeof how);
+          target = target < 0 ? -errno : target;
+        }
+      else
+        {
+          g_autofree char *abs = absolute_in_target ((pid_t) req->pid, path);
+
+          target = abs == NULL ? -ENOENT : resolve_in_target_nofollow ((pid_t) req->pid, abs);
+        }
+      if (dirfd >= 0)
+        close (dirfd);
+      if (target < 0)
+        {
+          respond (u, req->id, target == -ELOOP ? EPERM : -target);
+          return;
+        }
+      fd = target;
+    }
+  if (!id_valid (u, req->id))
+    {
+      close (fd);
+      return;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISDIR (st.st_mode))
+    err = EPERM;   /* set-gid on a file, a link or anything else: the set-id rule */
+  else if (!target_ids ((pid_t) req->pid, st.st_gid, &fsuid, &in_group) || fsuid != st.st_uid)
+    err = EPERM;   /* not the owner: what the kernel answers the target */
+  else
+    {
+      if (!in_group)
+        mode &= ~(mode_t) S_ISGID;
+      g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
+      err = chmod (proc, mode) == 0 ? 0 : errno;
+    }
+  close (fd);
+  respond (u, req->id, err);
+}
+
 static void
 handle_one (SbxUnotify *u, GPtrArray *pending)
 {
@@ -699,6 +866,17 @@ handle_one (SbxUnotify *u, GPtrArray *pending)
     return;   /* ENOENT: the caller went away before we read it */
   if (is_call (&req, "connect"))
     handle_connect (u, &req, pending);
+  else if (is_call (&req, "chmod") || is_call (&req, "fchmod") || is_call (&req, "fchmodat")
+           || is_call (&req, "fchmodat2"))
+    {
+      char *name = NULL;
+
+      for (const char *const *c = (const char *const[]) { "chmod", "fchmod", "fchmodat", "fchmodat2", NULL };
+           *c != NULL && name == NULL; c++)
+        if (is_call (&req, *c))
+          name = (char *) *c;
+      handle_chmod (u, &req, name);
+    }
   else
     respond (u, req.id, EPERM);   /* the filter supervises nothing else: fail closed */
 }
@@ -741,27 +919,33 @@ typedef struct
 } Polled;
 
 static void
-hub_wake (void)
+hub_wake (HubThread *t)
 {
   uint64_t one = 1;
 
-  (void) write (hub.wake_fd, &one, sizeof one);
+  (void) write (t->wake_fd, &one, sizeof one);
 }
 
 static gpointer
 serve (gpointer data)
 {
+  HubThread *me = data;
   g_autoptr(GArray) pfds = g_array_new (FALSE, TRUE, sizeof (struct pollfd));
   g_autoptr(GArray) polled = g_array_new (FALSE, TRUE, sizeof (Polled));
 
   for (;;)
     {
-      struct pollfd wake = { hub.wake_fd, POLLIN, 0 };
+      struct pollfd wake = { me->wake_fd, POLLIN, 0 };
       gboolean any_retry = FALSE;
       guint64 generation;
       uint64_t count;
 
       g_mutex_lock (&hub.lock);
+      if (me->quit)
+        {
+          g_mutex_unlock (&hub.lock);
+          return NULL;
+        }
       generation = hub.generation;
       g_array_set_size (pfds, 0);
       g_array_set_size (polled, 0);
@@ -795,7 +979,7 @@ serve (gpointer data)
           && errno != EINTR)
         g_usleep (RETRY_MS * 1000);   /* ENOMEM: try again rather than abandon every sandbox */
       if (g_array_index (pfds, struct pollfd, 0).revents & POLLIN)
-        (void) read (hub.wake_fd, &count, sizeof count);
+        (void) read (me->wake_fd, &count, sizeof count);
 
       g_mutex_lock (&hub.lock);
       if (hub.generation != generation)
@@ -858,21 +1042,24 @@ sbx_unotify_start (int                     listener,
     }
 
   g_mutex_lock (&hub.lock);
-  if (hub.thread == NULL)
+  if (hub.entries == NULL)
+    hub.entries = g_ptr_array_new ();
+  if (hub.current == NULL)
     {
+      HubThread *t = g_new0 (HubThread, 1);
       GError *local = NULL;
 
-      if (hub.wake_fd < 0)
-        hub.wake_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
-      if (hub.entries == NULL)
-        hub.entries = g_ptr_array_new ();
-      if (hub.wake_fd >= 0)
-        hub.thread = g_thread_try_new ("sbx-unotify", serve, NULL, &local);
-      if (hub.thread == NULL)
+      t->wake_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+      if (t->wake_fd >= 0)
+        t->thread = g_thread_try_new ("sbx-unotify", serve, t, &local);
+      if (t->thread == NULL)
         {
           int saved = errno;
 
           g_mutex_unlock (&hub.lock);
+          if (t->wake_fd >= 0)
+            close (t->wake_fd);
+          g_free (t);
           if (local != NULL)
             g_propagate_prefixed_error (error, local, "connect supervisor: ");
           else
@@ -881,26 +1068,43 @@ sbx_unotify_start (int                     listener,
           sbx_unotify_stop (u);
           return NULL;
         }
+      hub.current = t;
     }
   g_ptr_array_add (hub.entries, u);
   hub.generation++;
+  hub_wake (hub.current);
   g_mutex_unlock (&hub.lock);
-  hub_wake ();
   return u;
 }
 
 void
 sbx_unotify_stop (SbxUnotify *self)
 {
+  HubThread *ending = NULL;
+
   if (self == NULL)
     return;
   g_mutex_lock (&hub.lock);
   if (hub.entries != NULL && g_ptr_array_remove (hub.entries, self))
     {
       hub.generation++;
-      hub_wake ();
+      if (hub.entries->len == 0)
+        {
+          /* the last sandbox: the thread ends (joined below, unlocked) */
+          ending = g_steal_pointer (&hub.current);
+          ending->quit = TRUE;
+          hub_wake (ending);
+        }
+      else
+        hub_wake (hub.current);
     }
   g_mutex_unlock (&hub.lock);
+  if (ending != NULL)
+    {
+      g_thread_join (ending->thread);
+      close (ending->wake_fd);
+      g_free (ending);
+    }
   /* Unregistered: the thread drops what it polled before it looks again. */
   g_ptr_array_unref (self->pending);
   if (self->listener >= 0)

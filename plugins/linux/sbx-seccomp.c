@@ -455,24 +455,42 @@ static const struct
   const char *name;
   int         mode_arg;
   int         flags_arg;   /* -1: the call always creates (or sets) */
+  gboolean    supervised_setgid;   /* set-gid alone goes to the supervisor (add_setgid_dir_rule()) */
 } setid_calls[] = {
-  { "chmod", 1, -1 },
-  { "fchmod", 1, -1 },
-  { "fchmodat", 2, -1 },
-  { "fchmodat2", 2, -1 },
-  { "mknod", 1, -1 },
-  { "mknodat", 2, -1 },
-  { "creat", 1, -1 },
-  { "open", 2, 1 },
-  { "openat", 3, 2 },
+  { "chmod", 1, -1, TRUE },
+  { "fchmod", 1, -1, TRUE },
+  { "fchmodat", 2, -1, TRUE },
+  { "fchmodat2", 2, -1, TRUE },
+  { "mknod", 1, -1, FALSE },
+  { "mknodat", 2, -1, FALSE },
+  { "creat", 1, -1, FALSE },
+  { "open", 2, 1, FALSE },
+  { "openat", 3, 2, FALSE },
 };
 
 #ifndef __O_TMPFILE
 #define __O_TMPFILE (O_TMPFILE & ~O_DIRECTORY)
 #endif
 
+/* Set-group-ID on a directory grants nothing on exec: it only makes new
+ * entries inherit the directory's group (git init --shared=group,
+ * core.sharedRepository).  A chmod-family call with S_ISGID and without
+ * S_ISUID goes to the supervisor where the filter has one (with the
+ * connect rules, add_unix_supervised_rules()): it opens the target without
+ * following a link, in the target's view, and performs the chmod itself
+ * only on a directory the target owns on a writable mount, refusing
+ * everything else with EPERM (sbx-linux-unotify.c).  S_ISUID keeps its
+ * EPERM rule (a disjoint comparison: both bits set is refused by it). */
 static void
-add_setid_rules (Rules *r)
+add_setgid_dir_rule (Rules *r, const char *name, int mode_arg)
+{
+  const struct scmp_arg_cmp cmp[] = { ARG_BITS (mode_arg, S_ISUID | S_ISGID, S_ISGID) };
+
+  supervise (r, name, G_N_ELEMENTS (cmp), cmp);
+}
+
+static void
+add_setid_rules (Rules *r, const SbxSeccompOptions *options)
 {
   static const uint64_t bits[] = { S_ISUID, S_ISGID };
   static const uint64_t creating[] = { O_CREAT, __O_TMPFILE };
@@ -481,6 +499,11 @@ add_setid_rules (Rules *r)
   for (guint i = 0; i < G_N_ELEMENTS (setid_calls); i++)
     for (guint b = 0; b < G_N_ELEMENTS (bits); b++)
       {
+        if (bits[b] == S_ISGID && setid_calls[i].supervised_setgid && !options->allow_unix_sockets)
+          {
+            add_setgid_dir_rule (r, setid_calls[i].name, setid_calls[i].mode_arg);
+            continue;
+          }
         if (setid_calls[i].flags_arg < 0)
           {
             DENY_ARGS (r, EPERM, setid_calls[i].name, ARG_BITS (setid_calls[i].mode_arg, bits[b], bits[b]));
@@ -928,7 +951,7 @@ build_context (Rules                   *r,
     DENY0 (r, unconditional[i].err, unconditional[i].name);
   add_namespace_rules (r);
   add_device_rules (r);
-  add_setid_rules (r);
+  add_setid_rules (r, options);
   *enforces |= SBX_SECCOMP_ENFORCES_SETID_DENIED;
   if (options->landlock_abi >= 1 && options->landlock_abi < 3)
     {

@@ -518,6 +518,26 @@ op_openat2 (void)
   return created (SC4 ("openat2", AT_FDCWD, low_path ("f"), how, 24), NULL);
 }
 /* plain mode changes stay allowed */
+/* set-gid on a directory of the probe's own (mkdir, chmod, rmdir through
+ * the same entry): the supervisor performs it */
+static long
+setgid_dir (int at)
+{
+  char *d = low_path ("sgid-dir");
+  long r;
+
+  SC1 ("rmdir", d);
+  r = SC2 ("mkdir", d, 0755);
+  if (r < 0)
+    return r;
+  r = at ? SC4 ("fchmodat", AT_FDCWD, d, 02775, 0) : SC2 ("chmod", d, 02775);
+  SC1 ("rmdir", d);
+  return r;
+}
+
+static long op_chmod_setgid_dir (void) { return setgid_dir (0); }
+static long op_fchmodat_setgid_dir (void) { return setgid_dir (1); }
+
 static long op_chmod_plain (void) { return restore_f (SC2 ("chmod", low_path ("f"), 0600)); }
 
 /* inotify and fanotify */
@@ -619,6 +639,7 @@ static const Op ops[] = {
   OP (chmod_setuid), OP (chmod_setgid), OP (fchmod_setuid), OP (fchmodat_setgid), OP (fchmodat2_setuid),
   OP (open_creat_setuid), OP (openat_creat_setgid), OP (creat_setuid), OP (open_tmpfile_setuid),
   OP (mknod_reg_setuid), OP (mknodat_reg_setgid), OP (openat2), OP (chmod_plain),
+  OP (chmod_setgid_dir), OP (fchmodat_setgid_dir),
   OP (inotify_init1), OP (inotify_add_watch), OP (fanotify_init), OP (fanotify_mark),
   OP (shmget), OP (msgget), OP (semget), OP (shmat_bad), OP (ipc_shmget), OP (shm_attach_host),
   OP (shmdt), OP (shmctl), OP (msgsnd), OP (msgrcv), OP (msgctl), OP (semop), OP (semtimedop),
