@@ -33,11 +33,13 @@
 #include <gio/gio.h>
 
 /* The sock_diag dump of the sandbox's network namespace: the sockfs inode
- * of the unix socket bound at the filesystem inode (@dev, @ino) (@name
- * NULL), or at the abstract @name (@name_len bytes, leading NUL included).
- * 0 when none is bound there. */
+ * of the unix socket whose sockfs inode is @sock_ino (non-zero: is that
+ * socket in this namespace?), else bound at the filesystem inode (@dev,
+ * @ino) (@name NULL), or at the abstract @name (@name_len bytes, leading
+ * NUL included).  0 when there is none.  (SIOCGSKNS would name a socket's
+ * namespace directly, but needs CAP_NET_ADMIN over it.) */
 static uint64_t
-diag_find (SbxUnotify *u, dev_t dev, ino_t ino, const char *name, size_t name_len)
+diag_find (SbxUnotify *u, uint64_t sock_ino, dev_t dev, ino_t ino, const char *name, size_t name_len)
 {
   struct
   {
@@ -82,6 +84,12 @@ diag_find (SbxUnotify *u, dev_t dev, ino_t ino, const char *name, size_t name_le
           if (found != 0)
             continue;   /* read the dump to its end */
           msg = NLMSG_DATA (h);
+          if (sock_ino != 0)
+            {
+              if (msg->udiag_ino == sock_ino)
+                found = sock_ino;
+              continue;
+            }
           len = (int) h->nlmsg_len - (int) NLMSG_LENGTH (sizeof *msg);
           for (attr = (struct rtattr *) (msg + 1); RTA_OK (attr, len); attr = RTA_NEXT (attr, len))
             {
@@ -204,21 +212,6 @@ held_by_sandbox (SbxUnotify *u, uint64_t sock_ino)
   return FALSE;
 }
 
-uint64_t
-sbx_unotify_socket_netns (int sock)
-{
-  struct stat st;
-  int ns = ioctl (sock, SIOCGSKNS);
-  uint64_t ino = 0;
-
-  if (ns < 0)
-    return 0;
-  if (fstat (ns, &st) == 0)
-    ino = st.st_ino;
-  close (ns);
-  return ino;
-}
-
 /* A unix connect: fills @out with what our connect uses (a copy of the
  * address, or /proc/self/fd/N of the pinned inode, *opath set) and returns
  * 0, or a negative errno to answer. */
@@ -247,14 +240,13 @@ decide_unix (SbxUnotify         *u,
   path_len = len - offsetof (struct sockaddr_un, sun_path);
   if (sun->sun_path[0] == '\0')
     {
-      uint64_t ns = sbx_unotify_socket_netns (sock);
-
-      /* The kernel looks an abstract name up in the socket's namespace. */
-      if (ns == 0 || ns != u->netns_ino)
+      /* The kernel looks an abstract name up in the socket's namespace:
+       * it must be the sandbox's (its dump lists the socket). */
+      if (fstat (sock, &st) != 0 || diag_find (u, (uint64_t) st.st_ino, 0, 0, NULL, 0) == 0)
         return -EACCES;
       if (u->policy.private_netns)
         return 0;
-      sock_ino = diag_find (u, 0, 0, sun->sun_path, path_len);
+      sock_ino = diag_find (u, 0, 0, 0, sun->sun_path, path_len);
       if (sock_ino == 0)
         return -ECONNREFUSED;
       return held_by_sandbox (u, sock_ino) ? 0 : -EACCES;
@@ -281,7 +273,7 @@ decide_unix (SbxUnotify         *u,
         if (fstat (fd, &st) == 0 && S_ISSOCK (st.st_mode))
           {
             /* Not named: only the sandbox's own socket. */
-            sock_ino = diag_find (u, st.st_dev, st.st_ino, NULL, 0);
+            sock_ino = diag_find (u, 0, st.st_dev, st.st_ino, NULL, 0);
             if (sock_ino == 0 || (!u->policy.private_netns && !held_by_sandbox (u, sock_ino)))
               {
                 close (fd);

@@ -27,7 +27,6 @@ struct _SbxUnotify
   SbxUnotifyPolicy policy;
   uint64_t        *tcp_ports;
   char           **host_sockets;
-  uint64_t         netns_ino;   /* of the diag socket: the sandbox's network namespace */
   GPtrArray       *pending;     /* SbxUnotifyPending: connects that wait (the hub's, under its lock) */
   gboolean         ended;       /* the listener reported POLLHUP: the sandbox is gone */
 };
@@ -64,7 +63,6 @@ int      sbx_unotify_resolve_in_target_nofollow (pid_t       pid,
                                                  const char *path);
 
 /* sbx-linux-unotify-connect.c */
-uint64_t sbx_unotify_socket_netns               (int         sock);
 void     sbx_unotify_handle_connect             (SbxUnotify                 *u,
                                                  const struct seccomp_notif *req,
                                                  GPtrArray                  *pending);

@@ -386,16 +386,6 @@ sbx_unotify_start (int                     listener,
   u->host_sockets = g_strdupv ((char **) policy->host_sockets);
   u->policy.host_sockets = (const char * const *) u->host_sockets;
   u->pending = g_ptr_array_new_with_free_func (sbx_unotify_pending_free);
-  u->netns_ino = sbx_unotify_socket_netns (diag);
-  if (u->netns_ino == 0)
-    {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "connect supervisor: the sandbox's network namespace (SIOCGSKNS): %s", g_strerror (saved));
-      sbx_unotify_stop (u);
-      return NULL;
-    }
 
   g_mutex_lock (&hub.lock);
   if (hub.entries == NULL)
