@@ -3,12 +3,15 @@
  * The connect supervisor (plugins/linux/sbx-linux-unotify.c), both rungs,
  * through the backend's real spawn path, with ordinary programs: the
  * sandbox's own unix sockets work (Python's multiprocessing.Manager, a
- * forkserver pool, an asyncio unix server, git's credential cache), a host
- * daemon's socket in the workspace does not (a tmux server), a thread that
- * swaps a symlink while another connects never reaches the host's socket,
- * and the supervisor leaves no thread or descriptor behind.  Every refusal
- * has its positive control outside the sandbox.  (Every entry path of the
- * filter, i386 included, is in test-linux-entry-paths.)
+ * forkserver pool, an asyncio unix server, git's credential cache, gpg key
+ * generation with its agent), a host daemon's socket in the workspace does
+ * not (a tmux server), an ssh agent's socket works only when the policy
+ * names it, a thread that swaps a symlink while another connects never
+ * reaches the host's socket, set-gid works on a directory and not on a
+ * file (the same supervisor performs it), and the supervisor leaves no
+ * thread or descriptor behind.  Every refusal has its positive control
+ * outside the sandbox.  (Every entry path of the filter, i386 included, is
+ * in test-linux-entry-paths.)
  */
 #include "backend-test-util.h"
 
@@ -205,6 +208,38 @@ test_git_credential_cache (gconstpointer rung)
   g_test_message ("%s: %s%s", fx.rung, run->out, run->err);
   g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_OK);
   g_assert_cmpstr (run->out, ==, "password=sekret\n");
+  fixture_teardown (&fx);
+}
+
+/* gpg key generation: gpg starts gpg-agent, which listens in GNUPGHOME,
+ * and talks to it over that socket. */
+static void
+test_gpg_agent (gconstpointer rung)
+{
+  static const char script[] =
+    "mkdir -m 700 gh && export GNUPGHOME=\"$PWD/gh\" && "
+    "gpg --batch --passphrase '' --quick-gen-key 'Sbx Test <t@example.test>' default default never 2>/dev/null; "
+    "gpg --list-keys 2>/dev/null | grep -c '^pub'; gpgconf --kill gpg-agent; rm -rf gh";
+  Fixture fx = { 0 };
+  g_autoptr(LinuxTestRun) run = NULL;
+  g_autofree char *out = NULL, *host_dir = NULL;
+
+  if (!g_file_test ("/usr/bin/gpg", G_FILE_TEST_IS_EXECUTABLE)
+      || !g_file_test ("/usr/bin/gpg-agent", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("gpg or gpg-agent is not installed");
+      return;
+    }
+  if (!fixture_setup (&fx, rung))
+    return;
+  host_dir = g_build_filename (fx.parent, "host", NULL);
+  g_assert_cmpint (g_mkdir (host_dir, 0755), ==, 0);
+  linux_test_host_sh (host_dir, script, &out);
+  g_assert_cmpstr (out, ==, "1\n");
+  run = linux_test_backend_sh (fx.backend, fx.policy, fx.workspace, script);
+  g_test_message ("%s: %s%s", fx.rung, run->out, run->err);
+  g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_OK);
+  g_assert_cmpstr (run->out, ==, "1\n");
   fixture_teardown (&fx);
 }
 
@@ -480,6 +515,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   linux_test_add_both ("unix-sockets/own-programs", test_own_programs);
   linux_test_add_both ("unix-sockets/git-credential-cache", test_git_credential_cache);
+  linux_test_add_both ("unix-sockets/gpg-agent", test_gpg_agent);
   linux_test_add_both ("unix-sockets/host-tmux", test_host_tmux);
   linux_test_add_both ("unix-sockets/symlink-race", test_symlink_race);
   linux_test_add_both ("unix-sockets/ssh-agent-named", test_ssh_agent_named);
