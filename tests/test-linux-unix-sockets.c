@@ -239,7 +239,15 @@ test_gpg_agent (gconstpointer rung)
   run = linux_test_backend_sh (fx.backend, fx.policy, fx.workspace, script);
   g_test_message ("%s: %s%s", fx.rung, run->out, run->err);
   g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_OK);
-  g_assert_cmpstr (run->out, ==, "1\n");
+  /* The known limit (docs/linux-backend.md): gpg-agent makes itself
+   * non-dumpable, so at rung 2 (no network namespace of its own: provenance
+   * is "a sandbox process holds the socket") an unprivileged supervisor
+   * cannot read its descriptors and refuses the connect, failing closed.
+   * Pinned here so that a change either way is seen. */
+  if (strcmp (fx.rung, "linux-landlock") == 0 && getuid () != 0)
+    g_assert_cmpstr (run->out, ==, "0\n");
+  else
+    g_assert_cmpstr (run->out, ==, "1\n");
   fixture_teardown (&fx);
 }
 

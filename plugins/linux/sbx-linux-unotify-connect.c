@@ -39,7 +39,7 @@
  * NUL included).  0 when there is none.  (SIOCGSKNS would name a socket's
  * namespace directly, but needs CAP_NET_ADMIN over it.) */
 static uint64_t
-diag_find (SbxUnotify *u, uint64_t sock_ino, dev_t dev, ino_t ino, const char *name, size_t name_len)
+diag_dump_find (SbxUnotify *u, uint64_t sock_ino, dev_t dev, ino_t ino, const char *name, size_t name_len)
 {
   struct
   {
@@ -47,7 +47,7 @@ diag_find (SbxUnotify *u, uint64_t sock_ino, dev_t dev, ino_t ino, const char *n
     struct unix_diag_req req;
   } request;
   struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-  g_autofree char *buf = g_malloc (32768);
+  g_autofree char *buf = g_malloc (65536);
   uint64_t found = 0;
   gboolean done = FALSE;
 
@@ -57,13 +57,15 @@ diag_find (SbxUnotify *u, uint64_t sock_ino, dev_t dev, ino_t ino, const char *n
   request.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
   request.nlh.nlmsg_seq = 1;
   request.req.sdiag_family = AF_UNIX;
-  request.req.udiag_states = (uint32_t) -1;
+  /* a connect reaches only a listening socket: the rest need not be sent
+   * (the caller's own socket, looked up by its inode, is in any state) */
+  request.req.udiag_states = sock_ino != 0 ? (uint32_t) -1 : (1u << 10 /* TCP_LISTEN */);
   request.req.udiag_show = name != NULL ? UDIAG_SHOW_NAME : UDIAG_SHOW_VFS;
   if (sendto (u->diag, &request, sizeof request, 0, (struct sockaddr *) &kernel, sizeof kernel) < 0)
     return 0;
   while (!done)
     {
-      ssize_t n = recv (u->diag, buf, 32768, 0);
+      ssize_t n = recv (u->diag, buf, 65536, 0);
       struct nlmsghdr *h;
 
       if (n < 0 && errno == EINTR)
@@ -110,6 +112,19 @@ diag_find (SbxUnotify *u, uint64_t sock_ino, dev_t dev, ino_t ino, const char *n
             }
         }
     }
+  return found;
+}
+
+/* diag_dump_find(), dumped again when it found nothing: a dump that runs
+ * while other sockets come and go can skip an entry (netlink dumps resume
+ * by position), and a socket missed here would be refused. */
+static uint64_t
+diag_find (SbxUnotify *u, uint64_t sock_ino, dev_t dev, ino_t ino, const char *name, size_t name_len)
+{
+  uint64_t found = 0;
+
+  for (int attempt = 0; attempt < 3 && found == 0; attempt++)
+    found = diag_dump_find (u, sock_ino, dev, ino, name, name_len);
   return found;
 }
 
