@@ -265,13 +265,16 @@ sbx_profile_config_set_ack_unconfined (SbxProfileConfig *self,
  * @self: a [struct@Sbx.ProfileConfig]
  * @allow: %TRUE to let the sandbox create unix domain sockets
  *
- * Opens unix domain sockets (the JSON member `"unix-sockets": "allow"`).
- * By default they are closed: a host daemon listening on a pathname socket
- * inside any root the sandbox sees, even a read-only one, would accept a
- * connection (tmux, ssh ControlMaster, gpg-agent and editor sockets run
- * commands on the host), so backends that cannot mediate connect() refuse
- * socket(AF_UNIX) and leave only socketpair().  With @allow every such
- * socket under the roots becomes reachable, and the compile report says so.
+ * Opens every unix domain socket (the JSON member `"unix-sockets": "allow"`).
+ * By default the sandbox reaches only its own sockets and the host sockets
+ * named with [method@Sbx.ProfileConfig.add_host_socket]: a host daemon
+ * listening on a pathname socket inside any root the sandbox sees, even a
+ * read-only one, would accept a connection (tmux, ssh ControlMaster,
+ * gpg-agent and editor sockets run commands on the host).  The Linux
+ * backend decides each connect itself (and refuses unix datagram sockets);
+ * a backend that cannot mediate connect() refuses unix sockets.  With
+ * @allow every socket under the roots becomes reachable, and the compile
+ * report says so.
  *
  * Since: 0.1
  */

@@ -726,13 +726,13 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
                g_strerror (probe->landlock_errno));
     }
 
-  /* Unix sockets are closed on both rungs unless the profile opened them:
-   * a host daemon's pathname socket inside any root (the workspace, a
+  /* Unix sockets are supervised on both rungs unless the profile opened
+   * them: a host daemon's pathname socket inside any root (the workspace, a
    * read-only root) accepts a connection that needs no write access to the
    * mount, and Landlock below ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX) cannot
-   * mediate connect().  Where Landlock has that right, sockets under the
-   * sandbox's own HOME and TMPDIR could be allowed; that is not built yet,
-   * so they stay closed there too (reported). */
+   * mediate connect(), so the filter hands every connect to the connect
+   * supervisor (sbx-linux-unotify.c), which lets the sandbox reach its own
+   * sockets and the host sockets the policy names (reported). */
   allow_unix = (policy->flags & SBX_POLICY_UNIX_SOCKETS) != 0;
   if (allow_unix)
     {
@@ -867,7 +867,7 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
   report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_ADDRESS_NETWORK, NULL);
   report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_TARGET_NETWORK, NULL);
   report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_NETWORK, NULL);
-  /* With unix sockets closed by seccomp, the seccomp module reported
+  /* With unix sockets supervised, the seccomp module reported
    * "unix-sockets: narrowed" with the reason; the claims speak otherwise. */
   report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_UNIX_SOCKETS, NULL);
 
