@@ -1361,8 +1361,7 @@ test_truncate_gap_closed (void)
 
 /* ---- the caller's terminal shared ---- */
 
-/* The terminal requests as the issue lists them, independently of
- * sbx-seccomp.c's table: refused (setting) or not (reading, or the
+/* Terminal requests, listed independently of sbx-seccomp.c's table: refused (setting) or not (reading, or the
  * descriptor's own flags) when the caller's terminal is shared, and every
  * one allowed by the normal program (except TIOCSTI, refused everywhere). */
 typedef struct
