@@ -668,15 +668,6 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
    * sandbox's own HOME and TMPDIR could be allowed; that is not built yet,
    * so they stay closed there too (reported). */
   allow_unix = (policy->flags & SBX_POLICY_UNIX_SOCKETS) != 0;
-  if (allow_unix)
-    {
-      module_report (&module, SBX_ABI_FEATURE_NETWORK_BOUNDARY, SBX_ABI_REPORT_NARROWED,
-                     "except unix sockets, which the profile allows: a daemon's pathname socket under "
-                     "the roots is reachable and may relay anywhere");
-      module_report (&module, SBX_ABI_FEATURE_PROCESS_BOUNDARY, SBX_ABI_REPORT_NARROWED,
-                     "except unix sockets, which the profile allows: a host process listening on a "
-                     "pathname socket under the roots is reachable");
-    }
   if (probe->seccomp)
     {
       SbxSeccompOptions options = { 0 };
@@ -733,6 +724,19 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
                    rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS : SBX_LINUX_BACKEND_LANDLOCK,
                    claims.refusal);
       return NULL;
+    }
+  /* Unix sockets the profile allows, where only the sockets under the
+   * mounted roots are reachable (rung 1): the boundaries hold with that
+   * exception.  Where host daemons' sockets are reachable the claims
+   * withdrew the boundaries and unix-sockets says why. */
+  if (allow_unix && !claims.host_sockets)
+    {
+      module_report (&module, SBX_ABI_FEATURE_NETWORK_BOUNDARY, SBX_ABI_REPORT_NARROWED,
+                     "except unix sockets, which the profile allows: a daemon's pathname socket under "
+                     "the roots is reachable and may relay anywhere");
+      module_report (&module, SBX_ABI_FEATURE_PROCESS_BOUNDARY, SBX_ABI_REPORT_NARROWED,
+                     "except unix sockets, which the profile allows: a host process listening on a "
+                     "pathname socket under the roots is reachable");
     }
 
   env_detail = spec->dns_over_tcp
