@@ -53,16 +53,20 @@
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
 #endif
-/* The kernel's struct termios2 of TCGETS2/TCSETS2 (asm/termbits.h, which
- * cannot be included next to <termios.h>). */
-struct termios2
+/* The kernel's struct termios2 and its requests (asm/termbits.h, which
+ * cannot be included next to <termios.h>), by value. */
+typedef struct
 {
   tcflag_t c_iflag, c_oflag, c_cflag, c_lflag;
   cc_t     c_line;
   cc_t     c_cc[19];
   speed_t  c_ispeed, c_ospeed;
-};
-G_STATIC_ASSERT (sizeof (struct termios2) == 44);
+} KernelTermios2;
+G_STATIC_ASSERT (sizeof (KernelTermios2) == 44);
+#define K_TCGETS2  0x802c542aUL
+#define K_TCSETS2  0x402c542bUL
+#define K_TCSETSW2 0x402c542cUL
+#define K_TCSETSF2 0x402c542dUL
 
 static SbxSeccompProgram *
 program_for_shape (int rung, uint32_t net_mode, int landlock_abi, gboolean allow_unix, gboolean terminal,
@@ -1379,9 +1383,9 @@ static const TermRow term_rows[] = {
   { "TCSETA", TCSETA, 0, TRUE },
   { "TCSETAW", TCSETAW, 0, TRUE },
   { "TCSETAF", TCSETAF, 0, TRUE },
-  { "TCSETS2", TCSETS2, 0, TRUE },
-  { "TCSETSW2", TCSETSW2, 0, TRUE },
-  { "TCSETSF2", TCSETSF2, 0, TRUE },
+  { "TCSETS2", K_TCSETS2, 0, TRUE },
+  { "TCSETSW2", K_TCSETSW2, 0, TRUE },
+  { "TCSETSF2", K_TCSETSF2, 0, TRUE },
   { "TIOCSWINSZ", TIOCSWINSZ, 0, TRUE },
   { "TIOCSETD", TIOCSETD, 0, TRUE },
   { "TCFLSH", TCFLSH, TCIFLUSH, TRUE },
@@ -1409,7 +1413,7 @@ static const TermRow term_rows[] = {
   { "KDSKBMODE", 0x4B45, 0, TRUE },
   { "VT_ACTIVATE", 0x5606, 1, TRUE },
   { "TCGETS", TCGETS, 0, FALSE },
-  { "TCGETS2", TCGETS2, 0, FALSE },
+  { "TCGETS2", K_TCGETS2, 0, FALSE },
   { "TIOCGWINSZ", TIOCGWINSZ, 0, FALSE },
   { "TIOCGPGRP", TIOCGPGRP, 0, FALSE },
   { "TIOCGSID", TIOCGSID, 0, FALSE },
@@ -1478,14 +1482,14 @@ probe_terminal (gconstpointer data)
 {
   const TermProbe *p = data;
   struct termios t;
-  struct termios2 t2;
+  KernelTermios2 t2;
   struct winsize ws = { 1, 1, 0, 0 };
   int zero = 0;
   long r;
 
   memset (&t, 0, sizeof t);
   memset (&t2, 0, sizeof t2);
-  if (ioctl (p->fd, TCGETS, &t) != 0 || ioctl (p->fd, TCGETS2, &t2) != 0)
+  if (ioctl (p->fd, TCGETS, &t) != 0 || ioctl (p->fd, K_TCGETS2, &t2) != 0)
     return 1000 + errno;
   t.c_lflag &= ~(tcflag_t) ECHO;
   t.c_cc[VINTR] = 'x';
@@ -1497,7 +1501,7 @@ probe_terminal (gconstpointer data)
     case TCSETSF:
       r = syscall (SYS_ioctl, p->fd, p->row->request, &t);
       break;
-    case TCSETS2:
+    case K_TCSETS2:
       r = syscall (SYS_ioctl, p->fd, p->row->request, &t2);
       break;
     case TIOCSWINSZ:
@@ -1534,7 +1538,7 @@ term_state (int fd, TermState *st)
 static void
 test_live_caller_terminal (void)
 {
-  static const unsigned long live[] = { TCSETS, TCSETSW, TCSETSF, TCSETS2, TIOCSWINSZ, TIOCSETD, TCFLSH,
+  static const unsigned long live[] = { TCSETS, TCSETSW, TCSETSF, K_TCSETS2, TIOCSWINSZ, TIOCSETD, TCFLSH,
                                         TCXONC, TIOCEXCL, TIOCNXCL };
   g_autoptr(SbxSeccompProgram) program = NULL;
   TestReport report;
