@@ -333,7 +333,10 @@ test_library_forced_rung2 (void)
 
 /* The profile's unix-sockets member reaches the backend: closed by default
  * on both rungs, open with "unix-sockets": "allow" (through the JSON
- * loader, as a profile file would say it). */
+ * loader, as a profile file would say it).  At rung 2 opening them reaches
+ * every host daemon's socket, so the backend claims no write, read or
+ * network boundary: a profile that requires them is refused (naming them),
+ * one that requires none runs with unix sockets open. */
 static void
 unix_sockets_member (const char *backend)
 {
@@ -342,19 +345,28 @@ unix_sockets_member (const char *backend)
                              "  socket.socket(socket.AF_UNIX).close(); print('unix ok')\n"
                              "except OSError as e:\n"
                              "  print('unix refused', e.errno)\n";
+  static const char restricted[] = "\"workspace\":{\"read\":\"allow\",\"write\":\"allow\"}";
+  static const char open_host[] = "\"workspace\":{\"read\":\"allow\",\"write\":\"allow\"},"
+                                  "\"host\":{\"read\":\"allow\",\"write\":\"allow\"},\"network\":\"allow\"";
+  static const struct
+  {
+    const char *access;
+    gboolean    allow;
+  } variants[] = { { restricted, FALSE }, { restricted, TRUE }, { open_host, TRUE } };
   const char *argv[] = { "python3", "-c", code, NULL };
+  gboolean rung2 = g_str_equal (backend, "linux-landlock");
   EtuTree tree = { 0 };
 
   if (!have_userns ())
     return;
   etu_tree_init (&tree);
-  for (int allow = 0; allow <= 1; allow++)
+  for (guint v = 0; v < G_N_ELEMENTS (variants); v++)
     {
+      gboolean allow = variants[v].allow;
       g_autoptr(GError) error = NULL;
       g_autoptr(SbxRegistry) registry = etu_registry ("linux", NULL);
       g_autoptr(SbxExecutorSetOptions) options = etu_options (tree.scratch, 8, registry);
-      g_autofree char *json = g_strdup_printf ("{\"version\":1,\"workspace\":{\"read\":\"allow\",\"write\":\"allow\"},"
-                                               "\"command\":\"allow\"%s}",
+      g_autofree char *json = g_strdup_printf ("{\"version\":1,%s,\"command\":\"allow\"%s}", variants[v].access,
                                                allow ? ",\"unix-sockets\":\"allow\"" : "");
       g_autoptr(SbxProfile) profile = sbx_profile_new_from_json (json, -1, tree.ws, &error);
       g_autoptr(SbxExecutorSet) set = NULL;
@@ -368,6 +380,16 @@ unix_sockets_member (const char *backend)
       set = sbx_executor_set_new (profile, options, &error);
       g_assert_no_error (error);
       executor = sbx_executor_set_for_key (set, "k", &error);
+      if (rung2 && allow && variants[v].access == restricted)
+        {
+          g_test_message ("%s allow, restricted profile: %s", backend, error != NULL ? error->message : "(none)");
+          g_assert_null (executor);
+          g_assert_nonnull (error);
+          g_assert_nonnull (strstr (error->message, "network-boundary"));
+          g_assert_nonnull (strstr (error->message, "write-boundary"));
+          g_assert_true (sbx_executor_set_close (set, NULL, NULL));
+          continue;
+        }
       g_assert_no_error (error);
       result = sbx_executor_run (executor, tree.ws, argv, NULL, NULL, &error);
       g_assert_no_error (error);

@@ -53,6 +53,9 @@ typedef struct
   char *const        *envp;
   const char         *path_env;     /* PATH of envp, or SBX_SPAWN_DEFAULT_PATH */
   int                 stdio[3];
+  /* The filter B loads: spec->seccomp, or spec->seccomp_terminal when a
+   * standard stream is the caller's terminal (set per request). */
+  const SbxSeccompProgram *seccomp;
   int                 pty;
   /* SBX_SPAWN_PTY_SANDBOX: B opens a terminal in the sandbox's devpts and
    * sends the master over pty_sock (SCM_RIGHTS). */

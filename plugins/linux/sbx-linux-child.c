@@ -466,10 +466,10 @@ child_b_main (void *data)
         goto fail;
     }
 
-  if (spec->seccomp != NULL)
+  if (ctx->seccomp != NULL)
     {
       step = SBX_LINUX_STEP_SECCOMP;
-      r = sbx_seccomp_program_apply (spec->seccomp);
+      r = sbx_seccomp_program_apply (ctx->seccomp);
       if (r < 0)
         goto fail;
     }

@@ -239,7 +239,11 @@ sbx_linux_explain (const SbxLinuxSpec *spec)
     g_string_append (out, "# landlock: none (not available here)\n");
   if (spec->seccomp != NULL)
     append_seccomp (out, spec->seccomp);
-  else
+  if (spec->seccomp_terminal != NULL)
+    g_string_append (out, "# seccomp, a spawn whose stdin/stdout/stderr is the caller's terminal: the same "
+                          "filter plus terminal-setting-ioctls (TCSETS*, TIOCSWINSZ, TIOCSETD, TCFLSH, TCXONC, "
+                          "breaks, TIOCSCTTY, TIOCCONS, ...: EPERM on every descriptor)\n");
+  if (spec->seccomp == NULL)
     g_string_append (out, "# seccomp: none (not available here)\n");
   for (int i = 0; i < spec->n_rlimits; i++)
     {

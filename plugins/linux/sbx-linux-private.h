@@ -211,6 +211,12 @@ struct _SbxLinuxSpec
   SbxLinuxMountPlan  *mounts;      /* rung 1 */
   SbxLandlockPlan    *landlock;    /* NULL when Landlock is absent (rung 1 only) */
   SbxSeccompProgram  *seccomp;     /* NULL when seccomp is absent (rung 1 only) */
+  /* The same program with the terminal-setting ioctl requests refused
+   * (SbxSeccompOptions.caller_terminal_shared), loaded instead of @seccomp
+   * by a spawn whose standard stream is a terminal the backend did not
+   * create for the target (sbx_linux_spawn_shares_terminal()); NULL with
+   * @seccomp. */
+  SbxSeccompProgram  *seccomp_terminal;
   gboolean            netns;       /* rung 1: private network namespace (net deny) */
   gboolean            dns_over_tcp;/* ports network with DNS: the target gets RES_OPTIONS=use-vc */
   char               *uid_map;     /* "UID UID 1\n" */
@@ -354,6 +360,9 @@ void            sbx_linux_zygote_free (SbxLinuxZygote *zygote);
  * error record. */
 gboolean sbx_linux_spawn_request_is_valid (const SbxSpawnRequestV1  *request,
                                            char                    **error_message);
+/* TRUE when a standard stream of @request is a terminal not handed over as
+ * the target's own (the caller's): the spawn loads spec->seccomp_terminal. */
+gboolean sbx_linux_spawn_shares_terminal  (const SbxSpawnRequestV1  *request);
 char    *sbx_linux_spawn_describe_failure (const SbxLinuxSpec       *spec,
                                            const SbxSpawnRequestV1  *request,
                                            const SbxLinuxSetupError *rec);

@@ -8,10 +8,45 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "sbx-linux-private.h"
 #include "sbx-linux-child-private.h"
 
+
+/* Whether a standard stream of @request is a terminal the host did not
+ * hand over as the target's own: any terminal among stdin, stdout and
+ * stderr, except with SBX_SPAWN_PTY the stdin terminal (and the same
+ * terminal on stdout or stderr), which the host asks to become the target's
+ * controlling terminal.  That succeeds only for a terminal no session holds
+ * (TIOCSCTTY without stealing), so never for the caller's own; with
+ * SBX_SPAWN_PTY_SANDBOX the descriptors are -1 and the terminal is the one
+ * the backend opens inside.  Such a spawn loads spec->seccomp_terminal: the
+ * descriptors share the caller's open file description, opened before any
+ * Landlock rule, and a mode, window size or line discipline the target set
+ * would outlive the run (a shell left without echo). */
+gboolean
+sbx_linux_spawn_shares_terminal (const SbxSpawnRequestV1 *request)
+{
+  const int fds[3] = { request->stdin_fd, request->stdout_fd, request->stderr_fd };
+  struct stat own;
+  gboolean has_own = FALSE;
+
+  if ((request->flags & SBX_SPAWN_PTY) && fstat (request->stdin_fd, &own) == 0 && S_ISCHR (own.st_mode))
+    has_own = TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (fds); i++)
+    {
+      struct stat st;
+
+      if (fds[i] < 0 || !isatty (fds[i]))
+        continue;
+      if (has_own && fstat (fds[i], &st) == 0 && S_ISCHR (st.st_mode) && st.st_rdev == own.st_rdev)
+        continue;
+      return TRUE;
+    }
+  return FALSE;
+}
 
 static const char *const step_names[SBX_LINUX_STEP_LAST] = {
   [SBX_LINUX_STEP_NONE] = "none",

@@ -228,6 +228,7 @@ envp_with_dns_over_tcp (const char *const *envp)
  * same for a fresh A and a warm one. */
 static void
 set_request (ChildCtx                *ctx,
+             const SbxLinuxSpec      *spec,
              const SbxSpawnRequestV1 *request,
              GPtrArray               *dns_envp,
              int                      pty_sock)
@@ -243,6 +244,10 @@ set_request (ChildCtx                *ctx,
   ctx->stdio[0] = request->stdin_fd;
   ctx->stdio[1] = request->stdout_fd;
   ctx->stdio[2] = request->stderr_fd;
+  /* The filter of this spawn: the caller's terminal shared, the
+   * terminal-setting requests refused (sbx_linux_spawn_shares_terminal()) */
+  ctx->seccomp = spec->seccomp_terminal != NULL && sbx_linux_spawn_shares_terminal (request)
+                 ? spec->seccomp_terminal : spec->seccomp;
   ctx->pty = (request->flags & SBX_SPAWN_PTY) != 0;
   ctx->pty_sock = -1;
   if (request->flags & SBX_SPAWN_PTY_SANDBOX)
@@ -328,7 +333,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
     warm = sbx_linux_zygote_take_warm (spec);
   if (warm != NULL)
     {
-      set_request (warm->ctx, request, dns_envp, pty_pair[1]);
+      set_request (warm->ctx, spec, request, dns_envp, pty_pair[1]);
       if (sbx_linux_warm_start (warm))
         {
           ctx = g_steal_pointer (&warm->ctx);
@@ -423,7 +428,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
         goto fail_fds;
       ctx->egress_listens = egress_listens;
     }
-  set_request (ctx, request, dns_envp, pty_pair[1]);
+  set_request (ctx, spec, request, dns_envp, pty_pair[1]);
   ctx->init_argv[0] = "sbx-init";
   ctx->init_argv[1] = spec->rung == SBX_LINUX_RUNG_USERNS ? "1" : "2";
   ctx->init_argv[2] = NULL;   /* B's pid, filled in by A */

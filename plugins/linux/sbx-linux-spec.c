@@ -668,15 +668,6 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
    * sandbox's own HOME and TMPDIR could be allowed; that is not built yet,
    * so they stay closed there too (reported). */
   allow_unix = (policy->flags & SBX_POLICY_UNIX_SOCKETS) != 0;
-  if (allow_unix)
-    {
-      module_report (&module, SBX_ABI_FEATURE_NETWORK_BOUNDARY, SBX_ABI_REPORT_NARROWED,
-                     "except unix sockets, which the profile allows: a daemon's pathname socket under "
-                     "the roots is reachable and may relay anywhere");
-      module_report (&module, SBX_ABI_FEATURE_PROCESS_BOUNDARY, SBX_ABI_REPORT_NARROWED,
-                     "except unix sockets, which the profile allows: a host process listening on a "
-                     "pathname socket under the roots is reachable");
-    }
   if (probe->seccomp)
     {
       SbxSeccompOptions options = { 0 };
@@ -694,6 +685,17 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
           return NULL;
         }
       seccomp_bits = sbx_seccomp_program_enforces (spec->seccomp);
+      /* The same program for a spawn that shares the caller's terminal
+       * (sbx_linux_spawn_shares_terminal()); reported through "terminal"
+       * below, its other rules are the ones just reported. */
+      options.caller_terminal_shared = TRUE;
+      spec->seccomp_terminal = sbx_seccomp_program_new (&options, NULL, &local_error);
+      if (spec->seccomp_terminal == NULL)
+        {
+          *out_status = SBX_STATUS_FAILED;
+          g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "seccomp: ");
+          return NULL;
+        }
     }
   else
     {
@@ -723,6 +725,19 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
                    claims.refusal);
       return NULL;
     }
+  /* Unix sockets the profile allows, where only the sockets under the
+   * mounted roots are reachable (rung 1): the boundaries hold with that
+   * exception.  Where host daemons' sockets are reachable the claims
+   * withdrew the boundaries and unix-sockets says why. */
+  if (allow_unix && !claims.host_sockets)
+    {
+      module_report (&module, SBX_ABI_FEATURE_NETWORK_BOUNDARY, SBX_ABI_REPORT_NARROWED,
+                     "except unix sockets, which the profile allows: a daemon's pathname socket under "
+                     "the roots is reachable and may relay anywhere");
+      module_report (&module, SBX_ABI_FEATURE_PROCESS_BOUNDARY, SBX_ABI_REPORT_NARROWED,
+                     "except unix sockets, which the profile allows: a host process listening on a "
+                     "pathname socket under the roots is reachable");
+    }
 
   env_detail = spec->dns_over_tcp
                ? "the target gets exactly the environment the core built, nothing inherited, plus "
@@ -732,8 +747,20 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
   report (reporter, "capabilities", SBX_ABI_REPORT_ENFORCED,
           "every capability dropped (bounding, ambient, effective, permitted, inheritable), "
           "securebits locked, no_new_privs; the target runs as the caller's own uid and gid");
-  report (reporter, "terminal", SBX_ABI_REPORT_ENFORCED,
-          "new session (setsid): no controlling terminal, so TIOCSTI injection is refused");
+  if (spec->seccomp_terminal != NULL)
+    report (reporter, "terminal", SBX_ABI_REPORT_ENFORCED,
+            "new session (setsid): no controlling terminal, so TIOCSTI injection is refused. A command "
+            "whose stdin, stdout or stderr is the caller's terminal (not one sbx created for it, as --pty "
+            "does) cannot set that terminal's modes: for such a run the terminal-setting ioctl requests "
+            "(modes, window size, line discipline, flow control and flushes, breaks, controlling terminal, "
+            "console redirection, exclusive mode) return EPERM on every descriptor, reading them works, "
+            "and the caller's terminal is left as it was");
+  else
+    report (reporter, "terminal", SBX_ABI_REPORT_NARROWED,
+            "new session (setsid): no controlling terminal, so TIOCSTI injection is refused; but without "
+            "seccomp a command whose standard stream is the caller's terminal can set its modes, window "
+            "size and line discipline, and they stay so after the run. Hint: --pty gives the command a "
+            "terminal of its own");
   report (reporter, "parent-death", SBX_ABI_REPORT_ENFORCED,
           "the tree is killed when the supervisor process goes away (sbx-init watches the "
           "exit-record pipe; the target has PR_SET_PDEATHSIG)");
@@ -821,6 +848,8 @@ sbx_linux_spec_free (SbxLinuxSpec *spec)
     sbx_landlock_plan_free (spec->landlock);
   if (spec->seccomp != NULL)
     sbx_seccomp_program_free (spec->seccomp);
+  if (spec->seccomp_terminal != NULL)
+    sbx_seccomp_program_free (spec->seccomp_terminal);
   g_free (spec->uid_map);
   g_free (spec->gid_map);
   g_free (spec->root_dir);

@@ -29,6 +29,18 @@ typedef struct
    * read-only one, reaches a host daemon.  TRUE only for a policy with
    * SBX_POLICY_UNIX_SOCKETS (the profile opened them explicitly). */
   gboolean allow_unix_sockets;
+  /* The caller's terminal is shared: a standard stream of the target is a
+   * terminal the backend did not create for it (sbx run -- cmd | cat from
+   * an interactive shell, --no-pty).  The terminal-setting ioctl requests
+   * (modes, window size, line discipline, flow control, flushes, breaks,
+   * controlling terminal, console redirection, exclusive mode: the
+   * caller_terminal_requests[] of sbx-seccomp.c) are refused with EPERM on
+   * every descriptor, since a filter cannot tell which descriptor is that
+   * terminal (dup(2) and reopening /proc/self/fd/N defeat per-number
+   * rules); the reading ones (TCGETS, TIOCGWINSZ, TIOCGPGRP, FIONREAD)
+   * stay.  A per-spawn choice: the spec holds both programs
+   * (sbx-linux-spec.c) and the spawn picks one (sbx-linux-spawn.c). */
+  gboolean caller_terminal_shared;
 } SbxSeccompOptions;
 
 /* What a program enforces (sbx_seccomp_program_enforces()). */
@@ -43,6 +55,9 @@ typedef struct
 #define SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED (1u << 7)  /* listen(2) refused (ports network: an
                                                             * unbound TCP socket's listen() autobinds,
                                                             * which Landlock's BIND_TCP never sees) */
+#define SBX_SECCOMP_ENFORCES_TERMINAL_SETTINGS_DENIED (1u << 8)  /* the terminal-setting ioctl requests
+                                                                  * refused on every fd (caller's
+                                                                  * terminal shared) */
 
 /* One rule of the program, as added to every architecture's context: the
  * system call (by name), the errno it returns and the argument comparisons
