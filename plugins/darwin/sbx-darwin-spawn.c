@@ -279,6 +279,15 @@ sbx_darwin_spawn (void                    *spec_ptr,
                               "terminal ioctl)");
       return SBX_STATUS_UNSUPPORTED;
     }
+  if (request->flags & SBX_SPAWN_IGNORED_SIGNALS)
+    {
+      /* posix_spawn can reset a disposition to its default but cannot set
+       * SIG_IGN for a signal the caller itself handles: refused, never
+       * started with the signals at their defaults. */
+      set_err (err, err_size, "darwin-seatbelt: starting the command with signals ignored "
+                              "(SBX_SPAWN_IGNORED_SIGNALS) is not supported");
+      return SBX_STATUS_UNSUPPORTED;
+    }
 
   program = resolve_program (request->argv[0], request->envp, &lookup_err);
   if (program == NULL)

@@ -474,6 +474,12 @@ child_b_main (void *data)
         goto fail;
     }
 
+  /* The signals the caller ignored stay ignored for the target (and
+   * across its execs), as for a plain wrapper's child. */
+  step = SBX_LINUX_STEP_SIGNALS;
+  r = sbx_child_ignore_signals (ctx->ignored_signals);
+  if (r < 0)
+    goto fail;
   sbx_child_set_sigmask (0);
   step = SBX_LINUX_STEP_EXEC;
   r = child_exec (ctx);
