@@ -164,7 +164,7 @@ child_bind (long              rootfd,
   /* The host path, never through a symlink: a link planted after compile
    * fails the spawn instead of redirecting the bind. */
   *step = SBX_LINUX_STEP_BIND_SOURCE;
-  src = sbx_child_openat2 (AT_FDCWD, op->path, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
+  src = sbx_child_openat2 (AT_FDCWD, op->source != 0 ? op->source : op->path, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
                            RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
   if (src < 0)
     return src;

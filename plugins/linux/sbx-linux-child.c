@@ -371,7 +371,7 @@ child_b_main (void *data)
 
   if (spec->landlock != NULL)
     {
-      SbxLandlockExtraRule extra[8];
+      SbxLandlockExtraRule extra[12];
       size_t n_extra = 0;
       const char *failed_step = NULL;
 
@@ -403,9 +403,12 @@ child_b_main (void *data)
               n_extra++;
             }
           /* Egress: the sandbox's own resolver files, which A mounted over
-           * the view's (sbx-linux-child-egress.c): readable, nothing else. */
-          for (i = 0; spec->egress_resolv != NULL && i < 2; i++)
+           * the view's (sbx-linux-child-egress.c), and the view's own
+           * /etc/hosts (sbx-linux-hosts.c): readable, nothing else. */
+          for (i = 0; i < 2; i++)
             {
+              if (spec->egress_resolv == NULL && (i == 0 || !spec->mounts->own_hosts))
+                continue;
               r = sbx_raw_syscall4 (__NR_openat, AT_FDCWD, i == 0 ? "/etc/resolv.conf" : "/etc/hosts",
                                     O_PATH | O_CLOEXEC, 0);
               if (r == -ENOENT || r == -ENOTDIR)

@@ -193,7 +193,8 @@ sbx_child_ignore_signals (uint64_t mask)
   long r;
 
   sbx_child_zero (&sa, sizeof sa);
-  sa.handler = (void (*) (int)) 1;   /* SIG_IGN */
+  /* SIG_IGN: the kernel's value 1 (no libc header in child code) */
+  sa.handler = (void (*) (int)) 1;
   for (signo = 1; signo <= 64; signo++)
     {
       if (!(mask & ((uint64_t) 1 << (signo - 1))))

@@ -568,7 +568,15 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
     {
       g_autoptr(GError) local_error = NULL;
 
-      spec->mounts = sbx_linux_mount_plan_new (policy, probe->landlock_abi >= 1, &local_error);
+      /* The sandbox's hostname, and a hosts file that resolves it (a proxy
+       * network's own hosts file names it too: sbx-linux-egress.c). */
+      spec->hostname = g_strdup ("sbx");
+      if (!net_proxy && !sbx_linux_hosts_file_new (spec, policy, error))
+        {
+          *out_status = SBX_STATUS_FAILED;
+          return NULL;
+        }
+      spec->mounts = sbx_linux_mount_plan_new (policy, probe->landlock_abi >= 1, spec->hosts_file, &local_error);
       if (spec->mounts == NULL)
         {
           *out_status = SBX_STATUS_INVALID;
@@ -593,7 +601,6 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
       spec->gid_map = g_strdup_printf ("%u %u 1\n", (unsigned) getegid (), (unsigned) getegid ());
       spec->uid_map_len = strlen (spec->uid_map);
       spec->gid_map_len = strlen (spec->gid_map);
-      spec->hostname = g_strdup ("sbx");
       /* A spec with grants serves one spawn, and a proxy spec gets a network
        * namespace per spawn (each run its own listener): no zygote. */
       spec->zygote = spec->transient || net_proxy ? NULL : sbx_linux_zygote_new ();
@@ -826,5 +833,6 @@ sbx_linux_spec_free (SbxLinuxSpec *spec)
   g_free (spec->root_dir);
   g_free (spec->hostname);
   sbx_linux_egress_files_free (spec);
+  sbx_linux_hosts_file_free (spec);
   g_free (spec);
 }
