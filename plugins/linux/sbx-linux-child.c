@@ -383,10 +383,13 @@ child_b_main (void *data)
            * (a writable tree), and listing the view's directories from "/"
            * down (READ_DIR only: the view shows nothing the policy does not
            * let the target read, so listing adds no authority). */
-          static const char *const dirs[] = { "/proc", "/dev", "/dev/pts", "/dev/shm", "/" };
+          static const char *const dirs[] = { "/proc", "/dev", "/dev/pts", "/dev/shm", "/", "/sys" };
 
-          for (i = 0; i < 5; i++)
+          for (i = 0; i < 6; i++)
             {
+              /* The curated /sys (sbx-linux-mount.c): read, like /proc. */
+              if (i == 5 && !spec->mounts->curated_sys)
+                continue;
               /* A write-only directory in the view must not be listable:
                * then "/" gets no listing right (only policy-readable
                * directories list). */
@@ -396,7 +399,7 @@ child_b_main (void *data)
               if (r < 0)
                 goto fail;
               extra[n_extra].fd = (int) r;
-              extra[n_extra].access = i == 0 ? sbx_landlock_plan_child_read_dir (spec->landlock)
+              extra[n_extra].access = i == 0 || i == 5 ? sbx_landlock_plan_child_read_dir (spec->landlock)
                                       : i == 3 ? sbx_landlock_plan_child_rw_dir (spec->landlock)
                                       : i == 4 ? LANDLOCK_ACCESS_FS_READ_DIR
                                       : sbx_landlock_plan_child_rw_file (spec->landlock);

@@ -261,6 +261,8 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
                           GError            **error)
 {
   static const char *const socket_dirs[] = { "/run", "/var/run", "/tmp" };
+  static const char *const sys_curated[] = { "/sys/devices/system/cpu", "/sys/devices/system/node" };
+  g_autoptr(GHashTable) sys_set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(SbxLinuxMountPlan) plan = g_new0 (SbxLinuxMountPlan, 1);
   g_autoptr(GArray) rules = g_array_new (FALSE, TRUE, sizeof (SbxFsRuleV1));
   g_autoptr(GHashTable) symlinks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -380,6 +382,37 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
     }
   g_array_append_val (stack, root);
 
+  /* 3b. A curated read-only /sys where the view would show none: a root of
+   *     our own and no rule naming /sys or anything under it (the policy
+   *     decides then).  What programs commonly read and nothing that
+   *     identifies other processes: the CPU topology and online CPUs
+   *     (lscpu, runtimes sizing thread pools), the NUMA nodes, and an empty
+   *     /sys/fs/cgroup where the child mounts the sandbox's own cgroup per
+   *     spawn (sbx-linux-child-mount.c). */
+  if (!plan->root_is_host)
+    {
+      GHashTableIter sys_iter;
+      gpointer sys_key;
+      gboolean named = FALSE;
+
+      g_hash_table_iter_init (&sys_iter, path_set);
+      while (!named && g_hash_table_iter_next (&sys_iter, &sys_key, NULL))
+        named = path_is_under (sys_key, "/sys");
+      if (!named)
+        for (i = 0; i < G_N_ELEMENTS (sys_curated); i++)
+          if (g_file_test (sys_curated[i], G_FILE_TEST_IS_DIR))
+            {
+              g_hash_table_add (path_set, g_strdup (sys_curated[i]));
+              g_hash_table_add (sys_set, g_strdup (sys_curated[i]));
+            }
+      if (!named)
+        {
+          g_hash_table_add (path_set, g_strdup (SBX_LINUX_SYS_CGROUP));
+          g_hash_table_add (sys_set, g_strdup (SBX_LINUX_SYS_CGROUP));
+          plan->curated_sys = TRUE;
+        }
+    }
+
   /* 4. Every other path, parents first. */
   paths = g_ptr_array_new ();
   g_hash_table_iter_init (&iter, path_set);
@@ -400,6 +433,23 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
              && !path_is_under (path, g_array_index (stack, Container, stack->len - 1).path))
         g_array_set_size (stack, stack->len - 1);
       top = &g_array_index (stack, Container, stack->len - 1);
+
+      if (g_hash_table_contains (sys_set, path))
+        {
+          g_autofree char *sys_parent = g_path_get_dirname (path);
+
+          /* The curated /sys (3b): always under our root tmpfs. */
+          ensure_dirs (&b, top, sys_parent);
+          add_op (&b, SBX_MOUNT_OP_MKDIR, SBX_MOUNT_F_DIR, path, NULL);
+          g_hash_table_add (created, g_strdup (path));
+          if (strcmp (path, SBX_LINUX_SYS_CGROUP) != 0)
+            {
+              add_op (&b, SBX_MOUNT_OP_BIND, SBX_MOUNT_F_DIR | SBX_MOUNT_F_RDONLY | SBX_MOUNT_F_NOEXEC
+                      | SBX_MOUNT_F_OPTIONAL, path, NULL);
+              plan->n_binds++;
+            }
+          continue;
+        }
 
       self = sbx_linux_resolve ((const SbxFsRuleV1 *) rules->data, rules->len, path, FALSE);
       tree = sbx_linux_resolve ((const SbxFsRuleV1 *) rules->data, rules->len, path, TRUE);

@@ -149,6 +149,9 @@ typedef struct
 
 typedef struct _SbxLinuxMountPlan SbxLinuxMountPlan;
 
+/* The curated /sys's mountpoint for the sandbox's own cgroup. */
+#define SBX_LINUX_SYS_CGROUP "/sys/fs/cgroup"
+
 struct _SbxLinuxMountPlan
 {
   /* The root of the view: a tmpfs of ours, or the host "/" bound read-only
@@ -167,6 +170,9 @@ struct _SbxLinuxMountPlan
   guint        n_unreadable_binds;/* paths shown without read (Landlock refuses reading them) */
   gboolean     unlisted_view;     /* a directory is shown without read: the child gives the view's
                                    * directories no blanket READ_DIR (it would list that one too) */
+  gboolean     curated_sys;       /* the view has our read-only /sys (CPU topology, NUMA nodes, the
+                                   * sandbox's cgroup at SBX_LINUX_SYS_CGROUP): Landlock gets a read
+                                   * rule for /sys in the view */
   gboolean     own_hosts;         /* the view's /etc/hosts is the sandbox's own file (hosts_source):
                                    * Landlock gets a read rule for it in the view */
   GStringChunk *strings;
@@ -340,6 +346,7 @@ typedef enum
   SBX_LINUX_STEP_EGRESS_LISTEN, /* A's proxy listener on the sandbox's loopback */
   SBX_LINUX_STEP_PTY,           /* B allocating the sandbox's terminal (SBX_SPAWN_PTY_SANDBOX) */
   SBX_LINUX_STEP_WARM,          /* a warm A taking its request (sbx-linux-zygote.c) */
+  SBX_LINUX_STEP_SYS_CGROUP,    /* the curated /sys's cgroup namespace and mount (index: controller) */
   SBX_LINUX_STEP_LAST
 } SbxLinuxStep;
 

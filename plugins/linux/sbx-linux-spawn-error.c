@@ -58,6 +58,7 @@ static const char *const step_names[SBX_LINUX_STEP_LAST] = {
   [SBX_LINUX_STEP_CGROUP] = "cgroup",
   [SBX_LINUX_STEP_EGRESS_LISTEN] = "egress-listen",
   [SBX_LINUX_STEP_WARM] = "warm-request",
+  [SBX_LINUX_STEP_SYS_CGROUP] = "sys-fs-cgroup",
 };
 
 const char *

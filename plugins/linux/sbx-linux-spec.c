@@ -766,6 +766,32 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
               "(kernel tunables cannot be written)");
       report (reporter, "dev", SBX_ABI_REPORT_ENFORCED,
               "a minimal /dev: null, zero, full, random, urandom, tty, a private devpts and /dev/shm");
+      if (plan->curated_sys)
+        {
+          const SbxCgroupBase *cg = spec->cgroup_base;
+
+          reportf (reporter, "sys", SBX_ABI_REPORT_WIDENED,
+                   "a read-only /sys of what programs commonly read: CPU topology and online CPUs "
+                   "(/sys/devices/system/cpu), NUMA nodes (/sys/devices/system/node)%s; no other part "
+                   "of the host's sysfs, nothing writable",
+                   cg != NULL && cg->mode == SBX_CGROUP_V2
+                   ? ", and the sandbox's own cgroup at /sys/fs/cgroup (cgroup v2, in a cgroup namespace "
+                     "rooted there: its limits and nothing above or beside it)"
+                   : cg != NULL && cg->mode == SBX_CGROUP_V1
+                   ? ", and the sandbox's own cgroups at /sys/fs/cgroup/memory and /sys/fs/cgroup/pids "
+                     "(cgroup v1, in a cgroup namespace rooted there: their limits and nothing above or "
+                     "beside them)"
+                   : "; /sys/fs/cgroup is empty: the sandbox has no cgroup of its own (rlimits), and "
+                     "the cgroup it shares with its caller is not shown");
+        }
+      else if (plan->root_is_host)
+        report (reporter, "sys", SBX_ABI_REPORT_WIDENED,
+                "the host's /sys, read-only, through the host root the policy lets the sandbox read");
+      if (plan->own_hosts)
+        reportf (reporter, "hostname", SBX_ABI_REPORT_WIDENED,
+                 "hostname '%s' (a UTS namespace); /etc/hosts is the sandbox's own read-only copy of "
+                 "the host's with '" SBX_LINUX_HOSTNAME_ADDRESS " %s' added, so the name resolves",
+                 spec->hostname, spec->hostname);
       if (plan->hides_host_sockets)
         report (reporter, "host-sockets", SBX_ABI_REPORT_NARROWED,
                 "/run, /var/run and /tmp of the visible host are hidden: unix sockets there "
