@@ -440,7 +440,8 @@ static const char getsignal_script[] =
 
 /* The option round-trips; the command starts with exactly those signals
  * ignored, on every spawn path of the rung (rung 1: direct, then through
- * the zygote and a warm sandbox); without the option nothing is ignored. */
+ * the zygote and a warm sandbox); without the option nothing is ignored.
+ * Rung 1's hostname and /sys hold on those paths too. */
 static void
 test_library_ignored_signals (gconstpointer backend)
 {
@@ -482,6 +483,19 @@ test_library_ignored_signals (gconstpointer backend)
           g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 0);
           expect = i == 2 ? "False False False\n" : "True True False\n";
           g_assert_cmpmem (g_bytes_get_data (out, NULL), g_bytes_get_size (out), expect, strlen (expect));
+        }
+      /* Rung 1's view on those paths too: the sandbox's /etc/hosts and
+       * /sys come from the zygote's template and each sandbox's mounts. */
+      for (int i = 0; g_str_equal (backend, RUNG1) && i < 3; i++)
+        {
+          const char *view[] = { "/bin/sh", "-c", "getent hosts \"$(hostname)\" | awk '{ print $1 }'; "
+                                                  "cat /sys/devices/system/cpu/online > /dev/null && echo cpu", NULL };
+          g_autoptr(SbxRunResult) result = sbx_executor_run (executor, tree.ws, view, NULL, NULL, &error);
+          GBytes *out;
+
+          g_assert_no_error (error);
+          out = sbx_run_result_get_output (result);
+          g_assert_cmpmem (g_bytes_get_data (out, NULL), g_bytes_get_size (out), "127.0.1.1\ncpu\n", 14);
         }
       g_assert_true (sbx_executor_set_close (set, NULL, &error));
       g_assert_no_error (error);
