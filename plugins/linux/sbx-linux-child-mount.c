@@ -449,7 +449,11 @@ child_cgroup_fsmount (const char *controller)
  * /proc/self/cgroup ("0::/" now) and /sys/fs/cgroup see the sandbox's
  * limits.  Read-only.  B and the target inherit the namespace.  Without a
  * cgroup of its own (rlimits only) /sys/fs/cgroup stays empty: the cgroup
- * the sandbox shares with its caller's other processes is not shown. */
+ * the sandbox shares with its caller's other processes is not shown.  A
+ * hierarchy the kernel refuses to mount here (a v1 controller mounted
+ * together with others, which a mount naming it alone does not match) is
+ * left out, its directory empty: this view is a convenience for programs,
+ * not a boundary, and no spawn fails for it. */
 SBX_CHILD_FUNC static long
 child_mount_cgroup (const SbxLinuxSpec *spec,
                     long                rootfd,
@@ -470,7 +474,7 @@ child_mount_cgroup (const SbxLinuxSpec *spec,
     {
       mfd = child_cgroup_fsmount (0);
       if (mfd < 0)
-        return mfd;
+        return 0;   /* left out (see above) */
       return child_attach_at (rootfd, SBX_LINUX_SYS_CGROUP + 1, mfd, 1, NULL);
     }
 
@@ -507,10 +511,7 @@ child_mount_cgroup (const SbxLinuxSpec *spec,
         break;
       cg = child_cgroup_fsmount (cgroup_v1_shown[i]);
       if (cg < 0)
-        {
-          r = cg;
-          break;
-        }
+        continue;   /* left out (see above) */
       r = child_attach_at (dirfd, cgroup_v1_shown[i], cg, 1, NULL);
       if (r < 0)
         break;

@@ -775,12 +775,13 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
                    "(/sys/devices/system/cpu), NUMA nodes (/sys/devices/system/node)%s; no other part "
                    "of the host's sysfs, nothing writable",
                    cg != NULL && cg->mode == SBX_CGROUP_V2
-                   ? ", and the sandbox's own cgroup at /sys/fs/cgroup (cgroup v2, in a cgroup namespace "
-                     "rooted there: its limits and nothing above or beside it)"
+                   ? ", and the sandbox's own cgroup at /sys/fs/cgroup where the kernel lets the sandbox "
+                     "mount it (cgroup v2, in a cgroup namespace rooted there: its limits and nothing above "
+                     "or beside it)"
                    : cg != NULL && cg->mode == SBX_CGROUP_V1
                    ? ", and the sandbox's own cgroups at /sys/fs/cgroup/memory and /sys/fs/cgroup/pids "
-                     "(cgroup v1, in a cgroup namespace rooted there: their limits and nothing above or "
-                     "beside them)"
+                     "where the kernel lets the sandbox mount them (cgroup v1, in a cgroup namespace rooted "
+                     "there: their limits and nothing above or beside them)"
                    : "; /sys/fs/cgroup is empty: the sandbox has no cgroup of its own (rlimits), and "
                      "the cgroup it shares with its caller is not shown");
         }
