@@ -793,6 +793,10 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
                  "hostname '%s' (a UTS namespace); /etc/hosts is the sandbox's own read-only copy of "
                  "the host's with '" SBX_LINUX_HOSTNAME_ADDRESS " %s' added, so the name resolves",
                  spec->hostname, spec->hostname);
+      else if (spec->egress_hosts != NULL)
+        reportf (reporter, "hostname", SBX_ABI_REPORT_WIDENED,
+                 "hostname '%s' (a UTS namespace); the proxy network's own /etc/hosts (localhost only) "
+                 "names it too, so the name resolves", spec->hostname);
       if (plan->hides_host_sockets)
         report (reporter, "host-sockets", SBX_ABI_REPORT_NARROWED,
                 "/run, /var/run and /tmp of the visible host are hidden: unix sockets there "
