@@ -54,6 +54,13 @@ sbx_start_request_new (const char          *cwd,
   rr->modes[2] = sbx_run_options_get_stderr (options);
   rr->pty = sbx_run_options_get_pty (options, &rr->rows, &rr->cols);
   rr->grace = sbx_run_options_get_terminate_grace (options);
+  {
+    gsize n_ignored = 0;
+    g_autofree int *ignored = sbx_run_options_get_ignored_signals (options, &n_ignored);
+
+    for (gsize i = 0; i < n_ignored; i++)
+      rr->ignored_signals |= G_GUINT64_CONSTANT (1) << (ignored[i] - 1);
+  }
   if (rr->pty)
     rr->pty_fds[0] = sbx_run_options_get_pty_resize_fd (options, &rr->pty_fds[1]);
   if (sbx_run_options_get_deadline (options) != NULL)

@@ -154,6 +154,7 @@ typedef struct
   gboolean       pty;
   guint16        rows;
   guint16        cols;
+  guint64        ignored_signals;   /* bit N-1: signal N starts ignored (SBX_SPAWN_IGNORED_SIGNALS) */
   GTimeSpan      grace;             /* force_exit's SIGTERM -> SIGKILL, > 0 */
   int            pty_fds[2];        /* a run's PTY resize hook: the resize and size
                                      * descriptors (the caller's, or our duplicates

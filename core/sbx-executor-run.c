@@ -122,6 +122,7 @@ executor_run (SbxExecutor           *self,
   req.pty = rr->pty;
   req.pty_rows = rr->rows;
   req.pty_cols = rr->cols;
+  req.ignored_signals = rr->ignored_signals;
   req.pty_resize_fd = rr->pty ? rr->pty_fds[0] : -1;
   /* The size followed is the one named, else that of the caller's
    * terminal: stdin's, else stdout's (a terminal with piped input). */

@@ -309,6 +309,9 @@ sbx_process_start_admitted (SbxExecutor      *executor,
 
   req.struct_size = sizeof req;
   req.flags = self->rr->pty ? SBX_SPAWN_PTY_SANDBOX : 0;
+  if (self->rr->ignored_signals != 0)
+    req.flags |= SBX_SPAWN_IGNORED_SIGNALS;
+  req.ignored_signals = self->rr->ignored_signals;
   req.pty_rows = self->rr->rows;
   req.pty_cols = self->rr->cols;
   req.cwd = self->admission.cwd;

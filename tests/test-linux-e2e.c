@@ -610,6 +610,37 @@ sandbox_cgroup_dirs_from (const char *text)
   return dirs;
 }
 
+/* The host pid of the sandbox's "sleep 100.<tag>" (it exec'd once the
+ * marker file was written), or 0. */
+static pid_t
+host_pid_of_sleep (int tag)
+{
+  g_autofree char *arg = g_strdup_printf ("100.%d", tag);
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+
+  /* The exec follows the marker: poll until the sleep shows. */
+  for (int attempt = 0; proc != NULL && attempt < 1000; attempt++)
+    {
+      g_dir_rewind (proc);
+      while ((name = g_dir_read_name (proc)) != NULL)
+        {
+          g_autofree char *path = g_strdup_printf ("/proc/%s/cmdline", name);
+          g_autofree char *cmdline = NULL;
+          gsize len = 0;
+
+          if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (path, &cmdline, &len, NULL))
+            continue;
+          /* "sleep\0100.<tag>\0" */
+          if (len == sizeof "sleep" + strlen (arg) + 1 && strcmp (cmdline, "sleep") == 0
+              && strcmp (cmdline + sizeof "sleep", arg) == 0)
+            return (pid_t) atoi (name);
+        }
+      g_usleep (10 * 1000);
+    }
+  return 0;
+}
+
 static void
 test_library_close_removes_cgroup (gconstpointer backend)
 {
@@ -647,20 +678,26 @@ test_library_close_removes_cgroup (gconstpointer backend)
       return;
     }
   cg_file = g_build_filename (tree.ws, "cgroup.txt", NULL);
-  /* Rung 2 has no /proc: the target's pid is the host's there. */
-  command = g_strdup_printf ("{ cat /proc/self/cgroup 2>/dev/null || echo \"pid $$\"; } > '%s.tmp' "
-                             "&& mv '%s.tmp' '%s'; sleep 100", cg_file, cg_file, cg_file);
+  /* The target's host pid: rung 2 has no /proc and its pid is the host's;
+   * at rung 1 the sandbox's /proc/self/cgroup is of its own cgroup
+   * namespace ("/"), so the test finds the sleep on the host by its unique
+   * argument and reads the host's view of its cgroups. */
+  command = g_strdup_printf ("echo \"pid $$\" > '%s.tmp' && mv '%s.tmp' '%s'; exec sleep 100.%d",
+                             cg_file, cg_file, cg_file, (int) getpid ());
   run = (CloseRun) { .executor = executor, .cwd = tree.ws, .command = command };
   thread = g_thread_new ("run", close_run_thread, &run);
   g_assert_true (etu_wait_for_file (cg_file, 10000));
   g_assert_true (g_file_get_contents (cg_file, &text, NULL, NULL));
-  if (g_str_has_prefix (text, "pid "))
-    {
-      g_autofree char *proc = g_strdup_printf ("/proc/%d/cgroup", atoi (text + 4));
+  {
+    g_autofree char *proc = NULL;
+    pid_t host_pid = g_strcmp0 (backend, "linux-landlock") == 0 ? atoi (text + 4)
+                                                                          : host_pid_of_sleep (getpid ());
 
-      g_clear_pointer (&text, g_free);
-      g_assert_true (g_file_get_contents (proc, &text, NULL, NULL));
-    }
+    g_assert_cmpint (host_pid, >, 0);
+    proc = g_strdup_printf ("/proc/%d/cgroup", (int) host_pid);
+    g_clear_pointer (&text, g_free);
+    g_assert_true (g_file_get_contents (proc, &text, NULL, NULL));
+  }
   dirs = sandbox_cgroup_dirs_from (text);
   g_assert_cmpuint (dirs->len, >=, 1);
   for (guint i = 0; i < dirs->len; i++)

@@ -9,7 +9,9 @@
  * every byte, and the first byte past the limit kills the whole tree.
  *
  * Exit status: the command's; 128+N when a signal N killed it (or when sbx
- * got SIGINT/SIGTERM/SIGHUP N and killed the tree); 124 when --timeout
+ * got SIGINT/SIGTERM/SIGHUP N and killed the tree; one its caller ignored
+ * stays ignored: sbx does not catch it and the command starts with it
+ * ignored, as under a plain wrapper); 124 when --timeout
  * passed and the tree was killed; 125 when sbx itself refused or failed
  * (with a message naming why); 126 when the command is not executable; 127
  * when it is not found.
@@ -520,10 +522,45 @@ exit_status_for_error (const GError *error,
   return refuse ("%s", error->message);
 }
 
+/* The signals this process's caller left ignored (nohup: SIGHUP; a shell's
+ * background job: SIGINT and SIGQUIT; trap "" INT), read before sbx changes
+ * any disposition itself.  The command starts with them ignored too, as a
+ * plain wrapper's child would (POSIX keeps SIG_IGN across exec), and sbx
+ * neither catches nor acts on them. */
+static GArray *
+caller_ignored_signals (void)
+{
+  GArray *ignored = g_array_new (FALSE, FALSE, sizeof (int));
+
+  for (int signo = 1; signo <= 64 && signo < NSIG; signo++)
+    {
+      struct sigaction current;
+
+      if (signo == SIGKILL || signo == SIGSTOP)
+        continue;
+      if (sigaction (signo, NULL, &current) == 0 && !(current.sa_flags & SA_SIGINFO)
+          && current.sa_handler == SIG_IGN)
+        g_array_append_val (ignored, signo);
+    }
+  return ignored;
+}
+
+static gboolean
+signal_is_in (const GArray *signals,
+              int           signo)
+{
+  for (guint i = 0; i < signals->len; i++)
+    if (g_array_index (signals, int, i) == signo)
+      return TRUE;
+  return FALSE;
+}
+
 int
 sbx_cmd_run (int    argc,
              char **argv)
 {
+  /* First, before anything here changes a disposition (SIGPIPE below). */
+  g_autoptr(GArray) ignored_signals = caller_ignored_signals ();
   g_auto(RunArgs) args = { 0 };
   g_auto(SbxRunEgress) egress = { 0 };
   g_autofree char **original_argv = g_memdup2 (argv, sizeof (char *) * (gsize) argc);
@@ -546,7 +583,7 @@ sbx_cmd_run (int    argc,
   guint64 max_output = 0;
   RunState state = { 0 };
   SignalData signals[3];
-  guint signal_sources[3];
+  guint signal_sources[3] = { 0, 0, 0 };
   static const int forwarded[3] = { SIGINT, SIGTERM, SIGHUP };
   g_auto(Terminal) term = { .resize_pipe = { -1, -1 } };
   gboolean interactive;
@@ -673,10 +710,13 @@ sbx_cmd_run (int    argc,
     }
 
   /* A closed reader of our output must not kill sbx (and leave the tree
-   * running); the child gets default signal dispositions back. */
+   * running); the child gets SIGPIPE's default disposition back unless the
+   * caller ignored it (ignored_signals was read before this). */
   signal (SIGPIPE, SIG_IGN);
 
   run_options = sbx_run_options_new ();
+  sbx_run_options_set_ignored_signals (run_options, (const int *) (gpointer) ignored_signals->data,
+                                       ignored_signals->len);
   sbx_run_options_set_stdin_fd (run_options, STDIN_FILENO);
   sbx_run_options_set_stdout_fd (run_options, STDOUT_FILENO);
   sbx_run_options_set_stderr_fd (run_options, STDERR_FILENO);
@@ -745,6 +785,10 @@ sbx_cmd_run (int    argc,
   state.cancellable = cancellable;
   for (guint i = 0; i < G_N_ELEMENTS (forwarded); i++)
     {
+      /* One the caller ignores stays ignored: nohup's hang-up neither
+       * reaches sbx nor kills the tree. */
+      if (signal_is_in (ignored_signals, forwarded[i]))
+        continue;
       signals[i].state = &state;
       signals[i].signo = forwarded[i];
       signal_sources[i] = g_unix_signal_add (forwarded[i], on_signal, &signals[i]);
@@ -758,7 +802,8 @@ sbx_cmd_run (int    argc,
   while (!state.done)
     g_main_loop_run (loop);
   for (guint i = 0; i < G_N_ELEMENTS (forwarded); i++)
-    g_source_remove (signal_sources[i]);
+    if (signal_sources[i] != 0)
+      g_source_remove (signal_sources[i]);
   /* Before anything sbx says about the run. */
   terminal_restore (&term);
 

@@ -80,7 +80,9 @@ typedef struct
   long                b_pid;        /* B's pid as A sees it */
   char                init_pid_buf[24];
   char                init_fd_buf[24];
-  const char         *init_argv[5];
+  char                init_ignored_buf[24];  /* the ignored set for sbx-init, in decimal */
+  const char         *init_argv[6];
+  uint64_t            ignored_signals;  /* SBX_SPAWN_IGNORED_SIGNALS: B sets them to SIG_IGN */
   const char         *init_envp[1];
   char                exec_path[4096];
   int                 cgroup_fds[SBX_CGROUP_MAX_DIRS];   /* join files A writes "0" into */

@@ -229,6 +229,12 @@ sbx_linux_explain (const SbxLinuxSpec *spec)
               g_string_append (out, " -> ");
               append_path (out, op->link);
             }
+          if (op->kind == SBX_MOUNT_OP_BIND && op->source != NULL)
+            {
+              /* A file of the sandbox's own (its /etc/hosts), not the host's. */
+              g_string_append (out, " from ");
+              append_path (out, op->source);
+            }
           append_mount_flags (out, op->flags);
           g_string_append_c (out, '\n');
         }

@@ -7,6 +7,7 @@
  * nothing here creates a process.
  */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -92,6 +93,7 @@ static const char *const step_names[SBX_LINUX_STEP_LAST] = {
   [SBX_LINUX_STEP_CGROUP] = "cgroup",
   [SBX_LINUX_STEP_EGRESS_LISTEN] = "egress-listen",
   [SBX_LINUX_STEP_WARM] = "warm-request",
+  [SBX_LINUX_STEP_SYS_CGROUP] = "sys-fs-cgroup",
 };
 
 const char *
@@ -139,11 +141,29 @@ sbx_linux_spawn_request_is_valid (const SbxSpawnRequestV1 *request,
       *error_message = g_strdup ("spawn request: PTY mode needs the terminal as stdin_fd");
       return FALSE;
     }
-  if (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX))
+  if (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX | SBX_SPAWN_IGNORED_SIGNALS))
     {
       *error_message = g_strdup_printf ("spawn request: unknown flags 0x%x",
-                                        (unsigned) (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX)));
+                                        (unsigned) (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX
+                                                                                  | SBX_SPAWN_IGNORED_SIGNALS)));
       return FALSE;
+    }
+  if (request->flags & SBX_SPAWN_IGNORED_SIGNALS)
+    {
+      const uint64_t unignorable = (UINT64_C (1) << (SIGKILL - 1)) | (UINT64_C (1) << (SIGSTOP - 1));
+
+      if (request->struct_size < SBX_SPAWN_REQUEST_V1_SIGNALS_SIZE)
+        {
+          *error_message = g_strdup ("spawn request: an ignored-signals request is too small to carry the set");
+          return FALSE;
+        }
+      if (request->ignored_signals == 0 || (request->ignored_signals & unignorable) != 0)
+        {
+          *error_message = g_strdup_printf ("spawn request: ignored signal set 0x%" G_GINT64_MODIFIER "x is empty or "
+                                            "names SIGKILL or SIGSTOP, which cannot be ignored",
+                                            (guint64) request->ignored_signals);
+          return FALSE;
+        }
     }
   if (request->flags & SBX_SPAWN_PTY_SANDBOX)
     {

@@ -250,6 +250,19 @@ set_request (ChildCtx                *ctx,
                  ? spec->seccomp_terminal : spec->seccomp;
   ctx->pty = (request->flags & SBX_SPAWN_PTY) != 0;
   ctx->pty_sock = -1;
+  /* The signals the target starts with ignored; sbx-init gets them as its
+   * fourth argument and ignores them too (it never forwards one the
+   * command ignores).  init_argv[0..3] are set before this call. */
+  ctx->ignored_signals = (request->flags & SBX_SPAWN_IGNORED_SIGNALS) != 0 ? request->ignored_signals : 0;
+  if (ctx->ignored_signals != 0)
+    {
+      g_snprintf (ctx->init_ignored_buf, sizeof ctx->init_ignored_buf, "%" G_GUINT64_FORMAT,
+                  (guint64) ctx->ignored_signals);
+      ctx->init_argv[4] = ctx->init_ignored_buf;
+    }
+  else
+    ctx->init_argv[4] = NULL;
+  ctx->init_argv[5] = NULL;
   if (request->flags & SBX_SPAWN_PTY_SANDBOX)
     {
       ctx->pty_sandbox = 1;
@@ -291,6 +304,11 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   if ((request->flags & SBX_SPAWN_PTY_SANDBOX) && result->struct_size < SBX_SPAWN_RESULT_V1_PTY_SIZE)
     {
       *error_message = g_strdup ("spawn result: too small to carry the sandbox terminal's master");
+      return SBX_STATUS_INVALID;
+    }
+  if ((request->flags & SBX_SPAWN_IGNORED_SIGNALS) && result->struct_size < SBX_SPAWN_RESULT_V1_FLAGS_SIZE)
+    {
+      *error_message = g_strdup ("spawn result: too small to confirm the ignored signals");
       return SBX_STATUS_INVALID;
     }
   if (probe->init_fd < 0)
@@ -428,14 +446,13 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
         goto fail_fds;
       ctx->egress_listens = egress_listens;
     }
-  set_request (ctx, spec, request, dns_envp, pty_pair[1]);
   ctx->init_argv[0] = "sbx-init";
   ctx->init_argv[1] = spec->rung == SBX_LINUX_RUNG_USERNS ? "1" : "2";
   ctx->init_argv[2] = NULL;   /* B's pid, filled in by A */
   sbx_child_format_long (ctx->init_fd_buf, ctx->exit_fd);
   ctx->init_argv[3] = ctx->init_fd_buf;
-  ctx->init_argv[4] = NULL;
   ctx->init_envp[0] = NULL;
+  set_request (ctx, spec, request, dns_envp, pty_pair[1]);
 
   flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD;
   if (spec->rung == SBX_LINUX_RUNG_USERNS)
@@ -628,6 +645,8 @@ started:
   result->child = child;
   if (request->flags & SBX_SPAWN_PTY_SANDBOX)
     result->pty_master_fd = pty_master;
+  if (request->flags & SBX_SPAWN_IGNORED_SIGNALS)
+    result->honoured_flags |= SBX_SPAWN_IGNORED_SIGNALS;
   /* The next sandbox of this spec, prepared now that the target runs (off
    * the path from the call to its exec). */
   if (spec->rung == SBX_LINUX_RUNG_USERNS && spec->proxy_port == 0)

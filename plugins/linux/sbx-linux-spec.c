@@ -568,7 +568,15 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
     {
       g_autoptr(GError) local_error = NULL;
 
-      spec->mounts = sbx_linux_mount_plan_new (policy, probe->landlock_abi >= 1, &local_error);
+      /* The sandbox's hostname, and a hosts file that resolves it (a proxy
+       * network's own hosts file names it too: sbx-linux-egress.c). */
+      spec->hostname = g_strdup ("sbx");
+      if (!net_proxy && !sbx_linux_hosts_file_new (spec, policy, error))
+        {
+          *out_status = SBX_STATUS_FAILED;
+          return NULL;
+        }
+      spec->mounts = sbx_linux_mount_plan_new (policy, probe->landlock_abi >= 1, spec->hosts_file, &local_error);
       if (spec->mounts == NULL)
         {
           *out_status = SBX_STATUS_INVALID;
@@ -593,7 +601,6 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
       spec->gid_map = g_strdup_printf ("%u %u 1\n", (unsigned) getegid (), (unsigned) getegid ());
       spec->uid_map_len = strlen (spec->uid_map);
       spec->gid_map_len = strlen (spec->gid_map);
-      spec->hostname = g_strdup ("sbx");
       /* A spec with grants serves one spawn, and a proxy spec gets a network
        * namespace per spawn (each run its own listener): no zygote. */
       spec->zygote = spec->transient || net_proxy ? NULL : sbx_linux_zygote_new ();
@@ -786,6 +793,37 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
               "(kernel tunables cannot be written)");
       report (reporter, "dev", SBX_ABI_REPORT_ENFORCED,
               "a minimal /dev: null, zero, full, random, urandom, tty, a private devpts and /dev/shm");
+      if (plan->curated_sys)
+        {
+          const SbxCgroupBase *cg = spec->cgroup_base;
+
+          reportf (reporter, "sys", SBX_ABI_REPORT_WIDENED,
+                   "a read-only /sys of what programs commonly read: CPU topology and online CPUs "
+                   "(/sys/devices/system/cpu), NUMA nodes (/sys/devices/system/node)%s; no other part "
+                   "of the host's sysfs, nothing writable",
+                   cg != NULL && cg->mode == SBX_CGROUP_V2
+                   ? ", and the sandbox's own cgroup at /sys/fs/cgroup where the kernel lets the sandbox "
+                     "mount it (cgroup v2, in a cgroup namespace rooted there: its limits and nothing above "
+                     "or beside it)"
+                   : cg != NULL && cg->mode == SBX_CGROUP_V1
+                   ? ", and the sandbox's own cgroups at /sys/fs/cgroup/memory and /sys/fs/cgroup/pids "
+                     "where the kernel lets the sandbox mount them (cgroup v1, in a cgroup namespace rooted "
+                     "there: their limits and nothing above or beside them)"
+                   : "; /sys/fs/cgroup is empty: the sandbox has no cgroup of its own (rlimits), and "
+                     "the cgroup it shares with its caller is not shown");
+        }
+      else if (plan->root_is_host)
+        report (reporter, "sys", SBX_ABI_REPORT_WIDENED,
+                "the host's /sys, read-only, through the host root the policy lets the sandbox read");
+      if (plan->own_hosts)
+        reportf (reporter, "hostname", SBX_ABI_REPORT_WIDENED,
+                 "hostname '%s' (a UTS namespace); /etc/hosts is the sandbox's own read-only copy of "
+                 "the host's with '" SBX_LINUX_HOSTNAME_ADDRESS " %s' added, so the name resolves",
+                 spec->hostname, spec->hostname);
+      else if (spec->egress_hosts != NULL)
+        reportf (reporter, "hostname", SBX_ABI_REPORT_WIDENED,
+                 "hostname '%s' (a UTS namespace); the proxy network's own /etc/hosts (localhost only) "
+                 "names it too, so the name resolves", spec->hostname);
       if (plan->hides_host_sockets)
         report (reporter, "host-sockets", SBX_ABI_REPORT_NARROWED,
                 "/run, /var/run and /tmp of the visible host are hidden: unix sockets there "
@@ -855,5 +893,6 @@ sbx_linux_spec_free (SbxLinuxSpec *spec)
   g_free (spec->root_dir);
   g_free (spec->hostname);
   sbx_linux_egress_files_free (spec);
+  sbx_linux_hosts_file_free (spec);
   g_free (spec);
 }
