@@ -193,10 +193,10 @@ executor_run (SbxExecutor           *self,
   return run_result;
 }
 
-static gpointer
-run_thread (gpointer data)
+/* Runs the start request of @task (its task data) and returns the result. */
+static void
+run_and_return (GTask *task)
 {
-  g_autoptr(GTask) task = data;
   SbxExecutor *self = g_task_get_source_object (task);
   SbxStartRequest *rr = g_task_get_task_data (task);
   GError *error = NULL;
@@ -208,6 +208,30 @@ run_thread (gpointer data)
     g_task_return_error (task, error);
   else
     g_task_return_pointer (task, result, (GDestroyNotify) sbx_run_result_unref);
+}
+
+/* An async run's thread: its reference to the task, and a guard of the
+ * set's barrier held for as long as that reference. */
+typedef struct
+{
+  GTask          *task;
+  SbxSharedGuard *guard;
+} RunThread;
+
+static gpointer
+run_thread (gpointer data)
+{
+  RunThread *rt = data;
+
+  run_and_return (rt->task);
+  /* The task goes before the guard: the caller's callback may have run
+   * already, and then this reference is the last one to the task and to
+   * what it holds (the executor, through it the set's shared state and the
+   * backend), so the set's close never returns while this thread holds
+   * any of it. */
+  g_object_unref (rt->task);
+  sbx_shared_guard_release (rt->guard);
+  g_free (rt);
   return NULL;
 }
 
@@ -313,6 +337,7 @@ sbx_executor_run_async (SbxExecutor          *self,
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
   SbxStartRequest *rr;
+  RunThread *rt;
   GThread *thread;
 
   g_return_if_fail (SBX_IS_EXECUTOR (self));
@@ -331,10 +356,23 @@ sbx_executor_run_async (SbxExecutor          *self,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  thread = g_thread_try_new ("sbx-run", run_thread, g_object_ref (task), &error);
+  rt = g_new (RunThread, 1);
+  rt->guard = sbx_executor_shared_admit (self->shared);
+  if (rt->guard == NULL)
+    {
+      /* The set is closing: the run's admission refuses it without
+       * blocking, and the same error comes from here, without a thread. */
+      g_free (rt);
+      run_and_return (task);
+      return;
+    }
+  rt->task = g_object_ref (task);
+  thread = g_thread_try_new ("sbx-run", run_thread, rt, &error);
   if (thread == NULL)
     {
-      g_object_unref (task);   /* the reference meant for the thread */
+      g_object_unref (rt->task);   /* the reference meant for the thread */
+      sbx_shared_guard_release (rt->guard);
+      g_free (rt);
       g_task_return_new_error (task, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
                                "Cannot start a supervising thread: %s", error->message);
       return;
