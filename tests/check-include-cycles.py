@@ -46,8 +46,8 @@ KNOWN = {
     # processes through the close hooks they register).  Three pairs bind
     # each other through a function used as a value or an autoptr, which the
     # check reads since it covers the plugins; each is a helper that lives
-    # with its first caller, and the core-layers work moves it beside its
-    # type (issue 27, part 2).
+    # with its first caller, and the core-layers work on another branch
+    # moves it beside its type (the reason strings name that work).
     "core": {
         # sbx-executor.c frees retained handles with a function of
         # sbx-executor-grants.c (a GDestroyNotify), which calls
@@ -64,20 +64,19 @@ KNOWN = {
         frozenset({"sbx-profile.c", "sbx-profile-validate.c"}):
             "pending, issue 27 part 2: sbx_profile_new/ref/unref move beside the type",
     },
-    # Pending: plugins/linux is being split on another branch (issue 28,
-    # part 1), which removes both cycles.
+    # Pending: plugins/linux is being split on another branch, which
+    # removes both cycles (the reason strings name that work).
     "plugins/linux": {
         # The zygote uses the clone primitives that live in the spawn file
         # (sbx_linux_stacks_new/free, sbx_linux_fd_above_stdio) while spawn
-        # starts warm processes through the zygote: the primitives move to
-        # a clone module below both (issue 28, part 1).
+        # starts warm processes through the zygote.
         frozenset({"sbx-linux-spawn.c", "sbx-linux-zygote.c"}):
-            "pending, issue 28 part 1: the clone primitives move out of the spawn file",
-        # The builder frees the plan with sbx_landlock_plan_free while the
-        # plan's constructor drives the builder (ll_emit_allow_axis, ...):
-        # the plan's lifetime moves below the builder (issue 28, part 1).
+            "pending, issue 28 part 1: the clone primitives move below spawn and zygote",
+        # The builder frees the plan with sbx_landlock_plan_free of
+        # sbx-landlock.c (through g_clear_pointer) while the plan's
+        # constructor there drives the builder (ll_emit_allow_axis, ...).
         frozenset({"sbx-landlock.c", "sbx-landlock-builder.c"}):
-            "pending, issue 28 part 1: the plan's lifetime moves below the builder",
+            "pending, issue 28 part 1: no two files of a plugin use each other",
     },
 }
 
