@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The http-connect egress route.
+ * The http-connect egress route: the object (route, executions, the idle
+ * tick, the thread), the top of the engine; the modules beneath it, in the
+ * order they use each other, are listed in sbx-egress-proxy-private.h.
  *
  * THREADS.  Every socket is served by one thread per proxy, running its own
  * GMainContext: accepting, reading heads, resolving, dialing, tunnelling
