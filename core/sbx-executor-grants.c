@@ -845,11 +845,14 @@ add_run_entries (SbxCompileReport *report,
             if (g_strcmp0 (sbx_compile_report_get_entry_feature (compiled, k), name) == 0
                 && sbx_compile_report_get_entry_status (compiled, k) == SBX_REPORT_STATUS_ENFORCED)
               mechanism = sbx_compile_report_get_entry_detail (compiled, k);
-          detail = g_strdup_printf ("removed for this run by grant %s (the executor's report "
-                                    "claims it; this run does not have it)%s%s%s", drop->grant,
-                                    mechanism != NULL ? "; the backend's mechanism, now over a "
-                                    "policy that grant widened: " : "",
-                                    mechanism != NULL ? mechanism : "", "");
+          if (mechanism != NULL)
+            detail = g_strdup_printf ("removed for this run by grant %s (the executor's report "
+                                      "claims it; this run does not have it); the backend's "
+                                      "mechanism, over the policy that grant widened: %s",
+                                      drop->grant, mechanism);
+          else
+            detail = g_strdup_printf ("removed for this run by grant %s (the executor's report "
+                                      "claims it; this run does not have it)", drop->grant);
           sbx_compile_report_add_entry (report, name, SBX_REPORT_STATUS_UNENFORCED, detail);
         }
       amended = g_strdup_printf ("%s; removed for this spawn: %s", *line, names);
