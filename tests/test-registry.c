@@ -113,7 +113,7 @@ mock_ok_count (const char *what)
 
   if (handle == NULL)
     return 0;  /* not loaded in this process: never called */
-  count = (unsigned (*)(const char *))dlsym (handle, "sbx_mock_ok_count");
+  count = (unsigned (*) (const char *)) dlsym (handle, "sbx_mock_ok_count");
   g_assert_nonnull (count);
   value = count (what);
   dlclose (handle);
@@ -131,7 +131,7 @@ mock_breaker_count (const char *what)
 
   if (handle == NULL)
     return 0;
-  count = (unsigned (*)(const char *))dlsym (handle, "sbx_mock_contract_breaker_count");
+  count = (unsigned (*) (const char *)) dlsym (handle, "sbx_mock_contract_breaker_count");
   g_assert_nonnull (count);
   value = count (what);
   dlclose (handle);
@@ -1204,11 +1204,11 @@ test_select_help (void)
   g_assert_null (backend);
   g_assert_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_BACKEND_UNAVAILABLE);
   g_assert_true (g_str_has_prefix (error->message, "SBX_BACKEND=help: candidates in priority order:\n"
-                                   "  mock-probe-fails (plugin mock-probe-fails, priority 50): plugin 'mock-probe-fails', "
-                                   "extension 'mock-probe-fails': probe failed: "));
+                                                   "  mock-probe-fails (plugin mock-probe-fails, priority 50): plugin 'mock-probe-fails', "
+                                                   "extension 'mock-probe-fails': probe failed: "));
   g_assert_nonnull (strstr (error->message, "\n  mock-ok (plugin mock-ok, priority 10): level full, guarantees ["
-                            "process-boundary, write-boundary, read-boundary, env-scrub, "
-                            "network-boundary, address-network, resource-limits, target-network]\n"));
+                                            "process-boundary, write-boundary, read-boundary, env-scrub, "
+                                            "network-boundary, address-network, resource-limits, target-network]\n"));
   g_assert_nonnull (strstr (error->message, "No backend was selected."));
   g_assert_cmpuint (sbx_compile_report_get_n_rejected (report), ==, 2);
   g_assert_cmpstr (sbx_compile_report_get_rejected_reason (report, 1), ==, "SBX_BACKEND=help: listed, not selected");
@@ -1980,7 +1980,7 @@ test_compile_contradicts_itself (void)
   g_assert_null (spec);
   g_assert_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID);
   g_assert_nonnull (strstr (error->message, "'mock-claims-unenforced': compile claims [env-scrub] "
-                            "and reports it unenforced"));
+                                            "and reports it unenforced"));
   g_assert_cmpuint (mock_breaker_count ("release") - released_before, ==, 1);
 }
 
