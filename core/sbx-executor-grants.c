@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sbx-compile-report-private.h"
+#include "sbx-netrules-private.h"
 #include "sbx-path-private.h"
 
 void
@@ -142,6 +143,22 @@ add_grant_members (JsonBuilder *builder,
   json_builder_add_int_value (builder, ev->expiry_ms);
 }
 
+static gboolean
+proxy_target_reachable (const char  *target,
+                        GError     **error)
+{
+  g_autoptr(GError) why = NULL;
+  g_autofree char *host = NULL;
+  guint16 port;
+
+  if (sbx_netrules_parse_target (target, &host, &port, NULL, &why)
+      && sbx_netrules_check_reachable (host, &why))
+    return TRUE;
+  return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_DENIED,
+                                  "Capability denied: %s %s can never be reached: %s",
+                                  SBX_GRANT_CLASS_NETWORK_PROXY_TARGET, target, why->message);
+}
+
 static char *
 issue_grant_admitted (SbxExecutor  *self,
                       const char   *execution_id,
@@ -203,6 +220,10 @@ issue_grant_admitted (SbxExecutor  *self,
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
                                      "Grant class unsupported: %s needs an egress route, and this executor "
                                      "set has none", info->name), NULL);
+  /* A target the egress would refuse at every connect is refused here, by
+   * the same rule (sbx_netrules_check_reachable), with the reason. */
+  if (info->shape == SBX_GRANT_SHAPE_NET_PROXY && !proxy_target_reachable (target, error))
+    return NULL;
   if (!sbx_backend_supports_grant_class (sbx_executor_shared_get_backend (shared), info->name))
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
                                      "Grant class unsupported: backend “%s” cannot enforce %s",
