@@ -737,46 +737,6 @@ test_rung2_fails_closed (void)
 
 /* Without a route, proxy-target grants are unsupported (upstream step 8);
  * an Unconfined profile cannot take a route. */
-/* A target sbx never reaches is refused when the grant is issued, with the
- * reason, by the rule the egress applies at connect: every metadata form
- * (tests/test-egress-route.c holds the rule's whole table).  The same
- * executor issues a grant for a reachable target. */
-static void
-test_metadata_refused_at_issue (void)
-{
-  static const char *const never[] = {
-    "tcp:169.254.169.254:80", "tcp:[::ffff:169.254.169.254]:80", "tcp:[fd00:ec2::254]:80",
-    "tcp:[64:ff9b::a9fe:a9fe]:80", "tcp:100.100.100.200:80", "tcp:2852039166:80",
-    "tcp:0xa9fea9fe:80",
-  };
-  g_autoptr(SbxEgressRoute) route = sbx_egress_route_new_direct ();
-  g_autofree char *token = NULL;
-  g_autoptr(GError) error = NULL;
-  Fx fx;
-
-  if (!fx_init (&fx, "linux-userns", SBX_ACCESS_GATED, route))
-    return;
-  for (gsize i = 0; i < G_N_ELEMENTS (never); i++)
-    {
-      g_autofree char *refused = sbx_executor_issue_grant (fx.executor, "exec", "true", fx.tree.ws,
-                                                           SBX_GRANT_CLASS_NETWORK_PROXY_TARGET,
-                                                           never[i], NULL, &error);
-
-      g_test_message ("%s: %s", never[i], error != NULL ? error->message : "(issued)");
-      g_assert_null (refused);
-      g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_DENIED);
-      g_assert_nonnull (strstr (error->message, "cloud metadata address"));
-      g_assert_nonnull (strstr (error->message, SBX_GRANT_CLASS_NETWORK_PROXY_TARGET));
-      g_clear_error (&error);
-    }
-  token = sbx_executor_issue_grant (fx.executor, "exec", "true", fx.tree.ws,
-                                    SBX_GRANT_CLASS_NETWORK_PROXY_TARGET, "tcp:169.254.169.253:80",
-                                    NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (token);
-  fx_clear (&fx);
-}
-
 static void
 test_no_route (void)
 {
@@ -1006,7 +966,6 @@ main (int    argc,
   g_test_add_func ("/executor-egress/no-fd-leak", test_no_fd_leak);
   g_test_add_func ("/executor-egress/route-needs-network-boundary", test_route_needs_network_boundary);
   g_test_add_func ("/executor-egress/no-route", test_no_route);
-  g_test_add_func ("/executor-egress/gated/metadata-refused-at-issue", test_metadata_refused_at_issue);
   g_test_add_func ("/executor-egress/cli/allow-host", test_cli_allow_host);
   g_test_add_func ("/executor-egress/vendor-plugin-seam", test_vendor_plugin_seam);
   return g_test_run ();
