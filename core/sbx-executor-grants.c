@@ -364,8 +364,17 @@ issue_grant_admitted (SbxExecutor  *self,
  * %SBX_GRANT_ERROR_DENIED, one it already allows gives
  * %SBX_GRANT_ERROR_UNSUPPORTED; only a gated one mints.  A class the backend
  * cannot enforce gives %SBX_GRANT_ERROR_UNSUPPORTED before the target is
- * looked at.  Issuing never prompts and never persists anything: the caller
- * is the approval system.
+ * looked at.  A `network.proxy-target.v1` target sbx never reaches (a cloud
+ * metadata address in any form, [method@Sbx.NetworkTarget.check_reachable])
+ * gives %SBX_GRANT_ERROR_DENIED naming the target and why, rather than a
+ * token every connect would refuse.  Issuing never prompts and never
+ * persists anything: the caller is the approval system.
+ *
+ * A grant that widens the policy may take guarantees from its spawn (a host
+ * grant its boundary, `network.broad.v1` network-boundary and
+ * address-network): the run's report
+ * ([method@Sbx.PreparedProcess.get_report],
+ * [method@Sbx.RunResult.get_spawn_report]) says so, the executor's does not.
  *
  * The token is a secret for the caller: it never reaches the child (not in
  * its argv, environment or anything it can read) nor any reporter.
