@@ -258,6 +258,9 @@ sbx_process_start_admitted (SbxExecutor      *executor,
   self->rr = rr;
   self->admission = *admission;
   memset (admission, 0, sizeof *admission);
+  self->spawn_report = sbx_compile_report_ref (self->admission.report);
+  self->spawn_level = self->admission.level;
+  self->spawn_guarantees = self->admission.guarantees;
   shared = sbx_shared_guard_get_shared (self->admission.guard);
   if (g_cancellable_is_cancelled (cancellable))
     {

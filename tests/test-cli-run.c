@@ -520,6 +520,32 @@ test_ignored_signals (Fixture       *fx,
   g_assert_cmpstr (sbx, ==, plain);
 }
 
+/* --allow-host of a target sbx never reaches (a cloud metadata address, in
+ * any form) is refused when the option is parsed: 125, the target and the
+ * reason named, nothing run. */
+static void
+test_allow_host_metadata (Fixture       *fx,
+                          gconstpointer  data)
+{
+  static const char *const never[] = {
+    "169.254.169.254:80", "[::ffff:169.254.169.254]:80", "[fd00:ec2::254]:443", "2852039166:80",
+  };
+  g_autofree char *marker = g_build_filename (fx->tree.ws, "marker", NULL);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (never); i++)
+    {
+      g_auto(Outcome) o = { 0 };
+      g_autofree char *named = g_strdup_printf ("--allow-host %s: ", never[i]);
+
+      run_sbx (fx, &o, NULL, TRUE, "--allow-host", never[i], "--", "touch", marker, NULL);
+      g_assert_cmpint (o.status, ==, 125);
+      assert_contains (o.err, named);
+      assert_contains (o.err, "cloud metadata address");
+      assert_contains (o.err, "never reachable");
+      g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -536,6 +562,7 @@ main (int    argc,
   ADD ("/cli/run/report", test_report);
   ADD ("/cli/run/stream-and-signal", test_stream_and_signal);
   ADD ("/cli/run/ignored-signals", test_ignored_signals);
+  ADD ("/cli/run/allow-host-metadata", test_allow_host_metadata);
 #undef ADD
 
   return g_test_run ();

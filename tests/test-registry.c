@@ -1663,7 +1663,10 @@ test_report_json_shape (void)
   g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
-  g_assert_cmpuint (json_object_get_size (root), ==, 8);
+  g_assert_cmpuint (json_object_get_size (root), ==, 9);
+  /* A report made here belongs to no executor and no run. */
+  g_assert_cmpint (sbx_compile_report_get_scope (report), ==, SBX_REPORT_SCOPE_NONE);
+  g_assert_cmpstr (json_object_get_string_member (root, "scope"), ==, "none");
   array = json_object_get_array_member (root, "roots");
   g_assert_cmpuint (json_array_get_length (array), ==, 1);
   entry = json_array_get_object_element (array, 0);
@@ -1699,6 +1702,7 @@ test_report_json_shape (void)
   g_assert_cmpstr (json_object_get_string_member (entry, "reason"), ==, "probe failed: nope");
 
   text = sbx_compile_report_to_text (report);
+  g_assert_true (g_str_has_prefix (text, "report:     none "));
   g_assert_nonnull (strstr (text, "backend:    linux-userns\n"));
   g_assert_nonnull (strstr (text, "level:      full\n"));
   g_assert_nonnull (strstr (text, "guarantees: write-boundary, env-scrub\n"));
@@ -1711,7 +1715,7 @@ test_report_json_shape (void)
   sbx_compile_report_freeze (empty);
   empty_json = sbx_compile_report_to_json (empty);
   g_assert_cmpstr (empty_json, ==,
-                   "{\"schema\":1,\"backend\":null,\"level\":\"none\",\"guarantees\":[],\"required\":[],"
+                   "{\"schema\":1,\"scope\":\"none\",\"backend\":null,\"level\":\"none\",\"guarantees\":[],\"required\":[],"
                    "\"entries\":[],\"roots\":[],\"rejected\":[]}");
 }
 
