@@ -656,9 +656,11 @@ sbx_backend_spawn (SbxBackendSpec          *spec,
       return FALSE;
     }
   if (!pid_is_our_child ((pid_t) result.pid)
-      || ((request->flags & SBX_SPAWN_PTY_SANDBOX) && result.pty_master_fd < 0))
+      || ((request->flags & SBX_SPAWN_PTY_SANDBOX) && result.pty_master_fd < 0)
+      || ((request->flags & SBX_SPAWN_IGNORED_SIGNALS) && !(result.honoured_flags & SBX_SPAWN_IGNORED_SIGNALS)))
     {
-      gboolean no_master = pid_is_our_child ((pid_t) result.pid);
+      gboolean ours = pid_is_our_child ((pid_t) result.pid);
+      gboolean no_master = ours && (request->flags & SBX_SPAWN_PTY_SANDBOX) && result.pty_master_fd < 0;
       SbxExitV1 ignored = { .struct_size = sizeof ignored };
       SbxHostCall finish_call;
 
@@ -668,7 +670,7 @@ sbx_backend_spawn (SbxBackendSpec          *spec,
 
       backend->vtable->signal (backend->plugin->ctx, result.child, SIGKILL);
       /* Our own child is reaped first, as finish() expects. */
-      while (no_master && waitpid ((pid_t) result.pid, &wait_status, 0) < 0 && errno == EINTR)
+      while (ours && waitpid ((pid_t) result.pid, &wait_status, 0) < 0 && errno == EINTR)
         ;
       sbx_host_call_init (&finish_call, backend->plugin->name, backend->name, "finish", NULL);
       backend->vtable->finish (backend->plugin->ctx, &finish_call, result.child,
@@ -688,6 +690,17 @@ sbx_backend_spawn (SbxBackendSpec          *spec,
                        "plugin '%s', extension '%s': spawn returned no terminal master for a "
                        "sandbox terminal request (SBX_SPAWN_PTY_SANDBOX); its tree was killed",
                        backend->plugin->name, backend->name);
+          return FALSE;
+        }
+      if (ours)
+        {
+          /* A backend that predates SBX_SPAWN_IGNORED_SIGNALS ignored the
+           * flag: the command started with default dispositions for
+           * signals its caller ignores (a hang-up would kill it). */
+          g_set_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_UNSUPPORTED,
+                       "plugin '%s', extension '%s': spawn did not confirm starting the command "
+                       "with the caller's ignored signals ignored (SBX_SPAWN_IGNORED_SIGNALS); "
+                       "its tree was killed", backend->plugin->name, backend->name);
           return FALSE;
         }
       g_set_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID,

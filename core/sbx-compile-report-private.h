@@ -40,6 +40,11 @@ void              sbx_compile_report_set_guarantees   (SbxCompileReport *self,
                                                        SbxGuarantees     guarantees);
 void              sbx_compile_report_set_required     (SbxCompileReport *self,
                                                        SbxGuarantees     required);
+void              sbx_compile_report_set_scope        (SbxCompileReport *self,
+                                                       SbxReportScope    scope);
+/* (transfer full) A deep copy of @self, not frozen (the copy of a frozen
+ * report may be built on: a run's report starts as its executor's). */
+SbxCompileReport *sbx_compile_report_dup              (SbxCompileReport *self);
 void              sbx_compile_report_add_rejected     (SbxCompileReport *self,
                                                        const char       *backend,
                                                        const char       *reason);

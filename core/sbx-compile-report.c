@@ -55,6 +55,7 @@ struct _SbxCompileReport
   SbxLevel         level;
   SbxGuarantees    guarantees;
   SbxGuarantees    required;
+  SbxReportScope   scope;
   GArray          *entries;      /* of ReportEntry */
   GArray          *rejected;     /* of RejectedCandidate */
   GArray          *roots;        /* of ReportRoot */
@@ -66,6 +67,8 @@ G_DEFINE_BOXED_TYPE (SbxCompileReport, sbx_compile_report,
 static const char *const status_names[] = {
   NULL, "enforced", "narrowed", "unenforced", "widened", "vacuous",
 };
+
+static const char *const scope_names[] = { "none", "executor", "run" };
 
 static void
 report_entry_clear (gpointer data)
@@ -231,6 +234,49 @@ sbx_compile_report_set_required (SbxCompileReport *self,
   g_return_if_fail (!self->frozen);
 
   self->required = required & SBX_GUARANTEES_ALL;
+}
+
+void
+sbx_compile_report_set_scope (SbxCompileReport *self,
+                              SbxReportScope    scope)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (!self->frozen);
+  g_return_if_fail ((guint) scope < G_N_ELEMENTS (scope_names));
+
+  self->scope = scope;
+}
+
+SbxCompileReport *
+sbx_compile_report_dup (SbxCompileReport *self)
+{
+  SbxCompileReport *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy = sbx_compile_report_new ();
+  copy->backend = g_strdup (self->backend);
+  copy->level = self->level;
+  copy->guarantees = self->guarantees;
+  copy->required = self->required;
+  copy->scope = self->scope;
+  sbx_compile_report_append_entries (copy, self);
+  for (guint i = 0; i < self->rejected->len; i++)
+    {
+      const RejectedCandidate *r = &g_array_index (self->rejected, RejectedCandidate, i);
+      RejectedCandidate c = { g_strdup (r->backend), g_strdup (r->reason) };
+
+      g_array_append_val (copy->rejected, c);
+    }
+  for (guint i = 0; i < self->roots->len; i++)
+    {
+      const ReportRoot *r = &g_array_index (self->roots, ReportRoot, i);
+      ReportRoot c = { g_strdup (r->kind), g_strdup (r->path), g_strdup (r->read),
+                       g_strdup (r->write) };
+
+      g_array_append_val (copy->roots, c);
+    }
+  return copy;
 }
 
 void
@@ -441,6 +487,27 @@ sbx_compile_report_get_required (SbxCompileReport *self)
 }
 
 /**
+ * sbx_compile_report_get_scope:
+ * @self: a [struct@Sbx.CompileReport]
+ *
+ * Returns which report @self is: an executor's (what a run without grants
+ * gets), one run's (what held for that spawn, after its grants and egress
+ * route), or neither.  A wrapper that decides on a run's guarantees reads
+ * the run's report, never the executor's.
+ *
+ * Returns: the scope
+ *
+ * Since: 0.2
+ */
+SbxReportScope
+sbx_compile_report_get_scope (SbxCompileReport *self)
+{
+  g_return_val_if_fail (self != NULL, SBX_REPORT_SCOPE_NONE);
+
+  return self->scope;
+}
+
+/**
  * sbx_compile_report_get_n_entries:
  * @self: a [struct@Sbx.CompileReport]
  *
@@ -623,6 +690,25 @@ sbx_report_status_to_string (SbxReportStatus status)
   return status_names[status];
 }
 
+/**
+ * sbx_report_scope_to_string:
+ * @scope: a [enum@Sbx.ReportScope]
+ *
+ * Returns the string form of @scope: "none", "executor" or "run" (the JSON
+ * member "scope").
+ *
+ * Returns: (nullable): the name, or %NULL for a value that is not a scope
+ *
+ * Since: 0.2
+ */
+const char *
+sbx_report_scope_to_string (SbxReportScope scope)
+{
+  if ((guint) scope >= G_N_ELEMENTS (scope_names))
+    return NULL;
+  return scope_names[scope];
+}
+
 static void
 add_guarantees_array (JsonBuilder   *builder,
                       const char    *member,
@@ -645,6 +731,8 @@ sbx_compile_report_to_json_node (SbxCompileReport *self)
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "schema");
   json_builder_add_int_value (builder, SBX_COMPILE_REPORT_SCHEMA);
+  json_builder_set_member_name (builder, "scope");
+  json_builder_add_string_value (builder, sbx_report_scope_to_string (self->scope));
   json_builder_set_member_name (builder, "backend");
   if (self->backend != NULL)
     json_builder_add_string_value (builder, self->backend);
@@ -721,14 +809,17 @@ sbx_compile_report_to_json_node (SbxCompileReport *self)
  * as the C API:
  *
  * ```json
- * {"schema":1,"backend":"linux-userns","level":"full",
+ * {"schema":1,"scope":"run","backend":"linux-userns","level":"full",
  *  "guarantees":["process-boundary",...],"required":["env-scrub",...],
  *  "entries":[{"feature":"write-boundary","status":"enforced","detail":null}],
  *  "roots":[{"kind":"workspace","path":"/src/app","read":"allow","write":"allow"}],
  *  "rejected":[{"backend":"...","reason":"..."}]}
  * ```
  *
- * "backend" is null when no backend was selected.  "roots" lists the
+ * "scope" says which report this is (see [enum@Sbx.ReportScope]):
+ * "executor" for an executor's (what a run without grants gets), "run" for
+ * one spawn's (after its grants and egress route), "none" for a report of
+ * neither.  "backend" is null when no backend was selected.  "roots" lists the
  * workspace and every additional root as the resolved path each became
  * (symbolic links followed when the profile was built), with its access;
  * it is empty in a report that belongs to no executor.  The "schema" number is
@@ -764,7 +855,8 @@ append_guarantees_text (GString       *out,
  * sbx_compile_report_to_text:
  * @self: a [struct@Sbx.CompileReport]
  *
- * Renders @self for humans (what `sbx run --report` prints): the backend and
+ * Renders @self for humans (what `sbx run --report` prints): a first line
+ * saying which report it is (its [enum@Sbx.ReportScope]), the backend and
  * level, the achieved and required guarantees, one line per entry, the
  * roots as the resolved paths they became, and the rejected candidates with
  * their reasons.  The layout may change between
@@ -783,6 +875,12 @@ sbx_compile_report_to_text (SbxCompileReport *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   out = g_string_new (NULL);
+  g_string_append_printf (out, "%-11s %s\n", "report:",
+                          self->scope == SBX_REPORT_SCOPE_RUN
+                          ? "run (what held for this run, after its grants and egress route)"
+                          : self->scope == SBX_REPORT_SCOPE_EXECUTOR
+                          ? "executor (what a run without grants gets)"
+                          : "none (the report of no executor and no run)");
   g_string_append_printf (out, "%-11s %s\n", "backend:", self->backend != NULL ? self->backend : "(none selected)");
   g_string_append_printf (out, "%-11s %s\n", "level:", sbx_level_to_string (self->level));
   append_guarantees_text (out, "guarantees:", self->guarantees);

@@ -38,6 +38,33 @@ typedef enum /*< prefix=SBX_REPORT_STATUS >*/
   SBX_REPORT_STATUS_VACUOUS    = 5,
 } SbxReportStatus;
 
+/**
+ * SbxReportScope:
+ * @SBX_REPORT_SCOPE_NONE: the report belongs to neither an executor nor a
+ *   run: a backend's probe, an executor set's selection, a compile made for
+ *   inspection (`sbx profile explain`, a conformance check).  Since: 0.2
+ * @SBX_REPORT_SCOPE_EXECUTOR: an executor's report
+ *   ([method@Sbx.Executor.get_report]): what the profile compiled to, which
+ *   is what a run *without grants* gets.  Since: 0.2
+ * @SBX_REPORT_SCOPE_RUN: the report of one spawn
+ *   ([method@Sbx.RunResult.get_spawn_report],
+ *   [method@Sbx.Process.get_spawn_report],
+ *   [method@Sbx.PreparedProcess.get_report]): what held for that run, after
+ *   its grants and its egress route.  A guarantee a grant took away is
+ *   absent from it, and an entry names the grant.  Since: 0.2
+ *
+ * Which report a [struct@Sbx.CompileReport] is.  The string forms (the JSON
+ * member "scope") are "none", "executor" and "run".
+ *
+ * Since: 0.2
+ */
+typedef enum /*< prefix=SBX_REPORT_SCOPE >*/
+{
+  SBX_REPORT_SCOPE_NONE     = 0,
+  SBX_REPORT_SCOPE_EXECUTOR = 1,
+  SBX_REPORT_SCOPE_RUN      = 2,
+} SbxReportScope;
+
 typedef struct _SbxCompileReport SbxCompileReport;
 
 #define SBX_TYPE_COMPILE_REPORT (sbx_compile_report_get_type ())
@@ -56,6 +83,8 @@ SBX_AVAILABLE_IN_0_1
 SbxGuarantees     sbx_compile_report_get_guarantees      (SbxCompileReport *self);
 SBX_AVAILABLE_IN_0_1
 SbxGuarantees     sbx_compile_report_get_required        (SbxCompileReport *self);
+SBX_AVAILABLE_IN_0_2
+SbxReportScope    sbx_compile_report_get_scope           (SbxCompileReport *self);
 
 SBX_AVAILABLE_IN_0_1
 guint             sbx_compile_report_get_n_entries       (SbxCompileReport *self);
@@ -94,6 +123,8 @@ char             *sbx_compile_report_to_text             (SbxCompileReport *self
 
 SBX_AVAILABLE_IN_0_1
 const char       *sbx_report_status_to_string            (SbxReportStatus   status);
+SBX_AVAILABLE_IN_0_2
+const char       *sbx_report_scope_to_string             (SbxReportScope    scope);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxCompileReport, sbx_compile_report_unref)
 

@@ -54,6 +54,13 @@ sbx_start_request_new (const char          *cwd,
   rr->modes[2] = sbx_run_options_get_stderr (options);
   rr->pty = sbx_run_options_get_pty (options, &rr->rows, &rr->cols);
   rr->grace = sbx_run_options_get_terminate_grace (options);
+  {
+    gsize n_ignored = 0;
+    g_autofree int *ignored = sbx_run_options_get_ignored_signals (options, &n_ignored);
+
+    for (gsize i = 0; i < n_ignored; i++)
+      rr->ignored_signals |= G_GUINT64_CONSTANT (1) << (ignored[i] - 1);
+  }
   if (rr->pty)
     rr->pty_fds[0] = sbx_run_options_get_pty_resize_fd (options, &rr->pty_fds[1]);
   if (sbx_run_options_get_deadline (options) != NULL)
@@ -156,6 +163,7 @@ sbx_start_request_own_fds (SbxStartRequest  *rr,
 typedef struct
 {
   const SbxStartRequest *rr;
+  const SbxAdmission    *admission;
   guint64                run_id;
 } SpawnEvent;
 
@@ -174,6 +182,19 @@ add_spawn_members (JsonBuilder *builder,
   json_builder_end_array (builder);
   json_builder_set_member_name (builder, "cwd");
   sbx_executor_add_string (builder, ev->rr->cwd);
+  /* What held for this spawn, after its grants (the executor-created
+   * event carries what a run without grants gets). */
+  json_builder_set_member_name (builder, "level");
+  json_builder_add_string_value (builder, sbx_level_to_string (ev->admission->level));
+  json_builder_set_member_name (builder, "guarantees");
+  json_builder_begin_array (builder);
+  {
+    g_auto(GStrv) names = sbx_guarantees_to_strv (ev->admission->guarantees);
+
+    for (guint i = 0; names[i] != NULL; i++)
+      json_builder_add_string_value (builder, names[i]);
+  }
+  json_builder_end_array (builder);
 }
 
 typedef struct
@@ -360,6 +381,7 @@ admit_grants (SbxExecutor            *self,
   if (batch.fs->len > 0 || batch.ports->len > 0)
     {
       SbxBackendSpec *transient = sbx_executor_compile_transient (self, &batch, &out->report,
+                                                                  &out->level, &out->guarantees,
                                                                   error);
 
       /* The fresh handles were for the compile only. */
@@ -541,11 +563,19 @@ sbx_executor_admit (SbxExecutor            *self,
                                 "spawned", rr->argv[0]);
     }
 
+  /* A start on the executor's own spec holds what the executor holds. */
+  if (out->report == NULL)
+    {
+      out->report = sbx_compile_report_ref (self->run_report);
+      out->level = self->level;
+      out->guarantees = self->guarantees;
+    }
   out->run_id = run_id;
   out->spec = g_steal_pointer (&spec);
   out->cwd = g_steal_pointer (&cwd);
   out->spent = g_steal_pointer (&spent);
   spawn_event.rr = rr;
+  spawn_event.admission = out;
   spawn_event.run_id = run_id;
   sbx_executor_shared_emit (shared, SBX_EVENT_SPAWN, self->key, add_spawn_members, &spawn_event);
   return TRUE;

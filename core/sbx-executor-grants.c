@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sbx-compile-report-private.h"
+#include "sbx-netrules-private.h"
 #include "sbx-path-private.h"
 
 void
@@ -142,6 +143,22 @@ add_grant_members (JsonBuilder *builder,
   json_builder_add_int_value (builder, ev->expiry_ms);
 }
 
+static gboolean
+proxy_target_reachable (const char  *target,
+                        GError     **error)
+{
+  g_autoptr(GError) why = NULL;
+  g_autofree char *host = NULL;
+  guint16 port;
+
+  if (sbx_netrules_parse_target (target, &host, &port, NULL, &why)
+      && sbx_netrules_check_reachable (host, &why))
+    return TRUE;
+  return sbx_executor_grant_fail (error, SBX_GRANT_ERROR_DENIED,
+                                  "Capability denied: %s %s can never be reached: %s",
+                                  SBX_GRANT_CLASS_NETWORK_PROXY_TARGET, target, why->message);
+}
+
 static char *
 issue_grant_admitted (SbxExecutor  *self,
                       const char   *execution_id,
@@ -203,6 +220,10 @@ issue_grant_admitted (SbxExecutor  *self,
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
                                      "Grant class unsupported: %s needs an egress route, and this executor "
                                      "set has none", info->name), NULL);
+  /* A target the egress would refuse at every connect is refused here, by
+   * the same rule (sbx_netrules_check_reachable), with the reason. */
+  if (info->shape == SBX_GRANT_SHAPE_NET_PROXY && !proxy_target_reachable (target, error))
+    return NULL;
   if (!sbx_backend_supports_grant_class (sbx_executor_shared_get_backend (shared), info->name))
     return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_UNSUPPORTED,
                                      "Grant class unsupported: backend “%s” cannot enforce %s",
@@ -343,8 +364,17 @@ issue_grant_admitted (SbxExecutor  *self,
  * %SBX_GRANT_ERROR_DENIED, one it already allows gives
  * %SBX_GRANT_ERROR_UNSUPPORTED; only a gated one mints.  A class the backend
  * cannot enforce gives %SBX_GRANT_ERROR_UNSUPPORTED before the target is
- * looked at.  Issuing never prompts and never persists anything: the caller
- * is the approval system.
+ * looked at.  A `network.proxy-target.v1` target sbx never reaches (a cloud
+ * metadata address in any form, [method@Sbx.NetworkTarget.check_reachable])
+ * gives %SBX_GRANT_ERROR_DENIED naming the target and why, rather than a
+ * token every connect would refuse.  Issuing never prompts and never
+ * persists anything: the caller is the approval system.
+ *
+ * A grant that widens the policy may take guarantees from its spawn (a host
+ * grant its boundary, `network.broad.v1` network-boundary and
+ * address-network): the run's report
+ * ([method@Sbx.PreparedProcess.get_report],
+ * [method@Sbx.RunResult.get_spawn_report]) says so, the executor's does not.
  *
  * The token is a secret for the caller: it never reaches the child (not in
  * its argv, environment or anything it can read) nor any reporter.
@@ -400,6 +430,31 @@ sbx_executor_grant_batch_clear (GrantBatch *b)
   g_clear_pointer (&b->ports, g_array_unref);
   g_clear_pointer (&b->spent, g_ptr_array_unref);
   g_clear_pointer (&b->proxy_targets, g_ptr_array_unref);
+  g_clear_pointer (&b->drops, g_array_unref);
+}
+
+static void
+grant_drop_clear (gpointer data)
+{
+  g_free (((GrantDrop *) data)->grant);
+}
+
+/* Records that the grant just listed in `spent` may take @bits. */
+static void
+batch_add_drop (GrantBatch    *batch,
+                const char    *grant_class,
+                const char    *target,
+                SbxGuarantees  bits)
+{
+  GrantDrop drop = { g_strdup_printf ("%s:%s", grant_class, target), bits,
+                     batch->spent->len - 1 };
+
+  if (batch->drops == NULL)
+    {
+      batch->drops = g_array_new (FALSE, TRUE, sizeof (GrantDrop));
+      g_array_set_clear_func (batch->drops, grant_drop_clear);
+    }
+  g_array_append_val (batch->drops, drop);
 }
 
 
@@ -548,7 +603,10 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
                                               : info->shape == SBX_GRANT_SHAPE_FS_TREE
                                               ? "on this tree" : "on the whole host"));
             if (info->shape == SBX_GRANT_SHAPE_FS_HOST)
-              batch->may_drop |= info->required;
+              {
+                batch->may_drop |= info->required;
+                batch_add_drop (batch, info->name, p.target, info->required);
+              }
           }
           break;
         case SBX_GRANT_SHAPE_NET_BROAD:
@@ -564,6 +622,8 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
                                               "and DNS, for this spawn (which has no network-boundary "
                                               "or address-network guarantee)",
                                               info->name, p.target, port));
+            batch_add_drop (batch, info->name, p.target,
+                            SBX_GUARANTEE_NETWORK_BOUNDARY | SBX_GUARANTEE_ADDRESS_NETWORK);
           }
           break;
         case SBX_GRANT_SHAPE_NET_PROXY:
@@ -761,6 +821,73 @@ transient_policy_build (TransientPolicy   *tp,
   tp->abi.net = &tp->net;
 }
 
+/* The guarantees @drop takes, as "a, b". */
+static char *
+drop_names (const GrantDrop *drop,
+            SbxGuarantees    removed)
+{
+  return sbx_executor_guarantee_names (drop->bits & removed);
+}
+
+/* The run's report: the backend's entries of the transient compile, except
+ * that an entry that calls a guarantee this spawn does not have enforced is
+ * folded into the entry that says which grant removed it (its detail kept
+ * there); one such entry per removed guarantee and grant.  The grant's
+ * "spent" line says what it took. */
+static void
+add_run_entries (SbxCompileReport *report,
+                 SbxCompileReport *compiled,
+                 SbxGuarantees     removed,
+                 GrantBatch       *batch)
+{
+  for (guint i = 0; i < sbx_compile_report_get_n_entries (compiled); i++)
+    {
+      const char *feature = sbx_compile_report_get_entry_feature (compiled, i);
+      SbxGuarantees bit = 0;
+
+      if (sbx_guarantee_from_string (feature, &bit) && (bit & removed) != 0
+          && sbx_compile_report_get_entry_status (compiled, i) == SBX_REPORT_STATUS_ENFORCED)
+        continue;
+      sbx_compile_report_add_entry (report, feature, sbx_compile_report_get_entry_status (compiled, i),
+                                    sbx_compile_report_get_entry_detail (compiled, i));
+    }
+  for (guint i = 0; batch->drops != NULL && i < batch->drops->len; i++)
+    {
+      const GrantDrop *drop = &g_array_index (batch->drops, GrantDrop, i);
+      char **line = (char **) &g_ptr_array_index (batch->spent, drop->spent_index);
+      g_autofree char *names = drop_names (drop, removed);
+      char *amended;
+
+      if ((drop->bits & removed) == 0)
+        continue;
+      for (SbxGuarantees bit = 1; bit <= SBX_GUARANTEES_ALL; bit <<= 1)
+        {
+          const char *name = sbx_guarantee_to_string (bit);
+          g_autofree char *detail = NULL;
+          const char *mechanism = NULL;
+
+          if ((drop->bits & removed & bit) == 0)
+            continue;
+          for (guint k = 0; k < sbx_compile_report_get_n_entries (compiled); k++)
+            if (g_strcmp0 (sbx_compile_report_get_entry_feature (compiled, k), name) == 0
+                && sbx_compile_report_get_entry_status (compiled, k) == SBX_REPORT_STATUS_ENFORCED)
+              mechanism = sbx_compile_report_get_entry_detail (compiled, k);
+          if (mechanism != NULL)
+            detail = g_strdup_printf ("removed for this run by grant %s (the executor's report "
+                                      "claims it; this run does not have it); the backend's "
+                                      "mechanism, over the policy that grant widened: %s",
+                                      drop->grant, mechanism);
+          else
+            detail = g_strdup_printf ("removed for this run by grant %s (the executor's report "
+                                      "claims it; this run does not have it)", drop->grant);
+          sbx_compile_report_add_entry (report, name, SBX_REPORT_STATUS_UNENFORCED, detail);
+        }
+      amended = g_strdup_printf ("%s; removed for this spawn: %s", *line, names);
+      g_free (*line);
+      *line = amended;
+    }
+}
+
 /* Compiles the transient spec of a batch with deltas (upstream §5.6 steps
  * 8-9).  The backend gets the grant fds during compile only (it dup()s what
  * it keeps); the recompiled guarantees must equal the expected ones. */
@@ -768,35 +895,64 @@ SbxBackendSpec *
 sbx_executor_compile_transient (SbxExecutor       *self,
                                 GrantBatch        *batch,
                                 SbxCompileReport **out_report,
+                                SbxLevel          *out_level,
+                                SbxGuarantees     *out_guarantees,
                                 GError           **error)
 {
   g_auto(TransientPolicy) tp = { 0 };
-  g_autoptr(SbxCompileReport) report = sbx_compile_report_new ();
+  SbxProfile *profile = sbx_executor_shared_get_profile (self->shared);
+  g_autoptr(SbxCompileReport) report = NULL;
+  g_autoptr(SbxCompileReport) compiled = NULL;
   g_autoptr(GError) compile_error = NULL;
   g_autoptr(SbxBackendSpec) spec = NULL;
   SbxLevel level;
   SbxGuarantees bits;
   SbxGuarantees keep = self->guarantees & ~batch->may_drop & ~batch->must_drop;
 
+  /* The run's report is built as the executor's is: the same header, the
+   * backend's compile, the same egress composition, then frozen. */
+  compiled = sbx_compile_report_new ();
   transient_policy_build (&tp, sbx_policy_get_abi (self->policy), batch);
-  spec = sbx_backend_compile (sbx_executor_shared_get_backend (self->shared), &tp.abi, report, &level, &bits,
-                              &compile_error);
+  spec = sbx_backend_compile (sbx_executor_shared_get_backend (self->shared), &tp.abi, compiled, &level,
+                              &bits, &compile_error);
   if (spec == NULL)
-    return (sbx_executor_fail (error, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
-                               "Backend “%s” cannot compile the spec this run's grants need: %s",
-                               sbx_backend_get_name (sbx_executor_shared_get_backend (self->shared)), compile_error->message), NULL);
+    {
+      sbx_executor_fail (error, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
+                         "Backend “%s” cannot compile the spec this run's grants need: %s",
+                         sbx_backend_get_name (sbx_executor_shared_get_backend (self->shared)),
+                         compile_error->message);
+      return NULL;
+    }
+  /* Compared like with like: the executor's guarantees went through the
+   * route's composition too. */
+  bits = sbx_egress_compose_guarantees (self->egress, profile, NULL, bits);   /* egress */
   if ((bits & ~batch->may_drop) != keep || (bits & ~self->guarantees) != 0
       || (bits & batch->must_drop) != 0)
     {
       g_autofree char *got = sbx_executor_guarantee_names (bits);
       g_autofree char *want = sbx_executor_guarantee_names (keep);
 
-      return (sbx_executor_grant_fail (error, SBX_GRANT_ERROR_GUARANTEE_MISMATCH,
-                                       "Grant guarantee mismatch: the spec compiled for this run's grants "
-                                       "achieves {%s}, expected {%s}", got, want), NULL);
+      sbx_executor_grant_fail (error, SBX_GRANT_ERROR_GUARANTEE_MISMATCH,
+                               "Grant guarantee mismatch: the spec compiled for this run's grants "
+                               "achieves {%s}, expected {%s}", got, want);
+      return NULL;
     }
-  if (out_report != NULL)
-    *out_report = g_steal_pointer (&report);
+  /* A host grant opens the whole host on its axis: whatever the backend
+   * makes of the widened policy, reads (writes) outside the profile's
+   * roots are not denied for this spawn, so its boundary is not claimed. */
+  bits &= ~batch->may_drop;
+  report = sbx_executor_report_new (self->shared, sbx_compile_report_get_required (self->report));
+  add_run_entries (report, compiled, self->guarantees & ~bits, batch);
+  sbx_compile_report_set_level (report, level);
+  sbx_compile_report_set_guarantees (report, bits);
+  /* The route's entry, as the executor's report has it (the bits are
+   * already composed: unchanged). */
+  bits = sbx_egress_compose_guarantees (self->egress, profile, report, bits);   /* egress */
+  sbx_compile_report_set_scope (report, SBX_REPORT_SCOPE_RUN);
+  sbx_compile_report_freeze (report);
+  *out_report = g_steal_pointer (&report);
+  *out_level = level;
+  *out_guarantees = bits;
   return g_steal_pointer (&spec);
 }
 

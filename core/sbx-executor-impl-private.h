@@ -27,7 +27,9 @@ struct _SbxExecutor
   char              *state_dir;
   char             **environment;
   SbxPolicy         *policy;
-  SbxCompileReport  *report;
+  SbxCompileReport  *report;        /* scope executor: a run without grants */
+  SbxCompileReport  *run_report;    /* the same facts, scope run: what a run on
+                                     * the executor's own spec reports */
   SbxLevel           level;
   SbxGuarantees      guarantees;
 
@@ -68,6 +70,15 @@ typedef struct
 
 void     sbx_executor_fs_delta_free (gpointer data);
 
+/* A grant that may or must take guarantees from its spawn, for the run's
+ * report (which grant removed what). */
+typedef struct
+{
+  char          *grant;        /* "class:target", as --approve names it */
+  SbxGuarantees  bits;         /* what it may or must take */
+  guint          spent_index;  /* its line in `spent` */
+} GrantDrop;
+
 /* What a batch of verified tokens opens for one spawn. */
 typedef struct
 {
@@ -80,6 +91,7 @@ typedef struct
   SbxGuarantees must_drop; /* bits the spawn must not claim (a broad network grant opened them) */
   GPtrArray *spent;        /* char* "class target: what it opened" */
   GPtrArray *proxy_targets; /* char* network.proxy-target.v1 targets (egress) */
+  GArray    *drops;        /* GrantDrop, one per host or broad-network grant */
 } GrantBatch;
 
 void     sbx_executor_grant_batch_clear (GrantBatch *batch);
@@ -129,12 +141,20 @@ void     sbx_executor_unreserve_batch_locked (SbxExecutor *self,
 /* (self->mutex) Burns the batch's tokens. */
 void     sbx_executor_commit_batch_locked (SbxExecutor *self,
                                            GrantBatch  *batch);
-/* The spec of one spawn with the batch's deltas; its guarantees must equal
- * the expected ones. */
+/* The spec of one spawn with the batch's deltas; its guarantees (after the
+ * egress composition) must equal the expected ones.  *out_report is the
+ * run's report (scope run, frozen), with an entry per guarantee a grant
+ * removed; *out_level and *out_guarantees are the spawn's. */
 SbxBackendSpec *sbx_executor_compile_transient (SbxExecutor       *self,
                                                 GrantBatch        *batch,
                                                 SbxCompileReport **out_report,
+                                                SbxLevel          *out_level,
+                                                SbxGuarantees     *out_guarantees,
                                                 GError           **error);
+/* A report for a compile of the executor's profile: backend, required
+ * guarantees, roots, the set's rejected candidates.  (transfer full) */
+SbxCompileReport *sbx_executor_report_new (SbxExecutorShared *shared,
+                                           SbxGuarantees      required);
 /* The command gate of a start without grants. */
 gboolean sbx_executor_check_command_gate (SbxExecutor  *self,
                                           GError      **error);
@@ -154,6 +174,7 @@ typedef struct
   gboolean       pty;
   guint16        rows;
   guint16        cols;
+  guint64        ignored_signals;   /* bit N-1: signal N starts ignored (SBX_SPAWN_IGNORED_SIGNALS) */
   GTimeSpan      grace;             /* force_exit's SIGTERM -> SIGKILL, > 0 */
   int            pty_fds[2];        /* a run's PTY resize hook: the resize and size
                                      * descriptors (the caller's, or our duplicates
@@ -190,7 +211,12 @@ typedef struct
   gboolean           host_write;
   GPtrArray         *write_paths;  /* char*, exact entries */
   GPtrArray         *write_trees;  /* char*, trees */
-  SbxCompileReport  *report;       /* the transient spec's, or NULL (the executor's) */
+  /* What held for this spawn (after its grants and the egress route): the
+   * transient spec's report, or the executor's facts as a run's report.
+   * Never the executor's own report (scope executor). */
+  SbxCompileReport  *report;       /* scope run, frozen */
+  SbxLevel           level;
+  SbxGuarantees      guarantees;
 } SbxAdmission;
 
 /* Every check and reservation before a spawn (see sbx-executor-admit.c);
@@ -207,6 +233,33 @@ void     sbx_executor_emit_exit  (SbxExecutor              *self,
                                   const SbxSuperviseResult *result,
                                   const GError             *error,
                                   gboolean                  spawned);
+/* The supervisor's fds for a run's streams (stdin -1: the null device,
+ * stdout/stderr -1: captured); *null_fd is an opened null device when a
+ * stream asks for one (the caller passes it on to run_admitted). */
+gboolean sbx_run_streams_resolve (const SbxStartRequest *rr,
+                                  int                    fds[3],
+                                  int                   *null_fd,
+                                  GError               **error);
+/* The run engine (sbx-executor-run.c): runs an admitted start to its end
+ * under the supervisor: output limit, PTY relay, timeout and deadline,
+ * egress, the exit event.  Takes @admission (cleared) and @null_fd. */
+SbxRunResult *sbx_executor_run_admitted (SbxExecutor           *self,
+                                         const SbxStartRequest *rr,
+                                         SbxAdmission          *admission,
+                                         const int              fds[3],
+                                         int                    null_fd,
+                                         GCancellable          *cancellable,
+                                         GError               **error);
+/* An async run's body, called on a supervising thread of its own; its
+ * result (or error) completes @task.  The thread holds a guard of
+ * @shared's barrier for as long as it holds the task, so the set's close
+ * waits for it to let go; on a closing set @body runs on the caller's
+ * thread (its admission refuses at once). */
+typedef SbxRunResult *(*SbxRunBody) (GTask   *task,
+                                     GError **error);
+void     sbx_run_task_start (GTask             *task,
+                             SbxExecutorShared *shared,
+                             SbxRunBody         body);
 /* Turns a backend's spawn error (consumed) into an executor error. */
 void     sbx_executor_map_spawn_error (GError     **error,
                                        GError      *spawn_error,

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Runs: admission (sbx-executor-admit.c), then the synchronous supervisor
- * (sbx-supervise.c) collects the output and the exit.
+ * (sbx-supervise.c) collects the output and the exit.  The one run engine:
+ * sbx_executor_run*() admit and call sbx_executor_run_admitted(); a
+ * prepared process's run (sbx-prepared-process.c) hands it the admission
+ * it holds.  Timeouts, deadlines, the output limit, the PTY relay and the
+ * egress listeners live here and nowhere else.
  *
  * A sync run supervises its child on the calling thread.  An async run does
  * the same on a dedicated thread, so long-running children never starve a
@@ -21,11 +25,11 @@
 /* The supervisor's fds for the streams of a run (supervisor convention:
  * stdin -1 = null device, stdout/stderr -1 = captured).  *null_fd is an
  * opened null device when a stream asks for one. */
-static gboolean
-resolve_run_streams (const SbxStartRequest *rr,
-                     int                    fds[3],
-                     int                   *null_fd,
-                     GError               **error)
+gboolean
+sbx_run_streams_resolve (const SbxStartRequest *rr,
+                         int                    fds[3],
+                         int                   *null_fd,
+                         GError               **error)
 {
   static const char *const names[] = { "stdin", "stdout", "stderr" };
 
@@ -86,17 +90,11 @@ executor_run (SbxExecutor           *self,
               GCancellable          *cancellable,
               GError               **error)
 {
-  g_autoptr(GError) local_error = NULL;
   SbxAdmission admission;
-  SbxSuperviseRequest req = { 0 };
-  SbxSuperviseResult result = { 0 };
-  SbxRunResult *run_result = NULL;
-  gboolean spawned = FALSE;
-  gboolean ok;
   int fds[3];
   int null_fd = -1;
 
-  if (!resolve_run_streams (rr, fds, &null_fd, error))
+  if (!sbx_run_streams_resolve (rr, fds, &null_fd, error))
     return NULL;
   if (!sbx_executor_admit (self, rr, cancellable, &admission, error))
     {
@@ -104,6 +102,27 @@ executor_run (SbxExecutor           *self,
         close (null_fd);
       return NULL;
     }
+  return sbx_executor_run_admitted (self, rr, &admission, fds, null_fd, cancellable, error);
+}
+
+SbxRunResult *
+sbx_executor_run_admitted (SbxExecutor           *self,
+                           const SbxStartRequest *rr,
+                           SbxAdmission          *admission_in,
+                           const int              fds[3],
+                           int                    null_fd,
+                           GCancellable          *cancellable,
+                           GError               **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  SbxAdmission admission = *admission_in;
+  SbxSuperviseRequest req = { 0 };
+  SbxSuperviseResult result = { 0 };
+  SbxRunResult *run_result = NULL;
+  gboolean spawned = FALSE;
+  gboolean ok;
+
+  memset (admission_in, 0, sizeof *admission_in);
 
   req.spec = admission.spec;
   req.cwd = admission.cwd;
@@ -122,6 +141,7 @@ executor_run (SbxExecutor           *self,
   req.pty = rr->pty;
   req.pty_rows = rr->rows;
   req.pty_cols = rr->cols;
+  req.ignored_signals = rr->ignored_signals;
   req.pty_resize_fd = rr->pty ? rr->pty_fds[0] : -1;
   /* The size followed is the one named, else that of the caller's
    * terminal: stdin's, else stdout's (a terminal with piped input). */
@@ -172,6 +192,8 @@ executor_run (SbxExecutor           *self,
           if (admission.spent != NULL)
             sbx_run_result_set_grants_spent (run_result,
                                              (const char *const *) admission.spent->pdata);
+          sbx_run_result_set_spawn (run_result, admission.report, admission.level,
+                                    admission.guarantees);
           break;
         }
     }
@@ -192,22 +214,92 @@ executor_run (SbxExecutor           *self,
   return run_result;
 }
 
-static gpointer
-run_thread (gpointer data)
+/* Runs @body for @task and completes the task with its result. */
+static void
+run_and_return (GTask      *task,
+                SbxRunBody  body)
 {
-  g_autoptr(GTask) task = data;
-  SbxExecutor *self = g_task_get_source_object (task);
-  SbxStartRequest *rr = g_task_get_task_data (task);
   GError *error = NULL;
   SbxRunResult *result;
 
-  result = executor_run (self, rr, g_task_get_cancellable (task), &error);
-  sbx_start_request_close_fds (rr);
+  result = body (task, &error);
   if (result == NULL)
     g_task_return_error (task, error);
   else
     g_task_return_pointer (task, result, (GDestroyNotify) sbx_run_result_unref);
+}
+
+/* An async run's thread: its reference to the task, and a guard of the
+ * set's barrier held for as long as that reference. */
+typedef struct
+{
+  GTask          *task;
+  SbxRunBody      body;
+  SbxSharedGuard *guard;
+} RunThread;
+
+static gpointer
+run_thread (gpointer data)
+{
+  RunThread *rt = data;
+
+  run_and_return (rt->task, rt->body);
+  /* The task goes before the guard: the caller's callback may have run
+   * already, and then this reference is the last one to the task and to
+   * what it holds (the executor, through it the set's shared state and the
+   * backend), so the set's close never returns while this thread holds
+   * any of it. */
+  g_object_unref (rt->task);
+  sbx_shared_guard_release (rt->guard);
+  g_free (rt);
   return NULL;
+}
+
+void
+sbx_run_task_start (GTask             *task,
+                    SbxExecutorShared *shared,
+                    SbxRunBody         body)
+{
+  g_autoptr(GError) error = NULL;
+  SbxSharedGuard *guard = sbx_executor_shared_admit (shared);
+  RunThread *rt;
+  GThread *thread;
+
+  if (guard == NULL)
+    {
+      /* The set is closing: the run's admission refuses it without
+       * blocking, and the same error comes from here, without a thread. */
+      run_and_return (task, body);
+      return;
+    }
+  rt = g_new (RunThread, 1);
+  rt->task = g_object_ref (task);
+  rt->body = body;
+  rt->guard = guard;
+  thread = g_thread_try_new ("sbx-run", run_thread, rt, &error);
+  if (thread == NULL)
+    {
+      g_object_unref (rt->task);   /* the reference meant for the thread */
+      sbx_shared_guard_release (rt->guard);
+      g_free (rt);
+      g_task_return_new_error (task, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
+                               "Cannot start a supervising thread: %s", error->message);
+      return;
+    }
+  g_thread_unref (thread);
+}
+
+/* The body of an executor's async run, on its thread. */
+static SbxRunResult *
+executor_run_body (GTask   *task,
+                   GError **error)
+{
+  SbxStartRequest *rr = g_task_get_task_data (task);
+  SbxRunResult *result;
+
+  result = executor_run (g_task_get_source_object (task), rr, g_task_get_cancellable (task), error);
+  sbx_start_request_close_fds (rr);
+  return result;
 }
 
 /**
@@ -250,7 +342,12 @@ run_thread (gpointer data)
  * are spent, even if the spawn then fails: a second use gives
  * %SBX_GRANT_ERROR_REPLAY, and of two concurrent runs with the same token
  * exactly one spends it.  [method@Sbx.RunResult.get_grants_spent] lists
- * what each token opened.
+ * what each token opened, and [method@Sbx.RunResult.get_spawn_report] says
+ * what held for this run (a host or broad-network grant takes guarantees
+ * away; [method@Sbx.Executor.get_report] is what a run without grants
+ * gets).  To show the run's report before the command starts, use
+ * [method@Sbx.Executor.prepare] and [method@Sbx.PreparedProcess.run]: this
+ * call is exactly that pair.
  *
  * After the command exits, the backend tears down whatever is left of its
  * process tree.  A timeout, a deadline or an output limit kills the tree;
@@ -312,7 +409,6 @@ sbx_executor_run_async (SbxExecutor          *self,
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
   SbxStartRequest *rr;
-  GThread *thread;
 
   g_return_if_fail (SBX_IS_EXECUTOR (self));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
@@ -330,15 +426,7 @@ sbx_executor_run_async (SbxExecutor          *self,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  thread = g_thread_try_new ("sbx-run", run_thread, g_object_ref (task), &error);
-  if (thread == NULL)
-    {
-      g_object_unref (task);   /* the reference meant for the thread */
-      g_task_return_new_error (task, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
-                               "Cannot start a supervising thread: %s", error->message);
-      return;
-    }
-  g_thread_unref (thread);
+  sbx_run_task_start (task, self->shared, executor_run_body);
 }
 
 /**

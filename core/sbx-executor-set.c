@@ -663,7 +663,10 @@ set_close_run (SbxExecutorSet  *self,
  * commands and waits until their runs have returned (they fail with
  * %SBX_EXECUTOR_ERROR_CLOSED), releases every compiled spec exactly once,
  * wipes every grant key, closes the reporters and removes the set's own
- * directory (the caller's scratch root stays).
+ * directory (the caller's scratch root stays).  Once it returns, the
+ * library's own threads (those that reap spawned processes and those of
+ * async runs) hold nothing of the set: what stays open is what the caller
+ * still references, and the callbacks still queued on its main contexts.
  *
  * Idempotent: concurrent and later callers wait for the first close and get
  * the same result.  A failure to remove the directory is reported, and the

@@ -81,7 +81,14 @@ typedef struct _SbxSharedGuard SbxSharedGuard;
 
 /* (transfer full) (nullable) A guard, or NULL once the close began. */
 SbxSharedGuard    *sbx_executor_shared_admit  (SbxExecutorShared *shared);
-/* Leaves the barrier (the close may be waiting for it).  NULL is fine. */
+/* (transfer full) (nullable) A second guard for the admission @guard
+ * holds, never refused (the close cannot have passed its wait while @guard
+ * is held): for a reference a thread keeps after @guard is released, which
+ * the close must outwait too.  NULL for NULL. */
+SbxSharedGuard    *sbx_shared_guard_hold      (SbxSharedGuard    *guard);
+/* Leaves the barrier (the close may be waiting for it) and drops the
+ * guard's reference to the shared state before a waiting close can return.
+ * NULL is fine. */
 void               sbx_shared_guard_release   (SbxSharedGuard    *guard);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxSharedGuard, sbx_shared_guard_release)
 SbxExecutorShared *sbx_shared_guard_get_shared (SbxSharedGuard   *guard);

@@ -112,13 +112,10 @@ close_sinks (GPtrArray *sinks)
   g_ptr_array_unref (sinks);
 }
 
-void
-sbx_executor_shared_unref (SbxExecutorShared *shared)
+/* Frees @shared once its last reference is gone. */
+static void
+shared_free (SbxExecutorShared *shared)
 {
-  g_return_if_fail (shared != NULL);
-
-  if (!g_atomic_ref_count_dec (&shared->ref))
-    return;
   close_sinks (g_steal_pointer (&shared->sinks));
   close_sinks (g_steal_pointer (&shared->closed_sinks));
   /* Empty: a tracked object leaves its list before it lets go of the
@@ -138,6 +135,15 @@ sbx_executor_shared_unref (SbxExecutorShared *shared)
   g_mutex_clear (&shared->mutex);
   g_cond_clear (&shared->cond);
   g_free (shared);
+}
+
+void
+sbx_executor_shared_unref (SbxExecutorShared *shared)
+{
+  g_return_if_fail (shared != NULL);
+
+  if (g_atomic_ref_count_dec (&shared->ref))
+    shared_free (shared);
 }
 
 void
@@ -254,10 +260,31 @@ sbx_executor_shared_admit (SbxExecutorShared *shared)
   return guard;
 }
 
+SbxSharedGuard *
+sbx_shared_guard_hold (SbxSharedGuard *guard)
+{
+  SbxExecutorShared *shared;
+  SbxSharedGuard *held;
+
+  if (guard == NULL)
+    return NULL;
+  shared = guard->shared;
+  /* Not refused while closing: @guard keeps the count above zero, so a
+   * close has not passed its wait and will wait for this one too. */
+  g_mutex_lock (&shared->mutex);
+  g_assert (shared->active > 0);
+  shared->active++;
+  g_mutex_unlock (&shared->mutex);
+  held = g_new (SbxSharedGuard, 1);
+  held->shared = sbx_executor_shared_ref (shared);
+  return held;
+}
+
 void
 sbx_shared_guard_release (SbxSharedGuard *guard)
 {
   SbxExecutorShared *shared;
+  gboolean last;
 
   if (guard == NULL)
     return;
@@ -268,8 +295,14 @@ sbx_shared_guard_release (SbxSharedGuard *guard)
   shared->active--;
   if (shared->active == 0)
     g_cond_broadcast (&shared->cond);
+  /* The guard's reference goes under the lock: a close woken by this
+   * release returns only after it, so its caller's reference can be the
+   * last (and the close fd and the backend go with it, on the caller's
+   * thread).  When this one is the last, nobody can be waiting. */
+  last = g_atomic_ref_count_dec (&shared->ref);
   g_mutex_unlock (&shared->mutex);
-  sbx_executor_shared_unref (shared);
+  if (last)
+    shared_free (shared);
 }
 
 SbxExecutorShared *

@@ -100,6 +100,7 @@ sbx_executor_finalize (GObject *object)
   g_strfreev (self->environment);
   g_clear_pointer (&self->policy, sbx_policy_free);
   g_clear_pointer (&self->report, sbx_compile_report_unref);
+  g_clear_pointer (&self->run_report, sbx_compile_report_unref);
   g_clear_pointer (&self->replay, sbx_grant_replay_free);
   g_clear_pointer (&self->retained, g_hash_table_unref);
   g_mutex_clear (&self->mutex);
@@ -222,11 +223,11 @@ sbx_executor_guarantee_names (SbxGuarantees bits)
   return g_strjoinv (", ", names);
 }
 
-/* The report an executor's compile fills: the roots as the resolved paths
+/* The report an executor's compile (and a run's transient compile) fills: the roots as the resolved paths
  * they became and the set's rejected candidates. */
-static SbxCompileReport *
-executor_report_new (SbxExecutorShared *shared,
-                     SbxGuarantees      required)
+SbxCompileReport *
+sbx_executor_report_new (SbxExecutorShared *shared,
+                         SbxGuarantees      required)
 {
   SbxProfile *profile = sbx_executor_shared_get_profile (shared);
   SbxCompileReport *selection = sbx_executor_shared_get_selection_report (shared);
@@ -357,7 +358,7 @@ executor_setup (SbxExecutor  *self,
       self->policy = sbx_policy_new_for_profile (profile, &dirs);
 
       g_clear_pointer (&self->report, sbx_compile_report_unref);
-      self->report = executor_report_new (shared, required);
+      self->report = sbx_executor_report_new (shared, required);
       self->spec = sbx_backend_compile (sbx_executor_shared_get_backend (shared), sbx_policy_get_abi (self->policy),
                                         self->report, &self->level, &self->guarantees, &compile_error);
       if (self->spec == NULL)
@@ -395,7 +396,14 @@ executor_setup (SbxExecutor  *self,
     }
   self->guarantees = sbx_egress_compose_guarantees (self->egress, profile, self->report,
                                                     self->guarantees);   /* egress */
+  sbx_compile_report_set_scope (self->report, SBX_REPORT_SCOPE_EXECUTOR);
   sbx_compile_report_freeze (self->report);
+  /* What a run on the executor's own spec got: the same facts, as the
+   * run's report (made once, shared by every such run). */
+  g_clear_pointer (&self->run_report, sbx_compile_report_unref);
+  self->run_report = sbx_compile_report_dup (self->report);
+  sbx_compile_report_set_scope (self->run_report, SBX_REPORT_SCOPE_RUN);
+  sbx_compile_report_freeze (self->run_report);
 
   /* Fail closed: the backend must achieve every required guarantee. */
   required |= sbx_egress_required_guarantees (self->egress, profile);   /* egress */
@@ -559,7 +567,8 @@ sbx_executor_get_level (SbxExecutor *self)
  *
  * The guarantees the backend achieves for this executor's compiled profile.
  * They include every guarantee the profile requires (otherwise the executor
- * would not exist).
+ * would not exist).  A run with grants may hold fewer: see
+ * [method@Sbx.RunResult.get_spawn_guarantees].
  *
  * Returns: the achieved guarantees
  *
@@ -580,6 +589,14 @@ sbx_executor_get_guarantees (SbxExecutor *self)
  * The compile report of this executor: the backend, its level and
  * guarantees, what the profile required, every entry the backend reported
  * and every backend candidate the set rejected, with why.
+ *
+ * This is what a run *without grants* gets (its scope is
+ * %SBX_REPORT_SCOPE_EXECUTOR).  A run whose grants change the policy runs
+ * under a spec compiled for it alone and may hold less: a host grant or a
+ * `network.broad.v1` grant takes guarantees away.  What held for one run is
+ * its own report: [method@Sbx.PreparedProcess.get_report],
+ * [method@Sbx.Process.get_spawn_report],
+ * [method@Sbx.RunResult.get_spawn_report].
  *
  * Returns: (transfer none): the report
  *

@@ -72,6 +72,15 @@ char     *sbx_netrules_canonical_target    (const char  *raw,
 int       sbx_netrules_classify            (GInetAddress *address);
 /* Class of a canonical literal host string; -1 when @host is no literal. */
 int       sbx_netrules_classify_literal    (const char   *host);
+/* The one rule of a target that sbx never reaches, whatever is approved:
+ * @host (canonical, as a target holds it) is a cloud metadata address,
+ * either as an IP literal in any form sbx_netrules_classify() knows, or as a
+ * name the system resolver reads as an IPv4 address without asking DNS
+ * (inet_aton's numeric forms: "2852039166", "0xa9fea9fe", "169.254.43518",
+ * octal), which the egress would refuse at connect.  FALSE with
+ * SBX_NETRULES_ERROR_ADDRESS_DENIED naming @host and why. */
+gboolean  sbx_netrules_check_reachable     (const char   *host,
+                                            GError      **error);
 
 /* The resolution rule of a route with the address guarantee.  @host is the
  * target's canonical host, @literal_named TRUE when the approval lists this

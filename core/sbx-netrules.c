@@ -6,6 +6,8 @@
 #include "sbx-netrules-private.h"
 
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 /* ------------------------------------------------------------------------- */
 /* Host and target normalization                                              */
@@ -465,6 +467,34 @@ sbx_netrules_classify_literal (const char *host)
   if (addr == NULL)
     return -1;
   return sbx_netrules_classify (addr);
+}
+
+gboolean
+sbx_netrules_check_reachable (const char  *host,
+                              GError     **error)
+{
+  struct in_addr numeric;
+  g_autoptr(GInetAddress) addr = NULL;
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (host != NULL, FALSE);
+
+  if (sbx_netrules_classify_literal (host) == SBX_NETRULES_CLASS_METADATA)
+    return fail (error, SBX_NETRULES_ERROR_ADDRESS_DENIED,
+                 "network target host “%s” is a cloud metadata address: never reachable through "
+                 "sbx, whatever is approved", host);
+  /* A name the resolver parses as a number never reaches DNS: it is the
+   * address it spells, and is judged as that address. */
+  if (sbx_netrules_classify_literal (host) >= 0 || inet_aton (host, &numeric) == 0)
+    return TRUE;
+  addr = g_inet_address_new_from_bytes ((const guint8 *) &numeric.s_addr, G_SOCKET_FAMILY_IPV4);
+  if (sbx_netrules_classify (addr) != SBX_NETRULES_CLASS_METADATA)
+    return TRUE;
+  text = g_inet_address_to_string (addr);
+  return fail (error, SBX_NETRULES_ERROR_ADDRESS_DENIED,
+               "network target host “%s” is the cloud metadata address %s (the resolver reads "
+               "the number as that address): never reachable through sbx, whatever is approved",
+               host, text);
 }
 
 gboolean

@@ -293,3 +293,33 @@ sbx_network_target_hash (SbxNetworkTarget *self)
   g_return_val_if_fail (self != NULL, 0);
   return g_str_hash (self->text);
 }
+
+/**
+ * sbx_network_target_check_reachable:
+ * @self: a [struct@Sbx.NetworkTarget]
+ * @error: return location for a [error@Sbx.EgressRouteError]
+ *
+ * Refuses a target that sbx never reaches, whatever an approval says: a
+ * cloud metadata address ([enum@Sbx.AddressClass] %SBX_ADDRESS_CLASS_METADATA)
+ * as an IP literal in any form (IPv4, IPv6, IPv4-mapped, IPv4-compatible,
+ * NAT64, 6to4), or as a name the system resolver reads as such an address
+ * without asking DNS (the numeric forms `2852039166`, `0xa9fea9fe`,
+ * `169.254.43518`).  [method@Sbx.Executor.issue_grant] and `sbx run
+ * --allow-host` apply this rule, so such a target is refused when it is
+ * approved rather than at connect.  A name is otherwise judged when it
+ * resolves, at connect.
+ *
+ * Returns: %TRUE when the target may be approved; %FALSE with @error set to
+ *   %SBX_EGRESS_ROUTE_ERROR_ADDRESS_DENIED naming the host and the reason
+ *
+ * Since: 0.2
+ */
+gboolean
+sbx_network_target_check_reachable (SbxNetworkTarget  *self,
+                                    GError           **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return sbx_netrules_check_reachable (self->hostname, error);
+}

@@ -59,6 +59,10 @@ gboolean           sbx_network_target_equal         (SbxNetworkTarget  *a,
 SBX_AVAILABLE_IN_0_1
 guint              sbx_network_target_hash          (SbxNetworkTarget  *self);
 
+SBX_AVAILABLE_IN_0_2
+gboolean           sbx_network_target_check_reachable (SbxNetworkTarget  *self,
+                                                       GError           **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxNetworkTarget, sbx_network_target_unref)
 
 G_END_DECLS

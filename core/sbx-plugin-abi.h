@@ -505,6 +505,27 @@ typedef struct SbxCompileResultV1
  * before this flag leaves pty_master_fd at the host's -1, and the host
  * then kills the tree and fails the run. */
 #define SBX_SPAWN_PTY_SANDBOX  2u
+/* The target starts with the signals of SbxSpawnRequestV1.ignored_signals
+ * ignored (SIG_IGN, which execve keeps), as a plain wrapper's child inherits
+ * the dispositions its caller ignores (nohup, "&" in a script, a CI runner):
+ *  - the request's struct_size covers ignored_signals
+ *    (SBX_SPAWN_REQUEST_V1_SIGNALS_SIZE); bit N-1 stands for signal N
+ *    (1..64); SIGKILL and SIGSTOP cannot be ignored and are refused
+ *    (SBX_STATUS_INVALID), as is an empty set with the flag;
+ *  - every other signal starts with its default disposition, as without
+ *    the flag;
+ *  - a signal the host sends through signal() that the target ignores is
+ *    not forwarded to the rest of the tree by an init of the backend's:
+ *    the command ignores it, as it would the same signal sent to a plain
+ *    wrapper's child;
+ *  - on OK the backend sets SBX_SPAWN_IGNORED_SIGNALS in
+ *    SbxSpawnResultV1.honoured_flags (the host sets 0 there): a backend
+ *    that predates the flag leaves it clear, and the host then kills the
+ *    tree and fails the run; one that cannot honour it returns
+ *    SBX_STATUS_UNSUPPORTED.
+ * The host sets the flag only for a non-empty set: without it every signal
+ * starts with its default disposition. */
+#define SBX_SPAWN_IGNORED_SIGNALS  4u
 
 /* SbxListenV1.kind */
 #define SBX_LISTEN_DNS_UDP  1u  /* the sandbox's DNS stub: a bound UDP socket on address:port */
@@ -583,10 +604,13 @@ typedef struct SbxSpawnRequestV1
   int32_t           *listen_fds;
   uint32_t           n_listens;
   uint32_t           reserved1;
+  /* Appended: read only with SBX_SPAWN_IGNORED_SIGNALS (see there). */
+  uint64_t           ignored_signals;  /* bit N-1: signal N starts ignored */
 } SbxSpawnRequestV1;
 #define SBX_SPAWN_REQUEST_V1_MIN_SIZE  (offsetof (SbxSpawnRequestV1, reserved0) + sizeof (uint32_t))
 #define SBX_SPAWN_REQUEST_V1_PTY_SIZE  (offsetof (SbxSpawnRequestV1, pty_cols) + sizeof (uint32_t))
 #define SBX_SPAWN_REQUEST_V1_LISTEN_SIZE (offsetof (SbxSpawnRequestV1, n_listens) + sizeof (uint32_t))
+#define SBX_SPAWN_REQUEST_V1_SIGNALS_SIZE (offsetof (SbxSpawnRequestV1, ignored_signals) + sizeof (uint64_t))
 
 /* SbxSpawnResultV1.containment (LifetimeContainment) */
 #define SBX_CONTAINMENT_UNSPECIFIED  0u
@@ -604,10 +628,15 @@ typedef struct SbxSpawnResultV1
   void    *child;            /* backend per-spawn handle for signal()/finish() */
   /* Appended: written only with SBX_SPAWN_PTY_SANDBOX; the host sets -1. */
   int32_t  pty_master_fd;    /* master of the sandbox's terminal; owned by the host */
-  uint32_t reserved1;
+  /* Was reserved1 (the host always set 0 there): written only when
+   * struct_size covers it (SBX_SPAWN_RESULT_V1_FLAGS_SIZE).  The request
+   * flags the backend acted on, of those that need the answer
+   * (SBX_SPAWN_IGNORED_SIGNALS); the host sets 0. */
+  uint32_t honoured_flags;
 } SbxSpawnResultV1;
 #define SBX_SPAWN_RESULT_V1_MIN_SIZE   (offsetof (SbxSpawnResultV1, child) + sizeof (void *))
 #define SBX_SPAWN_RESULT_V1_PTY_SIZE   (offsetof (SbxSpawnResultV1, pty_master_fd) + sizeof (int32_t))
+#define SBX_SPAWN_RESULT_V1_FLAGS_SIZE (offsetof (SbxSpawnResultV1, honoured_flags) + sizeof (uint32_t))
 
 /* SbxExitV1.kind */
 #define SBX_EXIT_EXITED    1u

@@ -15,6 +15,8 @@
 #include "sbx-executor-impl-private.h"
 #include "sbx-process-private.h"
 
+#include <unistd.h>
+
 #include <string.h>
 
 typedef enum
@@ -32,8 +34,11 @@ typedef enum
  * grants verified and spent, the transient spec compiled), nothing runs.
  * A harness shows the user what was admitted
  * ([method@Sbx.PreparedProcess.get_effective_access] ...), then starts it
- * once with [method@Sbx.PreparedProcess.start] or drops it with
- * [method@Sbx.PreparedProcess.close].  Its grants stay spent either way.
+ * once with [method@Sbx.PreparedProcess.start] (a process) or
+ * [method@Sbx.PreparedProcess.run] (to its end, as [method@Sbx.Executor.run]),
+ * or drops it with [method@Sbx.PreparedProcess.close].  Its grants stay
+ * spent either way.  [method@Sbx.PreparedProcess.get_report] is the report
+ * of this run, after its grants: what to show before it starts.
  *
  * Closing the set closes every prepared process that was never started; a
  * start that races the set's close either starts before the close's
@@ -203,9 +208,7 @@ sbx_executor_prepare (SbxExecutor          *self,
   derive_access (prepared, sbx_executor_shared_get_profile (self->shared));
   prepared->spent = prepared->admission.spent != NULL
                     ? g_strdupv ((char **) prepared->admission.spent->pdata) : NULL;
-  prepared->report = prepared->admission.report != NULL
-                     ? sbx_compile_report_ref (prepared->admission.report)
-                     : sbx_compile_report_ref (sbx_executor_get_report (self));
+  prepared->report = sbx_compile_report_ref (prepared->admission.report);
 
   /* Registered for the set's close; a close that began meanwhile closes
    * the preparation here. */
@@ -244,6 +247,24 @@ take_admission (SbxPreparedProcess *self,
   return taken;
 }
 
+/* The error of a start or run of a preparation already taken. */
+static void
+set_not_prepared_error (SbxPreparedProcess  *self,
+                        GError             **error)
+{
+  PreparedState state;
+
+  g_mutex_lock (&self->mutex);
+  state = self->state;
+  g_mutex_unlock (&self->mutex);
+  if (state == STARTED)
+    g_set_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_ALREADY_STARTED,
+                 "The prepared process was already started");
+  else
+    g_set_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_PROCESS_CLOSED,
+                 "The prepared process was closed");
+}
+
 static void
 unlist (SbxPreparedProcess *self,
         SbxExecutorShared  *shared)
@@ -277,22 +298,13 @@ sbx_prepared_process_start (SbxPreparedProcess  *self,
   SbxAdmission admission;
   SbxStartRequest *rr = NULL;
   SbxExecutorShared *shared;
-  PreparedState state;
 
   g_return_val_if_fail (SBX_IS_PREPARED_PROCESS (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!take_admission (self, STARTED, &admission, &rr))
     {
-      g_mutex_lock (&self->mutex);
-      state = self->state;
-      g_mutex_unlock (&self->mutex);
-      if (state == STARTED)
-        g_set_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_ALREADY_STARTED,
-                     "The prepared process was already started");
-      else
-        g_set_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_PROCESS_CLOSED,
-                     "The prepared process was closed");
+      set_not_prepared_error (self, error);
       return NULL;
     }
   shared = sbx_shared_guard_get_shared (admission.guard);
@@ -301,6 +313,161 @@ sbx_prepared_process_start (SbxPreparedProcess  *self,
    * close (under the barrier's lock, before the fork) and releases the
    * admission on any failure. */
   return sbx_process_start_admitted (self->executor, rr, &admission, cancellable, error);
+}
+
+/* A run of the preparation: takes its admission (once, as a start does),
+ * then the executor's run engine (sbx_executor_run_admitted) runs it to its
+ * end.  A refusal here (the streams, a cancel, the set's close) releases
+ * the reservation with an exit event, as a failed start does. */
+static SbxRunResult *
+prepared_run (SbxPreparedProcess  *self,
+              GCancellable        *cancellable,
+              GError             **error)
+{
+  SbxAdmission admission;
+  SbxStartRequest *taken = NULL;
+  g_autoptr(SbxStartRequest) rr = NULL;
+  g_autoptr(GError) refused = NULL;
+  SbxExecutorShared *shared;
+  SbxRunResult *result;
+  int fds[3];
+  int null_fd = -1;
+
+  if (!take_admission (self, STARTED, &admission, &taken))
+    {
+      set_not_prepared_error (self, error);
+      return NULL;
+    }
+  rr = taken;
+  shared = sbx_shared_guard_get_shared (admission.guard);
+  unlist (self, shared);
+  if (g_cancellable_is_cancelled (cancellable))
+    g_set_error (&refused, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CANCELLED,
+                 "The run of “%s” was cancelled before it started; nothing was spawned",
+                 rr->argv[0]);
+  else if (sbx_executor_shared_is_closing (shared))
+    g_set_error (&refused, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CLOSED,
+                 "The executor set was closed before “%s” started; nothing was spawned",
+                 rr->argv[0]);
+  else
+    sbx_run_streams_resolve (rr, fds, &null_fd, &refused);
+  if (refused != NULL)
+    {
+      SbxSuperviseResult none = { 0 };
+
+      if (null_fd >= 0)
+        close (null_fd);
+      sbx_executor_emit_exit (self->executor, &admission, &none, refused, FALSE);
+      sbx_admission_clear (&admission);
+      g_propagate_error (error, g_steal_pointer (&refused));
+      return NULL;
+    }
+  result = sbx_executor_run_admitted (self->executor, rr, &admission, fds, null_fd, cancellable,
+                                      error);
+  sbx_start_request_close_fds (rr);
+  return result;
+}
+
+/**
+ * sbx_prepared_process_run:
+ * @self: a [class@Sbx.PreparedProcess]
+ * @cancellable: (nullable): cancelling it kills the whole process tree
+ *   before the call returns
+ * @error: return location for a [error@Sbx.ExecutorError]
+ *
+ * Runs the prepared command to its end and collects it, once, exactly as
+ * [method@Sbx.Executor.run] does with the options given to
+ * [method@Sbx.Executor.prepare] (output limit, PTY relay, stream modes and
+ * redirections; a timeout or deadline counts from the prepare).
+ * [method@Sbx.Executor.run] is [method@Sbx.Executor.prepare] followed by
+ * this call: one run engine.  Between the two the caller can show the run's
+ * own report ([method@Sbx.PreparedProcess.get_report]).
+ *
+ * A second start or run fails with %SBX_EXECUTOR_ERROR_ALREADY_STARTED, one
+ * after [method@Sbx.PreparedProcess.close] with
+ * %SBX_EXECUTOR_ERROR_PROCESS_CLOSED, one once the set began closing with
+ * %SBX_EXECUTOR_ERROR_CLOSED (nothing is spawned).  Its result's
+ * [method@Sbx.RunResult.get_spawn_report] is
+ * [method@Sbx.PreparedProcess.get_report].
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set; a non-zero
+ *   exit or a death by signal is a result, not an error
+ *
+ * Since: 0.2
+ */
+SbxRunResult *
+sbx_prepared_process_run (SbxPreparedProcess  *self,
+                          GCancellable        *cancellable,
+                          GError             **error)
+{
+  g_return_val_if_fail (SBX_IS_PREPARED_PROCESS (self), NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return prepared_run (self, cancellable, error);
+}
+
+static SbxRunResult *
+prepared_run_body (GTask   *task,
+                   GError **error)
+{
+  return prepared_run (g_task_get_source_object (task), g_task_get_cancellable (task), error);
+}
+
+/**
+ * sbx_prepared_process_run_async:
+ * @self: a [class@Sbx.PreparedProcess]
+ * @cancellable: (nullable): cancelling it kills the whole process tree
+ *   before the task completes
+ * @callback: (scope async): called in the thread-default main context of
+ *   the caller when the run is over
+ * @user_data: data for @callback
+ *
+ * Asynchronous twin of [method@Sbx.PreparedProcess.run]; the child is
+ * supervised on a dedicated thread, as by [method@Sbx.Executor.run_async].
+ *
+ * Since: 0.2
+ */
+void
+sbx_prepared_process_run_async (SbxPreparedProcess  *self,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (SBX_IS_PREPARED_PROCESS (self));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, sbx_prepared_process_run_async);
+  /* The run reports cancellation itself, after the tree is dead. */
+  g_task_set_check_cancellable (task, FALSE);
+  sbx_run_task_start (task, self->executor->shared, prepared_run_body);
+}
+
+/**
+ * sbx_prepared_process_run_finish:
+ * @self: a [class@Sbx.PreparedProcess]
+ * @result: the result passed to the callback
+ * @error: return location for a [error@Sbx.ExecutorError]
+ *
+ * Finishes [method@Sbx.PreparedProcess.run_async].
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ *
+ * Since: 0.2
+ */
+SbxRunResult *
+sbx_prepared_process_run_finish (SbxPreparedProcess  *self,
+                                 GAsyncResult        *result,
+                                 GError             **error)
+{
+  g_return_val_if_fail (SBX_IS_PREPARED_PROCESS (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_async_result_is_tagged (result, sbx_prepared_process_run_async), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /**
@@ -423,8 +590,12 @@ sbx_prepared_process_get_grants_spent (SbxPreparedProcess *self)
  * sbx_prepared_process_get_report:
  * @self: a [class@Sbx.PreparedProcess]
  *
- * Returns the compile report of the spec the process will run under: the
- * transient spec compiled for its grants, or the executor's own.
+ * Returns the compile report of the spec the process will run under, with
+ * scope %SBX_REPORT_SCOPE_RUN: the report of the transient spec compiled for
+ * its grants (a guarantee a grant took away is absent, and an entry names
+ * the grant), or, when its grants change nothing, the executor's facts.
+ * This, not [method@Sbx.Executor.get_report] (what a run without grants
+ * gets), is what to show before the process starts.
  *
  * Returns: (transfer none): the report
  *

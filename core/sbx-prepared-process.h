@@ -57,6 +57,19 @@ SBX_AVAILABLE_IN_0_1
 SbxProcess        *sbx_prepared_process_start                (SbxPreparedProcess *self,
                                                               GCancellable       *cancellable,
                                                               GError            **error);
+SBX_AVAILABLE_IN_0_2
+SbxRunResult      *sbx_prepared_process_run                  (SbxPreparedProcess *self,
+                                                              GCancellable       *cancellable,
+                                                              GError            **error);
+SBX_AVAILABLE_IN_0_2
+void               sbx_prepared_process_run_async            (SbxPreparedProcess *self,
+                                                              GCancellable       *cancellable,
+                                                              GAsyncReadyCallback callback,
+                                                              gpointer            user_data);
+SBX_AVAILABLE_IN_0_2
+SbxRunResult      *sbx_prepared_process_run_finish           (SbxPreparedProcess *self,
+                                                              GAsyncResult       *result,
+                                                              GError            **error);
 SBX_AVAILABLE_IN_0_1
 void               sbx_prepared_process_close                (SbxPreparedProcess *self);
 

@@ -71,22 +71,33 @@ on_communicate_spliced (GObject      *source,
                         gpointer      data)
 {
   GTask *task = data;
+  Communicate *c = g_task_get_task_data (task);
+  SbxProcess *self = g_task_get_source_object (task);
+  GInputStream *pipe = G_OUTPUT_STREAM (source) == G_OUTPUT_STREAM (c->out)
+                       ? sbx_process_get_stdout_pipe (self) : sbx_process_get_stderr_pipe (self);
   GError *error = NULL;
 
   if (g_output_stream_splice_finish (G_OUTPUT_STREAM (source), result, &error) < 0)
-    communicate_record (g_task_get_task_data (task), error);
+    communicate_record (c, error);
+  /* Both ends closed here, not by the splice (see communicate_close_stdin). */
+  g_input_stream_close (pipe, NULL, NULL);
+  g_output_stream_close (G_OUTPUT_STREAM (source), NULL, NULL);
   communicate_step_done (task);
 }
 
+/* Closes the stdin pipe as one step of @task.  A pipe's close never
+ * blocks, so it is closed on this thread: GLib's close_async() of a pipe
+ * stream runs on its thread pool, whose thread lets go of the operation (and
+ * with it of the caller's main context) only after the caller was called
+ * back; a sync communicate()'s private context, and its descriptor, would
+ * then be freed on that thread after communicate() returned. */
 static void
-on_communicate_stdin_closed (GObject      *source,
-                             GAsyncResult *result,
-                             gpointer      data)
+communicate_close_stdin (GTask         *task,
+                         GOutputStream *stdin_pipe)
 {
-  GTask *task = data;
   GError *error = NULL;
 
-  if (!g_output_stream_close_finish (G_OUTPUT_STREAM (source), result, &error)
+  if (!g_output_stream_close (stdin_pipe, NULL, &error)
       && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE))
     communicate_record (g_task_get_task_data (task), error);
   else
@@ -109,8 +120,7 @@ on_communicate_written (GObject      *source,
     communicate_record (g_task_get_task_data (task), error);
   else
     g_clear_error (&error);
-  g_output_stream_close_async (G_OUTPUT_STREAM (source), G_PRIORITY_DEFAULT,
-                               g_task_get_cancellable (task), on_communicate_stdin_closed, task);
+  communicate_close_stdin (task, G_OUTPUT_STREAM (source));
 }
 
 static void
@@ -135,8 +145,8 @@ communicate_start (SbxProcess          *self,
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   Communicate *c = g_new0 (Communicate, 1);
-  GOutputStreamSpliceFlags flags = G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE
-                                   | G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET;
+  /* The splice closes neither end: on_communicate_spliced() does. */
+  GOutputStreamSpliceFlags flags = G_OUTPUT_STREAM_SPLICE_NONE;
 
   g_task_set_source_tag (task, source_tag);
   g_task_set_check_cancellable (task, FALSE);
@@ -154,8 +164,7 @@ communicate_start (SbxProcess          *self,
                                              cancellable, on_communicate_written, task);
         }
       else if (!sbx_process_has_pty (self))
-        g_output_stream_close_async (sbx_process_get_stdin_pipe (self), G_PRIORITY_DEFAULT, cancellable,
-                                     on_communicate_stdin_closed, task);
+        communicate_close_stdin (task, sbx_process_get_stdin_pipe (self));
       else
         c->pending--;   /* a PTY master stays open: closing it hangs up */
     }

@@ -32,6 +32,9 @@ struct _SbxProcess
   SbxExecutor      *executor;
   SbxStartRequest  *rr;
   SbxAdmission      admission;
+  SbxCompileReport *spawn_report;  /* the admission's, kept after it is cleared */
+  SbxLevel          spawn_level;
+  SbxGuarantees     spawn_guarantees;
   GMainContext     *context;       /* thread-default at spawn */
   GCancellable     *cancellable;   /* the spawn's, kills the tree */
   gulong            cancel_id;

@@ -258,6 +258,9 @@ sbx_process_start_admitted (SbxExecutor      *executor,
   self->rr = rr;
   self->admission = *admission;
   memset (admission, 0, sizeof *admission);
+  self->spawn_report = sbx_compile_report_ref (self->admission.report);
+  self->spawn_level = self->admission.level;
+  self->spawn_guarantees = self->admission.guarantees;
   shared = sbx_shared_guard_get_shared (self->admission.guard);
   if (g_cancellable_is_cancelled (cancellable))
     {
@@ -309,6 +312,9 @@ sbx_process_start_admitted (SbxExecutor      *executor,
 
   req.struct_size = sizeof req;
   req.flags = self->rr->pty ? SBX_SPAWN_PTY_SANDBOX : 0;
+  if (self->rr->ignored_signals != 0)
+    req.flags |= SBX_SPAWN_IGNORED_SIGNALS;
+  req.ignored_signals = self->rr->ignored_signals;
   req.pty_rows = self->rr->rows;
   req.pty_cols = self->rr->cols;
   req.cwd = self->admission.cwd;

@@ -224,13 +224,28 @@ sbx_process_reap (SbxProcess *self)
     }
 }
 
+/* One process queued on the pool: the pool's reference to it, and a guard
+ * of the set's barrier held for as long as that reference. */
+typedef struct
+{
+  SbxProcess     *process;
+  SbxSharedGuard *guard;
+} ReapJob;
+
 static void
 reap_worker (gpointer data,
              gpointer user_data)
 {
-  g_autoptr(SbxProcess) self = data;
+  ReapJob *job = data;
 
-  sbx_process_reap (self);
+  sbx_process_reap (job->process);
+  /* The pool's reference goes before the guard: when it is the last one,
+   * the process (its pipes, its pidfd, its executor and through it the
+   * backend) is finalized here inside the barrier, so the set's close never
+   * returns while this thread still holds any of it. */
+  g_object_unref (job->process);
+  sbx_shared_guard_release (job->guard);
+  g_free (job);
 }
 
 static GThreadPool *
@@ -252,14 +267,20 @@ reap_pool (void)
 static void
 queue_reap (SbxProcess *self)
 {
-  gboolean queue;
+  ReapJob *job = NULL;
 
   g_mutex_lock (&self->mutex);
-  queue = !self->reap_queued && self->state == STATE_RUNNING;
+  if (!self->reap_queued && self->state == STATE_RUNNING)
+    {
+      /* RUNNING: the admission (and its guard) lasts until DONE. */
+      job = g_new (ReapJob, 1);
+      job->process = g_object_ref (self);
+      job->guard = sbx_shared_guard_hold (self->admission.guard);
+    }
   self->reap_queued = TRUE;
   g_mutex_unlock (&self->mutex);
-  if (queue)
-    g_thread_pool_push (reap_pool (), g_object_ref (self), NULL);
+  if (job != NULL)
+    g_thread_pool_push (reap_pool (), job, NULL);
 }
 
 /* ------------------------------------------------------------------------- */

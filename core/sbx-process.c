@@ -92,6 +92,7 @@ sbx_process_finalize (GObject *object)
   if (self->pidfd >= 0)
     close (self->pidfd);
   sbx_admission_clear (&self->admission);
+  g_clear_pointer (&self->spawn_report, sbx_compile_report_unref);
   g_clear_pointer (&self->rr, sbx_start_request_free);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_object (&self->cancellable);
@@ -186,6 +187,66 @@ sbx_process_get_stderr_pipe (SbxProcess *self)
   g_return_val_if_fail (SBX_IS_PROCESS (self), NULL);
 
   return self->stderr_pipe;
+}
+
+/**
+ * sbx_process_get_spawn_report:
+ * @self: a [class@Sbx.Process]
+ *
+ * Returns the compile report of this process's spawn: what holds for it,
+ * after its grants and egress route (scope %SBX_REPORT_SCOPE_RUN), as
+ * [method@Sbx.RunResult.get_spawn_report].  [method@Sbx.Executor.get_report]
+ * is the executor's, what a run without grants gets.
+ *
+ * Returns: (transfer none): the spawn's report
+ *
+ * Since: 0.2
+ */
+SbxCompileReport *
+sbx_process_get_spawn_report (SbxProcess *self)
+{
+  g_return_val_if_fail (SBX_IS_PROCESS (self), NULL);
+
+  return self->spawn_report;
+}
+
+/**
+ * sbx_process_get_spawn_level:
+ * @self: a [class@Sbx.Process]
+ *
+ * Returns the confinement level of this process's spawn (that of
+ * [method@Sbx.Process.get_spawn_report]).
+ *
+ * Returns: the level
+ *
+ * Since: 0.2
+ */
+SbxLevel
+sbx_process_get_spawn_level (SbxProcess *self)
+{
+  g_return_val_if_fail (SBX_IS_PROCESS (self), SBX_LEVEL_NONE);
+
+  return self->spawn_level;
+}
+
+/**
+ * sbx_process_get_spawn_guarantees:
+ * @self: a [class@Sbx.Process]
+ *
+ * Returns the guarantees that hold for this process's spawn, after its
+ * grants and egress route: [method@Sbx.Executor.get_guarantees] less what a
+ * grant took away.
+ *
+ * Returns: the guarantees
+ *
+ * Since: 0.2
+ */
+SbxGuarantees
+sbx_process_get_spawn_guarantees (SbxProcess *self)
+{
+  g_return_val_if_fail (SBX_IS_PROCESS (self), SBX_GUARANTEE_NONE);
+
+  return self->spawn_guarantees;
 }
 
 /**

@@ -29,6 +29,12 @@ SBX_AVAILABLE_IN_0_1
 const char    *sbx_process_get_identifier   (SbxProcess          *self);
 SBX_AVAILABLE_IN_0_1
 SbxLifetimeContainment sbx_process_get_lifetime_containment (SbxProcess *self);
+SBX_AVAILABLE_IN_0_2
+SbxCompileReport *sbx_process_get_spawn_report     (SbxProcess *self);
+SBX_AVAILABLE_IN_0_2
+SbxLevel          sbx_process_get_spawn_level      (SbxProcess *self);
+SBX_AVAILABLE_IN_0_2
+SbxGuarantees     sbx_process_get_spawn_guarantees (SbxProcess *self);
 
 SBX_AVAILABLE_IN_0_1
 gboolean       sbx_process_wait             (SbxProcess          *self,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "sbx-run-options.h"
 
+#include <signal.h>
 #include <string.h>
 
 /**
@@ -49,6 +50,7 @@ struct _SbxRunOptions
   char        *execution_id;
   int          pty_resize_fd;
   int          pty_size_fd;
+  guint64      ignored_signals;  /* bit N-1: signal N starts ignored */
 };
 
 G_DEFINE_BOXED_TYPE (SbxRunOptions, sbx_run_options, sbx_run_options_copy, sbx_run_options_free)
@@ -729,4 +731,78 @@ sbx_run_options_get_execution_id (const SbxRunOptions *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   return self->execution_id;
+}
+
+/**
+ * sbx_run_options_set_ignored_signals:
+ * @self: options
+ * @signals: (array length=n_signals) (nullable): signal numbers, 1 to 64,
+ *   neither SIGKILL nor SIGSTOP (which cannot be ignored)
+ * @n_signals: the length of @signals; 0 clears the set
+ *
+ * Starts the command with each of @signals ignored (`SIG_IGN`, which the
+ * command keeps across its own execs), as a plain wrapper's child inherits
+ * the signals its caller ignores: `nohup` ignores SIGHUP, a shell starts a
+ * background job with SIGINT and SIGQUIT ignored, `trap "" INT` ignores
+ * SIGINT.  A program that runs commands on behalf of such a caller records
+ * which signals were ignored when it started (before it changes any
+ * disposition itself) and passes them here.  Every other signal starts with
+ * its default disposition, as without this option.
+ *
+ * A signal sent with [method@Sbx.Process.send_signal] that the command
+ * ignores is not passed on to the rest of its tree: the command ignores it,
+ * as a plain child would.  A backend that cannot start a command this way
+ * refuses the run ([error@Sbx.ExecutorError]), never starting it with the
+ * signals at their defaults.
+ *
+ * Since: 0.2
+ */
+void
+sbx_run_options_set_ignored_signals (SbxRunOptions *self,
+                                     const int     *signals,
+                                     gsize          n_signals)
+{
+  guint64 mask = 0;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (signals != NULL || n_signals == 0);
+
+  for (gsize i = 0; i < n_signals; i++)
+    {
+      g_return_if_fail (signals[i] >= 1 && signals[i] <= 64);
+      g_return_if_fail (signals[i] != SIGKILL && signals[i] != SIGSTOP);
+      mask |= G_GUINT64_CONSTANT (1) << (signals[i] - 1);
+    }
+  self->ignored_signals = mask;
+}
+
+/**
+ * sbx_run_options_get_ignored_signals:
+ * @self: options
+ * @n_signals: (out): the number of signals returned
+ *
+ * The signals the command starts with ignored
+ * ([method@Sbx.RunOptions.set_ignored_signals]), in increasing order.
+ *
+ * Returns: (array length=n_signals) (transfer full) (nullable): the signal
+ *   numbers, or %NULL when there are none
+ *
+ * Since: 0.2
+ */
+int *
+sbx_run_options_get_ignored_signals (const SbxRunOptions *self,
+                                     gsize               *n_signals)
+{
+  g_autoptr(GArray) out = g_array_new (FALSE, FALSE, sizeof (int));
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (n_signals != NULL, NULL);
+
+  for (int signo = 1; signo <= 64; signo++)
+    if (self->ignored_signals & (G_GUINT64_CONSTANT (1) << (signo - 1)))
+      g_array_append_val (out, signo);
+  *n_signals = out->len;
+  if (out->len == 0)
+    return NULL;
+  return (int *) g_array_free (g_steal_pointer (&out), FALSE);
 }

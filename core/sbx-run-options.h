@@ -146,6 +146,13 @@ void           sbx_run_options_set_execution_id (SbxRunOptions     *self,
                                                  const char        *execution_id);
 SBX_AVAILABLE_IN_0_1
 const char    *sbx_run_options_get_execution_id (const SbxRunOptions *self);
+SBX_AVAILABLE_IN_0_2
+void           sbx_run_options_set_ignored_signals (SbxRunOptions *self,
+                                                    const int     *signals,
+                                                    gsize          n_signals);
+SBX_AVAILABLE_IN_0_2
+int           *sbx_run_options_get_ignored_signals (const SbxRunOptions *self,
+                                                    gsize               *n_signals);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxRunOptions, sbx_run_options_free)
 

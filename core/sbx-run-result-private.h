@@ -21,4 +21,10 @@ void          sbx_run_result_set_network_denial (SbxRunResult *self,
                                                  const char   *target,
                                                  const char   *reason);
 
+/* What held for the run's spawn (its report, scope run, is referenced). */
+void          sbx_run_result_set_spawn (SbxRunResult     *self,
+                                        SbxCompileReport *report,
+                                        SbxLevel          level,
+                                        SbxGuarantees     guarantees);
+
 G_END_DECLS

@@ -27,6 +27,9 @@ struct _SbxRunResult
   char          **grants_spent;   /* NULL-terminated, never NULL */
   char           *denied_target;  /* (nullable) egress: the first target refused */
   char           *denial_reason;  /* (nullable) */
+  SbxCompileReport *spawn_report; /* scope run; set by every run of the library */
+  SbxLevel        spawn_level;
+  SbxGuarantees   spawn_guarantees;
 };
 
 G_STATIC_ASSERT (SBX_LIFETIME_CONTAINMENT_UNSPECIFIED == (int) SBX_CONTAINMENT_UNSPECIFIED);
@@ -97,6 +100,7 @@ sbx_run_result_unref (SbxRunResult *self)
   g_strfreev (self->grants_spent);
   g_free (self->denied_target);
   g_free (self->denial_reason);
+  g_clear_pointer (&self->spawn_report, sbx_compile_report_unref);
   g_free (self);
 }
 
@@ -352,4 +356,84 @@ sbx_run_result_get_denial_reason (SbxRunResult *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   return self->denial_reason;
+}
+
+void
+sbx_run_result_set_spawn (SbxRunResult     *self,
+                          SbxCompileReport *report,
+                          SbxLevel          level,
+                          SbxGuarantees     guarantees)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (report != NULL);
+
+  g_clear_pointer (&self->spawn_report, sbx_compile_report_unref);
+  self->spawn_report = sbx_compile_report_ref (report);
+  self->spawn_level = level;
+  self->spawn_guarantees = guarantees;
+}
+
+/**
+ * sbx_run_result_get_spawn_report:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * Returns the compile report of this run's spawn: what held for this run,
+ * after its grants and its egress route (scope %SBX_REPORT_SCOPE_RUN).  It
+ * is the executor's report ([method@Sbx.Executor.get_report], what a run
+ * without grants gets) unless the run's grants changed the policy; then it
+ * is the report of the spec compiled for this run alone, without the
+ * guarantees a grant took away and with an entry naming that grant.  A
+ * wrapper that decides on what a run had reads this one.
+ *
+ * Returns: (transfer none): the run's report
+ *
+ * Since: 0.2
+ */
+SbxCompileReport *
+sbx_run_result_get_spawn_report (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->spawn_report;
+}
+
+/**
+ * sbx_run_result_get_spawn_level:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * Returns the confinement level of this run's spawn (the level of
+ * [method@Sbx.RunResult.get_spawn_report]; [method@Sbx.Executor.get_level]
+ * is the executor's, for a run without grants).
+ *
+ * Returns: the level
+ *
+ * Since: 0.2
+ */
+SbxLevel
+sbx_run_result_get_spawn_level (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, SBX_LEVEL_NONE);
+
+  return self->spawn_level;
+}
+
+/**
+ * sbx_run_result_get_spawn_guarantees:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * Returns the guarantees that held for this run's spawn, after its grants
+ * and egress route: [method@Sbx.Executor.get_guarantees] less what a grant
+ * took away (a host grant may take `read-boundary` or `write-boundary`, a
+ * `network.broad.v1` grant takes `network-boundary` and `address-network`).
+ *
+ * Returns: the guarantees
+ *
+ * Since: 0.2
+ */
+SbxGuarantees
+sbx_run_result_get_spawn_guarantees (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, SBX_GUARANTEE_NONE);
+
+  return self->spawn_guarantees;
 }

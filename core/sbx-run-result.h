@@ -11,6 +11,7 @@
 
 #include <glib-object.h>
 #include "sbx-version.h"
+#include "sbx-compile-report.h"
 
 G_BEGIN_DECLS
 
@@ -70,6 +71,12 @@ SBX_AVAILABLE_IN_0_1
 const char        *sbx_run_result_get_denied_target (SbxRunResult *self);
 SBX_AVAILABLE_IN_0_1
 const char        *sbx_run_result_get_denial_reason (SbxRunResult *self);
+SBX_AVAILABLE_IN_0_2
+SbxCompileReport  *sbx_run_result_get_spawn_report     (SbxRunResult *self);
+SBX_AVAILABLE_IN_0_2
+SbxLevel           sbx_run_result_get_spawn_level      (SbxRunResult *self);
+SBX_AVAILABLE_IN_0_2
+SbxGuarantees      sbx_run_result_get_spawn_guarantees (SbxRunResult *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxRunResult, sbx_run_result_unref)
 

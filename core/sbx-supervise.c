@@ -520,6 +520,9 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
 
   spawn_req.struct_size = sizeof spawn_req;
   spawn_req.flags = req->pty ? SBX_SPAWN_PTY_SANDBOX : 0;
+  if (req->ignored_signals != 0)
+    spawn_req.flags |= SBX_SPAWN_IGNORED_SIGNALS;
+  spawn_req.ignored_signals = req->ignored_signals;
   spawn_req.cwd = req->cwd;
   spawn_req.argv = req->argv;
   spawn_req.envp = req->envp;

@@ -74,8 +74,10 @@ try {
     });
     loop.run();
     print(`lines streamed: ${lines}`);
-    print(`level: ${Sbx.level_to_string(executor.get_level())}`);
-    print(`guarantees: ${Sbx.guarantees_to_strv(executor.get_guarantees()).join(', ')}`);
+    // What held for this run (after its grants), not the executor's report.
+    print(`report: ${Sbx.report_scope_to_string(process.get_spawn_report().get_scope())}`);
+    print(`level: ${Sbx.level_to_string(process.get_spawn_level())}`);
+    print(`guarantees: ${Sbx.guarantees_to_strv(process.get_spawn_guarantees()).join(', ')}`);
     if (lines !== 3)
         status = 1;
 } catch (e) {

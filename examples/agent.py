@@ -115,8 +115,12 @@ class Agent:
 
     def report(self):
         print("lines streamed:", self.lines)
-        print("level:", Sbx.level_to_string(self.executor.get_level()))
-        print("guarantees:", ", ".join(Sbx.guarantees_to_strv(self.executor.get_guarantees())))
+        # What held for this tool's run (after its grants), not the
+        # executor's report (what a run without grants would get).
+        report = self.process.get_spawn_report()
+        print("report:", Sbx.report_scope_to_string(report.get_scope()))
+        print("level:", Sbx.level_to_string(self.process.get_spawn_level()))
+        print("guarantees:", ", ".join(Sbx.guarantees_to_strv(self.process.get_spawn_guarantees())))
         containment = self.process.get_lifetime_containment()
         print("containment:", containment.value_nick)
 

@@ -20,12 +20,22 @@
 #
 # Environment: SBX_TEST_USER (unprivileged user, default sbx-ci),
 # SBX_FUZZ_SECONDS (default 60), SBX_SKIP_APT=1, SBX_TEST_PHASES (default
-# "root unpriv asan fuzz package win32 aarch64").
+# "root unpriv asan fuzz package win32 aarch64").  SBX_TEST_OWN_TMP is
+# test.sh's own (set when it re-executes itself in its mount namespace).
 set -u
 cd "$(dirname "$0")/.."
 SRC=$(pwd)
 
-./scripts/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+if [ "${SBX_TEST_OWN_TMP:-0}" != 1 ]; then
+  ./scripts/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+
+# As root: the rest runs in a mount namespace of its own, whose /tmp and
+# /var/tmp each phase replaces with fresh mounts (see the leftover check
+# below).  Mount events stay inside it (private propagation).
+if [ "$(id -u)" -eq 0 ] && [ "${SBX_TEST_OWN_TMP:-0}" != 1 ]; then
+  exec unshare --mount --propagation private env SBX_TEST_OWN_TMP=1 sh "$SRC/scripts/test.sh" "$@"
+fi
 
 PHASES=${SBX_TEST_PHASES:-"root unpriv asan fuzz package win32 aarch64"}
 FUZZ_SECONDS=${SBX_FUZZ_SECONDS:-60}
@@ -56,43 +66,104 @@ build_or_fail () {
   ninja -C "$build"
 }
 
-# Nothing may be left behind by the suite.  Each phase runs with a private
-# TMPDIR (tests, GLib's isolated dirs and sbx's default scratch all live
-# under it) that must end empty; the shared /tmp and /var/tmp are checked
-# only for the names sbx itself creates there (executor-set scratch,
-# the Linux backend's fallback roots and init copies), so another program
-# writing /tmp meanwhile cannot fail the suite.
-SBX_OWN_NAMES='^(sandbox-executors-|sbx-linux-root-|sbx-init-|sbx-ws-|sbx-test-)'
-TMP_SNAPSHOT=$(mktemp /tmp/sbx-tmp-snapshot.XXXXXX)
+# Nothing may be left behind by the suite, and nothing another user of the
+# machine does may fail it.  Each phase runs with a private TMPDIR (tests,
+# GLib's isolated dirs and sbx's default scratch all live under it) that
+# must end empty.  Only a few tests write outside TMPDIR on purpose (a
+# scratch root under /var/tmp, which must not lie under /tmp).
+#
+# As root, the whole suite runs in a mount namespace of its own (test.sh
+# re-executes itself under unshare at the top) and every phase gets fresh
+# directories bound on /tmp and /var/tmp: only the suite's own processes can
+# write there, so both must end empty (every entry counts, not only sbx's
+# names), and a phase whose processes still hold them (a process left
+# running) fails too.  Another user's `sbx run` meanwhile writes the
+# machine's /tmp, which this check never reads.
+#
+# Without root there is no mount namespace to make: the machine's /tmp and
+# /var/tmp are checked for the names sbx creates there (executor-set
+# scratch, the Linux backend's fallback roots and init copies, the tests'
+# own), new since the phase began AND owned by the invoking user, so other
+# users' runs cannot fail the suite.
+OWN_TMP=${SBX_TEST_OWN_TMP:-0}
+TMP_SNAPSHOT=""
 tmp_listing () {
-  { ls -A /tmp; ls -A /var/tmp 2>/dev/null | sed 's|^|/var/tmp/|'; } \
-    | sed 's|^/var/tmp/||' | grep -E "$SBX_OWN_NAMES" | sort
+  for dir in /tmp /var/tmp; do
+    find "$dir" -mindepth 1 -maxdepth 1 -user "$(id -u)" -printf "$dir/%f\n" 2>/dev/null
+  done | while read -r entry; do
+    case ${entry##*/} in sandbox-executors-*|sbx-linux-root-*|sbx-init-*|sbx-ws-*|sbx-test-*) echo "$entry" ;; esac
+  done | sort
 }
 PHASE_TMP=""
+PHASE_MOUNTED=0
+SUITE_TMP=""
 tmp_snapshot () {
-  tmp_listing > "$TMP_SNAPSHOT"
+  PHASE_MOUNTED=0
+  if [ "$OWN_TMP" = 1 ]; then
+    # Fresh directories of the machine's own /tmp file system (so the
+    # suite sees the same kind of /tmp as before), bound over /tmp and
+    # /var/tmp in the suite's namespace only.
+    SUITE_TMP=$(mktemp -d /tmp/sbx-suite.XXXXXX)
+    mkdir "$SUITE_TMP/tmp" "$SUITE_TMP/var-tmp"
+    chmod 1777 "$SUITE_TMP/tmp" "$SUITE_TMP/var-tmp"
+    # /var/tmp first: once /tmp is covered, $SUITE_TMP is out of sight.
+    if mount --bind "$SUITE_TMP/var-tmp" /var/tmp; then
+      if mount --bind "$SUITE_TMP/tmp" /tmp; then
+        PHASE_MOUNTED=1
+      else
+        umount /var/tmp
+      fi
+    fi
+    if [ "$PHASE_MOUNTED" != 1 ]; then
+      rm -rf "$SUITE_TMP"
+      echo "not ok - phase $1: cannot mount a private /tmp and /var/tmp"
+      EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
+    fi
+  else
+    TMP_SNAPSHOT=$(mktemp "${TMPDIR:-/tmp}/sbx-tmp-snapshot.XXXXXX")
+    tmp_listing > "$TMP_SNAPSHOT"
+  fi
   PHASE_TMP=$(mktemp -d /tmp/sbx-phase.XXXXXX)
   chmod 0777 "$PHASE_TMP"; chmod +t "$PHASE_TMP"   # the unprivileged phase writes here too
   export TMPDIR="$PHASE_TMP"
 }
 tmp_check () {
   unset TMPDIR
-  left=$(tmp_listing | comm -13 "$TMP_SNAPSHOT" -)
   inside=$(cd "$PHASE_TMP" && find . -mindepth 1 -maxdepth 2 2>/dev/null | sed 's|^\./||' | sort)
-  if [ -n "$left" ] || [ -n "$inside" ]; then
+  rm -rf "$PHASE_TMP"
+  if [ "$PHASE_MOUNTED" = 1 ]; then
+    left=$(for dir in /tmp /var/tmp; do find "$dir" -mindepth 1 -maxdepth 1 -printf "$dir/%f\n"; done | sort)
+    busy=""
+    for dir in /var/tmp /tmp; do
+      if ! umount "$dir" 2>/dev/null; then
+        busy="$busy $dir"
+        umount -l "$dir"
+      fi
+    done
+    rm -rf "$SUITE_TMP"
+  else
+    left=$(tmp_listing | comm -13 "$TMP_SNAPSHOT" -)
+    busy=""
+    rm -f "$TMP_SNAPSHOT"
+  fi
+  if [ -n "$left" ] || [ -n "$inside" ] || [ -n "$busy" ]; then
     echo "not ok - phase $1 left entries behind:"
     [ -n "$left" ] && echo "$left" | sed 's|^|#   /tmp or /var/tmp: |'
     [ -n "$inside" ] && echo "$inside" | sed 's|^|#   its TMPDIR: |'
+    [ -n "$busy" ] && echo "#   still in use by a process of the phase:$busy"
     EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
   else
-    echo "ok - phase $1 left nothing behind (its TMPDIR is empty; no sbx names in /tmp or /var/tmp)"
+    if [ "$PHASE_MOUNTED" = 1 ]; then
+      echo "ok - phase $1 left nothing behind (its TMPDIR, its private /tmp and /var/tmp are empty and unused)"
+    else
+      echo "ok - phase $1 left nothing behind (its TMPDIR is empty; no new sbx names of $(id -un) in /tmp or /var/tmp)"
+    fi
     EXTRA_PASSED=$((EXTRA_PASSED + 1))
   fi
-  rm -rf "$PHASE_TMP"
 }
 
 for phase in $PHASES; do
-  tmp_snapshot
+  tmp_snapshot "$phase"
   case $phase in
     root)
       note "phase 1: gcc build, tests as $(id -un)"
@@ -101,11 +172,11 @@ for phase in $PHASES; do
     unpriv)
       if [ "$(id -u)" -ne 0 ]; then
         note "phase 2: already unprivileged ($(id -un)); phase 1 covered it"
-        continue
+        tmp_check "$phase"; continue
       fi
       note "phase 2: tests as unprivileged user $TEST_USER"
       if ! id "$TEST_USER" >/dev/null 2>&1; then
-        useradd --create-home --shell /bin/sh "$TEST_USER" || { EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1; continue; }
+        useradd --create-home --shell /bin/sh "$TEST_USER" || { EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1; tmp_check "$phase"; continue; }
       fi
       UHOME=$(getent passwd "$TEST_USER" | cut -d: -f6)
       UDIR=$(mktemp -d /tmp/sbx-unpriv.XXXXXX)
@@ -145,7 +216,7 @@ for phase in $PHASES; do
     fuzz)
       if ! command -v clang >/dev/null 2>&1; then
         note "phase 4: clang not available, fuzzing skipped"
-        continue
+        tmp_check "$phase"; continue
       fi
       note "phase 4: libFuzzer targets, ${FUZZ_SECONDS}s each"
       if CC=clang build_or_fail _build-fuzz -Dfuzzing=true -Db_lundef=false -Dintrospection=disabled; then
@@ -208,7 +279,6 @@ for phase in $PHASES; do
   esac
   tmp_check "$phase"
 done
-rm -f "$TMP_SNAPSHOT"
 
 note "summary"
 # shellcheck disable=SC2086

@@ -11,6 +11,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#endif
 
 const char *
 etu_plugin_dir (const char *name)
@@ -78,6 +82,55 @@ etu_tree_init (EtuTree *tree)
   tree->tmp = etu_make_tmpdir ("sbx-test-executor-XXXXXX");
   tree->scratch = etu_mkdir (tree->tmp, "scratch");
   tree->ws = etu_mkdir (tree->tmp, "ws");
+  tree->scratch_tmp = NULL;
+}
+
+/* TRUE when @dir is on a tmpfs. */
+static gboolean
+is_tmpfs (const char *dir)
+{
+#ifdef __linux__
+  struct statfs sfs;
+
+  return dir != NULL && statfs (dir, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC;
+#else
+  return FALSE;
+#endif
+}
+
+gboolean
+etu_tree_init_tmpfs (EtuTree  *tree,
+                     char    **reason)
+{
+  const char *candidates[] = { "/dev/shm", g_getenv ("XDG_RUNTIME_DIR") };
+
+  etu_tree_init (tree);
+  if (is_tmpfs (tree->tmp))
+    return TRUE;
+  for (gsize i = 0; i < G_N_ELEMENTS (candidates); i++)
+    {
+      g_autofree char *template = NULL;
+      char *resolved;
+
+      if (!is_tmpfs (candidates[i]) || access (candidates[i], W_OK | X_OK) != 0)
+        continue;
+      template = g_build_filename (candidates[i], "sbx-test-scratch-XXXXXX", NULL);
+      if (g_mkdtemp (template) == NULL)
+        continue;
+      resolved = realpath (template, NULL);
+      g_assert_nonnull (resolved);
+      tree->scratch_tmp = g_strdup (resolved);
+      free (resolved);
+      etu_rm_rf (tree->scratch);
+      g_free (tree->scratch);
+      tree->scratch = etu_mkdir (tree->scratch_tmp, "scratch");
+      return TRUE;
+    }
+  *reason = g_strdup_printf ("no tmpfs to hold the scratch root: neither the temp dir %s nor "
+                             "/dev/shm nor XDG_RUNTIME_DIR (%s) is a tmpfs this user can write",
+                             tree->tmp, candidates[1] != NULL ? candidates[1] : "unset");
+  etu_tree_clear (tree);
+  return FALSE;
 }
 
 void
@@ -85,9 +138,12 @@ etu_tree_clear (EtuTree *tree)
 {
   if (tree->tmp != NULL)
     etu_rm_rf (tree->tmp);
+  if (tree->scratch_tmp != NULL)
+    etu_rm_rf (tree->scratch_tmp);
   g_clear_pointer (&tree->tmp, g_free);
   g_clear_pointer (&tree->scratch, g_free);
   g_clear_pointer (&tree->ws, g_free);
+  g_clear_pointer (&tree->scratch_tmp, g_free);
 }
 
 SbxProfile *

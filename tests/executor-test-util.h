@@ -29,9 +29,15 @@ typedef struct
   char *tmp;
   char *scratch;
   char *ws;
+  char *scratch_tmp;   /* the directory holding scratch when it is not under tmp, or NULL */
 } EtuTree;
 
 void         etu_tree_init         (EtuTree    *tree);
+/* As etu_tree_init(), with scratch on a tmpfs (the temp dir when it is
+ * one, else /dev/shm, else $XDG_RUNTIME_DIR): FALSE with *reason, and
+ * nothing made, when none of them is a tmpfs this user can write. */
+gboolean     etu_tree_init_tmpfs   (EtuTree    *tree,
+                                    char      **reason);
 void         etu_tree_clear        (EtuTree    *tree);
 
 /* Profiles over @workspace. */

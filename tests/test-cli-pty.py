@@ -18,7 +18,11 @@ runs the suite (root, and sbx-ci in the unprivileged phase):
   - exit status as without a terminal (the command's, 128+N for a signal);
   - --max-output counts relayed bytes;
   - SIGKILL of sbx while it relays leaves no process behind;
-  - without a terminal (pipes) nothing changes, --pty forces one.
+  - without a terminal (pipes) nothing changes, --pty forces one;
+  - the caller's terminal shared (`sbx run -- cmd | cat`, --no-pty: stdin
+    and stderr a terminal, stdout a pipe): the command cannot change it
+    (stty fails) and its modes and window size are byte for byte the same
+    afterwards, while the same command outside the sandbox changes them.
 Output is TAP.
 """
 import errno
@@ -476,6 +480,38 @@ def test_no_terminal(rung, ws):
         "%s/pipes/pty-forced" % rung, "rc %d out %r err %r" % (p.returncode, p.stdout, p.stderr))
 
 
+def tty_state(fd):
+    return (termios.tcgetattr(fd), fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8))
+
+
+def test_caller_terminal(rung, ws):
+    """stdin and stderr the caller's terminal, stdout a pipe."""
+    env = base_env(rung)
+    script = "stty -echo intr x rows 1 cols 1 2>/dev/null; echo rc=$?"
+    master, slave = os.openpty()
+    try:
+        set_winsize(master, 30, 120)
+        before = tty_state(slave)
+        # the positive control: outside the sandbox the same command changes it
+        p = subprocess.run(["sh", "-c", script], stdin=slave, stderr=slave, stdout=subprocess.PIPE, env=env,
+                           cwd=ws, timeout=60)
+        changed = tty_state(slave)
+        tap(p.stdout == b"rc=0\n" and changed != before and not (changed[0][3] & termios.ECHO),
+            "%s/caller-terminal/control-changes-it" % rung, "out %r" % p.stdout)
+        termios.tcsetattr(slave, termios.TCSANOW, before[0])
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, before[1])
+        for args in (["--"], ["--no-pty", "--"]):
+            p = subprocess.run([SBX, "run"] + args + ["sh", "-c", script], stdin=slave, stderr=slave,
+                               stdout=subprocess.PIPE, env=env, cwd=ws, timeout=60)
+            after = tty_state(slave)
+            tap(p.returncode == 0 and p.stdout == b"rc=1\n" and after == before,
+                "%s/caller-terminal/unchanged%s" % (rung, " (--no-pty)" if "--no-pty" in args else ""),
+                "rc %d out %r\nbefore %r\nafter  %r" % (p.returncode, p.stdout, before, after))
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
 def test_unconfined(ws):
     """An Unconfined profile has no sandbox to open a terminal in: from a
     terminal it keeps the real one (no interactive mode), and --pty is
@@ -524,6 +560,7 @@ def main():
             test_status_and_signals(rung, ws)
             test_sigkill(rung, ws)
             test_no_terminal(rung, ws)
+            test_caller_terminal(rung, ws)
         test_unconfined(ws)
     finally:
         shutil.rmtree(ws, ignore_errors=True)

@@ -481,6 +481,71 @@ test_grants (Fixture       *fx,
     }
 }
 
+/* The unconfined backend honours the caller's ignored signals too: the
+ * command's SigIgn under sbx equals a plain child's (the control), with
+ * SIGINT ignored around sbx and without. */
+static char *
+sig_ign_of (Fixture    *fx,
+            const char *trap,
+            gboolean    through_sbx)
+{
+  g_autoptr(GSubprocessLauncher) l = launcher (fx, G_SUBPROCESS_FLAGS_STDOUT_PIPE, TRUE);
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *script = g_strdup_printf ("%s exec %s grep SigIgn /proc/self/status", trap,
+                                             through_sbx ? "\"$0\" run --profile \"$1\" --" : "");
+  const char *argv[] = { "/bin/sh", "-c", script, g_getenv ("SBX_TEST_SBX"), fx->unconfined_profile, NULL };
+  char *out = NULL;
+
+  proc = g_subprocess_launcher_spawnv (l, argv, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
+  return out;
+}
+
+static void
+test_ignored_signals (Fixture       *fx,
+                      gconstpointer  data)
+{
+  g_autofree char *plain_trap = sig_ign_of (fx, "trap '' INT;", FALSE);
+  g_autofree char *sbx_trap = sig_ign_of (fx, "trap '' INT;", TRUE);
+  g_autofree char *plain = sig_ign_of (fx, "", FALSE);
+  g_autofree char *sbx = sig_ign_of (fx, "", TRUE);
+
+  g_assert_true (g_str_has_prefix (plain_trap, "SigIgn:"));
+  g_assert_true (g_ascii_strtoull (plain_trap + strlen ("SigIgn:"), NULL, 16) & (1u << (SIGINT - 1)));
+  g_assert_cmpstr (sbx_trap, ==, plain_trap);
+  g_assert_cmpstr (sbx, ==, plain);
+}
+
+/* --allow-host of a target sbx never reaches (a cloud metadata address, in
+ * any form) is refused when the option is parsed: 125, the target and the
+ * reason named, nothing run. */
+static void
+test_allow_host_metadata (Fixture       *fx,
+                          gconstpointer  data)
+{
+  static const char *const never[] = {
+    "169.254.169.254:80", "[::ffff:169.254.169.254]:80", "[fd00:ec2::254]:443", "2852039166:80",
+  };
+  g_autofree char *marker = g_build_filename (fx->tree.ws, "marker", NULL);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (never); i++)
+    {
+      g_auto(Outcome) o = { 0 };
+      g_autofree char *named = g_strdup_printf ("--allow-host %s: ", never[i]);
+
+      run_sbx (fx, &o, NULL, TRUE, "--allow-host", never[i], "--", "touch", marker, NULL);
+      g_assert_cmpint (o.status, ==, 125);
+      assert_contains (o.err, named);
+      assert_contains (o.err, "cloud metadata address");
+      assert_contains (o.err, "never reachable");
+      g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -496,6 +561,8 @@ main (int    argc,
   ADD ("/cli/run/timeout", test_timeout);
   ADD ("/cli/run/report", test_report);
   ADD ("/cli/run/stream-and-signal", test_stream_and_signal);
+  ADD ("/cli/run/ignored-signals", test_ignored_signals);
+  ADD ("/cli/run/allow-host-metadata", test_allow_host_metadata);
 #undef ADD
 
   return g_test_run ();

@@ -108,10 +108,11 @@ test_linux (void)
   g_autofree char *file = plugin_file ("SBX_TEST_LINUX_PLUGIN_DIR", "sbx-plugin-linux.so");
   g_autoptr(GPtrArray) cases = NULL;
   static const char *const landlock_areas[] = { "write-boundary", "read-boundary", "env-scrub",
-                                                "network-boundary", "teardown", "limits", NULL };
+                                                "network-boundary", "teardown", "limits",
+                                                "spawn-report", NULL };
   static const char *const userns_areas[] = { "process-boundary", "write-boundary", "read-boundary",
                                               "env-scrub", "network-boundary", "address-network",
-                                              "teardown", "limits", NULL };
+                                              "teardown", "limits", "spawn-report", NULL };
 
   if (file == NULL)
     {

@@ -290,6 +290,71 @@ test_address_class_table (void)
     }
 }
 
+/* What sbx never reaches, refused when it is approved
+ * (sbx_network_target_check_reachable): the metadata addresses in every IP
+ * form the classification knows, and the numeric names the resolver reads
+ * as one of them without DNS.  Everything else passes (names are judged
+ * when they resolve). */
+typedef struct
+{
+  const char *target;
+  gboolean    reachable;
+} ReachCase;
+
+static const ReachCase reach_cases[] = {
+  { "tcp:169.254.169.254:80", FALSE },            /* AWS, GCP, Azure, ... */
+  { "tcp:169.254.170.2:80", FALSE },              /* ECS task metadata */
+  { "tcp:100.100.100.200:80", FALSE },            /* Alibaba */
+  { "tcp:169.254.169.254.:443", FALSE },          /* trailing dot */
+  { "tcp:[fd00:ec2::254]:80", FALSE },            /* AWS IPv6 */
+  { "tcp:[::ffff:169.254.169.254]:80", FALSE },   /* IPv4-mapped */
+  { "tcp:[::ffff:a9fe:a9fe]:80", FALSE },         /* IPv4-mapped, hex */
+  { "tcp:[::169.254.169.254]:80", FALSE },        /* IPv4-compatible */
+  { "tcp:[64:ff9b::a9fe:a9fe]:80", FALSE },       /* NAT64 */
+  { "tcp:[2002:a9fe:a9fe::]:80", FALSE },         /* 6to4 */
+  { "tcp:[::ffff:100.100.100.200]:80", FALSE },
+  { "tcp:2852039166:80", FALSE },                 /* numeric names */
+  { "tcp:0xa9fea9fe:80", FALSE },
+  { "tcp:169.254.43518:80", FALSE },
+  { "tcp:0251.0376.0251.0376:80", FALSE },
+  { "tcp:0xa9.0xfe.0xa9.0xfe:80", FALSE },
+  /* reachable when approved (a non-public literal only when named) */
+  { "tcp:169.254.169.253:80", TRUE },
+  { "tcp:[fd00:ec2::253]:80", TRUE },
+  { "tcp:127.0.0.1:3000", TRUE },
+  { "tcp:[::1]:8080", TRUE },
+  { "tcp:10.0.0.1:80", TRUE },
+  { "tcp:2852039167:80", TRUE },                  /* 169.254.169.255 */
+  { "tcp:example.org:443", TRUE },
+  { "tcp:metadata.example:80", TRUE },            /* a name: judged when it resolves */
+};
+
+static void
+test_target_reachable (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (reach_cases); i++)
+    {
+      const ReachCase *c = &reach_cases[i];
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SbxNetworkTarget) target = sbx_network_target_parse (c->target, &error);
+      gboolean ok;
+
+      g_test_message ("%s", c->target);
+      g_assert_no_error (error);
+      ok = sbx_network_target_check_reachable (target, &error);
+      g_assert_cmpint (ok, ==, c->reachable);
+      if (c->reachable)
+        {
+          g_assert_no_error (error);
+          continue;
+        }
+      g_assert_error (error, SBX_EGRESS_ROUTE_ERROR, SBX_EGRESS_ROUTE_ERROR_ADDRESS_DENIED);
+      g_assert_nonnull (strstr (error->message, sbx_network_target_get_hostname (target)));
+      g_assert_nonnull (strstr (error->message, "cloud metadata address"));
+      g_assert_nonnull (strstr (error->message, "never reachable"));
+    }
+}
+
 /* The resolution rule: one row per (host kind, named, answer set). */
 typedef struct
 {
@@ -644,6 +709,7 @@ main (int    argc,
   g_test_add_func ("/egress/address-class/boundaries", test_address_class_boundaries);
   g_test_add_func ("/egress/address-class/table", test_address_class_table);
   g_test_add_func ("/egress/address-class/resolution-rule", test_check_addresses);
+  g_test_add_func ("/egress/target/reachable", test_target_reachable);
   g_test_add_func ("/egress/route/direct", test_route_direct);
   g_test_add_func ("/egress/route/upstream-table", test_route_upstream_table);
   g_test_add_func ("/egress/route/resolve", test_route_resolve);

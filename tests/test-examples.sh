@@ -87,6 +87,7 @@ check_agent () {
     echo "ok $n $1 # SKIP no sandboxing backend on this host: $(head -1 "$2")"
   elif [ "$3" -eq 0 ] && [ "$(grep -c '^tool: step [123]  (while it runs)$' "$2")" -eq 3 ] \
        && grep -qx "exit code: 0" "$2" && grep -qx "lines streamed: 3" "$2" \
+       && grep -qx "report: run" "$2" \
        && [ -z "$(ls -A "$4")" ]; then
     echo "ok $n $1"
   else

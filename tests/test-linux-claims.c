@@ -85,6 +85,21 @@ static const Row rows[] = {
                          DENY, TRUE, FALSE },
     NULL, SBX_ABI_LEVEL_FULL, PB | WB | RB | ES | NB | AN, SBX_CONTAINMENT_ENFORCED,
     { E, E, E, E, E, _, U } },
+  /* only the mounted roots' sockets by path; abstract ones in the private
+   * network namespace, or scoped by Landlock in the host's */
+  { "r1/unix-allowed-proxy", { U1, TRUE, TRUE, TRUE, LL_RW, SBX_SECCOMP_ENFORCES_INET_DENIED, FALSE, TRUE, TRUE,
+                               PROXY, TRUE, FALSE },
+    NULL, SBX_ABI_LEVEL_FULL, PB | WB | RB | ES | NB | AN | TN, SBX_CONTAINMENT_ENFORCED,
+    { E, E, E, E, E, N, U, E } },
+  { "r1/unix-allowed-open", { U1, TRUE, TRUE, TRUE, LL_RW, 0, FALSE, TRUE, TRUE, OPEN, TRUE, FALSE },
+    NULL, SBX_ABI_LEVEL_FULL, PB | WB | RB | ES, SBX_CONTAINMENT_ENFORCED,
+    { E, E, E, _, _, U, U } },
+  /* the host network namespace without Landlock scoping: the host's
+   * abstract sockets (an X server, a D-Bus bus) are reachable */
+  { "r1/unix-allowed-open-no-scope", { U1, TRUE, TRUE, TRUE, SBX_LANDLOCK_ENFORCES_READ |
+                                       SBX_LANDLOCK_ENFORCES_WRITE, 0, FALSE, TRUE, TRUE, OPEN, TRUE, FALSE },
+    NULL, SBX_ABI_LEVEL_DEGRADED, PB | ES, SBX_CONTAINMENT_ENFORCED,
+    { E, U, U, _, _, U, U } },
   /* write-only paths in the view: read boundary only through Landlock */
   { "r1/write-only", { U1, TRUE, TRUE, TRUE, LL_RW, SC_DENY, FALSE, TRUE, TRUE, DENY, FALSE, TRUE },
     NULL, SBX_ABI_LEVEL_FULL, PB | WB | RB | ES | NB | AN, SBX_CONTAINMENT_ENFORCED,
@@ -156,10 +171,25 @@ static const Row rows[] = {
                            DENY, FALSE, FALSE },
     NULL, SBX_ABI_LEVEL_DEGRADED, ES, SBX_CONTAINMENT_ENFORCED,
     { U, U, U, U, U, _, U } },
+  /* unix sockets the profile allows: Landlock does not mediate a pathname
+   * connect(), so every host daemon's socket is reachable and no boundary
+   * holds, whatever the network and the Landlock ABI */
   { "r2/unix-allowed", { U2, TRUE, TRUE, TRUE, LL_NET, SBX_SECCOMP_ENFORCES_INET_DENIED, FALSE, TRUE, TRUE,
                          DENY, TRUE, FALSE },
-    NULL, SBX_ABI_LEVEL_DEGRADED, WB | RB | ES | NB, SBX_CONTAINMENT_ENFORCED,
-    { U, E, E, E, U, _, U } },
+    NULL, SBX_ABI_LEVEL_DEGRADED, ES, SBX_CONTAINMENT_ENFORCED,
+    { U, U, U, U, U, _, U } },
+  { "r2/unix-allowed-no-scope", { U2, TRUE, TRUE, TRUE, SBX_LANDLOCK_ENFORCES_READ | SBX_LANDLOCK_ENFORCES_WRITE |
+                                  SBX_LANDLOCK_ENFORCES_NET, SBX_SECCOMP_ENFORCES_INET_DENIED, TRUE, TRUE, TRUE,
+                                  DENY, TRUE, FALSE },
+    NULL, SBX_ABI_LEVEL_DEGRADED, ES | RL, SBX_CONTAINMENT_BEST_EFFORT,
+    { U, U, U, U, U, _, U } },
+  { "r2/unix-allowed-open", { U2, TRUE, TRUE, TRUE, LL_RW, 0, FALSE, TRUE, TRUE, OPEN, TRUE, FALSE },
+    NULL, SBX_ABI_LEVEL_DEGRADED, ES, SBX_CONTAINMENT_ENFORCED,
+    { U, U, U, _, _, U, U } },
+  { "r2/unix-allowed-ports", { U2, TRUE, TRUE, TRUE, LL_NET, SC_PORTS & ~SBX_SECCOMP_ENFORCES_UNIX_DENIED, FALSE,
+                               TRUE, TRUE, PORTS, TRUE, FALSE },
+    NULL, SBX_ABI_LEVEL_DEGRADED, ES, SBX_CONTAINMENT_ENFORCED,
+    { U, U, U, U, U, N, U } },
   { "r2/no-seccomp", { U2, TRUE, FALSE, TRUE, LL_NET, 0, FALSE, TRUE, TRUE, DENY, FALSE, FALSE },
     "needs Landlock and seccomp", SBX_ABI_LEVEL_NONE, 0, 0, { _, _, _, _, _, _, _ } },
   /* rung 2 has no namespace for a proxy: its compile closes the network
@@ -233,6 +263,52 @@ test_ports_never_claim_network (void)
         }
 }
 
+/* Allowed unix sockets: whatever the mechanisms and the network, rung 2
+ * claims no write, read or network boundary and names the host's sockets;
+ * rung 1 in its private network namespace names the roots' sockets only
+ * and keeps the boundaries its mechanisms give. */
+static void
+test_unix_allowed (void)
+{
+  static const uint32_t modes[] = { DENY, OPEN, PORTS, PROXY };
+
+  for (int rung = U1; rung <= U2; rung++)
+    for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+      for (uint32_t ll = 0; ll < 32; ll++)
+        for (uint32_t sc = 0; sc < 256; sc++)
+          {
+            SbxLinuxClaimsInput in = { rung, TRUE, TRUE, TRUE, ll, sc & ~SBX_SECCOMP_ENFORCES_UNIX_DENIED, FALSE, TRUE,
+                                       TRUE, modes[m], TRUE, FALSE };
+            SbxLinuxClaims out;
+            const char *unix_detail;
+
+            sbx_linux_claims_decide (&in, &out);
+            if (out.refusal != NULL)
+              continue;
+            unix_detail = out.claims[SBX_LINUX_CLAIM_UNIX_SOCKETS].detail;
+            g_assert_cmpuint (out.claims[SBX_LINUX_CLAIM_UNIX_SOCKETS].status, ==, SBX_ABI_REPORT_UNENFORCED);
+            if (rung == U2)
+              {
+                g_assert_cmphex (out.guarantees & (WB | RB | NB | AN | TN), ==, 0);
+                g_assert_true (out.host_sockets);
+                g_assert_nonnull (strstr (unix_detail, "every pathname socket on the host"));
+                g_assert_null (strstr (unix_detail, "under the roots"));
+              }
+            else if (modes[m] == DENY || modes[m] == PROXY || (ll & SBX_LANDLOCK_ENFORCES_SCOPE))
+              {
+                g_assert_false (out.host_sockets);
+                g_assert_nonnull (strstr (unix_detail, "under the roots"));
+                g_assert_cmphex (out.guarantees & (WB | RB), ==, WB | RB);
+              }
+            else
+              {
+                g_assert_true (out.host_sockets);
+                g_assert_nonnull (strstr (unix_detail, "abstract sockets of the host"));
+                g_assert_cmphex (out.guarantees & (WB | RB | NB | AN | TN), ==, 0);
+              }
+          }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -245,5 +321,6 @@ main (int    argc,
       g_test_add_data_func (path, &rows[i], test_table);
     }
   g_test_add_func ("/linux/claims/ports-never-claim-network", test_ports_never_claim_network);
+  g_test_add_func ("/linux/claims/unix-allowed", test_unix_allowed);
   return g_test_run ();
 }

@@ -1042,7 +1042,9 @@ test_denied_inside_workspace (gconstpointer rung)
   fixture_teardown (&fx);
 }
 
-/* Rung 1: the view has nothing of the host but what the policy names. */
+/* Rung 1: the view has nothing of the host but what the policy names, and
+ * the curated read-only /sys (CPU topology, NUMA nodes, the sandbox's own
+ * cgroup: sbx-linux-mount.c; what it holds is tested in test-linux-tools). */
 static void
 test_minimal_view (gconstpointer rung)
 {
@@ -1064,7 +1066,7 @@ test_minimal_view (gconstpointer rung)
                          "echo ok > /dev/null && echo devnull; head -c 4 /dev/urandom | wc -c; exit 0");
   g_assert_cmpstr (run->out, ==,
                    "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero \n"
-                   "sbx\ndevnull\n4\n");
+                   "has-sys\nsbx\ndevnull\n4\n");
   fixture_teardown (&fx);
 }
 

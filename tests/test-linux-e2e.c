@@ -334,7 +334,10 @@ test_library_forced_rung2 (void)
 /* The profile's unix-sockets member reaches the backend: supervised by
  * default on both rungs (stream sockets, no datagram ones), open with
  * "unix-sockets": "allow" (through the JSON loader, as a profile file would
- * say it). */
+ * say it).  At rung 2 opening them reaches every host daemon's socket, so
+ * the backend claims no write, read or network boundary: a profile that
+ * requires them is refused (naming them), one that requires none runs with
+ * unix sockets open. */
 static void
 unix_sockets_member (const char *backend)
 {
@@ -344,19 +347,28 @@ unix_sockets_member (const char *backend)
                              "  socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).close(); print('unix ok')\n"
                              "except OSError as e:\n"
                              "  print('unix refused', e.errno)\n";
+  static const char restricted[] = "\"workspace\":{\"read\":\"allow\",\"write\":\"allow\"}";
+  static const char open_host[] = "\"workspace\":{\"read\":\"allow\",\"write\":\"allow\"},"
+                                  "\"host\":{\"read\":\"allow\",\"write\":\"allow\"},\"network\":\"allow\"";
+  static const struct
+  {
+    const char *access;
+    gboolean    allow;
+  } variants[] = { { restricted, FALSE }, { restricted, TRUE }, { open_host, TRUE } };
   const char *argv[] = { "python3", "-c", code, NULL };
+  gboolean rung2 = g_str_equal (backend, "linux-landlock");
   EtuTree tree = { 0 };
 
   if (!have_userns ())
     return;
   etu_tree_init (&tree);
-  for (int allow = 0; allow <= 1; allow++)
+  for (guint v = 0; v < G_N_ELEMENTS (variants); v++)
     {
+      gboolean allow = variants[v].allow;
       g_autoptr(GError) error = NULL;
       g_autoptr(SbxRegistry) registry = etu_registry ("linux", NULL);
       g_autoptr(SbxExecutorSetOptions) options = etu_options (tree.scratch, 8, registry);
-      g_autofree char *json = g_strdup_printf ("{\"version\":1,\"workspace\":{\"read\":\"allow\",\"write\":\"allow\"},"
-                                               "\"command\":\"allow\"%s}",
+      g_autofree char *json = g_strdup_printf ("{\"version\":1,%s,\"command\":\"allow\"%s}", variants[v].access,
                                                allow ? ",\"unix-sockets\":\"allow\"" : "");
       g_autoptr(SbxProfile) profile = sbx_profile_new_from_json (json, -1, tree.ws, &error);
       g_autoptr(SbxExecutorSet) set = NULL;
@@ -370,6 +382,16 @@ unix_sockets_member (const char *backend)
       set = sbx_executor_set_new (profile, options, &error);
       g_assert_no_error (error);
       executor = sbx_executor_set_for_key (set, "k", &error);
+      if (rung2 && allow && variants[v].access == restricted)
+        {
+          g_test_message ("%s allow, restricted profile: %s", backend, error != NULL ? error->message : "(none)");
+          g_assert_null (executor);
+          g_assert_nonnull (error);
+          g_assert_nonnull (strstr (error->message, "network-boundary"));
+          g_assert_nonnull (strstr (error->message, "write-boundary"));
+          g_assert_true (sbx_executor_set_close (set, NULL, NULL));
+          continue;
+        }
       g_assert_no_error (error);
       result = sbx_executor_run (executor, tree.ws, argv, NULL, NULL, &error);
       g_assert_no_error (error);
@@ -592,6 +614,37 @@ sandbox_cgroup_dirs_from (const char *text)
   return dirs;
 }
 
+/* The host pid of the sandbox's "sleep 100.<tag>" (it exec'd once the
+ * marker file was written), or 0. */
+static pid_t
+host_pid_of_sleep (int tag)
+{
+  g_autofree char *arg = g_strdup_printf ("100.%d", tag);
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+
+  /* The exec follows the marker: poll until the sleep shows. */
+  for (int attempt = 0; proc != NULL && attempt < 1000; attempt++)
+    {
+      g_dir_rewind (proc);
+      while ((name = g_dir_read_name (proc)) != NULL)
+        {
+          g_autofree char *path = g_strdup_printf ("/proc/%s/cmdline", name);
+          g_autofree char *cmdline = NULL;
+          gsize len = 0;
+
+          if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (path, &cmdline, &len, NULL))
+            continue;
+          /* "sleep\0100.<tag>\0" */
+          if (len == sizeof "sleep" + strlen (arg) + 1 && strcmp (cmdline, "sleep") == 0
+              && strcmp (cmdline + sizeof "sleep", arg) == 0)
+            return (pid_t) atoi (name);
+        }
+      g_usleep (10 * 1000);
+    }
+  return 0;
+}
+
 static void
 test_library_close_removes_cgroup (gconstpointer backend)
 {
@@ -629,20 +682,26 @@ test_library_close_removes_cgroup (gconstpointer backend)
       return;
     }
   cg_file = g_build_filename (tree.ws, "cgroup.txt", NULL);
-  /* Rung 2 has no /proc: the target's pid is the host's there. */
-  command = g_strdup_printf ("{ cat /proc/self/cgroup 2>/dev/null || echo \"pid $$\"; } > '%s.tmp' "
-                             "&& mv '%s.tmp' '%s'; sleep 100", cg_file, cg_file, cg_file);
+  /* The target's host pid: rung 2 has no /proc and its pid is the host's;
+   * at rung 1 the sandbox's /proc/self/cgroup is of its own cgroup
+   * namespace ("/"), so the test finds the sleep on the host by its unique
+   * argument and reads the host's view of its cgroups. */
+  command = g_strdup_printf ("echo \"pid $$\" > '%s.tmp' && mv '%s.tmp' '%s'; exec sleep 100.%d",
+                             cg_file, cg_file, cg_file, (int) getpid ());
   run = (CloseRun) { .executor = executor, .cwd = tree.ws, .command = command };
   thread = g_thread_new ("run", close_run_thread, &run);
   g_assert_true (etu_wait_for_file (cg_file, 10000));
   g_assert_true (g_file_get_contents (cg_file, &text, NULL, NULL));
-  if (g_str_has_prefix (text, "pid "))
-    {
-      g_autofree char *proc = g_strdup_printf ("/proc/%d/cgroup", atoi (text + 4));
+  {
+    g_autofree char *proc = NULL;
+    pid_t host_pid = g_strcmp0 (backend, "linux-landlock") == 0 ? atoi (text + 4)
+                                                                          : host_pid_of_sleep (getpid ());
 
-      g_clear_pointer (&text, g_free);
-      g_assert_true (g_file_get_contents (proc, &text, NULL, NULL));
-    }
+    g_assert_cmpint (host_pid, >, 0);
+    proc = g_strdup_printf ("/proc/%d/cgroup", (int) host_pid);
+    g_clear_pointer (&text, g_free);
+    g_assert_true (g_file_get_contents (proc, &text, NULL, NULL));
+  }
   dirs = sandbox_cgroup_dirs_from (text);
   g_assert_cmpuint (dirs->len, >=, 1);
   for (guint i = 0; i < dirs->len; i++)

@@ -1035,6 +1035,93 @@ test_unix_sockets_allowed (gconstpointer rung)
   unix_sockets_case (rung, TRUE);
 }
 
+/* A daemon's socket in a directory no root covers, with the profile's
+ * "unix-sockets": "allow".  Rung 1 shows only the mounted roots: the
+ * socket is not there, and the report says the sockets under the roots are
+ * reachable and keeps the boundaries.  Rung 2: Landlock does not mediate
+ * connect(), the target reaches it (though it cannot list the directory),
+ * and the report says every host socket is reachable and claims no write,
+ * read or network boundary.  The positive control connects from outside. */
+static void
+test_unix_sockets_outside_roots (gconstpointer rung)
+{
+  Fixture fx = { 0 };
+  g_autofree char *dir = NULL, *sock = NULL, *code = NULL, *host_out = NULL;
+  g_autoptr(LinuxTestRun) run = NULL;
+  const LinuxTestEntry *unix_entry, *nb;
+  gboolean rung2 = strcmp (rung, SBX_LINUX_BACKEND_LANDLOCK) == 0;
+  int fd;
+
+  if (!fixture_setup_flags (&fx, rung, NULL, SBX_POLICY_UNIX_SOCKETS))
+    return;
+  dir = linux_test_make_dir ("sbx-daemon-XXXXXX");
+  g_assert_cmpint (g_chmod (dir, 0711), ==, 0);
+  sock = g_build_filename (dir, "daemon.sock", NULL);
+  fd = listen_unix (sock);
+  code = g_strdup_printf ("import os, socket\n"
+                          "try:\n"
+                          "  os.listdir('%s'); print('listed')\n"
+                          "except OSError as e:\n"
+                          "  print('list refused')\n"
+                          "try:\n"
+                          "  s = socket.socket(socket.AF_UNIX); s.settimeout(3); s.connect('%s'); print('connected')\n"
+                          "except OSError as e:\n"
+                          "  print('refused', e.errno)\n", dir, sock);
+  {
+    const char *argv[] = { "/usr/bin/python3", "-c", code, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &host_out, NULL, NULL,
+                                 NULL));
+  }
+  g_assert_cmpstr (host_out, ==, "listed\nconnected\n");
+  g_assert_cmpuint (drain_accepts (fd), ==, 1);
+  {
+    const char *argv[] = { "python3", "-c", code, NULL };
+
+    run = linux_test_backend_run (fx.backend, fx.policy, fx.workspace, argv, NULL, NULL);
+  }
+  g_test_message ("%s: %s", (const char *) rung, run->out);
+  g_assert_cmpint (run->exit.kind, ==, SBX_EXIT_EXITED);
+  unix_entry = linux_test_backend_entry (fx.backend, "unix-sockets");
+  nb = linux_test_backend_entry (fx.backend, "network-boundary");
+  g_assert_nonnull (unix_entry);
+  g_assert_nonnull (nb);
+  g_test_message ("unix-sockets: %s; network-boundary %u: %s", unix_entry->detail, nb->status, nb->detail);
+  g_assert_cmpuint (unix_entry->status, ==, SBX_ABI_REPORT_UNENFORCED);
+  if (rung2)
+    {
+      const LinuxTestEntry *wb = linux_test_backend_entry (fx.backend, "write-boundary");
+      const LinuxTestEntry *rb = linux_test_backend_entry (fx.backend, "read-boundary");
+
+      /* what holds: the daemon is reached ... */
+      g_assert_cmpstr (run->out, ==, "list refused\nconnected\n");
+      g_assert_cmpuint (drain_accepts (fd), ==, 1);
+      /* ... and the report says so, claiming nothing it defeats */
+      g_assert_nonnull (strstr (unix_entry->detail, "every pathname socket on the host"));
+      g_assert_null (strstr (unix_entry->detail, "under the roots"));
+      g_assert_cmpuint (nb->status, !=, SBX_ABI_REPORT_ENFORCED);
+      g_assert_nonnull (wb);
+      g_assert_nonnull (rb);
+      g_assert_cmpuint (wb->status, !=, SBX_ABI_REPORT_ENFORCED);
+      g_assert_cmpuint (rb->status, !=, SBX_ABI_REPORT_ENFORCED);
+      g_assert_cmphex (fx.backend->guarantees & (SBX_ABI_GUARANTEE_NETWORK_BOUNDARY |
+                                                 SBX_ABI_GUARANTEE_WRITE_BOUNDARY |
+                                                 SBX_ABI_GUARANTEE_READ_BOUNDARY), ==, 0);
+    }
+  else
+    {
+      g_assert_true (g_str_has_prefix (run->out, "list refused\nrefused "));
+      g_assert_cmpuint (drain_accepts (fd), ==, 0);
+      g_assert_nonnull (strstr (unix_entry->detail, "under the roots"));
+      g_assert_cmpuint (nb->status, ==, SBX_ABI_REPORT_ENFORCED);
+      g_assert_nonnull (strstr (nb->detail, "except unix sockets"));
+    }
+  close (fd);
+  g_unlink (sock);
+  linux_test_rm_rf (dir);
+  fixture_teardown (&fx);
+}
+
 /* ---- inotify on a directory the target cannot list ---- */
 
 static const char inotify_code[] =
@@ -1132,6 +1219,7 @@ main (int argc, char **argv)
   linux_test_add_both ("entry-paths/setid-copy", test_setid_copy);
   linux_test_add_both ("entry-paths/unix-sockets-closed", test_unix_sockets_closed);
   linux_test_add_both ("entry-paths/unix-sockets-allowed", test_unix_sockets_allowed);
+  linux_test_add_both ("entry-paths/unix-sockets-outside-roots", test_unix_sockets_outside_roots);
   linux_test_add_both ("entry-paths/inotify-denied-dir", test_inotify_denied_dir);
   return g_test_run ();
 }

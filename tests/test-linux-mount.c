@@ -189,7 +189,7 @@ test_plan_default (void)
   add (&fx, ro, R | X, W, 0, SBX_FS_ORIGIN_ROOT);
   add (&fx, hidden, 0, R | X | W, 0, SBX_FS_ORIGIN_ROOT);
   add (&fx, "/", 0, R | X | W, 0, SBX_FS_ORIGIN_HOST);
-  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
+  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, NULL, &error);
   g_assert_no_error (error);
 
   g_assert_false (plan->root_is_host);
@@ -241,7 +241,7 @@ test_plan_host_read (void)
   plan_fixture_setup (&fx);
   add (&fx, fx.ws, R | X | W, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
   add (&fx, "/", R | X, W, 0, SBX_FS_ORIGIN_HOST);
-  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
+  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (plan->root_is_host);
   g_assert_cmpuint (plan->root_flags, ==, SBX_MOUNT_F_DIR | SBX_MOUNT_F_RDONLY);
@@ -272,7 +272,7 @@ test_plan_host_read_explicit_run (void)
   add (&fx, fx.ws, R | X | W, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
   add (&fx, "/run", R | X, W, 0, SBX_FS_ORIGIN_ROOT);
   add (&fx, "/", R | X, W, 0, SBX_FS_ORIGIN_HOST);
-  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
+  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, NULL, &error);
   g_assert_no_error (error);
   g_assert_null (find_op (plan, SBX_MOUNT_OP_TMPFS, "/run"));
   plan_fixture_teardown (&fx);
@@ -300,7 +300,7 @@ test_plan_runtime_symlink (void)
   g_assert_cmpint (symlink ("real", link), ==, 0);
   add (&fx, link, R | X, 0, SBX_FS_RULE_OPTIONAL, SBX_FS_ORIGIN_RUNTIME);
   add (&fx, "/", 0, R | X | W, 0, SBX_FS_ORIGIN_HOST);
-  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
+  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, NULL, &error);
   g_assert_no_error (error);
   op = find_op (plan, SBX_MOUNT_OP_SYMLINK, link);
   g_assert_nonnull (op);
@@ -326,7 +326,7 @@ test_plan_absent_protected (void)
   add (&fx, fx.ws, R | X | W, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
   add (&fx, absent, 0, R | X | W, 0, SBX_FS_ORIGIN_ROOT);
   add (&fx, "/", 0, R | X | W, 0, SBX_FS_ORIGIN_HOST);
-  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
+  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, NULL, &error);
   g_assert_null (plan);
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, absent));
@@ -338,7 +338,7 @@ test_plan_absent_protected (void)
   add (&fx, fx.ws, R | X, W, 0, SBX_FS_ORIGIN_WORKSPACE);
   add (&fx, absent, 0, R | X | W, 0, SBX_FS_ORIGIN_ROOT);
   add (&fx, "/", 0, R | X | W, 0, SBX_FS_ORIGIN_HOST);
-  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
+  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (plan);
   plan_fixture_teardown (&fx);
@@ -375,7 +375,7 @@ test_plan_masks_and_narrowing (void)
   add (&fx, wonly, W, R | X, 0, SBX_FS_ORIGIN_ROOT);
   add (&fx, noexec, R | W, X, 0, SBX_FS_ORIGIN_ROOT);
   add (&fx, "/", 0, R | X | W, 0, SBX_FS_ORIGIN_HOST);
-  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
+  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (find_op (plan, SBX_MOUNT_OP_MASK_FILE, secret));
   g_assert_nonnull (find_op (plan, SBX_MOUNT_OP_TMPFS, xonly));
@@ -391,7 +391,7 @@ test_plan_masks_and_narrowing (void)
   g_clear_pointer (&plan, sbx_linux_mount_plan_free);
 
   /* Without Landlock nothing would refuse the read: hidden. */
-  plan = sbx_linux_mount_plan_new (policy (&fx), FALSE, &error);
+  plan = sbx_linux_mount_plan_new (policy (&fx), FALSE, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (find_op (plan, SBX_MOUNT_OP_TMPFS, wonly));
   g_assert_null (find_op (plan, SBX_MOUNT_OP_BIND, wonly));
@@ -409,11 +409,11 @@ test_plan_masks_and_narrowing (void)
     g_assert_cmpint (fd, >=, 0);
     add (&fx, granted, W, R | X, SBX_FS_RULE_EXACT | SBX_FS_RULE_CANONICAL, SBX_FS_ORIGIN_GRANT);
     g_array_index (fx.rules, SbxFsRuleV1, fx.rules->len - 1).fd = fd;
-    plan = sbx_linux_mount_plan_new (policy (&fx), FALSE, &error);
+    plan = sbx_linux_mount_plan_new (policy (&fx), FALSE, NULL, &error);
     g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
     g_assert_null (plan);
     g_clear_error (&error);
-    plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, &error);
+    plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, NULL, &error);
     g_assert_no_error (error);
     op = find_op (plan, SBX_MOUNT_OP_BIND, granted);
     g_assert_nonnull (op);

@@ -778,11 +778,21 @@ test_init_holds_nothing (gconstpointer data)
   g_assert_cmpuint (len, ==, 0);
   g_assert_true (g_file_get_contents (cmdline_path, &cmdline, &len, NULL));
   g_assert_cmpstr (cmdline, ==, "sbx-init");
-  dir = g_dir_open (fd_path, 0, NULL);
-  g_assert_nonnull (dir);
-  while (g_dir_read_name (dir) != NULL)
-    n_fds++;
-  g_assert_cmpint (n_fds, ==, 2);   /* the exit-record pipe and its signalfd */
+  /* The exit-record pipe and its signalfd.  The target may print before
+   * init, exec'd beside it, has made the signalfd: poll until it has. */
+  for (gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;;)
+    {
+      dir = g_dir_open (fd_path, 0, NULL);
+      g_assert_nonnull (dir);
+      n_fds = 0;
+      while (g_dir_read_name (dir) != NULL)
+        n_fds++;
+      g_clear_pointer (&dir, g_dir_close);
+      if (n_fds >= 2 || g_get_monotonic_time () > deadline)
+        break;
+      g_usleep (1000);
+    }
+  g_assert_cmpint (n_fds, ==, 2);
   g_assert_true (g_file_get_contents (status_path, &status_text, NULL, NULL));
   g_assert_nonnull (strstr (status_text, "CapEff:\t0000000000000000"));
   g_assert_cmpint (fx.backend->vtable->signal (fx.backend->plugin_ctx, linux_test_proc_child (proc),

@@ -516,6 +516,83 @@ test_start_close_race (Fixture       *fx,
                   started, refused);
 }
 
+/* A prepared process runs to its end on the executor's run engine: the
+ * output limit truncates and kills, the timeout kills and fails with
+ * TIMED_OUT, the result carries the run's report (the prepared one, scope
+ * run, the executor's facts here), async as sync; a run after a start, a
+ * start after a run and a run after close are refused. */
+static void
+test_run (Fixture       *fx,
+          gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  {
+    g_autoptr(SbxRunOptions) options = sbx_run_options_new ();
+    g_autoptr(SbxPreparedProcess) prepared = NULL;
+    g_autoptr(SbxRunResult) result = NULL;
+
+    sbx_run_options_set_max_output (options, 16);
+    prepared = sbx_executor_prepare (fx->executor, fx->tree.ws,
+                                     SBX_SH_ARGV ("head -c 100000 /dev/zero; sleep 30"), options, NULL,
+                                     &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (sbx_compile_report_get_scope (sbx_prepared_process_get_report (prepared)), ==,
+                     SBX_REPORT_SCOPE_RUN);
+    g_assert_cmpuint (sbx_compile_report_get_guarantees (sbx_prepared_process_get_report (prepared)), ==,
+                      sbx_executor_get_guarantees (fx->executor));
+    result = sbx_prepared_process_run (prepared, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_true (sbx_run_result_get_truncated (result));
+    g_assert_cmpuint (g_bytes_get_size (sbx_run_result_get_output (result)), ==, 16);
+    g_assert_true (sbx_run_result_get_spawn_report (result) == sbx_prepared_process_get_report (prepared));
+    g_assert_cmpuint (sbx_run_result_get_spawn_guarantees (result), ==,
+                      sbx_executor_get_guarantees (fx->executor));
+    g_assert_cmpint (sbx_run_result_get_spawn_level (result), ==, sbx_executor_get_level (fx->executor));
+    g_assert_null (sbx_prepared_process_start (prepared, NULL, &error));
+    g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_ALREADY_STARTED);
+    g_clear_error (&error);
+  }
+  {
+    g_autoptr(SbxRunOptions) options = sbx_run_options_new ();
+    g_autoptr(SbxPreparedProcess) prepared = NULL;
+    g_autoptr(GAsyncResult) async_result = NULL;
+    g_autoptr(SbxRunResult) result = NULL;
+
+    sbx_run_options_set_timeout (options, G_USEC_PER_SEC / 5);
+    prepared = sbx_executor_prepare (fx->executor, fx->tree.ws, SBX_SH_ARGV ("sleep 30"), options, NULL,
+                                     &error);
+    g_assert_no_error (error);
+    sbx_prepared_process_run_async (prepared, NULL, etu_store_result, &async_result);
+    result = sbx_prepared_process_run_finish (prepared, etu_wait_async (&async_result), &error);
+    g_assert_null (result);
+    g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_TIMED_OUT);
+    g_clear_error (&error);
+  }
+  {
+    g_autoptr(SbxPreparedProcess) started = NULL;
+    g_autoptr(SbxPreparedProcess) closed = NULL;
+    g_autoptr(SbxProcess) process = NULL;
+
+    started = sbx_executor_prepare (fx->executor, fx->tree.ws, SBX_SH_ARGV ("true"), NULL, NULL, &error);
+    g_assert_no_error (error);
+    process = sbx_prepared_process_start (started, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_null (sbx_prepared_process_run (started, NULL, &error));
+    g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_ALREADY_STARTED);
+    g_clear_error (&error);
+    g_assert_true (sbx_process_wait (process, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_true (sbx_process_get_spawn_report (process) == sbx_prepared_process_get_report (started));
+
+    closed = sbx_executor_prepare (fx->executor, fx->tree.ws, SBX_SH_ARGV ("true"), NULL, NULL, &error);
+    g_assert_no_error (error);
+    sbx_prepared_process_close (closed);
+    g_assert_null (sbx_prepared_process_run (closed, NULL, &error));
+    g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_PROCESS_CLOSED);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -530,5 +607,6 @@ main (int    argc,
   ADD ("/prepared/start-twice-and-after-close", SBX_ACCESS_ALLOW, test_start_twice_and_after_close);
   ADD ("/prepared/set-close", SBX_ACCESS_ALLOW, test_set_close_mix);
   ADD ("/prepared/start-close-race", SBX_ACCESS_ALLOW, test_start_close_race);
+  ADD ("/prepared/run", SBX_ACCESS_ALLOW, test_run);
   return g_test_run ();
 }

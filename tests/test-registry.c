@@ -1663,7 +1663,10 @@ test_report_json_shape (void)
   g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
-  g_assert_cmpuint (json_object_get_size (root), ==, 8);
+  g_assert_cmpuint (json_object_get_size (root), ==, 9);
+  /* A report made here belongs to no executor and no run. */
+  g_assert_cmpint (sbx_compile_report_get_scope (report), ==, SBX_REPORT_SCOPE_NONE);
+  g_assert_cmpstr (json_object_get_string_member (root, "scope"), ==, "none");
   array = json_object_get_array_member (root, "roots");
   g_assert_cmpuint (json_array_get_length (array), ==, 1);
   entry = json_array_get_object_element (array, 0);
@@ -1699,6 +1702,7 @@ test_report_json_shape (void)
   g_assert_cmpstr (json_object_get_string_member (entry, "reason"), ==, "probe failed: nope");
 
   text = sbx_compile_report_to_text (report);
+  g_assert_true (g_str_has_prefix (text, "report:     none "));
   g_assert_nonnull (strstr (text, "backend:    linux-userns\n"));
   g_assert_nonnull (strstr (text, "level:      full\n"));
   g_assert_nonnull (strstr (text, "guarantees: write-boundary, env-scrub\n"));
@@ -1711,7 +1715,7 @@ test_report_json_shape (void)
   sbx_compile_report_freeze (empty);
   empty_json = sbx_compile_report_to_json (empty);
   g_assert_cmpstr (empty_json, ==,
-                   "{\"schema\":1,\"backend\":null,\"level\":\"none\",\"guarantees\":[],\"required\":[],"
+                   "{\"schema\":1,\"scope\":\"none\",\"backend\":null,\"level\":\"none\",\"guarantees\":[],\"required\":[],"
                    "\"entries\":[],\"roots\":[],\"rejected\":[]}");
 }
 
@@ -2024,6 +2028,57 @@ test_spawn_not_a_child (void)
   sbx_backend_spec_unref (spec);
 }
 
+/* SBX_SPAWN_IGNORED_SIGNALS needs the backend's confirmation: one that
+ * predates the flag (it started the command with the signals at their
+ * defaults) has its tree killed and finished, and the spawn fails as
+ * UNSUPPORTED.  The control: the same backend without the flag spawns. */
+static void
+test_spawn_unconfirmed_ignored_signals (void)
+{
+  g_autoptr(SbxRegistry) registry = registry_for_mocks ("contract-breaker", NULL);
+  g_autoptr(SbxBackend) backend = sbx_registry_lookup_backend (registry, "mock-ignores-flags");
+  g_autoptr(GError) error = NULL;
+  const char *argv[] = { "sleep", "30", NULL };
+  const char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+  SbxSpawnRequestV1 request = { sizeof request, 0, "/", argv, envp, -1, -1, -1, 0 };
+  SbxSpawnResultV1 result = { 0 };
+  unsigned signals_before = mock_breaker_count ("signal");
+  unsigned finishes_before = mock_breaker_count ("finish");
+  SbxBackendSpec *spec;
+  TestPolicy tp;
+  int status;
+
+  test_policy_init (&tp, SBX_GUARANTEE_ENV_SCRUB);
+  spec = sbx_backend_compile (backend, &tp.policy, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  /* Control: no flag, a running child the test kills and finishes. */
+  g_assert_true (sbx_backend_spawn (spec, &request, &result, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (kill ((pid_t) result.pid, SIGKILL), ==, 0);
+  g_assert_cmpint (waitpid ((pid_t) result.pid, &status, 0), ==, (pid_t) result.pid);
+  {
+    SbxExitV1 exit_info = { .struct_size = sizeof exit_info };
+
+    g_assert_true (sbx_backend_finish (spec, result.child, status, &exit_info, &error));
+    g_assert_no_error (error);
+  }
+  signals_before = mock_breaker_count ("signal");
+  finishes_before = mock_breaker_count ("finish");
+
+  request.flags = SBX_SPAWN_IGNORED_SIGNALS;
+  request.ignored_signals = UINT64_C (1) << (SIGHUP - 1);
+  memset (&result, 0, sizeof result);
+  g_assert_false (sbx_backend_spawn (spec, &request, &result, &error));
+  g_assert_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "SBX_SPAWN_IGNORED_SIGNALS"));
+  g_assert_nonnull (strstr (error->message, "mock-ignores-flags"));
+  g_assert_cmpuint (mock_breaker_count ("signal") - signals_before, ==, 1);
+  g_assert_cmpuint (mock_breaker_count ("finish") - finishes_before, ==, 1);
+  assert_no_children ();
+  sbx_backend_spec_unref (spec);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2086,6 +2141,7 @@ main (int    argc,
   g_test_add_func ("/registry/compile/claims-more-than-probe", test_compile_claims_more_than_probe);
   g_test_add_func ("/registry/compile/contradiction", test_compile_contradicts_itself);
   g_test_add_func ("/registry/spawn/not-a-child", test_spawn_not_a_child);
+  g_test_add_func ("/registry/spawn/unconfirmed-ignored-signals", test_spawn_unconfirmed_ignored_signals);
 
   return g_test_run ();
 }

@@ -72,9 +72,10 @@ test_table_matches_generation (void)
   for (int rung = 1; rung <= 2; rung++)
     for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
       for (int truncate = 0; truncate <= 1; truncate++)
-        for (int allow_unix = 0; allow_unix <= 1; allow_unix++)
+        for (int unix_terminal = 0; unix_terminal < 4; unix_terminal++)
           {
-            SbxSeccompOptions options = { rung, modes[m], truncate, allow_unix };
+            int allow_unix = unix_terminal / 2, terminal = unix_terminal % 2;
+            SbxSeccompOptions options = { rung, modes[m], truncate, allow_unix, terminal };
             g_autoptr(GString) table_report = g_string_new (NULL);
             g_autoptr(GString) generated_report = g_string_new (NULL);
             SbxLinuxReporter reporter = { collect_report, table_report };
@@ -83,8 +84,8 @@ test_table_matches_generation (void)
             g_autoptr(SbxSeccompProgram) table = sbx_seccomp_program_new (&options, &reporter, &error);
             g_autoptr(SbxSeccompProgram) generated = NULL;
 
-            g_test_message ("rung %d, net mode %u, truncate rules %d, unix %d", rung, modes[m], truncate,
-                            allow_unix);
+            g_test_message ("rung %d, net mode %u, truncate rules %d, unix %d, caller's terminal %d", rung,
+                            modes[m], truncate, allow_unix, terminal);
             g_assert_no_error (error);
             g_assert_nonnull (table);
             g_assert_true (sbx_seccomp_program_is_precompiled (table));
@@ -100,13 +101,14 @@ test_table_matches_generation (void)
             g_assert_cmpstr (table_report->str, ==, generated_report->str);
             compared++;
           }
-  g_assert_cmpuint (compared, ==, 2 * 4 * 2 * 2);
+  g_assert_cmpuint (compared, ==, 2 * 4 * 2 * 2 * 2);
 }
 
 /* Options that are not in normal form (every Landlock ABI 0..9, a TRUE
  * that is not 1) get the program of their shape, worked out here
  * independently of normalize_options(): truncation rules exactly for ABI 1
- * and 2. */
+ * and 2; the booleans (unix sockets, the caller's terminal shared) by
+ * truth. */
 static void
 test_table_normalises (void)
 {
@@ -121,10 +123,12 @@ test_table_normalises (void)
   for (int rung = 1; rung <= 2; rung++)
     for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
       for (int abi = 0; abi <= 9; abi++)
-        for (guint u = 0; u < G_N_ELEMENTS (unix_values); u++)
+        for (guint ut = 0; ut < G_N_ELEMENTS (unix_values) * G_N_ELEMENTS (unix_values); ut++)
           {
-            SbxSeccompOptions options = { rung, modes[m], abi, unix_values[u] };
-            SbxSeccompOptions shape = { rung, modes[m], abi == 1 || abi == 2, unix_values[u] != FALSE };
+            guint u = ut / G_N_ELEMENTS (unix_values), t = ut % G_N_ELEMENTS (unix_values);
+            SbxSeccompOptions options = { rung, modes[m], abi, unix_values[u], unix_values[t] };
+            SbxSeccompOptions shape = { rung, modes[m], abi == 1 || abi == 2, unix_values[u] != FALSE,
+                                        unix_values[t] != FALSE };
             g_autoptr(GError) error = NULL;
             g_autoptr(SbxSeccompProgram) program = sbx_seccomp_program_new (&options, NULL, &error);
             g_autoptr(SbxSeccompProgram) expected = sbx_seccomp_program_new (&shape, NULL, &error);
@@ -138,6 +142,8 @@ test_table_normalises (void)
                              ==, abi == 1 || abi == 2);
             g_assert_cmpint ((sbx_seccomp_program_enforces (program) & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED) != 0,
                              ==, unix_values[u] == FALSE);
+            g_assert_cmpint ((sbx_seccomp_program_enforces (program) & SBX_SECCOMP_ENFORCES_TERMINAL_SETTINGS_DENIED)
+                             != 0, ==, unix_values[t] != FALSE);
           }
 }
 

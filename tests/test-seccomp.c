@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <pty.h>
 #include <sys/personality.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -52,11 +53,26 @@
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
 #endif
+/* The kernel's struct termios2 and its requests (asm/termbits.h, which
+ * cannot be included next to <termios.h>), by value. */
+typedef struct
+{
+  tcflag_t c_iflag, c_oflag, c_cflag, c_lflag;
+  cc_t     c_line;
+  cc_t     c_cc[19];
+  speed_t  c_ispeed, c_ospeed;
+} KernelTermios2;
+G_STATIC_ASSERT (sizeof (KernelTermios2) == 44);
+#define K_TCGETS2  0x802c542aUL
+#define K_TCSETS2  0x402c542bUL
+#define K_TCSETSW2 0x402c542cUL
+#define K_TCSETSF2 0x402c542dUL
 
 static SbxSeccompProgram *
-program_for_unix (int rung, uint32_t net_mode, int landlock_abi, gboolean allow_unix, TestReport *report)
+program_for_shape (int rung, uint32_t net_mode, int landlock_abi, gboolean allow_unix, gboolean terminal,
+                   TestReport *report)
 {
-  SbxSeccompOptions options = { rung, net_mode, landlock_abi, allow_unix };
+  SbxSeccompOptions options = { rung, net_mode, landlock_abi, allow_unix, terminal };
   SbxLinuxReporter reporter;
   g_autoptr(GError) error = NULL;
   SbxSeccompProgram *program;
@@ -67,6 +83,12 @@ program_for_unix (int rung, uint32_t net_mode, int landlock_abi, gboolean allow_
   g_assert_nonnull (program);
   test_report_dump (report);
   return program;
+}
+
+static SbxSeccompProgram *
+program_for_unix (int rung, uint32_t net_mode, int landlock_abi, gboolean allow_unix, TestReport *report)
+{
+  return program_for_shape (rung, net_mode, landlock_abi, allow_unix, FALSE, report);
 }
 
 static SbxSeccompProgram *
@@ -613,7 +635,7 @@ direct_number (uint32_t arch, const char *name)
 }
 
 static void
-walk_program_rules (int rung, uint32_t mode, int abi, gboolean allow_unix)
+walk_program_rules (int rung, uint32_t mode, int abi, gboolean allow_unix, gboolean terminal)
 {
   g_autoptr(SbxSeccompProgram) program = NULL;
   TestReport report;
@@ -622,7 +644,7 @@ walk_program_rules (int rung, uint32_t mode, int abi, gboolean allow_unix)
   const Arch *arches;
   guint n_arches, checked = 0, via_mux = 0;
 
-  program = program_for_unix (rung, mode, abi, allow_unix, &report);
+  program = program_for_shape (rung, mode, abi, allow_unix, terminal, &report);
   rules = sbx_seccomp_program_rules (program, &n_rules);
   g_assert_cmpuint (n_rules, >, 100);
   arches = filter_arches (&n_arches);
@@ -712,8 +734,11 @@ test_exact_every_rule (void)
   for (int rung = 1; rung <= 2; rung++)
     for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
       for (int allow = 0; allow <= 1; allow++)
-        walk_program_rules (rung, modes[m], 7, allow);
-  walk_program_rules (2, SBX_NET_MODE_DENY, 2, FALSE);
+        walk_program_rules (rung, modes[m], 7, allow, FALSE);
+  walk_program_rules (2, SBX_NET_MODE_DENY, 2, FALSE, FALSE);
+  /* the caller's terminal shared: the terminal-setting requests too */
+  for (int rung = 1; rung <= 2; rung++)
+    walk_program_rules (rung, SBX_NET_MODE_DENY, 7, FALSE, TRUE);
 }
 
 static void
@@ -1352,6 +1377,249 @@ test_truncate_gap_closed (void)
   scratch_free (g_steal_pointer (&root));
 }
 
+/* ---- the caller's terminal shared ---- */
+
+/* Terminal requests, listed independently of sbx-seccomp.c's table: refused (setting) or not (reading, or the
+ * descriptor's own flags) when the caller's terminal is shared, and every
+ * one allowed by the normal program (except TIOCSTI, refused everywhere). */
+typedef struct
+{
+  const char   *name;
+  unsigned long request;
+  uint64_t      arg;
+  gboolean      refused;
+} TermRow;
+
+static const TermRow term_rows[] = {
+  { "TCSETS", TCSETS, 0, TRUE },
+  { "TCSETSW", TCSETSW, 0, TRUE },
+  { "TCSETSF", TCSETSF, 0, TRUE },
+  { "TCSETA", TCSETA, 0, TRUE },
+  { "TCSETAW", TCSETAW, 0, TRUE },
+  { "TCSETAF", TCSETAF, 0, TRUE },
+  { "TCSETS2", K_TCSETS2, 0, TRUE },
+  { "TCSETSW2", K_TCSETSW2, 0, TRUE },
+  { "TCSETSF2", K_TCSETSF2, 0, TRUE },
+  { "TIOCSWINSZ", TIOCSWINSZ, 0, TRUE },
+  { "TIOCSETD", TIOCSETD, 0, TRUE },
+  { "TCFLSH", TCFLSH, TCIFLUSH, TRUE },
+  { "TCXONC", TCXONC, TCOOFF, TRUE },
+  { "TCSBRK (break)", TCSBRK, 0, TRUE },
+  { "TCSBRKP", TCSBRKP, 0, TRUE },
+  { "TIOCSBRK", TIOCSBRK, 0, TRUE },
+  { "TIOCCBRK", TIOCCBRK, 0, TRUE },
+  { "TIOCEXCL", TIOCEXCL, 0, TRUE },
+  { "TIOCNXCL", TIOCNXCL, 0, TRUE },
+  { "TIOCSCTTY", TIOCSCTTY, 1, TRUE },
+  { "TIOCSPGRP", TIOCSPGRP, 0, TRUE },
+  { "TIOCCONS", TIOCCONS, 0, TRUE },
+  { "TIOCVHANGUP", TIOCVHANGUP, 0, TRUE },
+  { "TIOCSLCKTRMIOS", TIOCSLCKTRMIOS, 0, TRUE },
+  { "TIOCSIG", TIOCSIG, SIGINT, TRUE },
+  { "TIOCPKT", TIOCPKT, 0, TRUE },
+  { "TIOCMSET", TIOCMSET, 0, TRUE },
+  { "TIOCMBIS", TIOCMBIS, 0, TRUE },
+  { "TIOCMBIC", TIOCMBIC, 0, TRUE },
+  { "TIOCSSOFTCAR", TIOCSSOFTCAR, 0, TRUE },
+  { "TIOCSSERIAL", TIOCSSERIAL, 0, TRUE },
+  { "TIOCSRS485", TIOCSRS485, 0, TRUE },
+  { "KDSETMODE", 0x4B3A, 0, TRUE },
+  { "KDSKBMODE", 0x4B45, 0, TRUE },
+  { "VT_ACTIVATE", 0x5606, 1, TRUE },
+  { "TCGETS", TCGETS, 0, FALSE },
+  { "TCGETS2", K_TCGETS2, 0, FALSE },
+  { "TIOCGWINSZ", TIOCGWINSZ, 0, FALSE },
+  { "TIOCGPGRP", TIOCGPGRP, 0, FALSE },
+  { "TIOCGSID", TIOCGSID, 0, FALSE },
+  { "TIOCGETD", TIOCGETD, 0, FALSE },
+  { "TIOCOUTQ", TIOCOUTQ, 0, FALSE },
+  { "FIONREAD", FIONREAD, 0, FALSE },
+  { "FIONBIO", FIONBIO, 0, FALSE },
+  { "FIOCLEX", FIOCLEX, 0, FALSE },
+  { "TCSBRK (tcdrain)", TCSBRK, 1, FALSE },
+  { "TIOCSPTLCK", TIOCSPTLCK, 0, FALSE },
+  { "TIOCGPTPEER", TIOCGPTPEER, 0, FALSE },
+};
+
+/* Every row on every architecture of the filter, with the request's upper
+ * half set too (the kernel ignores it), for both programs of both rungs. */
+static void
+test_exact_caller_terminal (void)
+{
+  const Arch *arches;
+  guint n_arches, checked = 0;
+
+  arches = filter_arches (&n_arches);
+  for (int rung = 1; rung <= 2; rung++)
+    for (int shared = 0; shared <= 1; shared++)
+      {
+        g_autoptr(SbxSeccompProgram) program = NULL;
+        TestReport report;
+
+        program = program_for_shape (rung, SBX_NET_MODE_DENY, 7, FALSE, shared, &report);
+        g_assert_cmpint ((sbx_seccomp_program_enforces (program) & SBX_SECCOMP_ENFORCES_TERMINAL_SETTINGS_DENIED)
+                         != 0, ==, shared);
+        for (guint a = 0; a < n_arches; a++)
+          {
+            int nr = seccomp_syscall_resolve_name_arch (arches[a].token, "ioctl");
+
+            g_assert_cmpint (nr, >=, 0);
+            for (guint i = 0; i < G_N_ELEMENTS (term_rows); i++)
+              for (int high = 0; high <= 1; high++)
+                {
+                  uint64_t request = term_rows[i].request | (high ? 1ULL << 32 : 0);
+                  uint32_t want = shared && term_rows[i].refused ? ERR (EPERM) : ALLOW;
+                  uint32_t got = run_filter (program, arches[a].audit, nr, 0, request, term_rows[i].arg, 0);
+
+                  if (!action_matches (got, want))
+                    g_error ("rung %d%s: ioctl(%s%s) on %s: action 0x%x, expected 0x%x", rung,
+                             shared ? " caller's terminal shared" : "", term_rows[i].name, high ? " | 1 << 32" : "",
+                             arches[a].name, got, want);
+                  checked++;
+                }
+          }
+        test_report_clear (&report);
+      }
+  g_assert_cmpuint (checked, ==, 2 * 2 * n_arches * G_N_ELEMENTS (term_rows) * 2);
+}
+
+typedef struct
+{
+  int           fd;        /* the "caller's terminal": a pty slave of the test */
+  const TermRow *row;
+} TermProbe;
+
+/* The row's request on the terminal, with an argument that changes it:
+ * modes with echo off and another interrupt character, a 1x1 window. */
+static int
+probe_terminal (gconstpointer data)
+{
+  const TermProbe *p = data;
+  struct termios t;
+  KernelTermios2 t2;
+  struct winsize ws = { 1, 1, 0, 0 };
+  int zero = 0;
+  long r;
+
+  memset (&t, 0, sizeof t);
+  memset (&t2, 0, sizeof t2);
+  if (ioctl (p->fd, TCGETS, &t) != 0 || ioctl (p->fd, K_TCGETS2, &t2) != 0)
+    return 1000 + errno;
+  t.c_lflag &= ~(tcflag_t) ECHO;
+  t.c_cc[VINTR] = 'x';
+  t2.c_lflag &= ~(tcflag_t) ECHO;
+  switch (p->row->request)
+    {
+    case TCSETS:
+    case TCSETSW:
+    case TCSETSF:
+      r = syscall (SYS_ioctl, p->fd, p->row->request, &t);
+      break;
+    case K_TCSETS2:
+      r = syscall (SYS_ioctl, p->fd, p->row->request, &t2);
+      break;
+    case TIOCSWINSZ:
+      r = syscall (SYS_ioctl, p->fd, p->row->request, &ws);
+      break;
+    case TIOCSETD:
+      r = syscall (SYS_ioctl, p->fd, p->row->request, &zero);   /* N_TTY */
+      break;
+    default:
+      r = syscall (SYS_ioctl, p->fd, p->row->request, (unsigned long) p->row->arg);
+      break;
+    }
+  return r < 0 ? errno : 0;
+}
+
+typedef struct
+{
+  struct termios t;
+  struct winsize ws;
+} TermState;
+
+static void
+term_state (int fd, TermState *st)
+{
+  memset (st, 0, sizeof *st);
+  g_assert_cmpint (ioctl (fd, TCGETS, &st->t), ==, 0);
+  g_assert_cmpint (ioctl (fd, TIOCGWINSZ, &st->ws), ==, 0);
+}
+
+/* Live, on a pty pair the test creates: under the shared program every
+ * setting request the kernel would perform returns EPERM and the
+ * terminal's modes and window size are byte for byte what they were; the
+ * same request without the filter (the positive control) changes them. */
+static void
+test_live_caller_terminal (void)
+{
+  static const unsigned long live[] = { TCSETS, TCSETSW, TCSETSF, K_TCSETS2, TIOCSWINSZ, TIOCSETD, TCFLSH,
+                                        TCXONC, TIOCEXCL, TIOCNXCL };
+  g_autoptr(SbxSeccompProgram) program = NULL;
+  TestReport report;
+  Confinement c = { 0 };
+  int master = -1, slave = -1;
+  struct winsize ws = { 24, 80, 0, 0 };
+  TermState before, after;
+  guint changed = 0;
+
+  if (!need_seccomp ())
+    return;
+  g_assert_cmpint (openpty (&master, &slave, NULL, NULL, &ws), ==, 0);
+  program = program_for_shape (2, SBX_NET_MODE_DENY, 7, FALSE, TRUE, &report);
+  c.program = program;
+  for (guint i = 0; i < G_N_ELEMENTS (term_rows); i++)
+    {
+      TermProbe p = { slave, &term_rows[i] };
+      gboolean is_live = FALSE;
+      int filtered, control;
+
+      for (guint k = 0; k < G_N_ELEMENTS (live); k++)
+        is_live |= live[k] == term_rows[i].request;
+      if (!is_live)
+        continue;
+      term_state (slave, &before);
+      filtered = run_probe (&c, probe_terminal, &p);
+      term_state (slave, &after);
+      g_assert_cmpint (filtered, ==, EPERM);
+      g_assert_cmpmem (&before, sizeof before, &after, sizeof after);
+      control = run_probe (NULL, probe_terminal, &p);
+      g_test_message ("%-12s filtered: %s, unfiltered: %s", term_rows[i].name, probe_result_name (filtered),
+                      probe_result_name (control));
+      g_assert_cmpint (control, ==, 0);
+      term_state (slave, &after);
+      if (memcmp (&before, &after, sizeof before) != 0)
+        changed++;
+      /* back to the state before the control */
+      g_assert_cmpint (ioctl (slave, TCSETS, &before.t), ==, 0);
+      g_assert_cmpint (ioctl (slave, TIOCSWINSZ, &before.ws), ==, 0);
+      g_assert_cmpint (ioctl (slave, TCXONC, TCOON), ==, 0);
+      g_assert_cmpint (ioctl (slave, TIOCNXCL), ==, 0);
+    }
+  /* the mode and window-size controls changed what the filter kept */
+  g_assert_cmpuint (changed, >=, 5);
+  /* reading stays: modes, window size, pending input, tcdrain */
+  for (guint i = 0; i < G_N_ELEMENTS (term_rows); i++)
+    if (term_rows[i].request == TCGETS || term_rows[i].request == TIOCGWINSZ || term_rows[i].request == FIONREAD
+        || (term_rows[i].request == TCSBRK && term_rows[i].arg == 1))
+      {
+        TermProbe p = { slave, &term_rows[i] };
+        int n = 0;
+        TermRow fionread = term_rows[i];
+
+        if (term_rows[i].request == FIONREAD)
+          {
+            fionread.arg = (uint64_t) (uintptr_t) &n;
+            p.row = &fionread;
+          }
+        else if (term_rows[i].request != TCSBRK)
+          continue;   /* TCGETS, TIOCGWINSZ: probe_terminal itself reads both first */
+        assert_probe (run_probe (&c, probe_terminal, &p), 0);
+      }
+  close (slave);
+  close (master);
+  test_report_clear (&report);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1374,5 +1642,7 @@ main (int argc, char **argv)
   g_test_add_func ("/seccomp/live/sockets", test_live_sockets);
   g_test_add_func ("/seccomp/live/compat-arches", test_live_compat_arches);
   g_test_add_func ("/seccomp/live/truncate-gap-closed", test_truncate_gap_closed);
+  g_test_add_func ("/seccomp/exact/caller-terminal", test_exact_caller_terminal);
+  g_test_add_func ("/seccomp/live/caller-terminal", test_live_caller_terminal);
   return g_test_run ();
 }

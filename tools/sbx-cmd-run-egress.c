@@ -64,6 +64,14 @@ sbx_run_egress_parse (SbxRunEgress  *egress,
                        local->message);
           return FALSE;
         }
+      /* Refused now, not at connect: the library's rule for what sbx never
+       * reaches (a cloud metadata address in any form). */
+      if (!sbx_network_target_check_reachable (target, &local))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--allow-host %s: %s",
+                       allow_hosts[i], local->message);
+          return FALSE;
+        }
       g_ptr_array_add (egress->targets, g_strdup (sbx_network_target_to_string (target)));
     }
   if (upstream != NULL)

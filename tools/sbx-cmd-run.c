@@ -9,7 +9,9 @@
  * every byte, and the first byte past the limit kills the whole tree.
  *
  * Exit status: the command's; 128+N when a signal N killed it (or when sbx
- * got SIGINT/SIGTERM/SIGHUP N and killed the tree); 124 when --timeout
+ * got SIGINT/SIGTERM/SIGHUP N and killed the tree; one its caller ignored
+ * stays ignored: sbx does not catch it and the command starts with it
+ * ignored, as under a plain wrapper); 124 when --timeout
  * passed and the tree was killed; 125 when sbx itself refused or failed
  * (with a message naming why); 126 when the command is not executable; 127
  * when it is not found.
@@ -249,7 +251,8 @@ run_done (GObject      *source,
 {
   RunState *state = data;
 
-  state->result = sbx_executor_run_finish (SBX_EXECUTOR (source), res, &state->error);
+  state->result = sbx_prepared_process_run_finish (SBX_PREPARED_PROCESS (source), res,
+                                                   &state->error);
   state->done = TRUE;
   g_main_loop_quit (state->loop);
 }
@@ -335,16 +338,24 @@ terminal_size (guint16 *rows,
   *cols = 80;
 }
 
-/* Interactive mode: follow SIGWINCH, put stdin's terminal (if it is one) in
- * raw mode.  FALSE with errno set when the terminal cannot be set up. */
+/* Interactive mode, first half: follow SIGWINCH.  FALSE with errno set. */
 static gboolean
-terminal_setup (Terminal *term)
+terminal_follow_size (Terminal *term)
 {
-  struct termios raw;
-
   if (pipe2 (term->resize_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
     return FALSE;
   term->winch_source = g_unix_signal_add (SIGWINCH, on_winch, term);
+  return TRUE;
+}
+
+/* Interactive mode, second half (after the report is printed: raw mode
+ * would print it as a staircase): put stdin's terminal (if it is one) in
+ * raw mode.  FALSE with errno set when the terminal cannot be set up. */
+static gboolean
+terminal_make_raw (Terminal *term)
+{
+  struct termios raw;
+
   if (!isatty (STDIN_FILENO))
     return TRUE;
   if (tcgetattr (STDIN_FILENO, &term->saved) < 0)
@@ -493,6 +504,20 @@ mint_grants (SbxExecutor    *executor,
   return TRUE;
 }
 
+/* --report: the run's report (scope "run"), after its grants were verified
+ * and before the command runs; never the executor's, which a grant may
+ * contradict. */
+static void
+print_run_report (SbxCompileReport *report,
+                  ReportFormat      format)
+{
+  g_autofree char *text = format == REPORT_JSON ? sbx_compile_report_to_json (report)
+                                                : sbx_compile_report_to_text (report);
+
+  fprintf (stderr, "%s%s", text, g_str_has_suffix (text, "\n") ? "" : "\n");
+  fflush (stderr);
+}
+
 static int
 exit_status_for_error (const GError *error,
                        const char   *command,
@@ -520,10 +545,45 @@ exit_status_for_error (const GError *error,
   return refuse ("%s", error->message);
 }
 
+/* The signals this process's caller left ignored (nohup: SIGHUP; a shell's
+ * background job: SIGINT and SIGQUIT; trap "" INT), read before sbx changes
+ * any disposition itself.  The command starts with them ignored too, as a
+ * plain wrapper's child would (POSIX keeps SIG_IGN across exec), and sbx
+ * neither catches nor acts on them. */
+static GArray *
+caller_ignored_signals (void)
+{
+  GArray *ignored = g_array_new (FALSE, FALSE, sizeof (int));
+
+  for (int signo = 1; signo <= 64 && signo < NSIG; signo++)
+    {
+      struct sigaction current;
+
+      if (signo == SIGKILL || signo == SIGSTOP)
+        continue;
+      if (sigaction (signo, NULL, &current) == 0 && !(current.sa_flags & SA_SIGINFO)
+          && current.sa_handler == SIG_IGN)
+        g_array_append_val (ignored, signo);
+    }
+  return ignored;
+}
+
+static gboolean
+signal_is_in (const GArray *signals,
+              int           signo)
+{
+  for (guint i = 0; i < signals->len; i++)
+    if (g_array_index (signals, int, i) == signo)
+      return TRUE;
+  return FALSE;
+}
+
 int
 sbx_cmd_run (int    argc,
              char **argv)
 {
+  /* First, before anything here changes a disposition (SIGPIPE below). */
+  g_autoptr(GArray) ignored_signals = caller_ignored_signals ();
   g_auto(RunArgs) args = { 0 };
   g_auto(SbxRunEgress) egress = { 0 };
   g_autofree char **original_argv = g_memdup2 (argv, sizeof (char *) * (gsize) argc);
@@ -534,6 +594,7 @@ sbx_cmd_run (int    argc,
   g_autoptr(SbxExecutorSet) set = NULL;
   g_autoptr(SbxExecutor) executor = NULL;
   g_autoptr(SbxRunOptions) run_options = NULL;
+  g_autoptr(SbxPreparedProcess) prepared = NULL;
   g_autoptr(GMainLoop) loop = NULL;
   g_autoptr(GCancellable) cancellable = NULL;
   g_autofree char *cwd = NULL;
@@ -546,7 +607,7 @@ sbx_cmd_run (int    argc,
   guint64 max_output = 0;
   RunState state = { 0 };
   SignalData signals[3];
-  guint signal_sources[3];
+  guint signal_sources[3] = { 0, 0, 0 };
   static const int forwarded[3] = { SIGINT, SIGTERM, SIGHUP };
   g_auto(Terminal) term = { .resize_pipe = { -1, -1 } };
   gboolean interactive;
@@ -563,7 +624,8 @@ sbx_cmd_run (int    argc,
     { "network", 0, 0, G_OPTION_ARG_STRING, &args.network,
       "Network access: deny or allow", "deny|allow" },
     { "report", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (gpointer) parse_report,
-      "Write the compile report to stderr before the command runs (as JSON with =json)", "json" },
+      "Write this run's compile report (after its grants) to stderr before the command runs "
+      "(as JSON with =json)", "json" },
     { "timeout", 0, 0, G_OPTION_ARG_STRING, &args.timeout,
       "Kill the process tree after SECS seconds (exit 124)", "SECS" },
     { "max-output", 0, 0, G_OPTION_ARG_STRING, &args.max_output,
@@ -662,21 +724,14 @@ sbx_cmd_run (int    argc,
   if (executor == NULL)
     return refuse ("%s", error->message);
 
-  if (args.report != REPORT_NONE)
-    {
-      SbxCompileReport *report = sbx_executor_get_report (executor);
-      g_autofree char *text = args.report == REPORT_JSON ? sbx_compile_report_to_json (report)
-                                                         : sbx_compile_report_to_text (report);
-
-      fprintf (stderr, "%s%s", text, g_str_has_suffix (text, "\n") ? "" : "\n");
-      fflush (stderr);
-    }
-
   /* A closed reader of our output must not kill sbx (and leave the tree
-   * running); the child gets default signal dispositions back. */
+   * running); the child gets SIGPIPE's default disposition back unless the
+   * caller ignored it (ignored_signals was read before this). */
   signal (SIGPIPE, SIG_IGN);
 
   run_options = sbx_run_options_new ();
+  sbx_run_options_set_ignored_signals (run_options, (const int *) (gpointer) ignored_signals->data,
+                                       ignored_signals->len);
   sbx_run_options_set_stdin_fd (run_options, STDIN_FILENO);
   sbx_run_options_set_stdout_fd (run_options, STDOUT_FILENO);
   sbx_run_options_set_stderr_fd (run_options, STDERR_FILENO);
@@ -724,7 +779,7 @@ sbx_cmd_run (int    argc,
 
       /* After --ask's questions, before the command runs. */
       terminal_size (&rows, &cols);
-      if (!terminal_setup (&term))
+      if (!terminal_follow_size (&term))
         {
           int errsv = errno;
           g_autoptr(GError) close_error = NULL;
@@ -739,26 +794,57 @@ sbx_cmd_run (int    argc,
       sbx_run_options_set_pty (run_options, rows, cols);
       sbx_run_options_set_pty_resize_fd (run_options, term.resize_pipe[0], -1);
     }
+
+  /* The run is a grant transaction (the execution ID is always set), with
+   * or without tokens.  Prepared first: the grants are verified and spent
+   * and the run's own spec compiled, so the report printed is this run's
+   * (a grant may have taken a guarantee the executor has), then run by
+   * the same engine as sbx_executor_run_async(). */
+  sbx_run_options_set_execution_id (run_options, execution_id);
+  sbx_run_options_set_grants (run_options, (const char *const *) tokens->pdata);
+  prepared = sbx_executor_prepare (executor, cwd, (const char *const *) argv + 1, run_options,
+                                   NULL, &error);
+  if (prepared == NULL)
+    {
+      g_autoptr(GError) close_error = NULL;
+
+      terminal_restore (&term);
+      status = exit_status_for_error (error, command, &args);
+      sbx_executor_set_close (set, NULL, &close_error);
+      return status;
+    }
+  if (args.report != REPORT_NONE)
+    print_run_report (sbx_prepared_process_get_report (prepared), args.report);
+  if (interactive && !terminal_make_raw (&term))
+    {
+      int errsv = errno;
+      g_autoptr(GError) close_error = NULL;
+
+      terminal_restore (&term);
+      sbx_executor_set_close (set, NULL, &close_error);
+      return refuse ("cannot set up the terminal for interactive mode: %s (use --no-pty)",
+                     g_strerror (errsv));
+    }
   loop = g_main_loop_new (NULL, FALSE);
   cancellable = g_cancellable_new ();
   state.loop = loop;
   state.cancellable = cancellable;
   for (guint i = 0; i < G_N_ELEMENTS (forwarded); i++)
     {
+      /* One the caller ignores stays ignored: nohup's hang-up neither
+       * reaches sbx nor kills the tree. */
+      if (signal_is_in (ignored_signals, forwarded[i]))
+        continue;
       signals[i].state = &state;
       signals[i].signo = forwarded[i];
       signal_sources[i] = g_unix_signal_add (forwarded[i], on_signal, &signals[i]);
     }
-  /* The run is a grant transaction (the execution ID is always set), with
-   * or without tokens. */
-  sbx_run_options_set_execution_id (run_options, execution_id);
-  sbx_run_options_set_grants (run_options, (const char *const *) tokens->pdata);
-  sbx_executor_run_async (executor, cwd, (const char *const *) argv + 1, run_options,
-                          cancellable, run_done, &state);
+  sbx_prepared_process_run_async (prepared, cancellable, run_done, &state);
   while (!state.done)
     g_main_loop_run (loop);
   for (guint i = 0; i < G_N_ELEMENTS (forwarded); i++)
-    g_source_remove (signal_sources[i]);
+    if (signal_sources[i] != 0)
+      g_source_remove (signal_sources[i]);
   /* Before anything sbx says about the run. */
   terminal_restore (&term);
 

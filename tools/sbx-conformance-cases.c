@@ -22,6 +22,8 @@
  *     containment).
  *  6. limits as reported: the output limit always; the process limit when
  *     the compile report says it is enforced.
+ *  7. a spawn under a grant that drops a guarantee claims none of it
+ *     (sbx-conformance-spawn.c).
  *
  * Probes run as sbx-conformance-probe (libc only), copied into the
  * workspace so it is executable in any sandbox that runs programs there.

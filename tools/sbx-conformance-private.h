@@ -2,7 +2,8 @@
 /*
  * Internals shared by the conformance driver (sbx-conformance-run.c: the
  * registry, one subject per backend, the summary) and its cases
- * (sbx-conformance-cases.c: probes, teardown, limits).
+ * (sbx-conformance-cases.c: probes, teardown, limits;
+ * sbx-conformance-spawn.c: per-spawn reports under grants).
  */
 #pragma once
 
@@ -81,6 +82,8 @@ void sbx_conformance_case_teardown_close   (Subject *s);
 void sbx_conformance_case_teardown_killed_supervisor (Subject *s);
 void sbx_conformance_case_output_limit     (Subject *s);
 void sbx_conformance_case_process_limit    (Subject *s);
+/* A spawn's report never claims what its grant dropped (sbx-conformance-spawn.c). */
+void sbx_conformance_case_spawn_report     (Subject *s);
 /* Egress extensions of the plugin (sbx-conformance-egress.c). */
 void sbx_conformance_judge_egress          (Run        *run,
                                             const char *plugin_file,

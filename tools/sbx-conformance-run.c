@@ -248,6 +248,7 @@ judge_backend (Run        *run,
   sbx_conformance_case_teardown_killed_supervisor (s);
   sbx_conformance_case_output_limit (s);
   sbx_conformance_case_process_limit (s);
+  sbx_conformance_case_spawn_report (s);
 
 }
 

@@ -61,7 +61,8 @@ struct SbxDarwinSpec
 
 struct SbxDarwinChild
 {
-  pid_t pid;   /* also the process group id */
+  pid_t    pid;       /* also the process group id */
+  uint64_t ignored;   /* SBX_SPAWN_IGNORED_SIGNALS: bit N-1, signal N started ignored */
 };
 
 static void
@@ -279,6 +280,36 @@ sbx_darwin_spawn (void                    *spec_ptr,
                               "terminal ioctl)");
       return SBX_STATUS_UNSUPPORTED;
     }
+  if (request->flags & SBX_SPAWN_IGNORED_SIGNALS)
+    {
+      if (request->struct_size < SBX_SPAWN_REQUEST_V1_SIGNALS_SIZE || request->ignored_signals == 0
+          || result->struct_size < SBX_SPAWN_RESULT_V1_FLAGS_SIZE)
+        {
+          set_err (err, err_size, "darwin-seatbelt: an ignored-signals request needs a non-empty set in a "
+                                  "request and result large enough to carry it");
+          return SBX_STATUS_INVALID;
+        }
+      /* posix_spawn resets a disposition to its default (sigdefault) but
+       * cannot set SIG_IGN: a signal starts ignored only where this process
+       * ignores it itself and leaves it out of sigdefault (sbx run does: it
+       * keeps its caller's ignored signals ignored).  Any other is refused,
+       * never started at its default. */
+      for (int signo = 1; signo <= 64; signo++)
+        {
+          struct sigaction current;
+
+          if (!(request->ignored_signals & (UINT64_C (1) << (signo - 1))))
+            continue;
+          if (signo >= NSIG || signo == SIGKILL || signo == SIGSTOP
+              || sigaction (signo, NULL, &current) != 0 || (current.sa_flags & SA_SIGINFO)
+              || current.sa_handler != SIG_IGN)
+            {
+              set_err (err, err_size, "darwin-seatbelt: signal %d cannot start ignored: this process does "
+                                      "not ignore it itself, and posix_spawn cannot set SIG_IGN", signo);
+              return SBX_STATUS_UNSUPPORTED;
+            }
+        }
+    }
 
   program = resolve_program (request->argv[0], request->envp, &lookup_err);
   if (program == NULL)
@@ -342,6 +373,11 @@ sbx_darwin_spawn (void                    *spec_ptr,
   sigfillset (&all);
   sigdelset (&all, SIGKILL);
   sigdelset (&all, SIGSTOP);
+  /* The ignored signals (checked above: this process ignores them) keep
+   * SIG_IGN across the exec. */
+  for (int signo = 1; signo < NSIG && signo <= 64 && (request->flags & SBX_SPAWN_IGNORED_SIGNALS); signo++)
+    if (request->ignored_signals & (UINT64_C (1) << (signo - 1)))
+      sigdelset (&all, signo);
   posix_spawnattr_setsigdefault (&attr, &all);
   sigemptyset (&none);
   posix_spawnattr_setsigmask (&attr, &none);
@@ -367,6 +403,11 @@ sbx_darwin_spawn (void                    *spec_ptr,
     }
 
   child->pid = pid;
+  if (request->flags & SBX_SPAWN_IGNORED_SIGNALS)
+    {
+      child->ignored = request->ignored_signals;
+      result->honoured_flags |= SBX_SPAWN_IGNORED_SIGNALS;
+    }
   result->containment = SBX_CONTAINMENT_BEST_EFFORT;
   result->pid = pid;
   result->pidfd = -1;
@@ -383,6 +424,14 @@ sbx_darwin_signal (void    *child_ptr,
 
   if (child == NULL || child->pid <= 0)
     return SBX_STATUS_INVALID;
+  /* A signal the command started ignoring reaches the command alone, as it
+   * would a plain child: the rest of its group never gets it from us. */
+  if (signo >= 1 && signo <= 64 && (child->ignored & (UINT64_C (1) << (signo - 1))) != 0)
+    {
+      if (kill (child->pid, signo) < 0 && errno != ESRCH)
+        return SBX_STATUS_FAILED;
+      return SBX_STATUS_OK;
+    }
   if (kill (-child->pid, signo) < 0 && errno != ESRCH)
     return SBX_STATUS_FAILED;
   return SBX_STATUS_OK;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Dialing for the http-connect route: the direct route resolves names,
- * applies the address rules and connects; the upstream route connects to the
- * organisation proxy and does its CONNECT handshake.  Never a direct
- * connection on the upstream route, whatever fails.
+ * applies the address rules and connects to the target; the upstream route
+ * connects to the organisation proxy (what is said to it, a CONNECT or an
+ * absolute-form request, is the caller's continuation).  Never a direct
+ * connection on the upstream route, whatever fails.  Uses only the
+ * connection (sbx-egress-conn.c).
  */
 #include "sbx-egress-proxy-private.h"
 
@@ -12,60 +14,11 @@
 /* ------------------------------------------------------------------------- */
 
 static void
-upstream_connect_reply (Conn        *c,
-                        SbxHttpHead *resp)
+set_nodelay (GSocketConnection *connection)
 {
-  if (resp == NULL || resp->status / 100 != 2)
-    {
-      /* the upstream refused: never a direct attempt.  Its 407 means the
-       * route's credentials are wrong: the client sees 407 too. */
-      if (resp != NULL && resp->status == 407)
-        sbx_egress_respond_error (c, 407, "Proxy Authentication Required", "upstream proxy authentication failed");
-      else
-        sbx_egress_respond_error (c, 502, "Bad Gateway", "upstream unavailable");
-      return;
-    }
-  g_byte_array_remove_range (c->ubuf, 0, (guint) resp->head_length);
-  c->head_deadline = 0;
-  sbx_egress_send_established (c);
-}
+  GSocket *socket = g_socket_connection_get_socket (connection);
 
-static void upstream_handshake_sent (Conn *c);
-
-static void
-upstream_await_reply (Conn *c)
-{
-  sbx_egress_server_head_read (c, upstream_connect_reply);
-}
-
-static void
-connected (Conn *c)
-{
-  SbxEgressProxy *self = c->proxy;
-
-  sbx_egress_set_nodelay (c->server);
-  if (c->is_connect && self->direct)
-    sbx_egress_send_established (c);
-  else if (c->is_connect)
-    upstream_handshake_sent (c);
-  else
-    sbx_egress_forward_start (c);
-}
-
-static void
-upstream_handshake_sent (Conn *c)
-{
-  SbxEgressProxy *self = c->proxy;
-  g_autofree char *authority = sbx_netrules_join_host_port (c->host, c->port);
-  GString *out = g_string_new (NULL);
-
-  g_string_append_printf (out, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n", authority, authority);
-  if (self->up_auth != NULL)
-    g_string_append_printf (out, "Proxy-Authorization: %s\r\n", self->up_auth);
-  g_string_append (out, "\r\n");
-  /* the handshake has the upstream deadline; cleared on success */
-  c->head_deadline = now_us () + (gint64) self->limits.upstream_timeout_ms * 1000;
-  sbx_egress_write_then (c, sbx_egress_server_out (c), g_string_free_to_bytes (out), upstream_await_reply);
+  g_socket_set_option (socket, IPPROTO_TCP, TCP_NODELAY, 1, NULL);
 }
 
 static void dial_next (Conn *c);
@@ -90,7 +43,8 @@ dial_result (Conn              *c,
    * is the tick's business (both directions together). */
   g_socket_set_timeout (g_socket_connection_get_socket (connection), 0);
   c->last_activity = now_us ();
-  connected (c);
+  set_nodelay (c->server);
+  c->connected (c);
 }
 
 static void
@@ -224,7 +178,7 @@ dial_checked (Conn   *c,
 
       g_resolver_free_addresses (addresses);
       if (g_error_matches (error, SBX_NETRULES_ERROR, SBX_NETRULES_ERROR_ADDRESS_DENIED))
-        sbx_egress_record_denial (c, NULL, denial);
+        sbx_egress_record_denial (c, denial);
       sbx_egress_respond_error (c, 502, "Bad Gateway", "upstream unavailable");
       return;
     }
@@ -251,10 +205,12 @@ lookup_done (GObject      *source,
 }
 
 void
-sbx_egress_dial (Conn *c)
+sbx_egress_dial (Conn    *c,
+                 ConnStep connected)
 {
   SbxEgressProxy *self = c->proxy;
 
+  c->connected = connected;
   if (!self->direct)
     {
       g_autoptr(GSocketClient) client = make_client (self, self->tls);
@@ -274,7 +230,7 @@ sbx_egress_dial (Conn *c)
               g_autofree char *denial = g_strdup_printf ("%s (%s)", c->target,
                                                          error->message);
 
-              sbx_egress_record_denial (c, NULL, denial);
+              sbx_egress_record_denial (c, denial);
               sbx_egress_respond_error (c, 502, "Bad Gateway", "upstream unavailable");
               return;
             }

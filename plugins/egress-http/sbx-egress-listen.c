@@ -2,7 +2,10 @@
 /*
  * Listeners of the http-connect route: serve_fd hands a listening socket to
  * the proxy thread, which accepts on it until the proxy stops or, for a
- * listener bound to one execution, until that execution is revoked.
+ * listener bound to one execution, until that execution is revoked.  A
+ * connection accepted on the proxy's listener is a request; on a raw tunnel
+ * listener (a forwarder, sbx_egress_tunnel_serve_fd), a raw tunnel.  Uses
+ * the request, the tunnel and the connection.
  */
 #include "sbx-egress-proxy-private.h"
 
@@ -59,7 +62,7 @@ listener_dispatch (GSource     *source,
       if (l->tunnel_target != NULL)
         sbx_egress_tunnel_begin (c, l->exec_id, l->tunnel_target);
       else
-        sbx_egress_conn_read_head (c);
+        sbx_egress_request_read (c);
       sbx_egress_conn_unref (c);
     }
   return G_SOURCE_CONTINUE;
@@ -202,12 +205,15 @@ check_listener (int        fd,
   return TRUE;
 }
 
-gboolean
-sbx_egress_listen_fd (SbxEgressProxy  *self,
-                      const char      *execution_id,
-                      const char      *tunnel_target,
-                      int              fd,
-                      GError         **error)
+/* Serves @fd (owned, a listening stream socket) for @execution_id (NULL:
+ * every execution); with @tunnel_target, every accepted connection is a raw
+ * tunnel to it.  Any thread. */
+static gboolean
+listen_on (SbxEgressProxy  *self,
+           const char      *execution_id,
+           const char      *tunnel_target,
+           int              fd,
+           GError         **error)
 {
   ServeOp *op;
 
@@ -243,5 +249,27 @@ sbx_egress_proxy_serve_fd (SbxEgressProxy  *self,
                            int              fd,
                            GError         **error)
 {
-  return sbx_egress_listen_fd (self, execution_id, NULL, fd, error);
+  return listen_on (self, execution_id, NULL, fd, error);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Raw tunnel listeners (sbx-egress-tunnel.h)                                 */
+/* ------------------------------------------------------------------------- */
+
+gboolean
+sbx_egress_tunnel_serve_fd (SbxEgressProxy *proxy,
+                            const char     *execution_id,
+                            const char     *target,
+                            int             listen_fd,
+                            GError        **error)
+{
+  if (listen_fd < 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "egress tunnel: no listening socket (fd %d)",
+                   listen_fd);
+      return FALSE;
+    }
+  if (!sbx_egress_tunnel_check (proxy, execution_id, target, listen_fd, error))
+    return FALSE;
+  return listen_on (proxy, execution_id, target, listen_fd, error);
 }

@@ -4,16 +4,28 @@
  * types and the functions its files share.  Not installed; only the files of
  * plugins/egress-http include it.
  *
- * The engine is split along its seams:
- *   sbx-egress-proxy.c    the object: route, executions (authorize, revoke),
- *                         connection lifetime, the idle tick, the thread;
- *   sbx-egress-listen.c   listeners and accepting (serve_fd);
+ * The engine is split along its seams into modules that depend on each
+ * other in one order (each uses only those before it; no two call each
+ * other, tests/check-include-cycles.py):
+ *   sbx-egress-conn.c     the connection: its lifetime (new, ref, close,
+ *                         its execution's denial), the write and read
+ *                         primitives (write then a step, read a server's
+ *                         response head) and the error answers;
+ *   sbx-egress-dial.c     resolution, address rules and connecting, to the
+ *                         target (direct) or the upstream proxy; the caller
+ *                         passes what follows the connect;
+ *   sbx-egress-tunnel.c   CONNECT tunnels (the upstream CONNECT handshake,
+ *                         the 200, the splice(2) relay), the buffer relay of
+ *                         forward bodies, raw tunnels (sbx-egress-tunnel.h);
  *   sbx-egress-request.c  request heads, credentials, approval, forwarding;
- *   sbx-egress-dial.c     resolution, address rules, dialing, the upstream
- *                         CONNECT handshake;
- *   sbx-egress-tunnel.c   the byte relay of CONNECT tunnels (splice(2)) and
- *                         of forward bodies, and the tunnel API of
- *                         sbx-egress-tunnel.h.
+ *   sbx-egress-listen.c   listeners and accepting (serve_fd, and the raw
+ *                         tunnel listeners of sbx-egress-tunnel.h);
+ *   sbx-egress-proxy.c    the object: route, executions (authorize,
+ *                         revoke), the idle tick, the thread.
+ * Beside them: sbx-http-head.c (the head parser, below the connection),
+ * sbx-egress-dns.c (the DNS stub, standalone), sbx-egress-forward.c (an
+ * execution's stub and forwarders: uses the stub and the listeners) and
+ * sbx-egress-http-plugin.c (the ABI glue, on top).
  * The THREADS and LOCKING rules at the top of sbx-egress-proxy.c hold for
  * every one of them.
  */
@@ -154,6 +166,8 @@ struct _Conn
   GList             *next_address;
 
   gboolean           raw;             /* a tunnel whose client speaks no HTTP (sbx-egress-tunnel.h) */
+  ConnStep           connected;       /* what follows the dial (sbx_egress_dial) */
+  ConnStep           release;         /* (nullable) frees what the relay holds; close runs it */
   GSource           *connect_source;  /* (nullable) a direct connect in progress */
   GSource           *relay;           /* (nullable) the splice relay's watch of both sockets */
   gpointer           relay_client_tag;
@@ -172,22 +186,7 @@ now_us (void)
   return g_get_monotonic_time ();
 }
 
-/* sbx-egress-proxy.c */
-void            sbx_egress_wipe_free       (char              *s);
-Conn           *sbx_egress_conn_ref        (Conn              *c);
-void            sbx_egress_conn_unref      (Conn              *c);
-/* Ends the connection (idempotent): cancels its operations, closes both
- * sockets, unregisters it from its execution.  Proxy thread. */
-void            sbx_egress_conn_close      (Conn              *c);
-void            sbx_egress_exec_free       (Exec              *e);
-void            sbx_egress_set_nodelay     (GSocketConnection *connection);
-char           *sbx_egress_sha256_hex      (const char        *s);
-/* Records the first denial of @exec_id (NULL: the connection's execution). */
-void            sbx_egress_record_denial   (Conn              *c,
-                                            const char        *exec_id,
-                                            const char        *denial);
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Conn, sbx_egress_conn_unref)
+/* sbx-egress-conn.c: the connection */
 
 /* A connection accepted on @client_fd (owned, non-blocking): registered,
  * with its head deadline; the caller gets a reference.  NULL (fd closed)
@@ -195,21 +194,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Conn, sbx_egress_conn_unref)
 Conn           *sbx_egress_conn_new        (SbxEgressProxy    *self,
                                             int                client_fd,
                                             const char        *bound_exec);
-
-/* sbx-egress-listen.c */
-/* Closes the listener and frees it.  Proxy thread. */
-void            sbx_egress_listener_close  (Listener          *l);
-/* Serves @fd (owned, a listening stream socket) for @execution_id (NULL:
- * every execution); with @tunnel_target, every accepted connection is a raw
- * tunnel to it.  Any thread. */
-gboolean        sbx_egress_listen_fd       (SbxEgressProxy    *self,
-                                            const char        *execution_id,
-                                            const char        *tunnel_target,
-                                            int                fd,
-                                            GError           **error);
-
-/* sbx-egress-request.c */
-void            sbx_egress_conn_read_head  (Conn              *c);
+Conn           *sbx_egress_conn_ref        (Conn              *c);
+void            sbx_egress_conn_unref      (Conn              *c);
+/* Ends the connection (idempotent): cancels its operations, stops its
+ * relay (c->release), closes both sockets, unregisters it from its
+ * execution.  Proxy thread. */
+void            sbx_egress_conn_close      (Conn              *c);
+/* Records the first denial of the connection's execution. */
+void            sbx_egress_record_denial   (Conn              *c,
+                                            const char        *denial);
 /* Writes @bytes (consumed) to @out, then runs @next (NULL: close). */
 void            sbx_egress_write_then      (Conn              *c,
                                             GOutputStream     *out,
@@ -217,21 +210,30 @@ void            sbx_egress_write_then      (Conn              *c,
                                             ConnStep           next);
 GOutputStream  *sbx_egress_client_out      (Conn              *c);
 GOutputStream  *sbx_egress_server_out      (Conn              *c);
-/* An error answer to the client, then close. */
+/* Reads a response head from the server into c->ubuf, then @step (see
+ * HeadStep). */
+void            sbx_egress_server_head_read (Conn             *c,
+                                             HeadStep          step);
+/* An error answer to the client, then close (a raw tunnel: close). */
 void            sbx_egress_respond_error   (Conn              *c,
                                             guint              status,
                                             const char        *reason,
                                             const char        *body);
-void            sbx_egress_server_head_read (Conn             *c,
-                                             HeadStep          step);
-void            sbx_egress_forward_start   (Conn              *c);
 
-/* sbx-egress-dial.c */
-/* Resolves (direct) and dials the connection's target through the route;
- * on success the connection goes on as a tunnel or a forward. */
-void            sbx_egress_dial            (Conn              *c);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Conn, sbx_egress_conn_unref)
 
-/* sbx-egress-tunnel.c */
+/* sbx-egress-dial.c: connecting */
+
+/* Resolves (direct) and dials the connection's target through the route:
+ * on the direct route the target itself, on an upstream route the upstream
+ * proxy (what to say to it is the caller's).  Once connected (c->server
+ * set), runs @connected; a failure or a refused address is answered with
+ * 502 (and a refused address recorded as a denial). */
+void            sbx_egress_dial            (Conn              *c,
+                                            ConnStep           connected);
+
+/* sbx-egress-tunnel.c: relaying */
+
 /* Relays @remaining bytes (G_MAXUINT64: until EOF) from @from to @to through
  * a user-space buffer, then @done. */
 void            sbx_egress_pump_start      (Conn              *c,
@@ -240,20 +242,40 @@ void            sbx_egress_pump_start      (Conn              *c,
                                             GSocketConnection *to,
                                             guint64            remaining,
                                             void             (*done) (Conn *c));
-/* Answers a CONNECT with 200, then relays. */
-void            sbx_egress_send_established (Conn             *c);
+/* Dials the target of an approved CONNECT (or raw tunnel) and relays: the
+ * upstream CONNECT handshake on an upstream route, the 200 to an HTTP
+ * client, then both directions with half-close. */
+void            sbx_egress_tunnel_connect  (Conn              *c);
 /* Starts a raw tunnel of @c to @target (canonical) for @exec_id: approval,
  * address rules and dialing as for CONNECT, no HTTP to the client.  Proxy
  * thread. */
 void            sbx_egress_tunnel_begin    (Conn              *c,
                                             const char        *exec_id,
                                             const char        *target);
-/* Stops the relay watch and gives the pipes back (conn_close). */
-void            sbx_egress_relay_stop      (Conn              *c);
+/* Checks a raw tunnel's @target (canonical) and @execution_id (authorized,
+ * the proxy not closing) before handing over.  Closes @fd on failure. */
+gboolean        sbx_egress_tunnel_check    (SbxEgressProxy    *proxy,
+                                            const char        *execution_id,
+                                            const char        *target,
+                                            int                fd,
+                                            GError           **error);
 /* Gives back the pipes of a tunnel that has been idle (the tick). */
 void            sbx_egress_relay_idle      (Conn              *c);
 /* Closes the pooled pipes (free). */
 void            sbx_egress_pipe_pool_free  (SbxEgressProxy    *self);
+
+/* sbx-egress-request.c: requests */
+
+/* Reads the connection's request head and serves it: authentication,
+ * approval, then a tunnel or a forward. */
+void            sbx_egress_request_read    (Conn              *c);
+/* The hex SHA-256 of a credential, as executions keep it. */
+char           *sbx_egress_sha256_hex      (const char        *s);
+
+/* sbx-egress-listen.c: listeners */
+
+/* Closes the listener and frees it.  Proxy thread. */
+void            sbx_egress_listener_close  (Listener          *l);
 
 G_END_DECLS
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The http-connect egress route.
+ * The http-connect egress route: the object (route, executions, the idle
+ * tick, the thread), the top of the engine; the modules beneath it, in the
+ * order they use each other, are listed in sbx-egress-proxy-private.h.
  *
  * THREADS.  Every socket is served by one thread per proxy, running its own
  * GMainContext: accepting, reading heads, resolving, dialing, tunnelling
@@ -55,173 +57,23 @@
 /* Small helpers                                                              */
 /* ------------------------------------------------------------------------- */
 
-void
-sbx_egress_wipe_free (char *s)
+static void
+wipe_free (char *s)
 {
   if (s != NULL)
     memset (s, 0, strlen (s));
   g_free (s);
 }
 
-Conn *
-sbx_egress_conn_ref (Conn *c)
+static void
+exec_free (Exec *e)
 {
-  g_atomic_ref_count_inc (&c->ref);
-  return c;
-}
-
-void
-sbx_egress_conn_unref (Conn *c)
-{
-  if (!g_atomic_ref_count_dec (&c->ref))
-    return;
-  g_clear_object (&c->client);
-  g_clear_object (&c->server);
-  g_clear_object (&c->cancellable);
-  g_byte_array_unref (c->buf);
-  g_byte_array_unref (c->ubuf);
-  sbx_http_head_free (c->head);
-  g_free (c->target);
-  g_free (c->bound_exec);
-  g_free (c->host);
-  g_free (c->path);
-  g_resolver_free_addresses (c->addresses);
-  g_free (c->up.buffer);
-  g_free (c->down.buffer);
-  for (int i = 0; i < 2; i++)
-    {
-      Pump *p = i == 0 ? &c->up : &c->down;
-
-      if (p->pipe_r >= 0)
-        close (p->pipe_r);
-      if (p->pipe_w >= 0)
-        close (p->pipe_w);
-    }
-  g_atomic_int_add (&c->proxy->live_conns, -1);
-  g_free (c);
-}
-
-Conn *
-sbx_egress_conn_new (SbxEgressProxy *self,
-                     int             client_fd,
-                     const char     *bound_exec)
-{
-  g_autoptr(GSocket) socket = NULL;
-  Conn *c;
-  int one = 1;
-  gboolean closing;
-
-  g_mutex_lock (&self->lock);
-  closing = self->closing;
-  g_mutex_unlock (&self->lock);
-  if (!closing)
-    socket = g_socket_new_from_fd (client_fd, NULL);
-  if (socket == NULL)
-    {
-      close (client_fd);
-      return NULL;
-    }
-  setsockopt (client_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  c = g_new0 (Conn, 1);
-  g_atomic_ref_count_init (&c->ref);
-  g_atomic_int_inc (&self->live_conns);
-  c->proxy = self;
-  c->client = g_socket_connection_factory_create_connection (socket);
-  c->bound_exec = g_strdup (bound_exec);
-  c->cancellable = g_cancellable_new ();
-  c->buf = g_byte_array_new ();
-  c->ubuf = g_byte_array_new ();
-  c->up.pipe_r = c->up.pipe_w = c->down.pipe_r = c->down.pipe_w = -1;
-  c->last_activity = now_us ();
-  c->head_deadline = c->last_activity + (gint64) self->limits.head_timeout_ms * 1000;
-  g_mutex_lock (&self->lock);
-  g_hash_table_add (self->conns, sbx_egress_conn_ref (c));   /* the table owns a ref */
-  g_mutex_unlock (&self->lock);
-  return c;
-}
-
-void
-sbx_egress_exec_free (Exec *e)
-{
-  sbx_egress_wipe_free (e->id);
+  wipe_free (e->id);
   memset (e->hash, 0, sizeof e->hash);
   g_hash_table_unref (e->targets);
   g_free (e->denial);
   g_ptr_array_unref (e->conns);
   g_free (e);
-}
-
-void
-sbx_egress_set_nodelay (GSocketConnection *connection)
-{
-  GSocket *socket = g_socket_connection_get_socket (connection);
-
-  g_socket_set_option (socket, IPPROTO_TCP, TCP_NODELAY, 1, NULL);
-}
-
-char *
-sbx_egress_sha256_hex (const char *s)
-{
-  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, s, -1);
-}
-
-/* Record the first denial of the connection's execution.  Lock held by caller
- * is not needed: takes it. */
-void
-sbx_egress_record_denial (Conn       *c,
-                          const char *exec_id,
-                          const char *denial)
-{
-  SbxEgressProxy *self = c->proxy;
-  Exec *e;
-
-  g_mutex_lock (&self->lock);
-  e = exec_id != NULL ? g_hash_table_lookup (self->execs, exec_id) : c->exec;
-  if (e != NULL && e->denial == NULL)
-    e->denial = g_strdup (denial);
-  g_mutex_unlock (&self->lock);
-}
-
-/* ------------------------------------------------------------------------- */
-/* Closing                                                                    */
-/* ------------------------------------------------------------------------- */
-
-void
-sbx_egress_conn_close (Conn *c)
-{
-  SbxEgressProxy *self = c->proxy;
-  gboolean owned;
-
-  if (c->closed)
-    return;
-  c->closed = TRUE;
-  g_cancellable_cancel (c->cancellable);
-  if (c->connect_source != NULL)
-    {
-      GSource *source = g_steal_pointer (&c->connect_source);
-
-      /* drops the watch's reference after this dispatch; the caller holds one */
-      g_source_destroy (source);
-      g_source_unref (source);
-    }
-  /* destroying the relay watch drops its reference; the caller holds one,
-   * so c stays valid here */
-  sbx_egress_relay_stop (c);
-  if (c->client != NULL)
-    g_io_stream_close (G_IO_STREAM (c->client), NULL, NULL);
-  if (c->server != NULL)
-    g_io_stream_close (G_IO_STREAM (c->server), NULL, NULL);
-
-  g_mutex_lock (&self->lock);
-  if (c->exec != NULL)
-    {
-      g_ptr_array_remove_fast (c->exec->conns, c);   /* drops the exec's ref */
-      c->exec = NULL;
-    }
-  owned = g_hash_table_steal (self->conns, c);
-  g_mutex_unlock (&self->lock);
-  if (owned)
-    sbx_egress_conn_unref (c);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -337,7 +189,7 @@ sbx_egress_proxy_new (const char  *config,
 
   self = g_new0 (SbxEgressProxy, 1);
   g_mutex_init (&self->lock);
-  self->execs = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) sbx_egress_exec_free);
+  self->execs = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) exec_free);
   self->conns = g_hash_table_new (g_direct_hash, g_direct_equal);
   self->limits = (SbxEgressProxyLimits) {
     .max_head_bytes = 64 * 1024,
@@ -379,7 +231,7 @@ sbx_egress_proxy_new (const char  *config,
           memset (b64, 0, strlen (b64));
           memset (user, 0, strlen (user));
         }
-      sbx_egress_wipe_free (password);
+      wipe_free (password);
     }
 
   self->resolver = g_resolver_get_default ();
@@ -409,7 +261,7 @@ sbx_egress_proxy_free (SbxEgressProxy *self)
   g_hash_table_unref (self->conns);
   g_free (self->up_host);
   g_free (self->up_authority);
-  sbx_egress_wipe_free (self->up_auth);
+  wipe_free (self->up_auth);
   g_free (self->fingerprint);
   g_clear_object (&self->resolver);
   sbx_egress_pipe_pool_free (self);
@@ -492,7 +344,7 @@ sbx_egress_proxy_authorize (SbxEgressProxy    *self,
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                        "egress authorization of “%s”: target “%s” is not a canonical tcp:HOST:PORT%s%s",
                        execution_id, targets[i], local != NULL ? ": " : "", local != NULL ? local->message : "");
-          sbx_egress_exec_free (e);
+          exec_free (e);
           return NULL;
         }
       g_hash_table_add (e->targets, g_steal_pointer (&canonical));
@@ -504,7 +356,7 @@ sbx_egress_proxy_authorize (SbxEgressProxy    *self,
 
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "egress authorization: getrandom: %s",
                    g_strerror (saved));
-      sbx_egress_exec_free (e);
+      exec_free (e);
       return NULL;
     }
   b64 = g_base64_encode (random, sizeof random);
@@ -523,8 +375,8 @@ sbx_egress_proxy_authorize (SbxEgressProxy    *self,
   if (self->closing)
     {
       g_mutex_unlock (&self->lock);
-      sbx_egress_exec_free (e);
-      sbx_egress_wipe_free (g_steal_pointer (&b64));
+      exec_free (e);
+      wipe_free (g_steal_pointer (&b64));
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_CLOSED, "egress authorization of “%s”: the route is closing",
                    execution_id);
       return NULL;
@@ -532,8 +384,8 @@ sbx_egress_proxy_authorize (SbxEgressProxy    *self,
   if (g_hash_table_contains (self->execs, execution_id))
     {
       g_mutex_unlock (&self->lock);
-      sbx_egress_exec_free (e);
-      sbx_egress_wipe_free (g_steal_pointer (&b64));
+      exec_free (e);
+      wipe_free (g_steal_pointer (&b64));
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
                    "egress authorization: execution “%s” is already authorized", execution_id);
       return NULL;
@@ -622,7 +474,7 @@ sbx_egress_proxy_revoke (SbxEgressProxy  *self,
   batch->self = self;
   batch->exec_id = g_strdup (execution_id);
   batch->conns = conns;
-  sbx_egress_exec_free (e);
+  exec_free (e);
   g_main_context_invoke_full (self->context, G_PRIORITY_HIGH, close_batch, batch,
                               (GDestroyNotify) close_batch_free);
   return TRUE;

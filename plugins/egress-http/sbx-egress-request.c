@@ -1,115 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Request heads of the http-connect route: reading and parsing the head,
- * the Basic credential, the approval of the target, error answers, and
- * forward (absolute-form) requests with their hop-by-hop filtering.
+ * the Basic credential, the approval of the target, then a CONNECT tunnel
+ * (sbx-egress-tunnel.c) or a forward (absolute-form) request with its
+ * hop-by-hop filtering, dialed with the forward as what follows.  Uses the
+ * tunnel, the dial and the connection.
  */
 #include "sbx-egress-proxy-private.h"
-
-/* ------------------------------------------------------------------------- */
-/* Writing                                                                    */
-/* ------------------------------------------------------------------------- */
-
-typedef struct
-{
-  Conn    *conn;
-  GBytes  *bytes;
-  ConnStep next;
-} WriteOp;
-
-static void
-write_done (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  WriteOp *op = user_data;
-  g_autoptr(Conn) c = op->conn;
-  g_autoptr(GError) error = NULL;
-  ConnStep next = op->next;
-
-  g_bytes_unref (op->bytes);
-  g_free (op);
-  if (!g_output_stream_write_all_finish (G_OUTPUT_STREAM (source), result, NULL, &error) || c->closed)
-    {
-      sbx_egress_conn_close (c);
-      return;
-    }
-  c->last_activity = now_us ();
-  if (next != NULL)
-    next (c);
-  else
-    sbx_egress_conn_close (c);
-}
-
-/* Write @bytes (consumed) to @out, then run @next (NULL: close). */
-void
-sbx_egress_write_then (Conn          *c,
-                       GOutputStream *out,
-                       GBytes        *bytes,
-                       ConnStep       next)
-{
-  WriteOp *op;
-
-  if (g_bytes_get_size (bytes) == 0)
-    {
-      g_bytes_unref (bytes);
-      if (next != NULL)
-        next (c);
-      else
-        sbx_egress_conn_close (c);
-      return;
-    }
-  op = g_new0 (WriteOp, 1);
-  op->conn = sbx_egress_conn_ref (c);
-  op->bytes = bytes;
-  op->next = next;
-  g_output_stream_write_all_async (out, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
-                                   G_PRIORITY_DEFAULT, c->cancellable, write_done, op);
-}
-
-GOutputStream *
-sbx_egress_client_out (Conn *c)
-{
-  return g_io_stream_get_output_stream (G_IO_STREAM (c->client));
-}
-
-GOutputStream *
-sbx_egress_server_out (Conn *c)
-{
-  return g_io_stream_get_output_stream (G_IO_STREAM (c->server));
-}
-
-/* An error answer to the client, then close.  Bodies are fixed texts; never
- * a credential, never a resolved address. */
-void
-sbx_egress_respond_error (Conn       *c,
-                          guint       status,
-                          const char *reason,
-                          const char *body)
-{
-  g_autofree char *text = NULL;
-
-  /* a raw tunnel's client speaks no HTTP: closing is its refusal */
-  if (c->raw)
-    {
-      sbx_egress_conn_close (c);
-      return;
-    }
-  text = g_strdup_printf ("HTTP/1.1 %u %s\r\n"
-                          "%s"
-                          "Content-Type: text/plain; charset=utf-8\r\n"
-                          "Content-Length: %zu\r\n"
-                          "Connection: close\r\n\r\n%s",
-                          status, reason,
-                          status == 407 ? "Proxy-Authenticate: Basic realm=\"sandbox\"\r\n" : "",
-                          strlen (body) + 1, body);
-  {
-    g_autofree char *with_nl = g_strconcat (text, "\n", NULL);
-    gsize len = strlen (with_nl);
-
-    sbx_egress_write_then (c, sbx_egress_client_out (c), g_bytes_new_take (g_steal_pointer (&with_nl), len), NULL);
-  }
-}
 
 /* ------------------------------------------------------------------------- */
 /* Forwarding                                                                 */
@@ -185,66 +82,6 @@ forward_response_head (Conn        *c,
   sbx_egress_write_then (c, sbx_egress_client_out (c), bytes, interim ? forward_read_response : forward_response_body);
 }
 
-typedef struct
-{
-  Conn    *conn;
-  HeadStep step;
-} HeadOp;
-
-static void
-server_head_done (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  HeadOp *op = user_data;
-  g_autoptr(Conn) c = op->conn;
-  HeadStep step = op->step;
-  g_autoptr(GError) error = NULL;
-  gssize n;
-
-  g_free (op);
-  n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, &error);
-  if (c->closed)
-    return;
-  if (n <= 0)
-    {
-      step (c, NULL);
-      return;
-    }
-  c->last_activity = now_us ();
-  g_byte_array_append (c->ubuf, c->chunk, (guint) n);
-  sbx_egress_server_head_read (c, step);
-}
-
-void
-sbx_egress_server_head_read (Conn    *c,
-                             HeadStep step)
-{
-  SbxHttpHead *head = NULL;
-  SbxHttpParse r = SBX_HTTP_PARSE_INCOMPLETE;
-  HeadOp *op;
-
-  if (c->ubuf->len > 0)
-    r = sbx_http_head_parse ((const char *) c->ubuf->data, c->ubuf->len, c->proxy->limits.max_head_bytes,
-                             TRUE, &head, NULL);
-  if (r == SBX_HTTP_PARSE_OK)
-    {
-      step (c, head);
-      sbx_http_head_free (head);
-      return;
-    }
-  if (r != SBX_HTTP_PARSE_INCOMPLETE)
-    {
-      step (c, NULL);
-      return;
-    }
-  op = g_new0 (HeadOp, 1);
-  op->conn = sbx_egress_conn_ref (c);
-  op->step = step;
-  g_input_stream_read_async (g_io_stream_get_input_stream (G_IO_STREAM (c->server)), c->chunk,
-                             sizeof c->chunk, G_PRIORITY_DEFAULT, c->cancellable, server_head_done, op);
-}
-
 static void
 forward_got_response (Conn        *c,
                       SbxHttpHead *resp)
@@ -274,8 +111,10 @@ forward_send_body (Conn *c)
   sbx_egress_pump_start (c, &c->up, c->client, c->server, left, forward_read_response);
 }
 
-void
-sbx_egress_forward_start (Conn *c)
+/* What follows the dial of a forward request: the request, rewritten, to
+ * the target (direct) or to the upstream proxy in absolute form. */
+static void
+forward_start (Conn *c)
 {
   SbxEgressProxy *self = c->proxy;
   SbxHttpHead *h = c->head;
@@ -317,6 +156,12 @@ sbx_egress_forward_start (Conn *c)
 /* ------------------------------------------------------------------------- */
 /* Requests                                                                   */
 /* ------------------------------------------------------------------------- */
+
+char *
+sbx_egress_sha256_hex (const char *s)
+{
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, s, -1);
+}
 
 /* Splits "Basic base64(id:cred)" at the last ':'.  FALSE when malformed. */
 static gboolean
@@ -499,7 +344,10 @@ handle_request (Conn *c)
         }
       c->body_length = length;
     }
-  sbx_egress_dial (c);
+  if (c->is_connect)
+    sbx_egress_tunnel_connect (c);
+  else
+    sbx_egress_dial (c, forward_start);
 }
 
 static void
@@ -520,11 +368,11 @@ head_read_done (GObject      *source,
     }
   c->last_activity = now_us ();
   g_byte_array_append (c->buf, c->chunk, (guint) n);
-  sbx_egress_conn_read_head (c);
+  sbx_egress_request_read (c);
 }
 
 void
-sbx_egress_conn_read_head (Conn *c)
+sbx_egress_request_read (Conn *c)
 {
   const char *why = NULL;
   SbxHttpParse r = SBX_HTTP_PARSE_INCOMPLETE;

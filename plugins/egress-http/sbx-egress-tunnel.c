@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Byte relay of the http-connect route: CONNECT tunnels through splice(2),
- * forward bodies through a buffer, half-close, and the tunnel API of
- * sbx-egress-tunnel.h (tunnels whose client speaks no HTTP).
+ * Byte relay of the http-connect route: CONNECT tunnels (the dial, the
+ * upstream CONNECT handshake on an upstream route, the 200, then splice(2)
+ * with half-close), forward bodies through a buffer, and the raw tunnels of
+ * sbx-egress-tunnel.h (tunnels whose client speaks no HTTP; their listeners
+ * are in sbx-egress-listen.c).  Uses the dial and the connection.
  */
 #include "sbx-egress-proxy-private.h"
 #include "sbx-egress-tunnel.h"
@@ -336,8 +338,10 @@ static GSourceFuncs relay_funcs = {
   .finalize = relay_finalize,
 };
 
-void
-sbx_egress_relay_stop (Conn *c)
+/* The connection's release while the relay runs: stops the watch and gives
+ * the pipes back. */
+static void
+relay_stop (Conn *c)
 {
   if (c->relay != NULL)
     {
@@ -350,7 +354,6 @@ sbx_egress_relay_stop (Conn *c)
       pipe_give (c->proxy, &c->down);
     }
 }
-
 
 static void
 splice_init (Conn              *c,
@@ -384,6 +387,7 @@ splice_start (Conn  *c,
   source->conn = sbx_egress_conn_ref (c);
   g_source_set_name (&source->base, "sbx-egress-relay");
   c->relay = &source->base;
+  c->release = relay_stop;
   relay_update (c);
   g_source_attach (c->relay, c->proxy->context);
 }
@@ -439,8 +443,8 @@ tunnel_established (Conn *c)
   tunnel_start (c);
 }
 
-void
-sbx_egress_send_established (Conn *c)
+static void
+send_established (Conn *c)
 {
   static const char ok[] = "HTTP/1.1 200 Connection Established\r\n\r\n";
 
@@ -470,6 +474,66 @@ sbx_egress_send_established (Conn *c)
       }
   }
   sbx_egress_write_then (c, sbx_egress_client_out (c), g_bytes_new_static (ok, sizeof ok - 1), tunnel_established);
+}
+
+/* On an upstream route the dial reached the upstream proxy: a CONNECT with
+ * the route's credentials asks it for the target. */
+static void
+upstream_connect_reply (Conn        *c,
+                        SbxHttpHead *resp)
+{
+  if (resp == NULL || resp->status / 100 != 2)
+    {
+      /* the upstream refused: never a direct attempt.  Its 407 means the
+       * route's credentials are wrong: the client sees 407 too. */
+      if (resp != NULL && resp->status == 407)
+        sbx_egress_respond_error (c, 407, "Proxy Authentication Required", "upstream proxy authentication failed");
+      else
+        sbx_egress_respond_error (c, 502, "Bad Gateway", "upstream unavailable");
+      return;
+    }
+  g_byte_array_remove_range (c->ubuf, 0, (guint) resp->head_length);
+  c->head_deadline = 0;
+  send_established (c);
+}
+
+static void
+upstream_await_reply (Conn *c)
+{
+  sbx_egress_server_head_read (c, upstream_connect_reply);
+}
+
+static void
+upstream_handshake (Conn *c)
+{
+  SbxEgressProxy *self = c->proxy;
+  g_autofree char *authority = sbx_netrules_join_host_port (c->host, c->port);
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n", authority, authority);
+  if (self->up_auth != NULL)
+    g_string_append_printf (out, "Proxy-Authorization: %s\r\n", self->up_auth);
+  g_string_append (out, "\r\n");
+  /* the handshake has the upstream deadline; cleared on success */
+  c->head_deadline = now_us () + (gint64) self->limits.upstream_timeout_ms * 1000;
+  sbx_egress_write_then (c, sbx_egress_server_out (c), g_string_free_to_bytes (out), upstream_await_reply);
+}
+
+/* What follows the dial of a tunnel: on the direct route the server is the
+ * target itself. */
+static void
+tunnel_connected (Conn *c)
+{
+  if (c->proxy->direct)
+    send_established (c);
+  else
+    upstream_handshake (c);
+}
+
+void
+sbx_egress_tunnel_connect (Conn *c)
+{
+  sbx_egress_dial (c, tunnel_connected);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -511,7 +575,7 @@ sbx_egress_tunnel_begin (Conn       *c,
       sbx_egress_conn_close (c);
       return;
     }
-  sbx_egress_dial (c);
+  sbx_egress_tunnel_connect (c);
 }
 
 typedef struct
@@ -540,12 +604,12 @@ open_in_thread (gpointer data)
 }
 
 /* Checks what can be checked before handing over.  Takes @fd on failure. */
-static gboolean
-tunnel_check (SbxEgressProxy *proxy,
-              const char     *execution_id,
-              const char     *target,
-              int             fd,
-              GError        **error)
+gboolean
+sbx_egress_tunnel_check (SbxEgressProxy *proxy,
+                         const char     *execution_id,
+                         const char     *target,
+                         int             fd,
+                         GError        **error)
 {
   g_autofree char *canonical = NULL;
   g_autoptr(GError) local = NULL;
@@ -595,7 +659,7 @@ sbx_egress_tunnel_open (SbxEgressProxy *proxy,
                    client_fd);
       return FALSE;
     }
-  if (!tunnel_check (proxy, execution_id, target, client_fd, error))
+  if (!sbx_egress_tunnel_check (proxy, execution_id, target, client_fd, error))
     return FALSE;
   if (getsockopt (client_fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_STREAM ||
       fcntl (client_fd, F_SETFL, fcntl (client_fd, F_GETFL) | O_NONBLOCK) != 0)
@@ -612,22 +676,4 @@ sbx_egress_tunnel_open (SbxEgressProxy *proxy,
   op->target = g_strdup (target);
   g_main_context_invoke (proxy->context, open_in_thread, op);
   return TRUE;
-}
-
-gboolean
-sbx_egress_tunnel_serve_fd (SbxEgressProxy *proxy,
-                            const char     *execution_id,
-                            const char     *target,
-                            int             listen_fd,
-                            GError        **error)
-{
-  if (listen_fd < 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "egress tunnel: no listening socket (fd %d)",
-                   listen_fd);
-      return FALSE;
-    }
-  if (!tunnel_check (proxy, execution_id, target, listen_fd, error))
-    return FALSE;
-  return sbx_egress_listen_fd (proxy, execution_id, target, listen_fd, error);
 }

@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <sys/stat.h>
 
+#include "sbx-linux-cgroup.h"
 #include "sbx-linux-child-private.h"
 #include "sbx-linux-child.h"
 #include "sbx-linux-proc-mask.h"
@@ -164,7 +165,7 @@ child_bind (long              rootfd,
   /* The host path, never through a symlink: a link planted after compile
    * fails the spawn instead of redirecting the bind. */
   *step = SBX_LINUX_STEP_BIND_SOURCE;
-  src = sbx_child_openat2 (AT_FDCWD, op->path, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
+  src = sbx_child_openat2 (AT_FDCWD, op->source != 0 ? op->source : op->path, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
                            RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
   if (src < 0)
     return src;
@@ -408,6 +409,123 @@ child_mount_proc (long rootfd)
   return child_attach_at (rootfd, "proc", mfd, 1, NULL);
 }
 
+/* The v1 hierarchies the curated /sys shows (sbx-linux-cgroup.c puts a
+ * sandbox in these and the freezer's, which runtimes do not read). */
+static const char *const cgroup_v1_shown[] = { "memory", "pids" };
+
+/* A cgroup v1 hierarchy (fsconfig flag @controller) or the v2 one
+ * (@controller NULL), read-only, not yet attached.  The mount is of the
+ * caller's cgroup namespace: its root is the sandbox's cgroup. */
+SBX_CHILD_FUNC static long
+child_cgroup_fsmount (const char *controller)
+{
+  long fsfd, mfd, r;
+
+  fsfd = sbx_raw_syscall2 (__NR_fsopen, controller != 0 ? "cgroup" : "cgroup2", FSOPEN_CLOEXEC);
+  if (fsfd < 0)
+    return fsfd;
+  r = 0;
+  if (controller != 0)
+    r = sbx_raw_syscall5 (__NR_fsconfig, fsfd, FSCONFIG_SET_FLAG, controller, 0, 0);
+  if (r >= 0)
+    r = sbx_raw_syscall5 (__NR_fsconfig, fsfd, FSCONFIG_CMD_CREATE, 0, 0, 0);
+  if (r < 0)
+    {
+      sbx_child_close (fsfd);
+      return r;
+    }
+  mfd = sbx_raw_syscall3 (__NR_fsmount, fsfd, FSMOUNT_CLOEXEC,
+                          MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  sbx_child_close (fsfd);
+  return mfd;
+}
+
+/* The curated /sys's cgroup (spec->mounts->curated_sys, and the sandbox has
+ * a cgroup of its own): A joined it first thing (sbx_cgroup_child_join), so
+ * a cgroup namespace made now is rooted there, and the hierarchy mounted in
+ * it shows that cgroup as its root, with its limits (memory.max, pids.max;
+ * v1: memory.limit_in_bytes, pids.max) and nothing above or beside it: no
+ * other process's cgroup.  Runtimes that size heaps and thread pools from
+ * /proc/self/cgroup ("0::/" now) and /sys/fs/cgroup see the sandbox's
+ * limits.  Read-only.  B and the target inherit the namespace.  Without a
+ * cgroup of its own (rlimits only) /sys/fs/cgroup stays empty: the cgroup
+ * the sandbox shares with its caller's other processes is not shown.  A
+ * hierarchy the kernel refuses to mount here (a v1 controller mounted
+ * together with others, which a mount naming it alone does not match) is
+ * left out, its directory empty: this view is a convenience for programs,
+ * not a boundary, and no spawn fails for it. */
+SBX_CHILD_FUNC static long
+child_mount_cgroup (const SbxLinuxSpec *spec,
+                    long                rootfd,
+                    int                *step,
+                    int                *index)
+{
+  long mfd, dirfd, r;
+  size_t i;
+
+  if (!spec->mounts->curated_sys || spec->cgroup_base == 0 || spec->cgroup_base->mode == SBX_CGROUP_NONE)
+    return 0;
+  *step = SBX_LINUX_STEP_SYS_CGROUP;
+  *index = -1;
+  r = sbx_raw_syscall1 (__NR_unshare, CLONE_NEWCGROUP);
+  if (r < 0)
+    return r;
+  if (spec->cgroup_base->mode == SBX_CGROUP_V2)
+    {
+      mfd = child_cgroup_fsmount (0);
+      if (mfd < 0)
+        return 0;   /* left out (see above) */
+      return child_attach_at (rootfd, SBX_LINUX_SYS_CGROUP + 1, mfd, 1, NULL);
+    }
+
+  /* v1: a tmpfs holding one mountpoint per hierarchy shown, read-only
+   * once they are mounted. */
+  mfd = sbx_child_fsmount ("tmpfs", tmpfs_options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  if (mfd < 0)
+    return mfd;
+  r = sbx_raw_syscall1 (__NR_dup, mfd);
+  if (r < 0)
+    {
+      sbx_child_close (mfd);
+      return r;
+    }
+  r = child_attach_at (rootfd, SBX_LINUX_SYS_CGROUP + 1, r, 1, NULL);
+  if (r < 0)
+    {
+      sbx_child_close (mfd);
+      return r;
+    }
+  dirfd = child_open_dir (rootfd, SBX_LINUX_SYS_CGROUP + 1);
+  if (dirfd < 0)
+    {
+      sbx_child_close (mfd);
+      return dirfd;
+    }
+  for (i = 0; i < sizeof cgroup_v1_shown / sizeof cgroup_v1_shown[0]; i++)
+    {
+      long cg;
+
+      *index = (int) i;
+      r = sbx_raw_syscall3 (__NR_mkdirat, dirfd, cgroup_v1_shown[i], 0755);
+      if (r < 0)
+        break;
+      cg = child_cgroup_fsmount (cgroup_v1_shown[i]);
+      if (cg < 0)
+        continue;   /* left out (see above) */
+      r = child_attach_at (dirfd, cgroup_v1_shown[i], cg, 1, NULL);
+      if (r < 0)
+        break;
+    }
+  sbx_child_close (dirfd);
+  if (r >= 0)
+    {
+      *index = -1;
+      r = sbx_child_setattr (mfd, MOUNT_ATTR_RDONLY, 0, 0);
+    }
+  sbx_child_close (mfd);
+  return r;
+}
+
 /* Rung 1, a root caller only (spec->mask_proc): the table of
  * sbx-linux-proc-mask.h over the fresh procfs; files get the empty file,
  * directories an empty read-only tmpfs.  Entries this kernel lacks are
@@ -580,6 +698,9 @@ sbx_linux_child_mount_view (ChildCtx *ctx,
           if (r < 0)
             return r;
         }
+      r = child_mount_cgroup (spec, rootfd, step, index);
+      if (r < 0)
+        return r;
     }
 
   /* Our tmpfs mounts become read-only now that everything nested in them is
@@ -651,6 +772,9 @@ sbx_linux_child_enter_template (ChildCtx *ctx,
         goto out;
     }
   r = child_mount_pts_shm (devfd, step, index);
+  if (r < 0)
+    goto out;
+  r = child_mount_cgroup (ctx->spec, rootfd, step, index);
   if (r < 0)
     goto out;
   *step = SBX_LINUX_STEP_PIVOT_ROOT;

@@ -53,6 +53,9 @@ typedef struct
   char *const        *envp;
   const char         *path_env;     /* PATH of envp, or SBX_SPAWN_DEFAULT_PATH */
   int                 stdio[3];
+  /* The filter B loads: spec->seccomp, or spec->seccomp_terminal when a
+   * standard stream is the caller's terminal (set per request). */
+  const SbxSeccompProgram *seccomp;
   int                 pty;
   /* SBX_SPAWN_PTY_SANDBOX: B opens a terminal in the sandbox's devpts and
    * sends the master over pty_sock (SCM_RIGHTS). */
@@ -81,7 +84,9 @@ typedef struct
   long                b_pid;        /* B's pid as A sees it */
   char                init_pid_buf[24];
   char                init_fd_buf[24];
-  const char         *init_argv[5];
+  char                init_ignored_buf[24];  /* the ignored set for sbx-init, in decimal */
+  const char         *init_argv[6];
+  uint64_t            ignored_signals;  /* SBX_SPAWN_IGNORED_SIGNALS: B sets them to SIG_IGN */
   const char         *init_envp[1];
   char                exec_path[4096];
   int                 cgroup_fds[SBX_CGROUP_MAX_DIRS];   /* join files A writes "0" into */

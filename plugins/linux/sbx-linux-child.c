@@ -410,7 +410,7 @@ child_b_main (void *data)
 
   if (spec->landlock != NULL)
     {
-      SbxLandlockExtraRule extra[8];
+      SbxLandlockExtraRule extra[12];
       size_t n_extra = 0;
       const char *failed_step = NULL;
 
@@ -422,10 +422,13 @@ child_b_main (void *data)
            * (a writable tree), and listing the view's directories from "/"
            * down (READ_DIR only: the view shows nothing the policy does not
            * let the target read, so listing adds no authority). */
-          static const char *const dirs[] = { "/proc", "/dev", "/dev/pts", "/dev/shm", "/" };
+          static const char *const dirs[] = { "/proc", "/dev", "/dev/pts", "/dev/shm", "/", "/sys" };
 
-          for (i = 0; i < 5; i++)
+          for (i = 0; i < 6; i++)
             {
+              /* The curated /sys (sbx-linux-mount.c): read, like /proc. */
+              if (i == 5 && !spec->mounts->curated_sys)
+                continue;
               /* A write-only directory in the view must not be listable:
                * then "/" gets no listing right (only policy-readable
                * directories list). */
@@ -435,16 +438,19 @@ child_b_main (void *data)
               if (r < 0)
                 goto fail;
               extra[n_extra].fd = (int) r;
-              extra[n_extra].access = i == 0 ? sbx_landlock_plan_child_read_dir (spec->landlock)
+              extra[n_extra].access = i == 0 || i == 5 ? sbx_landlock_plan_child_read_dir (spec->landlock)
                                       : i == 3 ? sbx_landlock_plan_child_rw_dir (spec->landlock)
                                       : i == 4 ? LANDLOCK_ACCESS_FS_READ_DIR
                                       : sbx_landlock_plan_child_rw_file (spec->landlock);
               n_extra++;
             }
           /* Egress: the sandbox's own resolver files, which A mounted over
-           * the view's (sbx-linux-child-egress.c): readable, nothing else. */
-          for (i = 0; spec->egress_resolv != NULL && i < 2; i++)
+           * the view's (sbx-linux-child-egress.c), and the view's own
+           * /etc/hosts (sbx-linux-hosts.c): readable, nothing else. */
+          for (i = 0; i < 2; i++)
             {
+              if (spec->egress_resolv == NULL && (i == 0 || !spec->mounts->own_hosts))
+                continue;
               r = sbx_raw_syscall4 (__NR_openat, AT_FDCWD, i == 0 ? "/etc/resolv.conf" : "/etc/hosts",
                                     O_PATH | O_CLOEXEC, 0);
               if (r == -ENOENT || r == -ENOTDIR)
@@ -504,17 +510,17 @@ child_b_main (void *data)
       unotify[1] = (int) r;
     }
 
-  if (spec->seccomp != NULL)
+  if (ctx->seccomp != NULL)
     {
       step = SBX_LINUX_STEP_SECCOMP;
       if (ctx->unotify_sock < 0)
-        r = sbx_seccomp_program_apply (spec->seccomp);
+        r = sbx_seccomp_program_apply (ctx->seccomp);
       else
         {
           /* The filter hands connect() to the supervisor: its listener
            * leaves with the diag socket (sendmsg is not supervised, and
            * both are close-on-exec, so the target holds neither). */
-          r = sbx_seccomp_program_apply_listener (spec->seccomp);
+          r = sbx_seccomp_program_apply_listener (ctx->seccomp);
           if (r > 0)
             {
               unotify[0] = (int) r;
@@ -542,6 +548,12 @@ child_b_main (void *data)
         goto fail;
     }
 
+  /* The signals the caller ignored stay ignored for the target (and
+   * across its execs), as for a plain wrapper's child. */
+  step = SBX_LINUX_STEP_SIGNALS;
+  r = sbx_child_ignore_signals (ctx->ignored_signals);
+  if (r < 0)
+    goto fail;
   sbx_child_set_sigmask (0);
   step = SBX_LINUX_STEP_EXEC;
   r = child_exec (ctx);

@@ -181,6 +181,31 @@ sbx_child_reset_signals (void)
     }
 }
 
+/* SIG_IGN for each signal of @mask (bit N-1: signal N), which execve
+ * keeps: the target inherits what its caller ignored
+ * (SBX_SPAWN_IGNORED_SIGNALS).  SIGKILL and SIGSTOP are never in it (the
+ * spawn request was validated). */
+SBX_CHILD_FUNC static inline long
+sbx_child_ignore_signals (uint64_t mask)
+{
+  struct sbx_kernel_sigaction sa;
+  int signo;
+  long r;
+
+  sbx_child_zero (&sa, sizeof sa);
+  /* SIG_IGN: the kernel's value 1 (no libc header in child code) */
+  sa.handler = (void (*) (int)) 1;
+  for (signo = 1; signo <= 64; signo++)
+    {
+      if (!(mask & ((uint64_t) 1 << (signo - 1))))
+        continue;
+      r = sbx_raw_syscall4 (__NR_rt_sigaction, signo, &sa, 0, 8);
+      if (r < 0)
+        return r;
+    }
+  return 0;
+}
+
 SBX_CHILD_FUNC static inline long
 sbx_child_set_sigmask (uint64_t mask)
 {

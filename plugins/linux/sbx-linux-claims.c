@@ -225,6 +225,28 @@ decide_rung2 (const SbxLinuxClaimsInput *in,
   out->level = SBX_ABI_LEVEL_DEGRADED;
 }
 
+/* Host daemons' sockets are reachable: every boundary but the process one
+ * is withdrawn, its entry saying why (@detail), and the level is degraded. */
+static void
+cancel_boundaries (SbxLinuxClaims *out,
+                   const char     *detail)
+{
+  static const SbxLinuxClaimFeature cancelled[] = {
+    SBX_LINUX_CLAIM_WRITE_BOUNDARY, SBX_LINUX_CLAIM_READ_BOUNDARY,
+    SBX_LINUX_CLAIM_NETWORK_BOUNDARY, SBX_LINUX_CLAIM_ADDRESS_NETWORK,
+    SBX_LINUX_CLAIM_TARGET_NETWORK,
+  };
+
+  out->guarantees &= ~(SBX_ABI_GUARANTEE_READ_BOUNDARY | SBX_ABI_GUARANTEE_WRITE_BOUNDARY
+                       | SBX_ABI_GUARANTEE_NETWORK_BOUNDARY | SBX_ABI_GUARANTEE_ADDRESS_NETWORK
+                       | SBX_ABI_GUARANTEE_TARGET_NETWORK);
+  out->level = SBX_ABI_LEVEL_DEGRADED;
+  out->host_sockets = TRUE;
+  for (gsize i = 0; i < G_N_ELEMENTS (cancelled); i++)
+    if (out->claims[cancelled[i]].status == SBX_ABI_REPORT_ENFORCED)
+      claim (out, cancelled[i], SBX_ABI_REPORT_UNENFORCED, detail);
+}
+
 void
 sbx_linux_claims_decide (const SbxLinuxClaimsInput *in,
                          SbxLinuxClaims            *out)
@@ -263,51 +285,62 @@ sbx_linux_claims_decide (const SbxLinuxClaimsInput *in,
   /* Unix sockets are closed on both rungs unless the profile opened them. */
   if (in->allow_unix)
     {
-#define UNIX_OPEN(roots, abstract)                                                              \
+#define UNIX_ROOTS                                                                               \
       "the profile allows unix sockets: every pathname socket under the roots the sandbox can " \
-      "see (" roots " and every --read/--write root, read-only ones included) is reachable, "  \
+      "see (workspace and every --read/--write root, read-only ones included) is reachable, "   \
       "and a daemon listening there (tmux, ssh, gpg-agent, an editor) may run commands outside " \
-      "the sandbox; " abstract
+      "the sandbox; "
+#define UNIX_HOST                                                                                 \
+      "the profile allows unix sockets, and Landlock does not mediate connect() to a pathname "  \
+      "socket (that takes LANDLOCK_ACCESS_FS_RESOLVE_UNIX, ABI 9, which sbx does not use): every " \
+      "pathname socket on the host the caller's uid may connect to is reachable, whatever the "  \
+      "roots and whether or not the target can list its directory (docker.sock, the D-Bus "      \
+      "buses, tmux, ssh-agent); a daemon there runs commands outside the sandbox, so no write, "  \
+      "read or network boundary is claimed; "
+#define HOST_ABSTRACT_DAEMONS                                                                      \
+      ": a daemon listening on one (an X server, a D-Bus bus) runs commands outside the sandbox, " \
+      "so no write, read or network boundary is claimed"
       /* [rung 2][abstract: own netns, Landlock scoping, host] */
       static const char *const details[2][3] = {
-        { UNIX_OPEN ("workspace", "abstract sockets stay in the sandbox's network namespace"),
-          UNIX_OPEN ("workspace", "abstract sockets are scoped by Landlock"),
-          UNIX_OPEN ("workspace", "abstract sockets of the host too (host network namespace, no "
-                                  "Landlock scoping)") },
-        { UNIX_OPEN ("workspace, the host paths Landlock lets it resolve",
-                     "abstract sockets stay in the sandbox's network namespace"),
-          UNIX_OPEN ("workspace, the host paths Landlock lets it resolve",
-                     "abstract sockets are scoped by Landlock"),
-          UNIX_OPEN ("workspace, the host paths Landlock lets it resolve",
-                     "abstract sockets of the host too (no Landlock scoping)") },
+        { UNIX_ROOTS "abstract sockets stay in the sandbox's network namespace",
+          UNIX_ROOTS "abstract sockets are scoped by Landlock",
+          UNIX_ROOTS "abstract sockets of the host too (host network namespace, no Landlock "
+                     "scoping)" HOST_ABSTRACT_DAEMONS },
+        { UNIX_HOST "abstract sockets stay in the sandbox",
+          UNIX_HOST "abstract sockets are scoped by Landlock",
+          UNIX_HOST "abstract sockets of the host too (no Landlock scoping)" },
       };
-#undef UNIX_OPEN
+#undef UNIX_ROOTS
+#undef UNIX_HOST
+#undef HOST_ABSTRACT_DAEMONS
       gboolean rung2 = in->rung == SBX_LINUX_RUNG_LANDLOCK;
       int abstract = !rung2 && (in->net_mode == SBX_NET_MODE_DENY
                                 || in->net_mode == SBX_NET_MODE_PROXY) ? 0
                      : (in->landlock_bits & SBX_LANDLOCK_ENFORCES_SCOPE) ? 1 : 2;
 
+      /* Rung 1 shows only the mounted roots, so only their sockets are
+       * reachable by path: the boundaries hold with that exception (the
+       * compile glue appends it).  At rung 2 nothing hides a path, and
+       * Landlock below ABI 9 does not mediate connect() at all; at either
+       * rung the host network namespace without Landlock scoping exposes
+       * the host's abstract sockets.  A host daemon reached that way (the
+       * systemd user manager over D-Bus, docker, tmux, an X server) runs
+       * whatever it is asked with the caller's authority (docker's: root's),
+       * outside every mechanism of the sandbox: it reads and writes any
+       * file and opens any connection.  So then no write, read or network
+       * boundary is claimed; the process boundary (rung 1) stays, since the
+       * target itself still cannot see, signal or trace a host process. */
       claim (out, SBX_LINUX_CLAIM_UNIX_SOCKETS, SBX_ABI_REPORT_UNENFORCED, details[rung2][abstract]);
+      if (rung2 || abstract == 2)
+        cancel_boundaries (out, "not claimed: the profile allows unix sockets and host daemons' sockets "
+                                "are reachable (see unix-sockets)");
     }
   else if (!(in->seccomp
              && (in->seccomp_bits & (SBX_SECCOMP_ENFORCES_UNIX_DENIED | SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED))))
     {
-      static const SbxLinuxClaimFeature cancelled[] = {
-        SBX_LINUX_CLAIM_WRITE_BOUNDARY, SBX_LINUX_CLAIM_READ_BOUNDARY,
-        SBX_LINUX_CLAIM_NETWORK_BOUNDARY, SBX_LINUX_CLAIM_ADDRESS_NETWORK,
-        SBX_LINUX_CLAIM_TARGET_NETWORK,
-      };
-
       /* A reachable D-Bus, tmux or docker socket runs anything outside the
        * sandbox: no boundary can be claimed then. */
-      out->guarantees &= ~(SBX_ABI_GUARANTEE_READ_BOUNDARY | SBX_ABI_GUARANTEE_WRITE_BOUNDARY
-                           | SBX_ABI_GUARANTEE_NETWORK_BOUNDARY | SBX_ABI_GUARANTEE_ADDRESS_NETWORK
-                           | SBX_ABI_GUARANTEE_TARGET_NETWORK);
-      out->level = SBX_ABI_LEVEL_DEGRADED;
-      for (gsize i = 0; i < G_N_ELEMENTS (cancelled); i++)
-        if (out->claims[cancelled[i]].status == SBX_ABI_REPORT_ENFORCED)
-          claim (out, cancelled[i], SBX_ABI_REPORT_UNENFORCED,
-                 "not claimed: host unix sockets are reachable (see unix-sockets)");
+      cancel_boundaries (out, "not claimed: host unix sockets are reachable (see unix-sockets)");
       claim (out, SBX_LINUX_CLAIM_UNIX_SOCKETS, SBX_ABI_REPORT_UNENFORCED,
              "host unix sockets are reachable (by path or abstract name) and seccomp could not "
              "refuse AF_UNIX sockets: a D-Bus, tmux or docker socket would escape every boundary, "

@@ -28,7 +28,16 @@
  *    policy to a denied network before it gets here, and a proxy mode that
  *    still arrives at rung 2 is refused;
  *  - host unix sockets reachable without the profile asking (seccomp could
- *    not refuse them) cancel every boundary but the process one.
+ *    not refuse them) cancel every boundary but the process one;
+ *  - unix sockets the profile allows ("unix-sockets": "allow"): at rung 1
+ *    in a private network namespace (or with Landlock scoping) only the
+ *    sockets under the mounted roots are reachable, and the boundaries hold
+ *    with that exception; at rung 2 (Landlock does not mediate a pathname
+ *    connect() below ABI 9, and sbx builds no such rule) every pathname
+ *    socket on the host is, and at either rung the host network namespace
+ *    without Landlock scoping exposes the host's abstract sockets: a host
+ *    daemon there runs commands outside the sandbox, so every boundary but
+ *    the process one is cancelled, as above.
  */
 #pragma once
 
@@ -83,6 +92,9 @@ typedef struct
   uint64_t      guarantees;     /* SBX_ABI_GUARANTEE_* */
   uint32_t      containment;    /* SBX_CONTAINMENT_* */
   SbxLinuxClaim claims[SBX_LINUX_N_CLAIMS];
+  /* Host daemons' unix sockets are reachable (the boundaries were
+   * cancelled for it): the glue adds no "except unix sockets" note. */
+  gboolean      host_sockets;
 } SbxLinuxClaims;
 
 /* The report feature name of @feature ("process-boundary", ...). */

@@ -284,7 +284,9 @@ static const char resolv_text[] =
  * /etc/hosts may list any name), and loopback is the sandbox's own. */
 static const char hosts_text[] =
   "127.0.0.1\tlocalhost\n"
-  "::1\tlocalhost\n";
+  "::1\tlocalhost\n"
+  "# sbx: the sandbox's own hostname (sbx-linux-hosts.c)\n"
+  SBX_LINUX_HOSTNAME_ADDRESS "\tsbx\n";
 
 gboolean
 sbx_linux_egress_files_new (SbxLinuxSpec      *spec,

@@ -231,6 +231,12 @@ sbx_linux_explain (const SbxLinuxSpec *spec)
               g_string_append (out, " -> ");
               append_path (out, op->link);
             }
+          if (op->kind == SBX_MOUNT_OP_BIND && op->source != NULL)
+            {
+              /* A file of the sandbox's own (its /etc/hosts), not the host's. */
+              g_string_append (out, " from ");
+              append_path (out, op->source);
+            }
           append_mount_flags (out, op->flags);
           g_string_append_c (out, '\n');
         }
@@ -241,7 +247,11 @@ sbx_linux_explain (const SbxLinuxSpec *spec)
     g_string_append (out, "# landlock: none (not available here)\n");
   if (spec->seccomp != NULL)
     append_seccomp (out, spec->seccomp);
-  else
+  if (spec->seccomp_terminal != NULL)
+    g_string_append (out, "# seccomp, a spawn whose stdin/stdout/stderr is the caller's terminal: the same "
+                          "filter plus terminal-setting-ioctls (TCSETS*, TIOCSWINSZ, TIOCSETD, TCFLSH, TCXONC, "
+                          "breaks, TIOCSCTTY, TIOCCONS, ...: EPERM on every descriptor)\n");
+  if (spec->seccomp == NULL)
     g_string_append (out, "# seccomp: none (not available here)\n");
   for (int i = 0; i < spec->n_rlimits; i++)
     {

@@ -26,7 +26,10 @@
  *    read-only mounts, so a read-only host would otherwise still let the
  *    target connect to them;
  *  - /dev and /proc are never taken from the host: the child builds a minimal
- *    /dev and mounts a fresh procfs (rules under them are replaced).
+ *    /dev and mounts a fresh procfs (rules under them are replaced);
+ *  - /etc/hosts, where the view shows it read-only, is the sandbox's own
+ *    file (the host's lines and one for the sandbox's hostname,
+ *    sbx-linux-hosts.c), bound from the state directory.
  *
  * Operations are sorted by path, so a parent is mounted before what is nested
  * in it.  Mountpoints are created only inside tmpfs mounts of our own; inside
@@ -132,7 +135,7 @@ intern (Builder    *b,
   return g_string_chunk_insert_const (b->plan->strings, s);
 }
 
-static void
+static SbxMountOp *
 add_op (Builder    *b,
         uint32_t    kind,
         uint32_t    flags,
@@ -177,6 +180,7 @@ add_op (Builder    *b,
   if (kind == SBX_MOUNT_OP_TMPFS)
     op.tmpfs_slot = b->plan->n_tmpfs_slots++;
   g_array_append_val (b->ops, op);
+  return &g_array_index (b->ops, SbxMountOp, b->ops->len - 1);
 }
 
 /* Creates every directory from below @container down to @dir (inclusive) in
@@ -194,6 +198,40 @@ ensure_dirs (Builder         *b,
   ensure_dirs (b, container, parent);
   add_op (b, SBX_MOUNT_OP_MKDIR, SBX_MOUNT_F_DIR, dir, NULL);
   g_hash_table_add (b->created, g_strdup (dir));
+}
+
+/* The view's /etc/hosts as the sandbox's own file (sbx-linux-hosts.c): in
+ * place of the host's where the view shows that read-only and as a regular
+ * file (a writable one stays the host's, a symlinked one is left as it is),
+ * or created in a tmpfs of ours when the host has none.  TRUE when the
+ * path was handled here. */
+static gboolean
+add_own_hosts (Builder         *b,
+               const Container *top,
+               const char      *path,
+               const char      *source,
+               const struct stat *st,
+               uint32_t         want)
+{
+  g_autofree char *parent = NULL;
+  SbxMountOp *op;
+
+  if (source == NULL || strcmp (path, "/etc/hosts") != 0 || !(want & SBX_FS_READ) || (want & SBX_FS_WRITE))
+    return FALSE;
+  if (st != NULL && !S_ISREG (st->st_mode))
+    return FALSE;
+  if (st == NULL && !top->own)
+    return FALSE;   /* nowhere to put it: nothing is created on the host */
+  if (top->own)
+    {
+      parent = g_path_get_dirname (path);
+      ensure_dirs (b, top, parent);
+      add_op (b, SBX_MOUNT_OP_MKFILE, 0, path, NULL);
+    }
+  op = add_op (b, SBX_MOUNT_OP_BIND, SBX_MOUNT_F_RDONLY | SBX_MOUNT_F_NOEXEC, path, NULL);
+  op->source = g_string_chunk_insert_const (b->plan->strings, source);
+  b->plan->own_hosts = TRUE;
+  return TRUE;
 }
 
 static int
@@ -219,9 +257,12 @@ mount_flags_for (uint32_t access,
 SbxLinuxMountPlan *
 sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
                           gboolean            landlock,
+                          const char         *hosts_source,
                           GError            **error)
 {
   static const char *const socket_dirs[] = { "/run", "/var/run", "/tmp" };
+  static const char *const sys_curated[] = { "/sys/devices/system/cpu", "/sys/devices/system/node" };
+  g_autoptr(GHashTable) sys_set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(SbxLinuxMountPlan) plan = g_new0 (SbxLinuxMountPlan, 1);
   g_autoptr(GArray) rules = g_array_new (FALSE, TRUE, sizeof (SbxFsRuleV1));
   g_autoptr(GHashTable) symlinks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -341,6 +382,37 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
     }
   g_array_append_val (stack, root);
 
+  /* 3b. A curated read-only /sys where the view would show none: a root of
+   *     our own and no rule naming /sys or anything under it (the policy
+   *     decides then).  What programs commonly read and nothing that
+   *     identifies other processes: the CPU topology and online CPUs
+   *     (lscpu, runtimes sizing thread pools), the NUMA nodes, and an empty
+   *     /sys/fs/cgroup where the child mounts the sandbox's own cgroup per
+   *     spawn (sbx-linux-child-mount.c). */
+  if (!plan->root_is_host)
+    {
+      GHashTableIter sys_iter;
+      gpointer sys_key;
+      gboolean named = FALSE;
+
+      g_hash_table_iter_init (&sys_iter, path_set);
+      while (!named && g_hash_table_iter_next (&sys_iter, &sys_key, NULL))
+        named = path_is_under (sys_key, "/sys");
+      if (!named)
+        for (i = 0; i < G_N_ELEMENTS (sys_curated); i++)
+          if (g_file_test (sys_curated[i], G_FILE_TEST_IS_DIR))
+            {
+              g_hash_table_add (path_set, g_strdup (sys_curated[i]));
+              g_hash_table_add (sys_set, g_strdup (sys_curated[i]));
+            }
+      if (!named)
+        {
+          g_hash_table_add (path_set, g_strdup (SBX_LINUX_SYS_CGROUP));
+          g_hash_table_add (sys_set, g_strdup (SBX_LINUX_SYS_CGROUP));
+          plan->curated_sys = TRUE;
+        }
+    }
+
   /* 4. Every other path, parents first. */
   paths = g_ptr_array_new ();
   g_hash_table_iter_init (&iter, path_set);
@@ -361,6 +433,23 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
              && !path_is_under (path, g_array_index (stack, Container, stack->len - 1).path))
         g_array_set_size (stack, stack->len - 1);
       top = &g_array_index (stack, Container, stack->len - 1);
+
+      if (g_hash_table_contains (sys_set, path))
+        {
+          g_autofree char *sys_parent = g_path_get_dirname (path);
+
+          /* The curated /sys (3b): always under our root tmpfs. */
+          ensure_dirs (&b, top, sys_parent);
+          add_op (&b, SBX_MOUNT_OP_MKDIR, SBX_MOUNT_F_DIR, path, NULL);
+          g_hash_table_add (created, g_strdup (path));
+          if (strcmp (path, SBX_LINUX_SYS_CGROUP) != 0)
+            {
+              add_op (&b, SBX_MOUNT_OP_BIND, SBX_MOUNT_F_DIR | SBX_MOUNT_F_RDONLY | SBX_MOUNT_F_NOEXEC
+                      | SBX_MOUNT_F_OPTIONAL, path, NULL);
+              plan->n_binds++;
+            }
+          continue;
+        }
 
       self = sbx_linux_resolve ((const SbxFsRuleV1 *) rules->data, rules->len, path, FALSE);
       tree = sbx_linux_resolve ((const SbxFsRuleV1 *) rules->data, rules->len, path, TRUE);
@@ -387,6 +476,7 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
                            path, top->path);
               return NULL;
             }
+          add_own_hosts (&b, top, path, hosts_source, NULL, self);
           continue;
         }
 
@@ -425,6 +515,8 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
       else if (!(want & SBX_FS_READ))
         want = 0;   /* exec-only and nothing: hidden */
 
+      if (add_own_hosts (&b, top, path, hosts_source, &st, want))
+        continue;
       if (want != 0)
         {
           g_autofree char *parent = g_path_get_dirname (path);

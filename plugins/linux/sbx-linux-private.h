@@ -117,7 +117,7 @@ typedef enum
   SBX_MOUNT_OP_MKDIR = 1,   /* a directory in a tmpfs of ours */
   SBX_MOUNT_OP_MKFILE,      /* an empty placeholder file in a tmpfs of ours */
   SBX_MOUNT_OP_SYMLINK,     /* a symlink in a tmpfs of ours (replicates a host link) */
-  SBX_MOUNT_OP_BIND,        /* the host path, bound onto the same path */
+  SBX_MOUNT_OP_BIND,        /* the host path, bound onto the same path (or @source onto it) */
   SBX_MOUNT_OP_TMPFS,       /* an empty tmpfs of ours over the path (hides it) */
   SBX_MOUNT_OP_MASK_FILE,   /* an empty unreadable file over a file (hides it) */
 } SbxMountOpKind;
@@ -136,6 +136,8 @@ typedef struct
   const char *parent_rel;   /* directory part of @rel ("" at the top) */
   const char *name;         /* last component of @rel */
   const char *link;         /* SYMLINK target */
+  const char *source;       /* BIND: a file of the sandbox's own bound at @path instead of the
+                             * host's (the view's /etc/hosts); NULL: @path itself */
   int32_t     tmpfs_slot;   /* TMPFS: index into the child's own-tmpfs fd table */
   /* BIND of a grant: the identity (statx dev major:minor, inode) of the
    * core's pinned fd; the child binds @path only if it still is that inode. */
@@ -146,6 +148,9 @@ typedef struct
 } SbxMountOp;
 
 typedef struct _SbxLinuxMountPlan SbxLinuxMountPlan;
+
+/* The curated /sys's mountpoint for the sandbox's own cgroup. */
+#define SBX_LINUX_SYS_CGROUP "/sys/fs/cgroup"
 
 struct _SbxLinuxMountPlan
 {
@@ -165,6 +170,11 @@ struct _SbxLinuxMountPlan
   guint        n_unreadable_binds;/* paths shown without read (Landlock refuses reading them) */
   gboolean     unlisted_view;     /* a directory is shown without read: the child gives the view's
                                    * directories no blanket READ_DIR (it would list that one too) */
+  gboolean     curated_sys;       /* the view has our read-only /sys (CPU topology, NUMA nodes, the
+                                   * sandbox's cgroup at SBX_LINUX_SYS_CGROUP): Landlock gets a read
+                                   * rule for /sys in the view */
+  gboolean     own_hosts;         /* the view's /etc/hosts is the sandbox's own file (hosts_source):
+                                   * Landlock gets a read rule for it in the view */
   GStringChunk *strings;
 };
 
@@ -173,8 +183,13 @@ struct _SbxLinuxMountPlan
  * executable) but not readable be mounted (counted in n_unreadable_binds).
  * Without it such a path is hidden, and a grant's is refused
  * (G_IO_ERROR_NOT_SUPPORTED): a grant is never silently void. */
+/* @hosts_source: NULL, or the sandbox's own hosts file (sbx-linux-hosts.c),
+ * bound read-only over the view's /etc/hosts where the view shows the
+ * host's as a read-only regular file, or created there in a tmpfs of ours
+ * when the host has none. */
 SbxLinuxMountPlan *sbx_linux_mount_plan_new   (const SbxPolicyV1  *policy,
                                                gboolean            landlock,
+                                               const char         *hosts_source,
                                                GError            **error);
 void               sbx_linux_mount_plan_free  (SbxLinuxMountPlan  *plan);
 
@@ -211,6 +226,12 @@ struct _SbxLinuxSpec
   SbxLinuxMountPlan  *mounts;      /* rung 1 */
   SbxLandlockPlan    *landlock;    /* NULL when Landlock is absent (rung 1 only) */
   SbxSeccompProgram  *seccomp;     /* NULL when seccomp is absent (rung 1 only) */
+  /* The same program with the terminal-setting ioctl requests refused
+   * (SbxSeccompOptions.caller_terminal_shared), loaded instead of @seccomp
+   * by a spawn whose standard stream is a terminal the backend did not
+   * create for the target (sbx_linux_spawn_shares_terminal()); NULL with
+   * @seccomp. */
+  SbxSeccompProgram  *seccomp_terminal;
   gboolean            netns;       /* rung 1: private network namespace (net deny) */
   /* NULL-terminated: the host unix sockets the target may connect to (the
    * policy's host_sockets, re-checked), for the connect supervisor */
@@ -242,7 +263,27 @@ struct _SbxLinuxSpec
   char               *egress_dir;
   char               *egress_resolv;
   char               *egress_hosts;
+  /* rung 1: the sandbox's /etc/hosts (sbx-linux-hosts.c), the host's lines
+   * and one naming @hostname, in a directory of the state directory */
+  char               *hosts_dir;
+  char               *hosts_file;
 };
+
+/* The sandbox's own hosts file (rung 1): the host's /etc/hosts, when the
+ * policy lets the sandbox read it, followed by a line giving the sandbox's
+ * hostname the loopback address 127.0.1.1 (Debian's convention for the
+ * machine's own name), so the name the sandbox sees resolves; without a
+ * readable host file, localhost and that line.  Written 0444 under the
+ * policy's state directory into spec->hosts_dir / hosts_file (canonical:
+ * the child opens it without following symlinks).  FALSE with @error set. */
+gboolean sbx_linux_hosts_file_new  (SbxLinuxSpec      *spec,
+                                    const SbxPolicyV1 *policy,
+                                    GError           **error);
+/* Unlinks and forgets what sbx_linux_hosts_file_new made (idempotent). */
+void     sbx_linux_hosts_file_free (SbxLinuxSpec      *spec);
+/* The line sbx_linux_hosts_file_new adds for @hostname (also in the egress
+ * hosts file): "127.0.1.1\t@hostname\n". */
+#define SBX_LINUX_HOSTNAME_ADDRESS "127.0.1.1"
 
 /* Compiles @policy for @rung on the host @probe measured (the plugin
  * instance's; the spec keeps a pointer, so @probe outlives it).  Reports
@@ -314,6 +355,7 @@ typedef enum
   SBX_LINUX_STEP_EGRESS_LISTEN, /* A's proxy listener on the sandbox's loopback */
   SBX_LINUX_STEP_PTY,           /* B allocating the sandbox's terminal (SBX_SPAWN_PTY_SANDBOX) */
   SBX_LINUX_STEP_WARM,          /* a warm A taking its request (sbx-linux-zygote.c) */
+  SBX_LINUX_STEP_SYS_CGROUP,    /* the curated /sys's cgroup namespace and mount (index: controller) */
   SBX_LINUX_STEP_LAST
 } SbxLinuxStep;
 
@@ -357,6 +399,9 @@ void            sbx_linux_zygote_free (SbxLinuxZygote *zygote);
  * error record. */
 gboolean sbx_linux_spawn_request_is_valid (const SbxSpawnRequestV1  *request,
                                            char                    **error_message);
+/* TRUE when a standard stream of @request is a terminal not handed over as
+ * the target's own (the caller's): the spawn loads spec->seccomp_terminal. */
+gboolean sbx_linux_spawn_shares_terminal  (const SbxSpawnRequestV1  *request);
 char    *sbx_linux_spawn_describe_failure (const SbxLinuxSpec       *spec,
                                            const SbxSpawnRequestV1  *request,
                                            const SbxLinuxSetupError *rec);

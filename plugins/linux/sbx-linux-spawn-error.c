@@ -7,11 +7,47 @@
  * nothing here creates a process.
  */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "sbx-linux-private.h"
 #include "sbx-linux-child-private.h"
 
+
+/* Whether a standard stream of @request is a terminal the host did not
+ * hand over as the target's own: any terminal among stdin, stdout and
+ * stderr, except with SBX_SPAWN_PTY the stdin terminal (and the same
+ * terminal on stdout or stderr), which the host asks to become the target's
+ * controlling terminal.  That succeeds only for a terminal no session holds
+ * (TIOCSCTTY without stealing), so never for the caller's own; with
+ * SBX_SPAWN_PTY_SANDBOX the descriptors are -1 and the terminal is the one
+ * the backend opens inside.  Such a spawn loads spec->seccomp_terminal: the
+ * descriptors share the caller's open file description, opened before any
+ * Landlock rule, and a mode, window size or line discipline the target set
+ * would outlive the run (a shell left without echo). */
+gboolean
+sbx_linux_spawn_shares_terminal (const SbxSpawnRequestV1 *request)
+{
+  const int fds[3] = { request->stdin_fd, request->stdout_fd, request->stderr_fd };
+  struct stat own;
+  gboolean has_own = FALSE;
+
+  if ((request->flags & SBX_SPAWN_PTY) && fstat (request->stdin_fd, &own) == 0 && S_ISCHR (own.st_mode))
+    has_own = TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (fds); i++)
+    {
+      struct stat st;
+
+      if (fds[i] < 0 || !isatty (fds[i]))
+        continue;
+      if (has_own && fstat (fds[i], &st) == 0 && S_ISCHR (st.st_mode) && st.st_rdev == own.st_rdev)
+        continue;
+      return TRUE;
+    }
+  return FALSE;
+}
 
 static const char *const step_names[SBX_LINUX_STEP_LAST] = {
   [SBX_LINUX_STEP_NONE] = "none",
@@ -57,6 +93,7 @@ static const char *const step_names[SBX_LINUX_STEP_LAST] = {
   [SBX_LINUX_STEP_CGROUP] = "cgroup",
   [SBX_LINUX_STEP_EGRESS_LISTEN] = "egress-listen",
   [SBX_LINUX_STEP_WARM] = "warm-request",
+  [SBX_LINUX_STEP_SYS_CGROUP] = "sys-fs-cgroup",
 };
 
 const char *
@@ -104,11 +141,29 @@ sbx_linux_spawn_request_is_valid (const SbxSpawnRequestV1 *request,
       *error_message = g_strdup ("spawn request: PTY mode needs the terminal as stdin_fd");
       return FALSE;
     }
-  if (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX))
+  if (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX | SBX_SPAWN_IGNORED_SIGNALS))
     {
       *error_message = g_strdup_printf ("spawn request: unknown flags 0x%x",
-                                        (unsigned) (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX)));
+                                        (unsigned) (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX
+                                                                                  | SBX_SPAWN_IGNORED_SIGNALS)));
       return FALSE;
+    }
+  if (request->flags & SBX_SPAWN_IGNORED_SIGNALS)
+    {
+      const uint64_t unignorable = (UINT64_C (1) << (SIGKILL - 1)) | (UINT64_C (1) << (SIGSTOP - 1));
+
+      if (request->struct_size < SBX_SPAWN_REQUEST_V1_SIGNALS_SIZE)
+        {
+          *error_message = g_strdup ("spawn request: an ignored-signals request is too small to carry the set");
+          return FALSE;
+        }
+      if (request->ignored_signals == 0 || (request->ignored_signals & unignorable) != 0)
+        {
+          *error_message = g_strdup_printf ("spawn request: ignored signal set 0x%" G_GINT64_MODIFIER "x is empty or "
+                                            "names SIGKILL or SIGSTOP, which cannot be ignored",
+                                            (guint64) request->ignored_signals);
+          return FALSE;
+        }
     }
   if (request->flags & SBX_SPAWN_PTY_SANDBOX)
     {

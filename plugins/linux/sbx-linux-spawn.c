@@ -230,6 +230,7 @@ envp_with_dns_over_tcp (const char *const *envp)
  * same for a fresh A and a warm one. */
 static void
 set_request (ChildCtx                *ctx,
+             const SbxLinuxSpec      *spec,
              const SbxSpawnRequestV1 *request,
              GPtrArray               *dns_envp,
              int                      pty_sock,
@@ -247,8 +248,25 @@ set_request (ChildCtx                *ctx,
   ctx->stdio[0] = request->stdin_fd;
   ctx->stdio[1] = request->stdout_fd;
   ctx->stdio[2] = request->stderr_fd;
+  /* The filter of this spawn: the caller's terminal shared, the
+   * terminal-setting requests refused (sbx_linux_spawn_shares_terminal()) */
+  ctx->seccomp = spec->seccomp_terminal != NULL && sbx_linux_spawn_shares_terminal (request)
+                 ? spec->seccomp_terminal : spec->seccomp;
   ctx->pty = (request->flags & SBX_SPAWN_PTY) != 0;
   ctx->pty_sock = -1;
+  /* The signals the target starts with ignored; sbx-init gets them as its
+   * fourth argument and ignores them too (it never forwards one the
+   * command ignores).  init_argv[0..3] are set before this call. */
+  ctx->ignored_signals = (request->flags & SBX_SPAWN_IGNORED_SIGNALS) != 0 ? request->ignored_signals : 0;
+  if (ctx->ignored_signals != 0)
+    {
+      g_snprintf (ctx->init_ignored_buf, sizeof ctx->init_ignored_buf, "%" G_GUINT64_FORMAT,
+                  (guint64) ctx->ignored_signals);
+      ctx->init_argv[4] = ctx->init_ignored_buf;
+    }
+  else
+    ctx->init_argv[4] = NULL;
+  ctx->init_argv[5] = NULL;
   if (request->flags & SBX_SPAWN_PTY_SANDBOX)
     {
       ctx->pty_sandbox = 1;
@@ -276,6 +294,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   int pty_pair[2] = { -1, -1 };
   int unotify_pair[2] = { -1, -1 };   /* B sends the seccomp listener here */
   SbxUnotify *unotify = NULL;
+  const SbxSeccompProgram *supervised;
   int pty_master = -1;
   SbxLinuxSetupError rec;
   char *stacks = NULL;
@@ -292,6 +311,11 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   if ((request->flags & SBX_SPAWN_PTY_SANDBOX) && result->struct_size < SBX_SPAWN_RESULT_V1_PTY_SIZE)
     {
       *error_message = g_strdup ("spawn result: too small to carry the sandbox terminal's master");
+      return SBX_STATUS_INVALID;
+    }
+  if ((request->flags & SBX_SPAWN_IGNORED_SIGNALS) && result->struct_size < SBX_SPAWN_RESULT_V1_FLAGS_SIZE)
+    {
+      *error_message = g_strdup ("spawn result: too small to confirm the ignored signals");
       return SBX_STATUS_INVALID;
     }
   if (probe->init_fd < 0)
@@ -327,7 +351,11 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
         }
     }
 
-  if (spec->seccomp != NULL && (sbx_seccomp_program_enforces (spec->seccomp) & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED))
+  /* The filter B will load (set_request() picks it the same way) hands
+   * connect() to the supervisor: B sends its listener over this pair. */
+  supervised = spec->seccomp_terminal != NULL && sbx_linux_spawn_shares_terminal (request)
+               ? spec->seccomp_terminal : spec->seccomp;
+  if (supervised != NULL && (sbx_seccomp_program_enforces (supervised) & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED))
     {
       if (!sbx_unotify_channel_open (unotify_pair, error_message))
         {
@@ -345,7 +373,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
     warm = sbx_linux_zygote_take_warm (spec);
   if (warm != NULL)
     {
-      set_request (warm->ctx, request, dns_envp, pty_pair[1], unotify_pair[1]);
+      set_request (warm->ctx, spec, request, dns_envp, pty_pair[1], unotify_pair[1]);
       if (sbx_linux_warm_start (warm))
         {
           ctx = g_steal_pointer (&warm->ctx);
@@ -447,14 +475,13 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
         goto fail_fds;
       ctx->egress_listens = egress_listens;
     }
-  set_request (ctx, request, dns_envp, pty_pair[1], unotify_pair[1]);
   ctx->init_argv[0] = "sbx-init";
   ctx->init_argv[1] = spec->rung == SBX_LINUX_RUNG_USERNS ? "1" : "2";
   ctx->init_argv[2] = NULL;   /* B's pid, filled in by A */
   sbx_child_format_long (ctx->init_fd_buf, ctx->exit_fd);
   ctx->init_argv[3] = ctx->init_fd_buf;
-  ctx->init_argv[4] = NULL;
   ctx->init_envp[0] = NULL;
+  set_request (ctx, spec, request, dns_envp, pty_pair[1], unotify_pair[1]);
 
   flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD;
   if (spec->rung == SBX_LINUX_RUNG_USERNS)
@@ -684,6 +711,8 @@ started:
   result->child = child;
   if (request->flags & SBX_SPAWN_PTY_SANDBOX)
     result->pty_master_fd = pty_master;
+  if (request->flags & SBX_SPAWN_IGNORED_SIGNALS)
+    result->honoured_flags |= SBX_SPAWN_IGNORED_SIGNALS;
   /* The next sandbox of this spec, prepared now that the target runs (off
    * the path from the call to its exec). */
   if (spec->rung == SBX_LINUX_RUNG_USERNS && spec->proxy_port == 0)

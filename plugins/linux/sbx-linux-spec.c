@@ -634,7 +634,15 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
     {
       g_autoptr(GError) local_error = NULL;
 
-      spec->mounts = sbx_linux_mount_plan_new (policy, probe->landlock_abi >= 1, &local_error);
+      /* The sandbox's hostname, and a hosts file that resolves it (a proxy
+       * network's own hosts file names it too: sbx-linux-egress.c). */
+      spec->hostname = g_strdup ("sbx");
+      if (!net_proxy && !sbx_linux_hosts_file_new (spec, policy, error))
+        {
+          *out_status = SBX_STATUS_FAILED;
+          return NULL;
+        }
+      spec->mounts = sbx_linux_mount_plan_new (policy, probe->landlock_abi >= 1, spec->hosts_file, &local_error);
       if (spec->mounts == NULL)
         {
           *out_status = SBX_STATUS_INVALID;
@@ -659,7 +667,6 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
       spec->gid_map = g_strdup_printf ("%u %u 1\n", (unsigned) getegid (), (unsigned) getegid ());
       spec->uid_map_len = strlen (spec->uid_map);
       spec->gid_map_len = strlen (spec->gid_map);
-      spec->hostname = g_strdup ("sbx");
       /* A spec with grants serves one spawn, and a proxy spec gets a network
        * namespace per spawn (each run its own listener): no zygote. */
       spec->zygote = spec->transient || net_proxy ? NULL : sbx_linux_zygote_new ();
@@ -734,15 +741,6 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
    * supervisor (sbx-linux-unotify.c), which lets the sandbox reach its own
    * sockets and the host sockets the policy names (reported). */
   allow_unix = (policy->flags & SBX_POLICY_UNIX_SOCKETS) != 0;
-  if (allow_unix)
-    {
-      module_report (&module, SBX_ABI_FEATURE_NETWORK_BOUNDARY, SBX_ABI_REPORT_NARROWED,
-                     "except unix sockets, which the profile allows: a daemon's pathname socket under "
-                     "the roots is reachable and may relay anywhere");
-      module_report (&module, SBX_ABI_FEATURE_PROCESS_BOUNDARY, SBX_ABI_REPORT_NARROWED,
-                     "except unix sockets, which the profile allows: a host process listening on a "
-                     "pathname socket under the roots is reachable");
-    }
   if (!copy_host_sockets (spec, policy, error))
     {
       *out_status = SBX_STATUS_INVALID;
@@ -767,6 +765,17 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
       seccomp_bits = sbx_seccomp_program_enforces (spec->seccomp);
       if (seccomp_bits & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED)
         report_host_sockets (reporter, spec);
+      /* The same program for a spawn that shares the caller's terminal
+       * (sbx_linux_spawn_shares_terminal()); reported through "terminal"
+       * below, its other rules are the ones just reported. */
+      options.caller_terminal_shared = TRUE;
+      spec->seccomp_terminal = sbx_seccomp_program_new (&options, NULL, &local_error);
+      if (spec->seccomp_terminal == NULL)
+        {
+          *out_status = SBX_STATUS_FAILED;
+          g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "seccomp: ");
+          return NULL;
+        }
     }
   else
     {
@@ -796,6 +805,19 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
                    claims.refusal);
       return NULL;
     }
+  /* Unix sockets the profile allows, where only the sockets under the
+   * mounted roots are reachable (rung 1): the boundaries hold with that
+   * exception.  Where host daemons' sockets are reachable the claims
+   * withdrew the boundaries and unix-sockets says why. */
+  if (allow_unix && !claims.host_sockets)
+    {
+      module_report (&module, SBX_ABI_FEATURE_NETWORK_BOUNDARY, SBX_ABI_REPORT_NARROWED,
+                     "except unix sockets, which the profile allows: a daemon's pathname socket under "
+                     "the roots is reachable and may relay anywhere");
+      module_report (&module, SBX_ABI_FEATURE_PROCESS_BOUNDARY, SBX_ABI_REPORT_NARROWED,
+                     "except unix sockets, which the profile allows: a host process listening on a "
+                     "pathname socket under the roots is reachable");
+    }
 
   env_detail = spec->dns_over_tcp
                ? "the target gets exactly the environment the core built, nothing inherited, plus "
@@ -805,8 +827,20 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
   report (reporter, "capabilities", SBX_ABI_REPORT_ENFORCED,
           "every capability dropped (bounding, ambient, effective, permitted, inheritable), "
           "securebits locked, no_new_privs; the target runs as the caller's own uid and gid");
-  report (reporter, "terminal", SBX_ABI_REPORT_ENFORCED,
-          "new session (setsid): no controlling terminal, so TIOCSTI injection is refused");
+  if (spec->seccomp_terminal != NULL)
+    report (reporter, "terminal", SBX_ABI_REPORT_ENFORCED,
+            "new session (setsid): no controlling terminal, so TIOCSTI injection is refused. A command "
+            "whose stdin, stdout or stderr is the caller's terminal (not one sbx created for it, as --pty "
+            "does) cannot set that terminal's modes: for such a run the terminal-setting ioctl requests "
+            "(modes, window size, line discipline, flow control and flushes, breaks, controlling terminal, "
+            "console redirection, exclusive mode) return EPERM on every descriptor, reading them works, "
+            "and the caller's terminal is left as it was");
+  else
+    report (reporter, "terminal", SBX_ABI_REPORT_NARROWED,
+            "new session (setsid): no controlling terminal, so TIOCSTI injection is refused; but without "
+            "seccomp a command whose standard stream is the caller's terminal can set its modes, window "
+            "size and line discipline, and they stay so after the run. Hint: --pty gives the command a "
+            "terminal of its own");
   report (reporter, "parent-death", SBX_ABI_REPORT_ENFORCED,
           "the tree is killed when the supervisor process goes away (sbx-init watches the "
           "exit-record pipe; the target has PR_SET_PDEATHSIG)");
@@ -832,6 +866,37 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
               "(kernel tunables cannot be written)");
       report (reporter, "dev", SBX_ABI_REPORT_ENFORCED,
               "a minimal /dev: null, zero, full, random, urandom, tty, a private devpts and /dev/shm");
+      if (plan->curated_sys)
+        {
+          const SbxCgroupBase *cg = spec->cgroup_base;
+
+          reportf (reporter, "sys", SBX_ABI_REPORT_WIDENED,
+                   "a read-only /sys of what programs commonly read: CPU topology and online CPUs "
+                   "(/sys/devices/system/cpu), NUMA nodes (/sys/devices/system/node)%s; no other part "
+                   "of the host's sysfs, nothing writable",
+                   cg != NULL && cg->mode == SBX_CGROUP_V2
+                   ? ", and the sandbox's own cgroup at /sys/fs/cgroup where the kernel lets the sandbox "
+                     "mount it (cgroup v2, in a cgroup namespace rooted there: its limits and nothing above "
+                     "or beside it)"
+                   : cg != NULL && cg->mode == SBX_CGROUP_V1
+                   ? ", and the sandbox's own cgroups at /sys/fs/cgroup/memory and /sys/fs/cgroup/pids "
+                     "where the kernel lets the sandbox mount them (cgroup v1, in a cgroup namespace rooted "
+                     "there: their limits and nothing above or beside them)"
+                   : "; /sys/fs/cgroup is empty: the sandbox has no cgroup of its own (rlimits), and "
+                     "the cgroup it shares with its caller is not shown");
+        }
+      else if (plan->root_is_host)
+        report (reporter, "sys", SBX_ABI_REPORT_WIDENED,
+                "the host's /sys, read-only, through the host root the policy lets the sandbox read");
+      if (plan->own_hosts)
+        reportf (reporter, "hostname", SBX_ABI_REPORT_WIDENED,
+                 "hostname '%s' (a UTS namespace); /etc/hosts is the sandbox's own read-only copy of "
+                 "the host's with '" SBX_LINUX_HOSTNAME_ADDRESS " %s' added, so the name resolves",
+                 spec->hostname, spec->hostname);
+      else if (spec->egress_hosts != NULL)
+        reportf (reporter, "hostname", SBX_ABI_REPORT_WIDENED,
+                 "hostname '%s' (a UTS namespace); the proxy network's own /etc/hosts (localhost only) "
+                 "names it too, so the name resolves", spec->hostname);
       if (plan->hides_host_sockets)
         report (reporter, "host-sockets", SBX_ABI_REPORT_NARROWED,
                 "/run, /var/run and /tmp of the visible host are hidden: unix sockets there "
@@ -894,11 +959,14 @@ sbx_linux_spec_free (SbxLinuxSpec *spec)
     sbx_landlock_plan_free (spec->landlock);
   if (spec->seccomp != NULL)
     sbx_seccomp_program_free (spec->seccomp);
+  if (spec->seccomp_terminal != NULL)
+    sbx_seccomp_program_free (spec->seccomp_terminal);
   g_free (spec->uid_map);
   g_free (spec->gid_map);
   g_free (spec->root_dir);
   g_free (spec->hostname);
   g_strfreev (spec->host_sockets);
   sbx_linux_egress_files_free (spec);
+  sbx_linux_hosts_file_free (spec);
   g_free (spec);
 }

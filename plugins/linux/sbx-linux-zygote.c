@@ -399,7 +399,8 @@ warm_new (SbxLinuxSpec *spec)
   ctx->init_argv[2] = NULL;   /* B's pid, filled in by A */
   sbx_child_format_long (ctx->init_fd_buf, ctx->exit_fd);
   ctx->init_argv[3] = ctx->init_fd_buf;
-  ctx->init_argv[4] = NULL;
+  ctx->init_argv[4] = NULL;   /* the ignored signals: set_request (sbx-linux-spawn.c) */
+  ctx->init_argv[5] = NULL;
   ctx->init_envp[0] = NULL;
   ctx->zpid = -EIO;
   ctx->z_pidfd = -1;

@@ -27,6 +27,8 @@ static const int rungs[] = { 1, 2 };
 static const uint32_t net_modes[] = { SBX_NET_MODE_DENY, SBX_NET_MODE_OPEN, SBX_NET_MODE_PORTS, SBX_NET_MODE_PROXY };
 static const int truncate_abis[] = { 0, 1 };
 static const int unix_sockets[] = { FALSE, TRUE };
+static const int caller_terminal[] = { FALSE, TRUE };
+#define N_CALLER_TERMINAL G_N_ELEMENTS (caller_terminal)
 
 static gboolean
 same_program (const SbxSeccompProgram *a,
@@ -182,17 +184,18 @@ main (int    argc,
   for (guint r = 0; r < G_N_ELEMENTS (rungs); r++)
     for (guint n = 0; n < G_N_ELEMENTS (net_modes); n++)
       for (guint t = 0; t < G_N_ELEMENTS (truncate_abis); t++)
-        for (guint u = 0; u < G_N_ELEMENTS (unix_sockets); u++)
+        for (guint uc = 0; uc < G_N_ELEMENTS (unix_sockets) * N_CALLER_TERMINAL; uc++)
           {
-            SbxSeccompOptions options = { rungs[r], net_modes[n], truncate_abis[t], unix_sockets[u] };
+            SbxSeccompOptions options = { rungs[r], net_modes[n], truncate_abis[t], unix_sockets[uc / N_CALLER_TERMINAL],
+                                          caller_terminal[uc % N_CALLER_TERMINAL] };
             g_autoptr(SbxSeccompProgram) program = sbx_seccomp_program_generate (&options, &error);
             guint index;
 
             if (program == NULL)
               {
-                fprintf (stderr, "sbx-seccomp-gen: rung %d, net mode %u, truncate %d, unix %d: %s\n",
-                         options.rung, options.net_mode, options.landlock_abi, options.allow_unix_sockets,
-                         error->message);
+                fprintf (stderr, "sbx-seccomp-gen: rung %d, net mode %u, truncate %d, unix %d, caller's "
+                                 "terminal %d: %s\n", options.rung, options.net_mode, options.landlock_abi,
+                         options.allow_unix_sockets, options.caller_terminal_shared, error->message);
                 return 1;
               }
             for (index = 0; index < unique->len; index++)
@@ -211,9 +214,11 @@ main (int    argc,
               const SbxSeccompProgram *p = g_ptr_array_index (unique, index);
 
               g_string_append_printf (entries,
-                                      "  { %d, %uu, %d, %d, 0x%08xu, filter_%u, %u, 0x%08xu, \"%s\", rules_%u, %zu, %d },\n",
+                                      "  { %d, %uu, %d, %d, %d, 0x%08xu, filter_%u, %u, 0x%08xu, \"%s\", rules_%u, %zu, "
+                                      "%d },\n",
                                       options.rung, options.net_mode, options.landlock_abi,
-                                      options.allow_unix_sockets ? 1 : 0, p->native_arch, index, p->len,
+                                      options.allow_unix_sockets ? 1 : 0, options.caller_terminal_shared ? 1 : 0,
+                                      p->native_arch, index, p->len,
                                       p->enforces, p->arches, index, p->n_rules, p->last_known);
               n_entries++;
             }

@@ -54,6 +54,7 @@ typedef struct
   uint32_t                  net_mode;
   int                       landlock_abi;          /* normalised: 1 when truncation needs rules, else 0 */
   int                       allow_unix_sockets;
+  int                       caller_terminal_shared;
   uint32_t                  native_arch;
   const struct sock_filter *filter;
   unsigned short            len;

@@ -70,6 +70,13 @@
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C
 #endif
+#include <asm/termbits.h>   /* TCSETS2 and the other requests of caller_terminal_requests[] */
+#ifndef TCSETX
+#define TCSETX  0x5433
+#define TCSETXF 0x5434
+#define TCSETXW 0x5435
+#endif
+#include <linux/serial.h>   /* struct serial_iso7816 of TIOCSISO7816 */
 
 /* First system call number of the unified table (all our architectures
  * number system calls identically from here on) and the end of the range the
@@ -430,6 +437,57 @@ add_device_rules (Rules *r)
    * text.  The request is an unsigned int: compare the low 32 bits. */
   DENY_ARGS (r, EPERM, "ioctl", ARG32_EQ (1, TIOCSTI));
   DENY_ARGS (r, EPERM, "ioctl", ARG32_EQ (1, TIOCLINUX));
+}
+
+/* The caller's terminal shared (SbxSeccompOptions.caller_terminal_shared):
+ * the terminal-setting requests, refused with EPERM on every descriptor.
+ * The target's standard streams were opened by the caller, before any
+ * Landlock rule (LANDLOCK_ACCESS_FS_IOCTL_DEV covers only files the target
+ * opens itself), and they share the caller's open file description: what a
+ * request changes on them stays changed on the caller's terminal after the
+ * run (a shell left without echo, at 1x1, with other control characters or
+ * line discipline).  A filter sees descriptor numbers, not files, and a
+ * descriptor can be renumbered (dup2) or the terminal reopened through
+ * /proc/self/fd/N, so the requests are refused on every descriptor, also on
+ * a terminal the target opens itself; the requests that only read (TCGETS,
+ * TCGETS2, TIOCGWINSZ, TIOCGPGRP, TIOCGSID, TIOCGETD, TIOCOUTQ, FIONREAD)
+ * and those on the descriptor's own flags (FIONBIO, FIOASYNC, FIOCLEX: what
+ * fcntl(2) does anyway) stay.  Left out: TIOCSPTLCK and TIOCGPTPEER act on a
+ * pseudo-terminal master (unlockpt() of a terminal the target creates), and
+ * a caller's terminal reaches the target as a slave or a real device.
+ * TCSBRK is refused only with a zero argument (a break; tcdrain() passes
+ * 1).  The request is an unsigned int: the low 32 bits are compared. */
+static const unsigned long caller_terminal_requests[] = {
+  TCSETS, TCSETSW, TCSETSF,                /* modes (tcsetattr) */
+  TCSETA, TCSETAW, TCSETAF,                /* modes, System V struct termio */
+  TCSETS2, TCSETSW2, TCSETSF2,             /* modes with arbitrary speeds */
+  TCSETX, TCSETXF, TCSETXW,                /* extended modes (termiox) */
+  TIOCSLCKTRMIOS,                          /* locked modes */
+  TIOCSWINSZ,                              /* window size */
+  TIOCSETD,                                /* line discipline */
+  TCXONC, TCFLSH,                          /* flow control (output stopped), flushing typed input */
+  TCSBRKP, TIOCSBRK, TIOCCBRK,             /* breaks (TCSBRK below) */
+  TIOCEXCL, TIOCNXCL,                      /* exclusive mode: nobody else could open it */
+  TIOCSCTTY, TIOCSPGRP,                    /* controlling terminal, foreground group */
+  TIOCCONS,                                /* console output redirected to it */
+  TIOCVHANGUP,                             /* hang it up */
+  TIOCSIG, TIOCPKT,                        /* signals to its foreground group, packet mode */
+  TIOCMBIS, TIOCMBIC, TIOCMSET,            /* modem lines */
+  TIOCSSOFTCAR, TIOCSSERIAL, TIOCSRS485, TIOCSISO7816,
+  TIOCSERCONFIG, TIOCSERSWILD, TIOCSERSETMULTI,   /* serial line settings */
+};
+
+static void
+add_terminal_rules (Rules *r)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (caller_terminal_requests); i++)
+    DENY_ARGS (r, EPERM, "ioctl", ARG32_EQ (1, caller_terminal_requests[i]));
+  DENY_ARGS (r, EPERM, "ioctl", ARG32_EQ (1, TCSBRK), SCMP_A2 (SCMP_CMP_EQ, 0));
+  /* A virtual console: every keyboard/display (KD*, 0x4Bxx) and
+   * console-switching (VT_*, 0x56xx) request; their setting ones need the
+   * console as the controlling terminal or CAP_SYS_TTY_CONFIG already */
+  DENY_ARGS (r, EPERM, "ioctl", ARG_BITS (1, 0xffffff00u, 0x4b00u));
+  DENY_ARGS (r, EPERM, "ioctl", ARG_BITS (1, 0xffffff00u, 0x5600u));
 }
 
 /* Set-user-ID and set-group-ID bits.  A file the sandbox marks set-id runs
@@ -951,6 +1009,11 @@ build_context (Rules                   *r,
     DENY0 (r, unconditional[i].err, unconditional[i].name);
   add_namespace_rules (r);
   add_device_rules (r);
+  if (options->caller_terminal_shared)
+    {
+      add_terminal_rules (r);
+      *enforces |= SBX_SECCOMP_ENFORCES_TERMINAL_SETTINGS_DENIED;
+    }
   add_setid_rules (r, options);
   *enforces |= SBX_SECCOMP_ENFORCES_SETID_DENIED;
   if (options->landlock_abi >= 1 && options->landlock_abi < 3)
@@ -978,7 +1041,7 @@ build_context (Rules                   *r,
  * table.  A new field of SbxSeccompOptions must be normalised here and
  * enumerated by sbx-seccomp-gen.c; the assertion makes adding one without
  * doing so a build error. */
-G_STATIC_ASSERT (sizeof (SbxSeccompOptions) == 4 * sizeof (uint32_t));
+G_STATIC_ASSERT (sizeof (SbxSeccompOptions) == 5 * sizeof (uint32_t));
 
 static void
 normalize_options (const SbxSeccompOptions *options,
@@ -990,6 +1053,7 @@ normalize_options (const SbxSeccompOptions *options,
   /* build_context() asks only whether 1 <= landlock_abi < 3 */
   normal->landlock_abi = options->landlock_abi >= 1 && options->landlock_abi < 3 ? 1 : 0;
   normal->allow_unix_sockets = options->allow_unix_sockets ? TRUE : FALSE;
+  normal->caller_terminal_shared = options->caller_terminal_shared ? TRUE : FALSE;
 }
 
 static gboolean
@@ -1185,7 +1249,8 @@ lookup_precompiled (const SbxSeccompOptions *normal,
       SbxSeccompProgram *program;
 
       if (entry->rung != normal->rung || entry->net_mode != normal->net_mode ||
-          entry->landlock_abi != normal->landlock_abi || entry->allow_unix_sockets != normal->allow_unix_sockets)
+          entry->landlock_abi != normal->landlock_abi || entry->allow_unix_sockets != normal->allow_unix_sockets ||
+          entry->caller_terminal_shared != normal->caller_terminal_shared)
         continue;
       if (entry->native_arch != seccomp_arch_native ())
         return TRUE;

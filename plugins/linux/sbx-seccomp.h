@@ -31,6 +31,18 @@ typedef struct
    * TRUE only for a policy with SBX_POLICY_UNIX_SOCKETS (the profile opened
    * them explicitly). */
   gboolean allow_unix_sockets;
+  /* The caller's terminal is shared: a standard stream of the target is a
+   * terminal the backend did not create for it (sbx run -- cmd | cat from
+   * an interactive shell, --no-pty).  The terminal-setting ioctl requests
+   * (modes, window size, line discipline, flow control, flushes, breaks,
+   * controlling terminal, console redirection, exclusive mode: the
+   * caller_terminal_requests[] of sbx-seccomp.c) are refused with EPERM on
+   * every descriptor, since a filter cannot tell which descriptor is that
+   * terminal (dup(2) and reopening /proc/self/fd/N defeat per-number
+   * rules); the reading ones (TCGETS, TIOCGWINSZ, TIOCGPGRP, FIONREAD)
+   * stay.  A per-spawn choice: the spec holds both programs
+   * (sbx-linux-spec.c) and the spawn picks one (sbx-linux-spawn.c). */
+  gboolean caller_terminal_shared;
 } SbxSeccompOptions;
 
 /* What a program enforces (sbx_seccomp_program_enforces()). */
@@ -47,7 +59,10 @@ typedef struct
 #define SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED (1u << 7)  /* listen(2) refused (ports network: an
                                                             * unbound TCP socket's listen() autobinds,
                                                             * which Landlock's BIND_TCP never sees) */
-#define SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED  (1u << 8)  /* connect(2) goes to the supervisor
+#define SBX_SECCOMP_ENFORCES_TERMINAL_SETTINGS_DENIED (1u << 8)  /* the terminal-setting ioctl requests
+                                                                  * refused on every fd (caller's
+                                                                  * terminal shared) */
+#define SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED  (1u << 9)  /* connect(2) goes to the supervisor
                                                           * (SECCOMP_RET_USER_NOTIF); unix sockets are
                                                           * stream or seqpacket only.  The filter must be
                                                           * loaded with a listener

@@ -67,7 +67,8 @@ typedef struct
 
 typedef struct
 {
-  pid_t pid; /* also the process group id (setsid) */
+  pid_t    pid;      /* also the process group id (setsid) */
+  uint64_t ignored;  /* SBX_SPAWN_IGNORED_SIGNALS: bit N-1, signal N started ignored */
 } UnconfinedChild;
 
 #define SPEC_MAGIC 0x756e6366u /* "uncf" */
@@ -285,20 +286,22 @@ child_exec (const int          fds[3],
             const char        *cwd,
             char *const       *candidates,
             const char *const *argv,
-            const char *const *envp)
+            const char *const *envp,
+            uint64_t           ignored)
 {
   sigset_t empty;
   int      high[3];
   int      err = ENOENT;
   int      saw_eacces = 0;
 
-  /* Default signal dispositions and an empty mask, whatever the host set. */
+  /* Default signal dispositions and an empty mask, whatever the host set;
+   * the signals the request names start ignored (execve keeps SIG_IGN). */
   for (int sig = 1; sig < NSIG; sig++)
     {
       struct sigaction sa;
 
       memset (&sa, 0, sizeof sa);
-      sa.sa_handler = SIG_DFL;
+      sa.sa_handler = sig <= 64 && (ignored & (UINT64_C (1) << (sig - 1))) ? SIG_IGN : SIG_DFL;
       if (sig != SIGKILL && sig != SIGSTOP)
         sigaction (sig, &sa, NULL);
     }
@@ -378,6 +381,23 @@ unconfined_spawn (void                    *plugin_ctx,
       fail (plugin, call, SBX_STATUS_UNSUPPORTED, "unconfined: PTY spawns are not supported yet");
       return SBX_STATUS_UNSUPPORTED;
     }
+  if ((request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX | SBX_SPAWN_IGNORED_SIGNALS)) != 0)
+    {
+      fail (plugin, call, SBX_STATUS_UNSUPPORTED, "unconfined: unknown spawn flags 0x%x",
+            (unsigned) (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX
+                                                      | SBX_SPAWN_IGNORED_SIGNALS)));
+      return SBX_STATUS_UNSUPPORTED;
+    }
+  if ((request->flags & SBX_SPAWN_IGNORED_SIGNALS) != 0
+      && (request->struct_size < SBX_SPAWN_REQUEST_V1_SIGNALS_SIZE || request->ignored_signals == 0
+          || (request->ignored_signals & ((UINT64_C (1) << (SIGKILL - 1)) | (UINT64_C (1) << (SIGSTOP - 1)))) != 0
+          || result->struct_size < SBX_SPAWN_RESULT_V1_FLAGS_SIZE))
+    {
+      fail (plugin, call, SBX_STATUS_INVALID,
+            "unconfined: an ignored-signals request needs a non-empty set without SIGKILL and SIGSTOP "
+            "in a request and result large enough to carry it");
+      return SBX_STATUS_INVALID;
+    }
 
   candidates = exec_candidates (request->argv[0], request->envp);
   if (candidates == NULL)
@@ -425,7 +445,8 @@ unconfined_spawn (void                    *plugin_ctx,
     {
       /* The child leaves through execve or _exit: no cleanup runs here. */
       close (report_read);
-      child_exec (fds, report_write, request->cwd, candidates, request->argv, request->envp);
+      child_exec (fds, report_write, request->cwd, candidates, request->argv, request->envp,
+                  (request->flags & SBX_SPAWN_IGNORED_SIGNALS) != 0 ? request->ignored_signals : 0);
       _exit (127);
     }
 
@@ -492,6 +513,11 @@ unconfined_spawn (void                    *plugin_ctx,
     }
 
   child->pid = pid;
+  if ((request->flags & SBX_SPAWN_IGNORED_SIGNALS) != 0)
+    {
+      child->ignored = request->ignored_signals;
+      result->honoured_flags |= SBX_SPAWN_IGNORED_SIGNALS;
+    }
   result->containment = SBX_CONTAINMENT_UNSPECIFIED;
   result->pid = pid;
   result->pidfd = -1;
@@ -509,6 +535,14 @@ unconfined_signal (void   *plugin_ctx,
 
   if (child == NULL || child->pid <= 0)
     return SBX_STATUS_INVALID;
+  /* A signal the command started ignoring reaches the command alone, as it
+   * would a plain child: the rest of its group never gets it from us. */
+  if (signo >= 1 && signo <= 64 && (child->ignored & (UINT64_C (1) << (signo - 1))) != 0)
+    {
+      if (kill (child->pid, signo) < 0 && errno != ESRCH)
+        return SBX_STATUS_FAILED;
+      return SBX_STATUS_OK;
+    }
   if (kill (-child->pid, signo) < 0 && errno != ESRCH)
     return SBX_STATUS_FAILED;
   return SBX_STATUS_OK;

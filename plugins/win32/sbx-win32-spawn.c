@@ -726,6 +726,12 @@ sbx_win32_spawn (const SbxWin32Plan      *plan,
       set_err (err, err_size, "win32-restricted: PTY spawns are not supported");
       return SBX_STATUS_UNSUPPORTED;
     }
+  if (request->flags & SBX_SPAWN_IGNORED_SIGNALS)
+    {
+      set_err (err, err_size, "win32-restricted: Windows has no POSIX signal dispositions to start "
+                              "the command with (SBX_SPAWN_IGNORED_SIGNALS)");
+      return SBX_STATUS_UNSUPPORTED;
+    }
   token = sbx_win32_make_token (plan, err, err_size);
   if (token == NULL)
     return SBX_STATUS_FAILED;

@@ -72,7 +72,7 @@ _Static_assert (sizeof (SbxCompileResultV1) == 16, "size SbxCompileResultV1");
 _Static_assert (offsetof (SbxCompileResultV1, struct_size) == 0, "SbxCompileResultV1.struct_size");
 _Static_assert (offsetof (SbxCompileResultV1, level) == 4, "SbxCompileResultV1.level");
 _Static_assert (offsetof (SbxCompileResultV1, guarantees) == 8, "SbxCompileResultV1.guarantees");
-_Static_assert (sizeof (SbxSpawnRequestV1) == 80, "size SbxSpawnRequestV1");
+_Static_assert (sizeof (SbxSpawnRequestV1) == 88, "size SbxSpawnRequestV1");
 _Static_assert (offsetof (SbxSpawnRequestV1, struct_size) == 0, "SbxSpawnRequestV1.struct_size");
 _Static_assert (offsetof (SbxSpawnRequestV1, flags) == 4, "SbxSpawnRequestV1.flags");
 _Static_assert (offsetof (SbxSpawnRequestV1, cwd) == 8, "SbxSpawnRequestV1.cwd");
@@ -91,6 +91,10 @@ _Static_assert (offsetof (SbxSpawnRequestV1, listen_fds) == 64, "SbxSpawnRequest
 _Static_assert (offsetof (SbxSpawnRequestV1, n_listens) == 72, "SbxSpawnRequestV1.n_listens");
 _Static_assert (offsetof (SbxSpawnRequestV1, reserved1) == 76, "SbxSpawnRequestV1.reserved1");
 _Static_assert (SBX_SPAWN_REQUEST_V1_LISTEN_SIZE == 76, "SBX_SPAWN_REQUEST_V1_LISTEN_SIZE");
+/* ignored_signals was appended after them (additive): SBX_ABI_HAS
+ * (ignored_signals) is false for a request of the listeners' layout. */
+_Static_assert (offsetof (SbxSpawnRequestV1, ignored_signals) == 80, "SbxSpawnRequestV1.ignored_signals");
+_Static_assert (SBX_SPAWN_REQUEST_V1_SIGNALS_SIZE == 88, "SBX_SPAWN_REQUEST_V1_SIGNALS_SIZE");
 _Static_assert (sizeof (SbxListenV1) == 48, "size SbxListenV1");
 _Static_assert (offsetof (SbxListenV1, struct_size) == 0, "SbxListenV1.struct_size");
 _Static_assert (offsetof (SbxListenV1, kind) == 4, "SbxListenV1.kind");
@@ -110,7 +114,9 @@ _Static_assert (offsetof (SbxSpawnResultV1, pidfd) == 16, "SbxSpawnResultV1.pidf
 _Static_assert (offsetof (SbxSpawnResultV1, proxy_listen_fd) == 20, "SbxSpawnResultV1.proxy_listen_fd");
 _Static_assert (offsetof (SbxSpawnResultV1, child) == 24, "SbxSpawnResultV1.child");
 _Static_assert (offsetof (SbxSpawnResultV1, pty_master_fd) == 32, "SbxSpawnResultV1.pty_master_fd");
-_Static_assert (offsetof (SbxSpawnResultV1, reserved1) == 36, "SbxSpawnResultV1.reserved1");
+/* honoured_flags took the place of reserved1, which every host set to 0. */
+_Static_assert (offsetof (SbxSpawnResultV1, honoured_flags) == 36, "SbxSpawnResultV1.honoured_flags");
+_Static_assert (SBX_SPAWN_RESULT_V1_FLAGS_SIZE == 40, "SBX_SPAWN_RESULT_V1_FLAGS_SIZE");
 _Static_assert (sizeof (SbxExitV1) == 16, "size SbxExitV1");
 _Static_assert (offsetof (SbxExitV1, struct_size) == 0, "SbxExitV1.struct_size");
 _Static_assert (offsetof (SbxExitV1, kind) == 4, "SbxExitV1.kind");

@@ -426,6 +426,46 @@ fx_init_upstream (Fx            *fx,
 
 /* ------------------------------------------------------------------------- */
 
+/* A target sbx never reaches is refused when the grant is issued, with the
+ * reason, by the rule the egress applies at connect: every metadata form
+ * (tests/test-egress-route.c holds the rule's whole table).  The same
+ * executor issues a grant for a reachable target. */
+static void
+test_metadata_refused_at_issue (void)
+{
+  static const char *const never[] = {
+    "tcp:169.254.169.254:80", "tcp:[::ffff:169.254.169.254]:80", "tcp:[fd00:ec2::254]:80",
+    "tcp:[64:ff9b::a9fe:a9fe]:80", "tcp:100.100.100.200:80", "tcp:2852039166:80",
+    "tcp:0xa9fea9fe:80",
+  };
+  g_autoptr(SbxEgressRoute) route = sbx_egress_route_new_direct ();
+  g_autofree char *token = NULL;
+  g_autoptr(GError) error = NULL;
+  Fx fx;
+
+  if (!fx_init (&fx, "linux-userns", SBX_ACCESS_GATED, route))
+    return;
+  for (gsize i = 0; i < G_N_ELEMENTS (never); i++)
+    {
+      g_autofree char *refused = sbx_executor_issue_grant (fx.executor, "exec", "true", fx.tree.ws,
+                                                           SBX_GRANT_CLASS_NETWORK_PROXY_TARGET,
+                                                           never[i], NULL, &error);
+
+      g_test_message ("%s: %s", never[i], error != NULL ? error->message : "(issued)");
+      g_assert_null (refused);
+      g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_DENIED);
+      g_assert_nonnull (strstr (error->message, "cloud metadata address"));
+      g_assert_nonnull (strstr (error->message, SBX_GRANT_CLASS_NETWORK_PROXY_TARGET));
+      g_clear_error (&error);
+    }
+  token = sbx_executor_issue_grant (fx.executor, "exec", "true", fx.tree.ws,
+                                    SBX_GRANT_CLASS_NETWORK_PROXY_TARGET, "tcp:169.254.169.253:80",
+                                    NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (token);
+  fx_clear (&fx);
+}
+
 static void
 test_literal_plain_client (void)
 {
@@ -443,7 +483,6 @@ test_literal_plain_client (void)
   target = g_strdup_printf ("tcp:127.0.0.1:%u", port);
   targets[0] = target;
   targets[1] = "tcp:192.0.2.7:9";   /* outside 127/8: a forwarder on the sandbox's lo */
-  targets[2] = "tcp:169.254.169.254:80";   /* approved, and still never a forwarder */
 
   /* positive control: both servers answer a plain client without the sandbox */
   control = g_strdup_printf ("python3 client.py 127.0.0.1 %u mine; python3 client.py 127.0.0.1 %u theirs",
@@ -454,13 +493,25 @@ test_literal_plain_client (void)
 
   /* in the sandbox: the approved literal, not the other port; 192.0.2.7:9
    * is connectable (its forwarder exists, the dial then fails) while the
-   * unapproved 192.0.2.8 has no route; the metadata address never, not
-   * even when the approval names it */
+   * unapproved 192.0.2.8 has no route; the metadata address never: its
+   * approval is refused when it is issued (so no forwarder can be made for
+   * it), and it has no route */
   command = g_strdup_printf ("env | grep -i _proxy= | sed 's/=.*//' | sort | tr '\\n' ' '; echo; "
                              "python3 client.py 127.0.0.1 %u mine; python3 client.py 127.0.0.1 %u theirs; "
                              "python3 client.py 192.0.2.7 9 added; python3 client.py 192.0.2.8 9 notadded; "
                              "python3 client.py 169.254.169.254 80 metadata",
                              port, other);
+  {
+    g_autofree char *bound = sbx_grant_command_for_argv (SBX_SH_ARGV (command));
+    g_autoptr(GError) error = NULL;
+    g_autofree char *token = sbx_executor_issue_grant (fx.executor, "exec-literal", bound, fx.tree.ws,
+                                                       SBX_GRANT_CLASS_NETWORK_PROXY_TARGET,
+                                                       "tcp:169.254.169.254:80", NULL, &error);
+
+    g_assert_null (token);
+    g_assert_error (error, SBX_GRANT_ERROR, SBX_GRANT_ERROR_DENIED);
+    g_assert_nonnull (strstr (error->message, "cloud metadata address"));
+  }
   result = run_with_targets (&fx, "exec-literal", command, targets);
   out = output_of (result);
   g_test_message ("%s", out);
@@ -802,6 +853,7 @@ main (int    argc,
 {
   signal (SIGPIPE, SIG_IGN);
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/egress-forward/metadata-refused-at-issue", test_metadata_refused_at_issue);
   g_test_add_func ("/egress-forward/literal-plain-client", test_literal_plain_client);
   g_test_add_func ("/egress-forward/git-daemon", test_git_daemon);
   g_test_add_func ("/egress-forward/name-via-upstream", test_name_via_upstream);

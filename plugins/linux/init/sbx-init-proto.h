@@ -4,7 +4,7 @@
  * the tiny init program that runs inside every sandbox.  Included by the
  * freestanding init (no libc) and by the plugin, so: <stdint.h> only.
  *
- * Command line:  sbx-init MODE TARGET-PID EXIT-FD
+ * Command line:  sbx-init MODE TARGET-PID EXIT-FD [IGNORED]
  *   MODE        "1": PID 1 of the sandbox's pid namespace (rung 1);
  *               "2": child subreaper owning the process tree (rung 2);
  *               "p": probe — exit SBX_INIT_PROBE_EXIT at once.
@@ -12,6 +12,9 @@
  *   EXIT-FD     write end of the exit-record pipe (decimal).  Also the
  *               lifeline: when the supervisor's read end is gone the pipe
  *               reports POLLERR and init kills the whole tree.
+ *   IGNORED     optional: the signals the target started with ignored
+ *               (SBX_SPAWN_IGNORED_SIGNALS), decimal, bit N-1 = signal N,
+ *               never 0.  init ignores them too and forwards none of them.
  * The environment is empty and no other descriptor is open.
  */
 #pragma once

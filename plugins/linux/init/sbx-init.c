@@ -13,7 +13,8 @@
  *  - reaps every child (orphans are reparented to it: PID 1 of the pid
  *    namespace at rung 1, PR_SET_CHILD_SUBREAPER at rung 2);
  *  - forwards HUP INT QUIT USR1 USR2 ALRM TERM CONT TSTP TTIN TTOU WINCH to
- *    the tree (rung 1: kill(-1) reaches every process of the namespace but
+ *    the tree, except those the target started with ignored (IGNORED:
+ *    init ignores them as well) (rung 1: kill(-1) reaches every process of the namespace but
  *    init; rung 2: the target's process group and every direct child);
  *  - on SBX_INIT_SIGNAL_KILL_TREE, or when the supervisor's end of the exit
  *    pipe is gone (the lifeline), SIGKILLs the whole tree;
@@ -122,6 +123,21 @@ __asm__ (".text\n"
 #define RESTORER_FLAGS 0
 #define RESTORER 0
 #endif
+
+/* Decimal, unsigned, all 64 bits (signal 64 is bit 63); 0 on anything else. */
+static uint64_t
+parse_u64 (const char *s)
+{
+  uint64_t v = 0;
+
+  for (; *s; s++)
+    {
+      if (*s < '0' || *s > '9' || v > (~UINT64_C (0) - 9) / 10)
+        return 0;
+      v = v * 10 + (uint64_t) (*s - '0');
+    }
+  return v;
+}
 
 static long
 parse_long (const char *s)
@@ -345,6 +361,7 @@ init_main (long *sp)
   uint64_t all = ~UINT64_C (0);
   uint64_t watched = SBX_INIT_FORWARDED_SIGNALS | (UINT64_C (1) << SIGCHLD_)
                      | (UINT64_C (1) << SBX_INIT_SIGNAL_KILL_TREE);
+  uint64_t ignored = 0;
   struct sbx_signalfd_set { uint64_t bits; } sfd_set;
   struct sbx_sigaction sa;
   long sfd;
@@ -352,11 +369,17 @@ init_main (long *sp)
 
   if (argc >= 2 && argv[1][0] == 'p' && argv[1][1] == 0)
     die (SBX_INIT_PROBE_EXIT);
-  if (argc != 4)
+  if (argc != 4 && argc != 5)
     die (127);
   mode = argv[1][0] == '1' ? 1 : argv[1][0] == '2' ? 2 : 0;
   target = parse_long (argv[2]);
   exit_fd = (int) parse_long (argv[3]);
+  if (argc == 5)
+    {
+      ignored = parse_u64 (argv[4]);
+      if (ignored == 0)
+        die (127);
+    }
   if (mode == 0 || target <= 0 || exit_fd < 0)
     die (127);
 
@@ -374,6 +397,17 @@ init_main (long *sp)
     {
       if (!(watched & (UINT64_C (1) << signo)))
         continue;
+      if (signo != SIGCHLD_ && signo != SBX_INIT_SIGNAL_KILL_TREE && (ignored & (UINT64_C (1) << (signo - 1))))
+        {
+          /* The command ignores it: init does too (a pending or later one
+           * is discarded), so it never reaches the rest of the tree from
+           * here, as a plain wrapper's child ignoring it would not pass it
+           * on.  Not watched: it never wakes the loop. */
+          struct sbx_sigaction ign = { (void (*) (int)) 1, RESTORER_FLAGS, RESTORER, 0 };
+
+          sys4 (__NR_rt_sigaction, signo, &ign, 0, 8);
+          continue;
+        }
       sys4 (__NR_rt_sigaction, signo, &sa, 0, 8);
       sfd_set.bits |= UINT64_C (1) << (signo - 1);
     }

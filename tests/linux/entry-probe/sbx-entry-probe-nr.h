@@ -297,6 +297,15 @@
 #ifndef __NR_inotify_init
 #define __NR_inotify_init (-1)
 #endif
+#ifndef __NR_dup
+#define __NR_dup (-1)
+#endif
+#ifndef __NR_setsid
+#define __NR_setsid (-1)
+#endif
+#ifndef __NR_getpgid
+#define __NR_getpgid (-1)
+#endif
 
 #define SBX_PROBE_CALLS \
   X (socket) \
@@ -394,7 +403,10 @@
   X (vm86) \
   X (vm86old) \
   X (umount) \
-  X (inotify_init)
+  X (inotify_init) \
+  X (dup) \
+  X (setsid) \
+  X (getpgid)
 
 typedef struct
 {

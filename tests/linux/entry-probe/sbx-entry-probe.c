@@ -607,6 +607,157 @@ static long op_vm86 (void) { return SC2 ("vm86", 0, 0); }
 static long op_vm86old (void) { return SC1 ("vm86old", 0); }
 static long op_umount (void) { return SC1 ("umount", 0); }
 
+/* ---- the caller's terminal: requests on fd 0 (a terminal the caller
+ * passed as stdin), each with an argument that changes it; the kernel's
+ * layouts, as the 32-bit compat entry takes them too: struct termios (36
+ * bytes, c_lflag at 12, c_cc at 17), struct termio (18 bytes, c_lflag at 6),
+ * struct termios2 (44 bytes) ---- */
+
+#define TTY_TCGETS     0x5401
+#define TTY_TCSETS     0x5402
+#define TTY_TCSETSW    0x5403
+#define TTY_TCSETSF    0x5404
+#define TTY_TCGETA     0x5405
+#define TTY_TCSETA     0x5406
+#define TTY_TCSBRK     0x5409
+#define TTY_TCXONC     0x540A
+#define TTY_TCFLSH     0x540B
+#define TTY_TIOCEXCL   0x540C
+#define TTY_TIOCNXCL   0x540D
+#define TTY_TIOCSCTTY  0x540E
+#define TTY_TIOCSPGRP  0x5410
+#define TTY_TIOCGWINSZ 0x5413
+#define TTY_TIOCSWINSZ 0x5414
+#define TTY_FIONREAD   0x541B
+#define TTY_TIOCCONS   0x541D
+#define TTY_TIOCSETD   0x5423
+#define TTY_TIOCSBRK   0x5427
+#define TTY_TIOCCBRK   0x5428
+#define TTY_TCGETS2    0x802c542aL
+#define TTY_TCSETS2    0x402c542bL
+#define TTY_KDSETMODE  0x4B3A
+
+/* Echo off and 'x' as the interrupt character in the modes @fd has. */
+static long
+tty_set_modes (long fd, unsigned long request)
+{
+  unsigned char *t = low_alloc (64);
+  long r = SC3 ("ioctl", fd, TTY_TCGETS, t);
+  uint32_t lflag;
+
+  if (r < 0)
+    return r;
+  memcpy (&lflag, t + 12, 4);
+  lflag &= ~(uint32_t) 010;   /* ECHO */
+  memcpy (t + 12, &lflag, 4);
+  t[17] = 'x';                /* c_cc[VINTR] */
+  return SC3 ("ioctl", fd, request, t);
+}
+
+static long op_tty_tcgets (void) { return SC3 ("ioctl", 0, TTY_TCGETS, low_alloc (64)); }
+static long op_tty_tiocgwinsz (void) { return SC3 ("ioctl", 0, TTY_TIOCGWINSZ, low_alloc (8)); }
+static long op_tty_fionread (void) { return SC3 ("ioctl", 0, TTY_FIONREAD, low_alloc (4)); }
+static long op_tty_tcdrain (void) { return SC3 ("ioctl", 0, TTY_TCSBRK, 1); }
+static long op_tty_tcsets (void) { return tty_set_modes (0, TTY_TCSETS); }
+static long op_tty_tcsetsw (void) { return tty_set_modes (0, TTY_TCSETSW); }
+static long op_tty_tcsetsf (void) { return tty_set_modes (0, TTY_TCSETSF); }
+/* the request with its upper half set: the kernel takes an unsigned int */
+static long op_tty_tcsets_high (void) { return tty_set_modes (0, TTY_TCSETS | (path == PATH_I386 ? 0 : 1UL << 32)); }
+
+static long
+op_tty_tcseta (void)
+{
+  unsigned char *t = low_alloc (32);
+  long r = SC3 ("ioctl", 0, TTY_TCGETA, t);
+  uint16_t lflag;
+
+  if (r < 0)
+    return r;
+  memcpy (&lflag, t + 6, 2);
+  lflag &= (uint16_t) ~010;
+  memcpy (t + 6, &lflag, 2);
+  return SC3 ("ioctl", 0, TTY_TCSETA, t);
+}
+
+static long
+op_tty_tcsets2 (void)
+{
+  unsigned char *t = low_alloc (64);
+  long r = SC3 ("ioctl", 0, TTY_TCGETS2, t);
+
+  if (r < 0)
+    return r;
+  t[17] = 'x';
+  return SC3 ("ioctl", 0, TTY_TCSETS2, t);
+}
+
+static long
+op_tty_tiocswinsz (void)
+{
+  unsigned short *ws = low_alloc (8);
+
+  ws[0] = 1;
+  ws[1] = 1;
+  return SC3 ("ioctl", 0, TTY_TIOCSWINSZ, ws);
+}
+
+static long op_tty_tiocsetd (void) { return SC3 ("ioctl", 0, TTY_TIOCSETD, low_alloc (4)); }   /* N_TTY */
+static long op_tty_tcflsh (void) { return SC3 ("ioctl", 0, TTY_TCFLSH, 0); }   /* TCIFLUSH */
+static long op_tty_tcxonc (void) { return SC3 ("ioctl", 0, TTY_TCXONC, 1); }   /* TCOON */
+static long op_tty_tcsbrk (void) { return SC3 ("ioctl", 0, TTY_TCSBRK, 0); }   /* a break */
+static long op_tty_tiocsbrk (void) { return SC3 ("ioctl", 0, TTY_TIOCSBRK, 0); }
+static long op_tty_tioccbrk (void) { return SC3 ("ioctl", 0, TTY_TIOCCBRK, 0); }
+static long op_tty_tiocexcl (void) { return SC3 ("ioctl", 0, TTY_TIOCEXCL, 0); }
+static long op_tty_tiocnxcl (void) { return SC3 ("ioctl", 0, TTY_TIOCNXCL, 0); }
+static long op_tty_tioccons (void) { return SC3 ("ioctl", 0, TTY_TIOCCONS, 0); }
+static long op_tty_kdsetmode (void) { return SC3 ("ioctl", 0, TTY_KDSETMODE, 0); }   /* KD_TEXT */
+
+/* A new session first, so that only the terminal decides */
+static long
+op_tty_tiocsctty (void)
+{
+  long r = SC0 ("setsid");
+
+  if (r < 0)
+    return r;
+  return SC3 ("ioctl", 0, TTY_TIOCSCTTY, 0);
+}
+
+static long
+op_tty_tiocspgrp (void)
+{
+  int *pgrp = low_alloc (4);
+  long r = SC1 ("getpgid", 0);
+
+  if (r < 0)
+    return r;
+  *pgrp = (int) r;
+  return SC3 ("ioctl", 0, TTY_TIOCSPGRP, pgrp);
+}
+
+/* The terminal under another descriptor number */
+static long
+op_tty_dup_tcsets (void)
+{
+  long fd = SC1 ("dup", 0);
+
+  if (fd < 0)
+    return fd;
+  return tty_set_modes (fd, TTY_TCSETS);
+}
+
+/* The terminal reopened through /proc/self/fd/0 (a file description of
+ * its own) */
+static long
+op_tty_reopen_tcsets (void)
+{
+  long fd = SC4 ("openat", AT_FDCWD, low_str ("/proc/self/fd/0"), O_RDWR | O_NOCTTY, 0);
+
+  if (fd < 0)
+    return fd;
+  return tty_set_modes (fd, TTY_TCSETS);
+}
+
 static long op_getpid (void) { long r = SC0 ("getpid"); return r < 0 ? r : 0; }
 
 typedef struct
@@ -645,6 +796,12 @@ static const Op ops[] = {
   OP (shmdt), OP (shmctl), OP (msgsnd), OP (msgrcv), OP (msgctl), OP (semop), OP (semtimedop),
   OP (semtimedop_time64), OP (semctl), OP (inotify_init),
   OP (lookup_dcookie), OP (nfsservctl), OP (uselib), OP (vm86), OP (vm86old), OP (umount),
+  /* the caller's terminal as stdin (tests/test-linux-caller-terminal.c) */
+  OP (tty_tcgets), OP (tty_tiocgwinsz), OP (tty_fionread), OP (tty_tcdrain), OP (tty_tcsets), OP (tty_tcsetsw),
+  OP (tty_tcsetsf), OP (tty_tcsets_high), OP (tty_tcseta), OP (tty_tcsets2), OP (tty_tiocswinsz), OP (tty_tiocsetd),
+  OP (tty_tcflsh), OP (tty_tcxonc), OP (tty_tcsbrk), OP (tty_tiocsbrk), OP (tty_tioccbrk), OP (tty_tiocexcl),
+  OP (tty_tiocnxcl), OP (tty_tioccons), OP (tty_kdsetmode), OP (tty_tiocsctty), OP (tty_tiocspgrp),
+  OP (tty_dup_tcsets), OP (tty_reopen_tcsets),
 #undef OP
 };
 

@@ -12,6 +12,10 @@
  *   mock-not-a-child             spawn returns the pid of a grandchild (a
  *                                double fork), which the host cannot wait for;
  *                                signal kills it, finish frees the handle.
+ *   mock-ignores-flags           spawn forks a direct child (sleep) and acts
+ *                                on no spawn flag, as a backend built before
+ *                                SBX_SPAWN_IGNORED_SIGNALS would: it never
+ *                                confirms the flag in honoured_flags.
  *
  * sbx_mock_contract_breaker_count ("release" | "signal" | "finish") is
  * exported so a test can check the host released and finished what it
@@ -228,6 +232,43 @@ finish_grandchild (void        *plugin_ctx,
   return SBX_STATUS_OK;
 }
 
+/* A direct child running sleep; every spawn flag is left unread. */
+static int32_t
+spawn_ignoring_flags (void                    *plugin_ctx,
+                      SbxHostCall             *call,
+                      void                    *spec,
+                      const SbxSpawnRequestV1 *request,
+                      SbxSpawnResultV1        *result)
+{
+  MockCtx      *ctx = plugin_ctx;
+  BreakerChild *child = calloc (1, sizeof *child);
+  pid_t         pid;
+
+  if (child == NULL)
+    return SBX_STATUS_NO_MEMORY;
+  pid = fork ();
+  if (pid < 0)
+    {
+      free (child);
+      ctx->host->set_error (call, SBX_STATUS_FAILED, "mock-ignores-flags: fork failed");
+      return SBX_STATUS_FAILED;
+    }
+  if (pid == 0)
+    {
+      char *const argv[] = { (char *) "sleep", (char *) "30", NULL };
+
+      execv ("/bin/sleep", argv);
+      _exit (127);
+    }
+  child->grandchild = pid;
+  result->pid = pid;
+  result->pidfd = -1;
+  result->proxy_listen_fd = -1;
+  result->containment = SBX_CONTAINMENT_BEST_EFFORT;
+  result->child = child;
+  return SBX_STATUS_OK;
+}
+
 static const SbxBackendVTableV1 more_guarantees_vtable = {
   .struct_size = sizeof (SbxBackendVTableV1),
   .probe = probe_env_scrub,
@@ -268,11 +309,22 @@ static const SbxBackendVTableV1 not_a_child_vtable = {
   .release = release_counted,
 };
 
+static const SbxBackendVTableV1 ignores_flags_vtable = {
+  .struct_size = sizeof (SbxBackendVTableV1),
+  .probe = probe_env_scrub,
+  .compile = compile_honest,
+  .spawn = spawn_ignoring_flags,
+  .signal = signal_grandchild,
+  .finish = finish_grandchild,
+  .release = release_counted,
+};
+
 static const SbxPluginExtension breaker_extensions[] = {
   { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-claims-more-guarantees", .priority = 30, .vtable = &more_guarantees_vtable },
   { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-claims-more-level", .priority = 20, .vtable = &more_level_vtable },
   { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-not-a-child", .priority = 10, .vtable = &not_a_child_vtable },
   { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-claims-unenforced", .priority = 5, .vtable = &contradicting_vtable },
+  { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_BACKEND, .name = "mock-ignores-flags", .priority = 4, .vtable = &ignores_flags_vtable },
   { .struct_size = sizeof (SbxPluginExtension), .kind = SBX_EXT_END },
 };
 
