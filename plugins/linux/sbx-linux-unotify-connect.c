@@ -32,6 +32,18 @@
 
 #include <gio/gio.h>
 
+void
+sbx_unotify_pending_free (gpointer data)
+{
+  SbxUnotifyPending *p = data;
+
+  if (p->sock >= 0)
+    close (p->sock);
+  if (p->opath >= 0)
+    close (p->opath);
+  g_free (p);
+}
+
 /* The sock_diag dump of the sandbox's network namespace: the sockfs inode
  * of the unix socket whose sockfs inode is @sock_ino (non-zero: is that
  * socket in this namespace?), else bound at the filesystem inode (@dev,

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The connect supervisor's parts (sbx-linux-unotify.c: the hub, answers
- * and the target's view; sbx-linux-unotify-connect.c: connect decisions;
- * sbx-linux-unotify-chmod.c: set-gid directories).  Never installed.
- * Everything here runs on the hub thread with the hub's lock held.
+ * The connect supervisor's parts: sbx-linux-unotify.c (the hub and the
+ * spawn's hand-off), sbx-linux-unotify-view.c (answers and the target's
+ * view), sbx-linux-unotify-connect.c (connect decisions) and
+ * sbx-linux-unotify-chmod.c (set-gid directories); calls go from the first
+ * to the others and from the decisions to the view, never back.  Never
+ * installed.  Everything here runs on the hub thread with the hub's lock
+ * held.
  */
 #pragma once
 

@@ -106,112 +106,6 @@ static struct
 } hub;
 
 
-/* ------------------------------------------------------------------------- */
-/* Answers and the target's view                                              */
-/* ------------------------------------------------------------------------- */
-
-void
-sbx_unotify_respond (SbxUnotify *u, uint64_t id, int err)
-{
-  struct seccomp_notif_resp resp;
-
-  memset (&resp, 0, sizeof resp);
-  resp.id = id;
-  resp.error = err > 0 ? -err : err;
-  resp.val = 0;
-  /* ENOENT: the caller is gone or was interrupted; nothing to answer. */
-  (void) ioctl (u->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-}
-
-gboolean
-sbx_unotify_id_valid (SbxUnotify *u, uint64_t id)
-{
-  return ioctl (u->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-}
-
-void
-sbx_unotify_pending_free (gpointer data)
-{
-  SbxUnotifyPending *p = data;
-
-  if (p->sock >= 0)
-    close (p->sock);
-  if (p->opath >= 0)
-    close (p->opath);
-  g_free (p);
-}
-
-/* @path as the target passed it, made absolute with the target's cwd (as
- * its own view names it); NULL when the cwd is gone. */
-char *
-sbx_unotify_absolute_in_target (pid_t pid, const char *path)
-{
-  char proc[64], cwd[PATH_MAX];
-  ssize_t n;
-
-  if (path[0] == '/')
-    return g_strdup (path);
-  g_snprintf (proc, sizeof proc, "/proc/%d/cwd", (int) pid);
-  n = readlink (proc, cwd, sizeof cwd - 1);
-  if (n <= 0)
-    return NULL;
-  cwd[n] = '\0';
-  if (cwd[0] != '/' || g_str_has_suffix (cwd, " (deleted)"))
-    return NULL;
-  return g_build_filename (cwd, path, NULL);
-}
-
-/* The absolute @path resolved in the target's view (its root, with ".."
- * and absolute symlinks kept inside it): an O_PATH descriptor or -errno. */
-int
-sbx_unotify_resolve_in_target (pid_t pid, const char *path)
-{
-  char proc[64];
-  struct open_how how = { 0 };
-  int root, fd, saved;
-
-  g_snprintf (proc, sizeof proc, "/proc/%d/root", (int) pid);
-  root = open (proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (root < 0)
-    return -errno;
-  how.flags = O_PATH | O_CLOEXEC;
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-  fd = (int) syscall (SYS_openat2, root, path, &how, sizeof how);
-  saved = errno;
-  close (root);
-  return fd < 0 ? -saved : fd;
-}
-
-/* Like sbx_unotify_resolve_in_target(), without following a final symlink. */
-int
-sbx_unotify_resolve_in_target_nofollow (pid_t pid, const char *path)
-{
-  char proc[64];
-  struct open_how how = { 0 };
-  int root, fd, saved;
-
-  g_snprintf (proc, sizeof proc, "/proc/%d/root", (int) pid);
-  root = open (proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (root < 0)
-    return -errno;
-  how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-  fd = (int) syscall (SYS_openat2, root, path, &how, sizeof how);
-  saved = errno;
-  close (root);
-  return fd < 0 ? -saved : fd;
-}
-
-int
-sbx_unotify_caller_pidfd (pid_t pid)
-{
-  int fd = (int) syscall (SYS_pidfd_open, pid, PIDFD_THREAD);
-
-  if (fd < 0 && errno == EINVAL)
-    fd = (int) syscall (SYS_pidfd_open, pid, 0);   /* before Linux 6.9: a thread-group leader only */
-  return fd;
-}
-
 /* The system call of @req by name (connect is the only one supervised). */
 static gboolean
 is_call (const struct seccomp_notif *req, const char *name)
@@ -462,6 +356,21 @@ sbx_unotify_stop (SbxUnotify *self)
   g_free (self);
 }
 
+/* sbx_linux_fd_above_stdio()'s rule, kept here so that this file does not
+ * call back into the spawn path that calls it: @fd moved above 2 (a caller
+ * may run with stdio closed), close-on-exec. */
+static int
+fd_above_stdio (int fd)
+{
+  int moved;
+
+  if (fd < 0 || fd > 2)
+    return fd;
+  moved = fcntl (fd, F_DUPFD_CLOEXEC, 3);
+  close (fd);
+  return moved;
+}
+
 gboolean
 sbx_unotify_channel_open (int    pair[2],
                           char **error_message)
@@ -476,7 +385,7 @@ sbx_unotify_channel_open (int    pair[2],
       return FALSE;
     }
   for (int i = 0; i < 2; i++)
-    pair[i] = sbx_linux_fd_above_stdio (pair[i]);
+    pair[i] = fd_above_stdio (pair[i]);
   if (pair[0] < 0 || pair[1] < 0)
     {
       saved = errno;
@@ -539,8 +448,8 @@ receive_pair (int sock, int *listener, int *diag)
       errno = EPROTO;
       return FALSE;
     }
-  *listener = sbx_linux_fd_above_stdio (fds[0]);
-  *diag = sbx_linux_fd_above_stdio (fds[1]);
+  *listener = fd_above_stdio (fds[0]);
+  *diag = fd_above_stdio (fds[1]);
   return TRUE;
 }
 
