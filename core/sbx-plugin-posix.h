@@ -32,8 +32,10 @@
  * sbx-linux-child*.c), while this child is an ordinary fork that calls libc's
  * async-signal-safe functions.
  *
- * Needs pipe2() and, on Linux, SYS_close_range: with glibc define
- * _GNU_SOURCE before the first #include (the skeleton's meson.build does).
+ * sbx_plugin_fork_spawn() needs pipe2() (not on macOS, where only the
+ * group, exit and exec-candidate helpers are declared) and, on Linux,
+ * SYS_close_range: with glibc define _GNU_SOURCE before the first #include
+ * (the skeleton's meson.build does).
  * Header-only for the reason sbx-plugin-util.h gives.
  */
 #ifndef SBX_PLUGIN_POSIX_H
@@ -222,6 +224,11 @@ sbx_plugin_group_sweep (pid_t   pgid,
       nanosleep (&pause, NULL);
     }
 }
+
+/* The fork spawn needs pipe2(), which macOS lacks: a macOS backend starts
+ * its child with posix_spawn (POSIX_SPAWN_CLOEXEC_DEFAULT) instead, as
+ * plugins/darwin does, and uses the rest of this header. */
+#ifndef __APPLE__
 
 /* The steps the forked child reports on the exec-error pipe. */
 enum
@@ -477,6 +484,8 @@ sbx_plugin_fork_spawn (const SbxHostV1         *host,
   result->proxy_listen_fd = -1;
   return SBX_STATUS_OK;
 }
+
+#endif /* !__APPLE__ */
 
 #ifdef __cplusplus
 }
