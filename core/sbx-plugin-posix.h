@@ -455,6 +455,7 @@ sbx_plugin_fork_spawn (const SbxHostV1         *host,
       close (report_read);
       sbx_plugin_child_exec (fds, report_write, open_max > 0 ? open_max : 1024, request, candidates,
                              confine, confine_data);
+      _exit (127);  /* not reached: the child execs or reports and exits */
     }
   errsv = errno;
   sbx_plugin_strv_free (candidates);
