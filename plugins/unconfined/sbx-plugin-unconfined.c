@@ -23,15 +23,11 @@
 #include <sbx/sbx-cleanup.h>
 
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 /* Every entry point, declared through its ABI typedef (a signature that
  * does not match the slot it fills cannot compile). */
@@ -47,6 +43,7 @@ static SbxPluginFiniFunc     unconfined_fini;
 #define PLUGIN_DOMAIN "sbx-unconfined"
 /* How long finish() waits for the killed group to disappear. */
 #define SWEEP_TIMEOUT_NS (2LL * 1000 * 1000 * 1000)
+
 typedef struct
 {
   const SbxHostV1 *host;
