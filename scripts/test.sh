@@ -75,10 +75,12 @@ build_or_fail () {
 # As root, the whole suite runs in a mount namespace of its own (test.sh
 # re-executes itself under unshare at the top) and every phase gets fresh
 # directories bound on /tmp and /var/tmp: only the suite's own processes can
-# write there, so both must end empty (every entry counts, not only sbx's
-# names), and a phase whose processes still hold them (a process left
+# write there, so each must end empty (every entry counts, not only sbx's
+# names), and a phase whose processes still hold one (a process left
 # running) fails too.  Another user's `sbx run` meanwhile writes the
-# machine's /tmp, which this check never reads.
+# machine's /tmp, which this check never reads.  A directory that holds the
+# source tree itself (a clone in /tmp) cannot be covered: it is checked
+# like the unprivileged case below.
 #
 # Without root there is no mount namespace to make: the machine's /tmp and
 # /var/tmp are checked for the names sbx creates there (executor-set
@@ -86,43 +88,46 @@ build_or_fail () {
 # own), new since the phase began AND owned by the invoking user, so other
 # users' runs cannot fail the suite.
 OWN_TMP=${SBX_TEST_OWN_TMP:-0}
-TMP_SNAPSHOT=""
+PRIVATE_DIRS=""          # bound privately for the phase: every entry counts
+LISTED_DIRS=""           # checked by sbx's names and the invoking user
+TMP_SNAPSHOT="$SRC/_build-tmp-snapshot"   # outside every checked directory
+SUITE_TMP=""
+PHASE_TMP=""
 tmp_listing () {
-  for dir in /tmp /var/tmp; do
+  for dir in "$@"; do
     find "$dir" -mindepth 1 -maxdepth 1 -user "$(id -u)" -printf "$dir/%f\n" 2>/dev/null
   done | while read -r entry; do
     case ${entry##*/} in sandbox-executors-*|sbx-linux-root-*|sbx-init-*|sbx-ws-*|sbx-test-*) echo "$entry" ;; esac
   done | sort
 }
-PHASE_TMP=""
-PHASE_MOUNTED=0
-SUITE_TMP=""
 tmp_snapshot () {
-  PHASE_MOUNTED=0
+  PRIVATE_DIRS=""
+  LISTED_DIRS=""
   if [ "$OWN_TMP" = 1 ]; then
     # Fresh directories of the machine's own /tmp file system (so the
-    # suite sees the same kind of /tmp as before), bound over /tmp and
-    # /var/tmp in the suite's namespace only.
+    # suite sees the same kind of /tmp as before), bound in the suite's
+    # namespace only; /var/tmp first: once /tmp is covered, $SUITE_TMP is
+    # out of sight.
     SUITE_TMP=$(mktemp -d /tmp/sbx-suite.XXXXXX)
-    mkdir "$SUITE_TMP/tmp" "$SUITE_TMP/var-tmp"
-    chmod 1777 "$SUITE_TMP/tmp" "$SUITE_TMP/var-tmp"
-    # /var/tmp first: once /tmp is covered, $SUITE_TMP is out of sight.
-    if mount --bind "$SUITE_TMP/var-tmp" /var/tmp; then
-      if mount --bind "$SUITE_TMP/tmp" /tmp; then
-        PHASE_MOUNTED=1
+    for dir in /var/tmp /tmp; do
+      case $SRC/ in
+        "$dir"/*) LISTED_DIRS="$LISTED_DIRS $dir"; continue ;;
+      esac
+      fresh="$SUITE_TMP/$(echo "${dir#/}" | tr / -)"
+      mkdir "$fresh"; chmod 1777 "$fresh"
+      if mount --bind "$fresh" "$dir"; then
+        PRIVATE_DIRS="$PRIVATE_DIRS $dir"
       else
-        umount /var/tmp
+        echo "not ok - phase $1: cannot bind a private $dir"
+        EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
+        LISTED_DIRS="$LISTED_DIRS $dir"
       fi
-    fi
-    if [ "$PHASE_MOUNTED" != 1 ]; then
-      rm -rf "$SUITE_TMP"
-      echo "not ok - phase $1: cannot mount a private /tmp and /var/tmp"
-      EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
-    fi
+    done
   else
-    TMP_SNAPSHOT=$(mktemp "${TMPDIR:-/tmp}/sbx-tmp-snapshot.XXXXXX")
-    tmp_listing > "$TMP_SNAPSHOT"
+    LISTED_DIRS="/tmp /var/tmp"
   fi
+  # shellcheck disable=SC2086
+  [ -z "$LISTED_DIRS" ] || tmp_listing $LISTED_DIRS > "$TMP_SNAPSHOT"
   PHASE_TMP=$(mktemp -d /tmp/sbx-phase.XXXXXX)
   chmod 0777 "$PHASE_TMP"; chmod +t "$PHASE_TMP"   # the unprivileged phase writes here too
   export TMPDIR="$PHASE_TMP"
@@ -131,21 +136,18 @@ tmp_check () {
   unset TMPDIR
   inside=$(cd "$PHASE_TMP" && find . -mindepth 1 -maxdepth 2 2>/dev/null | sed 's|^\./||' | sort)
   rm -rf "$PHASE_TMP"
-  if [ "$PHASE_MOUNTED" = 1 ]; then
-    left=$(for dir in /tmp /var/tmp; do find "$dir" -mindepth 1 -maxdepth 1 -printf "$dir/%f\n"; done | sort)
-    busy=""
-    for dir in /var/tmp /tmp; do
-      if ! umount "$dir" 2>/dev/null; then
-        busy="$busy $dir"
-        umount -l "$dir"
-      fi
-    done
-    rm -rf "$SUITE_TMP"
-  else
-    left=$(tmp_listing | comm -13 "$TMP_SNAPSHOT" -)
-    busy=""
-    rm -f "$TMP_SNAPSHOT"
-  fi
+  left=$(for dir in $PRIVATE_DIRS; do find "$dir" -mindepth 1 -maxdepth 1 -printf "$dir/%f\n"; done
+         # shellcheck disable=SC2086
+         [ -z "$LISTED_DIRS" ] || tmp_listing $LISTED_DIRS | comm -13 "$TMP_SNAPSHOT" -)
+  rm -f "$TMP_SNAPSHOT"
+  busy=""
+  for dir in $PRIVATE_DIRS; do
+    if ! umount "$dir" 2>/dev/null; then
+      busy="$busy $dir"
+      umount -l "$dir"
+    fi
+  done
+  if [ -n "$SUITE_TMP" ]; then rm -rf "$SUITE_TMP"; SUITE_TMP=""; fi
   if [ -n "$left" ] || [ -n "$inside" ] || [ -n "$busy" ]; then
     echo "not ok - phase $1 left entries behind:"
     [ -n "$left" ] && echo "$left" | sed 's|^|#   /tmp or /var/tmp: |'
@@ -153,11 +155,10 @@ tmp_check () {
     [ -n "$busy" ] && echo "#   still in use by a process of the phase:$busy"
     EXTRA_FAILED=$((EXTRA_FAILED + 1)); STATUS=1
   else
-    if [ "$PHASE_MOUNTED" = 1 ]; then
-      echo "ok - phase $1 left nothing behind (its TMPDIR, its private /tmp and /var/tmp are empty and unused)"
-    else
-      echo "ok - phase $1 left nothing behind (its TMPDIR is empty; no new sbx names of $(id -un) in /tmp or /var/tmp)"
-    fi
+    what="its TMPDIR is empty"
+    [ -z "$PRIVATE_DIRS" ] || what="$what; its private$PRIVATE_DIRS empty and unused"
+    [ -z "$LISTED_DIRS" ] || what="$what; no new sbx names of $(id -un) in$LISTED_DIRS"
+    echo "ok - phase $1 left nothing behind ($what)"
     EXTRA_PASSED=$((EXTRA_PASSED + 1))
   fi
 }
