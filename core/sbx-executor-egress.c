@@ -508,6 +508,9 @@ serve_listeners (SbxEgressRun *run,
   sbx_host_call_clear (&call);
 }
 
+G_STATIC_ASSERT (SBX_ABI_DENIAL_CONNECT == (guint) SBX_DENIAL_OPERATION_CONNECT);
+G_STATIC_ASSERT (SBX_ABI_DENIAL_RESOLVE == (guint) SBX_DENIAL_OPERATION_RESOLVE);
+
 SbxDenial *
 sbx_egress_denial_new (const SbxEgressDenialV1 *denial,
                        SbxAccess                network)
