@@ -241,6 +241,17 @@ sbx_fingerprint_serialize (const SbxFingerprintSettings *settings)
    * profile without it keeps its (upstream-compatible) fingerprint */
   if (settings->unix_sockets)
     g_string_append (out, ",\"UnixSockets\":true");
+  if (settings->host_sockets != NULL && settings->host_sockets[0] != NULL)
+    {
+      g_string_append (out, ",\"HostSockets\":[");
+      for (gsize i = 0; settings->host_sockets[i] != NULL; i++)
+        {
+          if (i > 0)
+            g_string_append_c (out, ',');
+          sbx_fingerprint_append_go_string (out, settings->host_sockets[i], -1);
+        }
+      g_string_append_c (out, ']');
+    }
   g_string_append_c (out, '}');
   return g_string_free (out, FALSE);
 }

@@ -454,7 +454,13 @@ typedef struct SbxPolicyV1
   const char           *home;         /* HOME the child sees (absolute) */
   const char           *tmpdir;       /* TMPDIR the child sees (absolute) */
   const char           *state_dir;    /* executor-private 0700 dir the backend may use */
+  /* Since 0.2 (SBX_POLICY_V1_HOST_SOCKETS_SIZE): NULL-terminated canonical
+   * absolute paths of the host unix sockets the target may connect to (the
+   * profile's "host-sockets"); every other host socket stays unreachable
+   * unless SBX_POLICY_UNIX_SOCKETS.  A smaller struct_size means none. */
+  const char *const    *host_sockets;
 } SbxPolicyV1;
+#define SBX_POLICY_V1_HOST_SOCKETS_SIZE (offsetof (SbxPolicyV1, host_sockets) + sizeof (const char *const *))
 #define SBX_POLICY_V1_MIN_SIZE         (offsetof (SbxPolicyV1, state_dir) + sizeof (const char *))
 
 /* ------------------------------------------------------------------------- */

@@ -40,6 +40,7 @@ struct _SbxPolicy
   SbxLimitsV1    limits;
   GArray        *rules;     /* SbxFsRuleV1 */
   GPtrArray     *strings;   /* owned strings the view points into */
+  GPtrArray     *host_sockets;   /* NULL-terminated, into strings: abi.host_sockets */
 };
 
 #define R   SBX_FS_READ
@@ -397,6 +398,11 @@ sbx_policy_new (const SbxPolicyInput *input,
   self->abi.home = policy_intern (self, dirs->home);
   self->abi.tmpdir = policy_intern (self, dirs->tmpdir);
   self->abi.state_dir = policy_intern (self, dirs->state_dir);
+  self->host_sockets = g_ptr_array_new ();
+  for (guint i = 0; input->host_sockets != NULL && input->host_sockets[i] != NULL; i++)
+    g_ptr_array_add (self->host_sockets, (gpointer) policy_intern (self, input->host_sockets[i]));
+  g_ptr_array_add (self->host_sockets, NULL);
+  self->abi.host_sockets = (const char * const *) self->host_sockets->pdata;
 
   return g_steal_pointer (&self);
 }
@@ -443,6 +449,7 @@ sbx_policy_new_for_profile (SbxProfile          *profile,
   input.max_memory_bytes = sbx_profile_get_max_memory (profile);
   input.max_open_files = sbx_profile_get_max_open_files (profile);
   input.unix_sockets = sbx_profile_get_unix_sockets (profile);
+  input.host_sockets = sbx_profile_get_host_sockets (profile);
 
   return sbx_policy_new (&input, dirs);
 }
@@ -453,6 +460,7 @@ sbx_policy_free (SbxPolicy *self)
   if (self == NULL)
     return;
   g_array_unref (self->rules);
+  g_clear_pointer (&self->host_sockets, g_ptr_array_unref);
   g_ptr_array_unref (self->strings);
   g_free (self);
 }

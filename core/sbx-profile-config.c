@@ -50,6 +50,7 @@ sbx_profile_config_new (void)
 
   self->roots = g_array_new (FALSE, TRUE, sizeof (ConfigRoot));
   g_array_set_clear_func (self->roots, config_root_clear);
+  self->host_sockets = g_ptr_array_new_with_free_func (g_free);
   return self;
 }
 
@@ -82,6 +83,8 @@ sbx_profile_config_copy (const SbxProfileConfig *self)
   copy->isolation = self->isolation;
   copy->ack_unconfined = self->ack_unconfined;
   copy->unix_sockets = self->unix_sockets;
+  for (guint i = 0; i < self->host_sockets->len; i++)
+    g_ptr_array_add (copy->host_sockets, g_strdup (g_ptr_array_index (self->host_sockets, i)));
   for (guint i = 0; i < self->roots->len; i++)
     {
       const ConfigRoot *root = &g_array_index (self->roots, ConfigRoot, i);
@@ -110,6 +113,7 @@ sbx_profile_config_free (SbxProfileConfig *self)
     return;
   g_free (self->workspace_root);
   g_array_unref (self->roots);
+  g_ptr_array_unref (self->host_sockets);
   g_free (self);
 }
 
@@ -261,13 +265,16 @@ sbx_profile_config_set_ack_unconfined (SbxProfileConfig *self,
  * @self: a [struct@Sbx.ProfileConfig]
  * @allow: %TRUE to let the sandbox create unix domain sockets
  *
- * Opens unix domain sockets (the JSON member `"unix-sockets": "allow"`).
- * By default they are closed: a host daemon listening on a pathname socket
- * inside any root the sandbox sees, even a read-only one, would accept a
- * connection (tmux, ssh ControlMaster, gpg-agent and editor sockets run
- * commands on the host), so backends that cannot mediate connect() refuse
- * socket(AF_UNIX) and leave only socketpair().  With @allow every such
- * socket under the roots becomes reachable, and the compile report says so.
+ * Opens every unix domain socket (the JSON member `"unix-sockets": "allow"`).
+ * By default the sandbox reaches only its own sockets and the host sockets
+ * named with [method@Sbx.ProfileConfig.add_host_socket]: a host daemon
+ * listening on a pathname socket inside any root the sandbox sees, even a
+ * read-only one, would accept a connection (tmux, ssh ControlMaster,
+ * gpg-agent and editor sockets run commands on the host).  The Linux
+ * backend decides each connect itself (and refuses unix datagram sockets);
+ * a backend that cannot mediate connect() refuses unix sockets.  With
+ * @allow every socket under the roots becomes reachable, and the compile
+ * report says so.
  *
  * Since: 0.1
  */
@@ -278,6 +285,39 @@ sbx_profile_config_set_unix_sockets (SbxProfileConfig *self,
   g_return_if_fail (self != NULL);
 
   self->unix_sockets = !!allow;
+}
+
+/**
+ * sbx_profile_config_add_host_socket:
+ * @self: a [struct@Sbx.ProfileConfig]
+ * @path: (type filename): absolute path of a host unix socket
+ *
+ * Names a host daemon's unix socket the sandbox may connect to (the JSON
+ * member `"host-sockets"`).  By default every host socket is unreachable,
+ * even one lying inside a root (connecting needs only write permission on
+ * the socket, which a read-only root does not take away); the sandbox's own
+ * sockets always work.  The sandbox reaches a named socket by connecting
+ * to exactly @path.
+ *
+ * @path must be absolute and canonical (no `.`, `..` or empty component,
+ * no trailing slash) and shorter than a socket address's 108 bytes;
+ * building the profile checks it.  The caller resolves variables
+ * (`$SSH_AUTH_SOCK`) and symlinks it means to follow.
+ *
+ * Naming a socket hands the sandbox whatever its daemon does for a client:
+ * docker's socket or the system D-Bus bus is equivalent to root on the
+ * host, a session bus or an ssh agent acts as the user.
+ *
+ * Since: 0.2
+ */
+void
+sbx_profile_config_add_host_socket (SbxProfileConfig *self,
+                                    const char       *path)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (path != NULL);
+
+  g_ptr_array_add (self->host_sockets, g_strdup (path));
 }
 
 /**

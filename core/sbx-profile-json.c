@@ -343,7 +343,7 @@ profile_from_tree (JsonNode    *root,
 {
   static const char * const root_members[] = {
     "version", "workspace", "host", "network", "command", "home", "isolation",
-    "ack-unconfined", "unix-sockets", "roots", "limits", NULL,
+    "ack-unconfined", "unix-sockets", "host-sockets", "roots", "limits", NULL,
   };
   static const char * const workspace_members[] = { "root", "read", "write", NULL };
   static const char * const host_members[] = { "read", "write", NULL };
@@ -470,6 +470,34 @@ profile_from_tree (JsonNode    *root,
       return NULL;
     sbx_profile_config_set_unix_sockets (config, unix_sockets == 1);
   }
+
+  /* "host-sockets": [path | "$NAME" (the caller's variable, set), ...];
+   * validation refuses relative or unclean paths */
+  node = json_object_get_member (object, "host-sockets");
+  if (node != NULL && !JSON_NODE_HOLDS_ARRAY (node))
+    {
+      json_invalid (error, "host-sockets", "expected an array, got %s", describe_node (node));
+      return NULL;
+    }
+  for (guint i = 0; node != NULL && i < json_array_get_length (json_node_get_array (node)); i++)
+    {
+      g_autofree char *path = sbx_json_element_path ("host-sockets", i);
+      JsonNode *element = json_array_get_element (json_node_get_array (node), i);
+      const char *value = node_is (element, G_TYPE_STRING) ? json_node_get_string (element) : NULL;
+      const char *expanded = value != NULL && value[0] == '$' ? g_getenv (value + 1) : value;
+
+      if (value == NULL)
+        {
+          json_invalid (error, path, "expected a string, got %s", describe_node (element));
+          return NULL;
+        }
+      if (expanded == NULL || (value[0] == '$' && expanded[0] == '\0'))
+        {
+          json_invalid (error, path, "%s is not set in the environment", value);
+          return NULL;
+        }
+      sbx_profile_config_add_host_socket (config, expanded);
+    }
 
   /* roots */
   node = json_object_get_member (object, "roots");
@@ -917,6 +945,17 @@ sbx_profile_to_json (SbxProfile *self)
     {
       writer_member (&w, "unix-sockets");
       writer_string (&w, "allow");
+    }
+  if (sbx_profile_get_host_sockets (self)[0] != NULL)
+    {
+      writer_member (&w, "host-sockets");
+      writer_open (&w, '[');
+      for (const char * const *p = sbx_profile_get_host_sockets (self); *p != NULL; p++)
+        {
+          writer_element (&w);
+          writer_string (&w, *p);
+        }
+      writer_close (&w, ']');
     }
 
   writer_member (&w, "roots");

@@ -102,6 +102,44 @@ min_limit (guint64 a,
  *
  * Since: 0.1
  */
+static gboolean
+reaches_host_socket (const SbxProfile *profile,
+                     const char       *name)
+{
+  return profile->unix_sockets || g_strv_contains ((const char * const *) profile->host_sockets, name);
+}
+
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* The host sockets of the restriction: each name of either profile that
+ * both let the sandbox reach ("unix-sockets": "allow" reaches every
+ * socket), sorted.  Symmetric, like every other member. */
+static char **
+restrict_host_sockets (const SbxProfile *base,
+                       const SbxProfile *ceiling)
+{
+  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
+  const SbxProfile *sides[] = { base, ceiling };
+
+  for (guint s = 0; s < 2; s++)
+    for (guint i = 0; sides[s]->host_sockets[i] != NULL; i++)
+      {
+        const char *name = sides[s]->host_sockets[i];
+
+        if (reaches_host_socket (base, name) && reaches_host_socket (ceiling, name)
+            && !g_ptr_array_find_with_equal_func (out, name, g_str_equal, NULL))
+          g_ptr_array_add (out, g_strdup (name));
+      }
+  g_ptr_array_sort (out, compare_names);
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
+}
+
 SbxProfile *
 sbx_profile_restrict (SbxProfile  *base,
                       SbxProfile  *ceiling,
@@ -144,6 +182,7 @@ sbx_profile_restrict (SbxProfile  *base,
   result->ack_unconfined = result->isolation == SBX_ISOLATION_UNCONFINED
                            && base->ack_unconfined && ceiling->ack_unconfined;
   result->unix_sockets = base->unix_sockets && ceiling->unix_sockets;
+  result->host_sockets = restrict_host_sockets (base, ceiling);
   result->max_processes = min_limit (base->max_processes, ceiling->max_processes);
   result->max_memory = min_limit (base->max_memory, ceiling->max_memory);
   result->max_open_files = min_limit (base->max_open_files, ceiling->max_open_files);

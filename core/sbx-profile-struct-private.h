@@ -24,6 +24,9 @@ typedef struct
   int   write;
 } ConfigRoot;
 
+/* At most this many host sockets in a profile. */
+#define SBX_PROFILE_MAX_HOST_SOCKETS 64
+
 struct _SbxProfileConfig
 {
   char    *workspace_root;
@@ -37,6 +40,7 @@ struct _SbxProfileConfig
   int      isolation;
   gboolean ack_unconfined;
   gboolean unix_sockets;
+  GPtrArray *host_sockets; /* char *: host unix sockets the sandbox may connect to, as added */
   GArray  *roots; /* ConfigRoot */
   guint64  max_processes;
   guint64  max_memory;
@@ -57,6 +61,7 @@ struct _SbxProfile
   SbxIsolation    isolation;
   gboolean        ack_unconfined;
   gboolean        unix_sockets;
+  char          **host_sockets; /* NULL-terminated, sorted, canonical absolute paths */
   SbxProfileRoot *roots; /* sorted by path, byte order */
   guint           n_roots;
   guint64         max_processes;

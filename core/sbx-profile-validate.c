@@ -241,6 +241,67 @@ compare_sourced_roots (gconstpointer a,
   return strcmp (ra->root.path, rb->root.path);
 }
 
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* The host sockets the sandbox may connect to (SbxProfileConfig's
+ * host_sockets): absolute, canonical (a name the supervisor compares byte
+ * for byte with what the target connects to), shorter than sun_path, no
+ * two alike; sorted.  NULL with @error set otherwise. */
+static char **
+canonical_host_sockets (const SbxProfileConfig *config,
+                        GError                **error)
+{
+  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
+
+  if (config->host_sockets->len > SBX_PROFILE_MAX_HOST_SOCKETS)
+    {
+      sbx_profile_set_invalid (error, "host-sockets: %u entries (at most %d)", config->host_sockets->len,
+                               SBX_PROFILE_MAX_HOST_SOCKETS);
+      return NULL;
+    }
+  for (guint i = 0; i < config->host_sockets->len; i++)
+    {
+      const char *path = g_ptr_array_index (config->host_sockets, i);
+      g_autofree char *shown = sbx_profile_display (path);
+      g_auto(GStrv) parts = NULL;
+
+      if (path[0] != '/')
+        {
+          sbx_profile_set_invalid (error, "host-sockets[%u] (%s): path is not absolute", i, shown);
+          return NULL;
+        }
+      if (strlen (path) >= 108)
+        {
+          sbx_profile_set_invalid (error, "host-sockets[%u] (%s): %zu bytes, a unix socket address holds at most "
+                                          "107", i, shown, strlen (path));
+          return NULL;
+        }
+      parts = g_strsplit (path + 1, "/", -1);
+      for (guint k = 0; parts[k] != NULL; k++)
+        if (parts[k][0] == '\0' || strcmp (parts[k], ".") == 0 || strcmp (parts[k], "..") == 0)
+          {
+            sbx_profile_set_invalid (error, "host-sockets[%u] (%s): not canonical (an empty, \".\" or \"..\" "
+                                            "component)", i, shown);
+            return NULL;
+          }
+      for (guint k = 0; k < out->len; k++)
+        if (strcmp (g_ptr_array_index (out, k), path) == 0)
+          {
+            sbx_profile_set_invalid (error, "host-sockets[%u] (%s): named twice", i, shown);
+            return NULL;
+          }
+      g_ptr_array_add (out, g_strdup (path));
+    }
+  g_ptr_array_sort (out, compare_strings);
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
+}
+
 static SbxGuarantees
 derive_required (const SbxProfile *self)
 {
@@ -283,6 +344,7 @@ compute_fingerprint (const SbxProfile *self)
     .n_roots = self->n_roots,
     .ack_unconfined = self->ack_unconfined,
     .unix_sockets = self->unix_sockets,
+    .host_sockets = (const char * const *) self->host_sockets,
     .required_guarantees = self->required,
     .max_processes = self->max_processes,
     .max_memory = self->max_memory,
@@ -305,6 +367,7 @@ sbx_profile_free_owned (SbxProfile *self)
   for (guint i = 0; i < self->n_roots; i++)
     g_free (self->roots[i].path);
   g_free (self->roots);
+  g_strfreev (self->host_sockets);
   g_free (self->fingerprint);
   g_clear_pointer (&self->links, g_ptr_array_unref);
   g_free (self);
@@ -445,8 +508,14 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
     FIELD_HOST_WRITE, FIELD_NETWORK, FIELD_COMMAND,
   };
   g_autofree char *workspace = NULL;
+  g_auto(GStrv) host_sockets = NULL;
   g_autoptr(GPtrArray) workspace_links = g_ptr_array_new_with_free_func ((GDestroyNotify) sbx_path_link_free);
   g_autoptr(GPtrArray) all_links = g_ptr_array_new_with_free_func ((GDestroyNotify) sbx_path_link_free);
+
+  /* 0. host sockets (no file system access) */
+  host_sockets = canonical_host_sockets (config, error);
+  if (host_sockets == NULL)
+    return NULL;
 
   /* 1. workspace root */
   workspace = canonical_root_for (field_name (names, FIELD_WORKSPACE_ROOT),
@@ -581,6 +650,7 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
   self->isolation = (SbxIsolation) config->isolation;
   self->ack_unconfined = config->ack_unconfined;
   self->unix_sockets = config->unix_sockets;
+  self->host_sockets = g_steal_pointer (&host_sockets);
   self->n_roots = roots->len;
   self->roots = g_new0 (SbxProfileRoot, roots->len + 1);
   sources = g_new0 (guint, roots->len + 1);
@@ -709,6 +779,8 @@ sbx_profile_dup_config (SbxProfile *self)
   sbx_profile_config_set_isolation (config, self->isolation);
   sbx_profile_config_set_ack_unconfined (config, self->ack_unconfined);
   sbx_profile_config_set_unix_sockets (config, self->unix_sockets);
+  for (guint i = 0; self->host_sockets[i] != NULL; i++)
+    sbx_profile_config_add_host_socket (config, self->host_sockets[i]);
   for (guint i = 0; i < self->n_roots; i++)
     sbx_profile_config_add_root (config, self->roots[i].path, self->roots[i].read, self->roots[i].write);
   sbx_profile_config_set_limits (config, self->max_processes, self->max_memory, self->max_open_files);

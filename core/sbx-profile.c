@@ -423,6 +423,7 @@ sbx_profile_equal (SbxProfile *a,
       || a->network != b->network || a->command != b->command
       || a->home != b->home || a->isolation != b->isolation
       || a->ack_unconfined != b->ack_unconfined || a->unix_sockets != b->unix_sockets
+      || !g_strv_equal ((const char * const *) a->host_sockets, (const char * const *) b->host_sockets)
       || a->n_roots != b->n_roots
       || a->max_processes != b->max_processes || a->max_memory != b->max_memory
       || a->max_open_files != b->max_open_files)
@@ -603,6 +604,24 @@ sbx_profile_get_unix_sockets (SbxProfile *self)
 {
   g_return_val_if_fail (self != NULL, FALSE);
   return self->unix_sockets;
+}
+
+/**
+ * sbx_profile_get_host_sockets:
+ * @self: a [struct@Sbx.Profile]
+ *
+ * The host unix sockets the sandbox may connect to (see
+ * [method@Sbx.ProfileConfig.add_host_socket]), sorted.
+ *
+ * Returns: (transfer none) (array zero-terminated=1) (element-type filename): the paths; empty by default
+ *
+ * Since: 0.2
+ */
+const char * const *
+sbx_profile_get_host_sockets (SbxProfile *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return (const char * const *) self->host_sockets;
 }
 
 /**

@@ -143,6 +143,9 @@ void              sbx_profile_config_set_isolation    (SbxProfileConfig       *s
 SBX_AVAILABLE_IN_0_1
 void              sbx_profile_config_set_ack_unconfined (SbxProfileConfig     *self,
                                                          gboolean              ack);
+SBX_AVAILABLE_IN_0_2
+void              sbx_profile_config_add_host_socket (SbxProfileConfig       *self,
+                                                      const char             *path);
 SBX_AVAILABLE_IN_0_1
 void              sbx_profile_config_set_unix_sockets (SbxProfileConfig       *self,
                                                        gboolean                allow);
@@ -234,6 +237,8 @@ SBX_AVAILABLE_IN_0_1
 gboolean       sbx_profile_get_ack_unconfined     (SbxProfile             *self);
 SBX_AVAILABLE_IN_0_1
 gboolean       sbx_profile_get_unix_sockets       (SbxProfile             *self);
+SBX_AVAILABLE_IN_0_2
+const char * const *sbx_profile_get_host_sockets  (SbxProfile             *self);
 SBX_AVAILABLE_IN_0_1
 guint          sbx_profile_get_n_roots            (SbxProfile             *self);
 SBX_AVAILABLE_IN_0_1

@@ -29,7 +29,8 @@ out=$(cd "$out" && pwd)
 # The ABI header laid out as installed (include/sbx-plugin-1/sbx/...), so
 # the plugin includes <sbx/sbx-plugin-abi.h> exactly as a third party does.
 mkdir -p "$out/include/sbx"
-cp "$src/core/sbx-plugin-abi.h" "$src/core/sbx-fs-resolve.h" "$src/core/sbx-cleanup.h" "$out/include/sbx/"
+cp "$src/core/sbx-plugin-abi.h" "$src/core/sbx-fs-resolve.h" "$src/core/sbx-cleanup.h" "$src/core/sbx-plugin-util.h" \
+   "$out/include/sbx/"
 
 # The house warnings that apply to plain C, as errors.
 cflags="-std=c11 -O2 -g0 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers

@@ -203,6 +203,21 @@ else
   not_ok "examples/run-hello.c against the installed libsbx-1-dev" "$out"
 fi
 
+# The -dev package's plugin SDK (sbx-plugin-1: the ABI header and the
+# author's helpers): examples/plugin-skeleton builds against the installed
+# headers and pkg-config file alone, and the installed sbx-conformance
+# passes it.
+if out=$(meson setup "$WORK/skeleton" examples/plugin-skeleton 2>&1 && meson compile -C "$WORK/skeleton" 2>&1) \
+   && ! grep -o -- '-I[^ ]*' "$WORK/skeleton/build.ninja" | grep -v -e '^-I/usr/include' -e '^-I\.' -e "^-I$SRC" -e '\.p$' -e 'plugin-skeleton$' | grep -q . \
+   && grep -q -- '-I/usr/include/sbx-plugin-1' "$WORK/skeleton/build.ninja" \
+   && out=$(env -u SBX_PLUGIN_PATH -u SBX_BACKEND /usr/bin/sbx-conformance "$WORK/skeleton/sbx-plugin-skeleton.so" 2>&1) \
+   && printf '%s\n' "$out" | grep -q '^ok .* skeleton env-scrub/supervisor-secret-hidden' \
+   && ! printf '%s\n' "$out" | grep -q '^not ok'; then
+  ok "examples/plugin-skeleton builds with pkg-config sbx-plugin-1 $(pkg-config --modversion sbx-plugin-1) and passes the installed sbx-conformance"
+else
+  not_ok "examples/plugin-skeleton against the installed sbx-plugin-1" "$out"
+fi
+
 # Man pages and completion where the system looks for them.
 if [ "$(man -w sbx 2>&1)" = /usr/share/man/man1/sbx.1.gz ] && [ "$(man -w 5 sbx-profile 2>&1)" = /usr/share/man/man5/sbx-profile.5.gz ] \
    && out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 sbx 2>&1 >/dev/null) && [ -z "$out" ] \

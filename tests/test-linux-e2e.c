@@ -331,18 +331,20 @@ test_library_forced_rung2 (void)
   etu_tree_clear (&tree);
 }
 
-/* The profile's unix-sockets member reaches the backend: closed by default
- * on both rungs, open with "unix-sockets": "allow" (through the JSON
- * loader, as a profile file would say it).  At rung 2 opening them reaches
- * every host daemon's socket, so the backend claims no write, read or
- * network boundary: a profile that requires them is refused (naming them),
- * one that requires none runs with unix sockets open. */
+/* The profile's unix-sockets member reaches the backend: supervised by
+ * default on both rungs (stream sockets, no datagram ones), open with
+ * "unix-sockets": "allow" (through the JSON loader, as a profile file would
+ * say it).  At rung 2 opening them reaches every host daemon's socket, so
+ * the backend claims no write, read or network boundary: a profile that
+ * requires them is refused (naming them), one that requires none runs with
+ * unix sockets open. */
 static void
 unix_sockets_member (const char *backend)
 {
   static const char code[] = "import socket\n"
                              "try:\n"
-                             "  socket.socket(socket.AF_UNIX).close(); print('unix ok')\n"
+                             "  socket.socket(socket.AF_UNIX).close(); print('unix stream ok')\n"
+                             "  socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).close(); print('unix ok')\n"
                              "except OSError as e:\n"
                              "  print('unix refused', e.errno)\n";
   static const char restricted[] = "\"workspace\":{\"read\":\"allow\",\"write\":\"allow\"}";
@@ -395,7 +397,9 @@ unix_sockets_member (const char *backend)
       g_assert_no_error (error);
       out = output_of (result);
       g_test_message ("%s allow=%d: %s", backend, allow, out);
-      g_assert_cmpstr (out, ==, allow ? "unix ok\n" : "unix refused 13\n");
+      /* stream sockets always (their connects are supervised), datagram
+       * ones only with the member */
+      g_assert_cmpstr (out, ==, allow ? "unix stream ok\nunix ok\n" : "unix stream ok\nunix refused 13\n");
       g_assert_true (sbx_executor_set_close (set, NULL, &error));
       g_assert_no_error (error);
     }

@@ -76,8 +76,12 @@ static const OpRow ops[] = {
   { "sock_inet6_dgram", "socket", "ok", "e13", TRUE },
   { "sock_inet6_stream", "socket", "ok", "e13", TRUE },
   { "sock_inet_raw", "socket", "e1", "e13", FALSE },
-  { "sock_unix_stream", "socket", "e13", "e13", TRUE },
+  { "sock_unix_stream", "socket", "ok", "ok", FALSE },
   { "sock_unix_dgram", "socket", "e13", "e13", TRUE },
+  /* unix connects go to the supervisor: the sandbox's own socket is
+   * reachable, a host daemon's socket in the workspace is not */
+  { "unix_connect_own", "socket bind listen connect unlink", "ok", "ok", FALSE },
+  { "unix_connect_host", "socket connect", "e13", "e13", TRUE },
   { "sock_vsock", "socket", "e97", "e97", TRUE },
   { "sock_packet", "socket", "e97", "e97", FALSE },
   { "sock_netlink_diag", "socket", "e93", "e93", TRUE },
@@ -164,6 +168,9 @@ static const OpRow ops[] = {
   { "mknodat_reg_setgid", "mknodat", "e1", "e1", TRUE },
   { "openat2", "openat2", "e38", "e38", TRUE },
   { "chmod_plain", "chmod", "ok", "ok", FALSE },
+  /* set-gid on a directory: the supervisor performs it (on a file: e1 above) */
+  { "chmod_setgid_dir", "mkdir chmod rmdir", "ok", "ok", FALSE },
+  { "fchmodat_setgid_dir", "mkdir fchmodat rmdir", "ok", "ok", FALSE },
   /* inotify and fanotify: rung 2 only (rung 1 sees only its mount view) */
   { "inotify_init", "inotify_init", "ok", "e38", TRUE },
   { "inotify_init1", "inotify_init1", "ok", "e38", TRUE },
@@ -213,7 +220,24 @@ typedef struct
   char             *probe;       /* the probe, copied into the workspace */
   LinuxTestPolicy  *policy;
   LinuxTestBackend *backend;
+  char             *host_sock;   /* a host daemon's socket in the workspace */
+  int               host_fd;     /* its listener */
 } Fixture;
+
+static int
+listen_unix_path (const char *path)
+{
+  struct sockaddr_un addr = { 0 };
+  int fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+  g_assert_cmpint (fd, >=, 0);
+  addr.sun_family = AF_UNIX;
+  g_assert_cmpuint (strlen (path), <, sizeof addr.sun_path);
+  g_strlcpy (addr.sun_path, path, sizeof addr.sun_path);
+  g_assert_cmpint (bind (fd, (struct sockaddr *) &addr, sizeof addr), ==, 0);
+  g_assert_cmpint (listen (fd, 64), ==, 0);
+  return fd;
+}
 
 static gboolean
 fixture_setup_flags (Fixture    *fx,
@@ -236,6 +260,8 @@ fixture_setup_flags (Fixture    *fx,
   fx->workspace = g_build_filename (fx->parent, "ws", NULL);
   g_assert_cmpint (g_mkdir (fx->workspace, 0755), ==, 0);
   fx->probe = g_build_filename (fx->workspace, "sbx-entry-probe", NULL);
+  fx->host_sock = g_build_filename (fx->workspace, "host.sock", NULL);
+  fx->host_fd = listen_unix_path (fx->host_sock);
   g_assert_true (g_file_get_contents (probe_path (), &contents, &len, NULL));
   g_assert_true (g_file_set_contents (fx->probe, contents, (gssize) len, NULL));
   g_assert_cmpint (g_chmod (fx->probe, 0755), ==, 0);
@@ -278,6 +304,9 @@ fixture_teardown (Fixture *fx)
 {
   g_clear_pointer (&fx->backend, linux_test_backend_free);
   g_clear_pointer (&fx->policy, linux_test_policy_free);
+  if (fx->host_sock != NULL)
+    close (fx->host_fd);
+  g_clear_pointer (&fx->host_sock, g_free);
   if (fx->parent != NULL)
     linux_test_rm_rf (fx->parent);
   g_clear_pointer (&fx->parent, g_free);
@@ -294,6 +323,7 @@ probe_env (Fixture *fx, const char *const *extra)
   g_ptr_array_add (env, g_strdup_printf ("HOME=%s", linux_test_policy_home (fx->policy)));
   g_ptr_array_add (env, g_strdup_printf ("TMPDIR=%s", linux_test_policy_tmpdir (fx->policy)));
   g_ptr_array_add (env, g_strdup_printf ("SBX_PROBE_DIR=%s", fx->workspace));
+  g_ptr_array_add (env, g_strdup_printf ("SBX_PROBE_UNIX_HOST=%s", fx->host_sock));
   for (guint i = 0; extra != NULL && extra[i] != NULL; i++)
     g_ptr_array_add (env, g_strdup (extra[i]));
   g_ptr_array_add (env, NULL);
@@ -638,7 +668,9 @@ test_ports (gconstpointer rung)
     { "bind_inet", "e13", TRUE },
     { "listen_inet", "e13", TRUE },
     { "udp_send", "e13", TRUE },
-    { "sock_unix_stream", "e13", TRUE },
+    { "sock_unix_stream", "ok", TRUE },
+    { "unix_connect_host", "e13", TRUE },   /* the supervisor decides TCP and unix connects alike */
+    { "unix_connect_own", "e13", TRUE },    /* its listen(2): refused whatever the socket (see listen_inet) */
     { "socketcall_socket", "e38", FALSE },  /* i386 only */
   };
   Fixture fx = { 0 };

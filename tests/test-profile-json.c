@@ -75,6 +75,23 @@ static const ErrorRow error_rows[] = {
     "expected \"deny\" or \"allow\", got \"gated\"" },
   { "unix-sockets/boolean", V "\"unix-sockets\":true}", 0, SBX_PROFILE_ERROR_INVALID, "unix-sockets:",
     "expected a string" },
+  /* host-sockets: absolute canonical paths (or "$NAME" of a set variable) */
+  { "host-sockets/object", V "\"host-sockets\":{}}", 0, SBX_PROFILE_ERROR_INVALID, "host-sockets:",
+    "expected an array" },
+  { "host-sockets/number", V "\"host-sockets\":[1]}", 0, SBX_PROFILE_ERROR_INVALID, "host-sockets[0]:",
+    "expected a string" },
+  { "host-sockets/relative", V "\"host-sockets\":[\"run/x.sock\"]}", 0, SBX_PROFILE_ERROR_INVALID,
+    "host-sockets[0] (run/x.sock):", "not absolute" },
+  { "host-sockets/dotdot", V "\"host-sockets\":[\"/run/../x.sock\"]}", 0, SBX_PROFILE_ERROR_INVALID,
+    "host-sockets[0] (/run/../x.sock):", "not canonical" },
+  { "host-sockets/empty-component", V "\"host-sockets\":[\"/run//x.sock\"]}", 0, SBX_PROFILE_ERROR_INVALID,
+    "host-sockets[0] (/run//x.sock):", "not canonical" },
+  { "host-sockets/twice", V "\"host-sockets\":[\"/run/x.sock\",\"/run/x.sock\"]}", 0, SBX_PROFILE_ERROR_INVALID,
+    "host-sockets[1] (/run/x.sock):", "named twice" },
+  { "host-sockets/too-long", V "\"host-sockets\":[\"/0123456789012345678901234567890123456789012345678901234567890"
+                               "123456789012345678901234567890123456789012345678901234567890\"]}", 0, SBX_PROFILE_ERROR_INVALID, "host-sockets[0] (", "at most 107" },
+  { "host-sockets/unset-variable", V "\"host-sockets\":[\"$SBX_TEST_NO_SUCH_VARIABLE\"]}", 0,
+    SBX_PROFILE_ERROR_INVALID, "host-sockets[0]:", "$SBX_TEST_NO_SUCH_VARIABLE is not set" },
   /* malformed */
   { "malformed/empty", "", 0, SBX_PROFILE_ERROR_PARSE, "(root): line 1, column 1:", "empty" },
   { "malformed/whitespace-only", " \n\t ", 0, SBX_PROFILE_ERROR_PARSE, "(root): line 2, column 3:", "empty" },
@@ -595,6 +612,30 @@ test_round_trips (void)
     g_assert_null (strstr (absent_json, "unix-sockets"));
     g_assert_nonnull (strstr (allowed_json, "\"unix-sockets\" : \"allow\""));
     assert_round_trip (allowed);
+  }
+  {
+    /* host sockets: sorted, written back, part of the fingerprint (absent
+     * and empty alike); "$NAME" is the caller's variable */
+    g_autoptr(SbxProfile) absent = load_ok ("{\"version\":1}", tree.tmp);
+    g_autoptr(SbxProfile) empty = load_ok ("{\"version\":1,\"host-sockets\":[]}", tree.tmp);
+    g_autoptr(SbxProfile) named = NULL;
+    g_autofree char *json = NULL;
+    const char * const *sockets;
+
+    g_setenv ("SBX_TEST_AGENT_SOCK", "/tmp/agent-x/agent.1", TRUE);
+    named = load_ok ("{\"version\":1,\"host-sockets\":[\"/run/user/1000/bus\",\"$SBX_TEST_AGENT_SOCK\"]}", tree.tmp);
+    g_unsetenv ("SBX_TEST_AGENT_SOCK");
+    sockets = sbx_profile_get_host_sockets (named);
+    g_assert_cmpstr (sockets[0], ==, "/run/user/1000/bus");
+    g_assert_cmpstr (sockets[1], ==, "/tmp/agent-x/agent.1");
+    g_assert_null (sockets[2]);
+    g_assert_null (sbx_profile_get_host_sockets (absent)[0]);
+    g_assert_cmpstr (sbx_profile_get_fingerprint (absent), ==, sbx_profile_get_fingerprint (empty));
+    g_assert_cmpstr (sbx_profile_get_fingerprint (absent), !=, sbx_profile_get_fingerprint (named));
+    json = sbx_profile_to_json (named);
+    g_assert_nonnull (strstr (json, "\"host-sockets\""));
+    g_assert_nonnull (strstr (json, "\"/tmp/agent-x/agent.1\""));
+    assert_round_trip (named);
   }
   {
     g_autoptr(SbxProfile) p = load_ok ("{\"version\":1}", tree.tmp);

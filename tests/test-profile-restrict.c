@@ -130,6 +130,13 @@ random_profile (const Tree *tree)
     }
   sbx_profile_config_set_limits (config, random_limit (), random_limit (), random_limit ());
   sbx_profile_config_set_unix_sockets (config, g_test_rand_bit ());
+  {
+    static const char *const sockets[] = { "/run/a.sock", "/run/b.sock", "/run/user/1/bus" };
+
+    for (guint s = 0; s < G_N_ELEMENTS (sockets); s++)
+      if (g_test_rand_bit ())
+        sbx_profile_config_add_host_socket (config, sockets[s]);
+  }
   profile = sbx_profile_new (config, &error);
   if (profile == NULL)
     {
@@ -304,6 +311,24 @@ check_pair (const Tree *tree,
   if (sbx_profile_get_unix_sockets (r)
       && !(sbx_profile_get_unix_sockets (a) && sbx_profile_get_unix_sockets (b)))
     describe_and_fail (a, b, r, "unix sockets widened");
+  /* host sockets: a name survives only when both sides reach it (by name,
+   * or by opening every socket) */
+  for (guint s = 0; sbx_profile_get_host_sockets (r)[s] != NULL; s++)
+    {
+      const char *name = sbx_profile_get_host_sockets (r)[s];
+
+      if (!(sbx_profile_get_unix_sockets (a) || g_strv_contains (sbx_profile_get_host_sockets (a), name))
+          || !(sbx_profile_get_unix_sockets (b) || g_strv_contains (sbx_profile_get_host_sockets (b), name)))
+        describe_and_fail (a, b, r, "host socket widened");
+    }
+  for (guint s = 0; sbx_profile_get_host_sockets (a)[s] != NULL; s++)
+    {
+      const char *name = sbx_profile_get_host_sockets (a)[s];
+
+      if ((sbx_profile_get_unix_sockets (b) || g_strv_contains (sbx_profile_get_host_sockets (b), name))
+          && !sbx_profile_get_unix_sockets (r) && !g_strv_contains (sbx_profile_get_host_sockets (r), name))
+        describe_and_fail (a, b, r, "host socket both reach was dropped");
+    }
 
   /* Commutativity: the very same profile. */
   r_swapped = sbx_profile_restrict (b, a, &error);

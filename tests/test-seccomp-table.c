@@ -140,7 +140,7 @@ test_table_normalises (void)
             assert_same_program (program, expected);
             g_assert_cmpint ((sbx_seccomp_program_enforces (program) & SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED) != 0,
                              ==, abi == 1 || abi == 2);
-            g_assert_cmpint ((sbx_seccomp_program_enforces (program) & SBX_SECCOMP_ENFORCES_UNIX_DENIED) != 0,
+            g_assert_cmpint ((sbx_seccomp_program_enforces (program) & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED) != 0,
                              ==, unix_values[u] == FALSE);
             g_assert_cmpint ((sbx_seccomp_program_enforces (program) & SBX_SECCOMP_ENFORCES_TERMINAL_SETTINGS_DENIED)
                              != 0, ==, unix_values[t] != FALSE);

@@ -234,6 +234,7 @@ run_filter (const SbxSeccompProgram *program, uint32_t audit, int nr,
 
 #define ERR(e) (SECCOMP_RET_ERRNO | (e))
 #define ALLOW  SECCOMP_RET_ALLOW
+#define NOTIFY SECCOMP_RET_USER_NOTIF
 #define ANY_ERRNO 0xffffffffu   /* some SECCOMP_RET_ERRNO: several rules match */
 
 static gboolean
@@ -349,7 +350,13 @@ static const ExactRow exact_rows[] = {
   { "socket", AF_INET6, SOCK_DGRAM, 0, ERR (EACCES) },
   /* the kernel truncates the family to int: this is AF_INET */
   { "socket", AF_INET | (1ULL << 32), SOCK_STREAM, 0, ANY_ERRNO },
-  { "socket", AF_UNIX, SOCK_STREAM, 0, ERR (EACCES) },
+  /* unix sockets: stream and seqpacket only; every connect to the supervisor */
+  { "socket", AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ALLOW },
+  { "socket", AF_UNIX, SOCK_SEQPACKET, 0, ALLOW },
+  { "socket", AF_UNIX, SOCK_DGRAM, 0, ERR (EACCES) },
+  { "socket", AF_UNIX, SOCK_RAW, 0, ERR (EACCES) },
+  { "socketpair", AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, ERR (EACCES) },
+  { "connect", 3, 0, 0, NOTIFY },
   { "socket", AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE, ALLOW },
   { "socket", AF_NETLINK, SOCK_RAW, NETLINK_SOCK_DIAG, ERR (EPROTONOSUPPORT) },
   { "socket", AF_NETLINK, SOCK_RAW, NETLINK_KOBJECT_UEVENT, ERR (EPROTONOSUPPORT) },
@@ -368,11 +375,13 @@ static const ExactRow exact_rows[] = {
   { "openat2", 0, 0, 0, ERR (ENOSYS) },
   /* set-id mode bits, both rungs */
   { "chmod", 0, S_ISUID | 0755, 0, ERR (EPERM) },
-  { "chmod", 0, S_ISGID | 0755, 0, ERR (EPERM) },
+  { "chmod", 0, S_ISGID | 0755, 0, NOTIFY },   /* a directory: the supervisor decides */
+  { "chmod", 0, S_ISUID | S_ISGID | 0755, 0, ERR (EPERM) },
   { "chmod", 0, 0755 | 01000, 0, ALLOW },
   { "fchmod", 3, 06755, 0, ERR (EPERM) },
   { "fchmod", 3, 0644, 0, ALLOW },
-  { "fchmodat", AT_FDCWD, 0, S_ISGID | 0700, ERR (EPERM) },
+  { "fchmodat", AT_FDCWD, 0, S_ISGID | 0700, NOTIFY },
+  { "fchmodat", AT_FDCWD, 0, S_ISUID | S_ISGID | 0700, ERR (EPERM) },
   { "fchmodat", AT_FDCWD, 0, 0700, ALLOW },
   { "fchmodat2", AT_FDCWD, 0, S_ISUID, ERR (EPERM) },
   { "fchmodat2", AT_FDCWD, 0, 0777, ALLOW },
@@ -540,7 +549,7 @@ test_exact_socket_matrix (void)
     { 2, SBX_NET_MODE_PORTS, AF_INET6, SOCK_SEQPACKET, IPPROTO_SCTP, ERR (EACCES) },
     { 2, SBX_NET_MODE_PORTS, AF_INET6, SOCK_DCCP, 0, ERR (EACCES) },
     { 2, SBX_NET_MODE_PORTS, AF_INET, SOCK_STREAM, IPPROTO_UDP, ERR (EACCES) },
-    { 2, SBX_NET_MODE_PORTS, AF_UNIX, SOCK_STREAM, 0, ERR (EACCES) },
+    { 2, SBX_NET_MODE_PORTS, AF_UNIX, SOCK_STREAM, 0, ALLOW },
     { 2, SBX_NET_MODE_PROXY, AF_INET, SOCK_DGRAM, 0, ERR (EACCES) },
     /* rung 2, open: everything but raw/packet */
     { 2, SBX_NET_MODE_OPEN, AF_INET, SOCK_DGRAM, 0, ALLOW },
@@ -553,8 +562,8 @@ test_exact_socket_matrix (void)
     { 1, SBX_NET_MODE_DENY, AF_INET, SOCK_DGRAM, 0, ALLOW },
     { 1, SBX_NET_MODE_DENY, AF_INET, SOCK_STREAM, 0, ALLOW },
     { 1, SBX_NET_MODE_DENY, AF_INET6, SOCK_RAW, 0, ERR (EPERM) },
-    /* unix sockets: closed on both rungs unless the policy opens them */
-    { 1, SBX_NET_MODE_DENY, AF_UNIX, SOCK_STREAM, 0, ERR (EACCES) },
+    /* unix sockets: stream and seqpacket only, on both rungs, unless the policy opens them */
+    { 1, SBX_NET_MODE_DENY, AF_UNIX, SOCK_STREAM, 0, ALLOW },
     { 1, SBX_NET_MODE_OPEN, AF_UNIX, SOCK_DGRAM, 0, ERR (EACCES) },
     { 1, SBX_NET_MODE_DENY, AF_PACKET, SOCK_RAW, 0, ERR (EAFNOSUPPORT) },
     { 1, SBX_NET_MODE_OPEN, AF_NETLINK, SOCK_RAW, NETLINK_AUDIT, ERR (EPROTONOSUPPORT) },
@@ -695,7 +704,7 @@ walk_program_rules (int rung, uint32_t mode, int abi, gboolean allow_unix, gbool
           /* several rules may match the same arguments: any of their errnos */
           for (size_t j = 0; j < n_rules && !ok; j++)
             if (!rules[j].multiplexer && strcmp (rules[j].name, rule->name) == 0 && rule_matches (&rules[j], args) &&
-                got == ERR (rules[j].err))
+                got == (rules[j].err == SBX_SECCOMP_ERR_SUPERVISED ? NOTIFY : ERR (rules[j].err)))
               ok = TRUE;
           if (!ok)
             g_error ("rung %d mode %u abi %d%s: rule %zu %s(%#" G_GINT64_MODIFIER "x, %#" G_GINT64_MODIFIER "x, %#"
@@ -746,19 +755,19 @@ test_reports_and_bits (void)
 #define R2 (SBX_SECCOMP_ENFORCES_SETID_DENIED | SBX_SECCOMP_ENFORCES_SYSV_IPC_DENIED | \
             SBX_SECCOMP_ENFORCES_FS_WATCH_DENIED)
 #define R1 SBX_SECCOMP_ENFORCES_SETID_DENIED
-    { 2, SBX_NET_MODE_DENY, 7, R2 | SBX_SECCOMP_ENFORCES_INET_DENIED | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
-    { 2, SBX_NET_MODE_PORTS, 7, R2 | SBX_SECCOMP_ENFORCES_INET_TCP_ONLY | SBX_SECCOMP_ENFORCES_UNIX_DENIED |
+    { 2, SBX_NET_MODE_DENY, 7, R2 | SBX_SECCOMP_ENFORCES_INET_DENIED | SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED },
+    { 2, SBX_NET_MODE_PORTS, 7, R2 | SBX_SECCOMP_ENFORCES_INET_TCP_ONLY | SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED |
       SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED },
     /* ports at rung 1: the host network namespace, so TCP only too */
-    { 1, SBX_NET_MODE_PORTS, 7, R1 | SBX_SECCOMP_ENFORCES_INET_TCP_ONLY | SBX_SECCOMP_ENFORCES_UNIX_DENIED |
+    { 1, SBX_NET_MODE_PORTS, 7, R1 | SBX_SECCOMP_ENFORCES_INET_TCP_ONLY | SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED |
       SBX_SECCOMP_ENFORCES_INET_LISTEN_DENIED },
-    { 2, SBX_NET_MODE_OPEN, 7, R2 | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
+    { 2, SBX_NET_MODE_OPEN, 7, R2 | SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED },
     { 2, SBX_NET_MODE_DENY, 7, R2 | SBX_SECCOMP_ENFORCES_INET_DENIED, TRUE },
-    { 1, SBX_NET_MODE_DENY, 7, R1 | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
+    { 1, SBX_NET_MODE_DENY, 7, R1 | SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED },
     { 1, SBX_NET_MODE_DENY, 7, R1, TRUE },
     { 1, SBX_NET_MODE_DENY, 2, R1 | SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED, TRUE },
-    { 1, SBX_NET_MODE_OPEN, 7, R1 | SBX_SECCOMP_ENFORCES_UNIX_DENIED },
-    { 2, SBX_NET_MODE_DENY, 1, R2 | SBX_SECCOMP_ENFORCES_INET_DENIED | SBX_SECCOMP_ENFORCES_UNIX_DENIED |
+    { 1, SBX_NET_MODE_OPEN, 7, R1 | SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED },
+    { 2, SBX_NET_MODE_DENY, 1, R2 | SBX_SECCOMP_ENFORCES_INET_DENIED | SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED |
       SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED },
 #undef R1
 #undef R2
@@ -778,7 +787,7 @@ test_reports_and_bits (void)
                         rows[i].rung == 2 ? SBX_ABI_REPORT_NARROWED : 0);
       g_assert_cmpuint (test_report_status (&report, "seccomp", NULL), ==, SBX_ABI_REPORT_ENFORCED);
       g_assert_cmpuint (test_report_status (&report, "unix-sockets", NULL), ==,
-                        (rows[i].bits & SBX_SECCOMP_ENFORCES_UNIX_DENIED) ? SBX_ABI_REPORT_NARROWED : 0);
+                        (rows[i].bits & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED) ? SBX_ABI_REPORT_NARROWED : 0);
       g_assert_cmpuint (test_report_status (&report, "truncate", NULL), ==,
                         (rows[i].bits & SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED) ? SBX_ABI_REPORT_NARROWED : 0);
       test_report_clear (&report);
@@ -1120,6 +1129,7 @@ test_live_sockets (void)
 {
   static const SockArgs udp = { AF_INET, SOCK_DGRAM, 0 }, tcp = { AF_INET, SOCK_STREAM, 0 };
   static const SockArgs tcp6 = { AF_INET6, SOCK_STREAM, 0 }, mptcp = { AF_INET, SOCK_STREAM, IPPROTO_MPTCP };
+  static const SockArgs unx_dgram = { AF_UNIX, SOCK_DGRAM, 0 };
   static const SockArgs unx = { AF_UNIX, SOCK_STREAM, 0 }, nl_route = { AF_NETLINK, SOCK_RAW, NETLINK_ROUTE };
   static const SockArgs nl_diag = { AF_NETLINK, SOCK_RAW, NETLINK_SOCK_DIAG };
   static const SockArgs packet = { AF_PACKET, SOCK_RAW, 0 };
@@ -1141,9 +1151,10 @@ test_live_sockets (void)
   assert_probe (run_probe (&cd, probe_socket, &tcp), EACCES);
   assert_probe (run_probe (NULL, probe_socket, &udp), 0);
   assert_probe (run_probe (NULL, probe_socket, &tcp), 0);
-  /* rung 2: unix sockets refused, socketpair allowed */
-  assert_probe (run_probe (&cd, probe_socket, &unx), EACCES);
-  assert_probe (run_probe (NULL, probe_socket, &unx), 0);
+  /* rung 2: unix datagram sockets refused, stream ones and socketpair allowed */
+  assert_probe (run_probe (&cd, probe_socket, &unx), 0);
+  assert_probe (run_probe (&cd, probe_socket, &unx_dgram), EACCES);
+  assert_probe (run_probe (NULL, probe_socket, &unx_dgram), 0);
   assert_probe (run_probe (&cd, probe_socketpair, NULL), 0);
   /* netlink: route only */
   assert_probe (run_probe (&cd, probe_socket, &nl_route), 0);
@@ -1158,10 +1169,12 @@ test_live_sockets (void)
   assert_probe (run_probe (&cp, probe_socket, &udp), EACCES);
   assert_probe (run_probe (&cp, probe_socket, &mptcp), EACCES);
   g_assert_cmpint (run_probe (NULL, probe_socket, &mptcp), !=, EACCES);
-  /* rung 1: the network namespace is the boundary; unix sockets are closed
-   * there too unless the policy opens them (socketpair stays) */
+  /* rung 1: the network namespace is the boundary; unix datagram sockets
+   * are refused there too unless the policy opens them (stream ones and
+   * socketpair stay; their connects go to the supervisor) */
   assert_probe (run_probe (&c1, probe_socket, &udp), 0);
-  assert_probe (run_probe (&c1, probe_socket, &unx), EACCES);
+  assert_probe (run_probe (&c1, probe_socket, &unx), 0);
+  assert_probe (run_probe (&c1, probe_socket, &unx_dgram), EACCES);
   assert_probe (run_probe (&c1, probe_socketpair, NULL), 0);
   assert_probe (run_probe (&c1, probe_socket, &packet), EAFNOSUPPORT);
   {
@@ -1175,6 +1188,7 @@ test_live_sockets (void)
     c2u.program = rung2_unix;
     assert_probe (run_probe (&c1u, probe_socket, &unx), 0);
     assert_probe (run_probe (&c2u, probe_socket, &unx), 0);
+    assert_probe (run_probe (&c2u, probe_socket, &unx_dgram), 0);
     assert_probe (run_probe (&c2u, probe_socket, &udp), EACCES);
     test_report_clear (&r4);
     test_report_clear (&r5);

@@ -10,13 +10,13 @@
  * compile() and spawn() refuse with the same reason should anything call
  * them anyway.
  *
- * Plain C against sbx-plugin-abi.h only.
+ * Plain C against the plugin SDK (sbx-plugin-1) only.
  */
 #include <sbx/sbx-plugin-abi.h>
+#include <sbx/sbx-plugin-util.h>
 #include "sbx-sbpl.h"
 #include "sbx-darwin-private.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,38 +40,13 @@ typedef struct
   const SbxHostV1 *host;
 } DarwinPlugin;
 
-static void
-fail (const DarwinPlugin *plugin,
-      SbxHostCall        *call,
-      int32_t             status,
-      const char         *fmt,
-      ...) __attribute__ ((format (printf, 4, 5)));
-
-static void
-fail (const DarwinPlugin *plugin,
-      SbxHostCall        *call,
-      int32_t             status,
-      const char         *fmt,
-      ...)
-{
-  char    message[1024];
-  va_list args;
-
-  va_start (args, fmt);
-  vsnprintf (message, sizeof message, fmt, args);
-  va_end (args);
-  plugin->host->set_error (call, status, message);
-}
-
 static int32_t
 darwin_init (const SbxHostV1 *host,
              void           **plugin_ctx)
 {
   DarwinPlugin *plugin;
 
-  if (host == NULL || host->abi_version != SBX_PLUGIN_ABI_VERSION
-      || !SBX_ABI_HAS (host, SbxHostV1, release) || host->set_error == NULL
-      || host->report == NULL || host->alloc == NULL)
+  if (sbx_plugin_check_host (host) != SBX_STATUS_OK)
     return SBX_STATUS_INVALID;
   plugin = calloc (1, sizeof *plugin);
   if (plugin == NULL)
@@ -97,10 +72,7 @@ darwin_probe (void             *plugin_ctx,
   char why[512];
 
   if (!sbx_darwin_host_usable (why, sizeof why))
-    {
-      fail (plugin, call, SBX_STATUS_UNAVAILABLE, BACKEND_NAME ": %s", why);
-      return SBX_STATUS_UNAVAILABLE;
-    }
+    return sbx_plugin_fail (plugin->host, call, SBX_STATUS_UNAVAILABLE, BACKEND_NAME ": %s", why);
   result->level = SBX_ABI_LEVEL_FULL;
   result->guarantees = SBX_DARWIN_GUARANTEES;
   result->flags = 0;
@@ -113,8 +85,7 @@ darwin_probe (void             *plugin_ctx,
   return SBX_STATUS_OK;
 #else
   (void) result;
-  fail (plugin, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
-  return SBX_STATUS_UNAVAILABLE;
+  return sbx_plugin_fail (plugin->host, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
 #endif
 }
 
@@ -144,26 +115,19 @@ darwin_compile (void               *plugin_ctx,
 
   status = sbx_sbpl_compile (policy, &options, &profile, err, sizeof err);
   if (status != SBX_STATUS_OK)
-    {
-      fail (plugin, call, status, "%s", err);
-      return status;
-    }
+    return sbx_plugin_fail (plugin->host, call, status, "%s", err);
   forward_entries (plugin, call, profile);
   result->level = profile->level;
   result->guarantees = profile->guarantees;
   status = sbx_darwin_spec_new (profile, spec_out, err, sizeof err);
   if (status != SBX_STATUS_OK)
-    {
-      fail (plugin, call, status, "%s", err);
-      return status;
-    }
+    return sbx_plugin_fail (plugin->host, call, status, "%s", err);
   return SBX_STATUS_OK;
 #else
   (void) policy;
   (void) spec_out;
   (void) result;
-  fail (plugin, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
-  return SBX_STATUS_UNAVAILABLE;
+  return sbx_plugin_fail (plugin->host, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
 #endif
 }
 
@@ -176,18 +140,12 @@ darwin_spawn (void                    *plugin_ctx,
 {
   DarwinPlugin *plugin = plugin_ctx;
 #if DARWIN_HOST
-  char    err[1024] = "";
-  int32_t status = sbx_darwin_spawn (spec, request, result, err, sizeof err);
-
-  if (status != SBX_STATUS_OK)
-    fail (plugin, call, status, "%s", err);
-  return status;
+  return sbx_darwin_spawn (plugin->host, call, spec, request, result);
 #else
   (void) spec;
   (void) request;
   (void) result;
-  fail (plugin, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
-  return SBX_STATUS_UNAVAILABLE;
+  return sbx_plugin_fail (plugin->host, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
 #endif
 }
 
@@ -214,18 +172,12 @@ darwin_finish (void        *plugin_ctx,
 {
   DarwinPlugin *plugin = plugin_ctx;
 #if DARWIN_HOST
-  char    err[512] = "";
-  int32_t status = sbx_darwin_finish (child, wait_status, out, err, sizeof err);
-
-  if (status != SBX_STATUS_OK)
-    fail (plugin, call, status, "%s", err);
-  return status;
+  return sbx_darwin_finish (plugin->host, call, child, wait_status, out);
 #else
   (void) child;
   (void) wait_status;
   (void) out;
-  fail (plugin, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
-  return SBX_STATUS_UNAVAILABLE;
+  return sbx_plugin_fail (plugin->host, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
 #endif
 }
 
@@ -273,25 +225,18 @@ darwin_explain (void              *plugin_ctx,
 
   status = sbx_sbpl_compile (policy, &options, &profile, err, sizeof err);
   if (status != SBX_STATUS_OK)
-    {
-      fail (plugin, call, status, "%s", err);
-      return status;
-    }
+    return sbx_plugin_fail (plugin->host, call, status, "%s", err);
   forward_entries (plugin, call, profile);
   described = sbx_sbpl_profile_describe (profile);
   sbx_sbpl_profile_free (profile);
   if (described == NULL)
-    {
-      fail (plugin, call, SBX_STATUS_NO_MEMORY, BACKEND_NAME ": out of memory");
-      return SBX_STATUS_NO_MEMORY;
-    }
+    return sbx_plugin_fail (plugin->host, call, SBX_STATUS_NO_MEMORY, BACKEND_NAME ": out of memory");
   len = strlen (described);
   *text_out = plugin->host->alloc (len + 1);
   if (*text_out == NULL)
     {
       free (described);
-      fail (plugin, call, SBX_STATUS_NO_MEMORY, BACKEND_NAME ": out of memory");
-      return SBX_STATUS_NO_MEMORY;
+      return sbx_plugin_fail (plugin->host, call, SBX_STATUS_NO_MEMORY, BACKEND_NAME ": out of memory");
     }
   memcpy (*text_out, described, len + 1);
   free (described);

@@ -32,9 +32,12 @@ char   *sbx_darwin_resolve_path (const char *path, void *data);
 /* Takes ownership of @profile. */
 int32_t sbx_darwin_spec_new     (SbxSbplProfile *profile, void **spec_out, char *err, size_t err_size);
 void    sbx_darwin_spec_free    (void *spec);
-int32_t sbx_darwin_spawn        (void *spec, const SbxSpawnRequestV1 *request, SbxSpawnResultV1 *result,
-                                 char *err, size_t err_size);
+/* spawn(), signal() and finish() of the vtable; failures go to
+ * host->set_error() of @call. */
+int32_t sbx_darwin_spawn        (const SbxHostV1 *host, SbxHostCall *call, void *spec,
+                                 const SbxSpawnRequestV1 *request, SbxSpawnResultV1 *result);
 int32_t sbx_darwin_signal       (void *child, int32_t signo);
-int32_t sbx_darwin_finish       (void *child, int32_t wait_status, SbxExitV1 *out, char *err, size_t err_size);
+int32_t sbx_darwin_finish       (const SbxHostV1 *host, SbxHostCall *call, void *child, int32_t wait_status,
+                                 SbxExitV1 *out);
 
 #endif /* SBX_DARWIN_PRIVATE_H */

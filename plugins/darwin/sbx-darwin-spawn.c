@@ -29,6 +29,9 @@
 
 #include "sbx-darwin-private.h"
 
+#include <sbx/sbx-plugin-posix.h>
+#include <sbx/sbx-plugin-util.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -47,6 +50,8 @@
 extern char **environ;
 
 #define SANDBOX_EXEC "/usr/bin/sandbox-exec"
+/* The search list when the child's environment has no PATH (macOS's own
+ * default, kept from before the SDK helpers). */
 #define DEFAULT_PATH "/usr/bin:/bin:/usr/sbin:/sbin"
 #define SWEEP_TIMEOUT_NS (2LL * 1000 * 1000 * 1000)
 #define SPEC_MAGIC 0x73627065u   /* "sbpe" */
@@ -61,8 +66,7 @@ struct SbxDarwinSpec
 
 struct SbxDarwinChild
 {
-  pid_t    pid;       /* also the process group id */
-  uint64_t ignored;   /* SBX_SPAWN_IGNORED_SIGNALS: bit N-1, signal N started ignored */
+  SbxPluginGroup group;  /* sandbox-exec, then the target; its pid is also the process group id */
 };
 
 static void
@@ -193,57 +197,78 @@ sbx_darwin_spec_new (SbxSbplProfile *profile,
   return SBX_STATUS_OK;
 }
 
-/* argv[0] resolved against the child's own PATH; malloc'd, or NULL with
- * *err_out = ENOENT / EACCES. */
+/* argv[0] resolved against the child's own PATH (sandbox-exec takes a
+ * path); malloc'd, or NULL with *err_out = ENOENT / EACCES / ENOMEM. */
 static char *
 resolve_program (const char        *file,
                  const char *const *envp,
                  int               *err_out)
 {
-  const char *path = NULL;
+  char **candidates = sbx_plugin_exec_candidates (file, envp, DEFAULT_PATH);
+  char *found = NULL;
   int saw_eacces = 0;
 
+  if (candidates == NULL)
+    {
+      *err_out = ENOMEM;
+      return NULL;
+    }
   if (strchr (file, '/') != NULL)
     {
       if (access (file, X_OK) == 0)
-        return strdup (file);
-      *err_out = errno == EACCES ? EACCES : ENOENT;
-      return NULL;
+        found = strdup (file);
+      else
+        saw_eacces = errno == EACCES;
     }
-  for (size_t i = 0; envp[i] != NULL; i++)
-    if (strncmp (envp[i], "PATH=", 5) == 0)
-      path = envp[i] + 5;
-  if (path == NULL)
-    path = DEFAULT_PATH;
-  for (const char *p = path;;)
-    {
-      const char *end = strchr (p, ':');
-      size_t len = end != NULL ? (size_t) (end - p) : strlen (p);
-      char candidate[PATH_MAX];
-      struct stat st;
+  else
+    for (size_t i = 0; found == NULL && candidates[i] != NULL; i++)
+      {
+        struct stat st;
 
-      if (snprintf (candidate, sizeof candidate, "%.*s/%s", len > 0 ? (int) len : 1,
-                    len > 0 ? p : ".", file) < (int) sizeof candidate
-          && stat (candidate, &st) == 0 && S_ISREG (st.st_mode))
-        {
-          if (access (candidate, X_OK) == 0)
-            return strdup (candidate);
+        if (strlen (candidates[i]) >= PATH_MAX || stat (candidates[i], &st) != 0 || !S_ISREG (st.st_mode))
+          continue;
+        if (access (candidates[i], X_OK) == 0)
+          found = strdup (candidates[i]);
+        else
           saw_eacces = 1;
-        }
-      if (end == NULL)
-        break;
-      p = end + 1;
+      }
+  sbx_plugin_strv_free (candidates);
+  if (found == NULL)
+    *err_out = saw_eacces ? EACCES : ENOENT;
+  return found;
+}
+
+/* posix_spawn resets a disposition to its default (sigdefault) but cannot
+ * set SIG_IGN: a signal starts ignored only where this process ignores it
+ * itself and leaves it out of sigdefault (sbx run does: it keeps its
+ * caller's ignored signals ignored).  Any other is refused, never started
+ * at its default. */
+static int32_t
+check_ignored_signals (const SbxHostV1 *host,
+                       SbxHostCall     *call,
+                       uint64_t         ignored)
+{
+  for (int signo = 1; signo <= 64; signo++)
+    {
+      struct sigaction current;
+
+      if (!(ignored & SBX_PLUGIN_SIGNAL_BIT (signo)))
+        continue;
+      if (signo >= NSIG || sigaction (signo, NULL, &current) != 0 || (current.sa_flags & SA_SIGINFO)
+          || current.sa_handler != SIG_IGN)
+        return sbx_plugin_fail (host, call, SBX_STATUS_UNSUPPORTED,
+                                "darwin-seatbelt: signal %d cannot start ignored: this process does "
+                                "not ignore it itself, and posix_spawn cannot set SIG_IGN", signo);
     }
-  *err_out = saw_eacces ? EACCES : ENOENT;
-  return NULL;
+  return SBX_STATUS_OK;
 }
 
 int32_t
-sbx_darwin_spawn (void                    *spec_ptr,
+sbx_darwin_spawn (const SbxHostV1         *host,
+                  SbxHostCall             *call,
+                  void                    *spec_ptr,
                   const SbxSpawnRequestV1 *request,
-                  SbxSpawnResultV1        *result,
-                  char                    *err,
-                  size_t                   err_size)
+                  SbxSpawnResultV1        *result)
 {
   SbxDarwinSpec *spec = spec_ptr;
   SbxDarwinChild *child;
@@ -258,65 +283,30 @@ sbx_darwin_spawn (void                    *spec_ptr,
   size_t k = 0;
   int lookup_err = 0;
   int null_fd = -1;
+  uint64_t ignored;
   pid_t pid;
+  int32_t status;
   int rc;
 
-  /* Defense in depth: re-validate what the host hands us. */
+  /* Defense in depth: re-validate what the host hands us.  Terminals are
+   * refused: the profile allows no terminal ioctl. */
   if (spec == NULL || spec->magic != SPEC_MAGIC)
-    {
-      set_err (err, err_size, "darwin-seatbelt: spawn with a foreign spec");
-      return SBX_STATUS_INVALID;
-    }
-  if (request == NULL || request->struct_size < SBX_SPAWN_REQUEST_V1_MIN_SIZE || request->argv == NULL
-      || request->argv[0] == NULL || request->argv[0][0] == '\0' || request->envp == NULL
-      || request->cwd == NULL || request->cwd[0] != '/')
-    {
-      set_err (err, err_size, "darwin-seatbelt: spawn request needs argv[0], an environment and an absolute cwd");
-      return SBX_STATUS_INVALID;
-    }
-  if (request->flags & SBX_SPAWN_PTY)
-    {
-      set_err (err, err_size, "darwin-seatbelt: PTY spawns are not supported (the profile allows no "
-                              "terminal ioctl)");
-      return SBX_STATUS_UNSUPPORTED;
-    }
-  if (request->flags & SBX_SPAWN_IGNORED_SIGNALS)
-    {
-      if (request->struct_size < SBX_SPAWN_REQUEST_V1_SIGNALS_SIZE || request->ignored_signals == 0
-          || result->struct_size < SBX_SPAWN_RESULT_V1_FLAGS_SIZE)
-        {
-          set_err (err, err_size, "darwin-seatbelt: an ignored-signals request needs a non-empty set in a "
-                                  "request and result large enough to carry it");
-          return SBX_STATUS_INVALID;
-        }
-      /* posix_spawn resets a disposition to its default (sigdefault) but
-       * cannot set SIG_IGN: a signal starts ignored only where this process
-       * ignores it itself and leaves it out of sigdefault (sbx run does: it
-       * keeps its caller's ignored signals ignored).  Any other is refused,
-       * never started at its default. */
-      for (int signo = 1; signo <= 64; signo++)
-        {
-          struct sigaction current;
-
-          if (!(request->ignored_signals & (UINT64_C (1) << (signo - 1))))
-            continue;
-          if (signo >= NSIG || signo == SIGKILL || signo == SIGSTOP
-              || sigaction (signo, NULL, &current) != 0 || (current.sa_flags & SA_SIGINFO)
-              || current.sa_handler != SIG_IGN)
-            {
-              set_err (err, err_size, "darwin-seatbelt: signal %d cannot start ignored: this process does "
-                                      "not ignore it itself, and posix_spawn cannot set SIG_IGN", signo);
-              return SBX_STATUS_UNSUPPORTED;
-            }
-        }
-    }
+    return sbx_plugin_fail (host, call, SBX_STATUS_INVALID, "darwin-seatbelt: spawn with a foreign spec");
+  status = sbx_plugin_check_spawn_request (host, call, "darwin-seatbelt", request, result,
+                                           SBX_SPAWN_IGNORED_SIGNALS);
+  if (status != SBX_STATUS_OK)
+    return status;
+  ignored = sbx_plugin_spawn_ignored_signals (request);
+  status = check_ignored_signals (host, call, ignored);
+  if (status != SBX_STATUS_OK)
+    return status;
 
   program = resolve_program (request->argv[0], request->envp, &lookup_err);
   if (program == NULL)
-    {
-      set_err (err, err_size, "darwin-seatbelt: %s: %s", request->argv[0], strerror (lookup_err));
-      return lookup_err == EACCES ? SBX_STATUS_EXEC_DENIED : SBX_STATUS_EXEC_NOT_FOUND;
-    }
+    return sbx_plugin_fail (host, call,
+                            lookup_err == EACCES ? SBX_STATUS_EXEC_DENIED
+                            : lookup_err == ENOMEM ? SBX_STATUS_NO_MEMORY : SBX_STATUS_EXEC_NOT_FOUND,
+                            "darwin-seatbelt: %s: %s", request->argv[0], strerror (lookup_err));
 
   while (request->argv[n_args] != NULL)
     n_args++;
@@ -328,8 +318,7 @@ sbx_darwin_spawn (void                    *spec_ptr,
       free (argv);
       free (child);
       free (program);
-      set_err (err, err_size, "darwin-seatbelt: out of memory");
-      return SBX_STATUS_NO_MEMORY;
+      return sbx_plugin_fail (host, call, SBX_STATUS_NO_MEMORY, "darwin-seatbelt: out of memory");
     }
   argv[k++] = (char *) SANDBOX_EXEC;
   argv[k++] = (char *) "-p";
@@ -355,8 +344,8 @@ sbx_darwin_spawn (void                    *spec_ptr,
           free (argv);
           free (child);
           free (program);
-          set_err (err, err_size, "darwin-seatbelt: open(/dev/null): %s", strerror (errsv));
-          return SBX_STATUS_FAILED;
+          return sbx_plugin_fail (host, call, SBX_STATUS_FAILED, "darwin-seatbelt: open(/dev/null): %s",
+                                  strerror (errsv));
         }
     }
 
@@ -375,8 +364,8 @@ sbx_darwin_spawn (void                    *spec_ptr,
   sigdelset (&all, SIGSTOP);
   /* The ignored signals (checked above: this process ignores them) keep
    * SIG_IGN across the exec. */
-  for (int signo = 1; signo < NSIG && signo <= 64 && (request->flags & SBX_SPAWN_IGNORED_SIGNALS); signo++)
-    if (request->ignored_signals & (UINT64_C (1) << (signo - 1)))
+  for (int signo = 1; signo < NSIG && signo <= 64; signo++)
+    if (ignored & SBX_PLUGIN_SIGNAL_BIT (signo))
       sigdelset (&all, signo);
   posix_spawnattr_setsigdefault (&attr, &all);
   sigemptyset (&none);
@@ -397,17 +386,15 @@ sbx_darwin_spawn (void                    *spec_ptr,
   if (rc != 0)
     {
       free (child);
-      set_err (err, err_size, "darwin-seatbelt: posix_spawn(%s) in %s: %s", SANDBOX_EXEC, request->cwd,
-               strerror (rc));
-      return rc == ENOENT ? SBX_STATUS_UNAVAILABLE : SBX_STATUS_FAILED;
+      return sbx_plugin_fail (host, call, rc == ENOENT ? SBX_STATUS_UNAVAILABLE : SBX_STATUS_FAILED,
+                              "darwin-seatbelt: posix_spawn(%s) in %s: %s", SANDBOX_EXEC, request->cwd,
+                              strerror (rc));
     }
 
-  child->pid = pid;
-  if (request->flags & SBX_SPAWN_IGNORED_SIGNALS)
-    {
-      child->ignored = request->ignored_signals;
-      result->honoured_flags |= SBX_SPAWN_IGNORED_SIGNALS;
-    }
+  child->group.pid = pid;
+  child->group.ignored = ignored;
+  if (ignored != 0)
+    result->honoured_flags |= SBX_SPAWN_IGNORED_SIGNALS;
   result->containment = SBX_CONTAINMENT_BEST_EFFORT;
   result->pid = pid;
   result->pidfd = -1;
@@ -422,70 +409,32 @@ sbx_darwin_signal (void    *child_ptr,
 {
   SbxDarwinChild *child = child_ptr;
 
-  if (child == NULL || child->pid <= 0)
-    return SBX_STATUS_INVALID;
   /* A signal the command started ignoring reaches the command alone, as it
    * would a plain child: the rest of its group never gets it from us. */
-  if (signo >= 1 && signo <= 64 && (child->ignored & (UINT64_C (1) << (signo - 1))) != 0)
-    {
-      if (kill (child->pid, signo) < 0 && errno != ESRCH)
-        return SBX_STATUS_FAILED;
-      return SBX_STATUS_OK;
-    }
-  if (kill (-child->pid, signo) < 0 && errno != ESRCH)
-    return SBX_STATUS_FAILED;
-  return SBX_STATUS_OK;
+  return child != NULL ? sbx_plugin_group_signal (&child->group, signo) : SBX_STATUS_INVALID;
 }
 
 int32_t
-sbx_darwin_finish (void      *child_ptr,
-                   int32_t    wait_status,
-                   SbxExitV1 *out,
-                   char      *err,
-                   size_t     err_size)
+sbx_darwin_finish (const SbxHostV1 *host,
+                   SbxHostCall     *call,
+                   void            *child_ptr,
+                   int32_t          wait_status,
+                   SbxExitV1       *out)
 {
   SbxDarwinChild *child = child_ptr;
-  struct timespec start;
   pid_t pgid;
 
-  if (child == NULL || child->pid <= 0)
-    {
-      set_err (err, err_size, "darwin-seatbelt: finish without a child");
-      return SBX_STATUS_INVALID;
-    }
-  pgid = child->pid;
+  if (child == NULL || child->group.pid <= 0)
+    return sbx_plugin_fail (host, call, SBX_STATUS_INVALID, "darwin-seatbelt: finish without a child");
+  pgid = child->group.pid;
   free (child);
-
-  if (WIFSIGNALED (wait_status))
-    {
-      out->kind = SBX_EXIT_SIGNALED;
-      out->code = 0;
-      out->signo = WTERMSIG (wait_status);
-    }
-  else
-    {
-      out->kind = SBX_EXIT_EXITED;
-      out->code = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : 0;
-      out->signo = 0;
-    }
-
+  sbx_plugin_exit_from_wait_status (wait_status, out);
   /* Kill what is left of the group until the kernel knows no member of it
    * (orphaned zombies are reaped by launchd). */
-  clock_gettime (CLOCK_MONOTONIC, &start);
-  for (long delay_ns = 100 * 1000;; delay_ns = delay_ns < 10 * 1000 * 1000 ? delay_ns * 2 : delay_ns)
-    {
-      struct timespec now;
-      struct timespec pause = { 0, delay_ns };
-
-      if (kill (-pgid, SIGKILL) < 0 && errno == ESRCH)
-        return SBX_STATUS_OK;
-      clock_gettime (CLOCK_MONOTONIC, &now);
-      if ((now.tv_sec - start.tv_sec) * 1000000000LL + (now.tv_nsec - start.tv_nsec) > SWEEP_TIMEOUT_NS)
-        break;
-      nanosleep (&pause, NULL);
-    }
-  set_err (err, err_size, "darwin-seatbelt: process group %d still has members after SIGKILL", (int) pgid);
-  return SBX_STATUS_FAILED;
+  if (sbx_plugin_group_sweep (pgid, SWEEP_TIMEOUT_NS, NULL) != 0)
+    return sbx_plugin_fail (host, call, SBX_STATUS_FAILED,
+                            "darwin-seatbelt: process group %d still has members after SIGKILL", (int) pgid);
+  return SBX_STATUS_OK;
 }
 
 #endif /* __APPLE__ && __MACH__ */

@@ -149,6 +149,15 @@ sbx_landlock_plan_handled_access_net (const SbxLandlockPlan *plan)
   return plan->handled_net;
 }
 
+const uint64_t *
+sbx_landlock_plan_tcp_ports (const SbxLandlockPlan *plan,
+                             size_t                *n_ports)
+{
+  g_return_val_if_fail (plan != NULL, NULL);
+  *n_ports = plan->n_ports;
+  return plan->ports;
+}
+
 uint64_t
 sbx_landlock_plan_scoped (const SbxLandlockPlan *plan)
 {

@@ -81,6 +81,11 @@ typedef struct
 int      sbx_landlock_plan_abi                 (const SbxLandlockPlan *plan);
 uint64_t sbx_landlock_plan_handled_access_fs   (const SbxLandlockPlan *plan);
 uint64_t sbx_landlock_plan_handled_access_net  (const SbxLandlockPlan *plan);
+/* The ports TCP connects may reach when the plan handles
+ * LANDLOCK_ACCESS_NET_CONNECT_TCP (for the connect supervisor, whose own
+ * connects Landlock does not see). */
+const uint64_t *sbx_landlock_plan_tcp_ports (const SbxLandlockPlan *plan,
+                                             size_t                *n_ports);
 uint64_t sbx_landlock_plan_scoped              (const SbxLandlockPlan *plan);
 size_t   sbx_landlock_plan_n_rules             (const SbxLandlockPlan *plan);
 

@@ -227,3 +227,23 @@ sbx_seccomp_program_apply (const SbxSeccompProgram *program)
   r = sbx_raw_syscall3 (__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog);
   return r < 0 ? (int) r : 0;
 }
+
+SBX_CHILD_FUNC int
+sbx_seccomp_program_apply_listener (const SbxSeccompProgram *program)
+{
+  struct sock_fprog fprog;
+  unsigned long flags = 0;
+  long r;
+
+  if (program->enforces & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED)
+    flags = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+  r = sbx_raw_syscall5 (__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  if (r < 0)
+    return (int) r;
+  fprog.len = program->len;
+  fprog.filter = program->filter;
+  r = sbx_raw_syscall3 (__NR_seccomp, SECCOMP_SET_MODE_FILTER, flags, &fprog);
+  if (r < 0)
+    return (int) r;
+  return flags != 0 ? (int) r : 0;
+}

@@ -61,6 +61,10 @@ typedef struct
    * sends the master over pty_sock (SCM_RIGHTS). */
   int                 pty_sandbox;
   int                 pty_sock;     /* B's end of the socket pair, or -1 */
+  /* The supervised filter (SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED): B sends
+   * its seccomp listener and a sock_diag socket of the sandbox's network
+   * namespace over this (B's end), or -1. */
+  int                 unotify_sock;
   unsigned short      pty_rows;
   unsigned short      pty_cols;
   int                 err_fd;       /* write end of the error channel */

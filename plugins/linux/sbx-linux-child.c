@@ -22,6 +22,7 @@
 #include <sys/uio.h>
 #include <linux/capability.h>
 #include <linux/landlock.h>
+#include <linux/netlink.h>
 #include <linux/securebits.h>
 
 #include "sbx-linux-child-private.h"
@@ -295,6 +296,43 @@ child_open_sandbox_pty (ChildCtx *ctx)
   return slave;
 }
 
+/* Sends @fds (n <= 2) to the supervisor over @sock (SCM_RIGHTS), one byte
+ * of payload.  0 or -errno. */
+SBX_CHILD_FUNC static long
+child_send_fds (int sock, const int *fds, int n)
+{
+  struct msghdr msg;
+  struct iovec iov;
+  union
+  {
+    struct cmsghdr hdr;
+    char           buf[CMSG_SPACE (2 * sizeof (int))];
+  } control;
+  struct cmsghdr *cmsg;
+  char byte = 'U';
+  long r;
+  int i;
+
+  sbx_child_zero (&msg, sizeof msg);
+  sbx_child_zero (&control, sizeof control);
+  iov.iov_base = &byte;
+  iov.iov_len = 1;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.buf;
+  msg.msg_controllen = CMSG_SPACE (n * sizeof (int));
+  cmsg = &control.hdr;
+  cmsg->cmsg_level = SOL_SOCKET;
+  cmsg->cmsg_type = SCM_RIGHTS;
+  cmsg->cmsg_len = CMSG_LEN (n * sizeof (int));
+  for (i = 0; i < n; i++)
+    ((int *) (void *) CMSG_DATA (cmsg))[i] = fds[i];
+  do
+    r = sbx_raw_syscall3 (__NR_sendmsg, sock, &msg, MSG_NOSIGNAL);
+  while (r == -EINTR);
+  return r < 0 ? r : 0;
+}
+
 /* B: becomes the target. */
 SBX_CHILD_FUNC static int
 child_b_main (void *data)
@@ -303,6 +341,7 @@ child_b_main (void *data)
   const SbxLinuxSpec *spec = ctx->spec;
   int step = SBX_LINUX_STEP_SETSID;
   int tmp[3] = { -1, -1, -1 };
+  int unotify[2] = { -1, -1 };   /* the seccomp listener and the sock_diag socket */
   long r = 0;
   int i;
 
@@ -459,23 +498,52 @@ child_b_main (void *data)
       goto fail;
     }
 
-  /* Resource limits last, just before the filter and the exec: a small
-   * limit (open files, address space, processes) must bind the target, not
-   * the setup above it, which needs descriptors (Landlock rule fds) and
-   * memory of its own.  Nothing after this point opens a descriptor or
-   * allocates: the filter load is one system call and execve is the next. */
-  step = SBX_LINUX_STEP_RLIMIT;
-  for (i = 0; i < spec->n_rlimits; i++)
+  if (ctx->unotify_sock >= 0)
     {
-      r = sbx_raw_syscall4 (__NR_prlimit64, 0, spec->rlimits[i].resource, &spec->rlimits[i].limit, 0);
+      /* The supervisor's view of the sandbox's own unix sockets: a
+       * sock_diag socket of this network namespace (the filter refuses the
+       * target one). */
+      step = SBX_LINUX_STEP_SECCOMP;
+      r = sbx_raw_syscall3 (__NR_socket, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
       if (r < 0)
         goto fail;
+      unotify[1] = (int) r;
     }
 
   if (ctx->seccomp != NULL)
     {
       step = SBX_LINUX_STEP_SECCOMP;
-      r = sbx_seccomp_program_apply (ctx->seccomp);
+      if (ctx->unotify_sock < 0)
+        r = sbx_seccomp_program_apply (ctx->seccomp);
+      else
+        {
+          /* The filter hands connect() to the supervisor: its listener
+           * leaves with the diag socket (sendmsg is not supervised, and
+           * both are close-on-exec, so the target holds neither). */
+          r = sbx_seccomp_program_apply_listener (ctx->seccomp);
+          if (r > 0)
+            {
+              unotify[0] = (int) r;
+              r = child_send_fds (ctx->unotify_sock, unotify, 2);
+              sbx_child_close (unotify[0]);
+              sbx_child_close (unotify[1]);
+            }
+          else if (r == 0)
+            r = -EPROTO;   /* the program has no supervised rule: the parent expects one */
+        }
+      if (r < 0)
+        goto fail;
+    }
+
+  /* Resource limits last, after the filter and just before the exec: a
+   * small limit (open files, address space, processes) must bind the
+   * target, not the setup above it, which needs descriptors (Landlock rule
+   * fds, the seccomp listener) and memory of its own.  Nothing after this
+   * point opens a descriptor or allocates: execve is next. */
+  step = SBX_LINUX_STEP_RLIMIT;
+  for (i = 0; i < spec->n_rlimits; i++)
+    {
+      r = sbx_raw_syscall4 (__NR_prlimit64, 0, spec->rlimits[i].resource, &spec->rlimits[i].limit, 0);
       if (r < 0)
         goto fail;
     }

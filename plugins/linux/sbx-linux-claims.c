@@ -335,7 +335,8 @@ sbx_linux_claims_decide (const SbxLinuxClaimsInput *in,
         cancel_boundaries (out, "not claimed: the profile allows unix sockets and host daemons' sockets "
                                 "are reachable (see unix-sockets)");
     }
-  else if (!(in->seccomp && (in->seccomp_bits & SBX_SECCOMP_ENFORCES_UNIX_DENIED)))
+  else if (!(in->seccomp
+             && (in->seccomp_bits & (SBX_SECCOMP_ENFORCES_UNIX_DENIED | SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED))))
     {
       /* A reachable D-Bus, tmux or docker socket runs anything outside the
        * sandbox: no boundary can be claimed then. */

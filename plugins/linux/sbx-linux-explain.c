@@ -164,6 +164,8 @@ append_seccomp (GString                 *out,
     g_string_append (out, " non-TCP-inet-sockets");
   if (enforces & SBX_SECCOMP_ENFORCES_UNIX_DENIED)
     g_string_append (out, " socket(AF_UNIX)");
+  if (enforces & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED)
+    g_string_append (out, " unix-datagram-sockets (connect: supervised)");
   if (enforces & SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED)
     g_string_append (out, " truncate-without-write");
   g_string_append (out, " (plus the fixed deny list of sbx-seccomp.c: ptrace, io_uring, "

@@ -233,6 +233,9 @@ struct _SbxLinuxSpec
    * @seccomp. */
   SbxSeccompProgram  *seccomp_terminal;
   gboolean            netns;       /* rung 1: private network namespace (net deny) */
+  /* NULL-terminated: the host unix sockets the target may connect to (the
+   * policy's host_sockets, re-checked), for the connect supervisor */
+  char              **host_sockets;
   gboolean            dns_over_tcp;/* ports network with DNS: the target gets RES_OPTIONS=use-vc */
   char               *uid_map;     /* "UID UID 1\n" */
   char               *gid_map;

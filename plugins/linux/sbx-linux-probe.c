@@ -472,17 +472,17 @@ sbx_linux_probe_report (const SbxLinuxProbe    *probe,
                                              : "needs Landlock ABI >= 6 (Linux 6.12). Hint: a newer kernel");
   /* Pathname unix sockets: Landlock controls connect()/sendmsg() to them
    * only with LANDLOCK_ACCESS_FS_RESOLVE_UNIX (ABI 9).  Without it (this
-   * reference kernel: ABI 7) socket(AF_UNIX) is refused by seccomp unless
-   * the profile opens unix sockets; with it sbx does not scope them to the
-   * sandbox's HOME/TMPDIR yet, so they stay closed there as well. */
+   * reference kernel: ABI 7) the connect supervisor decides every connect
+   * (sbx-linux-unotify.c); with it sbx does not use it yet, so the
+   * supervisor decides there as well. */
   if (probe->landlock_abi >= 9)
-    detail = g_strdup_printf ("Landlock ABI %d has LANDLOCK_ACCESS_FS_RESOLVE_UNIX, but sbx does not scope "
-                              "pathname sockets with it yet: unix sockets stay closed (socket(AF_UNIX) "
-                              "refused) unless the profile opens them", probe->landlock_abi);
+    detail = g_strdup_printf ("Landlock ABI %d has LANDLOCK_ACCESS_FS_RESOLVE_UNIX, but sbx does not use it "
+                              "yet: the connect supervisor (seccomp user notification) decides every connect",
+                              probe->landlock_abi);
   else
     detail = g_strdup_printf ("Landlock ABI %d cannot mediate connect() to pathname unix sockets "
-                              "(LANDLOCK_ACCESS_FS_RESOLVE_UNIX needs ABI 9): socket(AF_UNIX) is refused "
-                              "unless the profile opens unix sockets. Hint: a newer kernel",
+                              "(LANDLOCK_ACCESS_FS_RESOLVE_UNIX needs ABI 9): the connect supervisor (seccomp "
+                              "user notification) decides every connect instead. Hint: a newer kernel",
                               MAX (probe->landlock_abi, 0));
   sbx_linux_report (reporter, "landlock-unix-sockets", SBX_ABI_REPORT_UNENFORCED, detail);
   g_clear_pointer (&detail, g_free);

@@ -60,6 +60,7 @@
 #include "sbx-linux-private.h"
 #include "sbx-linux-child.h"
 #include "sbx-linux-egress.h"
+#include "sbx-linux-unotify.h"
 #include "init/sbx-init-proto.h"
 
 #include "sbx-linux-child-private.h"
@@ -78,6 +79,7 @@ struct _SbxLinuxChild
   int        pidfd;      /* our own reference; the host owns the one it was given */
   int        exit_fd;    /* read end of the exit-record pipe */
   SbxCgroup *cgroup;     /* the sandbox's own cgroup, or NULL */
+  SbxUnotify *unotify;   /* the connect supervisor, or NULL */
 };
 
 /* Ensures @fd >= 3 (a caller may run with stdio closed) and CLOEXEC. */
@@ -231,8 +233,10 @@ set_request (ChildCtx                *ctx,
              const SbxLinuxSpec      *spec,
              const SbxSpawnRequestV1 *request,
              GPtrArray               *dns_envp,
-             int                      pty_sock)
+             int                      pty_sock,
+             int                      unotify_sock)
 {
+  ctx->unotify_sock = unotify_sock;
   /* Not ctx->spec: a warm A reads it while it builds (it was set when the
    * warm context was made, to the same spec). */
   ctx->cwd = request->cwd;
@@ -288,6 +292,9 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   int exit_pipe[2] = { -1, -1 };
   int egress_chan[2] = { -1, -1 };   /* egress: A sends the proxy listener here */
   int pty_pair[2] = { -1, -1 };
+  int unotify_pair[2] = { -1, -1 };   /* B sends the seccomp listener here */
+  SbxUnotify *unotify = NULL;
+  const SbxSeccompProgram *supervised;
   int pty_master = -1;
   SbxLinuxSetupError rec;
   char *stacks = NULL;
@@ -344,6 +351,21 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
         }
     }
 
+  /* The filter B will load (set_request() picks it the same way) hands
+   * connect() to the supervisor: B sends its listener over this pair. */
+  supervised = spec->seccomp_terminal != NULL && sbx_linux_spawn_shares_terminal (request)
+               ? spec->seccomp_terminal : spec->seccomp;
+  if (supervised != NULL && (sbx_seccomp_program_enforces (supervised) & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED))
+    {
+      if (!sbx_unotify_channel_open (unotify_pair, error_message))
+        {
+          for (i = 0; i < 2; i++)
+            if (pty_pair[i] >= 0)
+              close (pty_pair[i]);
+          return SBX_STATUS_FAILED;
+        }
+    }
+
   /* Rung 1 with a running zygote: the sandbox prepared ahead of need takes
    * this request (sbx-linux-zygote.c).  One that died is discarded and the
    * spawn goes the ordinary way. */
@@ -351,7 +373,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
     warm = sbx_linux_zygote_take_warm (spec);
   if (warm != NULL)
     {
-      set_request (warm->ctx, spec, request, dns_envp, pty_pair[1]);
+      set_request (warm->ctx, spec, request, dns_envp, pty_pair[1], unotify_pair[1]);
       if (sbx_linux_warm_start (warm))
         {
           ctx = g_steal_pointer (&warm->ctx);
@@ -401,7 +423,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
                                             spec->rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS
                                                                                 : SBX_LINUX_BACKEND_LANDLOCK,
                                             cg_error->message);
-          return SBX_STATUS_FAILED;
+          goto fail_fds;
         }
       ctx->n_cgroup_fds = sbx_cgroup_join_fds (cgroup, ctx->cgroup_fds);
     }
@@ -411,6 +433,13 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
     {
       saved_errno = errno;
       *error_message = g_strdup_printf ("linux: mmap of the child stacks: %s", g_strerror (saved_errno));
+      for (i = 0; i < 2; i++)
+        {
+          if (pty_pair[i] >= 0)
+            close (pty_pair[i]);
+          if (unotify_pair[i] >= 0)
+            close (unotify_pair[i]);
+        }
       return SBX_STATUS_NO_MEMORY;
     }
   ctx->stack_a_top = stacks + GUARD_SIZE + STACK_SIZE;
@@ -452,7 +481,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   sbx_child_format_long (ctx->init_fd_buf, ctx->exit_fd);
   ctx->init_argv[3] = ctx->init_fd_buf;
   ctx->init_envp[0] = NULL;
-  set_request (ctx, spec, request, dns_envp, pty_pair[1]);
+  set_request (ctx, spec, request, dns_envp, pty_pair[1], unotify_pair[1]);
 
   flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD;
   if (spec->rung == SBX_LINUX_RUNG_USERNS)
@@ -520,6 +549,11 @@ started:
       close (pty_pair[1]);
       pty_pair[1] = -1;
     }
+  if (unotify_pair[1] >= 0)
+    {
+      close (unotify_pair[1]);
+      unotify_pair[1] = -1;
+    }
   do
     n = read (err_pipe[0], &rec, sizeof rec);
   while (n < 0 && errno == EINTR);
@@ -557,6 +591,8 @@ started:
         close (egress_chan[0]);
       if (pty_pair[0] >= 0)
         close (pty_pair[0]);   /* drops a master B may have sent */
+      if (unotify_pair[0] >= 0)
+        close (unotify_pair[0]);   /* and a listener */
       /* Failed or not, the next sandbox of the spec is prepared: whether
        * one waits does not depend on how the last spawn went. */
       if (spec->rung == SBX_LINUX_RUNG_USERNS && spec->proxy_port == 0)
@@ -589,6 +625,35 @@ started:
           close (exit_pipe[0]);
           if (pty_pair[0] >= 0)
             close (pty_pair[0]);
+          if (unotify_pair[0] >= 0)
+            close (unotify_pair[0]);
+          return SBX_STATUS_FAILED;
+        }
+    }
+
+  if (unotify_pair[0] >= 0)
+    {
+      /* B sent the listener before it exec'd: it is there now or never.
+       * Without its supervisor the target would run with every connect
+       * unanswered: the spawn fails. */
+      unotify = sbx_linux_unotify_begin (spec, unotify_pair[0], pid, error_message);
+      close (unotify_pair[0]);
+      unotify_pair[0] = -1;
+      if (unotify == NULL)
+        {
+          int wstatus;
+
+          if (pidfd >= 0)
+            syscall (__NR_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+          while (waitpid (pid, &wstatus, __WALL) < 0 && errno == EINTR)
+            ;
+          if (pidfd >= 0)
+            close (pidfd);
+          close (exit_pipe[0]);
+          if (pty_pair[0] >= 0)
+            close (pty_pair[0]);
+          if (proxy_listen_fd >= 0)
+            close (proxy_listen_fd);
           return SBX_STATUS_FAILED;
         }
     }
@@ -608,6 +673,7 @@ started:
   child->pid = pid;
   child->pidfd = own_pidfd;
   child->exit_fd = exit_pipe[0];
+  child->unotify = unotify;
   if (cgroup != NULL)
     sbx_cgroup_close_procs (cgroup);
   child->cgroup = g_steal_pointer (&cgroup);
@@ -664,6 +730,8 @@ fail_fds:
         close (exit_pipe[i]);
       if (pty_pair[i] >= 0)
         close (pty_pair[i]);
+      if (unotify_pair[i] >= 0)
+        close (unotify_pair[i]);
     }
   sbx_linux_stacks_free (stacks);
   return SBX_STATUS_FAILED;
@@ -779,6 +847,7 @@ sbx_linux_finish (SbxLinuxChild *child,
         }
       sbx_cgroup_free (child->cgroup);
     }
+  sbx_unotify_stop (child->unotify);
   if (child->pidfd >= 0)
     close (child->pidfd);
   close (child->exit_fd);

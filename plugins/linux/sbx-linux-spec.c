@@ -492,6 +492,72 @@ report_claim (const SbxLinuxReporter *reporter,
                     detail != NULL ? detail : c->detail);
 }
 
+/* The policy's host sockets, re-checked (defense in depth: the backend
+ * does not trust the core's validation): absolute, shorter than a socket
+ * address, no NUL-less garbage.  FALSE with @error naming the entry. */
+static gboolean
+copy_host_sockets (SbxLinuxSpec      *spec,
+                   const SbxPolicyV1 *policy,
+                   GError           **error)
+{
+  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
+
+  if (policy->struct_size >= SBX_POLICY_V1_HOST_SOCKETS_SIZE && policy->host_sockets != NULL)
+    for (guint i = 0; policy->host_sockets[i] != NULL; i++)
+      {
+        const char *path = policy->host_sockets[i];
+
+        if (path[0] != '/' || strlen (path) >= 108 || !g_utf8_validate (path, -1, NULL) || i >= 64)
+          {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                         "policy.host_sockets[%u]: not an absolute path shorter than 108 bytes (or more than 64 "
+                         "entries)", i);
+            return FALSE;
+          }
+        g_ptr_array_add (out, g_strdup (path));
+      }
+  g_ptr_array_add (out, NULL);
+  spec->host_sockets = (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
+  return TRUE;
+}
+
+/* Which host sockets the connect supervisor lets the target reach, with a
+ * warning for the ones that hand over the host. */
+static void
+report_host_sockets (const SbxLinuxReporter *reporter,
+                     const SbxLinuxSpec     *spec)
+{
+  g_autoptr(GString) detail = g_string_new (NULL);
+
+  if (spec->host_sockets[0] == NULL)
+    {
+      report (reporter, "unix-host-sockets", SBX_ABI_REPORT_ENFORCED,
+              "no host unix socket is reachable (the supervisor refuses every one the sandbox did not bind, "
+              "by pathname or abstract name); the profile member \"host-sockets\" names the ones to reach");
+      return;
+    }
+  g_string_append (detail, "the profile names these host sockets, which the sandbox may connect to by "
+                           "exactly this path (every other host socket is refused):");
+  for (guint i = 0; spec->host_sockets[i] != NULL; i++)
+    {
+      const char *path = spec->host_sockets[i];
+      const char *base = strrchr (path, '/') + 1;
+
+      g_string_append_printf (detail, " %s", path);
+      if (strcmp (base, "docker.sock") == 0 || strcmp (base, "containerd.sock") == 0
+          || strcmp (base, "podman.sock") == 0)
+        g_string_append (detail, " (WARNING: a container engine's socket is equivalent to root on the host)");
+      else if (strcmp (base, "system_bus_socket") == 0)
+        g_string_append (detail, " (WARNING: the system D-Bus bus is equivalent to root on the host through "
+                                 "its privileged services)");
+      else if (strcmp (base, "bus") == 0)
+        g_string_append (detail, " (the session bus: acts as the user, outside the sandbox)");
+    }
+  g_string_append (detail, ". A named socket's daemon acts for the sandbox outside every boundary; a "
+                           "docker.sock or the system bus is host-root-equivalent");
+  report (reporter, "unix-host-sockets", SBX_ABI_REPORT_NARROWED, detail->str);
+}
+
 SbxLinuxSpec *
 sbx_linux_spec_new (const SbxLinuxProbe     *probe,
                     const SbxPolicyV1       *policy,
@@ -667,14 +733,19 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
                g_strerror (probe->landlock_errno));
     }
 
-  /* Unix sockets are closed on both rungs unless the profile opened them:
-   * a host daemon's pathname socket inside any root (the workspace, a
+  /* Unix sockets are supervised on both rungs unless the profile opened
+   * them: a host daemon's pathname socket inside any root (the workspace, a
    * read-only root) accepts a connection that needs no write access to the
    * mount, and Landlock below ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX) cannot
-   * mediate connect().  Where Landlock has that right, sockets under the
-   * sandbox's own HOME and TMPDIR could be allowed; that is not built yet,
-   * so they stay closed there too (reported). */
+   * mediate connect(), so the filter hands every connect to the connect
+   * supervisor (sbx-linux-unotify.c), which lets the sandbox reach its own
+   * sockets and the host sockets the policy names (reported). */
   allow_unix = (policy->flags & SBX_POLICY_UNIX_SOCKETS) != 0;
+  if (!copy_host_sockets (spec, policy, error))
+    {
+      *out_status = SBX_STATUS_INVALID;
+      return NULL;
+    }
   if (probe->seccomp)
     {
       SbxSeccompOptions options = { 0 };
@@ -692,6 +763,8 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
           return NULL;
         }
       seccomp_bits = sbx_seccomp_program_enforces (spec->seccomp);
+      if (seccomp_bits & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED)
+        report_host_sockets (reporter, spec);
       /* The same program for a spawn that shares the caller's terminal
        * (sbx_linux_spawn_shares_terminal()); reported through "terminal"
        * below, its other rules are the ones just reported. */
@@ -859,7 +932,7 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
   report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_ADDRESS_NETWORK, NULL);
   report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_TARGET_NETWORK, NULL);
   report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_NETWORK, NULL);
-  /* With unix sockets closed by seccomp, the seccomp module reported
+  /* With unix sockets supervised, the seccomp module reported
    * "unix-sockets: narrowed" with the reason; the claims speak otherwise. */
   report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_UNIX_SOCKETS, NULL);
 
@@ -892,6 +965,7 @@ sbx_linux_spec_free (SbxLinuxSpec *spec)
   g_free (spec->gid_map);
   g_free (spec->root_dir);
   g_free (spec->hostname);
+  g_strfreev (spec->host_sockets);
   sbx_linux_egress_files_free (spec);
   sbx_linux_hosts_file_free (spec);
   g_free (spec);

@@ -120,7 +120,8 @@ write_program (GString                 *out,
 
       if (!name_offset (names, offsets, r->name, &offset, error))
         return FALSE;
-      if (r->err < 0 || r->err > G_MAXINT16 || r->n_args > G_N_ELEMENTS (r->args))
+      if ((r->err < 0 && r->err != SBX_SECCOMP_ERR_SUPERVISED) || r->err > G_MAXINT16
+          || r->n_args > G_N_ELEMENTS (r->args))
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "rule %zu (%s): errno %d or %u arguments "
                                                                    "out of range", i, r->name, r->err, r->n_args);

@@ -203,7 +203,7 @@ multiplexer_of (uint32_t arch, const char *name)
  *    every negative number for "absent", left i386 socket() unfiltered.
  * Every other failure fails the program. */
 static void
-deny (Rules *r, int err, const char *name, unsigned int n, const struct scmp_arg_cmp *cmp)
+add_rule (Rules *r, uint32_t action, int err, const char *name, unsigned int n, const struct scmp_arg_cmp *cmp)
 {
   int nr, rc;
 
@@ -245,9 +245,24 @@ deny (Rules *r, int err, const char *name, unsigned int n, const struct scmp_arg
       rule_fail (r, -ENOENT, name);
       return;
     }
-  rc = seccomp_rule_add_array (r->ctx, SCMP_ACT_ERRNO (err), nr, n, cmp);
+  rc = seccomp_rule_add_array (r->ctx, action, nr, n, cmp);
   if (rc < 0)
     rule_fail (r, rc, name);
+}
+
+static void
+deny (Rules *r, int err, const char *name, unsigned int n, const struct scmp_arg_cmp *cmp)
+{
+  add_rule (r, SCMP_ACT_ERRNO (err), err, name, n, cmp);
+}
+
+/* Hand @name (under the comparisons) to the supervisor: the caller waits
+ * while the supervisor decides and answers (SECCOMP_RET_USER_NOTIF).  The
+ * same entry-path rules as deny(); recorded with err SBX_SECCOMP_ERR_SUPERVISED. */
+static void
+supervise (Rules *r, const char *name, unsigned int n, const struct scmp_arg_cmp *cmp)
+{
+  add_rule (r, SCMP_ACT_NOTIFY, SBX_SECCOMP_ERR_SUPERVISED, name, n, cmp);
 }
 
 /* Refuse the multiplexer @name as a whole with @err (on the architectures
@@ -498,24 +513,42 @@ static const struct
   const char *name;
   int         mode_arg;
   int         flags_arg;   /* -1: the call always creates (or sets) */
+  gboolean    supervised_setgid;   /* set-gid alone goes to the supervisor (add_setgid_dir_rule()) */
 } setid_calls[] = {
-  { "chmod", 1, -1 },
-  { "fchmod", 1, -1 },
-  { "fchmodat", 2, -1 },
-  { "fchmodat2", 2, -1 },
-  { "mknod", 1, -1 },
-  { "mknodat", 2, -1 },
-  { "creat", 1, -1 },
-  { "open", 2, 1 },
-  { "openat", 3, 2 },
+  { "chmod", 1, -1, TRUE },
+  { "fchmod", 1, -1, TRUE },
+  { "fchmodat", 2, -1, TRUE },
+  { "fchmodat2", 2, -1, TRUE },
+  { "mknod", 1, -1, FALSE },
+  { "mknodat", 2, -1, FALSE },
+  { "creat", 1, -1, FALSE },
+  { "open", 2, 1, FALSE },
+  { "openat", 3, 2, FALSE },
 };
 
 #ifndef __O_TMPFILE
 #define __O_TMPFILE (O_TMPFILE & ~O_DIRECTORY)
 #endif
 
+/* Set-group-ID on a directory grants nothing on exec: it only makes new
+ * entries inherit the directory's group (git init --shared=group,
+ * core.sharedRepository).  A chmod-family call with S_ISGID and without
+ * S_ISUID goes to the supervisor where the filter has one (with the
+ * connect rules, add_unix_supervised_rules()): it opens the target without
+ * following a link, in the target's view, and performs the chmod itself
+ * only on a directory the target owns on a writable mount, refusing
+ * everything else with EPERM (sbx-linux-unotify.c).  S_ISUID keeps its
+ * EPERM rule (a disjoint comparison: both bits set is refused by it). */
 static void
-add_setid_rules (Rules *r)
+add_setgid_dir_rule (Rules *r, const char *name, int mode_arg)
+{
+  const struct scmp_arg_cmp cmp[] = { ARG_BITS (mode_arg, S_ISUID | S_ISGID, S_ISGID) };
+
+  supervise (r, name, G_N_ELEMENTS (cmp), cmp);
+}
+
+static void
+add_setid_rules (Rules *r, const SbxSeccompOptions *options)
 {
   static const uint64_t bits[] = { S_ISUID, S_ISGID };
   static const uint64_t creating[] = { O_CREAT, __O_TMPFILE };
@@ -524,6 +557,11 @@ add_setid_rules (Rules *r)
   for (guint i = 0; i < G_N_ELEMENTS (setid_calls); i++)
     for (guint b = 0; b < G_N_ELEMENTS (bits); b++)
       {
+        if (bits[b] == S_ISGID && setid_calls[i].supervised_setgid && !options->allow_unix_sockets)
+          {
+            add_setgid_dir_rule (r, setid_calls[i].name, setid_calls[i].mode_arg);
+            continue;
+          }
         if (setid_calls[i].flags_arg < 0)
           {
             DENY_ARGS (r, EPERM, setid_calls[i].name, ARG_BITS (setid_calls[i].mode_arg, bits[b], bits[b]));
@@ -586,6 +624,42 @@ add_truncate_rules (Rules *r)
 
 #define SOCK_TYPE_MASK_BITS 0xf
 
+/* Unix sockets under the supervisor (sbx-linux-unotify.c), both rungs,
+ * unless the policy opened them (SBX_POLICY_UNIX_SOCKETS):
+ *  - connect(2) of every socket goes to the supervisor, which reads the
+ *    address once, resolves a pathname in the target's own view, decides
+ *    (the sandbox's own socket, a host socket the policy names, or EACCES)
+ *    and connects the caller's socket itself: the filter cannot tell a unix
+ *    socket from a TCP one (the descriptor is a number, the address lies in
+ *    memory), so TCP connects pass through it too and it applies the
+ *    policy's TCP port rules there (Landlock's, which its own connect does
+ *    not inherit).  It never lets the kernel re-run the call
+ *    (SECCOMP_USER_NOTIF_FLAG_CONTINUE would re-read memory another thread
+ *    can change);
+ *  - only stream and sequenced-packet unix sockets exist (socket() and
+ *    socketpair(); EACCES otherwise): a datagram socket names its receiver
+ *    on every sendto()/sendmsg(), whose msghdr a filter cannot read, and a
+ *    host daemon's datagram socket (/dev/log, journald, sd_notify) would
+ *    take it.  A stream socket refuses a send address (EOPNOTSUPP or
+ *    EISCONN) and a sequenced-packet one ignores it, so connect() is their
+ *    only way to a peer.  (SOCK_RAW is a datagram socket in the unix
+ *    family.)
+ * i386 reaches connect, socket and socketpair directly (socketcall is
+ * refused whole), and the same rules are added there. */
+static void
+add_unix_supervised_rules (Rules *r, uint32_t *enforces)
+{
+  for (int type = 0; type <= SOCK_TYPE_MASK_BITS; type++)
+    {
+      if (type == SOCK_STREAM || type == SOCK_SEQPACKET)
+        continue;
+      DENY_ARGS (r, EACCES, "socket", ARG32_EQ (0, AF_UNIX), ARG_BITS (1, SOCK_TYPE_MASK_BITS, type));
+      DENY_ARGS (r, EACCES, "socketpair", ARG32_EQ (0, AF_UNIX), ARG_BITS (1, SOCK_TYPE_MASK_BITS, type));
+    }
+  supervise (r, "connect", 0, NULL);
+  *enforces |= SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED;
+}
+
 static void
 add_socket_rules (Rules *r, const SbxSeccompOptions *options, uint32_t *enforces)
 {
@@ -619,14 +693,12 @@ add_socket_rules (Rules *r, const SbxSeccompOptions *options, uint32_t *enforces
    * remove, and Landlock (ABI <= 7) does not mediate connect().  A host
    * daemon listening inside any root (tmux, ssh ControlMaster, gpg-agent,
    * an editor, the session bus at rung 2) would run code outside the
-   * sandbox.  socket(AF_UNIX) is refused; socketpair() (anonymous, no path)
-   * stays.  Only a policy that opened unix sockets explicitly
-   * (SBX_POLICY_UNIX_SOCKETS) keeps them. */
+   * sandbox.  Every connect goes to the supervisor, which lets the sandbox
+   * reach its own sockets and the host sockets the policy names
+   * (add_unix_supervised_rules()).  Only a policy that opened unix sockets
+   * explicitly (SBX_POLICY_UNIX_SOCKETS) skips it. */
   if (!options->allow_unix_sockets)
-    {
-      DENY_ARGS (r, EACCES, "socket", ARG32_EQ (0, AF_UNIX));
-      *enforces |= SBX_SECCOMP_ENFORCES_UNIX_DENIED;
-    }
+    add_unix_supervised_rules (r, enforces);
 
   for (guint i = 0; i < G_N_ELEMENTS (inet_families); i++)
     {
@@ -942,7 +1014,7 @@ build_context (Rules                   *r,
       add_terminal_rules (r);
       *enforces |= SBX_SECCOMP_ENFORCES_TERMINAL_SETTINGS_DENIED;
     }
-  add_setid_rules (r);
+  add_setid_rules (r, options);
   *enforces |= SBX_SECCOMP_ENFORCES_SETID_DENIED;
   if (options->landlock_abi >= 1 && options->landlock_abi < 3)
     {
@@ -1249,12 +1321,25 @@ sbx_seccomp_program_report (const SbxSeccompProgram *program,
   sbx_linux_report (reporter, "socket-families", SBX_ABI_REPORT_NARROWED,
                     (enforces & SBX_SECCOMP_ENFORCES_UNIX_DENIED)
                     ? "only inet, inet6 and netlink-route sockets can be created (unix: socketpair only)"
+                    : (enforces & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED)
+                    ? "only unix (stream and seqpacket), inet, inet6 and netlink-route sockets can be created"
                     : "only unix, inet, inet6 and netlink-route sockets can be created");
   if (program->native_arch == SCMP_ARCH_X86_64)
     sbx_linux_report (reporter, "compat-sockets", SBX_ABI_REPORT_NARROWED,
                       "32-bit x86: socketcall(2) returns ENOSYS (its arguments are in memory a filter "
                       "cannot read); the direct socket system calls are filtered like the native ones, so "
                       "32-bit programs whose libc still uses socketcall cannot use sockets");
+  if (enforces & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED)
+    sbx_linux_report (reporter, SBX_ABI_FEATURE_UNIX_SOCKETS, SBX_ABI_REPORT_NARROWED,
+                      "every connect(2) is decided by the supervisor (seccomp user notification; the "
+                      "supervisor resolves the path in the sandbox's view and connects the socket itself): "
+                      "the sandbox's own unix sockets are reachable (a pathname socket a sandbox process "
+                      "bound, an abstract name in the sandbox's own network namespace or held by a sandbox "
+                      "process); every host socket is refused (EACCES), a host daemon's socket inside the "
+                      "workspace or a read-only root included. Unix datagram sockets are refused (EACCES: a "
+                      "send address cannot be mediated). Landlock below ABI 9 "
+                      "(LANDLOCK_ACCESS_FS_RESOLVE_UNIX) cannot do this itself. The profile member "
+                      "\"unix-sockets\": \"allow\" opens every socket");
   if (enforces & SBX_SECCOMP_ENFORCES_UNIX_DENIED)
     sbx_linux_report (reporter, SBX_ABI_FEATURE_UNIX_SOCKETS, SBX_ABI_REPORT_NARROWED,
                       "socket(AF_UNIX) returns EACCES, socketpair() works: a host daemon's pathname socket "

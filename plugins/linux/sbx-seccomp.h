@@ -24,10 +24,12 @@ typedef struct
    * denies truncate(2), openat2() and open/openat/creat with O_TRUNC but
    * without write access. */
   int      landlock_abi;
-  /* socket(AF_UNIX) is refused (EACCES; socketpair() stays) on both rungs
-   * unless this is TRUE: a pathname socket inside any root, even a
-   * read-only one, reaches a host daemon.  TRUE only for a policy with
-   * SBX_POLICY_UNIX_SOCKETS (the profile opened them explicitly). */
+  /* Unless this is TRUE, every connect(2) goes to the connect supervisor
+   * and unix sockets are stream or seqpacket only
+   * (SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED), on both rungs: a pathname
+   * socket inside any root, even a read-only one, reaches a host daemon.
+   * TRUE only for a policy with SBX_POLICY_UNIX_SOCKETS (the profile opened
+   * them explicitly). */
   gboolean allow_unix_sockets;
   /* The caller's terminal is shared: a standard stream of the target is a
    * terminal the backend did not create for it (sbx run -- cmd | cat from
@@ -47,7 +49,9 @@ typedef struct
 #define SBX_SECCOMP_ENFORCES_INET_DENIED      (1u << 0)  /* every AF_INET/AF_INET6 socket() denied */
 #define SBX_SECCOMP_ENFORCES_INET_TCP_ONLY    (1u << 1)  /* AF_INET/AF_INET6: plain TCP only (no UDP,
                                                           * raw, SCTP, MPTCP) */
-#define SBX_SECCOMP_ENFORCES_UNIX_DENIED      (1u << 2)  /* socket(AF_UNIX) denied (socketpair allowed) */
+#define SBX_SECCOMP_ENFORCES_UNIX_DENIED      (1u << 2)  /* socket(AF_UNIX) denied (socketpair allowed);
+                                                          * no program sets it any more (kept for the
+                                                          * table's numbering) */
 #define SBX_SECCOMP_ENFORCES_TRUNCATE_DENIED  (1u << 3)  /* truncate(2) and O_TRUNC without write denied */
 #define SBX_SECCOMP_ENFORCES_SETID_DENIED     (1u << 4)  /* no call sets S_ISUID/S_ISGID on a file */
 #define SBX_SECCOMP_ENFORCES_SYSV_IPC_DENIED  (1u << 5)  /* every SysV IPC call refused (rung 2) */
@@ -58,6 +62,14 @@ typedef struct
 #define SBX_SECCOMP_ENFORCES_TERMINAL_SETTINGS_DENIED (1u << 8)  /* the terminal-setting ioctl requests
                                                                   * refused on every fd (caller's
                                                                   * terminal shared) */
+#define SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED  (1u << 9)  /* connect(2) goes to the supervisor
+                                                          * (SECCOMP_RET_USER_NOTIF); unix sockets are
+                                                          * stream or seqpacket only.  The filter must be
+                                                          * loaded with a listener
+                                                          * (sbx_seccomp_program_apply_listener()). */
+
+/* SbxSeccompRule.err of a rule whose calls go to the supervisor. */
+#define SBX_SECCOMP_ERR_SUPERVISED (-1)
 
 /* One rule of the program, as added to every architecture's context: the
  * system call (by name), the errno it returns and the argument comparisons
@@ -101,6 +113,11 @@ const char        *sbx_seccomp_program_arches  (const SbxSeccompProgram *program
  * negative errno.  Async-signal-safe and errno-neutral like
  * sbx_landlock_plan_apply(). */
 int                sbx_seccomp_program_apply   (const SbxSeccompProgram *program);
+/* Child side, for a program with SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED: the
+ * same, loaded with SECCOMP_FILTER_FLAG_NEW_LISTENER; returns the listener
+ * (close-on-exec) or a negative errno.  Without that bit it loads the
+ * filter like sbx_seccomp_program_apply() and returns 0. */
+int                sbx_seccomp_program_apply_listener (const SbxSeccompProgram *program);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxSeccompProgram, sbx_seccomp_program_free)
 

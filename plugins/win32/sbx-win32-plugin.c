@@ -3,16 +3,16 @@
  * Backend "win32-restricted": restricted token + Job object (see
  * sbx-win32-plan.h for what it claims and why so little).
  *
- * Built against sbx-plugin-abi.h and libc only, never GLib: as a DLL with
+ * Built against the plugin SDK's headers and libc only, never GLib: as a DLL with
  * mingw-w64 (scripts/build-win32.sh), and natively on other hosts, where the
  * probe reports "not applicable on this host" (so it is never selected) and
  * explain() prints the token and Job settings the plan holds.
  */
 #include <sbx/sbx-plugin-abi.h>
+#include <sbx/sbx-plugin-util.h>
 #include "sbx-win32-plan.h"
 #include "sbx-win32-private.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,42 +30,13 @@ typedef struct
   const SbxHostV1 *host;
 } Win32Plugin;
 
-static void
-fail (const Win32Plugin *plugin,
-      SbxHostCall       *call,
-      int32_t            status,
-      const char        *fmt,
-      ...)
-#ifdef __GNUC__
-__attribute__ ((format (printf, 4, 5)))
-#endif
-;
-
-static void
-fail (const Win32Plugin *plugin,
-      SbxHostCall       *call,
-      int32_t            status,
-      const char        *fmt,
-      ...)
-{
-  char    message[1024];
-  va_list args;
-
-  va_start (args, fmt);
-  vsnprintf (message, sizeof message, fmt, args);
-  va_end (args);
-  plugin->host->set_error (call, status, message);
-}
-
 static int32_t
 win32_init (const SbxHostV1 *host,
             void           **plugin_ctx)
 {
   Win32Plugin *plugin;
 
-  if (host == NULL || host->abi_version != SBX_PLUGIN_ABI_VERSION
-      || !SBX_ABI_HAS (host, SbxHostV1, release) || host->set_error == NULL
-      || host->report == NULL || host->alloc == NULL)
+  if (sbx_plugin_check_host (host) != SBX_STATUS_OK)
     return SBX_STATUS_INVALID;
   plugin = calloc (1, sizeof *plugin);
   if (plugin == NULL)
@@ -91,10 +62,7 @@ win32_probe (void             *plugin_ctx,
   char why[512] = "";
 
   if (!sbx_win32_host_usable (why, sizeof why))
-    {
-      fail (plugin, call, SBX_STATUS_UNAVAILABLE, BACKEND_NAME ": %s", why);
-      return SBX_STATUS_UNAVAILABLE;
-    }
+    return sbx_plugin_fail (plugin->host, call, SBX_STATUS_UNAVAILABLE, BACKEND_NAME ": %s", why);
   result->level = SBX_ABI_LEVEL_NONE;
   result->guarantees = SBX_ABI_GUARANTEE_ENV_SCRUB | SBX_ABI_GUARANTEE_RESOURCE_LIMITS;
   result->flags = SBX_PROBE_UNCONFINED_ONLY;
@@ -107,8 +75,7 @@ win32_probe (void             *plugin_ctx,
   return SBX_STATUS_OK;
 #else
   (void) result;
-  fail (plugin, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
-  return SBX_STATUS_UNAVAILABLE;
+  return sbx_plugin_fail (plugin->host, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
 #endif
 }
 
@@ -135,14 +102,10 @@ win32_compile (void               *plugin_ctx,
   int32_t       status;
 
   if (plan == NULL)
-    {
-      fail (plugin, call, SBX_STATUS_INVALID, "%s", err);
-      return SBX_STATUS_INVALID;
-    }
+    return sbx_plugin_fail (plugin->host, call, SBX_STATUS_INVALID, "%s", err);
   if (plan->status != SBX_STATUS_OK)
     {
-      status = plan->status;
-      fail (plugin, call, status, "%s", plan->refusal);
+      status = sbx_plugin_fail (plugin->host, call, plan->status, "%s", plan->refusal);
       sbx_win32_plan_free (plan);
       return status;
     }
@@ -155,8 +118,7 @@ win32_compile (void               *plugin_ctx,
   (void) policy;
   (void) spec_out;
   (void) result;
-  fail (plugin, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
-  return SBX_STATUS_UNAVAILABLE;
+  return sbx_plugin_fail (plugin->host, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
 #endif
 }
 
@@ -173,14 +135,13 @@ win32_spawn (void                    *plugin_ctx,
   int32_t status = sbx_win32_spawn (spec, request, result, err, sizeof err);
 
   if (status != SBX_STATUS_OK)
-    fail (plugin, call, status, "%s", err);
-  return status;
+    return sbx_plugin_fail (plugin->host, call, status, "%s", err);
+  return SBX_STATUS_OK;
 #else
   (void) spec;
   (void) request;
   (void) result;
-  fail (plugin, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
-  return SBX_STATUS_UNAVAILABLE;
+  return sbx_plugin_fail (plugin->host, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
 #endif
 }
 
@@ -212,14 +173,13 @@ win32_finish (void        *plugin_ctx,
 
   (void) wait_status;
   if (status != SBX_STATUS_OK)
-    fail (plugin, call, status, "%s", err);
-  return status;
+    return sbx_plugin_fail (plugin->host, call, status, "%s", err);
+  return SBX_STATUS_OK;
 #else
   (void) child;
   (void) wait_status;
   (void) out;
-  fail (plugin, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
-  return SBX_STATUS_UNAVAILABLE;
+  return sbx_plugin_fail (plugin->host, call, SBX_STATUS_UNAVAILABLE, "%s", not_applicable);
 #endif
 }
 
@@ -251,25 +211,18 @@ win32_explain (void              *plugin_ctx,
   size_t        len;
 
   if (plan == NULL)
-    {
-      fail (plugin, call, SBX_STATUS_INVALID, "%s", err);
-      return SBX_STATUS_INVALID;
-    }
+    return sbx_plugin_fail (plugin->host, call, SBX_STATUS_INVALID, "%s", err);
   forward_entries (plugin, call, plan);
   described = sbx_win32_plan_describe (plan);
   sbx_win32_plan_free (plan);
   if (described == NULL)
-    {
-      fail (plugin, call, SBX_STATUS_NO_MEMORY, BACKEND_NAME ": out of memory");
-      return SBX_STATUS_NO_MEMORY;
-    }
+    return sbx_plugin_fail (plugin->host, call, SBX_STATUS_NO_MEMORY, BACKEND_NAME ": out of memory");
   len = strlen (described);
   *text_out = plugin->host->alloc (len + 1);
   if (*text_out == NULL)
     {
       free (described);
-      fail (plugin, call, SBX_STATUS_NO_MEMORY, BACKEND_NAME ": out of memory");
-      return SBX_STATUS_NO_MEMORY;
+      return sbx_plugin_fail (plugin->host, call, SBX_STATUS_NO_MEMORY, BACKEND_NAME ": out of memory");
     }
   memcpy (*text_out, described, len + 1);
   free (described);

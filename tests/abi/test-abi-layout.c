@@ -47,7 +47,7 @@ _Static_assert (offsetof (SbxLimitsV1, flags) == 4, "SbxLimitsV1.flags");
 _Static_assert (offsetof (SbxLimitsV1, max_processes) == 8, "SbxLimitsV1.max_processes");
 _Static_assert (offsetof (SbxLimitsV1, max_memory_bytes) == 16, "SbxLimitsV1.max_memory_bytes");
 _Static_assert (offsetof (SbxLimitsV1, max_open_files) == 24, "SbxLimitsV1.max_open_files");
-_Static_assert (sizeof (SbxPolicyV1) == 80, "size SbxPolicyV1");
+_Static_assert (sizeof (SbxPolicyV1) == 88, "size SbxPolicyV1");
 _Static_assert (offsetof (SbxPolicyV1, struct_size) == 0, "SbxPolicyV1.struct_size");
 _Static_assert (offsetof (SbxPolicyV1, flags) == 4, "SbxPolicyV1.flags");
 _Static_assert (offsetof (SbxPolicyV1, required_guarantees) == 8, "SbxPolicyV1.required_guarantees");
@@ -60,6 +60,8 @@ _Static_assert (offsetof (SbxPolicyV1, workspace) == 48, "SbxPolicyV1.workspace"
 _Static_assert (offsetof (SbxPolicyV1, home) == 56, "SbxPolicyV1.home");
 _Static_assert (offsetof (SbxPolicyV1, tmpdir) == 64, "SbxPolicyV1.tmpdir");
 _Static_assert (offsetof (SbxPolicyV1, state_dir) == 72, "SbxPolicyV1.state_dir");
+_Static_assert (offsetof (SbxPolicyV1, host_sockets) == 80, "SbxPolicyV1.host_sockets");
+_Static_assert (SBX_POLICY_V1_HOST_SOCKETS_SIZE == 88, "SBX_POLICY_V1_HOST_SOCKETS_SIZE");
 _Static_assert (sizeof (SbxProbeResultV1) == 24, "size SbxProbeResultV1");
 _Static_assert (offsetof (SbxProbeResultV1, struct_size) == 0, "SbxProbeResultV1.struct_size");
 _Static_assert (offsetof (SbxProbeResultV1, level) == 4, "SbxProbeResultV1.level");

@@ -106,6 +106,7 @@ struct _LinuxTestPolicy
   char           *workspace;
   uint32_t        flags;        /* SbxPolicyV1.flags */
   uint16_t       *ports;        /* net.tcp_ports (MODE_PORTS) */
+  char          **host_sockets; /* SbxPolicyV1.host_sockets, or NULL */
 };
 
 #define R   SBX_FS_READ
@@ -239,7 +240,16 @@ linux_test_policy_get (LinuxTestPolicy *self)
   policy->home = self->home;
   policy->tmpdir = self->tmpdir;
   policy->state_dir = self->state_dir;
+  policy->host_sockets = (const char *const *) self->host_sockets;
   return policy;
+}
+
+void
+linux_test_policy_set_host_sockets (LinuxTestPolicy    *self,
+                                    const char * const *paths)
+{
+  g_strfreev (self->host_sockets);
+  self->host_sockets = g_strdupv ((char **) paths);
 }
 
 void
@@ -280,6 +290,7 @@ linux_test_policy_free (LinuxTestPolicy *self)
   g_free (self->state_dir);
   g_free (self->workspace);
   g_free (self->ports);
+  g_strfreev (self->host_sockets);
   g_free (self);
 }
 

@@ -67,6 +67,9 @@ void               linux_test_policy_set_limits (LinuxTestPolicy *self,
                                                  guint64          max_processes,
                                                  guint64          max_memory,
                                                  guint64          max_open_files);
+/* SbxPolicyV1.host_sockets (copied; NULL: none). */
+void               linux_test_policy_set_host_sockets (LinuxTestPolicy    *self,
+                                                       const char * const *paths);
 /* SbxPolicyV1.flags (SBX_POLICY_*), 0 by default. */
 void               linux_test_policy_set_flags (LinuxTestPolicy *self,
                                                 uint32_t         flags);

@@ -213,6 +213,12 @@
 #ifndef __NR_unlink
 #define __NR_unlink (-1)
 #endif
+#ifndef __NR_mkdir
+#define __NR_mkdir (-1)
+#endif
+#ifndef __NR_rmdir
+#define __NR_rmdir (-1)
+#endif
 #ifndef __NR_inotify_init1
 #define __NR_inotify_init1 (-1)
 #endif
@@ -370,6 +376,8 @@
   X (creat) \
   X (openat2) \
   X (unlink) \
+  X (mkdir) \
+  X (rmdir) \
   X (inotify_init1) \
   X (inotify_add_watch) \
   X (fanotify_init) \

@@ -48,6 +48,7 @@
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
@@ -263,6 +264,55 @@ tcp_connect_env (const char *var)
   return r < 0 ? r : 0;
 }
 
+/* A unix stream connect to @path (NULL: the path in $SBX_PROBE_UNIX_HOST,
+ * a host daemon's socket).  With @own the probe binds and listens there
+ * first, through the same entry: the sandbox's own socket. */
+static long
+unix_connect (const char *path, int own)
+{
+  struct sockaddr_un *sun = low_alloc (sizeof *sun);
+  long fd, srv = -1, r;
+
+  if (path == NULL)
+    path = getenv ("SBX_PROBE_UNIX_HOST");
+  if (path == NULL || strlen (path) >= sizeof sun->sun_path)
+    _exit (102);
+  sun->sun_family = AF_UNIX;
+  strcpy (sun->sun_path, path);
+  if (own)
+    {
+      SC1 ("unlink", low_str (path));
+      srv = SC3 ("socket", AF_UNIX, SOCK_STREAM, 0);
+      if (srv < 0)
+        return srv;
+      r = SC3 ("bind", srv, sun, sizeof *sun);
+      if (r == 0)
+        r = SC2 ("listen", srv, 4);
+      if (r < 0)
+        {
+          SC1 ("close", srv);
+          return r;
+        }
+    }
+  fd = SC3 ("socket", AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0)
+    r = fd;
+  else
+    {
+      r = SC3 ("connect", fd, sun, sizeof *sun);
+      SC1 ("close", fd);
+    }
+  if (srv >= 0)
+    {
+      SC1 ("close", srv);
+      SC1 ("unlink", low_str (path));
+    }
+  return r < 0 ? r : 0;
+}
+
+static long op_unix_connect_host (void) { return unix_connect (NULL, 0); }
+static long op_unix_connect_own (void) { return unix_connect (low_path ("own.sock"), 1); }
+
 static long op_tcp_connect (void) { return tcp_connect_env ("SBX_PROBE_TCP_PORT"); }
 static long op_tcp_connect_other (void) { return tcp_connect_env ("SBX_PROBE_TCP_OTHER"); }
 static long op_sock_inet_mptcp (void) { return sock (AF_INET, SOCK_STREAM, 262 /* IPPROTO_MPTCP */); }
@@ -468,6 +518,26 @@ op_openat2 (void)
   return created (SC4 ("openat2", AT_FDCWD, low_path ("f"), how, 24), NULL);
 }
 /* plain mode changes stay allowed */
+/* set-gid on a directory of the probe's own (mkdir, chmod, rmdir through
+ * the same entry): the supervisor performs it */
+static long
+setgid_dir (int at)
+{
+  char *d = low_path ("sgid-dir");
+  long r;
+
+  SC1 ("rmdir", d);
+  r = SC2 ("mkdir", d, 0755);
+  if (r < 0)
+    return r;
+  r = at ? SC4 ("fchmodat", AT_FDCWD, d, 02775, 0) : SC2 ("chmod", d, 02775);
+  SC1 ("rmdir", d);
+  return r;
+}
+
+static long op_chmod_setgid_dir (void) { return setgid_dir (0); }
+static long op_fchmodat_setgid_dir (void) { return setgid_dir (1); }
+
 static long op_chmod_plain (void) { return restore_f (SC2 ("chmod", low_path ("f"), 0600)); }
 
 /* inotify and fanotify */
@@ -702,6 +772,7 @@ static const Op ops[] = {
   OP (sock_inet_dgram), OP (sock_inet_stream), OP (sock_inet6_dgram), OP (sock_inet6_stream),
   OP (sock_inet_raw), OP (sock_unix_stream), OP (sock_unix_dgram), OP (sock_vsock), OP (sock_packet),
   OP (sock_netlink_diag), OP (sock_netlink_route), OP (socketpair_unix), OP (udp_send),
+  OP (unix_connect_host), OP (unix_connect_own),
   OP (tcp_connect), OP (tcp_connect_other), OP (sock_inet_mptcp), OP (listen_inet), OP (bind_inet),
   OP (socketcall_socket), OP (socketcall_socketpair),
   OP (setns), OP (unshare_user), OP (unshare_net), OP (unshare_mount), OP (unshare_ipc), OP (clone_newuser),
@@ -719,6 +790,7 @@ static const Op ops[] = {
   OP (chmod_setuid), OP (chmod_setgid), OP (fchmod_setuid), OP (fchmodat_setgid), OP (fchmodat2_setuid),
   OP (open_creat_setuid), OP (openat_creat_setgid), OP (creat_setuid), OP (open_tmpfile_setuid),
   OP (mknod_reg_setuid), OP (mknodat_reg_setgid), OP (openat2), OP (chmod_plain),
+  OP (chmod_setgid_dir), OP (fchmodat_setgid_dir),
   OP (inotify_init1), OP (inotify_add_watch), OP (fanotify_init), OP (fanotify_mark),
   OP (shmget), OP (msgget), OP (semget), OP (shmat_bad), OP (ipc_shmget), OP (shm_attach_host),
   OP (shmdt), OP (shmctl), OP (msgsnd), OP (msgrcv), OP (msgctl), OP (semop), OP (semtimedop),
