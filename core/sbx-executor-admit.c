@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "sbx-path-private.h"
+#include "sbx-denial-private.h"
+#include "sbx-executor-shared-private.h"
 
 /* ------------------------------------------------------------------------- */
 /* Start requests                                                             */
@@ -442,6 +444,40 @@ start_deadline (const SbxStartRequest *rr)
   return deadline;
 }
 
+/* A start the command gate refused (@error: REQUIRED when the profile
+ * gates command execution, DENIED when it denies it) is a command-start
+ * denial for the set's reporters, naming the command.start.v1 grant that
+ * would open it (its target: exactly this command) or why none can. */
+static void
+report_command_denial (SbxExecutor           *self,
+                       const SbxStartRequest *rr,
+                       const GError          *error)
+{
+  SbxProfile *profile = sbx_executor_shared_get_profile (self->shared);
+  g_autofree char *command = NULL;
+  g_autoptr(SbxDenial) denial = NULL;
+
+  if (error == NULL || error->domain != SBX_GRANT_ERROR)
+    return;
+  if (error->code == SBX_GRANT_ERROR_REQUIRED
+      && sbx_profile_get_command (profile) == SBX_ACCESS_GATED)
+    {
+      command = sbx_grant_command_for_argv ((const char *const *) rr->argv);
+      if (command == NULL)
+        return;
+      denial = sbx_denial_new (SBX_DENIAL_OPERATION_COMMAND_START, rr->argv[0], "command-gate",
+                               SBX_GRANT_CLASS_COMMAND_START, command, "command execution is gated");
+    }
+  else if (error->code == SBX_GRANT_ERROR_DENIED
+           && sbx_profile_get_command (profile) == SBX_ACCESS_DENY)
+    denial = sbx_denial_new (SBX_DENIAL_OPERATION_COMMAND_START, rr->argv[0], "command-gate", NULL, NULL,
+                             "the profile denies command execution");
+  else
+    return;
+  sbx_denial_set_process (denial, 0, NULL, (const char *const *) rr->argv);
+  sbx_executor_shared_emit_denial (self->shared, self->key, 0, denial);
+}
+
 gboolean
 sbx_executor_admit (SbxExecutor            *self,
                     const SbxStartRequest  *rr,
@@ -514,15 +550,19 @@ sbx_executor_admit (SbxExecutor            *self,
   /* 4. */
   if (rr->with_grants)
     {
-      if (!admit_grants (self, rr, cwd, &spec, &spent, &proxy_targets, out, error))
+      if (!admit_grants (self, rr, cwd, &spec, &spent, &proxy_targets, out, &local_error))
         {
+          report_command_denial (self, rr, local_error);
           sbx_admission_clear (out);
+          g_propagate_error (error, g_steal_pointer (&local_error));
           return FALSE;
         }
     }
-  else if (!sbx_executor_check_command_gate (self, error))
+  else if (!sbx_executor_check_command_gate (self, &local_error))
     {
+      report_command_denial (self, rr, local_error);
       sbx_admission_clear (out);
+      g_propagate_error (error, g_steal_pointer (&local_error));
       return FALSE;
     }
 

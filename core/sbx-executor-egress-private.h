@@ -56,6 +56,7 @@
 #include "sbx-run-result.h"
 #include "sbx-executor-private.h"
 #include "sbx-plugin-abi.h"
+#include "sbx-denial-private.h"
 
 G_BEGIN_DECLS
 
@@ -122,6 +123,11 @@ typedef struct
   GArray    *listens;       /* (nullable) SbxListenV1; targets point into listen_targets */
   GPtrArray *listen_targets;/* (nullable) (element-type utf8) */
   int32_t   *listen_fds;    /* (nullable) the backend's sockets, -1 when none; taken by serve */
+  /* Every refusal of the execution (SbxEgressVTableV1.watch_denials), from
+   * begin until end; NULL when the run is not authorized or the plugin
+   * reports only the first denial. */
+  SbxDenialLog *denials;    /* (nullable) (owned) */
+  gpointer   watch;         /* (nullable) (owned) the sink's data: the run moves, it does not */
 } SbxEgressRun;
 
 /* Authorizes one run: with @targets (NULL-terminated, non-empty) @execution_id
@@ -136,6 +142,13 @@ gboolean       sbx_egress_run_begin             (SbxEgressRun       *run,
                                                  const char *const  *targets,
                                                  const char *const  *env,
                                                  GError            **error);
+/* The denial for one refusal an egress plugin reported for a run whose
+ * profile's network is @network: CONNECT targets drop "tcp:", and an
+ * approvable refusal names the network.proxy-target.v1 grant that would
+ * open it unless the profile denies network.  NULL for an unknown
+ * operation. */
+SbxDenial     *sbx_egress_denial_new            (const SbxEgressDenialV1 *denial,
+                                                 SbxAccess          network);
 /* The spawn request's listener list for @run (NULL / 0 without any). */
 void           sbx_egress_run_spawn_listens     (SbxEgressRun       *run,
                                                  const SbxListenV1 **listens,
@@ -161,6 +174,16 @@ void           sbx_executor_report_network_denial (SbxExecutorShared *shared,
                                                    SbxRunResult      *result,
                                                    const char        *target,
                                                    const char        *reason);
+
+/* Every refusal of the run, after sbx_egress_run_end(): into @result
+ * (nullable) and, one "denied" event per distinct denial (and a
+ * "denials-dropped" one when the log overflowed), to the set's reporters.
+ * Nothing when the run kept no log.  Inside an admission. */
+void           sbx_executor_report_denials      (SbxExecutorShared *shared,
+                                                 const char        *key,
+                                                 guint64            run_id,
+                                                 SbxRunResult      *result,
+                                                 SbxEgressRun      *run);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SbxEgressRun, sbx_egress_run_clear)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxEgress, sbx_egress_unref)

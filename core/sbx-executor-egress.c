@@ -508,6 +508,124 @@ serve_listeners (SbxEgressRun *run,
   sbx_host_call_clear (&call);
 }
 
+G_STATIC_ASSERT (SBX_ABI_DENIAL_CONNECT == (guint) SBX_DENIAL_OPERATION_CONNECT);
+G_STATIC_ASSERT (SBX_ABI_DENIAL_RESOLVE == (guint) SBX_DENIAL_OPERATION_RESOLVE);
+
+SbxDenial *
+sbx_egress_denial_new (const SbxEgressDenialV1 *denial,
+                       SbxAccess                network)
+{
+  g_autofree char *target = NULL;
+  g_autofree char *reason = NULL;
+  const char *mechanism;
+  gboolean approvable;
+  SbxDenialOperation operation;
+
+  if (denial->struct_size < SBX_EGRESS_DENIAL_V1_MIN_SIZE || denial->target == NULL)
+    return NULL;
+  switch (denial->operation)
+    {
+    case SBX_ABI_DENIAL_CONNECT:
+      operation = SBX_DENIAL_OPERATION_CONNECT;
+      break;
+    case SBX_ABI_DENIAL_RESOLVE:
+      operation = SBX_DENIAL_OPERATION_RESOLVE;
+      break;
+    default:
+      return NULL;   /* an operation newer than this host */
+    }
+  /* The plugin's words are untrusted text: valid UTF-8, bounded, no
+   * control characters (they end up on a terminal). */
+  target = g_utf8_make_valid (denial->target, MIN (strlen (denial->target), 512));
+  reason = denial->reason != NULL
+           ? g_utf8_make_valid (denial->reason, MIN (strlen (denial->reason), 512)) : NULL;
+  for (char *p = target; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      *p = '?';
+  for (char *p = reason; p != NULL && *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      *p = ' ';
+  mechanism = denial->mechanism != NULL && strcmp (denial->mechanism, "dns-stub") == 0 ? "dns-stub"
+              : denial->mechanism != NULL && strcmp (denial->mechanism, "forwarder") == 0 ? "forwarder"
+              : "egress-proxy";
+  approvable = (denial->flags & SBX_ABI_DENIAL_APPROVABLE) != 0 && operation == SBX_DENIAL_OPERATION_CONNECT;
+  if (operation == SBX_DENIAL_OPERATION_CONNECT)
+    {
+      g_autofree char *canonical = sbx_netrules_canonical_target (target, NULL);
+
+      /* Only a canonical target can be a grant's: anything else is
+       * reported as it came and opens nothing. */
+      if (canonical == NULL || strcmp (canonical, target) != 0)
+        approvable = FALSE;
+      if (approvable && network == SBX_ACCESS_DENY)
+        return sbx_denial_new (operation, target + strlen ("tcp:"), mechanism, NULL, NULL,
+                               "the profile denies network");
+      if (approvable)
+        return sbx_denial_new (operation, target + strlen ("tcp:"), mechanism,
+                               "network.proxy-target.v1", target, "network is gated");
+      return sbx_denial_new (operation, g_str_has_prefix (target, "tcp:") ? target + 4 : target,
+                             mechanism, NULL, NULL, reason);
+    }
+  return sbx_denial_new (operation, target, mechanism, NULL, NULL, reason);
+}
+
+/* The data of a run's denial sink: on the heap, because the SbxEgressRun
+ * itself is moved with its admission. */
+typedef struct
+{
+  SbxDenialLog *log;       /* (owned) */
+  SbxAccess     network;   /* the profile's network: what a grant can open */
+} DenialWatch;
+
+static void
+denial_watch_free (gpointer data)
+{
+  DenialWatch *watch = data;
+
+  sbx_denial_log_unref (watch->log);
+  g_free (watch);
+}
+
+/* SbxEgressDenialSinkV1.denied: from any thread of the plugin. */
+static void
+run_denied (void                    *data,
+            const SbxEgressDenialV1 *denial)
+{
+  DenialWatch *watch = data;
+  g_autoptr(SbxDenial) d = denial != NULL ? sbx_egress_denial_new (denial, watch->network) : NULL;
+
+  if (d != NULL)
+    sbx_denial_log_add (watch->log, d);
+}
+
+/* Asks the plugin for every refusal of the run (an optional slot: without
+ * it only the first denial is known, from revoke). */
+static void
+watch_denials (SbxEgressRun *run,
+               SbxProfile   *profile,
+               void         *route)
+{
+  const SbxEgressVTableV1 *vtable = run->egress->vtable;
+  SbxEgressDenialSinkV1 sink = { 0 };
+  DenialWatch *watch;
+
+  if (!SBX_ABI_HAS (vtable, SbxEgressVTableV1, watch_denials) || vtable->watch_denials == NULL)
+    return;
+  watch = g_new0 (DenialWatch, 1);
+  watch->log = sbx_denial_log_new ();
+  watch->network = sbx_profile_get_network (profile);
+  sink.struct_size = sizeof sink;
+  sink.denied = run_denied;
+  sink.data = watch;
+  if (vtable->watch_denials (run->egress->plugin->ctx, route, run->execution_id, &sink) != SBX_STATUS_OK)
+    {
+      denial_watch_free (watch);
+      return;
+    }
+  run->watch = watch;
+  run->denials = sbx_denial_log_ref (watch->log);
+}
+
 gboolean
 sbx_egress_run_begin (SbxEgressRun       *run,
                       SbxEgress          *egress,
@@ -569,6 +687,12 @@ sbx_egress_run_begin (SbxEgressRun       *run,
 
   run->egress = sbx_egress_ref (egress);
   run->execution_id = g_strdup (execution_id);
+  route = route_enter (egress);
+  if (route != NULL)
+    {
+      watch_denials (run, profile, route);
+      route_leave (egress);
+    }
   plan_listeners (run, targets);
   escaped_id = g_uri_escape_string (execution_id, NULL, FALSE);
   {
@@ -705,6 +829,8 @@ sbx_egress_run_end (SbxEgressRun *run)
       parse_denial (denial, &run->denial_target, &run->denial_reason);
       g_free (denial);
     }
+  /* revoke returned: the plugin reports nothing more, the log is final. */
+  g_clear_pointer (&run->watch, denial_watch_free);
   g_clear_pointer (&run->execution_id, g_free);
   g_clear_pointer (&run->envp, wipe_strv);
   close_listen_fds (run);
@@ -721,6 +847,8 @@ sbx_egress_run_clear (SbxEgressRun *run)
   g_clear_pointer (&run->envp, wipe_strv);
   g_clear_pointer (&run->denial_target, g_free);
   g_clear_pointer (&run->denial_reason, g_free);
+  g_clear_pointer (&run->watch, denial_watch_free);
+  g_clear_pointer (&run->denials, sbx_denial_log_unref);
   g_clear_pointer (&run->egress, sbx_egress_unref);
 }
 
@@ -761,4 +889,44 @@ sbx_executor_report_network_denial (SbxExecutorShared *shared,
   if (result != NULL)
     sbx_run_result_set_network_denial (result, target, reason);
   sbx_executor_shared_emit (shared, SBX_EVENT_NETWORK_DENIED, key, add_denial_members, &ev);
+}
+
+typedef struct
+{
+  guint64 run_id;
+  guint64 dropped;
+} DroppedEvent;
+
+static void
+add_dropped_members (JsonBuilder *builder,
+                     gpointer     data)
+{
+  const DroppedEvent *ev = data;
+
+  json_builder_set_member_name (builder, "run");
+  json_builder_add_int_value (builder, (gint64) ev->run_id);
+  json_builder_set_member_name (builder, "dropped");
+  json_builder_add_int_value (builder, (gint64) MIN (ev->dropped, (guint64) G_MAXINT64));
+}
+
+void
+sbx_executor_report_denials (SbxExecutorShared *shared,
+                             const char        *key,
+                             guint64            run_id,
+                             SbxRunResult      *result,
+                             SbxEgressRun      *run)
+{
+  g_autoptr(GPtrArray) denials = NULL;
+  DroppedEvent dropped = { run_id, 0 };
+
+  if (run->denials == NULL)
+    return;
+  if (result != NULL)
+    sbx_run_result_set_denials (result, run->denials);
+  denials = sbx_denial_log_snapshot (run->denials);
+  for (guint i = 0; i < denials->len; i++)
+    sbx_executor_shared_emit_denial (shared, key, run_id, denials->pdata[i]);
+  dropped.dropped = sbx_denial_log_get_dropped (run->denials);
+  if (dropped.dropped > 0)
+    sbx_executor_shared_emit (shared, SBX_EVENT_DENIALS_DROPPED, key, add_dropped_members, &dropped);
 }

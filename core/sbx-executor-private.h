@@ -30,6 +30,9 @@ G_BEGIN_DECLS
 #define SBX_EVENT_GRANT_REFUSED     "grant-refused"
 /* The first network target the proxy refused during a run. */
 #define SBX_EVENT_NETWORK_DENIED    "network-denied"
+/* Every distinct refusal of a run (an SbxDenial), and how many did not fit. */
+#define SBX_EVENT_DENIED            "denied"
+#define SBX_EVENT_DENIALS_DROPPED   "denials-dropped"
 #define SBX_EVENT_SCHEMA            1
 
 #define SBX_GRANT_KEY_SIZE 32

@@ -204,6 +204,7 @@ sbx_executor_run_admitted (SbxExecutor           *self,
     sbx_executor_report_network_denial (self->shared, self->key, admission.run_id, run_result,
                                         admission.egress.denial_target,
                                         admission.egress.denial_reason);
+  sbx_executor_report_denials (self->shared, self->key, admission.run_id, run_result, &admission.egress);
 
   sbx_executor_emit_exit (self, &admission, &result, local_error, spawned);
   sbx_supervise_result_clear (&result);

@@ -31,6 +31,7 @@
 #include <json-glib/json-glib.h>
 #include "sbx-backend-private.h"
 #include "sbx-compile-report.h"
+#include "sbx-denial.h"
 #include "sbx-profile.h"
 #include "sbx-registry-private.h"
 
@@ -107,6 +108,12 @@ void               sbx_executor_shared_emit  (SbxExecutorShared *shared,
                                               void             (*add_members) (JsonBuilder *builder,
                                                                                gpointer     data),
                                               gpointer           data);
+
+/* Emits a "denied" event for @denial of run @run_id (0: before any run). */
+void               sbx_executor_shared_emit_denial (SbxExecutorShared *shared,
+                                                    const char        *key,
+                                                    guint64            run_id,
+                                                    SbxDenial         *denial);
 
 /* The close's phases, in the order they run: reservations that were never
  * started (their close releases the barrier they hold), then running

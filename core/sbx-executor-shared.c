@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sbx-compile-report-private.h"
+#include "sbx-denial-private.h"
 #include "sbx-executor-private.h"
 #include "sbx-executor-set.h"
 #include "sbx-scratch-private.h"
@@ -502,4 +503,35 @@ sbx_executor_shared_close_end (SbxExecutorShared  *shared,
       shared->live_fd = -1;
     }
   return removed;
+}
+
+typedef struct
+{
+  guint64    run_id;
+  SbxDenial *denial;
+} DenialEvent;
+
+static void
+add_denial_event_members (JsonBuilder *builder,
+                          gpointer     data)
+{
+  const DenialEvent *ev = data;
+
+  if (ev->run_id != 0)
+    {
+      json_builder_set_member_name (builder, "run");
+      json_builder_add_int_value (builder, (gint64) ev->run_id);
+    }
+  sbx_denial_add_json_members (ev->denial, builder);
+}
+
+void
+sbx_executor_shared_emit_denial (SbxExecutorShared *shared,
+                                 const char        *key,
+                                 guint64            run_id,
+                                 SbxDenial         *denial)
+{
+  DenialEvent ev = { run_id, denial };
+
+  sbx_executor_shared_emit (shared, SBX_EVENT_DENIED, key, add_denial_event_members, &ev);
 }

@@ -22,6 +22,11 @@
  *
  * The layout of every struct is frozen by tests/abi/test-abi-layout.c.
  *
+ * One file, although it is longer than 1,000 lines: it is the whole
+ * contract a plugin author builds against (installed as its own package,
+ * with no other header to find), and each kind of extension refers to the
+ * host table, the status codes and the shared vocabularies above it.
+ *
  * The sections below state the rules a plugin must follow and, for each, what
  * this host checks (a rule the host does not check is still a rule: breaking
  * it is a plugin bug that sbx-conformance looks for).  docs/writing-plugins.md
@@ -822,6 +827,79 @@ typedef int32_t SbxEgressServeListenersFunc (void *plugin_ctx, SbxHostCall *call
                                              const char *execution_id, const SbxListenV1 *listens,
                                              const int32_t *fds, uint32_t n_listens);
 
+/* ------------------------------------------------------------------------- */
+/* Egress denials: every refusal of an execution, as it happens            */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * SbxEgressDenialV1:
+ *
+ * One refusal of an authorized execution's network access, handed to the
+ * host as it happens (see SbxEgressDenialSinkV1).  Every string is UTF-8,
+ * valid for the duration of the call only, and never holds a credential.
+ *
+ * @operation: SBX_ABI_DENIAL_CONNECT (a connection to @target) or
+ *   SBX_ABI_DENIAL_RESOLVE (a lookup of the name @target).
+ * @flags: SBX_ABI_DENIAL_APPROVABLE when approving @target for the
+ *   execution would have opened it (the target was not approved); clear
+ *   when no approval can (a metadata or non-public address the rules
+ *   refuse, a request naming no target, a name the stub never answers).
+ * @target: CONNECT: the canonical "tcp:host:port" (SBX's
+ *   "tcp:invalid:1" when the request named none); RESOLVE: the name as
+ *   asked, lower-cased.
+ * @mechanism: which part refused: "egress-proxy", "dns-stub", "forwarder".
+ * @reason: (nullable) why, in words ("not approved for this execution",
+ *   the address rule that refused it).
+ */
+#define SBX_ABI_DENIAL_CONNECT     4u   /* equal to SBX_DENIAL_OPERATION_CONNECT */
+#define SBX_ABI_DENIAL_RESOLVE     5u   /* equal to SBX_DENIAL_OPERATION_RESOLVE */
+#define SBX_ABI_DENIAL_APPROVABLE  (1u << 0)
+
+typedef struct SbxEgressDenialV1
+{
+  uint32_t    struct_size;
+  uint32_t    operation;   /* SBX_ABI_DENIAL_* */
+  uint32_t    flags;       /* SBX_ABI_DENIAL_APPROVABLE */
+  uint32_t    reserved0;   /* 0 */
+  const char *target;
+  const char *mechanism;
+  const char *reason;      /* nullable */
+} SbxEgressDenialV1;
+#define SBX_EGRESS_DENIAL_V1_MIN_SIZE (offsetof (SbxEgressDenialV1, reason) + sizeof (const char *))
+
+/**
+ * SbxEgressDenialSinkV1:
+ *
+ * Where an egress plugin reports the refusals of one execution.
+ * @denied(@data, denial) is the host's: it may be called from any thread of
+ * the plugin, concurrently, must not block, and never calls back into the
+ * plugin.  The host copies what it keeps and bounds it (repeats merged,
+ * distinct denials capped), so a plugin reports every refusal as it
+ * happens and need not rate-limit.
+ */
+typedef void SbxEgressDeniedFunc (void *data, const SbxEgressDenialV1 *denial);
+
+typedef struct SbxEgressDenialSinkV1
+{
+  uint32_t             struct_size;
+  uint32_t             reserved0;   /* 0 */
+  SbxEgressDeniedFunc *denied;
+  void                *data;
+} SbxEgressDenialSinkV1;
+#define SBX_EGRESS_DENIAL_SINK_V1_MIN_SIZE (offsetof (SbxEgressDenialSinkV1, data) + sizeof (void *))
+
+/* @watch_denials: optional (read only when the vtable's struct_size covers
+ * it).  The host calls it once per execution, after @authorize and before
+ * serving any listener of it; the plugin copies *@sink and, from then on,
+ * calls sink->denied for EVERY refusal of @execution_id by any of its
+ * mechanisms (the proxy, the DNS stub, the forwarders), until @revoke of
+ * that execution returns: no call is in flight or made after that.  The
+ * first-denial text of @revoke is still returned (older hosts rely on
+ * it).  Returns SBX_STATUS_OK, or SBX_STATUS_INVALID for an unknown
+ * execution or a sink whose struct_size is below its minimum. */
+typedef int32_t SbxEgressWatchDenialsFunc (void *plugin_ctx, void *route, const char *execution_id,
+                                           const SbxEgressDenialSinkV1 *sink);
+
 /* A plugin listing an egress extension must require
  * SBX_HOST_FEATURE_EGRESS_V1 (see the host features above). */
 typedef struct SbxEgressVTableV1
@@ -835,6 +913,8 @@ typedef struct SbxEgressVTableV1
   SbxEgressStopFunc     *stop;
   /* Appended: optional, found through struct_size. */
   SbxEgressServeListenersFunc *serve_listeners;
+  /* Appended: optional, found through struct_size (see "Egress denials"). */
+  SbxEgressWatchDenialsFunc   *watch_denials;
 } SbxEgressVTableV1;
 
 #define SBX_EGRESS_VTABLE_V1_MIN_SIZE (offsetof (SbxEgressVTableV1, stop) + sizeof (SbxEgressStopFunc *))

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "sbx-process-private.h"
+#include "sbx-denial-private.h"
 
 G_BEGIN_DECLS
 
@@ -102,5 +103,12 @@ gboolean sbx_process_result        (SbxProcess          *self,
 /* Completes one wait_async() task from the process's result. */
 void     sbx_process_complete_wait (SbxProcess          *self,
                                     GTask               *task);
+
+/* SbxDenialLogNotify of a process's egress log: emits
+ * SbxProcess::denied for @denial on the spawn-time context (from any
+ * thread; never called once the run's execution was revoked, which
+ * happens before the process can be finalized). */
+void sbx_process_post_denial (SbxDenial *denial,
+                              gpointer   data);
 
 G_END_DECLS

@@ -277,6 +277,10 @@ sbx_process_start_admitted (SbxExecutor      *executor,
     }
   self->deadline = self->admission.deadline;
   self->context = g_main_context_ref_thread_default ();
+  /* Denials reach the application on this context while the tool runs
+   * (the log is fed from the egress plugin's threads). */
+  if (self->admission.egress.denials != NULL)
+    sbx_denial_log_set_notify (self->admission.egress.denials, sbx_process_post_denial, self);
 
   if (!setup_streams (self, child, owned, &spawn_error))
     {

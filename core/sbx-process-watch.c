@@ -204,6 +204,9 @@ sbx_process_reap (SbxProcess *self)
                                         self->admission.run_id, NULL,
                                         self->admission.egress.denial_target,
                                         self->admission.egress.denial_reason);
+  sbx_executor_report_denials (sbx_shared_guard_get_shared (self->admission.guard),
+                               sbx_executor_get_key (self->executor), self->admission.run_id, NULL,
+                               &self->admission.egress);
 
   event_result.exit = exit;
   event_result.containment = self->spawn.containment;

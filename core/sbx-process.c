@@ -107,10 +107,81 @@ sbx_process_finalize (GObject *object)
   G_OBJECT_CLASS (sbx_process_parent_class)->finalize (object);
 }
 
+enum
+{
+  SIGNAL_DENIED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 static void
 sbx_process_class_init (SbxProcessClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = sbx_process_finalize;
+
+  /**
+   * SbxProcess::denied:
+   * @self: the [class@Sbx.Process]
+   * @denial: the refusal, its first occurrence (count 1)
+   *
+   * Emitted while the tool runs, on the thread-default main context of
+   * the spawn, once for each distinct refusal of the sandbox (the same
+   * operation on the same target by the same mechanism is one denial;
+   * repeats only raise its count).  At most 256 distinct denials are
+   * emitted per process; later ones are only counted.  The denial names
+   * the grant that would open the access on a later run, or why none can.
+   *
+   * Emissions are queued as idle callbacks: a main context that does not
+   * run delivers none (and a process that ended may still deliver the
+   * last few).
+   *
+   * Since: 0.2
+   */
+  signals[SIGNAL_DENIED] = g_signal_new ("denied", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                         0, NULL, NULL, NULL, G_TYPE_NONE, 1,
+                                         SBX_TYPE_DENIAL);
+}
+
+typedef struct
+{
+  SbxProcess *self;     /* (owned) */
+  SbxDenial  *denial;   /* (owned) */
+} PostedDenial;
+
+static void
+posted_denial_free (gpointer data)
+{
+  PostedDenial *posted = data;
+
+  g_object_unref (posted->self);
+  sbx_denial_unref (posted->denial);
+  g_free (posted);
+}
+
+static gboolean
+emit_denied (gpointer data)
+{
+  PostedDenial *posted = data;
+
+  g_signal_emit (posted->self, signals[SIGNAL_DENIED], 0, posted->denial);
+  return G_SOURCE_REMOVE;
+}
+
+void
+sbx_process_post_denial (SbxDenial *denial,
+                         gpointer   data)
+{
+  SbxProcess *self = data;
+  PostedDenial *posted = g_new0 (PostedDenial, 1);
+  g_autoptr(GSource) idle = g_idle_source_new ();
+
+  posted->self = g_object_ref (self);
+  posted->denial = sbx_denial_ref (denial);
+  /* Never called directly: this runs on the plugin's thread. */
+  g_source_set_callback (idle, emit_denied, posted, posted_denial_free);
+  g_source_set_static_name (idle, "[sbx] process denied");
+  g_source_attach (idle, self->context);
 }
 
 static void

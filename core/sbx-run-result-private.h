@@ -3,6 +3,7 @@
 
 #include "sbx-run-result.h"
 #include "sbx-plugin-abi.h"
+#include "sbx-denial-private.h"
 
 G_BEGIN_DECLS
 
@@ -20,6 +21,10 @@ void          sbx_run_result_set_grants_spent (SbxRunResult      *self,
 void          sbx_run_result_set_network_denial (SbxRunResult *self,
                                                  const char   *target,
                                                  const char   *reason);
+
+/* The run's denials: a snapshot of @log (merged, bounded). */
+void          sbx_run_result_set_denials (SbxRunResult *self,
+                                          SbxDenialLog *log);
 
 /* What held for the run's spawn (its report, scope run, is referenced). */
 void          sbx_run_result_set_spawn (SbxRunResult     *self,

@@ -30,6 +30,8 @@ struct _SbxRunResult
   SbxCompileReport *spawn_report; /* scope run; set by every run of the library */
   SbxLevel        spawn_level;
   SbxGuarantees   spawn_guarantees;
+  GPtrArray      *denials;        /* of SbxDenial, never NULL */
+  guint64         denials_dropped;
 };
 
 G_STATIC_ASSERT (SBX_LIFETIME_CONTAINMENT_UNSPECIFIED == (int) SBX_CONTAINMENT_UNSPECIFIED);
@@ -59,6 +61,7 @@ sbx_run_result_new (GBytes          *output,
   self->containment = containment;
   self->duration = duration;
   self->grants_spent = g_new0 (char *, 1);
+  self->denials = g_ptr_array_new_with_free_func ((GDestroyNotify) sbx_denial_unref);
   return self;
 }
 
@@ -101,6 +104,7 @@ sbx_run_result_unref (SbxRunResult *self)
   g_free (self->denied_target);
   g_free (self->denial_reason);
   g_clear_pointer (&self->spawn_report, sbx_compile_report_unref);
+  g_ptr_array_unref (self->denials);
   g_free (self);
 }
 
@@ -324,7 +328,10 @@ sbx_run_result_set_network_denial (SbxRunResult *self,
  * this run, as a canonical `tcp:HOST:PORT` (`tcp:invalid:1` when the
  * request named no parseable target), or %NULL when nothing was refused
  * (or the set has no route).  Later refusals of the same run are not
- * recorded.
+ * recorded here.
+ *
+ * Deprecated in favour of [method@Sbx.RunResult.get_denials], which lists
+ * every refusal of the run (kept working).
  *
  * Returns: (nullable): the denied target
  *
@@ -346,6 +353,8 @@ sbx_run_result_get_denied_target (SbxRunResult *self)
  * example `not approved for this execution`, or the address rule that
  * refused it), or %NULL.
  *
+ * Deprecated in favour of [method@Sbx.RunResult.get_denials] (kept working).
+ *
  * Returns: (nullable): the reason
  *
  * Since: 0.1
@@ -356,6 +365,61 @@ sbx_run_result_get_denial_reason (SbxRunResult *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   return self->denial_reason;
+}
+
+void
+sbx_run_result_set_denials (SbxRunResult *self,
+                            SbxDenialLog *log)
+{
+  g_return_if_fail (self != NULL);
+
+  g_ptr_array_unref (self->denials);
+  self->denials = sbx_denial_log_snapshot (log);
+  self->denials_dropped = sbx_denial_log_get_dropped (log);
+}
+
+/**
+ * sbx_run_result_get_denials:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * Every distinct refusal of this run, in the order first seen: each
+ * [struct@Sbx.Denial] carries how many times it was tried and the grant
+ * that would open it (or why none can).  The list is bounded (at most 256
+ * entries): a tool looping on refused attempts only raises counts, and
+ * distinct refusals past the bound are counted by
+ * [method@Sbx.RunResult.get_denials_dropped] instead of kept.
+ *
+ * Returns: (transfer none) (element-type SbxDenial): the denials (possibly
+ *   empty, never %NULL)
+ *
+ * Since: 0.2
+ */
+GPtrArray *
+sbx_run_result_get_denials (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->denials;
+}
+
+/**
+ * sbx_run_result_get_denials_dropped:
+ * @self: a [struct@Sbx.RunResult]
+ *
+ * How many refusals of distinct targets did not fit in
+ * [method@Sbx.RunResult.get_denials] once it was full.  Non-zero means the
+ * list overflowed and is incomplete.
+ *
+ * Returns: the refusals not listed (0: the list is complete)
+ *
+ * Since: 0.2
+ */
+guint64
+sbx_run_result_get_denials_dropped (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->denials_dropped;
 }
 
 void

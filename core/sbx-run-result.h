@@ -12,6 +12,7 @@
 #include <glib-object.h>
 #include "sbx-version.h"
 #include "sbx-compile-report.h"
+#include "sbx-denial.h"
 
 G_BEGIN_DECLS
 
@@ -77,6 +78,10 @@ SBX_AVAILABLE_IN_0_2
 SbxLevel           sbx_run_result_get_spawn_level      (SbxRunResult *self);
 SBX_AVAILABLE_IN_0_2
 SbxGuarantees      sbx_run_result_get_spawn_guarantees (SbxRunResult *self);
+SBX_AVAILABLE_IN_0_2
+GPtrArray         *sbx_run_result_get_denials          (SbxRunResult *self);
+SBX_AVAILABLE_IN_0_2
+guint64            sbx_run_result_get_denials_dropped  (SbxRunResult *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxRunResult, sbx_run_result_unref)
 

@@ -186,11 +186,18 @@ test_egress_http (void)
   g_assert_cmpuint (count (cases, NULL, NULL, SBX_CONFORMANCE_FAIL), ==, 0);
   g_assert_cmpuint (count (cases, NULL, "egress-http-connect", SBX_CONFORMANCE_PASS), >=, 23);
   assert_cases (cases, "egress-http-connect", listeners_cases, SBX_CONFORMANCE_PASS);
+  {
+    /* every refusal reaches the host's denial sink, not only the first */
+    static const char *const watch[] = { "watch-denials", NULL };
+
+    assert_cases (cases, "egress-http-connect", watch, SBX_CONFORMANCE_PASS);
+  }
 }
 
 /* The relay mock answers every connection whatever its credential: the
  * egress cases that must fail for it do, by name, and the ones it meets
- * (its direct fingerprint, serving a listener, closing it at revoke) pass.
+ * (its direct fingerprint, serving a listener, closing it at revoke) pass;
+ * it has watch_denials, but its proxy refuses nothing to report.
  * Its serve_listeners (the vendor's seam for proxy-unaware clients) is
  * honest: every listeners case passes. */
 static void
@@ -200,7 +207,9 @@ test_egress_nonconforming (void)
                                        "egress-relay/sbx-plugin-mock-egress-relay.so");
   g_autoptr(GPtrArray) cases = run_cases (file, NULL);
   static const char *const must_fail[] = { "start-upstream", "no-credential-407", "unapproved-port-403",
-                                           "other-execution-407", "revoke-denial", NULL };
+                                           "other-execution-407", "revoke-denial",
+                                           /* its proxy refuses nothing, so it reports nothing */
+                                           "watch-denials", NULL };
   static const char *const must_pass[] = { "start-direct", "serve", "revoked-credential-dead", NULL };
 
   assert_cases (cases, "egress-mock-egress-relay", must_fail, SBX_CONFORMANCE_FAIL);

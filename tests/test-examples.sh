@@ -19,7 +19,7 @@ ws=$(mktemp -d /tmp/sbx-example-ws.XXXXXX)
 scratch=$(mktemp -d /tmp/sbx-example-scratch.XXXXXX)
 trap 'rm -rf "$ws" "$scratch"' EXIT
 n=0
-echo "1..6"
+echo "1..7"
 
 check_output () {
   # $1 = test name, $2 = output file, $3 = exit status
@@ -75,6 +75,35 @@ else
     echo "not ok $n /examples/python/grant-once (exit $st)"; sed 's/^/# /' "$out"
   fi
 fi
+# Denials through the typelib: the refusal arrives as Sbx.Process::denied
+# and in the result with the grant that opens it; that grant opens exactly
+# that server (which answers: the positive control).
+n=$((n + 1))
+if [ "$sanitized" = "true" ]; then
+  echo "ok $n /examples/python/denials # SKIP python cannot load a sanitizer-instrumented library"
+elif ! $PY -c 'import gi' 2>/dev/null; then
+  echo "ok $n /examples/python/denials # SKIP PyGObject not installed"
+elif [ ! -f "$typelib_dir/Sbx-1.0.typelib" ]; then
+  echo "ok $n /examples/python/denials # SKIP introspection disabled in this build"
+elif ! command -v curl >/dev/null 2>&1; then
+  echo "ok $n /examples/python/denials # SKIP curl not installed"
+else
+  GI_TYPELIB_PATH=$typelib_dir LD_LIBRARY_PATH=$typelib_dir \
+    $PY "$srcdir/denials.py" "$ws" "$scratch" >"$out" 2>&1; st=$?
+  if grep -q "no backend\|BACKEND_UNAVAILABLE\|No backend\|network-boundary\|target-network" "$out"; then
+    echo "ok $n /examples/python/denials # SKIP no backend with a private network here: $(head -1 "$out")"
+  elif [ "$st" -eq 0 ] && [ "$(grep -c '^signal: denied connect 127.0.0.1:[0-9]* (network is gated); --approve network.proxy-target.v1:tcp:127.0.0.1:[0-9]* would open it$' "$out")" -eq 1 ] \
+       && grep -q '^result: denied connect ' "$out" \
+       && grep -q '^grant: network.proxy-target.v1:tcp:127.0.0.1:[0-9]*$' "$out" \
+       && grep -q '^output: hello from port [0-9]*$' "$out" \
+       && grep -qx 'denials after the grant: 0' "$out" \
+       && [ -z "$(ls -A "$scratch")" ]; then
+    echo "ok $n /examples/python/denials"
+  else
+    echo "not ok $n /examples/python/denials (exit $st)"; sed 's/^/# /' "$out"
+  fi
+fi
+
 # The desktop-style agent: the streaming lines arrive while the tool runs,
 # the gated start is approved through the callback (stdin is not a
 # terminal), the report follows.  Once with a workspace and scratch root,

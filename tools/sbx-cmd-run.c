@@ -52,6 +52,7 @@
 #include <sbx/sbx.h>
 
 #include "sbx-cmd-run-egress.h"
+#include "sbx-cmd-run-denials.h"
 
 #include "sbx-cmds.h"
 
@@ -521,8 +522,12 @@ print_run_report (SbxCompileReport *report,
 static int
 exit_status_for_error (const GError *error,
                        const char   *command,
-                       const RunArgs *args)
+                       const RunArgs *args,
+                       SbxProfile   *profile)
 {
+  /* A refused command start is a denial first: the line says what would
+   * open it; the refusal below says how to approve it here. */
+  sbx_run_print_command_denial (error, profile, command, args->report == REPORT_JSON);
   if (g_error_matches (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_NOT_FOUND))
     {
       sbx_cli_error ("run: %s: command not found (%s)", command, error->message);
@@ -809,7 +814,7 @@ sbx_cmd_run (int    argc,
       g_autoptr(GError) close_error = NULL;
 
       terminal_restore (&term);
-      status = exit_status_for_error (error, command, &args);
+      status = exit_status_for_error (error, command, &args, profile);
       sbx_executor_set_close (set, NULL, &close_error);
       return status;
     }
@@ -871,6 +876,7 @@ sbx_cmd_run (int    argc,
             fprintf (stderr, "  %s\n", spent[i]);
         }
       sbx_run_egress_report_denial (state.result);
+      sbx_run_print_denials (state.result, args.report == REPORT_JSON);
       if (sbx_run_result_get_truncated (state.result))
         {
           /* The output was cut where the limit fell, mid-line as a rule:
@@ -895,7 +901,7 @@ sbx_cmd_run (int    argc,
     }
   else
     {
-      status = exit_status_for_error (state.error, command, &args);
+      status = exit_status_for_error (state.error, command, &args, profile);
     }
   g_clear_error (&state.error);
 

@@ -15,6 +15,8 @@
  *    execution's credential 407, an unapproved non-public literal refused;
  *  - revoke: the first denial begins with the denied target; the
  *    credential is dead afterwards;
+ *  - watch_denials (optional): the refused port was reported once to the
+ *    host's sink, as an approvable CONNECT of that target;
  *  - serve_listeners, the DNS stub and forwarders of proxy-unaware
  *    clients: sbx-conformance-listeners.c.
  * Each case is one record in the egress-<extension> area.
@@ -378,9 +380,55 @@ sbx_conformance_egress_revoke_denial (Egress     *g,
     RECORD (g, name, SBX_CONFORMANCE_PASS, "%s", denial);
 }
 
+/* watch_denials: what the plugin reported, from any of its threads. */
+typedef struct
+{
+  GMutex     lock;
+  GPtrArray *seen;   /* "OPERATION FLAGS TARGET MECHANISM" */
+} Watched;
+
+static void
+watched_denied (void                    *data,
+                const SbxEgressDenialV1 *denial)
+{
+  Watched *w = data;
+
+  g_mutex_lock (&w->lock);
+  if (denial != NULL && denial->struct_size >= SBX_EGRESS_DENIAL_V1_MIN_SIZE && w->seen->len < 1024)
+    g_ptr_array_add (w->seen, g_strdup_printf ("%u %u %s %s", denial->operation, denial->flags,
+                                               denial->target != NULL ? denial->target : "(null)",
+                                               denial->mechanism != NULL ? denial->mechanism : "(null)"));
+  g_mutex_unlock (&w->lock);
+}
+
+/* The optional watch_denials slot: the refusal of @denied_target (a port
+ * the execution was not approved for) was reported once, as an approvable
+ * CONNECT naming the canonical target and a mechanism.  Called after
+ * revoke: nothing may arrive later, so the list is final. */
+static void
+check_watched (Egress     *g,
+               Watched    *w,
+               const char *denied_target)
+{
+  g_autofree char *expected = g_strdup_printf ("%u %u %s ", SBX_ABI_DENIAL_CONNECT, SBX_ABI_DENIAL_APPROVABLE,
+                                               denied_target);
+  guint matches = 0;
+
+  g_mutex_lock (&w->lock);
+  for (guint i = 0; i < w->seen->len; i++)
+    if (g_str_has_prefix (w->seen->pdata[i], expected) && strlen (w->seen->pdata[i]) > strlen (expected))
+      matches++;
+  RECORD (g, "watch-denials", matches == 1 ? SBX_CONFORMANCE_PASS : SBX_CONFORMANCE_FAIL,
+          "%u report(s) of the refused CONNECT to %s as approvable with a mechanism, of %u", matches,
+          denied_target, w->seen->len);
+  g_mutex_unlock (&w->lock);
+}
+
 static void
 case_listener (Egress *g)
 {
+  Watched watched = { 0 };
+  gboolean watching = FALSE;
   g_autofree char *fingerprint = NULL, *message = NULL;
   g_autofree char *approved = NULL, *approved_authority = NULL, *other_authority = NULL, *other_target = NULL;
   g_autofree char *cred_a = NULL, *cred_b = NULL, *cred_all = NULL;
@@ -442,6 +490,19 @@ case_listener (Egress *g)
     }
   RECORD (g, "serve", SBX_CONFORMANCE_PASS, "two listeners served, one per execution");
 
+  g_mutex_init (&watched.lock);
+  watched.seen = g_ptr_array_new_with_free_func (g_free);
+  if (SBX_ABI_HAS (g->vt, SbxEgressVTableV1, watch_denials) && g->vt->watch_denials != NULL)
+    {
+      SbxEgressDenialSinkV1 sink = { .struct_size = sizeof sink, .denied = watched_denied, .data = &watched };
+
+      watching = g->vt->watch_denials (g->ctx, route, "conformance:a", &sink) == SBX_STATUS_OK;
+      if (!watching)
+        RECORD (g, "watch-denials", SBX_CONFORMANCE_FAIL, "watch_denials refused an authorized execution");
+    }
+  else
+    RECORD (g, "watch-denials", SBX_CONFORMANCE_SKIP, "no watch_denials slot: only the first denial is known");
+
   status = connect_request (port_a, approved_authority, NULL, &tunnel);
   RECORD (g, "no-credential-407", status == 407 ? SBX_CONFORMANCE_PASS : SBX_CONFORMANCE_FAIL, "status %u", status);
 
@@ -482,6 +543,8 @@ case_listener (Egress *g)
           "every target authorized, 127.0.0.1 not named by it: status %u", status);
 
   sbx_conformance_egress_revoke_denial (g, "revoke-denial", route, "conformance:a", other_target);
+  if (watching)
+    check_watched (g, &watched, other_target);
 
   status = connect_request (port_a, approved_authority, auth_a, &tunnel);
   if (tunnel >= 0)
@@ -497,6 +560,11 @@ out:
   g->vt->stop (g->ctx, route);
   sbx_conformance_echo_stop (&echo);
   sbx_conformance_echo_stop (&other);
+  if (watched.seen != NULL)
+    {
+      g_ptr_array_unref (watched.seen);
+      g_mutex_clear (&watched.lock);
+    }
 }
 
 void

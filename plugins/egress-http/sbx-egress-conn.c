@@ -129,16 +129,41 @@ sbx_egress_conn_close (Conn *c)
     sbx_egress_conn_unref (c);
 }
 
-/* The first denial of the connection's execution (the lock is taken here). */
+void
+sbx_egress_exec_deny_locked (Exec       *e,
+                             guint32     operation,
+                             guint32     flags,
+                             const char *target,
+                             const char *mechanism,
+                             const char *reason)
+{
+  if (e->denial == NULL && operation == SBX_ABI_DENIAL_CONNECT)
+    e->denial = reason != NULL ? g_strdup_printf ("%s (%s)", target, reason) : g_strdup (target);
+  if (e->sink.denied != NULL)
+    {
+      SbxEgressDenialV1 denial = { 0 };
+
+      denial.struct_size = sizeof denial;
+      denial.operation = operation;
+      denial.flags = flags;
+      denial.target = target;
+      denial.mechanism = mechanism;
+      denial.reason = reason;
+      e->sink.denied (e->sink.data, &denial);
+    }
+}
+
 void
 sbx_egress_record_denial (Conn       *c,
-                          const char *denial)
+                          guint32     flags,
+                          const char *reason)
 {
   SbxEgressProxy *self = c->proxy;
 
   g_mutex_lock (&self->lock);
-  if (c->exec != NULL && c->exec->denial == NULL)
-    c->exec->denial = g_strdup (denial);
+  if (c->exec != NULL)
+    sbx_egress_exec_deny_locked (c->exec, SBX_ABI_DENIAL_CONNECT, flags, c->target,
+                                 c->raw ? "forwarder" : "egress-proxy", reason);
   g_mutex_unlock (&self->lock);
 }
 

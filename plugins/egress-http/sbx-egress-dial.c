@@ -174,11 +174,9 @@ dial_checked (Conn   *c,
     }
   if (!sbx_netrules_check_addresses (c->host, c->literal, c->named, addresses, &error))
     {
-      g_autofree char *denial = g_strdup_printf ("%s (%s)", c->target, error->message);
-
       g_resolver_free_addresses (addresses);
       if (g_error_matches (error, SBX_NETRULES_ERROR, SBX_NETRULES_ERROR_ADDRESS_DENIED))
-        sbx_egress_record_denial (c, denial);
+        sbx_egress_record_denial (c, 0, error->message);
       sbx_egress_respond_error (c, 502, "Bad Gateway", "upstream unavailable");
       return;
     }
@@ -227,10 +225,7 @@ sbx_egress_dial (Conn    *c,
           g_resolver_free_addresses (one);
           if (!ok)
             {
-              g_autofree char *denial = g_strdup_printf ("%s (%s)", c->target,
-                                                         error->message);
-
-              sbx_egress_record_denial (c, denial);
+              sbx_egress_record_denial (c, 0, error->message);
               sbx_egress_respond_error (c, 502, "Bad Gateway", "upstream unavailable");
               return;
             }

@@ -213,9 +213,24 @@ sbx_dns_answer (const guint8 *packet,
                 guint8       *out,
                 gsize         out_size)
 {
+  char refused[SBX_DNS_MAX_NAME + 1];
+
+  return sbx_dns_answer_full (packet, len, names, out, out_size, refused);
+}
+
+gsize
+sbx_dns_answer_full (const guint8 *packet,
+                     gsize         len,
+                     GHashTable   *names,
+                     guint8       *out,
+                     gsize         out_size,
+                     char         *refused)
+{
   SbxDnsQuery q;
   gpointer value = NULL;
   guint32 address;
+
+  refused[0] = '\0';
 
   switch (sbx_dns_parse_query (packet, len, &q))
     {
@@ -231,7 +246,11 @@ sbx_dns_answer (const guint8 *packet,
     }
   if (q.qclass != SBX_DNS_CLASS_IN || names == NULL || q.lower[0] == '\0' ||
       !g_hash_table_lookup_extended (names, q.lower, NULL, &value))
-    return sbx_dns_build_answer (&q, TRUE, SBX_DNS_RCODE_REFUSED, NULL, out, out_size);
+    {
+      if (q.qclass == SBX_DNS_CLASS_IN && q.lower[0] != '\0')
+        g_strlcpy (refused, q.lower, SBX_DNS_MAX_NAME + 1);
+      return sbx_dns_build_answer (&q, TRUE, SBX_DNS_RCODE_REFUSED, NULL, out, out_size);
+    }
   if (q.qtype != SBX_DNS_TYPE_A)
     return sbx_dns_build_answer (&q, TRUE, SBX_DNS_RCODE_NOERROR, NULL, out, out_size);
   address = GPOINTER_TO_UINT (value);
@@ -252,7 +271,7 @@ sbx_dns_stream_next (SbxDnsStream *s,
         return SBX_DNS_STREAM_CLOSE;
       if (s->in_len < 2 + len)
         return SBX_DNS_STREAM_MORE;
-      n = sbx_dns_answer (s->in + 2, len, names, s->out + 2, sizeof s->out - 2);
+      n = sbx_dns_answer_full (s->in + 2, len, names, s->out + 2, sizeof s->out - 2, s->refused);
       s->in_len -= 2 + len;
       memmove (s->in, s->in + 2 + len, s->in_len);
       if (n > 0)
@@ -301,6 +320,8 @@ struct _SbxEgressDns
   GMainLoop    *loop;
   GThread      *thread;
   GPtrArray    *served;    /* DNS thread: Served */
+  SbxEgressDnsRefused refused;       /* (nullable) set before serving */
+  gpointer            refused_data;
 };
 
 static void
@@ -410,6 +431,10 @@ conn_ready (GSocket      *socket,
       switch (sbx_dns_stream_next (&c->stream, c->listener->names))
         {
         case SBX_DNS_STREAM_ANSWER:
+          if (c->stream.refused[0] != '\0' && c->listener->dns->refused != NULL)
+            c->listener->dns->refused (c->listener->dns->refused_data, c->listener->exec_id,
+                                       c->stream.refused);
+          c->stream.refused[0] = '\0';
           continue;
         case SBX_DNS_STREAM_CLOSE:
           conn_close (c);
@@ -530,6 +555,7 @@ readable (GSocket      *socket,
     {
       guint8 packet[SBX_DNS_MAX_PACKET];
       guint8 answer[SBX_DNS_MAX_ANSWER];
+      char refused[SBX_DNS_MAX_NAME + 1];
       struct sockaddr_storage from;
       socklen_t from_len = sizeof from;
       ssize_t n;
@@ -540,9 +566,11 @@ readable (GSocket      *socket,
         break;   /* EAGAIN, or an error the next wake-up sees again */
       if ((gsize) n > sizeof packet)
         continue;   /* truncated by us: dropped */
-      out = sbx_dns_answer (packet, (gsize) n, s->names, answer, sizeof answer);
+      out = sbx_dns_answer_full (packet, (gsize) n, s->names, answer, sizeof answer, refused);
       if (out > 0)
         (void) sendto (fd, answer, out, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *) &from, from_len);
+      if (refused[0] != '\0' && s->dns->refused != NULL)
+        s->dns->refused (s->dns->refused_data, s->exec_id, refused);
     }
   return G_SOURCE_CONTINUE;
 }
@@ -556,6 +584,15 @@ dns_thread (gpointer data)
   g_main_loop_run (self->loop);
   g_main_context_pop_thread_default (self->context);
   return NULL;
+}
+
+void
+sbx_egress_dns_set_refused (SbxEgressDns       *self,
+                            SbxEgressDnsRefused refused,
+                            gpointer            data)
+{
+  self->refused = refused;
+  self->refused_data = data;
 }
 
 SbxEgressDns *

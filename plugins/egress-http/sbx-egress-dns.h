@@ -111,6 +111,15 @@ gsize        sbx_dns_answer          (const guint8  *packet,
                                       GHashTable    *names,
                                       guint8        *out,
                                       gsize          out_size);
+/* The same, and the lower-cased name of a question it REFUSED (a name
+ * that is not approved) in @refused (SBX_DNS_MAX_NAME + 1 bytes; "" when
+ * the answer refused no name). */
+gsize        sbx_dns_answer_full     (const guint8  *packet,
+                                      gsize          len,
+                                      GHashTable    *names,
+                                      guint8        *out,
+                                      gsize          out_size,
+                                      char          *refused);
 
 /* One TCP connection's framing, without I/O (RFC 1035 §4.2.2): the
  * caller reads into in[in_len .. sizeof in) and adds to in_len, and sends
@@ -122,6 +131,7 @@ typedef struct
   gsize  in_len;
   guint8 out[2 + SBX_DNS_MAX_ANSWER];
   gsize  out_len;
+  char   refused[SBX_DNS_MAX_NAME + 1];   /* the last answer's refused name, or "" */
 } SbxDnsStream;
 
 typedef enum
@@ -145,6 +155,14 @@ typedef struct _SbxEgressDns SbxEgressDns;
 SbxEgressDns *sbx_egress_dns_new       (void);
 /* Closes every socket and joins the thread. */
 void          sbx_egress_dns_free      (SbxEgressDns   *self);
+/* Told, on the stub's thread, of every name refused to @execution_id
+ * (lower-cased).  Set before the first serve. */
+typedef void (*SbxEgressDnsRefused) (gpointer    data,
+                                     const char *execution_id,
+                                     const char *name);
+void          sbx_egress_dns_set_refused (SbxEgressDns       *self,
+                                          SbxEgressDnsRefused refused,
+                                          gpointer            data);
 /* Serves @fd, a bound UDP socket (@stream FALSE) or a listening TCP
  * socket (@stream TRUE) in @execution_id's sandbox, answering @names
  * (taken: lower-case name -> address as in sbx_dns_answer).  Takes

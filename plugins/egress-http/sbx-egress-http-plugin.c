@@ -33,6 +33,7 @@ static SbxEgressServeFunc egress_http_serve;
 static SbxEgressRevokeFunc egress_http_revoke;
 static SbxEgressStopFunc egress_http_stop;
 static SbxEgressServeListenersFunc egress_http_serve_listeners;
+static SbxEgressWatchDenialsFunc egress_http_watch_denials;
 
 static char *
 host_strdup (const SbxHostV1 *host,
@@ -73,6 +74,18 @@ egress_http_fini (void *plugin_ctx)
 }
 
 /* The route's stub, made on first use; NULL only with @create FALSE. */
+/* The stub's refusals are the execution's resolve denials.  No approval of
+ * a name alone opens it: the stub answers the names of approved targets
+ * (host and port), so the denial names no grant. */
+static void
+dns_refused (gpointer    data,
+             const char *execution_id,
+             const char *name)
+{
+  sbx_egress_proxy_deny (data, execution_id, SBX_ABI_DENIAL_RESOLVE, 0, name, "dns-stub",
+                         "the sandbox resolves only the names of approved targets");
+}
+
 static SbxEgressDns *
 route_dns (Plugin  *plugin,
            void    *route,
@@ -85,6 +98,7 @@ route_dns (Plugin  *plugin,
   if (dns == NULL && create)
     {
       dns = sbx_egress_dns_new ();
+      sbx_egress_dns_set_refused (dns, dns_refused, route);
       g_hash_table_insert (plugin->dns, route, dns);
     }
   g_mutex_unlock (&plugin->lock);
@@ -266,6 +280,21 @@ egress_http_serve_listeners (void              *plugin_ctx,
   return SBX_STATUS_OK;
 }
 
+/* Every refusal of the execution, by the proxy, the forwarders and the
+ * stub, goes to @sink until its revoke returns (the proxy's lock orders
+ * the two). */
+static int32_t
+egress_http_watch_denials (void                        *plugin_ctx,
+                           void                        *route,
+                           const char                  *execution_id,
+                           const SbxEgressDenialSinkV1 *sink)
+{
+  (void) plugin_ctx;
+  if (route == NULL || !sbx_egress_proxy_watch (route, execution_id, sink))
+    return SBX_STATUS_INVALID;
+  return SBX_STATUS_OK;
+}
+
 static const SbxEgressVTableV1 egress_http_vtable = {
   .struct_size = sizeof (SbxEgressVTableV1),
   .start = egress_http_start,
@@ -274,6 +303,7 @@ static const SbxEgressVTableV1 egress_http_vtable = {
   .revoke = egress_http_revoke,
   .stop = egress_http_stop,
   .serve_listeners = egress_http_serve_listeners,
+  .watch_denials = egress_http_watch_denials,
 };
 
 static const SbxPluginExtension egress_http_extensions[] = {

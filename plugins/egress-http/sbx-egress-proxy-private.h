@@ -67,6 +67,7 @@ typedef struct
   GHashTable *targets;         /* canonical target -> itself */
   char       *denial;          /* first denial */
   GPtrArray  *conns;           /* (element-type Conn) (owned refs) */
+  SbxEgressDenialSinkV1 sink;  /* every refusal (watch_denials); denied NULL: none */
 } Exec;
 
 struct _SbxEgressProxy
@@ -200,9 +201,20 @@ void            sbx_egress_conn_unref      (Conn              *c);
  * relay (c->release), closes both sockets, unregisters it from its
  * execution.  Proxy thread. */
 void            sbx_egress_conn_close      (Conn              *c);
-/* Records the first denial of the connection's execution. */
+/* One refusal of @e, with proxy->lock held: kept as its first denial
+ * ("target (reason)") when it has none, and reported to its watcher.
+ * @operation and @flags as in SbxEgressDenialV1. */
+void            sbx_egress_exec_deny_locked (Exec             *e,
+                                             guint32           operation,
+                                             guint32           flags,
+                                             const char       *target,
+                                             const char       *mechanism,
+                                             const char       *reason);
+/* A connect refusal of the connection's execution (the lock is taken
+ * here): the proxy's or, for a raw tunnel, the forwarder's. */
 void            sbx_egress_record_denial   (Conn              *c,
-                                            const char        *denial);
+                                            guint32            flags,
+                                            const char        *reason);
 /* Writes @bytes (consumed) to @out, then runs @next (NULL: close). */
 void            sbx_egress_write_then      (Conn              *c,
                                             GOutputStream     *out,

@@ -434,6 +434,48 @@ close_batch (gpointer data)
 }
 
 gboolean
+sbx_egress_proxy_watch (SbxEgressProxy              *self,
+                        const char                  *execution_id,
+                        const SbxEgressDenialSinkV1 *sink)
+{
+  Exec *e;
+
+  if (execution_id == NULL || sink == NULL || sink->struct_size < SBX_EGRESS_DENIAL_SINK_V1_MIN_SIZE
+      || sink->denied == NULL)
+    return FALSE;
+  g_mutex_lock (&self->lock);
+  e = g_hash_table_lookup (self->execs, execution_id);
+  if (e != NULL)
+    {
+      e->sink.struct_size = sizeof e->sink;
+      e->sink.denied = sink->denied;
+      e->sink.data = sink->data;
+    }
+  g_mutex_unlock (&self->lock);
+  return e != NULL;
+}
+
+void
+sbx_egress_proxy_deny (SbxEgressProxy *self,
+                       const char     *execution_id,
+                       guint32         operation,
+                       guint32         flags,
+                       const char     *target,
+                       const char     *mechanism,
+                       const char     *reason)
+{
+  Exec *e;
+
+  if (execution_id == NULL)
+    return;
+  g_mutex_lock (&self->lock);
+  e = g_hash_table_lookup (self->execs, execution_id);
+  if (e != NULL)
+    sbx_egress_exec_deny_locked (e, operation, flags, target, mechanism, reason);
+  g_mutex_unlock (&self->lock);
+}
+
+gboolean
 sbx_egress_proxy_revoke (SbxEgressProxy  *self,
                          const char      *execution_id,
                          char           **denial)

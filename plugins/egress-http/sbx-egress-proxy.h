@@ -9,6 +9,7 @@
 #define SBX_EGRESS_PROXY_H
 
 #include <gio/gio.h>
+#include <sbx/sbx-plugin-abi.h>
 
 G_BEGIN_DECLS
 
@@ -45,6 +46,23 @@ char           *sbx_egress_proxy_authorize          (SbxEgressProxy             
 gboolean        sbx_egress_proxy_revoke             (SbxEgressProxy             *self,
                                                      const char                 *execution_id,
                                                      char                      **denial);
+/* From now until its revoke returns, reports every refusal of
+ * @execution_id to @sink (copied; SbxEgressVTableV1.watch_denials), under
+ * the proxy's lock, so no report is in flight once revoke returned.  FALSE
+ * when @execution_id is not authorized. */
+gboolean        sbx_egress_proxy_watch              (SbxEgressProxy             *self,
+                                                     const char                 *execution_id,
+                                                     const SbxEgressDenialSinkV1 *sink);
+/* Records one refusal of @execution_id made outside the proxy (the DNS
+ * stub): @operation and @flags as in SbxEgressDenialV1.  Nothing when the
+ * execution is not (or no longer) authorized. */
+void            sbx_egress_proxy_deny               (SbxEgressProxy             *self,
+                                                     const char                 *execution_id,
+                                                     guint32                     operation,
+                                                     guint32                     flags,
+                                                     const char                 *target,
+                                                     const char                 *mechanism,
+                                                     const char                 *reason);
 /* Serves connections arriving on @fd, a listening loopback TCP socket.
  * With @execution_id (an authorized execution), only that execution's
  * credentials authenticate on it and its revoke closes it; NULL serves

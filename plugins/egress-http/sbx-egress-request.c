@@ -293,9 +293,9 @@ handle_request (Conn *c)
       authenticated = TRUE;
       if (!parsed)
         {
-          if (e->denial == NULL)
-            e->denial = g_strdup (SBX_NETRULES_UNPARSEABLE_TARGET
-                                  " (the request names no http:// URL or CONNECT authority)");
+          sbx_egress_exec_deny_locked (e, SBX_ABI_DENIAL_CONNECT, 0, SBX_NETRULES_UNPARSEABLE_TARGET,
+                                       "egress-proxy",
+                                       "the request names no http:// URL or CONNECT authority");
         }
       else if (e->all || g_hash_table_contains (e->targets, c->target))
         {
@@ -305,8 +305,9 @@ handle_request (Conn *c)
           c->exec = e;
           g_ptr_array_add (e->conns, sbx_egress_conn_ref (c));
         }
-      else if (e->denial == NULL)
-        e->denial = g_strdup_printf ("%s (not approved for this execution)", c->target);
+      else
+        sbx_egress_exec_deny_locked (e, SBX_ABI_DENIAL_CONNECT, SBX_ABI_DENIAL_APPROVABLE, c->target,
+                                     "egress-proxy", "not approved for this execution");
     }
   g_mutex_unlock (&self->lock);
 

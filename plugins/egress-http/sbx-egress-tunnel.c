@@ -567,8 +567,9 @@ sbx_egress_tunnel_begin (Conn       *c,
       c->exec = e;
       g_ptr_array_add (e->conns, sbx_egress_conn_ref (c));
     }
-  else if (e != NULL && e->denial == NULL)
-    e->denial = g_strdup_printf ("%s (not approved for this execution)", c->target);
+  else if (e != NULL)
+    sbx_egress_exec_deny_locked (e, SBX_ABI_DENIAL_CONNECT, SBX_ABI_DENIAL_APPROVABLE, c->target,
+                                 "forwarder", "not approved for this execution");
   g_mutex_unlock (&self->lock);
   if (!allowed)
     {

@@ -141,7 +141,7 @@ _Static_assert (offsetof (SbxEgressInfoV1, target_guarantee) == 4, "SbxEgressInf
 _Static_assert (offsetof (SbxEgressInfoV1, address_guarantee) == 8, "SbxEgressInfoV1.address_guarantee");
 _Static_assert (offsetof (SbxEgressInfoV1, reserved0) == 12, "SbxEgressInfoV1.reserved0");
 _Static_assert (offsetof (SbxEgressInfoV1, fingerprint) == 16, "SbxEgressInfoV1.fingerprint");
-_Static_assert (sizeof (SbxEgressVTableV1) == 56, "size SbxEgressVTableV1");
+_Static_assert (sizeof (SbxEgressVTableV1) == 64, "size SbxEgressVTableV1");
 _Static_assert (offsetof (SbxEgressVTableV1, struct_size) == 0, "SbxEgressVTableV1.struct_size");
 _Static_assert (offsetof (SbxEgressVTableV1, reserved0) == 4, "SbxEgressVTableV1.reserved0");
 _Static_assert (offsetof (SbxEgressVTableV1, start) == 8, "SbxEgressVTableV1.start");
@@ -152,6 +152,27 @@ _Static_assert (offsetof (SbxEgressVTableV1, stop) == 40, "SbxEgressVTableV1.sto
 /* serve_listeners was appended (optional): SBX_EGRESS_VTABLE_V1_MIN_SIZE stays 48. */
 _Static_assert (offsetof (SbxEgressVTableV1, serve_listeners) == 48, "SbxEgressVTableV1.serve_listeners");
 _Static_assert (SBX_EGRESS_VTABLE_V1_MIN_SIZE == 48, "SBX_EGRESS_VTABLE_V1_MIN_SIZE");
+
+/* Egress denials: watch_denials appended to the egress vtable
+ * (optional), and the denial and sink tables it uses. */
+_Static_assert (offsetof (SbxEgressVTableV1, watch_denials) == 56, "SbxEgressVTableV1.watch_denials");
+_Static_assert (sizeof (SbxEgressDenialV1) == 40, "size SbxEgressDenialV1");
+_Static_assert (offsetof (SbxEgressDenialV1, struct_size) == 0, "SbxEgressDenialV1.struct_size");
+_Static_assert (offsetof (SbxEgressDenialV1, operation) == 4, "SbxEgressDenialV1.operation");
+_Static_assert (offsetof (SbxEgressDenialV1, flags) == 8, "SbxEgressDenialV1.flags");
+_Static_assert (offsetof (SbxEgressDenialV1, reserved0) == 12, "SbxEgressDenialV1.reserved0");
+_Static_assert (offsetof (SbxEgressDenialV1, target) == 16, "SbxEgressDenialV1.target");
+_Static_assert (offsetof (SbxEgressDenialV1, mechanism) == 24, "SbxEgressDenialV1.mechanism");
+_Static_assert (offsetof (SbxEgressDenialV1, reason) == 32, "SbxEgressDenialV1.reason");
+_Static_assert (SBX_EGRESS_DENIAL_V1_MIN_SIZE == 40, "SbxEgressDenialV1 minimum size");
+_Static_assert (sizeof (SbxEgressDenialSinkV1) == 24, "size SbxEgressDenialSinkV1");
+_Static_assert (offsetof (SbxEgressDenialSinkV1, struct_size) == 0, "SbxEgressDenialSinkV1.struct_size");
+_Static_assert (offsetof (SbxEgressDenialSinkV1, reserved0) == 4, "SbxEgressDenialSinkV1.reserved0");
+_Static_assert (offsetof (SbxEgressDenialSinkV1, denied) == 8, "SbxEgressDenialSinkV1.denied");
+_Static_assert (offsetof (SbxEgressDenialSinkV1, data) == 16, "SbxEgressDenialSinkV1.data");
+_Static_assert (SBX_EGRESS_DENIAL_SINK_V1_MIN_SIZE == 24, "SbxEgressDenialSinkV1 minimum size");
+_Static_assert (SBX_ABI_DENIAL_CONNECT == 4u && SBX_ABI_DENIAL_RESOLVE == 5u, "denial operations");
+_Static_assert (SBX_ABI_DENIAL_APPROVABLE == 1u, "denial flags");
 _Static_assert (sizeof (SbxReporterVTableV1) == 32, "size SbxReporterVTableV1");
 _Static_assert (offsetof (SbxReporterVTableV1, struct_size) == 0, "SbxReporterVTableV1.struct_size");
 _Static_assert (offsetof (SbxReporterVTableV1, reserved0) == 4, "SbxReporterVTableV1.reserved0");
@@ -238,6 +259,8 @@ SLOT_IS (SbxEgressVTableV1, authorize, SbxEgressAuthorizeFunc);
 SLOT_IS (SbxEgressVTableV1, serve, SbxEgressServeFunc);
 SLOT_IS (SbxEgressVTableV1, revoke, SbxEgressRevokeFunc);
 SLOT_IS (SbxEgressVTableV1, stop, SbxEgressStopFunc);
+SLOT_IS (SbxEgressVTableV1, watch_denials, SbxEgressWatchDenialsFunc);
+SLOT_IS (SbxEgressDenialSinkV1, denied, SbxEgressDeniedFunc);
 SLOT_IS (SbxReporterVTableV1, open, SbxReporterOpenFunc);
 SLOT_IS (SbxReporterVTableV1, emit, SbxReporterEmitFunc);
 SLOT_IS (SbxReporterVTableV1, close, SbxReporterCloseFunc);
@@ -264,6 +287,8 @@ SIG_IS (SbxEgressAuthorizeFunc, int32_t (*) (void *, SbxHostCall *, void *, cons
 SIG_IS (SbxEgressServeFunc, int32_t (*) (void *, SbxHostCall *, void *, const char *, int32_t));
 SIG_IS (SbxEgressRevokeFunc, int32_t (*) (void *, void *, const char *, char **));
 SIG_IS (SbxEgressStopFunc, void (*) (void *, void *));
+SIG_IS (SbxEgressWatchDenialsFunc, int32_t (*) (void *, void *, const char *, const SbxEgressDenialSinkV1 *));
+SIG_IS (SbxEgressDeniedFunc, void (*) (void *, const SbxEgressDenialV1 *));
 SIG_IS (SbxReporterOpenFunc, int32_t (*) (void *, SbxHostCall *, const char *, void **));
 SIG_IS (SbxReporterEmitFunc, int32_t (*) (void *, SbxHostCall *, void *, const char *, size_t));
 SIG_IS (SbxReporterCloseFunc, void (*) (void *, void *));

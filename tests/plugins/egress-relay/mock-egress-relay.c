@@ -31,6 +31,8 @@
  *    response;
  *  - revoke stops the execution's thread, which closes its sockets and
  *    tunnels.
+ * Every refusal of a forwarder also goes to the host's denial sink
+ * (watch_denials), until revoke.
  * Revoke returns the first denial of the execution's forwarders, or else
  * the made-up "tcp:mock.invalid:1 (mock denial of EXEC)": this mock does
  * not check the proxy credentials, and sbx-conformance must say so.
@@ -78,6 +80,7 @@ typedef struct
   int        has_thread;
   char       denial[300];         /* the first denial of a forwarder; "" when none */
   Listeners *listeners;           /* (nullable) what serve_listeners took */
+  SbxEgressDenialSinkV1 sink;     /* watch_denials: every forwarder refusal; denied NULL: none */
 } Exec;
 
 typedef struct
@@ -95,6 +98,7 @@ static SbxEgressServeFunc relay_serve;
 static SbxEgressRevokeFunc relay_revoke;
 static SbxEgressStopFunc relay_stop;
 static SbxEgressServeListenersFunc relay_serve_listeners;
+static SbxEgressWatchDenialsFunc relay_watch_denials;
 static SbxPluginInitFunc relay_init;
 static SbxPluginFiniFunc relay_fini;
 
@@ -192,6 +196,7 @@ relay_authorize (void              *plugin_ctx,
   e->id = strdup (execution_id);
   e->targets[0] = '\0';
   e->denial[0] = '\0';
+  memset (&e->sink, 0, sizeof e->sink);
   e->all = targets == NULL;
   if (targets == NULL)
     snprintf (e->targets, sizeof e->targets, "all");
@@ -355,17 +360,41 @@ exec_names (const Exec *e,
   return 0;
 }
 
+/* The first denial for revoke, and every one to the host's sink (under
+ * the route's lock, which revoke takes to drop the sink: no report after
+ * revoke returns).  @approvable: approving @target would have opened it. */
 static void
-record_denial (Listeners  *l,
-               const char *target,
-               const char *reason)
+record_denial_as (Listeners  *l,
+                  const char *target,
+                  const char *reason,
+                  int         approvable)
 {
   if (l->lax)
     return;
   pthread_mutex_lock (&l->route->lock);
   if (l->exec->denial[0] == '\0')
     snprintf (l->exec->denial, sizeof l->exec->denial, "%s (%s)", target, reason);
+  if (l->exec->sink.denied != NULL)
+    {
+      SbxEgressDenialV1 denial = { 0 };
+
+      denial.struct_size = sizeof denial;
+      denial.operation = SBX_ABI_DENIAL_CONNECT;
+      denial.flags = approvable ? SBX_ABI_DENIAL_APPROVABLE : 0;
+      denial.target = target;
+      denial.mechanism = "forwarder";
+      denial.reason = reason;
+      l->exec->sink.denied (l->exec->sink.data, &denial);
+    }
   pthread_mutex_unlock (&l->route->lock);
+}
+
+static void
+record_denial (Listeners  *l,
+               const char *target,
+               const char *reason)
+{
+  record_denial_as (l, target, reason, strcmp (reason, "not approved for this execution") == 0);
 }
 
 /* Public enough to dial without the approval naming it: not 0/8, 10/8,
@@ -864,6 +893,8 @@ relay_revoke (void       *plugin_ctx,
   *denial_out = NULL;
   pthread_mutex_lock (&r->lock);
   e = find (r, execution_id);
+  if (e != NULL)
+    memset (&e->sink, 0, sizeof e->sink);   /* no report after revoke */
   pthread_mutex_unlock (&r->lock);
   if (e == NULL)
     return SBX_STATUS_INVALID;
@@ -881,6 +912,30 @@ relay_revoke (void       *plugin_ctx,
   e->id = NULL;
   pthread_mutex_unlock (&r->lock);
   return SBX_STATUS_OK;
+}
+
+static int32_t
+relay_watch_denials (void                        *plugin_ctx,
+                     void                        *route,
+                     const char                  *execution_id,
+                     const SbxEgressDenialSinkV1 *sink)
+{
+  Route *r = route;
+  Exec *e;
+
+  if (r == NULL || sink == NULL || sink->struct_size < SBX_EGRESS_DENIAL_SINK_V1_MIN_SIZE
+      || sink->denied == NULL)
+    return SBX_STATUS_INVALID;
+  pthread_mutex_lock (&r->lock);
+  e = find (r, execution_id);
+  if (e != NULL)
+    {
+      e->sink.struct_size = sizeof e->sink;
+      e->sink.denied = sink->denied;
+      e->sink.data = sink->data;
+    }
+  pthread_mutex_unlock (&r->lock);
+  return e != NULL ? SBX_STATUS_OK : SBX_STATUS_INVALID;
 }
 
 static void
@@ -910,6 +965,7 @@ static const SbxEgressVTableV1 relay = {
   .revoke = relay_revoke,
   .stop = relay_stop,
   .serve_listeners = relay_serve_listeners,
+  .watch_denials = relay_watch_denials,
 };
 
 static const SbxPluginExtension extensions[] = {

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * SbxDenial and the per-run SbxDenialLog, white-box: the record's line,
+ * merging and the bound, a flood from many threads, and how an egress
+ * plugin's report becomes a denial (untrusted text, which refusals name a
+ * grant).  End to end: tests/test-denials.c.
+ */
+#include <sbx/sbx.h>
+
+#include <string.h>
+
+#include "sbx-denial-private.h"
+#include "sbx-executor-egress-private.h"
+
+static void
+test_to_string (void)
+{
+  g_autoptr(SbxDenial) gated = sbx_denial_new (SBX_DENIAL_OPERATION_CONNECT, "example.com:443", "egress-proxy",
+                                               "network.proxy-target.v1", "tcp:example.com:443",
+                                               "network is gated");
+  g_autoptr(SbxDenial) denied = sbx_denial_new (SBX_DENIAL_OPERATION_CONNECT, "example.com:443", "egress-proxy",
+                                                NULL, NULL, "the profile denies network");
+  g_autofree char *a = sbx_denial_to_string (gated);
+  g_autofree char *b = sbx_denial_to_string (denied);
+
+  g_assert_cmpstr (a, ==, "denied connect example.com:443 (network is gated); --approve "
+                          "network.proxy-target.v1:tcp:example.com:443 would open it");
+  g_assert_cmpstr (b, ==, "denied connect example.com:443 (the profile denies network)");
+  g_assert_cmpuint (sbx_denial_get_count (gated), ==, 1);
+  g_assert_cmpint (sbx_denial_get_pid (gated), ==, 0);
+  g_assert_null (sbx_denial_get_process_name (gated));
+  g_assert_null (sbx_denial_get_argv (gated));
+  g_assert_cmpstr (sbx_denial_operation_to_string (SBX_DENIAL_OPERATION_UNIX_CONNECT), ==, "unix-connect");
+  g_assert_cmpstr (sbx_denial_operation_to_string (SBX_DENIAL_OPERATION_COMMAND_START), ==, "command-start");
+  g_assert_cmpstr (sbx_denial_operation_to_string ((SbxDenialOperation) 99), ==, "unknown");
+  g_assert_true (G_TYPE_IS_BOXED (SBX_TYPE_DENIAL));
+  g_assert_true (G_TYPE_IS_ENUM (SBX_TYPE_DENIAL_OPERATION));
+}
+
+static void
+add (SbxDenialLog      *log,
+     SbxDenialOperation op,
+     const char        *target)
+{
+  g_autoptr(SbxDenial) d = sbx_denial_new (op, target, "egress-proxy", NULL, NULL, "r");
+
+  sbx_denial_log_add (log, d);
+}
+
+static void
+count_notify (SbxDenial *denial,
+              gpointer   data)
+{
+  g_assert_cmpuint (sbx_denial_get_count (denial), ==, 1);
+  g_atomic_int_inc ((gint *) data);
+}
+
+static void
+test_log_merges_and_bounds (void)
+{
+  g_autoptr(SbxDenialLog) log = sbx_denial_log_new ();
+  g_autoptr(GPtrArray) snapshot = NULL;
+  gint notified = 0;
+
+  sbx_denial_log_set_notify (log, count_notify, &notified);
+  add (log, SBX_DENIAL_OPERATION_CONNECT, "a:1");
+  add (log, SBX_DENIAL_OPERATION_CONNECT, "a:1");
+  add (log, SBX_DENIAL_OPERATION_RESOLVE, "a:1");   /* another operation: another entry */
+  add (log, SBX_DENIAL_OPERATION_CONNECT, "b:2");
+  snapshot = sbx_denial_log_snapshot (log);
+  g_assert_cmpuint (snapshot->len, ==, 3);
+  g_assert_cmpstr (sbx_denial_get_target (snapshot->pdata[0]), ==, "a:1");   /* order first seen */
+  g_assert_cmpuint (sbx_denial_get_count (snapshot->pdata[0]), ==, 2);
+  g_assert_cmpuint (sbx_denial_get_count (snapshot->pdata[1]), ==, 1);
+  g_assert_cmpint (g_atomic_int_get (&notified), ==, 3);   /* once per distinct denial */
+  g_clear_pointer (&snapshot, g_ptr_array_unref);
+
+  for (guint i = 0; i < 1000; i++)
+    {
+      g_autofree char *target = g_strdup_printf ("host%u:1", i);
+
+      add (log, SBX_DENIAL_OPERATION_CONNECT, target);
+    }
+  add (log, SBX_DENIAL_OPERATION_CONNECT, "a:1");   /* a kept entry still merges */
+  snapshot = sbx_denial_log_snapshot (log);
+  g_assert_cmpuint (snapshot->len, ==, SBX_DENIAL_LOG_MAX_ENTRIES);
+  g_assert_cmpuint (sbx_denial_get_count (snapshot->pdata[0]), ==, 3);
+  g_assert_cmpuint (sbx_denial_log_get_dropped (log), ==, 1000 - (SBX_DENIAL_LOG_MAX_ENTRIES - 3));
+  g_assert_cmpint (g_atomic_int_get (&notified), ==, SBX_DENIAL_LOG_MAX_ENTRIES);
+}
+
+static gpointer
+flood_thread (gpointer data)
+{
+  for (guint i = 0; i < 20000; i++)
+    {
+      g_autofree char *target = g_strdup_printf ("t%u:%u", i % 512, i);
+
+      add (data, SBX_DENIAL_OPERATION_CONNECT, i % 2 == 0 ? "same:1" : target);
+    }
+  return NULL;
+}
+
+/* Four threads at once (the egress plugin's threads): nothing lost,
+ * nothing past the bound. */
+static void
+test_log_threads (void)
+{
+  g_autoptr(SbxDenialLog) log = sbx_denial_log_new ();
+  g_autoptr(GPtrArray) snapshot = NULL;
+  GThread *threads[4];
+  guint64 total;
+
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("flood", flood_thread, log);
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_thread_join (threads[i]);
+  snapshot = sbx_denial_log_snapshot (log);
+  g_assert_cmpuint (snapshot->len, ==, SBX_DENIAL_LOG_MAX_ENTRIES);
+  total = sbx_denial_log_get_dropped (log);
+  for (guint i = 0; i < snapshot->len; i++)
+    total += sbx_denial_get_count (snapshot->pdata[i]);
+  g_assert_cmpuint (total, ==, 4 * 20000);
+}
+
+static SbxDenial *
+from_plugin (guint32     operation,
+             guint32     flags,
+             const char *target,
+             const char *mechanism,
+             const char *reason,
+             SbxAccess   network)
+{
+  SbxEgressDenialV1 d = { 0 };
+
+  d.struct_size = sizeof d;
+  d.operation = operation;
+  d.flags = flags;
+  d.target = target;
+  d.mechanism = mechanism;
+  d.reason = reason;
+  return sbx_egress_denial_new (&d, network);
+}
+
+static void
+test_from_plugin (void)
+{
+  g_autoptr(SbxDenial) gated = from_plugin (SBX_ABI_DENIAL_CONNECT, SBX_ABI_DENIAL_APPROVABLE,
+                                            "tcp:example.com:443", "forwarder", "not approved",
+                                            SBX_ACCESS_GATED);
+  g_autoptr(SbxDenial) metadata = from_plugin (SBX_ABI_DENIAL_CONNECT, 0, "tcp:169.254.169.254:80",
+                                               "egress-proxy", "a metadata address", SBX_ACCESS_ALLOW);
+  g_autoptr(SbxDenial) odd = from_plugin (SBX_ABI_DENIAL_CONNECT, SBX_ABI_DENIAL_APPROVABLE,
+                                          "tcp:EXAMPLE.com:0443", "made-up\x1b[31m", "x\ny", SBX_ACCESS_GATED);
+  g_autoptr(SbxDenial) name = from_plugin (SBX_ABI_DENIAL_RESOLVE, SBX_ABI_DENIAL_APPROVABLE, "example.com",
+                                           "dns-stub", "refused", SBX_ACCESS_GATED);
+  g_autoptr(SbxDenial) deny = from_plugin (SBX_ABI_DENIAL_CONNECT, SBX_ABI_DENIAL_APPROVABLE,
+                                           "tcp:example.com:443", "egress-proxy", NULL, SBX_ACCESS_DENY);
+
+  g_assert_cmpstr (sbx_denial_get_target (gated), ==, "example.com:443");
+  g_assert_cmpstr (sbx_denial_get_mechanism (gated), ==, "forwarder");
+  g_assert_cmpstr (sbx_denial_get_grant_class (gated), ==, "network.proxy-target.v1");
+  g_assert_cmpstr (sbx_denial_get_grant_target (gated), ==, "tcp:example.com:443");
+  g_assert_cmpstr (sbx_denial_get_reason (gated), ==, "network is gated");
+  /* an address rule: no approval opens it, the rule is the reason */
+  g_assert_null (sbx_denial_get_grant_class (metadata));
+  g_assert_cmpstr (sbx_denial_get_reason (metadata), ==, "a metadata address");
+  /* a target that is not canonical names no grant; an unknown mechanism is
+   * not repeated; control characters never reach a terminal */
+  g_assert_null (sbx_denial_get_grant_class (odd));
+  g_assert_cmpstr (sbx_denial_get_mechanism (odd), ==, "egress-proxy");
+  g_assert_cmpstr (sbx_denial_get_reason (odd), ==, "x y");
+  /* a name: no grant names a name alone */
+  g_assert_cmpint (sbx_denial_get_operation (name), ==, SBX_DENIAL_OPERATION_RESOLVE);
+  g_assert_null (sbx_denial_get_grant_class (name));
+  /* a profile that denies network: no grant */
+  g_assert_null (sbx_denial_get_grant_class (deny));
+  g_assert_cmpstr (sbx_denial_get_reason (deny), ==, "the profile denies network");
+  /* an operation newer than this host, or a short table: dropped */
+  g_assert_null (from_plugin (99, 0, "tcp:example.com:443", "egress-proxy", NULL, SBX_ACCESS_GATED));
+  {
+    SbxEgressDenialV1 d = { .struct_size = 8, .operation = SBX_ABI_DENIAL_CONNECT };
+
+    g_assert_null (sbx_egress_denial_new (&d, SBX_ACCESS_GATED));
+  }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/denial/to-string", test_to_string);
+  g_test_add_func ("/denial/log/merges-and-bounds", test_log_merges_and_bounds);
+  g_test_add_func ("/denial/log/threads", test_log_threads);
+  g_test_add_func ("/denial/from-plugin", test_from_plugin);
+  return g_test_run ();
+}
