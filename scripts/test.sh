@@ -36,6 +36,21 @@ fi
 if [ "$(id -u)" -eq 0 ] && [ "${SBX_TEST_OWN_TMP:-0}" != 1 ]; then
   exec unshare --mount --propagation private env SBX_TEST_OWN_TMP=1 sh "$SRC/scripts/test.sh" "$@"
 fi
+# A source tree under /tmp or /var/tmp (a clone in /tmp) would vanish under
+# the phases' private /tmp: in the namespace it is seen at /mnt/sbx-src
+# instead (a tmpfs of the namespace on /mnt holds the mountpoint), and the
+# suite runs from there.
+if [ "${SBX_TEST_OWN_TMP:-0}" = 1 ]; then
+  case $SRC/ in
+    /tmp/*|/var/tmp/*)
+      if mount -t tmpfs -o mode=0755 sbx-suite-src /mnt && mkdir /mnt/sbx-src \
+         && mount --bind "$SRC" /mnt/sbx-src; then
+        SRC=/mnt/sbx-src
+        cd "$SRC" || exit 1
+      fi
+      ;;
+  esac
+fi
 
 PHASES=${SBX_TEST_PHASES:-"root unpriv asan fuzz package win32 aarch64"}
 FUZZ_SECONDS=${SBX_FUZZ_SECONDS:-60}

@@ -462,6 +462,14 @@ test_server_get_n_accepted (TestServer *s)
   return (guint) g_atomic_int_get (&s->n_accepted);
 }
 
+/* The server's connections still open (their descriptors closed once this
+ * is 0). */
+guint
+test_server_get_n_live (TestServer *s)
+{
+  return (guint) g_atomic_int_get (&s->live);
+}
+
 char *
 test_server_last_head (TestServer *s)
 {

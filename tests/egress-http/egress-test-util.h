@@ -64,6 +64,7 @@ TestServer *test_server_new            (TestServerKind kind,
                                         const char    *script);
 guint16     test_server_get_port       (TestServer    *s);
 guint       test_server_get_n_accepted (TestServer    *s);
+guint       test_server_get_n_live     (TestServer    *s);
 /* the last request head the http server received (g_free) */
 char       *test_server_last_head      (TestServer    *s);
 void        test_server_free           (TestServer    *s);

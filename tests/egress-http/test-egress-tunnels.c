@@ -124,6 +124,10 @@ take_baseline (Fixture *f)
   g_object_unref (s);
   g_assert_null (egress_test_revoke (f->route, "warm-up"));
   WAIT_UNTIL (sbx_egress_proxy_get_n_connections (f->route->route) == 0);
+  /* the server closes its side of the warm-up tunnel when it sees EOF, on
+   * its own thread: a baseline taken before that counts its descriptor,
+   * and nothing later ever returns to it */
+  WAIT_UNTIL (test_server_get_n_live (f->echo) == 0);
   /* the route keeps a bounded number of idle relay pipes for reuse: the
    * baseline is without them */
   f->fds_base = count_dir ("/proc/self/fd") - 2 * sbx_egress_proxy_get_n_pooled_pipes (f->route->route);
