@@ -1346,10 +1346,18 @@ sbx_seccomp_program_report (const SbxSeccompProgram *program,
                       "inside any root, even a read-only one, would accept a connection, and Landlock below "
                       "ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX) cannot mediate connect(). The profile member "
                       "\"unix-sockets\": \"allow\" opens them");
+  /* With the supervisor, a set-gid chmod of a directory is performed by it
+   * (add_setgid_dir_rule()): the entry says so, since a reader of "no file"
+   * would take git init --shared=group for refused. */
   sbx_linux_report (reporter, "set-id-files", SBX_ABI_REPORT_ENFORCED,
-                    "no file gets a set-user-ID or set-group-ID bit from inside (chmod family, creating "
-                    "open/openat/creat, mknod: EPERM; openat2: ENOSYS, its mode is in memory), whatever the "
-                    "caller's uid");
+                    (enforces & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED)
+                    ? "no file gets a set-user-ID or set-group-ID bit from inside (chmod family, creating "
+                      "open/openat/creat, mknod: EPERM; openat2: ENOSYS, its mode is in memory), whatever the "
+                      "caller's uid; set-group-ID on a directory the target owns on a writable mount is set "
+                      "by the supervisor (it grants nothing on exec: new entries inherit the group)"
+                    : "no file or directory gets a set-user-ID or set-group-ID bit from inside (chmod family, "
+                      "creating open/openat/creat, mknod: EPERM; openat2: ENOSYS, its mode is in memory), "
+                      "whatever the caller's uid");
   if (enforces & SBX_SECCOMP_ENFORCES_SYSV_IPC_DENIED)
     sbx_linux_report (reporter, "sysv-ipc", SBX_ABI_REPORT_NARROWED,
                       "no IPC namespace at rung 2: every SysV shared memory, message queue and semaphore call "
