@@ -34,6 +34,17 @@
 #include "executor-test-util.h"
 #include "egress-test-util.h"
 
+/* gcc says __SANITIZE_ADDRESS__ under -fsanitize=address, clang answers
+ * __has_feature (address_sanitizer). */
+#if defined(__has_feature)
+#if __has_feature (address_sanitizer)
+#define TEST_HAS_ASAN 1
+#endif
+#endif
+#ifndef TEST_HAS_ASAN
+#define TEST_HAS_ASAN 0
+#endif
+
 typedef struct
 {
   EtuTree         tree;
@@ -474,8 +485,15 @@ test_flood (void)
    * each CONNECT once */
   g_assert_cmpuint (total, ==, answered + refused);
   /* 101,000 refusals, 256 kept: the supervisor grew by far less than a
-   * record each would take */
+   * record each would take.  Not under AddressSanitizer: its quarantine
+   * keeps every freed block resident (up to 256 MiB by default), so the
+   * transient strings of each refusal show in the RSS there although
+   * nothing holds them; the bound of the list above holds in every build. */
+#if defined(__SANITIZE_ADDRESS__) || TEST_HAS_ASAN
+  g_test_message ("RSS bound not checked: AddressSanitizer's quarantine keeps freed memory resident");
+#else
   g_assert_cmpuint (rss_after, <, rss_before + 16 * 1024);
+#endif
   fx_clear (&fx);
 }
 
