@@ -319,6 +319,14 @@ child_send_fds (int sock, const int *fds, int n)
   iov.iov_len = 1;
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
+  if (n == 0)
+    {
+      /* the byte alone: "no descriptor to hand over" */
+      do
+        r = sbx_raw_syscall3 (__NR_sendmsg, sock, &msg, MSG_NOSIGNAL);
+      while (r == -EINTR);
+      return r < 0 ? r : 0;
+    }
   msg.msg_control = control.buf;
   msg.msg_controllen = CMSG_SPACE (n * sizeof (int));
   cmsg = &control.hdr;
@@ -505,7 +513,14 @@ child_b_main (void *data)
        * target one). */
       step = SBX_LINUX_STEP_SECCOMP;
       r = sbx_raw_syscall3 (__NR_socket, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-      if (r < 0)
+      /* Refused by an outer sandbox's filter (sbx inside sbx refuses
+       * every netlink protocol but route): the supervisor then gets the
+       * listener alone, has no view of the sandbox's own sockets and
+       * refuses every connect that needs one (fail closed), instead of
+       * no spawn at all. */
+      if (r == -EPROTONOSUPPORT || r == -EACCES || r == -EPERM || r == -EAFNOSUPPORT)
+        r = -1;
+      else if (r < 0)
         goto fail;
       unotify[1] = (int) r;
     }
@@ -521,12 +536,27 @@ child_b_main (void *data)
            * leaves with the diag socket (sendmsg is not supervised, and
            * both are close-on-exec, so the target holds neither). */
           r = sbx_seccomp_program_apply_listener (ctx->seccomp);
-          if (r > 0)
+          if (r == -EBUSY)
+            {
+              /* A filter of an outer sandbox holds the one listener a
+               * task's filters may have between them (sbx inside sbx).
+               * The program goes on without one: the kernel answers
+               * every call it would have handed over with ENOSYS (no
+               * connect, no set-gid chmod: closed, not open), and the
+               * supervisor is told there is nothing to supervise. */
+              sbx_child_close (unotify[1]);
+              unotify[1] = -1;
+              r = sbx_seccomp_program_apply (ctx->seccomp);
+              if (r == 0)
+                r = child_send_fds (ctx->unotify_sock, unotify, 0);
+            }
+          else if (r > 0)
             {
               unotify[0] = (int) r;
-              r = child_send_fds (ctx->unotify_sock, unotify, 2);
+              r = child_send_fds (ctx->unotify_sock, unotify, unotify[1] >= 0 ? 2 : 1);
               sbx_child_close (unotify[0]);
-              sbx_child_close (unotify[1]);
+              if (unotify[1] >= 0)
+                sbx_child_close (unotify[1]);
             }
           else if (r == 0)
             r = -EPROTO;   /* the program has no supervised rule: the parent expects one */

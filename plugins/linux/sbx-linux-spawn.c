@@ -639,7 +639,9 @@ started:
       unotify = sbx_linux_unotify_begin (spec, unotify_pair[0], pid, error_message);
       close (unotify_pair[0]);
       unotify_pair[0] = -1;
-      if (unotify == NULL)
+      /* NULL without a message: B's filter got no listener (sbx inside
+       * sbx) and the kernel refuses what it would have handed over. */
+      if (unotify == NULL && *error_message != NULL)
         {
           int wstatus;
 

@@ -439,8 +439,20 @@ receive_pair (int sock, int *listener, int *diag)
         for (size_t k = 0; k < len && n_fds < 3; k++)
           memcpy (&fds[n_fds++], CMSG_DATA (cmsg) + k * sizeof (int), sizeof (int));
       }
-  if (n != 1 || n_fds != 2 || (msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC))
-      || fstat (fds[1], &st) != 0 || !S_ISSOCK (st.st_mode)
+  /* No descriptor: the filter got no listener (an outer sandbox holds the
+   * one a task may have; sbx_linux_child): every supervised call fails
+   * with ENOSYS in the kernel, and there is nothing to supervise. */
+  if (n == 1 && n_fds == 0 && !(msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
+    {
+      *listener = -1;
+      *diag = -1;
+      return TRUE;
+    }
+  /* The listener, and the sock_diag socket unless an outer sandbox refused
+   * it to the child (then *diag is -1: no sandbox socket can be proven its
+   * own, and every connect that needs that is refused). */
+  if (n != 1 || n_fds < 1 || n_fds > 2 || (msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC))
+      || (n_fds == 2 && (fstat (fds[1], &st) != 0 || !S_ISSOCK (st.st_mode)))
       || fstat (fds[0], &st) != 0 || S_ISSOCK (st.st_mode) || S_ISREG (st.st_mode))
     {
       for (int k = 0; k < n_fds; k++)
@@ -449,7 +461,7 @@ receive_pair (int sock, int *listener, int *diag)
       return FALSE;
     }
   *listener = fd_above_stdio (fds[0]);
-  *diag = fd_above_stdio (fds[1]);
+  *diag = n_fds == 2 ? fd_above_stdio (fds[1]) : -1;
   return TRUE;
 }
 
@@ -474,6 +486,8 @@ sbx_linux_unotify_begin (const SbxLinuxSpec *spec,
                                         g_strerror (saved));
       return NULL;
     }
+  if (listener < 0)
+    return NULL;   /* nothing to supervise (receive_pair()); *error_message stays NULL */
   policy.rung = spec->rung;
   policy.private_netns = spec->rung == SBX_LINUX_RUNG_USERNS && spec->netns;
   if (spec->landlock != NULL
