@@ -227,6 +227,18 @@ add_rule (Rules *r, uint32_t action, int err, const char *name, unsigned int n, 
     }
   if (seccomp_syscall_resolve_name_arch (r->arch, name) == __NR_SCMP_ERROR)
     return;   /* does not exist on this architecture (e.g. vm86 on x86_64) */
+  if (action == SCMP_ACT_NOTIFY && seccomp_syscall_resolve_name_arch (r->arch, name) < 0)
+    {
+      g_autofree char *via = multiplexer_of (r->arch, name);
+
+      /* A pseudo number, the call absent on this architecture and reached
+       * through no multiplexer (chmod on aarch64, which has fchmodat only):
+       * nothing to hand over, and libseccomp refuses a notification rule
+       * on a pseudo number (EINVAL).  A call a multiplexer reaches keeps
+       * going, to the multiplexer check below. */
+      if (via == NULL)
+        return;
+    }
   {
     g_autofree char *mux = multiplexer_of (r->arch, name);
 
