@@ -158,6 +158,18 @@ main (int    argc,
   g_autoptr(GError) error = NULL;
   guint n_entries = 0;
 
+  /* The table is data for the target kernels, not for the one the
+   * generator runs on: libseccomp takes its API level from the running
+   * kernel, and under qemu-user (the aarch64 cross build) it finds none of
+   * the seccomp system calls and refuses notification rules (EINVAL).
+   * Level 5 has SCMP_ACT_NOTIFY; whether a kernel has it is the probe's
+   * question at run time. */
+  if (seccomp_api_get () < 5 && seccomp_api_set (5) != 0)
+    {
+      g_printerr ("sbx-seccomp-gen: libseccomp cannot build notification rules (API level 5)\n");
+      return 1;
+    }
+
   if (argc != 2)
     {
       fprintf (stderr, "usage: %s OUTPUT.c\n", argv[0]);
