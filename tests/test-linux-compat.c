@@ -174,8 +174,6 @@ static void
 test_hostname (gconstpointer backend)
 {
   EtuTree tree = { 0 };
-  g_autofree char *host = NULL;
-  g_autofree char *expect = NULL;
 
   if (!have_program ("python3") || !have_program ("getent"))
     return;

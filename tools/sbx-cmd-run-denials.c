@@ -100,7 +100,6 @@ sbx_run_print_command_denial (const GError *error,
                               const char   *command,
                               gboolean      json)
 {
-  g_autoptr(GPtrArray) denials = NULL;
   const char *reason;
   gboolean gated;
 

@@ -475,7 +475,7 @@ child_mount_cgroup (const SbxLinuxSpec *spec,
       mfd = child_cgroup_fsmount (0);
       if (mfd < 0)
         return 0;   /* left out (see above) */
-      return child_attach_at (rootfd, SBX_LINUX_SYS_CGROUP + 1, mfd, 1, NULL);
+      return child_attach_at (rootfd, &SBX_LINUX_SYS_CGROUP[1], mfd, 1, NULL);
     }
 
   /* v1: a tmpfs holding one mountpoint per hierarchy shown, read-only
@@ -489,13 +489,13 @@ child_mount_cgroup (const SbxLinuxSpec *spec,
       sbx_child_close (mfd);
       return r;
     }
-  r = child_attach_at (rootfd, SBX_LINUX_SYS_CGROUP + 1, r, 1, NULL);
+  r = child_attach_at (rootfd, &SBX_LINUX_SYS_CGROUP[1], r, 1, NULL);
   if (r < 0)
     {
       sbx_child_close (mfd);
       return r;
     }
-  dirfd = child_open_dir (rootfd, SBX_LINUX_SYS_CGROUP + 1);
+  dirfd = child_open_dir (rootfd, &SBX_LINUX_SYS_CGROUP[1]);
   if (dirfd < 0)
     {
       sbx_child_close (mfd);
