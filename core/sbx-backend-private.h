@@ -57,6 +57,8 @@ char           *sbx_backend_explain          (SbxBackend          *self,
 SbxBackendSpec *sbx_backend_spec_ref         (SbxBackendSpec *spec);
 void            sbx_backend_spec_unref       (SbxBackendSpec *spec);
 SbxBackend     *sbx_backend_spec_get_backend (SbxBackendSpec *spec);
+/* Whether a spawn of @spec may carry SBX_SPAWN_STAGED (its compile said so). */
+gboolean        sbx_backend_spec_can_stage   (SbxBackendSpec *spec);
 
 /* Spawns one child.  SBX_STATUS_EXEC_NOT_FOUND / _EXEC_DENIED map to
  * SBX_PLUGIN_ERROR_EXEC_NOT_FOUND / _EXEC_DENIED. */

@@ -53,6 +53,7 @@ struct _SbxBackendSpec
   gatomicrefcount  ref_count;
   SbxBackend      *backend;  /* (owned) */
   void            *spec;     /* the plugin's; released exactly once */
+  guint32          spawn_flags;  /* SbxCompileResultV1.spawn_flags (SBX_SPAWN_STAGED) */
 };
 
 SbxBackend *
@@ -487,6 +488,7 @@ sbx_backend_compile (SbxBackend         *self,
   g_atomic_ref_count_init (&spec->ref_count);
   spec->backend = sbx_backend_ref (self);
   spec->spec = plugin_spec;
+  spec->spawn_flags = result.spawn_flags & SBX_SPAWN_STAGED;
   return spec;
 }
 
@@ -575,6 +577,12 @@ sbx_backend_spec_unref (SbxBackendSpec *spec)
   g_free (spec);
 }
 
+gboolean
+sbx_backend_spec_can_stage (SbxBackendSpec *spec)
+{
+  return (spec->spawn_flags & SBX_SPAWN_STAGED) != 0;
+}
+
 SbxBackend *
 sbx_backend_spec_get_backend (SbxBackendSpec *spec)
 {
@@ -632,6 +640,15 @@ sbx_backend_spawn (SbxBackendSpec          *spec,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   backend = spec->backend;
+  /* A staged request goes only to a spec that announced it: a backend that
+   * does not know the flag would run the target unstaged. */
+  if ((request->flags & SBX_SPAWN_STAGED) && !(spec->spawn_flags & SBX_SPAWN_STAGED))
+    {
+      g_set_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_UNSUPPORTED,
+                   "backend '%s' cannot stage a run (it has no overlay of the workspace); "
+                   "the run is refused rather than run unstaged", backend->name);
+      return FALSE;
+    }
   result.struct_size = sizeof result;
   result.pid = -1;
   result.pidfd = -1;
@@ -657,7 +674,8 @@ sbx_backend_spawn (SbxBackendSpec          *spec,
     }
   if (!pid_is_our_child ((pid_t) result.pid)
       || ((request->flags & SBX_SPAWN_PTY_SANDBOX) && result.pty_master_fd < 0)
-      || ((request->flags & SBX_SPAWN_IGNORED_SIGNALS) && !(result.honoured_flags & SBX_SPAWN_IGNORED_SIGNALS)))
+      || ((request->flags & SBX_SPAWN_IGNORED_SIGNALS) && !(result.honoured_flags & SBX_SPAWN_IGNORED_SIGNALS))
+      || ((request->flags & SBX_SPAWN_STAGED) && !(result.honoured_flags & SBX_SPAWN_STAGED)))
     {
       gboolean ours = pid_is_our_child ((pid_t) result.pid);
       gboolean no_master = ours && (request->flags & SBX_SPAWN_PTY_SANDBOX) && result.pty_master_fd < 0;
@@ -690,6 +708,13 @@ sbx_backend_spawn (SbxBackendSpec          *spec,
                        "plugin '%s', extension '%s': spawn returned no terminal master for a "
                        "sandbox terminal request (SBX_SPAWN_PTY_SANDBOX); its tree was killed",
                        backend->plugin->name, backend->name);
+          return FALSE;
+        }
+      if (ours && (request->flags & SBX_SPAWN_STAGED) && !(result.honoured_flags & SBX_SPAWN_STAGED))
+        {
+          g_set_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_UNSUPPORTED,
+                       "plugin '%s', extension '%s': spawn did not confirm staging the run "
+                       "(SBX_SPAWN_STAGED); its tree was killed", backend->plugin->name, backend->name);
           return FALSE;
         }
       if (ours)

@@ -485,8 +485,16 @@ typedef struct SbxCompileResultV1
   uint32_t struct_size;
   uint32_t level;        /* SBX_ABI_LEVEL_* this spec achieves */
   uint64_t guarantees;   /* SBX_ABI_GUARANTEE_* this spec enforces */
+  /* Appended (Since 0.2): written only when struct_size covers it
+   * (SBX_COMPILE_RESULT_V1_SPAWN_FLAGS_SIZE); the host sets 0.  The spawn
+   * flags a spawn of this spec honours among those the host must know of
+   * before it spawns (SBX_SPAWN_STAGED): the host never sets one the spec
+   * did not announce here. */
+  uint32_t spawn_flags;
+  uint32_t reserved0;
 } SbxCompileResultV1;
 #define SBX_COMPILE_RESULT_V1_MIN_SIZE (offsetof (SbxCompileResultV1, guarantees) + sizeof (uint64_t))
+#define SBX_COMPILE_RESULT_V1_SPAWN_FLAGS_SIZE (offsetof (SbxCompileResultV1, spawn_flags) + sizeof (uint32_t))
 
 /** The search list for a bare argv[0] when the spawn request's envp has no
  * PATH (execvp's default without the current directory). */
@@ -531,6 +539,16 @@ typedef struct SbxCompileResultV1
  * The host sets the flag only for a non-empty set: without it every signal
  * starts with its default disposition. */
 #define SBX_SPAWN_IGNORED_SIGNALS  4u
+/* A staged run (Since 0.2): every writable root of the policy the host
+ * lists in SbxSpawnRequestV1.stage_roots is shown to the target as an
+ * overlay whose lower layer is the host path (read only) and whose upper
+ * and work directories are the entry's; nothing the target writes there
+ * reaches the host path.  The host sets the flag only for a spec whose
+ * compile announced it (SbxCompileResultV1.spawn_flags) and with
+ * n_stage_roots > 0.  The backend refuses the spawn (SBX_STATUS_UNSUPPORTED,
+ * naming the path) when it would show any other policy path writable, or
+ * cannot stage a listed root: it never runs a staged request unstaged. */
+#define SBX_SPAWN_STAGED  8u
 
 /* SbxListenV1.kind */
 #define SBX_LISTEN_DNS_UDP  1u  /* the sandbox's DNS stub: a bound UDP socket on address:port */
@@ -579,6 +597,24 @@ typedef struct SbxListenV1
 } SbxListenV1;
 #define SBX_LISTEN_V1_MIN_SIZE         (offsetof (SbxListenV1, target) + sizeof (const char *))
 
+/**
+ * SbxStageRootV1:
+ *
+ * One writable root of a staged spawn (SBX_SPAWN_STAGED): @path is the
+ * canonical host path of a policy rule that grants write; @upper and @work
+ * are empty directories of the host's on one filesystem, owned by the
+ * caller, that the target never sees.  No path contains ',', ':' or '\\'.
+ */
+typedef struct SbxStageRootV1
+{
+  uint32_t    struct_size;
+  uint32_t    flags;        /* reserved, 0 */
+  const char *path;
+  const char *upper;
+  const char *work;
+} SbxStageRootV1;
+#define SBX_STAGE_ROOT_V1_MIN_SIZE     (offsetof (SbxStageRootV1, work) + sizeof (const char *))
+
 typedef struct SbxSpawnRequestV1
 {
   uint32_t           struct_size;
@@ -611,11 +647,16 @@ typedef struct SbxSpawnRequestV1
   uint32_t           reserved1;
   /* Appended: read only with SBX_SPAWN_IGNORED_SIGNALS (see there). */
   uint64_t           ignored_signals;  /* bit N-1: signal N starts ignored */
+  /* Appended (Since 0.2): read only with SBX_SPAWN_STAGED (see there). */
+  const SbxStageRootV1 *stage_roots;
+  uint32_t           n_stage_roots;
+  uint32_t           reserved2;
 } SbxSpawnRequestV1;
 #define SBX_SPAWN_REQUEST_V1_MIN_SIZE  (offsetof (SbxSpawnRequestV1, reserved0) + sizeof (uint32_t))
 #define SBX_SPAWN_REQUEST_V1_PTY_SIZE  (offsetof (SbxSpawnRequestV1, pty_cols) + sizeof (uint32_t))
 #define SBX_SPAWN_REQUEST_V1_LISTEN_SIZE (offsetof (SbxSpawnRequestV1, n_listens) + sizeof (uint32_t))
 #define SBX_SPAWN_REQUEST_V1_SIGNALS_SIZE (offsetof (SbxSpawnRequestV1, ignored_signals) + sizeof (uint64_t))
+#define SBX_SPAWN_REQUEST_V1_STAGE_SIZE (offsetof (SbxSpawnRequestV1, n_stage_roots) + sizeof (uint32_t))
 
 /* SbxSpawnResultV1.containment (LifetimeContainment) */
 #define SBX_CONTAINMENT_UNSPECIFIED  0u

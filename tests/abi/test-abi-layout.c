@@ -68,11 +68,17 @@ _Static_assert (offsetof (SbxProbeResultV1, level) == 4, "SbxProbeResultV1.level
 _Static_assert (offsetof (SbxProbeResultV1, guarantees) == 8, "SbxProbeResultV1.guarantees");
 _Static_assert (offsetof (SbxProbeResultV1, flags) == 16, "SbxProbeResultV1.flags");
 _Static_assert (offsetof (SbxProbeResultV1, reserved0) == 20, "SbxProbeResultV1.reserved0");
-_Static_assert (sizeof (SbxCompileResultV1) == 16, "size SbxCompileResultV1");
+_Static_assert (sizeof (SbxCompileResultV1) == 24, "size SbxCompileResultV1");
 _Static_assert (offsetof (SbxCompileResultV1, struct_size) == 0, "SbxCompileResultV1.struct_size");
 _Static_assert (offsetof (SbxCompileResultV1, level) == 4, "SbxCompileResultV1.level");
 _Static_assert (offsetof (SbxCompileResultV1, guarantees) == 8, "SbxCompileResultV1.guarantees");
-_Static_assert (sizeof (SbxSpawnRequestV1) == 88, "size SbxSpawnRequestV1");
+/* spawn_flags was appended (additive): a result of the first layout is 16
+ * bytes and SBX_ABI_HAS (spawn_flags) is false for it. */
+_Static_assert (offsetof (SbxCompileResultV1, spawn_flags) == 16, "SbxCompileResultV1.spawn_flags");
+_Static_assert (offsetof (SbxCompileResultV1, reserved0) == 20, "SbxCompileResultV1.reserved0");
+_Static_assert (SBX_COMPILE_RESULT_V1_SPAWN_FLAGS_SIZE == 20, "SBX_COMPILE_RESULT_V1_SPAWN_FLAGS_SIZE");
+_Static_assert (SBX_COMPILE_RESULT_V1_MIN_SIZE == 16, "SBX_COMPILE_RESULT_V1_MIN_SIZE");
+_Static_assert (sizeof (SbxSpawnRequestV1) == 104, "size SbxSpawnRequestV1");
 _Static_assert (offsetof (SbxSpawnRequestV1, struct_size) == 0, "SbxSpawnRequestV1.struct_size");
 _Static_assert (offsetof (SbxSpawnRequestV1, flags) == 4, "SbxSpawnRequestV1.flags");
 _Static_assert (offsetof (SbxSpawnRequestV1, cwd) == 8, "SbxSpawnRequestV1.cwd");
@@ -95,6 +101,19 @@ _Static_assert (SBX_SPAWN_REQUEST_V1_LISTEN_SIZE == 76, "SBX_SPAWN_REQUEST_V1_LI
  * (ignored_signals) is false for a request of the listeners' layout. */
 _Static_assert (offsetof (SbxSpawnRequestV1, ignored_signals) == 80, "SbxSpawnRequestV1.ignored_signals");
 _Static_assert (SBX_SPAWN_REQUEST_V1_SIGNALS_SIZE == 88, "SBX_SPAWN_REQUEST_V1_SIGNALS_SIZE");
+/* stage_roots .. reserved2 were appended after it (additive, SBX_SPAWN_STAGED). */
+_Static_assert (offsetof (SbxSpawnRequestV1, stage_roots) == 88, "SbxSpawnRequestV1.stage_roots");
+_Static_assert (offsetof (SbxSpawnRequestV1, n_stage_roots) == 96, "SbxSpawnRequestV1.n_stage_roots");
+_Static_assert (offsetof (SbxSpawnRequestV1, reserved2) == 100, "SbxSpawnRequestV1.reserved2");
+_Static_assert (SBX_SPAWN_REQUEST_V1_STAGE_SIZE == 100, "SBX_SPAWN_REQUEST_V1_STAGE_SIZE");
+_Static_assert (SBX_SPAWN_STAGED == 8u, "SBX_SPAWN_STAGED");
+_Static_assert (sizeof (SbxStageRootV1) == 32, "size SbxStageRootV1");
+_Static_assert (offsetof (SbxStageRootV1, struct_size) == 0, "SbxStageRootV1.struct_size");
+_Static_assert (offsetof (SbxStageRootV1, flags) == 4, "SbxStageRootV1.flags");
+_Static_assert (offsetof (SbxStageRootV1, path) == 8, "SbxStageRootV1.path");
+_Static_assert (offsetof (SbxStageRootV1, upper) == 16, "SbxStageRootV1.upper");
+_Static_assert (offsetof (SbxStageRootV1, work) == 24, "SbxStageRootV1.work");
+_Static_assert (SBX_STAGE_ROOT_V1_MIN_SIZE == 32, "SBX_STAGE_ROOT_V1_MIN_SIZE");
 _Static_assert (sizeof (SbxListenV1) == 48, "size SbxListenV1");
 _Static_assert (offsetof (SbxListenV1, struct_size) == 0, "SbxListenV1.struct_size");
 _Static_assert (offsetof (SbxListenV1, kind) == 4, "SbxListenV1.kind");
