@@ -156,9 +156,10 @@ child_attach_at (long        rootfd,
 SBX_CHILD_FUNC static long
 child_bind (long              rootfd,
             const SbxMountOp *op,
+            uint64_t          extra_attr,
             int              *step)
 {
-  uint64_t attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+  uint64_t attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | extra_attr;
   int dir = (op->flags & SBX_MOUNT_F_DIR) != 0;
   long src, tree, r;
 
@@ -654,7 +655,17 @@ sbx_linux_child_mount_view (ChildCtx *ctx,
           r = child_create (rootfd, op, &cache);
           break;
         case SBX_MOUNT_OP_BIND:
-          r = child_bind (rootfd, op, step);
+          /* A staged root: its bind read-only, the overlay on top (the
+           * bind's root stays the overlay's mountpoint, so Landlock's rule
+           * for the host directory still covers the path). */
+          if (ctx->stage != NULL && ctx->stage[i] != NULL)
+            {
+              r = child_bind (rootfd, op, MOUNT_ATTR_RDONLY, step);
+              if (r >= 0)
+                r = sbx_linux_child_stage_mount (rootfd, op, ctx->stage[i], step);
+              break;
+            }
+          r = child_bind (rootfd, op, 0, step);
           /* An optional runtime path gone since compile (before its open,
            * or between the open and the copy of its tree: the kernel will
            * not clone an unlinked object): nothing was mounted, narrower. */

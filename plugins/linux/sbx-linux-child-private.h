@@ -25,6 +25,7 @@
 #include "sbx-linux-private.h"
 #include "sbx-linux-cgroup.h"
 #include "sbx-linux-egress.h"
+#include "sbx-linux-stage.h"
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
 /* No TLS-free clone on these architectures: every spawn goes directly (the
@@ -100,6 +101,9 @@ typedef struct
   int                 w_ack_fd;
   const SbxLinuxEgressListen *egress_listens;  /* the run's other listeners, sent after the proxy's */
   int                 n_egress_listens;
+  /* SBX_SPAWN_STAGED: per mount op, the overlay that replaces its bind, or
+   * NULL (sbx-linux-stage.c); NULL for an unstaged spawn. */
+  const SbxLinuxStageMount *const *stage;
 } ChildCtx;
 
 /* clone(2) without libc: returns the child's pid or -errno; the child runs
@@ -175,6 +179,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxLinuxWarm, sbx_linux_warm_free)
 /* Two child stacks (A's and B's) with a guard page below each. */
 char *sbx_linux_stacks_new  (void);
 void  sbx_linux_stacks_free (char *stacks);
+
+/* A staged root (sbx-linux-child-stage.c): an overlay of @m over @op's
+ * path beneath @rootfd instead of its bind.  0 or -errno, *step set. */
+long sbx_linux_child_stage_mount (long                       rootfd,
+                                  const SbxMountOp          *op,
+                                  const SbxLinuxStageMount  *m,
+                                  int                       *step);
 
 /* The zygote (rung 1): builds the template view once, then clones one A per
  * ChildCtx pointer read from ctx->z_req_fd.  @data: its own ChildCtx. */

@@ -418,7 +418,7 @@ child_b_main (void *data)
 
   if (spec->landlock != NULL)
     {
-      SbxLandlockExtraRule extra[12];
+      SbxLandlockExtraRule extra[12 + SBX_LINUX_MAX_STAGE_ROOTS];
       size_t n_extra = 0;
       const char *failed_step = NULL;
 
@@ -469,6 +469,24 @@ child_b_main (void *data)
               extra[n_extra].access = LANDLOCK_ACCESS_FS_READ_FILE;
               n_extra++;
             }
+        }
+      /* A staged root's overlay (sbx-linux-child-stage.c) is a mount of
+       * its own whose inodes no rule of the plan names, and Landlock skips
+       * the covered mountpoint when it walks up: the overlay's root gets
+       * the writable tree's rights here. */
+      for (i = 0; ctx->stage != NULL && (size_t) i < spec->mounts->n_ops; i++)
+        {
+          if (ctx->stage[i] == NULL)
+            continue;
+          r = sbx_raw_syscall4 (__NR_openat, AT_FDCWD, spec->mounts->ops[i].path,
+                                O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+          if (r < 0)
+            goto fail;
+          extra[n_extra].fd = (int) r;
+          extra[n_extra].access = sbx_landlock_plan_child_rw_dir (spec->landlock)
+                                  | ((spec->mounts->ops[i].flags & SBX_MOUNT_F_NOEXEC) ? 0
+                                     : LANDLOCK_ACCESS_FS_EXECUTE);
+          n_extra++;
         }
       if (ctx->pty_sandbox && spec->rung != SBX_LINUX_RUNG_USERNS)
         {

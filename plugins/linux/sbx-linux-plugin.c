@@ -209,6 +209,9 @@ compile_rung (void                *plugin_ctx,
     }
   result->level = level;
   result->guarantees = guarantees;
+  /* Staging needs rung 1's mount namespace (sbx-linux-stage.c). */
+  if (rung == SBX_LINUX_RUNG_USERNS && SBX_ABI_HAS (result, SbxCompileResultV1, spawn_flags))
+    result->spawn_flags |= SBX_SPAWN_STAGED;
   *spec_out = spec;
   return SBX_STATUS_OK;
 }

@@ -94,6 +94,7 @@ static const char *const step_names[SBX_LINUX_STEP_LAST] = {
   [SBX_LINUX_STEP_EGRESS_LISTEN] = "egress-listen",
   [SBX_LINUX_STEP_WARM] = "warm-request",
   [SBX_LINUX_STEP_SYS_CGROUP] = "sys-fs-cgroup",
+  [SBX_LINUX_STEP_OVERLAY] = "stage-overlay",
 };
 
 const char *
@@ -141,7 +142,8 @@ sbx_linux_spawn_request_is_valid (const SbxSpawnRequestV1 *request,
       *error_message = g_strdup ("spawn request: PTY mode needs the terminal as stdin_fd");
       return FALSE;
     }
-  if (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX | SBX_SPAWN_IGNORED_SIGNALS))
+  if (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX | SBX_SPAWN_IGNORED_SIGNALS
+                                    | SBX_SPAWN_STAGED))
     {
       *error_message = g_strdup_printf ("spawn request: unknown flags 0x%x",
                                         (unsigned) (request->flags & ~(uint32_t) (SBX_SPAWN_PTY | SBX_SPAWN_PTY_SANDBOX
@@ -211,6 +213,7 @@ sbx_linux_spawn_describe_failure (const SbxLinuxSpec       *spec,
     case SBX_LINUX_STEP_BIND:
     case SBX_LINUX_STEP_TMPFS:
     case SBX_LINUX_STEP_MASK:
+    case SBX_LINUX_STEP_OVERLAY:
       if (spec->mounts != NULL && rec->index >= 0 && (gsize) rec->index < spec->mounts->n_ops)
         path = spec->mounts->ops[rec->index].path;
       if (rec->step == SBX_LINUX_STEP_BIND_SOURCE && rec->err == ELOOP)

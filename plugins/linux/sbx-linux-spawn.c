@@ -300,6 +300,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   char *stacks = NULL;
   char *warm_stacks = NULL;   /* a warm A's: in use until both execs */
   g_autoptr(SbxLinuxWarm) warm = NULL;
+  g_autofree const SbxLinuxStageMount **stage = NULL;
   sigset_t all, old;
   int flags, pidfd = -1, own_pidfd, n_slots, saved_errno, i, proxy_listen_fd = -1;
   pid_t pid;
@@ -322,6 +323,16 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
     {
       *error_message = g_strdup ("linux: the sandbox init program cannot be executed on this host");
       return SBX_STATUS_UNAVAILABLE;
+    }
+  /* Staged (sbx-linux-stage.c): overlays replace the listed binds in this
+   * sandbox only, so it is built fresh (no zygote, no warm sandbox). */
+  if (request->flags & SBX_SPAWN_STAGED)
+    {
+      int32_t stage_status;
+
+      stage = sbx_linux_stage_plan (spec, request, &stage_status, error_message);
+      if (stage == NULL)
+        return stage_status;
     }
 
   if (spec->dns_over_tcp)
@@ -369,7 +380,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   /* Rung 1 with a running zygote: the sandbox prepared ahead of need takes
    * this request (sbx-linux-zygote.c).  One that died is discarded and the
    * spawn goes the ordinary way. */
-  if (spec->rung == SBX_LINUX_RUNG_USERNS && spec->proxy_port == 0)
+  if (spec->rung == SBX_LINUX_RUNG_USERNS && spec->proxy_port == 0 && stage == NULL)
     warm = sbx_linux_zygote_take_warm (spec);
   if (warm != NULL)
     {
@@ -399,6 +410,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   ctx = g_new0 (ChildCtx, 1);
   ctx->spec = spec;
   ctx->egress_fd = -1;
+  ctx->stage = stage;
   n_slots = (spec->mounts != NULL ? spec->mounts->n_tmpfs_slots : 0) + 2;
   tmpfs_fds = g_new (int, n_slots);
   for (i = 0; i < n_slots; i++)
@@ -494,7 +506,8 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   sigfillset (&all);
   pthread_sigmask (SIG_SETMASK, &all, &old);
   saved_errno = errno;
-  switch (spec->rung == SBX_LINUX_RUNG_USERNS ? sbx_linux_zygote_spawn (spec, ctx) : SBX_LINUX_ZYGOTE_SPAWN_DIRECT)
+  switch (spec->rung == SBX_LINUX_RUNG_USERNS && stage == NULL ? sbx_linux_zygote_spawn (spec, ctx)
+          : SBX_LINUX_ZYGOTE_SPAWN_DIRECT)
     {
     case SBX_LINUX_ZYGOTE_SPAWN_DONE:
       pid = (pid_t) ctx->zpid;
@@ -715,6 +728,8 @@ started:
     result->pty_master_fd = pty_master;
   if (request->flags & SBX_SPAWN_IGNORED_SIGNALS)
     result->honoured_flags |= SBX_SPAWN_IGNORED_SIGNALS;
+  if (stage != NULL && result->struct_size >= SBX_SPAWN_RESULT_V1_FLAGS_SIZE)
+    result->honoured_flags |= SBX_SPAWN_STAGED;
   /* The next sandbox of this spec, prepared now that the target runs (off
    * the path from the call to its exec). */
   if (spec->rung == SBX_LINUX_RUNG_USERNS && spec->proxy_port == 0)

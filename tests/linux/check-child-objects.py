@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 CHILD_SOURCES = ("sbx-linux-child.c", "sbx-linux-child-mount.c", "sbx-linux-child-lsm.c",
-                 "sbx-linux-child-probe.c", "sbx-linux-child-egress.c")
+                 "sbx-linux-child-probe.c", "sbx-linux-child-egress.c", "sbx-linux-child-stage.c")
 # Child code every CLONE_VM child depends on; a rename here must be deliberate.
 REQUIRED_SYMBOLS = ("sbx_linux_child_a_main", "sbx_linux_child_zygote_main", "sbx_linux_raw_clone",
                     "sbx_linux_child_mount_view", "sbx_linux_child_enter_template",
