@@ -56,6 +56,7 @@ sbx_start_request_new (const char          *cwd,
   rr->modes[2] = sbx_run_options_get_stderr (options);
   rr->pty = sbx_run_options_get_pty (options, &rr->rows, &rr->cols);
   rr->grace = sbx_run_options_get_terminate_grace (options);
+  rr->staged = sbx_run_options_get_staged (options);
   {
     gsize n_ignored = 0;
     g_autofree int *ignored = sbx_run_options_get_ignored_signals (options, &n_ignored);

@@ -11,6 +11,7 @@
 #include "sbx-policy-private.h"
 #include "sbx-supervise-private.h"
 #include "sbx-executor-egress-private.h"
+#include "sbx-stage-private.h"
 
 G_BEGIN_DECLS
 
@@ -184,6 +185,7 @@ typedef struct
   char          *execution_id;
   char          *command;           /* what the grants bind: sbx_grant_command_for_argv */
   char         **grants;            /* wiped when freed */
+  gboolean       staged;            /* sbx_run_options_set_staged (runs only) */
 } SbxStartRequest;
 
 SbxStartRequest *sbx_start_request_new       (const char          *cwd,
@@ -250,6 +252,18 @@ SbxRunResult *sbx_executor_run_admitted (SbxExecutor           *self,
                                          int                    null_fd,
                                          GCancellable          *cancellable,
                                          GError               **error);
+/* A staged run (sbx-executor-stage.c): refuses what cannot be staged
+ * (grants, a backend that did not announce staging, a writable host
+ * root), then makes the stage the run writes into.  NULL with @error
+ * (G_IO_ERROR_*, naming why; the run maps it as a spawn error) on refusal. */
+SbxStage     *sbx_executor_stage_begin  (SbxExecutor           *self,
+                                         const SbxStartRequest *rr,
+                                         const SbxAdmission    *admission,
+                                         GError               **error);
+/* After the run: hands @stage to @run_result, or removes it when the run
+ * gave no result (failed before or after its spawn).  Frees @stage. */
+void          sbx_executor_stage_end    (SbxStage              *stage,
+                                         SbxRunResult          *run_result);
 /* An async run's body, called on a supervising thread of its own; its
  * result (or error) completes @task.  The thread holds a guard of
  * @shared's barrier for as long as it holds the task, so the set's close

@@ -119,6 +119,7 @@ sbx_executor_run_admitted (SbxExecutor           *self,
   SbxSuperviseRequest req = { 0 };
   SbxSuperviseResult result = { 0 };
   SbxRunResult *run_result = NULL;
+  SbxStage *stage = NULL;
   gboolean spawned = FALSE;
   gboolean ok;
 
@@ -152,7 +153,14 @@ sbx_executor_run_admitted (SbxExecutor           *self,
   req.proxy_listen_data = &admission.egress;
   sbx_egress_run_spawn_listens (&admission.egress, &req.listens, &req.listen_fds, &req.n_listens);
 
-  ok = sbx_supervise_run (&req, &result, &spawned, &local_error);
+  if (rr->staged)
+    stage = sbx_executor_stage_begin (self, rr, &admission, &local_error);
+  if (stage != NULL)
+    {
+      req.stage_roots = stage->roots;
+      req.n_stage_roots = stage->n_roots;
+    }
+  ok = (!rr->staged || stage != NULL) && sbx_supervise_run (&req, &result, &spawned, &local_error);
   if (null_fd >= 0)
     close (null_fd);
   if (!ok && !spawned)
@@ -206,6 +214,8 @@ sbx_executor_run_admitted (SbxExecutor           *self,
                                         admission.egress.denial_reason);
   sbx_executor_report_denials (self->shared, self->key, admission.run_id, run_result, &admission.egress);
 
+  if (stage != NULL)
+    sbx_executor_stage_end (stage, run_result);
   sbx_executor_emit_exit (self, &admission, &result, local_error, spawned);
   sbx_supervise_result_clear (&result);
   sbx_admission_clear (&admission);

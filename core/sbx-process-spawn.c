@@ -262,13 +262,19 @@ sbx_process_start_admitted (SbxExecutor      *executor,
   self->spawn_level = self->admission.level;
   self->spawn_guarantees = self->admission.guarantees;
   shared = sbx_shared_guard_get_shared (self->admission.guard);
-  if (g_cancellable_is_cancelled (cancellable))
+  if (g_cancellable_is_cancelled (cancellable) || rr->staged)
     {
       SbxSuperviseResult none = { 0 };
 
-      sbx_executor_fail (&spawn_error, SBX_EXECUTOR_ERROR_CANCELLED,
-                         "The start of “%s” was cancelled; nothing was spawned",
-                         self->rr->argv[0]);
+      /* Only a run has an end after which its stage is handed over. */
+      if (rr->staged)
+        sbx_executor_fail (&spawn_error, SBX_EXECUTOR_ERROR_INVALID_ARGUMENT,
+                           "A started process cannot be staged (“%s”); stage a run instead",
+                           self->rr->argv[0]);
+      else
+        sbx_executor_fail (&spawn_error, SBX_EXECUTOR_ERROR_CANCELLED,
+                           "The start of “%s” was cancelled; nothing was spawned",
+                           self->rr->argv[0]);
       sbx_executor_emit_exit (executor, &self->admission, &none, spawn_error, FALSE);
       sbx_admission_clear (&self->admission);
       self->state = STATE_DONE;

@@ -51,6 +51,7 @@ struct _SbxRunOptions
   int          pty_resize_fd;
   int          pty_size_fd;
   guint64      ignored_signals;  /* bit N-1: signal N starts ignored */
+  gboolean     staged;           /* docs/staging.md */
 };
 
 G_DEFINE_BOXED_TYPE (SbxRunOptions, sbx_run_options, sbx_run_options_copy, sbx_run_options_free)
@@ -805,4 +806,52 @@ sbx_run_options_get_ignored_signals (const SbxRunOptions *self,
   if (out->len == 0)
     return NULL;
   return (int *) g_array_free (g_steal_pointer (&out), FALSE);
+}
+
+/**
+ * sbx_run_options_set_staged:
+ * @self: options
+ * @staged: whether the run's writes are staged
+ *
+ * Stages the run: the workspace and every other writable root look
+ * writable to the command, but what it writes lands in a stage (a
+ * directory of the caller's under `$XDG_STATE_HOME/sbx/stages`) and the
+ * host paths stay as they were.  After the run,
+ * [method@Sbx.RunResult.get_stage_id] names the stage, and
+ * [func@Sbx.Changes.open] lists, applies or discards its changes.
+ *
+ * Only a backend with a mount namespace can stage (rung 1 on Linux:
+ * `linux-userns`).  Any other backend, a writable host root, a root the
+ * backend cannot overlay, grants and [method@Sbx.Executor.spawn] refuse a
+ * staged run ([error@Sbx.ExecutorError]); it is never run unstaged.
+ * `docs/staging.md` lists what an overlay cannot show (hard links,
+ * directory renames, nested mounts).
+ *
+ * Since: 0.2
+ */
+void
+sbx_run_options_set_staged (SbxRunOptions *self,
+                            gboolean       staged)
+{
+  g_return_if_fail (self != NULL);
+
+  self->staged = staged != FALSE;
+}
+
+/**
+ * sbx_run_options_get_staged:
+ * @self: options
+ *
+ * Whether the run is staged ([method@Sbx.RunOptions.set_staged]).
+ *
+ * Returns: %TRUE when staged
+ *
+ * Since: 0.2
+ */
+gboolean
+sbx_run_options_get_staged (const SbxRunOptions *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->staged;
 }

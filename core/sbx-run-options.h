@@ -153,6 +153,11 @@ void           sbx_run_options_set_ignored_signals (SbxRunOptions *self,
 SBX_AVAILABLE_IN_0_2
 int           *sbx_run_options_get_ignored_signals (const SbxRunOptions *self,
                                                     gsize               *n_signals);
+SBX_AVAILABLE_IN_0_2
+void           sbx_run_options_set_staged          (SbxRunOptions       *self,
+                                                    gboolean             staged);
+SBX_AVAILABLE_IN_0_2
+gboolean       sbx_run_options_get_staged          (const SbxRunOptions *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxRunOptions, sbx_run_options_free)
 

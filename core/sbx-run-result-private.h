@@ -26,6 +26,11 @@ void          sbx_run_result_set_network_denial (SbxRunResult *self,
 void          sbx_run_result_set_denials (SbxRunResult *self,
                                           SbxDenialLog *log);
 
+/* A staged run's stage (copied). */
+void          sbx_run_result_set_stage (SbxRunResult *self,
+                                        const char   *id,
+                                        const char   *dir);
+
 /* What held for the run's spawn (its report, scope run, is referenced). */
 void          sbx_run_result_set_spawn (SbxRunResult     *self,
                                         SbxCompileReport *report,

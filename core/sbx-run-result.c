@@ -32,6 +32,8 @@ struct _SbxRunResult
   SbxGuarantees   spawn_guarantees;
   GPtrArray      *denials;        /* of SbxDenial, never NULL */
   guint64         denials_dropped;
+  char           *stage_id;       /* (nullable) a staged run's stage */
+  char           *stage_dir;
 };
 
 G_STATIC_ASSERT (SBX_LIFETIME_CONTAINMENT_UNSPECIFIED == (int) SBX_CONTAINMENT_UNSPECIFIED);
@@ -103,6 +105,8 @@ sbx_run_result_unref (SbxRunResult *self)
   g_strfreev (self->grants_spent);
   g_free (self->denied_target);
   g_free (self->denial_reason);
+  g_free (self->stage_id);
+  g_free (self->stage_dir);
   g_clear_pointer (&self->spawn_report, sbx_compile_report_unref);
   g_ptr_array_unref (self->denials);
   g_free (self);
@@ -500,4 +504,53 @@ sbx_run_result_get_spawn_guarantees (SbxRunResult *self)
   g_return_val_if_fail (self != NULL, SBX_GUARANTEE_NONE);
 
   return self->spawn_guarantees;
+}
+
+void
+sbx_run_result_set_stage (SbxRunResult *self,
+                          const char   *id,
+                          const char   *dir)
+{
+  g_free (self->stage_id);
+  g_free (self->stage_dir);
+  self->stage_id = g_strdup (id);
+  self->stage_dir = g_strdup (dir);
+}
+
+/**
+ * sbx_run_result_get_stage_id:
+ * @self: a run result
+ *
+ * The stage a staged run ([method@Sbx.RunOptions.set_staged]) wrote
+ * into; pass it to [func@Sbx.Changes.open].
+ *
+ * Returns: (nullable): the stage's ID, or %NULL when the run was not staged
+ *
+ * Since: 0.2
+ */
+const char *
+sbx_run_result_get_stage_id (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->stage_id;
+}
+
+/**
+ * sbx_run_result_get_stage_dir:
+ * @self: a run result
+ *
+ * Where the stage of a staged run lives (a 0700 directory of the caller's).
+ *
+ * Returns: (nullable) (type filename): the stage's directory, or %NULL when
+ *   the run was not staged
+ *
+ * Since: 0.2
+ */
+const char *
+sbx_run_result_get_stage_dir (SbxRunResult *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->stage_dir;
 }

@@ -82,6 +82,10 @@ SBX_AVAILABLE_IN_0_2
 GPtrArray         *sbx_run_result_get_denials          (SbxRunResult *self);
 SBX_AVAILABLE_IN_0_2
 guint64            sbx_run_result_get_denials_dropped  (SbxRunResult *self);
+SBX_AVAILABLE_IN_0_2
+const char        *sbx_run_result_get_stage_id         (SbxRunResult *self);
+SBX_AVAILABLE_IN_0_2
+const char        *sbx_run_result_get_stage_dir        (SbxRunResult *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxRunResult, sbx_run_result_unref)
 

@@ -63,6 +63,9 @@ typedef struct
                                       * then pty_size_fd's size is copied to the
                                       * terminal; -1: none */
   int                 pty_size_fd;  /* the terminal whose size is followed, or -1 */
+  /* A staged run: SbxSpawnRequestV1.stage_roots (SBX_SPAWN_STAGED). */
+  const SbxStageRootV1 *stage_roots;
+  guint32             n_stage_roots;
 } SbxSuperviseRequest;
 
 typedef enum

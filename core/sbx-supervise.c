@@ -523,6 +523,10 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
   if (req->ignored_signals != 0)
     spawn_req.flags |= SBX_SPAWN_IGNORED_SIGNALS;
   spawn_req.ignored_signals = req->ignored_signals;
+  if (req->n_stage_roots > 0)
+    spawn_req.flags |= SBX_SPAWN_STAGED;
+  spawn_req.stage_roots = req->stage_roots;
+  spawn_req.n_stage_roots = req->n_stage_roots;
   spawn_req.cwd = req->cwd;
   spawn_req.argv = req->argv;
   spawn_req.envp = req->envp;

@@ -21,6 +21,7 @@
 #include "sbx-run-result.h"
 #include "sbx-process.h"
 #include "sbx-prepared-process.h"
+#include "sbx-changes.h"
 #include "sbx-network-target.h"
 #include "sbx-address-class.h"
 #include "sbx-egress-route.h"
