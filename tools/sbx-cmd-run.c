@@ -85,6 +85,8 @@ typedef struct
   gboolean     ask;
   gboolean     pty;
   gboolean     no_pty;
+  gboolean     stage;
+  gboolean     review;
 } RunArgs;
 
 static void
@@ -649,6 +651,10 @@ sbx_cmd_run (int    argc,
       "stdout is not a terminal (stdout and stderr then both go through it)", NULL },
     { "no-pty", 0, 0, G_OPTION_ARG_NONE, &args.no_pty,
       "Never give the command a terminal: stdin, stdout and stderr pass through as they are", NULL },
+    { "stage", 0, 0, G_OPTION_ARG_NONE, &args.stage,
+      "Stage the run's writes: the host is unchanged until `sbx stage apply ID`", NULL },
+    { "review", 0, 0, G_OPTION_ARG_NONE, &args.review,
+      "Stage the run, then ask on the terminal: apply, discard or show the diff", NULL },
     { NULL },
   };
   g_autoptr(GOptionGroup) group = NULL;
@@ -742,6 +748,7 @@ sbx_cmd_run (int    argc,
   sbx_run_options_set_stderr_fd (run_options, STDERR_FILENO);
   sbx_run_options_set_timeout (run_options, timeout);
   sbx_run_options_set_max_output (run_options, max_output);
+  sbx_run_options_set_staged (run_options, args.stage || args.review);
   /* A terminal for the command when sbx runs in one (or when asked).  An
    * Unconfined profile runs without a sandbox to open it in: it keeps the
    * real terminal unless --pty insists (and the backend then refuses). */
@@ -876,6 +883,8 @@ sbx_cmd_run (int    argc,
             fprintf (stderr, "  %s\n", spent[i]);
         }
       sbx_run_egress_report_denial (state.result);
+      if (sbx_run_result_get_stage_id (state.result) != NULL)
+        sbx_run_stage_finish (sbx_run_result_get_stage_id (state.result), args.review);
       sbx_run_print_denials (state.result, args.report == REPORT_JSON);
       if (sbx_run_result_get_truncated (state.result))
         {

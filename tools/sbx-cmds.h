@@ -34,5 +34,11 @@ int sbx_cmd_profile (int    argc,
                      char **argv);
 int sbx_cmd_run     (int    argc,
                      char **argv);
+int sbx_cmd_stage   (int    argc,
+                     char **argv);
+/* After a staged run (tools/sbx-cmd-stage.c): its summary and ID on
+ * stderr; with @review, asks on the terminal what to do with it. */
+void sbx_run_stage_finish (const char *id,
+                           gboolean    review);
 
 G_END_DECLS

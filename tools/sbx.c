@@ -20,6 +20,7 @@ static const SbxCommand commands[] = {
   { "doctor", sbx_cmd_doctor, "Show plugins, backend probes and what this host can enforce" },
   { "profile", sbx_cmd_profile, "Check, show and narrow profiles" },
   { "run", sbx_cmd_run, "Run one command in the sandbox" },
+  { "stage", sbx_cmd_stage, "List, diff, apply or discard the stages of staged runs" },
 };
 
 void

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sbx stage list|diff|apply|discard, and what `sbx run --stage` and
+ * `sbx run --review` print after a staged run (docs/staging.md).
+ */
+#include "sbx-cmds.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sbx/sbx.h>
+
+static void
+print_summary (SbxChanges *changes)
+{
+  g_autofree char *summary = sbx_changes_get_summary (changes);
+
+  fputs (summary, stderr);
+}
+
+static int
+stage_apply (SbxChanges        *changes,
+             const char *const *paths)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!sbx_changes_apply (changes, paths, NULL, NULL, NULL, &error))
+    {
+      sbx_cli_error ("stage apply: %s", error->message);
+      return SBX_CLI_EXIT_FAILURE;
+    }
+  fprintf (stderr, "sbx: stage %s applied\n", sbx_changes_get_id (changes));
+  return SBX_CLI_EXIT_OK;
+}
+
+static int
+stage_discard (SbxChanges *changes)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!sbx_changes_discard (changes, &error))
+    {
+      sbx_cli_error ("stage discard: %s", error->message);
+      return SBX_CLI_EXIT_FAILURE;
+    }
+  fprintf (stderr, "sbx: stage %s discarded\n", sbx_changes_get_id (changes));
+  return SBX_CLI_EXIT_OK;
+}
+
+/* After a staged run: the summary and the ID on stderr; with @review, on
+ * a terminal, ask what to do with it. */
+void
+sbx_run_stage_finish (const char *id,
+                      gboolean    review)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxChanges) changes = sbx_changes_open (id, &error);
+  char answer[16];
+
+  if (changes == NULL)
+    {
+      sbx_cli_error ("run: stage %s: %s", id, error->message);
+      return;
+    }
+  print_summary (changes);
+  fprintf (stderr, "sbx: staged in %s (stage %s); apply with `sbx stage apply %s`\n",
+           sbx_changes_get_dir (changes), id, id);
+  if (!review)
+    return;
+  if (!isatty (STDIN_FILENO))
+    {
+      sbx_cli_error ("run: --review needs a terminal on stdin; the stage is kept");
+      return;
+    }
+  for (;;)
+    {
+      fprintf (stderr, "Apply, discard, show the diff, or keep the stage? [a/d/s/k] ");
+      if (fgets (answer, sizeof answer, stdin) == NULL || answer[0] == 'k')
+        return;
+      if (answer[0] == 'a')
+        {
+          stage_apply (changes, NULL);
+          return;
+        }
+      if (answer[0] == 'd')
+        {
+          stage_discard (changes);
+          return;
+        }
+      if (answer[0] == 's')
+        {
+          g_autofree char *diff = sbx_changes_get_diff (changes, NULL, NULL);
+
+          fputs (diff != NULL ? diff : "", stdout);
+          fflush (stdout);
+        }
+    }
+}
+
+int
+sbx_cmd_stage (int    argc,
+               char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxChanges) changes = NULL;
+  const char *verb;
+
+  g_set_prgname ("sbx stage");
+  context = g_option_context_new ("list | diff ID [PATH] | apply ID [PATH...] | discard ID");
+  g_option_context_set_summary (context, "Review, apply or discard what a staged run "
+                                         "(sbx run --stage) wrote.");
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      sbx_cli_error ("stage: %s", error->message);
+      return SBX_CLI_EXIT_USAGE;
+    }
+  verb = argc > 1 ? argv[1] : NULL;
+  if (verb != NULL && strcmp (verb, "list") == 0 && argc == 2)
+    {
+      g_auto(GStrv) ids = sbx_changes_list_stages (&error);
+
+      if (ids == NULL)
+        {
+          sbx_cli_error ("stage list: %s", error->message);
+          return SBX_CLI_EXIT_FAILURE;
+        }
+      for (guint i = 0; ids[i] != NULL; i++)
+        {
+          g_autoptr(SbxChanges) one = sbx_changes_open (ids[i], NULL);
+
+          printf ("%s\t%u changes\t%s\n", ids[i], one != NULL ? sbx_changes_get_n_changes (one) : 0,
+                  one != NULL && sbx_changes_get_command (one) != NULL ? sbx_changes_get_command (one)
+                  : "(unreadable)");
+        }
+      return SBX_CLI_EXIT_OK;
+    }
+  if (verb == NULL || argc < 3 || (strcmp (verb, "diff") != 0 && strcmp (verb, "apply") != 0
+                                   && strcmp (verb, "discard") != 0)
+      || (strcmp (verb, "discard") == 0 && argc != 3) || (strcmp (verb, "diff") == 0 && argc > 4))
+    {
+      sbx_cli_error ("stage: usage: sbx stage list | diff ID [PATH] | apply ID [PATH...] | discard ID");
+      return SBX_CLI_EXIT_USAGE;
+    }
+  changes = sbx_changes_open (argv[2], &error);
+  if (changes == NULL)
+    {
+      sbx_cli_error ("stage %s: %s", verb, error->message);
+      return SBX_CLI_EXIT_FAILURE;
+    }
+  if (strcmp (verb, "diff") == 0)
+    {
+      g_autofree char *diff = sbx_changes_get_diff (changes, argc == 4 ? argv[3] : NULL, &error);
+
+      if (diff == NULL)
+        {
+          sbx_cli_error ("stage diff: %s", error->message);
+          return SBX_CLI_EXIT_FAILURE;
+        }
+      fputs (diff, stdout);
+      return SBX_CLI_EXIT_OK;
+    }
+  if (strcmp (verb, "discard") == 0)
+    return stage_discard (changes);
+  return stage_apply (changes, argc > 3 ? (const char *const *) argv + 3 : NULL);
+}
