@@ -329,7 +329,8 @@ sbx_changes_apply (SbxChanges             *self,
                    GError                **error)
 {
   g_autoptr(GString) kept = g_string_new (NULL);
-  guint n_kept = 0, n_chosen = 0, done = 0;
+  g_autoptr(GString) failed = g_string_new (NULL);
+  guint n_kept = 0, n_failed = 0, n_chosen = 0, done = 0;
 
   g_return_val_if_fail (SBX_IS_CHANGES (self), FALSE);
 
@@ -361,8 +362,18 @@ sbx_changes_apply (SbxChanges             *self,
         continue;
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
-      if (c->kind != SBX_CHANGE_REFUSED && !c->conflict && !apply_one (self, c, error))
-        return FALSE;
+      /* One change that cannot be applied (a symlink on its way, a full
+       * disk) is reported with the others; the rest go on. */
+      if (c->kind != SBX_CHANGE_REFUSED && !c->conflict)
+        {
+          g_autoptr(GError) one_error = NULL;
+
+          if (!apply_one (self, c, &one_error))
+            {
+              n_failed++;
+              g_string_append_printf (failed, "%s%s", n_failed > 1 ? "; " : "", one_error->message);
+            }
+        }
       if (c->kind == SBX_CHANGE_REFUSED || c->conflict)
         {
           n_kept++;
@@ -386,6 +397,14 @@ sbx_changes_apply (SbxChanges             *self,
                        "Applied, but cannot remove stage %s: %s", self->id, local_error->message);
           return FALSE;
         }
+    }
+  if (n_failed > 0)
+    {
+      g_set_error (error, SBX_CHANGES_ERROR, SBX_CHANGES_ERROR_FAILED,
+                   "Stage %s: %u change%s could not be applied: %s%s%s", self->id, n_failed,
+                   n_failed > 1 ? "s" : "", failed->str, n_kept > 0 ? "; kept the host's version of " : "",
+                   kept->str);
+      return FALSE;
     }
   if (n_kept > 0)
     {

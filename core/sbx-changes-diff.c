@@ -87,15 +87,16 @@ edit_script (GArray *a,
           i++;
           j++;
         }
-      else if (j < m && (i == n || table[i * (m + 1) + j + 1] >= table[(i + 1) * (m + 1) + j]))
-        {
-          g_string_append_c (ops, '+');
-          j++;
-        }
-      else
+      /* Deletions before insertions, as diff -u shows a replaced run. */
+      else if (i < n && (j == m || table[(i + 1) * (m + 1) + j] >= table[i * (m + 1) + j + 1]))
         {
           g_string_append_c (ops, '-');
           i++;
+        }
+      else
+        {
+          g_string_append_c (ops, '+');
+          j++;
         }
     }
   g_free (table);

@@ -39,7 +39,7 @@ struct _SbxChanges
 int      sbx_changes_open_beneath (int         dirfd,
                                    const char *rel,
                                    int         flags);
-/* Whether @st changed at or after the stage's start (ctime). */
+/* Whether @st changed after the stage's start (ctime). */
 gboolean sbx_changes_changed_since (SbxChanges        *self,
                                     const struct stat *st);
 /* Re-reads the change list from the stage and the host. */

@@ -11,8 +11,9 @@
  *  - any other object is the path's new state (a copied-up file that was
  *    not changed compares equal and is no change).
  * Comparing against the host now (not a snapshot taken at the start) makes
- * an applied change vanish from the list; a host object whose ctime is at
- * or after the stage's "started" file changed after the run began: such a
+ * an applied change vanish from the list; a host object whose ctime is
+ * after the stage's "started" file changed after the run began (the stage
+ * waited for the clock to pass it, sbx-stage.c): such a
  * change is a conflict, and apply keeps the host's version.
  */
 #include "sbx-changes-private.h"
@@ -110,7 +111,7 @@ sbx_changes_changed_since (SbxChanges        *self,
                            const struct stat *st)
 {
   return st->st_ctim.tv_sec > self->started.tv_sec
-         || (st->st_ctim.tv_sec == self->started.tv_sec && st->st_ctim.tv_nsec >= self->started.tv_nsec);
+         || (st->st_ctim.tv_sec == self->started.tv_sec && st->st_ctim.tv_nsec > self->started.tv_nsec);
 }
 
 static gboolean
@@ -703,6 +704,11 @@ sbx_changes_get_diff (SbxChanges  *self,
           && !(g_str_has_prefix (c->path, path) && c->path[strlen (path)] == '/'))
         continue;
       any = TRUE;
+      if (c->kind == SBX_CHANGE_MODE_CHANGED)
+        {
+          g_string_append_printf (out, "%s: permissions now %04o\n", c->path, (unsigned) (c->upper_mode & 07777));
+          continue;
+        }
       if (c->kind == SBX_CHANGE_REFUSED || (!upper_file && c->kind != SBX_CHANGE_DELETED))
         {
           g_string_append_printf (out, "%s: %s\n", c->path,

@@ -114,6 +114,61 @@ private_dir (const char  *path,
   return TRUE;
 }
 
+static gboolean
+ctime_after (const struct stat *a,
+             const struct stat *b)
+{
+  return a->st_ctim.tv_sec > b->st_ctim.tv_sec
+         || (a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec > b->st_ctim.tv_nsec);
+}
+
+/* Timestamps come from a coarse clock (one tick is a few milliseconds): a
+ * host change made just before "started" may carry its very ctime.  So
+ * the run starts only once the clock has moved past it (a fresh file's
+ * ctime is later): then a host object whose ctime is after "started"
+ * changed after the run began, and one at or before it did not. */
+static gboolean
+wait_for_next_tick (const char  *dir,
+                    const char  *started,
+                    GError     **error)
+{
+  g_autofree char *tick = g_build_filename (dir, "tick", NULL);
+  struct stat st_started, st_tick;
+  gint64 give_up = g_get_monotonic_time () + G_USEC_PER_SEC;
+
+  if (stat (started, &st_started) < 0)
+    return set_errno_error (error, errno, "Cannot inspect", started);
+  for (;;)
+    {
+      int fd;
+
+      /* A new inode each time (truncating an empty file keeps its ctime). */
+      (void) unlink (tick);
+      fd = open (tick, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd < 0 || fstat (fd, &st_tick) < 0)
+        {
+          int errsv = errno;
+
+          if (fd >= 0)
+            close (fd);
+          return set_errno_error (error, errsv, "Cannot create", tick);
+        }
+      close (fd);
+      if (ctime_after (&st_tick, &st_started))
+        break;
+      if (g_get_monotonic_time () > give_up)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                       "The file timestamps under %s do not advance; a stage cannot tell host "
+                       "changes after its start", dir);
+          return FALSE;
+        }
+      g_usleep (500);
+    }
+  (void) unlink (tick);
+  return TRUE;
+}
+
 void
 sbx_stage_free (SbxStage *stage)
 {
@@ -253,7 +308,8 @@ sbx_stage_new (const SbxPolicyV1  *policy,
     goto fail;
   /* Last: its ctime is when the host's files were last known unchanged. */
   started = g_build_filename (stage->dir, "started", NULL);
-  if (!g_file_set_contents_full (started, "", 0, G_FILE_SET_CONTENTS_NONE, 0600, error))
+  if (!g_file_set_contents_full (started, "", 0, G_FILE_SET_CONTENTS_NONE, 0600, error)
+      || !wait_for_next_tick (stage->dir, started, error))
     goto fail;
   return g_steal_pointer (&stage);
 
