@@ -237,20 +237,21 @@ place (SbxChanges *self,
   return TRUE;
 }
 
+/* @uroot, @hroot: the change's upper layer and host root, opened once per apply. */
 static gboolean
 apply_one (SbxChanges *self,
            SbxChange  *c,
+           int         uroot,
+           int         hroot,
            GError    **error)
 {
   g_autofree char *dir = g_path_get_dirname (c->rel);
   g_autofree char *name = g_path_get_basename (c->rel);
   const char *reldir = strcmp (dir, ".") == 0 ? "" : dir;
-  int uroot, hroot, ufd, hfd;
+  int ufd, hfd;
   gboolean ok = TRUE;
   guint kept = 0;
 
-  uroot = open (self->uppers[c->root], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  hroot = open (self->roots[c->root], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   ufd = uroot >= 0 ? sbx_changes_open_beneath (uroot, reldir, O_RDONLY | O_DIRECTORY) : -1;
   hfd = hroot >= 0 ? sbx_changes_open_beneath (hroot, reldir, O_RDONLY | O_DIRECTORY) : -1;
   if (ufd < 0 || hfd < 0)
@@ -265,10 +266,6 @@ apply_one (SbxChanges *self,
     }
   else
     ok = place (self, c, ufd, hfd, name, error);
-  if (uroot >= 0)
-    close (uroot);
-  if (hroot >= 0)
-    close (hroot);
   if (ufd >= 0)
     close (ufd);
   if (hfd >= 0)
@@ -330,7 +327,9 @@ sbx_changes_apply (SbxChanges             *self,
 {
   g_autoptr(GString) kept = g_string_new (NULL);
   g_autoptr(GString) failed = g_string_new (NULL);
+  g_autoptr(GArray) fds = g_array_new (FALSE, FALSE, sizeof (int));
   guint n_kept = 0, n_failed = 0, n_chosen = 0, done = 0;
+  gboolean cancelled = FALSE;
 
   g_return_val_if_fail (SBX_IS_CHANGES (self), FALSE);
 
@@ -354,6 +353,16 @@ sbx_changes_apply (SbxChanges             *self,
     }
   for (guint i = 0; i < self->changes->len; i++)
     n_chosen += is_selected (g_ptr_array_index (self->changes, i), paths, self->changes) ? 1 : 0;
+  /* Per root: its upper layer, then its host directory (-1 when missing:
+   * each of its changes then fails, naming it). */
+  for (guint r = 0; r < self->n_roots; r++)
+    {
+      int ufd = open (self->uppers[r], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      int hfd = open (self->roots[r], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+      g_array_append_val (fds, ufd);
+      g_array_append_val (fds, hfd);
+    }
   for (guint i = 0; i < self->changes->len; i++)
     {
       SbxChange *c = g_ptr_array_index (self->changes, i);
@@ -361,14 +370,18 @@ sbx_changes_apply (SbxChanges             *self,
       if (!is_selected (c, paths, self->changes))
         continue;
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        return FALSE;
+        {
+          cancelled = TRUE;
+          break;
+        }
       /* One change that cannot be applied (a symlink on its way, a full
        * disk) is reported with the others; the rest go on. */
       if (c->kind != SBX_CHANGE_REFUSED && !c->conflict)
         {
           g_autoptr(GError) one_error = NULL;
 
-          if (!apply_one (self, c, &one_error))
+          if (!apply_one (self, c, g_array_index (fds, int, 2 * c->root),
+                          g_array_index (fds, int, 2 * c->root + 1), &one_error))
             {
               n_failed++;
               g_string_append_printf (failed, "%s%s", n_failed > 1 ? "; " : "", one_error->message);
@@ -385,7 +398,10 @@ sbx_changes_apply (SbxChanges             *self,
       if (progress != NULL)
         progress (done, n_chosen, progress_data);
     }
-  if (!sbx_changes_scan (self, error))
+  for (guint k = 0; k < fds->len; k++)
+    if (g_array_index (fds, int, k) >= 0)
+      close (g_array_index (fds, int, k));
+  if (cancelled || !sbx_changes_scan (self, error))
     return FALSE;
   if (self->changes->len == 0)
     {

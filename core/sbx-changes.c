@@ -355,7 +355,9 @@ sbx_changes_list_stages (GError **error)
   dir = g_dir_open (root, 0, &local_error);
   if (dir == NULL)
     {
-      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+      /* No stages directory (or no state directory at all): no stages. */
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)
+          || g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR))
         return g_new0 (char *, 1);
       g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
