@@ -377,6 +377,7 @@ print_json (const char       *scratch_root,
     json_object_set_array_member (scratch, "stale", paths);
     json_object_set_boolean_member (scratch, "removed", cleaned);
     json_object_set_object_member (json_node_get_object (root), "scratch", scratch);
+    json_object_set_array_member (json_node_get_object (root), "stages", sbx_doctor_stages_json ());
   }
 
   text = json_to_string (root, FALSE);
@@ -459,6 +460,7 @@ sbx_cmd_doctor (int    argc,
   else
     {
       print_text (registry, probes, required, selected, report, selection_error);
+      sbx_doctor_print_stages ();
       if (stale != NULL && stale[0] == NULL)
         printf ("stale scratch in %s: none\n", scratch_root);
       else if (stale != NULL)

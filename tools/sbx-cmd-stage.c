@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <json-glib/json-glib.h>
 #include <sbx/sbx.h>
+
+#define STALE_AFTER (G_TIME_SPAN_DAY)
 
 static void
 print_summary (SbxChanges *changes)
@@ -163,4 +166,70 @@ sbx_cmd_stage (int    argc,
   if (strcmp (verb, "discard") == 0)
     return stage_discard (changes);
   return stage_apply (changes, argc > 3 ? (const char *const *) argv + 3 : NULL);
+}
+
+static gboolean
+stage_is_stale (SbxChanges *changes)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  GDateTime *created = sbx_changes_get_created (changes);
+
+  return created == NULL || g_date_time_difference (now, created) > STALE_AFTER;
+}
+
+void
+sbx_doctor_print_stages (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) ids = sbx_changes_list_stages (&error);
+
+  if (ids == NULL)
+    {
+      sbx_cli_error ("cannot list the stages: %s", error->message);
+      return;
+    }
+  if (ids[0] == NULL)
+    {
+      printf ("stages of staged runs: none\n");
+      return;
+    }
+  printf ("stages of staged runs (`sbx stage apply ID` or `sbx stage discard ID`; stale: older than a day):\n");
+  for (guint i = 0; ids[i] != NULL; i++)
+    {
+      g_autoptr(SbxChanges) changes = sbx_changes_open (ids[i], NULL);
+
+      if (changes == NULL)
+        printf ("  %s  (unreadable: discard it)\n", ids[i]);
+      else
+        printf ("  %s  %u changes%s  %s\n", ids[i], sbx_changes_get_n_changes (changes),
+                stage_is_stale (changes) ? ", stale" : "",
+                sbx_changes_get_command (changes) != NULL ? sbx_changes_get_command (changes) : "");
+    }
+}
+
+JsonArray *
+sbx_doctor_stages_json (void)
+{
+  JsonArray *array = json_array_new ();
+  g_auto(GStrv) ids = sbx_changes_list_stages (NULL);
+
+  for (guint i = 0; ids != NULL && ids[i] != NULL; i++)
+    {
+      g_autoptr(SbxChanges) changes = sbx_changes_open (ids[i], NULL);
+      JsonObject *o = json_object_new ();
+
+      json_object_set_string_member (o, "id", ids[i]);
+      if (changes != NULL)
+        {
+          g_autofree char *created = sbx_changes_get_created (changes) != NULL
+                                     ? g_date_time_format_iso8601 (sbx_changes_get_created (changes)) : NULL;
+
+          json_object_set_int_member (o, "changes", sbx_changes_get_n_changes (changes));
+          json_object_set_string_member (o, "created", created);
+          json_object_set_string_member (o, "command", sbx_changes_get_command (changes));
+        }
+      json_object_set_boolean_member (o, "stale", changes == NULL || stage_is_stale (changes));
+      json_array_add_object_element (array, o);
+    }
+  return array;
 }

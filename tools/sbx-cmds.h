@@ -40,5 +40,10 @@ int sbx_cmd_stage   (int    argc,
  * stderr; with @review, asks on the terminal what to do with it. */
 void sbx_run_stage_finish (const char *id,
                            gboolean    review);
+/* sbx doctor: the stages waiting to be applied or discarded (text on
+ * stdout; JSON: an array of {"id", "changes", "created", "command",
+ * "stale"}); a stage older than a day is stale. */
+void sbx_doctor_print_stages (void);
+struct _JsonArray *sbx_doctor_stages_json (void);
 
 G_END_DECLS
