@@ -603,6 +603,102 @@ test_rung2_refused (void)
   etu_tree_clear (&tree);
 }
 
+/* `sbx` (SBX_TEST_SBX) in @cwd with the linux plugin and this test's
+ * state directory; its exit status, stdout and stderr. */
+static int
+sbx_cli (const char  *cwd,
+         char       **out,
+         char       **err,
+         const char  *first,
+         ...)
+{
+  g_autoptr(GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                                                | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  g_autoptr(GSubprocess) p = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *arg;
+  va_list ap;
+
+  g_ptr_array_add (args, (gpointer) g_getenv ("SBX_TEST_SBX"));
+  va_start (ap, first);
+  for (arg = first; arg != NULL; arg = va_arg (ap, const char *))
+    g_ptr_array_add (args, (gpointer) arg);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+  g_subprocess_launcher_set_cwd (l, cwd);
+  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", g_getenv ("SBX_TEST_LINUX_PLUGIN_DIR"), TRUE);
+  g_subprocess_launcher_setenv (l, "XDG_STATE_HOME", state_home, TRUE);
+  p = g_subprocess_launcher_spawnv (l, (const char *const *) args->pdata, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (p, NULL, NULL, out, err, &error));
+  g_assert_no_error (error);
+  return g_subprocess_get_exit_status (p);
+}
+
+static void
+test_cli (void)
+{
+  EtuTree tree = { 0 };
+  g_autofree char *before = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *list = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *readme = NULL;
+  g_autofree char *data = NULL;
+
+  if (g_getenv ("SBX_TEST_SBX") == NULL)
+    {
+      g_test_skip ("SBX_TEST_SBX is not set");
+      return;
+    }
+  etu_tree_init (&tree);
+  if (!have_userns (&tree))
+    {
+      etu_tree_clear (&tree);
+      return;
+    }
+  fill_tree (tree.ws);
+  before = tree_hash (tree.ws);
+  g_assert_cmpint (sbx_cli (tree.ws, &out, &err, "run", "--stage", "--", "sh", "-c",
+                            "echo changed > README", NULL), ==, 0);
+  g_assert_cmpstr (tree_hash (tree.ws), ==, before);
+  g_assert_nonnull (strstr (err, "M  "));
+  g_assert_nonnull (strstr (err, "1 changes: 0 added, 1 modified"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  /* One stage a line, its ID first; the summary named it. */
+  g_assert_cmpint (sbx_cli (tree.ws, &list, &err, "stage", "list", NULL), ==, 0);
+  id = g_strndup (list, strcspn (list, "\t"));
+  g_assert_cmpuint (strlen (id), >, 0);
+  g_assert_nonnull (strstr (list, "\t1 changes\t"));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (sbx_cli (tree.ws, &out, &err, "doctor", NULL), !=, 2);
+  g_assert_nonnull (strstr (out, id));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (sbx_cli (tree.ws, &out, &err, "stage", "diff", id, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "-hello\n-world\n+changed\n"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (sbx_cli (tree.ws, &out, &err, "stage", "apply", id, NULL), ==, 0);
+  readme = g_build_filename (tree.ws, "README", NULL);
+  g_assert_true (g_file_get_contents (readme, &data, NULL, NULL));
+  g_assert_cmpstr (data, ==, "changed\n");
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  /* Applied: gone from the list; an unknown ID fails naming it. */
+  g_assert_cmpint (sbx_cli (tree.ws, &out, &err, "stage", "list", NULL), ==, 0);
+  g_assert_null (strstr (out, id));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (sbx_cli (tree.ws, &out, &err, "stage", "discard", id, NULL), ==, 1);
+  g_assert_nonnull (strstr (err, id));
+  etu_tree_clear (&tree);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -624,6 +720,7 @@ main (int    argc,
   g_test_add_func ("/stage/conflict", test_conflict);
   g_test_add_func ("/stage/hostile", test_hostile);
   g_test_add_func ("/stage/rung2-refused", test_rung2_refused);
+  g_test_add_func ("/stage/cli", test_cli);
   status = g_test_run ();
   sbx_stage_remove_tree (state_home, NULL);
   g_free (state_home);
