@@ -163,6 +163,23 @@ have_userns (EtuTree *tree)
   return TRUE;
 }
 
+static void fill_tree (const char *ws);
+
+/* A fresh tree with the small project in its workspace; FALSE (and a
+ * skip, nothing left) when the host has no linux-userns. */
+static gboolean
+tree_with_userns (EtuTree *tree)
+{
+  etu_tree_init (tree);
+  if (!have_userns (tree))
+    {
+      etu_tree_clear (tree);
+      return FALSE;
+    }
+  fill_tree (tree->ws);
+  return TRUE;
+}
+
 /* A staged run of @script in @ws that must exit 0; its stage's ID. */
 static char *
 staged (EtuTree    *tree,
@@ -259,13 +276,8 @@ test_rm_rf (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(SbxChanges) changes = NULL;
 
-  etu_tree_init (&tree);
-  if (!have_userns (&tree))
-    {
-      etu_tree_clear (&tree);
-      return;
-    }
-  fill_tree (tree.ws);
+  if (!tree_with_userns (&tree))
+    return;
   copy = etu_mkdir (tree.tmp, "copy");
   fill_tree (copy);
   before = tree_hash (tree.ws);
@@ -326,13 +338,8 @@ test_tool (gconstpointer data)
       g_test_skip_printf ("%s is not installed", tc->needs);
       return;
     }
-  etu_tree_init (&tree);
-  if (!have_userns (&tree))
-    {
-      etu_tree_clear (&tree);
-      return;
-    }
-  fill_tree (tree.ws);
+  if (!tree_with_userns (&tree))
+    return;
   copy = etu_mkdir (tree.tmp, "copy");
   fill_tree (copy);
   if (tc->prepare != NULL)
@@ -364,13 +371,8 @@ test_discard (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(SbxChanges) changes = NULL;
 
-  etu_tree_init (&tree);
-  if (!have_userns (&tree))
-    {
-      etu_tree_clear (&tree);
-      return;
-    }
-  fill_tree (tree.ws);
+  if (!tree_with_userns (&tree))
+    return;
   before = tree_hash (tree.ws);
   id = staged (&tree, tree.ws, "echo changed > README && chmod 0600 run.sh && ln -sf run.sh link "
                                "&& rm -r src/lib && mkfifo fifo");
@@ -411,13 +413,8 @@ test_conflict (void)
   g_autoptr(SbxChanges) changes = NULL;
   gboolean found = FALSE;
 
-  etu_tree_init (&tree);
-  if (!have_userns (&tree))
-    {
-      etu_tree_clear (&tree);
-      return;
-    }
-  fill_tree (tree.ws);
+  if (!tree_with_userns (&tree))
+    return;
   id = staged (&tree, tree.ws, "echo staged > README && echo new > added");
   /* The host edits the same file after the run began. */
   readme = g_build_filename (tree.ws, "README", NULL);
@@ -472,13 +469,8 @@ test_hostile (void)
   g_autoptr(SbxChanges) changes = NULL;
   struct stat st;
 
-  etu_tree_init (&tree);
-  if (!have_userns (&tree))
-    {
-      etu_tree_clear (&tree);
-      return;
-    }
-  fill_tree (tree.ws);
+  if (!tree_with_userns (&tree))
+    return;
   write_file (tree.ws, "sub/victim", "staged away\n", 0644);
   write_file (tree.ws, "sub2/keep", "k\n", 0644);
   outside = etu_mkdir (tree.tmp, "outside");
@@ -654,13 +646,8 @@ test_cli (void)
       g_test_skip ("SBX_TEST_SBX is not set");
       return;
     }
-  etu_tree_init (&tree);
-  if (!have_userns (&tree))
-    {
-      etu_tree_clear (&tree);
-      return;
-    }
-  fill_tree (tree.ws);
+  if (!tree_with_userns (&tree))
+    return;
   before = tree_hash (tree.ws);
   g_assert_cmpint (sbx_cli (tree.ws, &out, &err, "run", "--stage", "--", "sh", "-c",
                             "echo changed > README", NULL), ==, 0);

@@ -21,30 +21,22 @@ sbx_linux_child_stage_mount (long                      rootfd,
                              int                      *step)
 {
   unsigned int attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
-  long fsfd, mfd, target, r;
+  const char *options[9];
+  long mfd, target, r;
 
   *step = SBX_LINUX_STEP_OVERLAY;
   if (op->flags & SBX_MOUNT_F_NOEXEC)
     attr |= MOUNT_ATTR_NOEXEC;
-  fsfd = sbx_raw_syscall2 (__NR_fsopen, "overlay", FSOPEN_CLOEXEC);
-  if (fsfd < 0)
-    return fsfd;
-  r = sbx_raw_syscall5 (__NR_fsconfig, fsfd, FSCONFIG_SET_STRING, "lowerdir", m->lower, 0);
-  if (r >= 0)
-    r = sbx_raw_syscall5 (__NR_fsconfig, fsfd, FSCONFIG_SET_STRING, "upperdir", m->upper, 0);
-  if (r >= 0)
-    r = sbx_raw_syscall5 (__NR_fsconfig, fsfd, FSCONFIG_SET_STRING, "workdir", m->work, 0);
-  if (r >= 0)
-    r = sbx_raw_syscall5 (__NR_fsconfig, fsfd, FSCONFIG_SET_FLAG, "userxattr", 0, 0);
-  if (r >= 0)
-    r = sbx_raw_syscall5 (__NR_fsconfig, fsfd, FSCONFIG_CMD_CREATE, 0, 0, 0);
-  if (r < 0)
-    {
-      sbx_child_close (fsfd);
-      return r;
-    }
-  mfd = sbx_raw_syscall3 (__NR_fsmount, fsfd, FSMOUNT_CLOEXEC, attr);
-  sbx_child_close (fsfd);
+  options[0] = "lowerdir";
+  options[1] = m->lower;
+  options[2] = "upperdir";
+  options[3] = m->upper;
+  options[4] = "workdir";
+  options[5] = m->work;
+  options[6] = "userxattr";
+  options[7] = 0;
+  options[8] = 0;
+  mfd = sbx_child_fsmount ("overlay", options, attr);
   if (mfd < 0)
     return mfd;
   /* The mountpoint in the view, never through a symlink or "..". */

@@ -213,8 +213,8 @@ sbx_child_set_sigmask (uint64_t mask)
 }
 
 /* A fresh filesystem instance of @fstype (fsopen/fsconfig/fsmount), not yet
- * attached.  @options: NULL-terminated key, value pairs.  Returns the mount
- * fd or -errno. */
+ * attached.  @options: NULL-terminated key, value pairs (a NULL value sets
+ * the key as a flag).  Returns the mount fd or -errno. */
 SBX_CHILD_FUNC static inline long
 sbx_child_fsmount (const char        *fstype,
                    const char *const *options,
@@ -228,7 +228,8 @@ sbx_child_fsmount (const char        *fstype,
     return fsfd;
   for (i = 0; options != NULL && options[i] != NULL; i += 2)
     {
-      r = sbx_raw_syscall5 (__NR_fsconfig, fsfd, FSCONFIG_SET_STRING, options[i], options[i + 1], 0);
+      r = sbx_raw_syscall5 (__NR_fsconfig, fsfd, options[i + 1] != 0 ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG,
+                            options[i], options[i + 1], 0);
       if (r < 0)
         {
           sbx_child_close (fsfd);

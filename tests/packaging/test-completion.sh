@@ -80,7 +80,7 @@ for mode in plain bash-completion; do
   fi
   # Positive control: an empty word offers every command, so a completion
   # that answers nothing cannot pass the tests below.
-  expect commands "$mode" "doctor help profile run" sbx ""
+  expect commands "$mode" "doctor help profile run stage" sbx ""
   expect run "$mode" "run" sbx r
   expect profile-subcommand "$mode" "show" sbx profile s
   expect profile-subcommands "$mode" "check explain restrict show" sbx profile ""
