@@ -640,6 +640,7 @@ test_cli (void)
   g_autofree char *line = NULL;
   g_autofree char *readme = NULL;
   g_autofree char *data = NULL;
+  g_autofree char *y = NULL;
 
   if (g_getenv ("SBX_TEST_SBX") == NULL)
     {
@@ -683,6 +684,20 @@ test_cli (void)
   g_clear_pointer (&err, g_free);
   g_assert_cmpint (sbx_cli (tree.ws, &out, &err, "stage", "discard", id, NULL), ==, 1);
   g_assert_nonnull (strstr (err, id));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  /* The JSON report names the stage; rung 2 refuses with exit status 125. */
+  g_assert_cmpint (sbx_cli (tree.ws, &out, &err, "run", "--stage", "--report=json", "--", "touch", "x",
+                            NULL), ==, 0);
+  g_assert_nonnull (strstr (err, "{\"stage\":{\"id\":\""));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_setenv ("SBX_BACKEND", "linux-landlock", TRUE);
+  g_assert_cmpint (sbx_cli (tree.ws, &out, &err, "run", "--stage", "--", "touch", "y", NULL), ==, 125);
+  g_unsetenv ("SBX_BACKEND");
+  g_assert_nonnull (strstr (err, "cannot stage"));
+  y = g_build_filename (tree.ws, "y", NULL);
+  g_assert_false (g_file_test (y, G_FILE_TEST_EXISTS));
   etu_tree_clear (&tree);
 }
 

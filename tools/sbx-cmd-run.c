@@ -884,7 +884,8 @@ sbx_cmd_run (int    argc,
         }
       sbx_run_egress_report_denial (state.result);
       if (sbx_run_result_get_stage_id (state.result) != NULL)
-        sbx_run_stage_finish (sbx_run_result_get_stage_id (state.result), args.review);
+        sbx_run_stage_finish (sbx_run_result_get_stage_id (state.result), args.review,
+                              args.report == REPORT_JSON);
       sbx_run_print_denials (state.result, args.report == REPORT_JSON);
       if (sbx_run_result_get_truncated (state.result))
         {

@@ -54,7 +54,8 @@ stage_discard (SbxChanges *changes)
  * a terminal, ask what to do with it. */
 void
 sbx_run_stage_finish (const char *id,
-                      gboolean    review)
+                      gboolean    review,
+                      gboolean    json)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(SbxChanges) changes = sbx_changes_open (id, &error);
@@ -68,6 +69,29 @@ sbx_run_stage_finish (const char *id,
   print_summary (changes);
   fprintf (stderr, "sbx: staged in %s (stage %s); apply with `sbx stage apply %s`\n",
            sbx_changes_get_dir (changes), id, id);
+  if (json)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+      g_autoptr(JsonGenerator) gen = json_generator_new ();
+      g_autoptr(JsonNode) root = NULL;
+      g_autofree char *text = NULL;
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "stage");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "id");
+      json_builder_add_string_value (b, id);
+      json_builder_set_member_name (b, "dir");
+      json_builder_add_string_value (b, sbx_changes_get_dir (changes));
+      json_builder_set_member_name (b, "changes");
+      json_builder_add_int_value (b, sbx_changes_get_n_changes (changes));
+      json_builder_end_object (b);
+      json_builder_end_object (b);
+      root = json_builder_get_root (b);
+      json_generator_set_root (gen, root);
+      text = json_generator_to_data (gen, NULL);
+      fprintf (stderr, "%s\n", text);
+    }
   if (!review)
     return;
   if (!isatty (STDIN_FILENO))

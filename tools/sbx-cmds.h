@@ -37,9 +37,11 @@ int sbx_cmd_run     (int    argc,
 int sbx_cmd_stage   (int    argc,
                      char **argv);
 /* After a staged run (tools/sbx-cmd-stage.c): its summary and ID on
- * stderr; with @review, asks on the terminal what to do with it. */
+ * stderr (with @json, also {"stage": {"id", "dir", "changes"}} on a line
+ * of its own); with @review, asks on the terminal what to do with it. */
 void sbx_run_stage_finish (const char *id,
-                           gboolean    review);
+                           gboolean    review,
+                           gboolean    json);
 /* sbx doctor: the stages waiting to be applied or discarded (text on
  * stdout; JSON: an array of {"id", "changes", "created", "command",
  * "stale"}); a stage older than a day is stale. */
