@@ -595,6 +595,52 @@ test_rung2_refused (void)
   etu_tree_clear (&tree);
 }
 
+/* The unconfined backend (an acknowledged Unconfined profile) has nothing
+ * to stage with: refused, and the same run unstaged does write. */
+static void
+test_unconfined_refused (void)
+{
+  EtuTree tree = { 0 };
+  g_autoptr(SbxRegistry) registry = etu_registry ("unconfined", NULL);
+  g_autoptr(SbxProfile) profile = NULL;
+  g_autoptr(SbxExecutorSetOptions) options = NULL;
+  g_autoptr(SbxExecutorSet) set = NULL;
+  g_autoptr(SbxRunOptions) run_options = sbx_run_options_new ();
+  g_autoptr(SbxRunResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *marker = NULL;
+  const char *argv[] = { "/bin/sh", "-c", "touch marker", NULL };
+  SbxExecutor *executor;
+
+  etu_tree_init (&tree);
+  profile = etu_profile_unconfined (tree.ws, SBX_ACCESS_ALLOW);
+  options = etu_options (tree.scratch, 1, registry);
+  set = sbx_executor_set_new (profile, options, &error);
+  g_assert_no_error (error);
+  executor = sbx_executor_set_for_key (set, "k", &error);
+  g_assert_no_error (error);
+  marker = g_build_filename (tree.ws, "marker", NULL);
+  sbx_run_options_set_staged (run_options, TRUE);
+  result = sbx_executor_run (executor, tree.ws, argv, run_options, NULL, &error);
+  g_assert_null (result);
+  g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_SPAWN_FAILED);
+  g_assert_nonnull (strstr (error->message, "“unconfined” cannot stage"));
+  g_clear_error (&error);
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  /* A started process cannot be staged at all. */
+  g_assert_null (sbx_executor_spawn (executor, tree.ws, argv, run_options, NULL, &error));
+  g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  /* Positive control. */
+  sbx_run_options_set_staged (run_options, FALSE);
+  result = sbx_executor_run (executor, tree.ws, argv, run_options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+  sbx_executor_set_close (set, NULL, NULL);
+  etu_tree_clear (&tree);
+}
+
 /* `sbx` (SBX_TEST_SBX) in @cwd with the linux plugin and this test's
  * state directory; its exit status, stdout and stderr. */
 static int
@@ -723,6 +769,7 @@ main (int    argc,
   g_test_add_func ("/stage/hostile", test_hostile);
   g_test_add_func ("/stage/rung2-refused", test_rung2_refused);
   g_test_add_func ("/stage/cli", test_cli);
+  g_test_add_func ("/stage/unconfined-refused", test_unconfined_refused);
   status = g_test_run ();
   sbx_stage_remove_tree (state_home, NULL);
   g_free (state_home);
