@@ -401,7 +401,13 @@ sbx_changes_apply (SbxChanges             *self,
   for (guint k = 0; k < fds->len; k++)
     if (g_array_index (fds, int, k) >= 0)
       close (g_array_index (fds, int, k));
-  if (cancelled || !sbx_changes_scan (self, error))
+  if (cancelled)
+    return FALSE;
+  /* Everything chosen was everything, and all of it applied: nothing is
+   * left (no need to compare the whole stage with the host again). */
+  if (paths == NULL && n_kept == 0 && n_failed == 0)
+    g_ptr_array_set_size (self->changes, 0);
+  else if (!sbx_changes_scan (self, error))
     return FALSE;
   if (self->changes->len == 0)
     {
