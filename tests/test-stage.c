@@ -100,6 +100,29 @@ tree_hash (const char *dir)
   return g_strdup (g_checksum_get_string (sum));
 }
 
+/* The tree hash of @dir is (@same) or is not @expected. */
+static void
+assert_hash (const char *dir,
+             gboolean    same,
+             const char *expected)
+{
+  g_autofree char *hash = tree_hash (dir);
+
+  if (same)
+    g_assert_cmpstr (hash, ==, expected);
+  else
+    g_assert_cmpstr (hash, !=, expected);
+}
+
+static void
+assert_same_trees (const char *a,
+                   const char *b)
+{
+  g_autofree char *hash = tree_hash (b);
+
+  assert_hash (a, TRUE, hash);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Runs                                                                       */
 /* ------------------------------------------------------------------------- */
@@ -296,8 +319,8 @@ test_rm_rf (void)
    * applying the stage does the same to the workspace. */
   unstaged (&tree, copy, "rm -rf ./* ./.[!.]*");
   apply_all (id);
-  g_assert_cmpstr (tree_hash (tree.ws), ==, tree_hash (copy));
-  g_assert_cmpstr (tree_hash (tree.ws), !=, before);
+  assert_same_trees (tree.ws, copy);
+  assert_hash (tree.ws, FALSE, before);
   etu_tree_clear (&tree);
 }
 
@@ -347,16 +370,16 @@ test_tool (gconstpointer data)
       unstaged (&tree, tree.ws, tc->prepare);
       unstaged (&tree, copy, tc->prepare);
     }
-  g_assert_cmpstr (tree_hash (tree.ws), ==, tree_hash (copy));
+  assert_same_trees (tree.ws, copy);
   before = tree_hash (tree.ws);
 
   id = staged (&tree, tree.ws, tc->script);
-  g_assert_cmpstr (tree_hash (tree.ws), ==, before);
+  assert_hash (tree.ws, TRUE, before);
   unstaged (&tree, copy, tc->script);
   /* Positive control: the command does change the tree. */
-  g_assert_cmpstr (tree_hash (copy), !=, before);
+  assert_hash (copy, FALSE, before);
   apply_all (id);
-  g_assert_cmpstr (tree_hash (tree.ws), ==, tree_hash (copy));
+  assert_same_trees (tree.ws, copy);
   etu_tree_clear (&tree);
 }
 
@@ -396,7 +419,7 @@ test_discard (void)
   }
   g_assert_true (sbx_changes_discard (changes, &error));
   g_assert_no_error (error);
-  g_assert_cmpstr (tree_hash (tree.ws), ==, before);
+  assert_hash (tree.ws, TRUE, before);
   g_assert_false (g_file_test (dir, G_FILE_TEST_EXISTS));
   etu_tree_clear (&tree);
 }
@@ -582,7 +605,7 @@ test_rung2_refused (void)
   g_assert_nonnull (strstr (error->message, "linux-landlock"));
   g_assert_nonnull (strstr (error->message, "cannot stage"));
   g_clear_error (&error);
-  g_assert_cmpstr (tree_hash (tree.ws), ==, before);
+  assert_hash (tree.ws, TRUE, before);
   stages_after = sbx_changes_list_stages (&error);
   g_assert_cmpuint (g_strv_length (stages_after), ==, g_strv_length (stages_before));
 
@@ -698,7 +721,7 @@ test_cli (void)
   before = tree_hash (tree.ws);
   g_assert_cmpint (sbx_cli (tree.ws, &out, &err, "run", "--stage", "--", "sh", "-c",
                             "echo changed > README", NULL), ==, 0);
-  g_assert_cmpstr (tree_hash (tree.ws), ==, before);
+  assert_hash (tree.ws, TRUE, before);
   g_assert_nonnull (strstr (err, "M  "));
   g_assert_nonnull (strstr (err, "1 changes: 0 added, 1 modified"));
   g_clear_pointer (&out, g_free);
