@@ -38,9 +38,17 @@ median () { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2]
 # The sources: zlib when apt-get source can fetch it, else a generated project.
 pristine="$WORK/src"
 if [ ! -d "$pristine" ]; then
-  rm -rf "$WORK/pkg"; mkdir -p "$WORK/pkg"
-  if (cd "$WORK/pkg" && apt-get source -qq --download-only zlib >/dev/null 2>&1 \
-      && dpkg-source -x --no-check ./*.dsc zlib >/dev/null 2>&1); then
+  mkdir -p "$WORK/pkg"
+  # The newest source version the mirror still serves (a security update's
+  # may be listed but gone).
+  if [ -z "$(ls "$WORK"/pkg/zlib_*.dsc 2>/dev/null)" ]; then
+    for v in $(apt-cache showsrc zlib 2>/dev/null | sed -n 's/^Version: //p'); do
+      (cd "$WORK/pkg" && apt-get source -qq --download-only "zlib=$v" >/dev/null 2>&1) && break
+      rm -f "$WORK"/pkg/zlib_*
+    done
+  fi
+  if [ -n "$(ls "$WORK"/pkg/zlib_*.dsc 2>/dev/null)" ] \
+     && (cd "$WORK/pkg" && rm -rf zlib && dpkg-source -x --no-check ./zlib_*.dsc zlib >/dev/null 2>&1); then
     mv "$WORK/pkg/zlib" "$pristine"
     BUILD_CMD='./configure >/dev/null && make -j2 >/dev/null && make check >/dev/null'
     echo "$BUILD_CMD" > "$WORK/build-cmd"
