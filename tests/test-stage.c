@@ -706,7 +706,6 @@ test_cli (void)
   g_autofree char *err = NULL;
   g_autofree char *list = NULL;
   g_autofree char *id = NULL;
-  g_autofree char *line = NULL;
   g_autofree char *readme = NULL;
   g_autofree char *data = NULL;
   g_autofree char *y = NULL;
