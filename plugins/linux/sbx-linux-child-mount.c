@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "sbx-linux-cgroup.h"
+#include "sbx-linux-private.h"
 #include "sbx-linux-child-private.h"
 #include "sbx-linux-child.h"
 #include "sbx-linux-proc-mask.h"

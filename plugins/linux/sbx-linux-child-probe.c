@@ -14,6 +14,7 @@
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
 
+#include "sbx-linux-private.h"
 #include "sbx-linux-child-private.h"
 #include "sbx-linux-child.h"
 #include "init/sbx-init-proto.h"

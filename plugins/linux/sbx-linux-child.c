@@ -25,6 +25,7 @@
 #include <linux/netlink.h>
 #include <linux/securebits.h>
 
+#include "sbx-linux-private.h"
 #include "sbx-linux-child-private.h"
 #include "sbx-linux-child.h"
 #include "sbx-linux-cgroup-child.h"

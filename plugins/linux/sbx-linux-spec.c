@@ -14,6 +14,7 @@
 #include "sbx-linux-private.h"
 #include "sbx-linux-claims.h"
 #include "sbx-linux-egress.h"
+#include "sbx-linux-zygote.h"
 
 #define KNOWN_RULE_FLAGS (SBX_FS_RULE_EXACT | SBX_FS_RULE_GLOB | SBX_FS_RULE_CANONICAL | SBX_FS_RULE_OPTIONAL)
 
