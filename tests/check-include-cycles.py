@@ -64,15 +64,6 @@ KNOWN = {
         frozenset({"sbx-profile.c", "sbx-profile-validate.c"}):
             "pending, issue 27 part 2: sbx_profile_new/ref/unref move beside the type",
     },
-    # Pending: plugins/linux is being split on another branch, which
-    # removes this cycle (the reason string names that work).
-    "plugins/linux": {
-        # The builder frees the plan with sbx_landlock_plan_free of
-        # sbx-landlock.c (through g_clear_pointer) while the plan's
-        # constructor there drives the builder (ll_emit_allow_axis, ...).
-        frozenset({"sbx-landlock.c", "sbx-landlock-builder.c"}):
-            "pending, issue 28 part 1: no two files of a plugin use each other",
-    },
 }
 
 # The graphs whose size proves the parser still reads them: directory ->
