@@ -12,6 +12,11 @@
  * fortify or builtins, raw system calls only, nothing touched but the
  * stack and the immutable spec and context; tests/linux/check-child-
  * objects.py checks the object.
+ *
+ * Error paths here use goto to the end of the function: child code cannot
+ * use the cleanup attributes (<sbx/sbx-cleanup.h> calls libc, and a
+ * CLONE_VM child must not), so the code at the label, which closes what
+ * the function opened and reports the step, is the one way out.
  */
 #include <errno.h>
 #include <fcntl.h>

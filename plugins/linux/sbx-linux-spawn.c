@@ -35,9 +35,17 @@
  * (step, errno, index of the failing mount op or device).  Its write end is
  * held by A and B only and closes on their execs, so EOF means success.
  *
- * The zygote's lifecycle is in sbx-linux-zygote.c, the request check and
- * the setup-error messages in sbx-linux-spawn-error.c, the child side in
- * sbx-linux-child*.c.
+ * sbx_linux_spawn() is the sequence of these steps: check the request,
+ * open the channels, start A (a warm sandbox, or a fresh clone: one
+ * SpawnStarted record either way), await the exec verdict, collect what A
+ * and B hand over, publish the result.  Every step returns a status; a
+ * failure after A exists goes through spawn_abort(), the one abort path,
+ * and the descriptors go with their cleanups (<sbx/sbx-cleanup.h>).
+ *
+ * The stacks, the channels, the descriptor receive and the vfork clone are
+ * in sbx-linux-clone.c; the zygote's lifecycle is in sbx-linux-zygote.c,
+ * the request check and the setup-error messages in
+ * sbx-linux-spawn-error.c, the child side in sbx-linux-child*.c.
  */
 #include <errno.h>
 #include <fcntl.h>
