@@ -285,6 +285,13 @@ void     sbx_linux_hosts_file_free (SbxLinuxSpec      *spec);
  * hosts file): "127.0.1.1\t@hostname\n". */
 #define SBX_LINUX_HOSTNAME_ADDRESS "127.0.1.1"
 
+/* The backend's own check of @policy (sbx-linux-policy.c), before
+ * anything is built from it: FALSE with @error naming the rule, field or
+ * value, and *status set (SBX_STATUS_INVALID). */
+gboolean      sbx_linux_policy_validate (const SbxPolicyV1  *policy,
+                                         int32_t            *status,
+                                         GError            **error);
+
 /* Compiles @policy for @rung on the host @probe measured (the plugin
  * instance's; the spec keeps a pointer, so @probe outlives it).  Reports
  * through @reporter; the level and bits go to @out_level / @out_guarantees.
