@@ -92,6 +92,9 @@ char              **sbx_decision_broker_dup_spent (SbxDecisionBroker *self);
 guint               sbx_decision_broker_get_n_asked   (SbxDecisionBroker *self);
 guint               sbx_decision_broker_get_n_waiting (SbxDecisionBroker *self);
 
+/* The run's broker of @request (transfer none; tests). */
+SbxDecisionBroker  *sbx_decision_request_get_broker (SbxDecisionRequest *request);
+
 /* SbxDecisionRequest's answer, with the reason recorded in the spent line
  * (internal: the timeout and the run's end). */
 void                sbx_decision_request_answer (SbxDecisionRequest *self,

@@ -568,6 +568,12 @@ sbx_decision_broker_get_n_waiting (SbxDecisionBroker *self)
   return n;
 }
 
+SbxDecisionBroker *
+sbx_decision_request_get_broker (SbxDecisionRequest *request)
+{
+  return request->broker;
+}
+
 /* ------------------------------------------------------------------------- */
 /* The request's API                                                          */
 /* ------------------------------------------------------------------------- */
