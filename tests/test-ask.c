@@ -24,7 +24,8 @@
  *  - a thousand held requests cost file descriptors only: memory bounded
  *    and no busy loop while they wait;
  *  - approvals are spent grants of the run ("approved while running" in
- *    the grant-spent events).
+ *    the grant-spent events and, for a run, its result); a run (not a
+ *    spawned process) asks through the options' function.
  */
 #include <sbx/sbx.h>
 
@@ -499,6 +500,68 @@ test_run_ends (void)
   g_ptr_array_unref (asker.asked);
 }
 
+static void
+on_func_request (SbxDecisionRequest *request,
+                 gpointer            data)
+{
+  Asker *asker = data;
+
+  on_request (NULL, request, asker);
+}
+
+static void
+run_done (GObject      *source,
+          GAsyncResult *result,
+          gpointer      data)
+{
+  SbxRunResult **out = data;
+  g_autoptr(GError) error = NULL;
+
+  *out = sbx_executor_run_finish (SBX_EXECUTOR (source), result, &error);
+  g_assert_no_error (error);
+}
+
+/* A run (not a spawned process) asks through the options' function, on
+ * the caller's context; its approval is a spent grant in the result. */
+static void
+test_run_func (void)
+{
+  Fx fx;
+  Asker asker = asker_new (ANSWER_FOR_RUN);
+  g_autofree char *url = NULL, *command = NULL, *needle = NULL;
+  g_autoptr(SbxRunOptions) options = sbx_run_options_new ();
+  SbxRunResult *result = NULL;
+  const char *const *spent;
+  const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+
+  if (!fx_init (&fx, SBX_ACCESS_GATED))
+    {
+      g_ptr_array_unref (asker.asked);
+      return;
+    }
+  url = url_of (fx.http, "127.0.0.1");
+  command = g_strdup_printf ("curl -sf %s >/dev/null && curl -sf %s >/dev/null", url, url);
+  argv[2] = command;
+  sbx_run_options_set_ask (options, TRUE);
+  sbx_run_options_set_decision_func (options, on_func_request, &asker, NULL);
+  sbx_executor_run_async (fx.executor, fx.tree.ws, argv, options, NULL, run_done, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 0);
+  g_assert_false (asker.wrong_thread);
+  g_assert_cmpuint (asker.asked->len, ==, 1);
+  spent = sbx_run_result_get_grants_spent (result);
+  needle = g_strdup_printf ("%s tcp:127.0.0.1:%u: approved while running, for the rest of this run",
+                            SBX_GRANT_CLASS_NETWORK_PROXY_TARGET, test_server_get_port (fx.http));
+  g_assert_nonnull (spent[0]);
+  g_assert_cmpstr (spent[0], ==, needle);
+  g_assert_null (spent[1]);
+  g_assert_cmpuint (sbx_run_result_get_denials (result)->len, ==, 0);
+  sbx_run_result_unref (result);
+  fx_clear (&fx);
+  g_ptr_array_unref (asker.asked);
+}
+
 static gboolean
 deadline_passed (gpointer data)
 {
@@ -602,6 +665,7 @@ main (int    argc,
   g_test_add_func ("/ask/network/deny-profile", test_deny_profile);
   g_test_add_func ("/ask/network/no-widening", test_no_widening);
   g_test_add_func ("/ask/network/run-ends", test_run_ends);
+  g_test_add_func ("/ask/network/run-func", test_run_func);
   g_test_add_data_func ("/ask/network/merged", GUINT_TO_POINTER (20), test_merged);
   g_test_add_data_func ("/ask/network/thousand-held", GUINT_TO_POINTER (1000), test_merged);
   return g_test_run ();
