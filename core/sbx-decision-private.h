@@ -42,9 +42,31 @@ typedef enum
  * between copies of the options, immutable once a start request holds it. */
 typedef struct _SbxAskSettings SbxAskSettings;
 
+/* An atomic reference-counted box (g_atomic_rc_box), so that the run
+ * options hold it without calling into this file: @clear frees what it
+ * holds. */
+struct _SbxAskSettings
+{
+  GDestroyNotify  clear;
+  gboolean        ask;
+  GTimeSpan       timeout;
+  gpointer        closure;   /* (nullable) (owned) the decision function */
+};
+
+static inline SbxAskSettings *
+sbx_ask_settings_ref (SbxAskSettings *self)
+{
+  return g_atomic_rc_box_acquire (self);
+}
+
+static inline void
+sbx_ask_settings_unref (SbxAskSettings *self)
+{
+  if (self != NULL)
+    g_atomic_rc_box_release_full (self, self->clear);
+}
+
 SbxAskSettings     *sbx_ask_settings_new        (void);
-SbxAskSettings     *sbx_ask_settings_ref        (SbxAskSettings *self);
-void                sbx_ask_settings_unref      (SbxAskSettings *self);
 gboolean            sbx_ask_settings_get_ask    (const SbxAskSettings *self);
 
 /* The options' settings (NULL: the run does not ask); replace takes

@@ -28,14 +28,6 @@ typedef struct
   GDestroyNotify  destroy;
 } AskClosure;
 
-struct _SbxAskSettings
-{
-  gatomicrefcount ref;
-  gboolean        ask;
-  GTimeSpan       timeout;
-  AskClosure     *closure;   /* (nullable) (owned) */
-};
-
 static void
 ask_closure_unref (AskClosure *closure)
 {
@@ -47,31 +39,22 @@ ask_closure_unref (AskClosure *closure)
     }
 }
 
+static void
+ask_settings_clear (gpointer data)
+{
+  SbxAskSettings *self = data;
+
+  ask_closure_unref (self->closure);
+}
+
 SbxAskSettings *
 sbx_ask_settings_new (void)
 {
-  SbxAskSettings *self = g_new0 (SbxAskSettings, 1);
+  SbxAskSettings *self = g_atomic_rc_box_new0 (SbxAskSettings);
 
-  g_atomic_ref_count_init (&self->ref);
+  self->clear = ask_settings_clear;
   self->timeout = SBX_DECISION_DEFAULT_TIMEOUT;
   return self;
-}
-
-SbxAskSettings *
-sbx_ask_settings_ref (SbxAskSettings *self)
-{
-  g_atomic_ref_count_inc (&self->ref);
-  return self;
-}
-
-void
-sbx_ask_settings_unref (SbxAskSettings *self)
-{
-  if (self != NULL && g_atomic_ref_count_dec (&self->ref))
-    {
-      ask_closure_unref (self->closure);
-      g_free (self);
-    }
 }
 
 gboolean
@@ -93,8 +76,10 @@ settings_for_change (SbxRunOptions *options)
       fresh->timeout = old->timeout;
       if (old->closure != NULL)
         {
-          g_atomic_ref_count_inc (&old->closure->ref);
-          fresh->closure = old->closure;
+          AskClosure *closure = old->closure;
+
+          g_atomic_ref_count_inc (&closure->ref);
+          fresh->closure = closure;
         }
     }
   return fresh;
@@ -188,11 +173,13 @@ sbx_run_options_set_decision_func (SbxRunOptions  *self,
   ask_closure_unref (g_steal_pointer (&fresh->closure));
   if (func != NULL)
     {
-      fresh->closure = g_new0 (AskClosure, 1);
-      g_atomic_ref_count_init (&fresh->closure->ref);
-      fresh->closure->func = func;
-      fresh->closure->data = user_data;
-      fresh->closure->destroy = destroy;
+      AskClosure *closure = g_new0 (AskClosure, 1);
+
+      g_atomic_ref_count_init (&closure->ref);
+      closure->func = func;
+      closure->data = user_data;
+      closure->destroy = destroy;
+      fresh->closure = closure;
     }
   else if (destroy != NULL)
     destroy (user_data);
@@ -237,6 +224,21 @@ struct _SbxDecisionRequest
   GSource           *timeout;    /* (broker lock) (nullable) (owned) */
 };
 
+/**
+ * SbxDecisionRequest:
+ *
+ * A question of an asking run ([method@Sbx.RunOptions.set_ask]): the tool
+ * reached a `Gated` capability it holds no grant for, and the attempt waits
+ * for the application's answer.  [method@Sbx.DecisionRequest.get_denial]
+ * says what was tried and which grant an approval spends; answer once with
+ * [method@Sbx.DecisionRequest.allow_once],
+ * [method@Sbx.DecisionRequest.allow_for_run] or
+ * [method@Sbx.DecisionRequest.deny], from any thread.  The first of the
+ * answer, the run's timeout and the run's end wins; afterwards
+ * [method@Sbx.DecisionRequest.is_pending] is %FALSE and answers do nothing.
+ *
+ * Since: 0.2
+ */
 G_DEFINE_FINAL_TYPE (SbxDecisionRequest, sbx_decision_request, G_TYPE_OBJECT)
 
 static void
@@ -307,8 +309,8 @@ sbx_decision_broker_new (SbxAskSettings *settings,
   self->spent = g_ptr_array_new_with_free_func (g_free);
   if (settings != NULL && settings->closure != NULL)
     {
-      g_atomic_ref_count_inc (&settings->closure->ref);
       self->closure = settings->closure;
+      g_atomic_ref_count_inc (&self->closure->ref);
     }
   self->context = context != NULL ? g_main_context_ref (context) : NULL;
   return self;

@@ -196,6 +196,15 @@ void           sbx_executor_report_denials      (SbxExecutorShared *shared,
                                                  SbxRunResult      *result,
                                                  SbxEgressRun      *run);
 
+/* An asking run's live approvals (sbx-executor-ask.c), after
+ * sbx_egress_run_end(): appended to @result's spent grants (nullable) and
+ * one "grant-spent" event each.  Inside an admission. */
+void           sbx_executor_report_live_approvals (SbxExecutorShared *shared,
+                                                   const char        *key,
+                                                   guint64            run_id,
+                                                   SbxRunResult      *result,
+                                                   SbxDecisionBroker *broker);
+
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SbxEgressRun, sbx_egress_run_clear)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxEgress, sbx_egress_unref)
 

@@ -243,7 +243,7 @@ sbx_egress_compose_guarantees (SbxEgress        *self,
                                   self->address_guarantee
                                   ? "; names resolving to non-public addresses are refused"
                                   : "; the upstream resolves names, so non-public addresses are "
-                                  "not refused here (address-network does not hold)");
+                                    "not refused here (address-network does not hold)");
       else
         detail = g_strdup_printf ("route %s (%s) is configured, but the backend cannot keep the "
                                   "network to it: target-network and address-network do not hold",
@@ -970,61 +970,6 @@ add_dropped_members (JsonBuilder *builder,
   json_builder_add_int_value (builder, (gint64) MIN (ev->dropped, (guint64) G_MAXINT64));
 }
 
-typedef struct
-{
-  guint64     run_id;
-  const char *grant;
-} ApprovalEvent;
-
-static void
-add_approval_members (JsonBuilder *builder,
-                      gpointer     data)
-{
-  const ApprovalEvent *ev = data;
-
-  json_builder_set_member_name (builder, "run");
-  json_builder_add_int_value (builder, (gint64) ev->run_id);
-  json_builder_set_member_name (builder, "grant");
-  json_builder_add_string_value (builder, ev->grant);
-  json_builder_set_member_name (builder, "approved_while_running");
-  json_builder_add_boolean_value (builder, TRUE);
-}
-
-/* Every live approval is a spent grant of this run: after the grants the
- * run started with in @result, and one "grant-spent" event each. */
-static void
-report_live_approvals (SbxExecutorShared *shared,
-                       const char        *key,
-                       guint64            run_id,
-                       SbxRunResult      *result,
-                       SbxEgressRun      *run)
-{
-  g_auto(GStrv) approvals = NULL;
-
-  if (run->broker == NULL)
-    return;
-  approvals = sbx_decision_broker_dup_spent (run->broker);
-  if (approvals[0] == NULL)
-    return;
-  if (result != NULL)
-    {
-      const char *const *before = sbx_run_result_get_grants_spent (result);
-      g_autoptr(GStrvBuilder) all = g_strv_builder_new ();
-      g_auto(GStrv) lines = NULL;
-
-      g_strv_builder_addv (all, (const char **) before);
-      g_strv_builder_addv (all, (const char **) approvals);
-      lines = g_strv_builder_end (all);
-      sbx_run_result_set_grants_spent (result, (const char *const *) lines);
-    }
-  for (guint i = 0; approvals[i] != NULL; i++)
-    {
-      ApprovalEvent ev = { run_id, approvals[i] };
-
-      sbx_executor_shared_emit (shared, SBX_EVENT_GRANT_SPENT, key, add_approval_members, &ev);
-    }
-}
-
 void
 sbx_executor_report_denials (SbxExecutorShared *shared,
                              const char        *key,
@@ -1035,7 +980,8 @@ sbx_executor_report_denials (SbxExecutorShared *shared,
   g_autoptr(GPtrArray) denials = NULL;
   DroppedEvent dropped = { run_id, 0 };
 
-  report_live_approvals (shared, key, run_id, result, run);
+  if (run->broker != NULL)
+    sbx_executor_report_live_approvals (shared, key, run_id, result, run->broker);
   if (run->denials == NULL)
     return;
   if (result != NULL)

@@ -121,7 +121,7 @@ typedef struct
   GOutputStream *out;
   GSocket       *out_socket;
   guint64        remaining;     /* G_MAXUINT64: until EOF */
-  void         (*done)(Conn *c);
+  void         (*done) (Conn *c);
   guint8        *buffer;
   gboolean       finished;
   /* tunnels: zero-copy relay through a pipe (splice(2)); -1 when unused */
@@ -254,7 +254,7 @@ void            sbx_egress_pump_start      (Conn              *c,
                                             GSocketConnection *from,
                                             GSocketConnection *to,
                                             guint64            remaining,
-                                            void             (*done)(Conn *c));
+                                            void             (*done) (Conn *c));
 /* Dials the target of an approved CONNECT (or raw tunnel) and relays: the
  * upstream CONNECT handshake on an upstream route, the 200 to an HTTP
  * client, then both directions with half-close. */
