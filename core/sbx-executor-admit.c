@@ -46,6 +46,11 @@ sbx_start_request_new (const char          *cwd,
   if (options == NULL)
     return rr;
 
+  if (sbx_ask_settings_get_ask (sbx_run_options_peek_ask (options)))
+    {
+      rr->ask = sbx_ask_settings_ref (sbx_run_options_peek_ask (options));
+      rr->ask_context = g_main_context_ref_thread_default ();
+    }
   rr->timeout = sbx_run_options_get_timeout (options);
   rr->max_output = sbx_run_options_get_max_output (options);
   rr->fds[0] = sbx_run_options_get_stdin_fd (options);
@@ -120,6 +125,8 @@ sbx_start_request_free (SbxStartRequest *rr)
   for (guint i = 0; rr->grants != NULL && rr->grants[i] != NULL; i++)
     explicit_bzero (rr->grants[i], strlen (rr->grants[i]));
   g_strfreev (rr->grants);
+  g_clear_pointer (&rr->ask, sbx_ask_settings_unref);
+  g_clear_pointer (&rr->ask_context, g_main_context_unref);
   g_free (rr);
 }
 
@@ -572,7 +579,8 @@ sbx_executor_admit (SbxExecutor            *self,
   if (!sbx_egress_run_begin (&out->egress, self->egress, sbx_executor_shared_get_profile (shared),
                              rr->execution_id,
                              proxy_targets != NULL ? (const char *const *) proxy_targets->pdata : NULL,
-                             (const char *const *) self->environment, error))
+                             (const char *const *) self->environment, rr->ask, rr->ask_context,
+                             error))
     {
       sbx_admission_clear (out);
       return FALSE;

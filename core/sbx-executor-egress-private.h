@@ -57,6 +57,7 @@
 #include "sbx-executor-private.h"
 #include "sbx-plugin-abi.h"
 #include "sbx-denial-private.h"
+#include "sbx-decision-private.h"
 
 G_BEGIN_DECLS
 
@@ -128,19 +129,29 @@ typedef struct
    * reports only the first denial. */
   SbxDenialLog *denials;    /* (nullable) (owned) */
   gpointer   watch;         /* (nullable) (owned) the sink's data: the run moves, it does not */
+  /* An asking run's questions (sbx_run_options_set_ask): its approvals
+   * are spent grants; closed (every pending question denied) before the
+   * execution is revoked. */
+  SbxDecisionBroker *broker;/* (nullable) (owned) */
 } SbxEgressRun;
 
 /* Authorizes one run: with @targets (NULL-terminated, non-empty) @execution_id
  * for exactly those; without them, when @profile's network is Allow, a fresh
- * "route-..." execution for every target; otherwise nothing (TRUE, envp
- * NULL).  @env is the executor's environment.  Without a route, nothing.
- * On FALSE nothing is left authorized. */
+ * "route-..." execution for every target; when it is Gated and the run
+ * asks (@ask), @execution_id (a fresh "route-..." one when NULL) for no
+ * target yet, every connection asked; otherwise nothing (TRUE, envp
+ * NULL).  With @ask and a Gated network, the plugin's refusals of
+ * approvable targets become questions delivered on @ask_context.  @env is
+ * the executor's environment.  Without a route, nothing.  On FALSE
+ * nothing is left authorized. */
 gboolean       sbx_egress_run_begin             (SbxEgressRun       *run,
                                                  SbxEgress          *egress,
                                                  SbxProfile         *profile,
                                                  const char         *execution_id,
                                                  const char *const  *targets,
                                                  const char *const  *env,
+                                                 SbxAskSettings     *ask,
+                                                 GMainContext       *ask_context,
                                                  GError            **error);
 /* The denial for one refusal an egress plugin reported for a run whose
  * profile's network is @network: CONNECT targets drop "tcp:", and an
@@ -184,6 +195,15 @@ void           sbx_executor_report_denials      (SbxExecutorShared *shared,
                                                  guint64            run_id,
                                                  SbxRunResult      *result,
                                                  SbxEgressRun      *run);
+
+/* An asking run's live approvals (sbx-executor-ask.c), after
+ * sbx_egress_run_end(): appended to @result's spent grants (nullable) and
+ * one "grant-spent" event each.  Inside an admission. */
+void           sbx_executor_report_live_approvals (SbxExecutorShared *shared,
+                                                   const char        *key,
+                                                   guint64            run_id,
+                                                   SbxRunResult      *result,
+                                                   SbxDecisionBroker *broker);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SbxEgressRun, sbx_egress_run_clear)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxEgress, sbx_egress_unref)

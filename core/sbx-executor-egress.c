@@ -573,8 +573,9 @@ sbx_egress_denial_new (const SbxEgressDenialV1 *denial,
  * itself is moved with its admission. */
 typedef struct
 {
-  SbxDenialLog *log;       /* (owned) */
-  SbxAccess     network;   /* the profile's network: what a grant can open */
+  SbxDenialLog      *log;       /* (owned) */
+  SbxAccess          network;   /* the profile's network: what a grant can open */
+  SbxDecisionBroker *broker;    /* (nullable) (owned) an asking run's questions */
 } DenialWatch;
 
 static void
@@ -583,6 +584,7 @@ denial_watch_free (gpointer data)
   DenialWatch *watch = data;
 
   sbx_denial_log_unref (watch->log);
+  g_clear_pointer (&watch->broker, sbx_decision_broker_unref);
   g_free (watch);
 }
 
@@ -598,8 +600,33 @@ run_denied (void                    *data,
     sbx_denial_log_add (watch->log, d);
 }
 
+/* SbxEgressDenialSinkV1.ask: from any thread of the plugin, with its lock
+ * held (so nothing here calls back into it; answers only queue).  Only a
+ * refusal that names a grant is asked; anything else is denied at once. */
+static void
+run_ask (void                    *data,
+         const SbxEgressDenialV1 *request,
+         SbxEgressAnswerFunc     *answer,
+         void                    *ticket)
+{
+  DenialWatch *watch = data;
+  g_autoptr(SbxDenial) d = request != NULL ? sbx_egress_denial_new (request, watch->network) : NULL;
+
+  if (d == NULL || watch->broker == NULL || sbx_denial_get_grant_target (d) == NULL)
+    {
+      answer (ticket, SBX_ABI_DECISION_DENY);
+      return;
+    }
+  sbx_decision_broker_ask (watch->broker, d, answer, ticket);
+}
+
+G_STATIC_ASSERT (SBX_ABI_DECISION_DENY == (guint) SBX_DECISION_DENY);
+G_STATIC_ASSERT (SBX_ABI_DECISION_ONCE == (guint) SBX_DECISION_ONCE);
+G_STATIC_ASSERT (SBX_ABI_DECISION_FOR_RUN == (guint) SBX_DECISION_FOR_RUN);
+
 /* Asks the plugin for every refusal of the run (an optional slot: without
- * it only the first denial is known, from revoke). */
+ * it only the first denial is known, from revoke), and, for an asking run,
+ * to ask before refusing. */
 static void
 watch_denials (SbxEgressRun *run,
                SbxProfile   *profile,
@@ -617,6 +644,11 @@ watch_denials (SbxEgressRun *run,
   sink.struct_size = sizeof sink;
   sink.denied = run_denied;
   sink.data = watch;
+  if (run->broker != NULL)
+    {
+      watch->broker = sbx_decision_broker_ref (run->broker);
+      sink.ask = run_ask;
+    }
   if (vtable->watch_denials (run->egress->plugin->ctx, route, run->execution_id, &sink) != SBX_STATUS_OK)
     {
       denial_watch_free (watch);
@@ -633,9 +665,13 @@ sbx_egress_run_begin (SbxEgressRun       *run,
                       const char         *execution_id,
                       const char *const  *targets,
                       const char *const  *env,
+                      SbxAskSettings     *ask,
+                      GMainContext       *ask_context,
                       GError            **error)
 {
+  static const char *const no_target[] = { NULL };
   g_autofree char *fresh_id = NULL;
+  gboolean asking;
   g_autofree char *escaped_id = NULL;
   g_autofree char *url = NULL;
   char *credential = NULL;
@@ -648,7 +684,23 @@ sbx_egress_run_begin (SbxEgressRun       *run,
     return TRUE;
   if (targets != NULL && targets[0] == NULL)
     targets = NULL;
-  if (targets == NULL)
+  /* Asking is for a Gated network only: Allow has nothing to ask, and a
+   * Deny dimension is never asked. */
+  asking = sbx_ask_settings_get_ask (ask) && sbx_profile_get_network (profile) == SBX_ACCESS_GATED;
+  if (targets == NULL && asking)
+    {
+      /* no grant: authorized for no target yet, so the proxy is there to
+       * hold and ask (without asking such a run gets no proxy at all) */
+      targets = no_target;
+      if (execution_id == NULL)
+        {
+          fresh_id = fresh_route_execution_id (error);
+          if (fresh_id == NULL)
+            return FALSE;
+          execution_id = fresh_id;
+        }
+    }
+  else if (targets == NULL)
     {
       if (sbx_profile_get_network (profile) != SBX_ACCESS_ALLOW)
         return TRUE;   /* nothing approved: no credential, the listener stays closed */
@@ -687,6 +739,8 @@ sbx_egress_run_begin (SbxEgressRun       *run,
 
   run->egress = sbx_egress_ref (egress);
   run->execution_id = g_strdup (execution_id);
+  if (asking)
+    run->broker = sbx_decision_broker_new (ask, ask_context);
   route = route_enter (egress);
   if (route != NULL)
     {
@@ -816,6 +870,10 @@ sbx_egress_run_end (SbxEgressRun *run)
 
   if (run->egress == NULL || run->execution_id == NULL)
     return;
+  /* Every question is answered before the revoke (the ABI's rule): the
+   * run's end denies what is still pending. */
+  if (run->broker != NULL)
+    sbx_decision_broker_close (run->broker);
   route = route_enter (run->egress);
   if (route != NULL)
     {
@@ -849,6 +907,9 @@ sbx_egress_run_clear (SbxEgressRun *run)
   g_clear_pointer (&run->denial_reason, g_free);
   g_clear_pointer (&run->watch, denial_watch_free);
   g_clear_pointer (&run->denials, sbx_denial_log_unref);
+  if (run->broker != NULL)
+    sbx_decision_broker_close (run->broker);
+  g_clear_pointer (&run->broker, sbx_decision_broker_unref);
   g_clear_pointer (&run->egress, sbx_egress_unref);
 }
 
@@ -919,6 +980,8 @@ sbx_executor_report_denials (SbxExecutorShared *shared,
   g_autoptr(GPtrArray) denials = NULL;
   DroppedEvent dropped = { run_id, 0 };
 
+  if (run->broker != NULL)
+    sbx_executor_report_live_approvals (shared, key, run_id, result, run->broker);
   if (run->denials == NULL)
     return;
   if (result != NULL)

@@ -186,6 +186,10 @@ typedef struct
   char          *command;           /* what the grants bind: sbx_grant_command_for_argv */
   char         **grants;            /* wiped when freed */
   gboolean       staged;            /* sbx_run_options_set_staged (runs only) */
+  /* Live decisions (sbx-decision.c): the options' settings, and the
+   * caller's thread-default context where questions go. */
+  struct _SbxAskSettings *ask;      /* (nullable) (owned) */
+  GMainContext  *ask_context;       /* (nullable) (owned) */
 } SbxStartRequest;
 
 SbxStartRequest *sbx_start_request_new       (const char          *cwd,

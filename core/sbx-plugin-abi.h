@@ -820,7 +820,8 @@ typedef struct SbxEgressInfoV1
  *
  * @start: parse @route_config (a URL or "direct") and create a route.
  * @authorize: allow @execution_id to reach @targets ("tcp:host:port",
- *   NULL-terminated; NULL means every target) and return a fresh credential
+ *   NULL-terminated; NULL means every target, an empty list none yet:
+ *   a host that asks, see SbxEgressAskFunc; plugins before 0.2 refuse it) and return a fresh credential
  *   (host->alloc'd) the child presents to the proxy.
  * @serve: serve proxy connections arriving on @listen_fd, a listening
  *   loopback TCP socket (ownership passes to the plugin, also on failure).
@@ -920,12 +921,50 @@ typedef struct SbxEgressDenialV1
  */
 typedef void SbxEgressDeniedFunc (void *data, const SbxEgressDenialV1 *denial);
 
+/* Egress asks (live approvals): see SbxEgressAskFunc below. */
+#define SBX_ABI_DECISION_DENY      0u   /* refuse this request */
+#define SBX_ABI_DECISION_ONCE      1u   /* open this request (and those merged with it) */
+#define SBX_ABI_DECISION_FOR_RUN   2u   /* open the target for the rest of the execution */
+
+/**
+ * SbxEgressAnswerFunc:
+ *
+ * The plugin's: the host's answer to one ask (SBX_ABI_DECISION_*), given
+ * exactly once per ask, from any thread, possibly before the ask returns
+ * and possibly much later.  It must not block and must not take a lock
+ * the plugin holds while it calls @ask.
+ */
+typedef void SbxEgressAnswerFunc (void *ticket, uint32_t decision);
+
+/**
+ * SbxEgressAskFunc:
+ *
+ * The host's (optional; see SbxEgressDenialSinkV1.ask).  Instead of
+ * refusing an APPROVABLE CONNECT of an execution (the target is not
+ * approved for it), a plugin whose sink has @ask holds the request and
+ * calls @ask(@data, @request, @answer, @ticket): @request is the denial it
+ * would have reported (valid for the call only).  The host answers through
+ * @answer(@ticket, decision) exactly once, at the latest before @revoke of
+ * the execution is called.  DENY: the plugin refuses the request as it
+ * would have without asking (reporting the denial to @denied); ONCE: it
+ * serves that request; FOR_RUN: it serves it and adds the target to the
+ * execution's approved targets.  Either way every address rule still
+ * applies (metadata never; a name with a non-public address refused); an
+ * approved IP literal counts as named by the approval, as a grant's does.
+ * Held requests cost the plugin no thread and no polling.
+ */
+typedef void SbxEgressAskFunc (void *data, const SbxEgressDenialV1 *request,
+                               SbxEgressAnswerFunc *answer, void *ticket);
+
 typedef struct SbxEgressDenialSinkV1
 {
   uint32_t             struct_size;
   uint32_t             reserved0;   /* 0 */
   SbxEgressDeniedFunc *denied;
   void                *data;
+  /* Appended: optional, read only when struct_size covers it; NULL: the
+   * host does not ask (every refusal is reported to @denied). */
+  SbxEgressAskFunc    *ask;
 } SbxEgressDenialSinkV1;
 #define SBX_EGRESS_DENIAL_SINK_V1_MIN_SIZE (offsetof (SbxEgressDenialSinkV1, data) + sizeof (void *))
 

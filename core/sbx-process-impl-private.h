@@ -110,5 +110,8 @@ void     sbx_process_complete_wait (SbxProcess          *self,
  * happens before the process can be finalized). */
 void sbx_process_post_denial (SbxDenial *denial,
                               gpointer   data);
+/* The decision broker's delivery (SbxProcess::approval-requested). */
+void sbx_process_deliver_decision (SbxDecisionRequest *request,
+                                   gpointer            data);
 
 G_END_DECLS

@@ -287,6 +287,12 @@ sbx_process_start_admitted (SbxExecutor      *executor,
    * (the log is fed from the egress plugin's threads). */
   if (self->admission.egress.denials != NULL)
     sbx_denial_log_set_notify (self->admission.egress.denials, sbx_process_post_denial, self);
+  /* An asking run's questions are this process's signal (the broker lets
+   * go of it when the run ends). */
+  if (self->admission.egress.broker != NULL)
+    sbx_decision_broker_set_deliver (self->admission.egress.broker, self->context,
+                                     sbx_process_deliver_decision, g_object_ref (self),
+                                     g_object_unref);
 
   if (!setup_streams (self, child, owned, &spawn_error))
     {

@@ -110,6 +110,7 @@ sbx_process_finalize (GObject *object)
 enum
 {
   SIGNAL_DENIED,
+  SIGNAL_APPROVAL_REQUESTED,
   N_SIGNALS
 };
 
@@ -141,6 +142,45 @@ sbx_process_class_init (SbxProcessClass *klass)
   signals[SIGNAL_DENIED] = g_signal_new ("denied", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                          0, NULL, NULL, NULL, G_TYPE_NONE, 1,
                                          SBX_TYPE_DENIAL);
+
+  /**
+   * SbxProcess::approval-requested:
+   * @self: the [class@Sbx.Process]
+   * @request: the question: what the tool tried, and the grant an
+   *   approval spends
+   *
+   * Emitted while the tool runs, on the thread-default main context of
+   * the spawn, when a process started with
+   * [method@Sbx.RunOptions.set_ask] reaches a `Gated` capability it holds
+   * no grant for.  The attempt waits: keep a reference to @request and
+   * answer it, now or later, with [method@Sbx.DecisionRequest.allow_once],
+   * [method@Sbx.DecisionRequest.allow_for_run] or
+   * [method@Sbx.DecisionRequest.deny].  Identical attempts that arrive
+   * while it waits are answered with it.  With no handler connected the
+   * attempt is denied at once; the options' timeout (60 seconds by
+   * default) and the end of the process deny it too.
+   *
+   * Since: 0.2
+   */
+  signals[SIGNAL_APPROVAL_REQUESTED] = g_signal_new ("approval-requested", G_TYPE_FROM_CLASS (klass),
+                                                     G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                     G_TYPE_NONE, 1, SBX_TYPE_DECISION_REQUEST);
+}
+
+/* The broker's delivery for a spawned process (on its context): no
+ * handler means no one to ask, so the attempt is denied. */
+void
+sbx_process_deliver_decision (SbxDecisionRequest *request,
+                              gpointer            data)
+{
+  SbxProcess *self = data;
+
+  if (!g_signal_has_handler_pending (self, signals[SIGNAL_APPROVAL_REQUESTED], 0, FALSE))
+    {
+      sbx_decision_request_deny (request);
+      return;
+    }
+  g_signal_emit (self, signals[SIGNAL_APPROVAL_REQUESTED], 0, request);
 }
 
 typedef struct

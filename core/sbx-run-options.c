@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "sbx-run-options.h"
+#include "sbx-decision-private.h"
 
 #include <signal.h>
 #include <string.h>
@@ -52,6 +53,7 @@ struct _SbxRunOptions
   int          pty_size_fd;
   guint64      ignored_signals;  /* bit N-1: signal N starts ignored */
   gboolean     staged;           /* docs/staging.md */
+  SbxAskSettings *ask;         /* (nullable) live decisions (sbx-decision.c) */
 };
 
 G_DEFINE_BOXED_TYPE (SbxRunOptions, sbx_run_options, sbx_run_options_copy, sbx_run_options_free)
@@ -100,6 +102,7 @@ sbx_run_options_copy (const SbxRunOptions *self)
   copy->deadline = self->deadline != NULL ? g_date_time_ref (self->deadline) : NULL;
   copy->grants = g_strdupv (self->grants);
   copy->execution_id = g_strdup (self->execution_id);
+  copy->ask = self->ask != NULL ? sbx_ask_settings_ref (self->ask) : NULL;
   return copy;
 }
 
@@ -122,7 +125,24 @@ sbx_run_options_free (SbxRunOptions *self)
     explicit_bzero (self->grants[i], strlen (self->grants[i]));
   g_strfreev (self->grants);
   g_free (self->execution_id);
+  g_clear_pointer (&self->ask, sbx_ask_settings_unref);
   g_free (self);
+}
+
+/* Live decisions (sbx-decision.c): the settings are immutable, a setter
+ * replaces them. */
+SbxAskSettings *
+sbx_run_options_peek_ask (const SbxRunOptions *self)
+{
+  return self->ask;
+}
+
+void
+sbx_run_options_replace_ask (SbxRunOptions  *self,
+                             SbxAskSettings *ask)
+{
+  g_clear_pointer (&self->ask, sbx_ask_settings_unref);
+  self->ask = ask;
 }
 
 /**

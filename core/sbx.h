@@ -17,6 +17,7 @@
 #include "sbx-grant.h"
 #include "sbx-executor.h"
 #include "sbx-run-options.h"
+#include "sbx-decision.h"
 #include "sbx-denial.h"
 #include "sbx-run-result.h"
 #include "sbx-process.h"

@@ -4,17 +4,22 @@
 # executor set, asks to run a tool under a profile that gates commands, gets
 # the user's approval through a callback, starts the tool with the grant in
 # the GLib main loop, prints its output line by line as it arrives, and
-# shows the report.
+# shows the report.  Then a live network approval: a tool under a profile
+# that gates the network reaches a local server it holds no grant for; the
+# run asks (Sbx.RunOptions.set_ask), the question arrives while the tool
+# waits (Sbx.Process::approval-requested) and the callback allows it once.
 #
 #   agent.py [WORKSPACE [SCRATCH]]
 #
 # Without arguments it works in a fresh temporary workspace with the set's
 # default scratch root, approves by itself when stdin is not a terminal, and
 # exits 0.  The test suite runs it against the built typelib.
+import http.server
 import os
 import shutil
 import sys
 import tempfile
+import threading
 
 import gi
 gi.require_version("Sbx", "1.0")
@@ -28,6 +33,83 @@ def ask_approval(argv, workspace):
         print(question + "yes (stdin is not a terminal: approved automatically)")
         return True
     return input(question).strip().lower() in ("y", "yes")
+
+
+def answer_network(request):
+    """The live approval callback: answers an Sbx.DecisionRequest."""
+    denial = request.get_denial()
+    question = "Allow %s to connect to %s once? [y/N] " % (
+        denial.get_process_name() or "the tool", denial.get_target())
+    if not sys.stdin.isatty():
+        print(question + "yes (stdin is not a terminal: allowed once automatically)")
+        allowed = True
+    else:
+        allowed = input(question).strip().lower() in ("y", "yes")
+    if allowed:
+        request.allow_once()
+    else:
+        request.deny()
+
+
+class Hello(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b"hello from the local server\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def live_network(workspace, scratch, answer):
+    """A tool reaches a server it holds no grant for; the run asks."""
+    if shutil.which("curl") is None:
+        print("live approval: skipped (curl is not installed)")
+        return 0
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hello)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    config = Sbx.ProfileConfig.new()
+    config.set_workspace(workspace, Sbx.Access.ALLOW, Sbx.Access.ALLOW)
+    config.set_network(Sbx.Access.GATED)
+    config.set_command(Sbx.Access.ALLOW)
+    options = Sbx.ExecutorSetOptions.new()
+    if scratch is not None:
+        options.set_scratch_root(scratch)
+    options.set_egress_route(Sbx.EgressRoute.new_direct())
+    try:
+        executor_set = Sbx.ExecutorSet.new(Sbx.Profile.new(config), options)
+    except GLib.Error as error:
+        # the egress route needs the sandbox's own network (rung 1)
+        print("live approval: skipped (%s)" % error.message)
+        server.shutdown()
+        return 0
+    status = 0
+    try:
+        run_options = Sbx.RunOptions.new()
+        run_options.set_ask(True)
+        run_options.set_stderr(Sbx.StdioMode.MERGE)
+        argv = ["curl", "-sf", "http://127.0.0.1:%d/" % server.server_port]
+        process = executor_set.for_key("agent-net").spawn(workspace, argv, run_options, None)
+        process.connect("approval-requested", lambda _process, request: answer(request))
+        loop = GLib.MainLoop()
+        outcome = {}
+
+        def on_done(proc, result):
+            outcome["output"] = proc.communicate_finish(result)[1]
+            loop.quit()
+        process.communicate_async(None, None, on_done)
+        loop.run()
+        output = outcome["output"].get_data().decode() if outcome["output"] is not None else ""
+        print("live approval: tool said %s, exit code %d"
+              % (output.strip() or "nothing", process.get_exit_status()))
+        if not process.get_successful():
+            status = 1
+    finally:
+        executor_set.close(None)
+        server.shutdown()
+    return status
 
 
 class Agent:
@@ -139,6 +221,8 @@ def main():
         agent.run_tool(tool, ask_approval)
         if agent.status == 0 and agent.lines > 0:
             agent.report()
+        if agent.status == 0:
+            agent.status = live_network(workspace, scratch, answer_network)
         return agent.status
     except GLib.Error as error:
         print("sbx refused:", error.domain, error.code, error.message, file=sys.stderr)

@@ -64,20 +64,6 @@ KNOWN = {
         frozenset({"sbx-profile.c", "sbx-profile-validate.c"}):
             "pending, issue 27 part 2: sbx_profile_new/ref/unref move beside the type",
     },
-    # Pending: plugins/linux is being split on another branch, which
-    # removes both cycles (the reason strings name that work).
-    "plugins/linux": {
-        # The zygote uses the clone primitives that live in the spawn file
-        # (sbx_linux_stacks_new/free, sbx_linux_fd_above_stdio) while spawn
-        # starts warm processes through the zygote.
-        frozenset({"sbx-linux-spawn.c", "sbx-linux-zygote.c"}):
-            "pending, issue 28 part 1: the clone primitives move below spawn and zygote",
-        # The builder frees the plan with sbx_landlock_plan_free of
-        # sbx-landlock.c (through g_clear_pointer) while the plan's
-        # constructor there drives the builder (ll_emit_allow_axis, ...).
-        frozenset({"sbx-landlock.c", "sbx-landlock-builder.c"}):
-            "pending, issue 28 part 1: no two files of a plugin use each other",
-    },
 }
 
 # The graphs whose size proves the parser still reads them: directory ->

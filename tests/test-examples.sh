@@ -106,7 +106,9 @@ fi
 
 # The desktop-style agent: the streaming lines arrive while the tool runs,
 # the gated start is approved through the callback (stdin is not a
-# terminal), the report follows.  Once with a workspace and scratch root,
+# terminal), the report follows; then a live network approval: the tool's
+# connection to a local server is asked while it runs and allowed once by
+# the callback (skipped without curl or the sandbox's own network).  Once with a workspace and scratch root,
 # once without arguments (its own workspace, the default scratch root under
 # $XDG_RUNTIME_DIR).
 check_agent () {
@@ -117,6 +119,7 @@ check_agent () {
   elif [ "$3" -eq 0 ] && [ "$(grep -c '^tool: step [123]  (while it runs)$' "$2")" -eq 3 ] \
        && grep -qx "exit code: 0" "$2" && grep -qx "lines streamed: 3" "$2" \
        && grep -qx "report: run" "$2" \
+       && grep -qx "live approval: tool said hello from the local server, exit code 0\|live approval: skipped .*" "$2" \
        && [ -z "$(ls -A "$4")" ]; then
     echo "ok $n $1"
   else

@@ -52,6 +52,7 @@
 #include <sbx/sbx.h>
 
 #include "sbx-cmd-run-egress.h"
+#include "sbx-cmd-run-ask.h"
 #include "sbx-cmd-run-denials.h"
 
 #include "sbx-cmds.h"
@@ -500,9 +501,6 @@ mint_grants (SbxExecutor    *executor,
             }
           g_ptr_array_add (tokens, token);
         }
-      if (sbx_profile_get_network (profile) == SBX_ACCESS_GATED)
-        sbx_cli_error ("run: the network is gated too; --ask does not open it (a grant names one "
-                       "port: --approve network.broad.v1:tcp:*:PORT)");
     }
   return TRUE;
 }
@@ -593,6 +591,7 @@ sbx_cmd_run (int    argc,
   g_autoptr(GArray) ignored_signals = caller_ignored_signals ();
   g_auto(RunArgs) args = { 0 };
   g_auto(SbxRunEgress) egress = { 0 };
+  g_autoptr(SbxRunAsk) ask = NULL;
   g_autofree char **original_argv = g_memdup2 (argv, sizeof (char *) * (gsize) argc);
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
@@ -645,7 +644,8 @@ sbx_cmd_run (int    argc,
       "Approve one Gated capability for this run (repeatable); command.start.v1 "
       "without a target means this command", "CLASS[:TARGET]" },
     { "ask", 0, 0, G_OPTION_ARG_NONE, &args.ask,
-      "Ask on the terminal for each Gated capability the profile declares", NULL },
+      "Ask on the terminal for each Gated capability the profile declares, and, while the "
+      "command runs, for each connection a Gated network holds no grant for", NULL },
     { "pty", 0, 0, G_OPTION_ARG_NONE, &args.pty,
       "Give the command a terminal of its own inside the sandbox, also when stdin or "
       "stdout is not a terminal (stdout and stderr then both go through it)", NULL },
@@ -714,6 +714,16 @@ sbx_cmd_run (int    argc,
     profile = routed;
   }
 
+  /* --ask: the terminal that answers while the command runs, and the
+   * route that holds a Gated network's connections (sbx-cmd-run-ask.c). */
+  if (args.ask)
+    {
+      ask = sbx_run_ask_new (command, &error);
+      if (ask == NULL)
+        return refuse ("%s", error->message);
+      sbx_run_ask_route (profile, &egress.route);
+    }
+
   set_options = sbx_executor_set_options_new ();
   sbx_executor_set_options_set_scratch_root (set_options, g_get_tmp_dir ());
   sbx_executor_set_options_set_max_executors (set_options, 1);
@@ -749,6 +759,8 @@ sbx_cmd_run (int    argc,
   sbx_run_options_set_timeout (run_options, timeout);
   sbx_run_options_set_max_output (run_options, max_output);
   sbx_run_options_set_staged (run_options, args.stage || args.review);
+  if (ask != NULL)
+    sbx_run_ask_attach (ask, run_options);
   /* A terminal for the command when sbx runs in one (or when asked).  An
    * Unconfined profile runs without a sandbox to open it in: it keeps the
    * real terminal unless --pty insists (and the backend then refuses). */
@@ -805,6 +817,16 @@ sbx_cmd_run (int    argc,
        * follows sbx's terminal's size on each SIGWINCH. */
       sbx_run_options_set_pty (run_options, rows, cols);
       sbx_run_options_set_pty_resize_fd (run_options, term.resize_pipe[0], -1);
+      /* --ask pauses the relay of the terminal to the command to ask */
+      if (ask != NULL && !sbx_run_ask_relay_stdin (ask, run_options, STDIN_FILENO))
+        {
+          int errsv = errno;
+          g_autoptr(GError) close_error = NULL;
+
+          terminal_restore (&term);
+          sbx_executor_set_close (set, NULL, &close_error);
+          return refuse ("cannot set up --ask's terminal relay: %s", g_strerror (errsv));
+        }
     }
 
   /* The run is a grant transaction (the execution ID is always set), with

@@ -873,22 +873,16 @@ emit_network (Compiler             *c,
     }
 }
 
-int32_t
-sbx_sbpl_compile (const SbxPolicyV1     *policy,
-                  const SbxSbplOptions  *options,
-                  SbxSbplProfile       **out,
-                  char                  *err,
-                  size_t                 err_size)
+/* The policy re-validated (defense in depth: the backend must not trust
+ * the core's compiler); *net the network policy to compile. */
+static int32_t
+sbpl_check_policy (const SbxPolicyV1     *policy,
+                   const SbxNetPolicyV1 **net,
+                   char                  *err,
+                   size_t                 err_size)
 {
-  Compiler c = { 0 };
-  Buf b = { 0 };
-  uint32_t denied_axes = 0;
-  size_t n_globs = 0;
-  size_t n_runtime_skipped = 0;
   static const SbxNetPolicyV1 deny_net = { sizeof (SbxNetPolicyV1), SBX_NET_MODE_DENY, 0, 0, NULL, 0, 0, 0 };
-  const SbxNetPolicyV1 *net;
 
-  *out = NULL;
   if (policy == NULL || policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
     {
       set_err (err, err_size, "darwin-seatbelt: policy table too small");
@@ -904,20 +898,17 @@ sbx_sbpl_compile (const SbxPolicyV1     *policy,
       set_err (err, err_size, "darwin-seatbelt: policy has %u rules and no rule array", policy->n_fs_rules);
       return SBX_STATUS_INVALID;
     }
-  net = policy->net != NULL ? policy->net : &deny_net;
-  if (net->struct_size < SBX_NET_POLICY_V1_MIN_SIZE || net->mode > SBX_NET_MODE_PROXY)
+  *net = policy->net != NULL ? policy->net : &deny_net;
+  if ((*net)->struct_size < SBX_NET_POLICY_V1_MIN_SIZE || (*net)->mode > SBX_NET_MODE_PROXY)
     {
-      set_err (err, err_size, "darwin-seatbelt: network policy invalid (mode %u)", net->mode);
+      set_err (err, err_size, "darwin-seatbelt: network policy invalid (mode %u)", (*net)->mode);
       return SBX_STATUS_INVALID;
     }
-  if (net->mode == SBX_NET_MODE_PROXY && net->proxy_port == 0)
+  if ((*net)->mode == SBX_NET_MODE_PROXY && (*net)->proxy_port == 0)
     {
       set_err (err, err_size, "darwin-seatbelt: network mode proxy without a proxy port");
       return SBX_STATUS_INVALID;
     }
-
-  /* Defense in depth: re-validate every rule (the backend must not trust
-   * the core's compiler). */
   for (uint32_t i = 0; i < policy->n_fs_rules; i++)
     {
       const SbxFsRuleV1 *rule = &policy->fs_rules[i];
@@ -934,25 +925,34 @@ sbx_sbpl_compile (const SbxPolicyV1     *policy,
           return SBX_STATUS_INVALID;
         }
     }
+  return SBX_STATUS_OK;
+}
 
-  c.options = options;
-  c.out = calloc (1, sizeof *c.out);
-  if (c.out == NULL)
-    {
-      set_err (err, err_size, "darwin-seatbelt: out of memory");
-      return SBX_STATUS_NO_MEMORY;
-    }
+/* What the filesystem rules left for the report and the guarantees. */
+typedef struct
+{
+  uint32_t denied_axes;
+  size_t   n_globs;
+  size_t   n_runtime_skipped;
+} SbplFsSummary;
 
+/* The filesystem lines: stat("/"), the macOS runtime closure, then the
+ * policy's rules (the host's runtime closure left out). */
+static void
+sbpl_emit_fs (Compiler          *c,
+              const SbxPolicyV1 *policy,
+              SbplFsSummary     *sum)
+{
   /* stat("/") (dyld, getcwd, realpath), as an exact rule of "/": it wins
    * over a deny of the tree "/" and loses to nothing more specific. */
-  add_line (&c, precedence_of ("/", 1), 0, strdup ("(allow file-read-metadata (literal \"/\"))"));
+  add_line (c, precedence_of ("/", 1), 0, strdup ("(allow file-read-metadata (literal \"/\"))"));
 
   /* The macOS runtime closure. */
   for (size_t i = 0; i < sizeof darwin_closure / sizeof darwin_closure[0]; i++)
-    emit_rule (&c, darwin_closure[i].path, darwin_closure[i].axes, 0,
+    emit_rule (c, darwin_closure[i].path, darwin_closure[i].axes, 0,
                (darwin_closure[i].flags & ROW_EXACT) != 0);
 
-  for (uint32_t i = 0; i < policy->n_fs_rules && !c.oom; i++)
+  for (uint32_t i = 0; i < policy->n_fs_rules && !c->oom; i++)
     {
       const SbxFsRuleV1 *rule = &policy->fs_rules[i];
       uint32_t allow = rule->allow & SBX_FS_ALL;
@@ -961,88 +961,136 @@ sbx_sbpl_compile (const SbxPolicyV1     *policy,
       /* The host's closure names the host's paths; macOS gets its own. */
       if (rule->origin == SBX_FS_ORIGIN_RUNTIME || rule->origin == SBX_FS_ORIGIN_DEVICE)
         {
-          n_runtime_skipped++;
+          sum->n_runtime_skipped++;
           continue;
         }
-      denied_axes |= deny;
+      sum->denied_axes |= deny;
       if (rule->flags & SBX_FS_RULE_GLOB)
         {
-          n_globs++;
+          sum->n_globs++;
           if (allow != 0)
-            add_entry (&c, "glob-allow", SBX_ABI_REPORT_NARROWED,
+            add_entry (c, "glob-allow", SBX_ABI_REPORT_NARROWED,
                        "a glob allow is dropped (globs only ever deny)");
           if (deny != 0)
-            emit_glob_deny (&c, rule, deny);
+            emit_glob_deny (c, rule, deny);
           continue;
         }
-      emit_rule (&c, rule->path, allow, deny, (rule->flags & SBX_FS_RULE_EXACT) != 0);
+      emit_rule (c, rule->path, allow, deny, (rule->flags & SBX_FS_RULE_EXACT) != 0);
     }
+}
 
-  if (!c.oom)
+/* The profile text: the preamble, the mach services, the filesystem lines
+ * in ascending precedence, the network. */
+static void
+sbpl_write (Compiler             *c,
+            Buf                  *b,
+            const SbxNetPolicyV1 *net)
+{
+  qsort (c->lines, c->n_lines, sizeof *c->lines, compare_lines);
+
+  buf_add (b, PREAMBLE_HEAD);
+  buf_add (b, "(allow mach-lookup");
+  for (size_t i = 0; i < sizeof darwin_mach_services / sizeof darwin_mach_services[0]; i++)
+    buf_printf (b, "\n  (global-name \"%s\")", darwin_mach_services[i]);
+  buf_add (b, ")\n");
+  buf_add (b, "; --- filesystem (ascending precedence; the last matching rule decides) ---\n");
+  for (size_t i = 0; i < c->n_lines; i++)
     {
-      qsort (c.lines, c.n_lines, sizeof *c.lines, compare_lines);
+      buf_add (b, c->lines[i].text);
+      buf_add (b, "\n");
+    }
+  emit_network (c, b, net);
+}
 
-      buf_add (&b, PREAMBLE_HEAD);
-      buf_add (&b, "(allow mach-lookup");
-      for (size_t i = 0; i < sizeof darwin_mach_services / sizeof darwin_mach_services[0]; i++)
-        buf_printf (&b, "\n  (global-name \"%s\")", darwin_mach_services[i]);
-      buf_add (&b, ")\n");
-      buf_add (&b, "; --- filesystem (ascending precedence; the last matching rule decides) ---\n");
-      for (size_t i = 0; i < c.n_lines; i++)
-        {
-          buf_add (&b, c.lines[i].text);
-          buf_add (&b, "\n");
-        }
-      emit_network (&c, &b, net);
+/* The report entries of every profile. */
+static void
+sbpl_report (Compiler              *c,
+             const SbxPolicyV1     *policy,
+             const SbxSbplOptions  *options,
+             const SbplFsSummary   *sum)
+{
+  char detail[512];
+  Buf services = { 0 };
+
+  add_entry (c, "sbpl-default", SBX_ABI_REPORT_ENFORCED,
+             "(deny default); no unconditional file-read*, file-write* or process-exec* allow");
+  add_entry (c, SBX_ABI_FEATURE_PROCESS_BOUNDARY, SBX_ABI_REPORT_ENFORCED,
+             "Seatbelt applies to every descendant; signals and process-info only within the same sandbox");
+  for (size_t i = 0; i < sizeof darwin_mach_services / sizeof darwin_mach_services[0]; i++)
+    buf_printf (&services, "%s%s", i > 0 ? ", " : "", darwin_mach_services[i]);
+  snprintf (detail, sizeof detail, "only %s", services.data != NULL ? services.data : "");
+  free (buf_steal (&services));
+  add_entry (c, "mach-lookup", SBX_ABI_REPORT_NARROWED, detail);
+  add_entry (c, "sysctl-read", SBX_ABI_REPORT_WIDENED, "every sysctl is readable (uname, hw.ncpu, ...)");
+  add_entry (c, "ancestor-metadata", SBX_ABI_REPORT_WIDENED,
+             "file-read-metadata of \"/\" and of every ancestor of an allowed path (stat only, never contents)");
+  snprintf (detail, sizeof detail,
+            "the macOS runtime closure (%zu paths, least bits each) replaces the host's %zu closure rules",
+            sizeof darwin_closure / sizeof darwin_closure[0], sum->n_runtime_skipped);
+  add_entry (c, "runtime-closure", SBX_ABI_REPORT_WIDENED, detail);
+  add_entry (c, "path-aliases", SBX_ABI_REPORT_ENFORCED,
+             options != NULL && options->resolve != NULL
+             ? "every rule names /private and public spellings and the resolved path"
+             : "every rule names /private and public spellings (lexical; no resolver on this host)");
+  if (c->out->n_params > 0)
+    {
+      snprintf (detail, sizeof detail, "%zu path(s) with bytes outside printable ASCII travel as "
+                                       "sandbox parameters, never as profile text", c->out->n_params);
+      add_entry (c, "path-parameters", SBX_ABI_REPORT_ENFORCED, detail);
+    }
+  if (sum->n_globs > 0)
+    add_entry (c, "glob-deny", SBX_ABI_REPORT_ENFORCED, "glob denies are (regex ...) rules applied last");
+  if (policy->limits != NULL && policy->limits->struct_size >= SBX_LIMITS_V1_MIN_SIZE
+      && (policy->limits->max_processes != 0 || policy->limits->max_memory_bytes != 0
+          || policy->limits->max_open_files != 0))
+    add_entry (c, SBX_ABI_FEATURE_RESOURCE_LIMITS, SBX_ABI_REPORT_UNENFORCED,
+               "Seatbelt has no sandbox-wide limits; this backend sets none");
+}
+
+/* The compiler's own lines and ancestor set (the profile is not freed). */
+static void
+compiler_clear (Compiler *c)
+{
+  for (size_t i = 0; i < c->n_lines; i++)
+    free (c->lines[i].text);
+  free (c->lines);
+  for (size_t i = 0; i < c->n_metas; i++)
+    free (c->metas[i]);
+  free (c->metas);
+}
+
+int32_t
+sbx_sbpl_compile (const SbxPolicyV1     *policy,
+                  const SbxSbplOptions  *options,
+                  SbxSbplProfile       **out,
+                  char                  *err,
+                  size_t                 err_size)
+{
+  Compiler c = { 0 };
+  Buf b = { 0 };
+  SbplFsSummary sum = { 0 };
+  const SbxNetPolicyV1 *net = NULL;
+  int32_t status;
+
+  *out = NULL;
+  status = sbpl_check_policy (policy, &net, err, err_size);
+  if (status != SBX_STATUS_OK)
+    return status;
+  c.options = options;
+  c.out = calloc (1, sizeof *c.out);
+  if (c.out == NULL)
+    {
+      set_err (err, err_size, "darwin-seatbelt: out of memory");
+      return SBX_STATUS_NO_MEMORY;
     }
 
-  {
-    char detail[512];
-    Buf services = { 0 };
-
-    add_entry (&c, "sbpl-default", SBX_ABI_REPORT_ENFORCED,
-               "(deny default); no unconditional file-read*, file-write* or process-exec* allow");
-    add_entry (&c, SBX_ABI_FEATURE_PROCESS_BOUNDARY, SBX_ABI_REPORT_ENFORCED,
-               "Seatbelt applies to every descendant; signals and process-info only within the same sandbox");
-    for (size_t i = 0; i < sizeof darwin_mach_services / sizeof darwin_mach_services[0]; i++)
-      buf_printf (&services, "%s%s", i > 0 ? ", " : "", darwin_mach_services[i]);
-    snprintf (detail, sizeof detail, "only %s", services.data != NULL ? services.data : "");
-    free (buf_steal (&services));
-    add_entry (&c, "mach-lookup", SBX_ABI_REPORT_NARROWED, detail);
-    add_entry (&c, "sysctl-read", SBX_ABI_REPORT_WIDENED, "every sysctl is readable (uname, hw.ncpu, ...)");
-    add_entry (&c, "ancestor-metadata", SBX_ABI_REPORT_WIDENED,
-               "file-read-metadata of \"/\" and of every ancestor of an allowed path (stat only, never contents)");
-    snprintf (detail, sizeof detail,
-              "the macOS runtime closure (%zu paths, least bits each) replaces the host's %zu closure rules",
-              sizeof darwin_closure / sizeof darwin_closure[0], n_runtime_skipped);
-    add_entry (&c, "runtime-closure", SBX_ABI_REPORT_WIDENED, detail);
-    add_entry (&c, "path-aliases", SBX_ABI_REPORT_ENFORCED,
-               options != NULL && options->resolve != NULL
-               ? "every rule names /private and public spellings and the resolved path"
-               : "every rule names /private and public spellings (lexical; no resolver on this host)");
-    if (c.out->n_params > 0)
-      {
-        snprintf (detail, sizeof detail, "%zu path(s) with bytes outside printable ASCII travel as "
-                                         "sandbox parameters, never as profile text", c.out->n_params);
-        add_entry (&c, "path-parameters", SBX_ABI_REPORT_ENFORCED, detail);
-      }
-    if (n_globs > 0)
-      add_entry (&c, "glob-deny", SBX_ABI_REPORT_ENFORCED, "glob denies are (regex ...) rules applied last");
-    if (policy->limits != NULL && policy->limits->struct_size >= SBX_LIMITS_V1_MIN_SIZE
-        && (policy->limits->max_processes != 0 || policy->limits->max_memory_bytes != 0
-            || policy->limits->max_open_files != 0))
-      add_entry (&c, SBX_ABI_FEATURE_RESOURCE_LIMITS, SBX_ABI_REPORT_UNENFORCED,
-                 "Seatbelt has no sandbox-wide limits; this backend sets none");
-  }
-
+  sbpl_emit_fs (&c, policy, &sum);
+  if (!c.oom)
+    sbpl_write (&c, &b, net);
+  sbpl_report (&c, policy, options, &sum);
+  compiler_clear (&c);
   if (c.oom || b.failed)
     {
-      for (size_t i = 0; i < c.n_lines; i++)
-        free (c.lines[i].text);
-      free (c.lines);
-      for (size_t i = 0; i < c.n_metas; i++)
-        free (c.metas[i]);
-      free (c.metas);
       free (buf_steal (&b));
       sbx_sbpl_profile_free (c.out);
       set_err (err, err_size, "darwin-seatbelt: out of memory");
@@ -1052,21 +1100,14 @@ sbx_sbpl_compile (const SbxPolicyV1     *policy,
   c.out->text = buf_steal (&b);
   c.out->level = SBX_ABI_LEVEL_FULL;
   c.out->guarantees = SBX_ABI_GUARANTEE_PROCESS_BOUNDARY | SBX_ABI_GUARANTEE_ENV_SCRUB;
-  if (denied_axes & (SBX_FS_READ | SBX_FS_EXEC))
+  if (sum.denied_axes & (SBX_FS_READ | SBX_FS_EXEC))
     c.out->guarantees |= SBX_ABI_GUARANTEE_READ_BOUNDARY;
-  if (denied_axes & SBX_FS_WRITE)
+  if (sum.denied_axes & SBX_FS_WRITE)
     c.out->guarantees |= SBX_ABI_GUARANTEE_WRITE_BOUNDARY;
   if (net->mode != SBX_NET_MODE_OPEN)
     c.out->guarantees |= SBX_ABI_GUARANTEE_NETWORK_BOUNDARY;
   if (net->mode == SBX_NET_MODE_PROXY)
     c.out->guarantees |= SBX_ABI_GUARANTEE_TARGET_NETWORK;
-
-  for (size_t i = 0; i < c.n_lines; i++)
-    free (c.lines[i].text);
-  free (c.lines);
-  for (size_t i = 0; i < c.n_metas; i++)
-    free (c.metas[i]);
-  free (c.metas);
   *out = c.out;
   return SBX_STATUS_OK;
 }

@@ -160,6 +160,7 @@ struct _Conn
   guint16            port;
   gboolean           literal;
   gboolean           named;
+  gboolean           held;            /* waits for the host's answer to an ask: no idle timeout */
   gboolean           is_connect;
   char              *path;            /* forward: origin-form path */
   guint64            body_length;

@@ -24,6 +24,11 @@
  *    authorized for all): otherwise 403 and the execution's first denial is
  *    recorded; a request whose target cannot be parsed is denied as
  *    tcp:invalid:1;
+ *  - an execution whose host asks (SbxEgressDenialSinkV1.ask) holds a
+ *    request for a target it is not authorized for, costing nothing but
+ *    the connection, until the host's answer; approved, it goes on as an
+ *    authorized one with every address rule below; denied, 403 as above.
+ *    An empty target list authorizes nothing (every target then asked);
  *  - direct route: names are resolved here and refused when ANY address is
  *    non-public; an IP literal in a non-public class is dialed only when the
  *    execution's approval lists that exact target; metadata never; refused
@@ -97,6 +102,8 @@ tick (gpointer data)
     {
       Conn *c = key;
 
+      if (c->held)
+        continue;   /* the host's answer (or its timeout, or the revoke) ends it */
       if ((c->head_deadline != 0 && now > c->head_deadline) || now - c->last_activity > idle)
         g_ptr_array_add (expired, sbx_egress_conn_ref (c));
       else if (now - c->last_activity > RELAY_IDLE_US)
@@ -320,13 +327,6 @@ sbx_egress_proxy_authorize (SbxEgressProxy    *self,
                    "control characters)");
       return NULL;
     }
-  if (targets != NULL && targets[0] == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "egress authorization of “%s”: empty target list (pass NULL for every target)", execution_id);
-      return NULL;
-    }
-
   e = g_new0 (Exec, 1);
   e->id = g_strdup (execution_id);
   e->all = targets == NULL;
@@ -450,6 +450,8 @@ sbx_egress_proxy_watch (SbxEgressProxy              *self,
       e->sink.struct_size = sizeof e->sink;
       e->sink.denied = sink->denied;
       e->sink.data = sink->data;
+      /* an older host's sink ends before ask: it is never asked */
+      e->sink.ask = SBX_ABI_HAS (sink, SbxEgressDenialSinkV1, ask) ? sink->ask : NULL;
     }
   g_mutex_unlock (&self->lock);
   return e != NULL;

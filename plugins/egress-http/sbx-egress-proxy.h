@@ -34,7 +34,8 @@ const char     *sbx_egress_proxy_get_fingerprint    (SbxEgressProxy             
 gboolean        sbx_egress_proxy_get_address_guarantee (SbxEgressProxy          *self);
 
 /* @targets: canonical "tcp:host:port" (re-validated), NULL-terminated, or
- * NULL for every target.  Returns the credential (base64url of 32 random
+ * NULL for every target (an empty list: none yet, for a host that asks).
+ * Returns the credential (base64url of 32 random
  * bytes; only its SHA-256 is kept). */
 char           *sbx_egress_proxy_authorize          (SbxEgressProxy             *self,
                                                      const char                 *execution_id,
@@ -48,7 +49,9 @@ gboolean        sbx_egress_proxy_revoke             (SbxEgressProxy             
                                                      char                      **denial);
 /* From now until its revoke returns, reports every refusal of
  * @execution_id to @sink (copied; SbxEgressVTableV1.watch_denials), under
- * the proxy's lock, so no report is in flight once revoke returned.  FALSE
+ * the proxy's lock, so no report is in flight once revoke returned.  With
+ * the sink's ask, an approvable CONNECT is held and asked instead (also
+ * under the lock; the answer is queued to the proxy's thread).  FALSE
  * when @execution_id is not authorized. */
 gboolean        sbx_egress_proxy_watch              (SbxEgressProxy             *self,
                                                      const char                 *execution_id,

@@ -262,6 +262,113 @@ request_target (Conn *c)
   return TRUE;
 }
 
+/* What follows the approval of the connection's target: the body rules of
+ * a forward request, then the dial (every address rule applies there). */
+static void
+request_proceed (Conn *c)
+{
+  SbxHttpHead *h = c->head;
+  const char *te, *cl;
+
+  if (!c->is_connect)
+    {
+      guint64 length = 0;
+
+      te = sbx_http_head_get (h, "Transfer-Encoding", NULL);
+      cl = sbx_http_head_get (h, "Content-Length", NULL);
+      if (te != NULL)
+        {
+          /* no chunked request bodies: refusing is closed, guessing is not */
+          sbx_egress_respond_error (c, 411, "Length Required", "request bodies need Content-Length");
+          return;
+        }
+      if (cl != NULL)
+        {
+          if (*cl == '\0' || strlen (cl) > 18 || strspn (cl, "0123456789") != strlen (cl))
+            {
+              sbx_egress_respond_error (c, 400, "Bad Request", "invalid Content-Length");
+              return;
+            }
+          length = g_ascii_strtoull (cl, NULL, 10);
+        }
+      c->body_length = length;
+    }
+  if (c->is_connect)
+    sbx_egress_tunnel_connect (c);
+  else
+    sbx_egress_dial (c, forward_start);
+}
+
+/* One held request's answer, from the host (any thread): handled on the
+ * proxy thread, never inside the ask. */
+typedef struct
+{
+  Conn    *conn;       /* (owned) */
+  guint32  decision;
+} Answer;
+
+static gboolean
+answer_dispatch (gpointer data)
+{
+  Answer *a = data;
+  Conn *c = a->conn;
+  SbxEgressProxy *self = c->proxy;
+  gboolean allowed = FALSE;
+
+  if (c->closed)
+    return G_SOURCE_REMOVE;
+  c->held = FALSE;
+  c->last_activity = now_us ();
+  g_mutex_lock (&self->lock);
+  /* a revoked execution (c->exec cleared) takes no answer */
+  if (c->exec != NULL && (a->decision == SBX_ABI_DECISION_ONCE || a->decision == SBX_ABI_DECISION_FOR_RUN))
+    {
+      allowed = TRUE;
+      /* the approval names this exact target, as a grant would */
+      c->named = TRUE;
+      if (a->decision == SBX_ABI_DECISION_FOR_RUN && !c->exec->all)
+        g_hash_table_add (c->exec->targets, g_strdup (c->target));
+    }
+  else if (c->exec != NULL)
+    {
+      sbx_egress_exec_deny_locked (c->exec, SBX_ABI_DENIAL_CONNECT, SBX_ABI_DENIAL_APPROVABLE, c->target,
+                                   "egress-proxy", "not approved when asked");
+    }
+  g_mutex_unlock (&self->lock);
+  if (!allowed)
+    {
+      sbx_egress_respond_error (c, 403, "Forbidden", "network target denied");
+      return G_SOURCE_REMOVE;
+    }
+  request_proceed (c);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+answer_free (gpointer data)
+{
+  Answer *a = data;
+
+  sbx_egress_conn_unref (a->conn);
+  g_free (a);
+}
+
+/* SbxEgressAnswerFunc: @ticket is the held connection's reference. */
+static void
+answer_held (void    *ticket,
+             uint32_t decision)
+{
+  Answer *a = g_new0 (Answer, 1);
+  GSource *idle = g_idle_source_new ();
+
+  a->conn = ticket;
+  a->decision = decision;
+  g_source_set_callback (idle, answer_dispatch, a, answer_free);
+  g_source_set_static_name (idle, "[sbx-egress] answer");
+  g_source_attach (idle, a->conn->proxy->context);
+  g_source_unref (idle);
+}
+
 static void
 handle_request (Conn *c)
 {
@@ -270,8 +377,7 @@ handle_request (Conn *c)
   g_autofree char *id = NULL;
   g_autofree char *credential = NULL;
   g_autofree char *hash = NULL;
-  gboolean authenticated = FALSE, allowed = FALSE, parsed;
-  const char *te, *cl;
+  gboolean authenticated = FALSE, allowed = FALSE, held = FALSE, parsed;
   Exec *e;
 
   if (parse_proxy_authorization (sbx_http_head_get (h, "Proxy-Authorization", NULL), &id, &credential))
@@ -305,6 +411,24 @@ handle_request (Conn *c)
           c->exec = e;
           g_ptr_array_add (e->conns, sbx_egress_conn_ref (c));
         }
+      else if (e->sink.ask != NULL)
+        {
+          SbxEgressDenialV1 request = { 0 };
+
+          /* held: on the execution's list (its revoke closes it), asked
+           * under the lock so no ask follows the revoke */
+          held = TRUE;
+          c->held = TRUE;
+          c->exec = e;
+          g_ptr_array_add (e->conns, sbx_egress_conn_ref (c));
+          request.struct_size = sizeof request;
+          request.operation = SBX_ABI_DENIAL_CONNECT;
+          request.flags = SBX_ABI_DENIAL_APPROVABLE;
+          request.target = c->target;
+          request.mechanism = "egress-proxy";
+          request.reason = "not approved for this execution";
+          e->sink.ask (e->sink.data, &request, answer_held, sbx_egress_conn_ref (c));
+        }
       else
         sbx_egress_exec_deny_locked (e, SBX_ABI_DENIAL_CONNECT, SBX_ABI_DENIAL_APPROVABLE, c->target,
                                      "egress-proxy", "not approved for this execution");
@@ -316,39 +440,14 @@ handle_request (Conn *c)
       sbx_egress_respond_error (c, 407, "Proxy Authentication Required", "proxy authentication required");
       return;
     }
+  if (held)
+    return;
   if (!allowed)
     {
       sbx_egress_respond_error (c, 403, "Forbidden", "network target denied");
       return;
     }
-
-  if (!c->is_connect)
-    {
-      guint64 length = 0;
-
-      te = sbx_http_head_get (h, "Transfer-Encoding", NULL);
-      cl = sbx_http_head_get (h, "Content-Length", NULL);
-      if (te != NULL)
-        {
-          /* no chunked request bodies: refusing is closed, guessing is not */
-          sbx_egress_respond_error (c, 411, "Length Required", "request bodies need Content-Length");
-          return;
-        }
-      if (cl != NULL)
-        {
-          if (*cl == '\0' || strlen (cl) > 18 || strspn (cl, "0123456789") != strlen (cl))
-            {
-              sbx_egress_respond_error (c, 400, "Bad Request", "invalid Content-Length");
-              return;
-            }
-          length = g_ascii_strtoull (cl, NULL, 10);
-        }
-      c->body_length = length;
-    }
-  if (c->is_connect)
-    sbx_egress_tunnel_connect (c);
-  else
-    sbx_egress_dial (c, forward_start);
+  request_proceed (c);
 }
 
 static void

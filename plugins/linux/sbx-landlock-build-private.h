@@ -44,7 +44,7 @@ typedef struct
 
 typedef struct
 {
-  SbxLandlockPlan *plan;
+  SbxLandlockPlan *plan;          /* borrowed: the plan being built */
   GPtrArray       *entries;       /* LlEntry (literal) */
   GPtrArray       *globs;         /* LlEntry (glob denies) */
   GArray          *rules;         /* LlRule */
@@ -90,6 +90,10 @@ gboolean    ll_emit_allow_axis           (Builder        *b,
 /* Policy paths that run through a symlink get an entry at their target for
  * the axes the policy also grants there; the rest is recorded as a gap. */
 void        ll_resolve_symlinked_entries (Builder        *b);
+/* The builder of @plan (borrowed), its tables empty; cleared by
+ * ll_builder_clear(), which leaves the plan to its owner. */
+void        ll_builder_init              (Builder         *b,
+                                          SbxLandlockPlan *plan);
 void        ll_builder_clear             (Builder        *b);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Builder, ll_builder_clear)

@@ -30,6 +30,21 @@
 
 
 void
+ll_builder_init (Builder         *b,
+                 SbxLandlockPlan *plan)
+{
+  b->plan = plan;
+  b->entries = g_ptr_array_new_with_free_func (ll_entry_free);
+  b->globs = g_ptr_array_new_with_free_func (ll_entry_free);
+  b->rules = g_array_new (FALSE, FALSE, sizeof (LlRule));
+  b->rule_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  b->pins = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  b->fds = g_array_new (FALSE, FALSE, sizeof (int));
+  b->dropped = g_ptr_array_new_with_free_func (g_free);
+  b->gaps = g_ptr_array_new_with_free_func (g_free);
+}
+
+void
 ll_builder_clear (Builder *b)
 {
   g_clear_pointer (&b->entries, g_ptr_array_unref);
@@ -46,7 +61,7 @@ ll_builder_clear (Builder *b)
     }
   g_clear_pointer (&b->dropped, g_ptr_array_unref);
   g_clear_pointer (&b->gaps, g_ptr_array_unref);
-  g_clear_pointer (&b->plan, sbx_landlock_plan_free);
+  b->plan = NULL;   /* borrowed: sbx_landlock_plan_new() owns it */
 }
 
 

@@ -382,50 +382,249 @@ join_limited (GPtrArray *items, guint limit)
   return g_string_free (s, FALSE);
 }
 
+/* The policy and options, checked before anything is built (the kernel's
+ * ABI into *kernel_abi). */
+static gboolean
+plan_check (const SbxPolicyV1         *policy,
+            const SbxLandlockOptions  *options,
+            int                       *kernel_abi,
+            GError                   **error)
+{
+  if (policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "policy: struct_size %u < %zu", policy->struct_size, sizeof (SbxPolicyV1));
+      return FALSE;
+    }
+  if (policy->flags & SBX_POLICY_UNCONFINED)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "policy: an Unconfined policy has no Landlock plan");
+      return FALSE;
+    }
+  if (options->rung != SBX_LANDLOCK_RUNG_USERNS && options->rung != SBX_LANDLOCK_RUNG_LANDLOCK)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "options.rung: unknown rung %d", options->rung);
+      return FALSE;
+    }
+  *kernel_abi = sbx_landlock_probe_abi ();
+  if (options->abi < 1 || options->abi > *kernel_abi)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "Landlock ABI %d requested but the kernel offers %d. Hint: Landlock needs Linux 5.13 "
+                   "with CONFIG_SECURITY_LANDLOCK and \"landlock\" in the lsm= boot parameter",
+                   options->abi, *kernel_abi);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Rung 1: bind-mount roots cut the path walk; re-grant there. */
+static gboolean
+plan_add_mount_roots (Builder                   *b,
+                      const SbxLandlockOptions  *options,
+                      GError                   **error)
+{
+  guint n = b->entries->len;
+  g_autoptr(GPtrArray) view = NULL;
+
+  if (options->mount_roots == NULL || options->rung != SBX_LANDLOCK_RUNG_USERNS)
+    return TRUE;
+  view = g_ptr_array_new ();
+  for (guint j = 0; j < n; j++)
+    g_ptr_array_add (view, g_ptr_array_index (b->entries, j));
+  for (const char *const *m = options->mount_roots; *m != NULL; m++)
+    {
+      uint32_t granted = 0;
+      LlEntry *c;
+
+      if (!ll_path_is_clean (*m))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "options.mount_roots: \"%s\" is not an absolute clean path", *m);
+          return FALSE;
+        }
+      granted = ll_resolve_path (view, b->globs, *m);
+      if (granted == 0)
+        continue;
+      c = g_new0 (LlEntry, 1);
+      c->path = g_strdup (*m);
+      c->allow = granted;
+      c->fd = -1;
+      c->optional = TRUE;
+      g_ptr_array_add (b->entries, c);
+    }
+  return TRUE;
+}
+
+/* The rules of every entry's allowed axes (sbx-landlock-builder.c). */
+static gboolean
+plan_emit_rules (Builder  *b,
+                 GError  **error)
+{
+  for (guint i = 0; i < b->entries->len; i++)
+    {
+      const LlEntry *e = g_ptr_array_index (b->entries, i);
+
+      for (guint k = 0; k < LL_N_AXES; k++)
+        if ((e->allow & ll_axes[k]) && !ll_emit_allow_axis (b, e, ll_axes[k], error))
+          return FALSE;
+    }
+  return TRUE;
+}
+
+/* The rules frozen into the plan, and what the ruleset enforces.  At rung 2
+ * glob denies are not expressible: the axes they deny are not claimed
+ * (*glob_read, *glob_write say which). */
+static void
+plan_freeze (Builder  *b,
+             gboolean  rung2,
+             gboolean *glob_read,
+             gboolean *glob_write)
+{
+  SbxLandlockPlan *plan = b->plan;
+
+  plan->n_rules = b->rules->len;
+  plan->rules = (LlRule *) (void *) g_array_free (g_steal_pointer (&b->rules), FALSE);
+  plan->n_fds = b->fds->len;
+  plan->fds = (int *) (void *) g_array_free (g_steal_pointer (&b->fds), FALSE);
+  plan->attr_size = plan->abi >= 6 ? 24 : plan->abi >= 4 ? 16 : 8;
+
+  *glob_read = *glob_write = FALSE;
+  for (guint i = 0; i < b->globs->len; i++)
+    {
+      const LlEntry *g = g_ptr_array_index (b->globs, i);
+
+      *glob_read = *glob_read || (g->deny & (SBX_FS_READ | SBX_FS_EXEC));
+      *glob_write = *glob_write || (g->deny & SBX_FS_WRITE);
+    }
+  if (!(rung2 && *glob_read))
+    plan->enforces |= SBX_LANDLOCK_ENFORCES_READ;
+  if (!(rung2 && *glob_write))
+    plan->enforces |= plan->abi >= 3 ? SBX_LANDLOCK_ENFORCES_WRITE : SBX_LANDLOCK_ENFORCES_WRITE_EXCEPT_TRUNCATE;
+  if (plan->scoped != 0)
+    plan->enforces |= SBX_LANDLOCK_ENFORCES_SCOPE;
+}
+
+/* Rung 2, where Landlock is the filesystem boundary: the boundaries and the
+ * denies it expresses. */
+static void
+plan_report_boundaries (const Builder          *b,
+                        gboolean                glob_read,
+                        gboolean                glob_write,
+                        const SbxLinuxReporter *reporter)
+{
+  if (b->plan->abi >= 3)
+    sbx_linux_report (reporter, SBX_ABI_FEATURE_WRITE_BOUNDARY, glob_write ? SBX_ABI_REPORT_UNENFORCED : SBX_ABI_REPORT_ENFORCED,
+                      glob_write ? "Landlock: glob write denies cannot be expressed" : "Landlock filesystem rules");
+  else
+    sbx_linux_report (reporter, SBX_ABI_FEATURE_WRITE_BOUNDARY, SBX_ABI_REPORT_UNENFORCED,
+                      "Landlock ABI < 3 cannot mediate truncate(2) or open(O_RDONLY|O_TRUNC); "
+                      "the write boundary holds only with the seccomp truncate deny. "
+                      "Hint: Linux 6.2 adds LANDLOCK_ACCESS_FS_TRUNCATE");
+  sbx_linux_report (reporter, SBX_ABI_FEATURE_READ_BOUNDARY, glob_read ? SBX_ABI_REPORT_UNENFORCED : SBX_ABI_REPORT_ENFORCED,
+                    glob_read ? "Landlock: glob read denies cannot be expressed" : "Landlock filesystem rules");
+  if (b->literal_deny)
+    sbx_linux_report (reporter, "fixed-path-deny", SBX_ABI_REPORT_ENFORCED,
+                      "literal denies inside allowed trees enforced by sibling enumeration");
+  if (b->globs->len > 0)
+    sbx_linux_report (reporter, "glob-deny", SBX_ABI_REPORT_UNENFORCED,
+                      "Landlock cannot express glob denies; matching paths keep the access of "
+                      "their covering allow");
+}
+
+/* Where the rules narrow the policy: carved directories (snapshots),
+ * paths without a rule, symlinks resolved outside the policy. */
+static void
+plan_report_rules (const Builder          *b,
+                   const char             *layer,
+                   const SbxLinuxReporter *reporter)
+{
+  if (b->carved_write_deny)
+    {
+      g_autofree char *detail = g_strdup_printf ("a writable tree holds a nested write deny: its entries that "
+                                                 "existed at executor creation stay writable, new entries "
+                                                 "directly in a carved directory do not%s", layer);
+
+      sbx_linux_report (reporter, "carveout", SBX_ABI_REPORT_NARROWED, detail);
+    }
+  if (b->carved_axes != 0)
+    {
+      g_autoptr(GString) list = g_string_new (NULL);
+      g_autofree char *detail = NULL;
+
+      for (guint k = 0; k < LL_N_AXES; k++)
+        if (b->carved_axes & ll_axes[k])
+          g_string_append_printf (list, "%s%s", list->len ? ", " : "", ll_axis_name (ll_axes[k]));
+      detail = g_strdup_printf ("%s: authority of carved directories is the snapshot taken at executor "
+                                "creation%s", list->str, layer);
+      sbx_linux_report (reporter, "filesystem-axis-snapshot", SBX_ABI_REPORT_NARROWED, detail);
+    }
+  if (b->dropped->len > 0 || b->gaps->len > 0)
+    {
+      g_autofree char *dropped = join_limited (b->dropped, 8);
+      g_autofree char *gaps = join_limited (b->gaps, 8);
+      g_autofree char *detail =
+        g_strdup_printf ("%s%s%s%s%s%s", b->dropped->len ? "not granted: " : "", dropped,
+                         b->dropped->len && b->gaps->len ? "; " : "",
+                         b->gaps->len ? "symbolic links resolved outside the policy: " : "", gaps, layer);
+
+      sbx_linux_report (reporter, "allow-paths", SBX_ABI_REPORT_NARROWED, detail);
+    }
+  else
+    sbx_linux_report (reporter, "allow-paths", SBX_ABI_REPORT_ENFORCED, "every allowed path has a rule");
+}
+
+/* Scoping and the ABI the ruleset uses. */
+static void
+plan_report_abi (const SbxLandlockPlan  *plan,
+                 int                     kernel_abi,
+                 const char             *layer,
+                 const SbxLinuxReporter *reporter)
+{
+  g_autofree char *abi_detail = NULL;
+
+  if (plan->scoped != 0)
+    sbx_linux_report (reporter, "landlock-scoping", SBX_ABI_REPORT_ENFORCED,
+                      "abstract unix sockets and signals are scoped to the sandbox");
+  else
+    sbx_linux_report (reporter, "landlock-scoping", SBX_ABI_REPORT_UNENFORCED,
+                      "Landlock ABI < 6: abstract unix sockets and signals outside the sandbox are "
+                      "reachable. Hint: Linux 6.12 adds Landlock scoping");
+
+  abi_detail = g_strdup_printf ("%d%s: handled fs 0x%" G_GINT64_MODIFIER "x, net 0x%" G_GINT64_MODIFIER
+                                "x, scoped 0x%" G_GINT64_MODIFIER "x, %zu rules%s%s%s",
+                                plan->abi, kernel_abi > plan->abi ? " (kernel offers more)" : "",
+                                plan->handled_fs, plan->handled_net, plan->scoped,
+                                plan->n_rules + plan->n_ports,
+                                plan->abi < 2 ? "; no REFER: renames and links across directories fail (EXDEV)" : "",
+                                plan->abi < 5 ? "; device ioctls not mediated" : "",
+                                layer);
+  sbx_linux_report (reporter, "landlock-abi", SBX_ABI_REPORT_ENFORCED, abi_detail);
+}
+
 SbxLandlockPlan *
 sbx_landlock_plan_new (const SbxPolicyV1        *policy,
                        const SbxLandlockOptions *options,
                        const SbxLinuxReporter   *reporter,
                        GError                  **error)
 {
+  g_autoptr(SbxLandlockPlan) plan = NULL;
   g_auto(Builder) b = { 0 };
-  SbxLandlockPlan *plan;
-  int kernel_abi;
+  int kernel_abi = 0;
   gboolean rung2;
-  gboolean glob_read = FALSE, glob_write = FALSE;
+  gboolean glob_read, glob_write;
+  const char *layer;
 
   g_return_val_if_fail (policy != NULL, NULL);
   g_return_val_if_fail (options != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "policy: struct_size %u < %zu", policy->struct_size, sizeof (SbxPolicyV1));
-      return NULL;
-    }
-  if (policy->flags & SBX_POLICY_UNCONFINED)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                           "policy: an Unconfined policy has no Landlock plan");
-      return NULL;
-    }
-  if (options->rung != SBX_LANDLOCK_RUNG_USERNS && options->rung != SBX_LANDLOCK_RUNG_LANDLOCK)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "options.rung: unknown rung %d", options->rung);
-      return NULL;
-    }
-  kernel_abi = sbx_landlock_probe_abi ();
-  if (options->abi < 1 || options->abi > kernel_abi)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "Landlock ABI %d requested but the kernel offers %d. Hint: Landlock needs Linux 5.13 "
-                   "with CONFIG_SECURITY_LANDLOCK and \"landlock\" in the lsm= boot parameter",
-                   options->abi, kernel_abi);
-      return NULL;
-    }
+  if (!plan_check (policy, options, &kernel_abi, error))
+    return NULL;
   rung2 = options->rung == SBX_LANDLOCK_RUNG_LANDLOCK;
+  layer = rung2 ? "" : " (Landlock layer under the mount view)";
 
   plan = g_new0 (SbxLandlockPlan, 1);
   plan->abi = MIN (options->abi, SBX_LANDLOCK_ABI_MAX);
@@ -433,167 +632,20 @@ sbx_landlock_plan_new (const SbxPolicyV1        *policy,
   plan->handled_fs = ll_handled_fs_for_abi (plan->abi);
   plan->scoped = plan->abi >= 6 ? (LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL) : 0;
   plan->names = g_string_chunk_new (1024);
-
-  b.plan = plan;
-  b.entries = g_ptr_array_new_with_free_func (ll_entry_free);
-  b.globs = g_ptr_array_new_with_free_func (ll_entry_free);
-  b.rules = g_array_new (FALSE, FALSE, sizeof (LlRule));
-  b.rule_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  b.pins = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  b.fds = g_array_new (FALSE, FALSE, sizeof (int));
-  b.dropped = g_ptr_array_new_with_free_func (g_free);
-  b.gaps = g_ptr_array_new_with_free_func (g_free);
+  ll_builder_init (&b, plan);
 
   if (!load_entries (&b, policy, error))
     return NULL;
   ll_resolve_symlinked_entries (&b);
-
-  /* Rung 1: bind-mount roots cut the path walk; re-grant there. */
-  if (options->mount_roots != NULL && options->rung == SBX_LANDLOCK_RUNG_USERNS)
-    {
-      guint n = b.entries->len;
-      g_autoptr(GPtrArray) view = g_ptr_array_new ();
-
-      for (guint j = 0; j < n; j++)
-        g_ptr_array_add (view, g_ptr_array_index (b.entries, j));
-      for (const char *const *m = options->mount_roots; *m != NULL; m++)
-        {
-          uint32_t granted = 0;
-          LlEntry *c;
-
-          if (!ll_path_is_clean (*m))
-            {
-              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                           "options.mount_roots: \"%s\" is not an absolute clean path", *m);
-              return NULL;
-            }
-          granted = ll_resolve_path (view, b.globs, *m);
-          if (granted == 0)
-            continue;
-          c = g_new0 (LlEntry, 1);
-          c->path = g_strdup (*m);
-          c->allow = granted;
-          c->fd = -1;
-          c->optional = TRUE;
-          g_ptr_array_add (b.entries, c);
-        }
-    }
-
-  for (guint i = 0; i < b.entries->len; i++)
-    {
-      const LlEntry *e = g_ptr_array_index (b.entries, i);
-
-      for (guint k = 0; k < LL_N_AXES; k++)
-        if ((e->allow & ll_axes[k]) && !ll_emit_allow_axis (&b, e, ll_axes[k], error))
-          return NULL;
-    }
-
+  if (!plan_add_mount_roots (&b, options, error) || !plan_emit_rules (&b, error))
+    return NULL;
   if (options->net && !plan_network (&b, policy, options, reporter, error))
     return NULL;
+  plan_freeze (&b, rung2, &glob_read, &glob_write);
 
-  /* Freeze the rules. */
-  plan->n_rules = b.rules->len;
-  plan->rules = (LlRule *) (void *) g_array_free (g_steal_pointer (&b.rules), FALSE);
-  plan->n_fds = b.fds->len;
-  plan->fds = (int *) (void *) g_array_free (g_steal_pointer (&b.fds), FALSE);
-  plan->attr_size = plan->abi >= 6 ? 24 : plan->abi >= 4 ? 16 : 8;
-
-  for (guint i = 0; i < b.globs->len; i++)
-    {
-      const LlEntry *g = g_ptr_array_index (b.globs, i);
-
-      glob_read = glob_read || (g->deny & (SBX_FS_READ | SBX_FS_EXEC));
-      glob_write = glob_write || (g->deny & SBX_FS_WRITE);
-    }
-
-  /* What the ruleset enforces.  At rung 2 glob denies are not expressible:
-   * the axes they deny are not claimed. */
-  if (!(rung2 && glob_read))
-    plan->enforces |= SBX_LANDLOCK_ENFORCES_READ;
-  if (!(rung2 && glob_write))
-    plan->enforces |= plan->abi >= 3 ? SBX_LANDLOCK_ENFORCES_WRITE : SBX_LANDLOCK_ENFORCES_WRITE_EXCEPT_TRUNCATE;
-  if (plan->scoped != 0)
-    plan->enforces |= SBX_LANDLOCK_ENFORCES_SCOPE;
-
-  /* The report. */
-  {
-    const char *layer = rung2 ? "" : " (Landlock layer under the mount view)";
-    g_autofree char *abi_detail = NULL;
-
-    if (rung2)
-      {
-        if (plan->abi >= 3)
-          sbx_linux_report (reporter, SBX_ABI_FEATURE_WRITE_BOUNDARY, glob_write ? SBX_ABI_REPORT_UNENFORCED : SBX_ABI_REPORT_ENFORCED,
-                            glob_write ? "Landlock: glob write denies cannot be expressed" : "Landlock filesystem rules");
-        else
-          sbx_linux_report (reporter, SBX_ABI_FEATURE_WRITE_BOUNDARY, SBX_ABI_REPORT_UNENFORCED,
-                            "Landlock ABI < 3 cannot mediate truncate(2) or open(O_RDONLY|O_TRUNC); "
-                            "the write boundary holds only with the seccomp truncate deny. "
-                            "Hint: Linux 6.2 adds LANDLOCK_ACCESS_FS_TRUNCATE");
-        sbx_linux_report (reporter, SBX_ABI_FEATURE_READ_BOUNDARY, glob_read ? SBX_ABI_REPORT_UNENFORCED : SBX_ABI_REPORT_ENFORCED,
-                          glob_read ? "Landlock: glob read denies cannot be expressed" : "Landlock filesystem rules");
-        if (b.literal_deny)
-          sbx_linux_report (reporter, "fixed-path-deny", SBX_ABI_REPORT_ENFORCED,
-                            "literal denies inside allowed trees enforced by sibling enumeration");
-        if (b.globs->len > 0)
-          sbx_linux_report (reporter, "glob-deny", SBX_ABI_REPORT_UNENFORCED,
-                            "Landlock cannot express glob denies; matching paths keep the access of "
-                            "their covering allow");
-      }
-    if (b.carved_write_deny)
-      {
-        g_autofree char *detail = g_strdup_printf ("a writable tree holds a nested write deny: its entries that "
-                                                   "existed at executor creation stay writable, new entries "
-                                                   "directly in a carved directory do not%s", layer);
-
-        sbx_linux_report (reporter, "carveout", SBX_ABI_REPORT_NARROWED, detail);
-      }
-    if (b.carved_axes != 0)
-      {
-        GString *list = g_string_new (NULL);
-        g_autofree char *detail = NULL;
-
-        for (guint k = 0; k < LL_N_AXES; k++)
-          if (b.carved_axes & ll_axes[k])
-            g_string_append_printf (list, "%s%s", list->len ? ", " : "", ll_axis_name (ll_axes[k]));
-        detail = g_strdup_printf ("%s: authority of carved directories is the snapshot taken at executor "
-                                  "creation%s", list->str, layer);
-        g_string_free (list, TRUE);
-        sbx_linux_report (reporter, "filesystem-axis-snapshot", SBX_ABI_REPORT_NARROWED, detail);
-      }
-    if (b.dropped->len > 0 || b.gaps->len > 0)
-      {
-        g_autofree char *dropped = join_limited (b.dropped, 8);
-        g_autofree char *gaps = join_limited (b.gaps, 8);
-        g_autofree char *detail =
-          g_strdup_printf ("%s%s%s%s%s%s", b.dropped->len ? "not granted: " : "", dropped,
-                           b.dropped->len && b.gaps->len ? "; " : "",
-                           b.gaps->len ? "symbolic links resolved outside the policy: " : "", gaps, layer);
-
-        sbx_linux_report (reporter, "allow-paths", SBX_ABI_REPORT_NARROWED, detail);
-      }
-    else
-      sbx_linux_report (reporter, "allow-paths", SBX_ABI_REPORT_ENFORCED, "every allowed path has a rule");
-
-    if (plan->scoped != 0)
-      sbx_linux_report (reporter, "landlock-scoping", SBX_ABI_REPORT_ENFORCED,
-                        "abstract unix sockets and signals are scoped to the sandbox");
-    else
-      sbx_linux_report (reporter, "landlock-scoping", SBX_ABI_REPORT_UNENFORCED,
-                        "Landlock ABI < 6: abstract unix sockets and signals outside the sandbox are "
-                        "reachable. Hint: Linux 6.12 adds Landlock scoping");
-
-    abi_detail = g_strdup_printf ("%d%s: handled fs 0x%" G_GINT64_MODIFIER "x, net 0x%" G_GINT64_MODIFIER
-                                  "x, scoped 0x%" G_GINT64_MODIFIER "x, %zu rules%s%s%s",
-                                  plan->abi, kernel_abi > plan->abi ? " (kernel offers more)" : "",
-                                  plan->handled_fs, plan->handled_net, plan->scoped,
-                                  plan->n_rules + plan->n_ports,
-                                  plan->abi < 2 ? "; no REFER: renames and links across directories fail (EXDEV)" : "",
-                                  plan->abi < 5 ? "; device ioctls not mediated" : "",
-                                  layer);
-    sbx_linux_report (reporter, "landlock-abi", SBX_ABI_REPORT_ENFORCED, abi_detail);
-  }
-
-  b.plan = NULL;
-  return plan;
+  if (rung2)
+    plan_report_boundaries (&b, glob_read, glob_write, reporter);
+  plan_report_rules (&b, layer, reporter);
+  plan_report_abi (plan, kernel_abi, layer, reporter);
+  return g_steal_pointer (&plan);
 }

@@ -13,6 +13,10 @@
 
 #include "sbx-raw-syscall.h"
 
+/* The most cgroup directories one sandbox joins: v1 pids, memory and
+ * freezer; v2 one. */
+#define SBX_CGROUP_MAX_DIRS 3
+
 /* 0, or -errno of the first write that failed (-EIO for a short one). */
 SBX_CHILD_FUNC static inline long
 sbx_cgroup_child_join (const int *fds,

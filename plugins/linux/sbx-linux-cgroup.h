@@ -42,6 +42,8 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "sbx-linux-cgroup-child.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -51,7 +53,8 @@ typedef enum
   SBX_CGROUP_V1,
 } SbxCgroupMode;
 
-#define SBX_CGROUP_MAX_DIRS 3   /* v1: pids, memory, freezer; v2: one */
+/* SBX_CGROUP_MAX_DIRS (v1: pids, memory, freezer; v2: one) is in
+ * sbx-linux-cgroup-child.h, which the child contract includes. */
 
 /* Where the host's files are; all NULL on a real host.  White-box tests
  * point them at a fake tree (regular files stand in for the kernel's, and

@@ -24,7 +24,9 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
+#include "sbx-linux-private.h"
 #include "sbx-linux-child-private.h"
+#include "sbx-linux-egress.h"
 #include "sbx-linux-child.h"
 
 /* Network byte order of a port, without htons() (a libc function). */

@@ -14,6 +14,11 @@
  * have exited and had its TLS unmapped), so a single canary check or errno
  * write would fault or scribble on freed memory.  Raw system calls only
  * (sbx-raw-syscall.h); plain data in, errno codes out.
+ *
+ * Error paths here use goto to the end of the function: child code cannot
+ * use the cleanup attributes (<sbx/sbx-cleanup.h> calls libc, and a
+ * CLONE_VM child must not), so the code at the label, which closes what
+ * the function opened and reports the step, is the one way out.
  */
 #include <fcntl.h>
 #include <sys/prctl.h>

@@ -12,6 +12,11 @@
  * fortify or builtins, raw system calls only, nothing touched but the
  * stack and the immutable spec and context; tests/linux/check-child-
  * objects.py checks the object.
+ *
+ * Error paths here use goto to the end of the function: child code cannot
+ * use the cleanup attributes (<sbx/sbx-cleanup.h> calls libc, and a
+ * CLONE_VM child must not), so the code at the label, which closes what
+ * the function opened and reports the step, is the one way out.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,9 +24,11 @@
 #include <sys/stat.h>
 
 #include "sbx-linux-cgroup.h"
+#include "sbx-linux-private.h"
 #include "sbx-linux-child-private.h"
 #include "sbx-linux-child.h"
 #include "sbx-linux-proc-mask.h"
+#include "sbx-linux-stage.h"
 
 
 /* The devices of the minimal /dev, bound from the host.  Only null is

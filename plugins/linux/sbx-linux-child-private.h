@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The interface between the spawn path's parent side (sbx-linux-spawn.c) and
- * its child side (sbx-linux-child.c).  Never installed.
+ * The interface between the spawn path's parent side (sbx-linux-spawn.c,
+ * sbx-linux-zygote.c, sbx-linux-probe.c) and its child side
+ * (sbx-linux-child*.c): the contract of the code that runs in a CLONE_VM
+ * child.  Plain C, no GLib: the child files see the parent's types only
+ * through it.  Never installed.
  *
  * The rule this split exists for: code that runs in a CLONE_VM child (the
  * zygote, A and B) touches nothing but its own stack and immutable data.
@@ -22,21 +25,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sbx-linux-private.h"
-#include "sbx-linux-cgroup.h"
-#include "sbx-linux-egress.h"
-#include "sbx-linux-stage.h"
+#include "sbx-linux-cgroup-child.h"   /* SBX_CGROUP_MAX_DIRS */
+
+/* The parent's types the context points to (sbx-linux-private.h,
+ * sbx-seccomp.h, sbx-linux-egress.h). */
+typedef struct _SbxLinuxSpec SbxLinuxSpec;
+typedef struct _SbxSeccompProgram SbxSeccompProgram;
+typedef struct _SbxLinuxEgressListen SbxLinuxEgressListen;
+typedef struct _SbxLinuxStageMount SbxLinuxStageMount;   /* sbx-linux-stage.h */
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
 /* No TLS-free clone on these architectures: every spawn goes directly (the
  * cloning thread is then suspended in vfork and its TLS stays valid). */
 #define SBX_LINUX_NO_ZYGOTE 1
 #endif
-
-/* The size of each child stack (A, B, the zygote), and the guard page
- * below it. */
-#define SBX_LINUX_STACK_SIZE (256 * 1024)
-#define SBX_LINUX_GUARD_SIZE 4096
 
 /* The devices of the minimal /dev (sbx-linux-child.c): names inside the
  * sandbox and their host sources. */
@@ -129,63 +131,6 @@ long sbx_linux_child_mount_view     (ChildCtx *ctx,
 long sbx_linux_child_enter_template (ChildCtx *ctx,
                                      int      *step,
                                      int      *index);
-
-/* Parent side (sbx-linux-zygote.c): has the spec's zygote clone A for
- * @ctx (ctx->zpid and ctx->z_pidfd set), starting the zygote on the
- * second spawn of the spec.  DIRECT: no zygote, spawn directly; LOST: it
- * died during the request (A may exist: never retried, so a target cannot
- * run twice). */
-enum
-{
-  SBX_LINUX_ZYGOTE_SPAWN_DONE,
-  SBX_LINUX_ZYGOTE_SPAWN_DIRECT,
-  SBX_LINUX_ZYGOTE_SPAWN_LOST
-};
-int  sbx_linux_zygote_spawn (SbxLinuxSpec *spec,
-                             ChildCtx     *ctx);
-
-/* A warm sandbox (sbx-linux-zygote.c, the rules are there): one A the
- * zygote prepared ahead of need, waiting for its one request.  The fields
- * are the spawn's once it is taken. */
-typedef struct
-{
-  ChildCtx  *ctx;          /* its context: the request is filled in here */
-  char      *stacks;       /* A's and B's stacks (sbx_linux_stacks_new) */
-  int       *tmpfs_fds;
-  int        err_pipe[2];
-  int        exit_pipe[2];
-  int        go[2];        /* supervisor -> A: the request is there */
-  int        ack[2];       /* A -> supervisor: 'r' built, 'u' holds its own table */
-  gboolean   ready;        /* 'r' was read */
-  pid_t      pid;          /* A, or -1 */
-  int        pidfd;
-  SbxCgroup *cgroup;       /* the sandbox's cgroup (A has joined it), or NULL */
-} SbxLinuxWarm;
-
-/* Kills and reaps an A still there (pid > 0), destroys the cgroup, closes
- * and frees what is left. */
-void          sbx_linux_warm_free           (SbxLinuxWarm *warm);
-/* After a spawn through the zygote: prepares the next sandbox of @spec if
- * none is waiting (no-op without a running zygote). */
-void          sbx_linux_zygote_prepare_warm (SbxLinuxSpec *spec);
-/* The waiting sandbox of @spec, detached (the caller owns it), or NULL. */
-SbxLinuxWarm *sbx_linux_zygote_take_warm    (SbxLinuxSpec *spec);
-/* Hands ctx (filled in) to A; TRUE once A holds its own descriptor table
- * (the caller may close its ends), FALSE when A died first. */
-gboolean      sbx_linux_warm_start          (SbxLinuxWarm *warm);
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxLinuxWarm, sbx_linux_warm_free)
-
-/* Two child stacks (A's and B's) with a guard page below each. */
-char *sbx_linux_stacks_new  (void);
-void  sbx_linux_stacks_free (char *stacks);
-
-/* A staged root (sbx-linux-child-stage.c): an overlay of @m over @op's
- * path beneath @rootfd instead of its bind.  0 or -errno, *step set. */
-long sbx_linux_child_stage_mount (long                       rootfd,
-                                  const SbxMountOp          *op,
-                                  const SbxLinuxStageMount  *m,
-                                  int                       *step);
 
 /* The zygote (rung 1): builds the template view once, then clones one A per
  * ChildCtx pointer read from ctx->z_req_fd.  @data: its own ChildCtx. */

@@ -4,6 +4,11 @@
  * mechanism by using it, between clone() and execve() or exit.  A child-code
  * unit, under the rule of sbx-linux-child-private.h: raw system calls only,
  * no TLS, no libc, nothing but its stack and the ProbeShared it is handed.
+ *
+ * Error paths here use goto to the end of the function: child code cannot
+ * use the cleanup attributes (<sbx/sbx-cleanup.h> calls libc, and a
+ * CLONE_VM child must not), so the code at the label, which closes what
+ * the function opened and reports the step, is the one way out.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +19,7 @@
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
 
+#include "sbx-linux-private.h"
 #include "sbx-linux-child-private.h"
 #include "sbx-linux-child.h"
 #include "init/sbx-init-proto.h"

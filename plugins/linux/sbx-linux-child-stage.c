@@ -11,8 +11,10 @@
  * stage then records as an added tree and a whiteout.  Raw system calls
  * only (sbx-linux-child-private.h says why).
  */
+#include "sbx-linux-private.h"
 #include "sbx-linux-child-private.h"
 #include "sbx-linux-child.h"
+#include "sbx-linux-stage.h"
 
 SBX_CHILD_FUNC long
 sbx_linux_child_stage_mount (long                      rootfd,

@@ -9,6 +9,11 @@
  * Raw system calls only (sbx-raw-syscall.h, sbx-linux-child.h); no libc,
  * no errno, no GLib.  tests/linux/check-child-objects.py checks the object.
  * The mount view (rung 1) is built by sbx-linux-child-mount.c.
+ *
+ * Error paths here use goto to the end of the function: child code cannot
+ * use the cleanup attributes (<sbx/sbx-cleanup.h> calls libc, and a
+ * CLONE_VM child must not), so the code at the label, which closes what
+ * the function opened and reports the step, is the one way out.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +30,9 @@
 #include <linux/netlink.h>
 #include <linux/securebits.h>
 
+#include "sbx-linux-private.h"
 #include "sbx-linux-child-private.h"
+#include "sbx-linux-stage.h"
 #include "sbx-linux-child.h"
 #include "sbx-linux-cgroup-child.h"
 #include "sbx-landlock-private.h"

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "sbx-linux-private.h"
+#include "sbx-linux-clone.h"
 
 gboolean
 sbx_linux_egress_validate (const SbxNetPolicyV1  *net,
@@ -54,113 +55,64 @@ sbx_linux_egress_rung2_policy (const SbxPolicyV1      *policy,
   return copy;
 }
 
-static int
-above_stdio (int fd)
-{
-  int moved;
-
-  if (fd < 0 || fd > 2)
-    return fd;
-  moved = fcntl (fd, F_DUPFD_CLOEXEC, 3);
-  close (fd);
-  return moved;
-}
-
 gboolean
 sbx_linux_egress_channel_open (int    fds[2],
                                char **error_message)
 {
-  int errsv;
+  const char *failed_call = NULL;
 
-  fds[0] = fds[1] = -1;
-  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+  if (sbx_linux_seqpacket (fds, &failed_call) != 0)
     {
-      errsv = errno;
-      *error_message = g_strdup_printf ("linux-userns: socketpair for the egress listener: %s",
+      int errsv = errno;
+
+      *error_message = g_strdup_printf ("linux-userns: %s for the egress listener: %s", failed_call,
                                         g_strerror (errsv));
-      return FALSE;
-    }
-  fds[0] = above_stdio (fds[0]);
-  fds[1] = above_stdio (fds[1]);
-  if (fds[0] < 0 || fds[1] < 0)
-    {
-      errsv = errno;
-      if (fds[0] >= 0)
-        close (fds[0]);
-      if (fds[1] >= 0)
-        close (fds[1]);
-      fds[0] = fds[1] = -1;
-      *error_message = g_strdup_printf ("linux-userns: fcntl(F_DUPFD_CLOEXEC): %s", g_strerror (errsv));
       return FALSE;
     }
   return TRUE;
 }
 
-/* Receives one message of one byte and at most one descriptor from the
- * spawn's channel (non-blocking: the child sent everything before the
- * spawn returned).  Returns recvmsg's count; *out_fd is -1 when no
- * descriptor arrived whole (a truncated control message counts as none,
- * and one that did arrive is closed); *out_errno is errno after a failure. */
-static ssize_t
-channel_receive_one (int   fd,
-                     char *out_tag,
-                     int  *out_fd,
-                     int  *out_errno)
+/* One message of one byte and at most one descriptor from the spawn's
+ * channel (the child sent everything before the spawn returned): the
+ * descriptor, or -1 with *why saying what arrived instead. */
+static int
+channel_receive_one (int          fd,
+                     char         want_tag,
+                     const char **why)
 {
-  union
-  {
-    char           buf[CMSG_SPACE (sizeof (int))];
-    struct cmsghdr align;
-  } control;
-  struct msghdr msg = { 0 };
-  struct iovec iov;
-  struct cmsghdr *cmsg;
-  ssize_t n;
+  char tag = 0;
+  int got = -1;
+  int n = sbx_linux_receive_fds (fd, &tag, &got, 1);
 
-  *out_tag = 0;
-  *out_fd = -1;
-  memset (&control, 0, sizeof control);
-  iov.iov_base = out_tag;
-  iov.iov_len = 1;
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.buf;
-  msg.msg_controllen = sizeof control.buf;
-  do
-    n = recvmsg (fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR);
-  *out_errno = errno;
-  for (cmsg = CMSG_FIRSTHDR (&msg); n > 0 && cmsg != NULL; cmsg = CMSG_NXTHDR (&msg, cmsg))
-    if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS
-        && cmsg->cmsg_len == CMSG_LEN (sizeof (int)))
-      memcpy (out_fd, CMSG_DATA (cmsg), sizeof *out_fd);
-  if ((msg.msg_flags & MSG_CTRUNC) && *out_fd >= 0)
+  if (n < 0)
     {
-      close (*out_fd);
-      *out_fd = -1;
+      *why = g_strerror (errno);
+      return -1;
     }
-  return n;
+  if (n != 1 || tag != want_tag)
+    {
+      if (got >= 0)
+        close (got);
+      *why = "no descriptor";
+      return -1;
+    }
+  return got;
 }
 
 int
 sbx_linux_egress_channel_receive (int    fd,
                                   char **error_message)
 {
-  char byte = 0;
-  int listener = -1, listening = 0, type = 0, errsv;
-  socklen_t len = sizeof listening;
-  ssize_t n;
+  const char *why = NULL;
+  int listener, listening = 0, type = 0;
+  socklen_t len;
 
-  n = channel_receive_one (fd, &byte, &listener, &errsv);
-  if (n != 1 || byte != 'L' || listener < 0)
+  listener = channel_receive_one (fd, 'L', &why);
+  if (listener < 0)
     {
-      if (listener >= 0)
-        close (listener);
-      *error_message = g_strdup_printf ("linux-userns: the sandbox's egress listener did not arrive (%s)",
-                                        n < 0 ? g_strerror (errsv) : "no descriptor");
+      *error_message = g_strdup_printf ("linux-userns: the sandbox's egress listener did not arrive (%s)", why);
       return -1;
     }
-  listener = above_stdio (listener);
   len = sizeof listening;
   if (listener < 0 || getsockopt (listener, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening
       || (len = sizeof type, getsockopt (listener, SOL_SOCKET, SO_TYPE, &type, &len)) != 0 || type != SOCK_STREAM)
@@ -248,25 +200,22 @@ sbx_linux_egress_channel_receive_listens (int                      fd,
 {
   for (int i = 0; i < n; i++)
     {
-      char byte = 0;
-      int got = -1, type = 0, want, errsv;
+      const char *why = NULL;
+      int got, type = 0, want;
       socklen_t len;
-      ssize_t r;
 
       if (!listen_kind_known (request->listens[i].kind))
         continue;   /* skipped by the copy: A sends nothing for it */
-      r = channel_receive_one (fd, &byte, &got, &errsv);
+      got = channel_receive_one (fd, 'X', &why);
       want = request->listens[i].kind == SBX_LISTEN_DNS_UDP ? SOCK_DGRAM : SOCK_STREAM;
       len = sizeof type;
-      if (r != 1 || byte != 'X' || got < 0 ||
-          (got = above_stdio (got)) < 0 ||
-          getsockopt (got, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != want)
+      if (got < 0 || getsockopt (got, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != want)
         {
           if (got >= 0)
             close (got);
           sbx_linux_egress_close_listens (request);
           *error_message = g_strdup_printf ("linux-userns: the sandbox's egress listener %d did not arrive (%s)", i,
-                                            r < 0 ? g_strerror (errsv) : "no descriptor of its kind");
+                                            got >= 0 || why == NULL ? "no descriptor of its kind" : why);
           return FALSE;
         }
       request->listen_fds[i] = got;

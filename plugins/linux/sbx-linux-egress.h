@@ -29,7 +29,8 @@ typedef struct _SbxLinuxSpec SbxLinuxSpec;
 
 /* One egress listener besides the proxy's, copied by the parent from the
  * spawn request (SbxListenV1) into plain data the child reads. */
-typedef struct
+typedef struct _SbxLinuxEgressListen SbxLinuxEgressListen;
+struct _SbxLinuxEgressListen
 {
   uint32_t kind;          /* SBX_LISTEN_DNS_UDP, _FORWARD, _DNS_TCP, or
                            * SBX_LINUX_EGRESS_LISTEN_SKIP */
@@ -37,7 +38,7 @@ typedef struct
   uint32_t flags;         /* SBX_LISTEN_F_* */
   uint16_t port;
   uint8_t  address[16];
-} SbxLinuxEgressListen;
+};
 /* A kind the backend does not know: nothing is made for it. */
 #define SBX_LINUX_EGRESS_LISTEN_SKIP 0u
 

@@ -79,6 +79,10 @@ path_is_under (const char *path,
   return strncmp (path, ancestor, len) == 0 && (path[len] == '\0' || path[len] == '/');
 }
 
+/* The usual homes of unix sockets, hidden over a visible host unless a rule
+ * names them. */
+static const char *const socket_dirs[] = { "/run", "/var/run", "/tmp" };
+
 /* /dev and /proc are built by the child, never taken from the host. */
 static gboolean
 path_is_replaced (const char *path)
@@ -117,30 +121,82 @@ typedef struct
   uint32_t    access;   /* SBX_FS_* a visible bind gives; 0 for our tmpfs */
 } Container;
 
+/* The plan being built and what the steps of sbx_linux_mount_plan_new()
+ * hand each other. */
 typedef struct
 {
   SbxLinuxMountPlan *plan;
+  gboolean           landlock;
+  const char        *hosts_source;
+  GArray            *rules;     /* SbxFsRuleV1, the paths as the view sees them */
+  GHashTable        *path_set;  /* every path the view decides on */
+  GHashTable        *optional;  /* paths whose absence is not an error */
+  GHashTable        *symlinks;  /* path -> link text, for rule paths that are symlinks */
+  GHashTable        *sys_set;   /* the curated /sys paths */
+  GArray            *stack;     /* Container: the mounts enclosing the path being placed */
   GArray            *ops;       /* SbxMountOp */
   GHashTable        *created;   /* paths created in a tmpfs of ours */
   GPtrArray         *binds;
   GPtrArray         *masked;
   GHashTable        *grant_fds; /* path -> fd + 1 of the policy's grant rules */
   gboolean           grant_fd_failed;
-} Builder;
+} MountBuilder;
+
+static void
+mount_builder_init (MountBuilder *b,
+                    gboolean      landlock,
+                    const char   *hosts_source)
+{
+  b->plan = g_new0 (SbxLinuxMountPlan, 1);
+  b->plan->strings = g_string_chunk_new (1024);
+  b->landlock = landlock;
+  b->hosts_source = hosts_source;
+  b->rules = g_array_new (FALSE, TRUE, sizeof (SbxFsRuleV1));
+  b->path_set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  b->optional = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  b->symlinks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  b->sys_set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  b->stack = g_array_new (FALSE, TRUE, sizeof (Container));
+  b->ops = g_array_new (FALSE, TRUE, sizeof (SbxMountOp));
+  b->created = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  b->binds = g_ptr_array_new_with_free_func (g_free);
+  b->masked = g_ptr_array_new_with_free_func (g_free);
+  b->grant_fds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  b->grant_fd_failed = FALSE;
+}
+
+static void
+mount_builder_clear (MountBuilder *b)
+{
+  g_clear_pointer (&b->plan, sbx_linux_mount_plan_free);
+  g_clear_pointer (&b->rules, g_array_unref);
+  g_clear_pointer (&b->path_set, g_hash_table_unref);
+  g_clear_pointer (&b->optional, g_hash_table_unref);
+  g_clear_pointer (&b->symlinks, g_hash_table_unref);
+  g_clear_pointer (&b->sys_set, g_hash_table_unref);
+  g_clear_pointer (&b->stack, g_array_unref);
+  g_clear_pointer (&b->ops, g_array_unref);
+  g_clear_pointer (&b->created, g_hash_table_unref);
+  g_clear_pointer (&b->binds, g_ptr_array_unref);
+  g_clear_pointer (&b->masked, g_ptr_array_unref);
+  g_clear_pointer (&b->grant_fds, g_hash_table_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (MountBuilder, mount_builder_clear)
 
 static const char *
-intern (Builder    *b,
-        const char *s)
+intern (MountBuilder *b,
+        const char   *s)
 {
   return g_string_chunk_insert_const (b->plan->strings, s);
 }
 
 static SbxMountOp *
-add_op (Builder    *b,
-        uint32_t    kind,
-        uint32_t    flags,
-        const char *path,
-        const char *link)
+add_op (MountBuilder *b,
+        uint32_t      kind,
+        uint32_t      flags,
+        const char   *path,
+        const char   *link)
 {
   SbxMountOp op = { 0 };
   g_autofree char *dir = NULL;
@@ -186,7 +242,7 @@ add_op (Builder    *b,
 /* Creates every directory from below @container down to @dir (inclusive) in
  * a tmpfs of ours. */
 static void
-ensure_dirs (Builder         *b,
+ensure_dirs (MountBuilder    *b,
              const Container *container,
              const char      *dir)
 {
@@ -206,7 +262,7 @@ ensure_dirs (Builder         *b,
  * or created in a tmpfs of ours when the host has none.  TRUE when the
  * path was handled here. */
 static gboolean
-add_own_hosts (Builder         *b,
+add_own_hosts (MountBuilder    *b,
                const Container *top,
                const char      *path,
                const char      *source,
@@ -254,46 +310,15 @@ mount_flags_for (uint32_t access,
   return flags;
 }
 
-SbxLinuxMountPlan *
-sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
-                          gboolean            landlock,
-                          const char         *hosts_source,
-                          GError            **error)
+/* Step 1: the rules as the view sees them: canonical parents, /dev and /proc
+ * dropped, symlinked runtime paths followed to their targets; each grant's
+ * pinned fd recorded (and checked against its path). */
+static gboolean
+plan_collect_rules (MountBuilder       *b,
+                    const SbxPolicyV1  *policy,
+                    GError            **error)
 {
-  static const char *const socket_dirs[] = { "/run", "/var/run", "/tmp" };
-  static const char *const sys_curated[] = { "/sys/devices/system/cpu", "/sys/devices/system/node" };
-  g_autoptr(GHashTable) sys_set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(SbxLinuxMountPlan) plan = g_new0 (SbxLinuxMountPlan, 1);
-  g_autoptr(GArray) rules = g_array_new (FALSE, TRUE, sizeof (SbxFsRuleV1));
-  g_autoptr(GHashTable) symlinks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr(GHashTable) path_set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GHashTable) optional = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GPtrArray) paths = NULL;
-  g_autoptr(GArray) stack = g_array_new (FALSE, TRUE, sizeof (Container));
-  g_autoptr(GHashTable) created = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) masked = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GArray) ops = g_array_new (FALSE, TRUE, sizeof (SbxMountOp));
-  g_autoptr(GHashTable) grant_fds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  Builder b;
-  GHashTableIter iter;
-  gpointer key;
-  uint32_t root_self, root_tree, root_access;
-  Container root = { "/", TRUE, 0 };
-  guint32 i;
-
-  plan->strings = g_string_chunk_new (1024);
-  b.plan = plan;
-  b.grant_fds = grant_fds;
-  b.grant_fd_failed = FALSE;
-  b.ops = ops;
-  b.created = created;
-  b.binds = binds;
-  b.masked = masked;
-
-  /* 1. The rules as the view sees them: canonical parents, /dev and /proc
-   *    dropped, symlinked runtime paths followed to their targets. */
-  for (i = 0; i < policy->n_fs_rules; i++)
+  for (guint32 i = 0; i < policy->n_fs_rules; i++)
     {
       const SbxFsRuleV1 *r = &policy->fs_rules[i];
       SbxFsRuleV1 copy = *r;
@@ -316,18 +341,18 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
               g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                            "mount view: the pinned fd of rule %u (%s) does not name that path",
                            i, r->path);
-              return NULL;
+              return FALSE;
             }
-          g_hash_table_replace (grant_fds, g_strdup (r->path), GINT_TO_POINTER (r->fd + 1));
+          g_hash_table_replace (b->grant_fds, g_strdup (r->path), GINT_TO_POINTER (r->fd + 1));
         }
       canon = canonical_parent (r->path);
       if (path_is_replaced (canon))
         continue;
-      copy.path = g_string_chunk_insert_const (plan->strings, canon);
-      g_array_append_val (rules, copy);
-      g_hash_table_add (path_set, g_strdup (canon));
+      copy.path = intern (b, canon);
+      g_array_append_val (b->rules, copy);
+      g_hash_table_add (b->path_set, g_strdup (canon));
       if (r->flags & SBX_FS_RULE_OPTIONAL)
-        g_hash_table_add (optional, g_strdup (canon));
+        g_hash_table_add (b->optional, g_strdup (canon));
 
       if (lstat (canon, &st) == 0 && S_ISLNK (st.st_mode))
         {
@@ -335,246 +360,345 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
           g_autofree char *target = realpath (canon, NULL);
 
           if (link != NULL)
-            g_hash_table_replace (symlinks, g_strdup (canon), g_strdup (link));
+            g_hash_table_replace (b->symlinks, g_strdup (canon), g_strdup (link));
           if (target != NULL && r->origin == SBX_FS_ORIGIN_RUNTIME && !path_is_replaced (target))
             {
               SbxFsRuleV1 follow = *r;
 
-              follow.path = g_string_chunk_insert_const (plan->strings, target);
-              g_array_append_val (rules, follow);
-              g_hash_table_add (path_set, g_strdup (target));
+              follow.path = intern (b, target);
+              g_array_append_val (b->rules, follow);
+              g_hash_table_add (b->path_set, g_strdup (target));
               if (r->flags & SBX_FS_RULE_OPTIONAL)
-                g_hash_table_add (optional, g_strdup (target));
+                g_hash_table_add (b->optional, g_strdup (target));
             }
         }
     }
+  return TRUE;
+}
 
-  /* 2. Hide the usual homes of unix sockets unless a rule names them; rules
-   *    below them are more specific and still win. */
-  for (i = 0; i < G_N_ELEMENTS (socket_dirs); i++)
+/* Step 2: hide the usual homes of unix sockets unless a rule names them;
+ * rules below them are more specific and still win. */
+static void
+plan_hide_socket_dirs (MountBuilder *b)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (socket_dirs); i++)
     {
       SbxFsRuleV1 hide = { sizeof (SbxFsRuleV1), 0, 0, SBX_FS_ALL, SBX_FS_ORIGIN_HOST, -1, NULL };
 
-      if (g_hash_table_contains (path_set, socket_dirs[i]))
+      if (g_hash_table_contains (b->path_set, socket_dirs[i]))
         continue;
       hide.path = socket_dirs[i];
-      g_array_append_val (rules, hide);
-      g_hash_table_add (path_set, g_strdup (socket_dirs[i]));
-      g_hash_table_add (optional, g_strdup (socket_dirs[i]));
+      g_array_append_val (b->rules, hide);
+      g_hash_table_add (b->path_set, g_strdup (socket_dirs[i]));
+      g_hash_table_add (b->optional, g_strdup (socket_dirs[i]));
     }
+}
 
-  /* 3. The root. */
-  root_self = sbx_linux_resolve ((const SbxFsRuleV1 *) rules->data, rules->len, "/", FALSE);
-  root_tree = sbx_linux_resolve ((const SbxFsRuleV1 *) rules->data, rules->len, "/", TRUE);
-  root_access = root_self & root_tree;
+static uint32_t
+plan_resolve (MountBuilder *b,
+              const char   *path,
+              gboolean      tree)
+{
+  return sbx_linux_resolve ((const SbxFsRuleV1 *) b->rules->data, b->rules->len, path, tree);
+}
+
+/* Step 3: the root, the bottom of the container stack. */
+static void
+plan_root (MountBuilder *b)
+{
+  uint32_t root_access = plan_resolve (b, "/", FALSE) & plan_resolve (b, "/", TRUE);
+  Container root = { "/", TRUE, 0 };
+
   if (root_access & SBX_FS_READ)
     {
-      plan->root_is_host = TRUE;
-      plan->root_flags = mount_flags_for (root_access, TRUE);
+      b->plan->root_is_host = TRUE;
+      b->plan->root_flags = mount_flags_for (root_access, TRUE);
       root.own = FALSE;
       root.access = root_access;
-      g_ptr_array_add (binds, g_strdup ("/"));
+      g_ptr_array_add (b->binds, g_strdup ("/"));
     }
   else
     {
-      plan->dev_mkdir = TRUE;
-      plan->proc_mkdir = TRUE;
+      b->plan->dev_mkdir = TRUE;
+      b->plan->proc_mkdir = TRUE;
     }
-  g_array_append_val (stack, root);
+  g_array_append_val (b->stack, root);
+}
 
-  /* 3b. A curated read-only /sys where the view would show none: a root of
-   *     our own and no rule naming /sys or anything under it (the policy
-   *     decides then).  What programs commonly read and nothing that
-   *     identifies other processes: the CPU topology and online CPUs
-   *     (lscpu, runtimes sizing thread pools), the NUMA nodes, and an empty
-   *     /sys/fs/cgroup where the child mounts the sandbox's own cgroup per
-   *     spawn (sbx-linux-child-mount.c). */
-  if (!plan->root_is_host)
-    {
-      GHashTableIter sys_iter;
-      gpointer sys_key;
-      gboolean named = FALSE;
+/* Step 3b: a curated read-only /sys where the view would show none: a root
+ * of our own and no rule naming /sys or anything under it (the policy
+ * decides then).  What programs commonly read and nothing that identifies
+ * other processes: the CPU topology and online CPUs (lscpu, runtimes sizing
+ * thread pools), the NUMA nodes, and an empty /sys/fs/cgroup where the child
+ * mounts the sandbox's own cgroup per spawn (sbx-linux-child-mount.c). */
+static void
+plan_curated_sys (MountBuilder *b)
+{
+  static const char *const sys_curated[] = { "/sys/devices/system/cpu", "/sys/devices/system/node" };
+  GHashTableIter iter;
+  gpointer key;
 
-      g_hash_table_iter_init (&sys_iter, path_set);
-      while (!named && g_hash_table_iter_next (&sys_iter, &sys_key, NULL))
-        named = path_is_under (sys_key, "/sys");
-      if (!named)
-        for (i = 0; i < G_N_ELEMENTS (sys_curated); i++)
-          if (g_file_test (sys_curated[i], G_FILE_TEST_IS_DIR))
-            {
-              g_hash_table_add (path_set, g_strdup (sys_curated[i]));
-              g_hash_table_add (sys_set, g_strdup (sys_curated[i]));
-            }
-      if (!named)
-        {
-          g_hash_table_add (path_set, g_strdup (SBX_LINUX_SYS_CGROUP));
-          g_hash_table_add (sys_set, g_strdup (SBX_LINUX_SYS_CGROUP));
-          plan->curated_sys = TRUE;
-        }
-    }
+  if (b->plan->root_is_host)
+    return;
+  g_hash_table_iter_init (&iter, b->path_set);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (path_is_under (key, "/sys"))
+      return;
+  for (guint i = 0; i < G_N_ELEMENTS (sys_curated); i++)
+    if (g_file_test (sys_curated[i], G_FILE_TEST_IS_DIR))
+      {
+        g_hash_table_add (b->path_set, g_strdup (sys_curated[i]));
+        g_hash_table_add (b->sys_set, g_strdup (sys_curated[i]));
+      }
+  g_hash_table_add (b->path_set, g_strdup (SBX_LINUX_SYS_CGROUP));
+  g_hash_table_add (b->sys_set, g_strdup (SBX_LINUX_SYS_CGROUP));
+  b->plan->curated_sys = TRUE;
+}
 
-  /* 4. Every other path, parents first. */
-  paths = g_ptr_array_new ();
-  g_hash_table_iter_init (&iter, path_set);
+/* Step 4's order: every path but the root, sorted so a parent comes before
+ * what is nested in it.  The strings belong to the builder's path set. */
+static GPtrArray *
+plan_sorted_paths (MountBuilder *b)
+{
+  GPtrArray *paths = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, b->path_set);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     if (strcmp (key, "/") != 0)
       g_ptr_array_add (paths, key);
   g_ptr_array_sort (paths, compare_paths);
+  return paths;
+}
 
-  for (i = 0; i < paths->len; i++)
+/* The innermost mount enclosing @path: the stack is popped down to it (the
+ * paths come sorted, so a container left behind is never re-entered). */
+static const Container *
+plan_enclosing (MountBuilder *b,
+                const char   *path)
+{
+  while (b->stack->len > 1
+         && !path_is_under (path, g_array_index (b->stack, Container, b->stack->len - 1).path))
+    g_array_set_size (b->stack, b->stack->len - 1);
+  return &g_array_index (b->stack, Container, b->stack->len - 1);
+}
+
+/* The curated /sys (step 3b): always under our root tmpfs. */
+static void
+plan_add_sys_path (MountBuilder    *b,
+                   const Container *top,
+                   const char      *path)
+{
+  g_autofree char *sys_parent = g_path_get_dirname (path);
+
+  ensure_dirs (b, top, sys_parent);
+  add_op (b, SBX_MOUNT_OP_MKDIR, SBX_MOUNT_F_DIR, path, NULL);
+  g_hash_table_add (b->created, g_strdup (path));
+  if (strcmp (path, SBX_LINUX_SYS_CGROUP) != 0)
     {
-      const char *path = g_ptr_array_index (paths, i);
-      const Container *top;
-      struct stat st;
-      uint32_t self, tree, want;
-      gboolean is_dir;
-
-      while (stack->len > 1
-             && !path_is_under (path, g_array_index (stack, Container, stack->len - 1).path))
-        g_array_set_size (stack, stack->len - 1);
-      top = &g_array_index (stack, Container, stack->len - 1);
-
-      if (g_hash_table_contains (sys_set, path))
-        {
-          g_autofree char *sys_parent = g_path_get_dirname (path);
-
-          /* The curated /sys (3b): always under our root tmpfs. */
-          ensure_dirs (&b, top, sys_parent);
-          add_op (&b, SBX_MOUNT_OP_MKDIR, SBX_MOUNT_F_DIR, path, NULL);
-          g_hash_table_add (created, g_strdup (path));
-          if (strcmp (path, SBX_LINUX_SYS_CGROUP) != 0)
-            {
-              add_op (&b, SBX_MOUNT_OP_BIND, SBX_MOUNT_F_DIR | SBX_MOUNT_F_RDONLY | SBX_MOUNT_F_NOEXEC
-                      | SBX_MOUNT_F_OPTIONAL, path, NULL);
-              plan->n_binds++;
-            }
-          continue;
-        }
-
-      self = sbx_linux_resolve ((const SbxFsRuleV1 *) rules->data, rules->len, path, FALSE);
-      tree = sbx_linux_resolve ((const SbxFsRuleV1 *) rules->data, rules->len, path, TRUE);
-
-      if (lstat (path, &st) != 0)
-        {
-          int saved_errno = errno;
-
-          if (saved_errno != ENOENT && saved_errno != ENOTDIR)
-            {
-              g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                           "mount view: lstat %s: %s", path, g_strerror (saved_errno));
-              return NULL;
-            }
-          /* An absent path the policy hides, under a bind the target may
-           * write: the target could create it.  Refuse rather than hide a
-           * path that is not there. */
-          if (!((self & tree) & SBX_FS_READ) && !top->own && (top->access & SBX_FS_WRITE)
-              && !g_hash_table_contains (optional, path))
-            {
-              g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                           "mount view: protected path %s does not exist beneath the writable "
-                           "path %s, so it cannot be hidden (the sandbox could create it)",
-                           path, top->path);
-              return NULL;
-            }
-          add_own_hosts (&b, top, path, hosts_source, NULL, self);
-          continue;
-        }
-
-      if (S_ISLNK (st.st_mode))
-        {
-          const char *link = g_hash_table_lookup (symlinks, path);
-          g_autofree char *parent = g_path_get_dirname (path);
-
-          /* Inside a host bind the link is already there. */
-          if (!top->own || link == NULL)
-            continue;
-          ensure_dirs (&b, top, parent);
-          add_op (&b, SBX_MOUNT_OP_SYMLINK, 0, path, link);
-          continue;
-        }
-
-      is_dir = S_ISDIR (st.st_mode);
-      want = is_dir ? (self & tree) : self;
-      if (!(want & SBX_FS_READ) && (want & SBX_FS_WRITE))
-        {
-          /* Write without read: the view shows it for writing only where
-           * Landlock refuses the read (the Landlock plan is built from the
-           * same policy: write rights, no read, no listing).  Without
-           * Landlock it stays hidden, narrower; a grant of it is refused,
-           * since it would open nothing while saying it did. */
-          if (!landlock && g_hash_table_contains (b.grant_fds, path))
-            {
-              g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           "mount view: %s is granted for writing but not reading, and without "
-                           "Landlock a mount cannot show a path write-only", path);
-              return NULL;
-            }
-          if (!landlock)
-            want = 0;
-        }
-      else if (!(want & SBX_FS_READ))
-        want = 0;   /* exec-only and nothing: hidden */
-
-      if (add_own_hosts (&b, top, path, hosts_source, &st, want))
-        continue;
-      if (want != 0)
-        {
-          g_autofree char *parent = g_path_get_dirname (path);
-          uint32_t flags = mount_flags_for (want, is_dir);
-
-          if (!(want & SBX_FS_READ))
-            {
-              plan->n_unreadable_binds++;
-              if (is_dir)
-                plan->unlisted_view = TRUE;
-            }
-          if (!top->own
-              && (want & (SBX_FS_WRITE | SBX_FS_EXEC)) == (top->access & (SBX_FS_WRITE | SBX_FS_EXEC)))
-            continue;   /* the enclosing bind already gives exactly this */
-          if (g_hash_table_contains (optional, path))
-            flags |= SBX_MOUNT_F_OPTIONAL;
-          if (top->own)
-            {
-              ensure_dirs (&b, top, parent);
-              if (is_dir)
-                {
-                  if (!g_hash_table_contains (created, path))
-                    add_op (&b, SBX_MOUNT_OP_MKDIR, SBX_MOUNT_F_DIR, path, NULL);
-                  g_hash_table_add (created, g_strdup (path));
-                }
-              else
-                add_op (&b, SBX_MOUNT_OP_MKFILE, 0, path, NULL);
-            }
-          add_op (&b, SBX_MOUNT_OP_BIND, flags, path, NULL);
-          g_ptr_array_add (binds, g_strdup (path));
-          plan->n_binds++;
-          if (is_dir)
-            {
-              Container c = { g_string_chunk_insert_const (plan->strings, path), FALSE, want };
-              g_array_append_val (stack, c);
-            }
-        }
-      else if (!top->own && (top->access & SBX_FS_READ))
-        {
-          /* Hidden beneath something visible: cover it. */
-          if (is_dir)
-            {
-              Container c = { g_string_chunk_insert_const (plan->strings, path), TRUE, 0 };
-
-              add_op (&b, SBX_MOUNT_OP_TMPFS, SBX_MOUNT_F_DIR, path, NULL);
-              g_array_append_val (stack, c);
-            }
-          else
-            add_op (&b, SBX_MOUNT_OP_MASK_FILE, 0, path, NULL);
-          g_ptr_array_add (masked, g_strdup (path));
-          for (guint k = 0; k < G_N_ELEMENTS (socket_dirs); k++)
-            if (strcmp (path, socket_dirs[k]) == 0)
-              plan->hides_host_sockets = TRUE;
-        }
-      /* else: hidden under our own tmpfs, which shows nothing by default. */
+      add_op (b, SBX_MOUNT_OP_BIND, SBX_MOUNT_F_DIR | SBX_MOUNT_F_RDONLY | SBX_MOUNT_F_NOEXEC
+              | SBX_MOUNT_F_OPTIONAL, path, NULL);
+      b->plan->n_binds++;
     }
+}
 
-  if (b.grant_fd_failed)
+/* A path lstat() did not find (@saved_errno): ENOENT and ENOTDIR are
+ * absences, which only fail where hiding the path would leave it to the
+ * target to create. */
+static gboolean
+plan_add_absent (MountBuilder     *b,
+                 const Container  *top,
+                 const char       *path,
+                 int               saved_errno,
+                 uint32_t          self,
+                 uint32_t          tree,
+                 GError          **error)
+{
+  if (saved_errno != ENOENT && saved_errno != ENOTDIR)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "mount view: lstat %s: %s", path, g_strerror (saved_errno));
+      return FALSE;
+    }
+  /* An absent path the policy hides, under a bind the target may write: the
+   * target could create it.  Refuse rather than hide a path that is not
+   * there. */
+  if (!((self & tree) & SBX_FS_READ) && !top->own && (top->access & SBX_FS_WRITE)
+      && !g_hash_table_contains (b->optional, path))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "mount view: protected path %s does not exist beneath the writable "
+                   "path %s, so it cannot be hidden (the sandbox could create it)",
+                   path, top->path);
+      return FALSE;
+    }
+  add_own_hosts (b, top, path, b->hosts_source, NULL, self);
+  return TRUE;
+}
+
+/* A symlink the rules name: replicated in a tmpfs of ours; inside a host
+ * bind the link is already there. */
+static void
+plan_add_symlink (MountBuilder    *b,
+                  const Container *top,
+                  const char      *path)
+{
+  const char *link = g_hash_table_lookup (b->symlinks, path);
+  g_autofree char *parent = g_path_get_dirname (path);
+
+  if (!top->own || link == NULL)
+    return;
+  ensure_dirs (b, top, parent);
+  add_op (b, SBX_MOUNT_OP_SYMLINK, 0, path, link);
+}
+
+/* The access the view can show for @path from what the policy wants:
+ * nothing without read, except write without read where Landlock sits on
+ * the view. */
+static gboolean
+plan_view_access (MountBuilder  *b,
+                  const char    *path,
+                  uint32_t      *want,
+                  GError       **error)
+{
+  if (!(*want & SBX_FS_READ) && (*want & SBX_FS_WRITE))
+    {
+      /* Write without read: the view shows it for writing only where
+       * Landlock refuses the read (the Landlock plan is built from the same
+       * policy: write rights, no read, no listing).  Without Landlock it
+       * stays hidden, narrower; a grant of it is refused, since it would
+       * open nothing while saying it did. */
+      if (!b->landlock && g_hash_table_contains (b->grant_fds, path))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                       "mount view: %s is granted for writing but not reading, and without "
+                       "Landlock a mount cannot show a path write-only", path);
+          return FALSE;
+        }
+      if (!b->landlock)
+        *want = 0;
+    }
+  else if (!(*want & SBX_FS_READ))
+    *want = 0;   /* exec-only and nothing: hidden */
+  return TRUE;
+}
+
+/* A path the view shows with @want: bound from the host unless the
+ * enclosing bind already gives exactly that, its mountpoint created first
+ * in a tmpfs of ours; a directory becomes the container of what follows. */
+static void
+plan_add_visible (MountBuilder    *b,
+                  const Container *top,
+                  const char      *path,
+                  uint32_t         want,
+                  gboolean         is_dir)
+{
+  g_autofree char *parent = g_path_get_dirname (path);
+  uint32_t flags = mount_flags_for (want, is_dir);
+
+  if (!(want & SBX_FS_READ))
+    {
+      b->plan->n_unreadable_binds++;
+      if (is_dir)
+        b->plan->unlisted_view = TRUE;
+    }
+  if (!top->own
+      && (want & (SBX_FS_WRITE | SBX_FS_EXEC)) == (top->access & (SBX_FS_WRITE | SBX_FS_EXEC)))
+    return;   /* the enclosing bind already gives exactly this */
+  if (g_hash_table_contains (b->optional, path))
+    flags |= SBX_MOUNT_F_OPTIONAL;
+  if (top->own)
+    {
+      ensure_dirs (b, top, parent);
+      if (is_dir)
+        {
+          if (!g_hash_table_contains (b->created, path))
+            add_op (b, SBX_MOUNT_OP_MKDIR, SBX_MOUNT_F_DIR, path, NULL);
+          g_hash_table_add (b->created, g_strdup (path));
+        }
+      else
+        add_op (b, SBX_MOUNT_OP_MKFILE, 0, path, NULL);
+    }
+  add_op (b, SBX_MOUNT_OP_BIND, flags, path, NULL);
+  g_ptr_array_add (b->binds, g_strdup (path));
+  b->plan->n_binds++;
+  if (is_dir)
+    {
+      Container c = { intern (b, path), FALSE, want };
+      g_array_append_val (b->stack, c);
+    }
+}
+
+/* A path hidden beneath something visible: covered by an empty tmpfs (a
+ * directory, then a container of ours) or an empty file. */
+static void
+plan_add_covered (MountBuilder *b,
+                  const char   *path,
+                  gboolean      is_dir)
+{
+  if (is_dir)
+    {
+      Container c = { intern (b, path), TRUE, 0 };
+
+      add_op (b, SBX_MOUNT_OP_TMPFS, SBX_MOUNT_F_DIR, path, NULL);
+      g_array_append_val (b->stack, c);
+    }
+  else
+    add_op (b, SBX_MOUNT_OP_MASK_FILE, 0, path, NULL);
+  g_ptr_array_add (b->masked, g_strdup (path));
+  for (guint k = 0; k < G_N_ELEMENTS (socket_dirs); k++)
+    if (strcmp (path, socket_dirs[k]) == 0)
+      b->plan->hides_host_sockets = TRUE;
+}
+
+/* Step 4, for one path: what the view shows there. */
+static gboolean
+plan_add_path (MountBuilder  *b,
+               const char    *path,
+               GError       **error)
+{
+  const Container *top = plan_enclosing (b, path);
+  struct stat st;
+  uint32_t self, tree, want;
+  gboolean is_dir;
+
+  if (g_hash_table_contains (b->sys_set, path))
+    {
+      plan_add_sys_path (b, top, path);
+      return TRUE;
+    }
+  self = plan_resolve (b, path, FALSE);
+  tree = plan_resolve (b, path, TRUE);
+  if (lstat (path, &st) != 0)
+    return plan_add_absent (b, top, path, errno, self, tree, error);
+  if (S_ISLNK (st.st_mode))
+    {
+      plan_add_symlink (b, top, path);
+      return TRUE;
+    }
+  is_dir = S_ISDIR (st.st_mode);
+  want = is_dir ? (self & tree) : self;
+  if (!plan_view_access (b, path, &want, error))
+    return FALSE;
+  if (add_own_hosts (b, top, path, b->hosts_source, &st, want))
+    return TRUE;
+  if (want != 0)
+    plan_add_visible (b, top, path, want, is_dir);
+  else if (!top->own && (top->access & SBX_FS_READ))
+    plan_add_covered (b, path, is_dir);
+  /* else: hidden under our own tmpfs, which shows nothing by default. */
+  return TRUE;
+}
+
+/* The plan out of the builder, once every path is placed. */
+static SbxLinuxMountPlan *
+plan_finish (MountBuilder  *b,
+             GError       **error)
+{
+  SbxLinuxMountPlan *plan;
+
+  if (b->grant_fd_failed)
     {
       int errsv = errno;
 
@@ -582,13 +706,36 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
                    "mount view: cannot read a grant's pinned identity: %s", g_strerror (errsv));
       return NULL;
     }
-  plan->n_ops = ops->len;
-  plan->ops = (SbxMountOp *) g_array_free (g_steal_pointer (&ops), FALSE);
-  g_ptr_array_add (binds, NULL);
-  plan->bind_sources = (char **) g_ptr_array_steal (binds, NULL);
-  g_ptr_array_add (masked, NULL);
-  plan->masked = (char **) g_ptr_array_steal (masked, NULL);
-  return g_steal_pointer (&plan);
+  plan = g_steal_pointer (&b->plan);
+  plan->n_ops = b->ops->len;
+  plan->ops = (SbxMountOp *) g_array_free (g_steal_pointer (&b->ops), FALSE);
+  g_ptr_array_add (b->binds, NULL);
+  plan->bind_sources = (char **) g_ptr_array_steal (b->binds, NULL);
+  g_ptr_array_add (b->masked, NULL);
+  plan->masked = (char **) g_ptr_array_steal (b->masked, NULL);
+  return plan;
+}
+
+SbxLinuxMountPlan *
+sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
+                          gboolean            landlock,
+                          const char         *hosts_source,
+                          GError            **error)
+{
+  g_auto(MountBuilder) b = { 0 };
+  g_autoptr(GPtrArray) paths = NULL;
+
+  mount_builder_init (&b, landlock, hosts_source);
+  if (!plan_collect_rules (&b, policy, error))
+    return NULL;
+  plan_hide_socket_dirs (&b);
+  plan_root (&b);
+  plan_curated_sys (&b);
+  paths = plan_sorted_paths (&b);
+  for (guint i = 0; i < paths->len; i++)
+    if (!plan_add_path (&b, g_ptr_array_index (paths, i), error))
+      return NULL;
+  return plan_finish (&b, error);
 }
 
 void

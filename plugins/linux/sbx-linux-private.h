@@ -285,6 +285,13 @@ void     sbx_linux_hosts_file_free (SbxLinuxSpec      *spec);
  * hosts file): "127.0.1.1\t@hostname\n". */
 #define SBX_LINUX_HOSTNAME_ADDRESS "127.0.1.1"
 
+/* The backend's own check of @policy (sbx-linux-policy.c), before
+ * anything is built from it: FALSE with @error naming the rule, field or
+ * value, and *status set (SBX_STATUS_INVALID). */
+gboolean      sbx_linux_policy_validate (const SbxPolicyV1  *policy,
+                                         int32_t            *status,
+                                         GError            **error);
+
 /* Compiles @policy for @rung on the host @probe measured (the plugin
  * instance's; the spec keeps a pointer, so @probe outlives it).  Reports
  * through @reporter; the level and bits go to @out_level / @out_guarantees.
@@ -391,10 +398,6 @@ int32_t  sbx_linux_finish (SbxLinuxChild           *child,
                            SbxExitV1               *out,
                            char                   **error_message);
 
-/* The zygote of a rung-1 spec (sbx-linux-zygote.c). */
-SbxLinuxZygote *sbx_linux_zygote_new  (void);
-void            sbx_linux_zygote_free (SbxLinuxZygote *zygote);
-
 /* sbx-linux-spawn-error.c: the backend's own check of a request (FALSE and
  * a message naming the field), and the message and SBX_STATUS_* of a setup
  * error record. */
@@ -407,29 +410,5 @@ char    *sbx_linux_spawn_describe_failure (const SbxLinuxSpec       *spec,
                                            const SbxSpawnRequestV1  *request,
                                            const SbxLinuxSetupError *rec);
 int32_t  sbx_linux_spawn_failure_status   (const SbxLinuxSetupError *rec);
-
-/* @fd moved to >= 3 (a caller may run with stdio closed), CLOEXEC; -1 when
- * the move failed (@fd is closed then). */
-int      sbx_linux_fd_above_stdio         (int                       fd);
-
-/* clone(2) with @fn run on @stack_top in the child, touching no TLS (raw
- * system calls; glibc's clone() stores errno on failure, which in a child
- * running concurrently with its parent's threads would be the creating
- * thread's).  Returns the pid or -errno.  @ptid receives the pidfd with
- * CLONE_PIDFD. */
-long     sbx_linux_raw_clone   (unsigned long flags,
-                                void         *stack_top,
-                                int          *ptid,
-                                int         (*fn) (void *),
-                                void         *arg);
-
-/* Clones @fn on a private stack with CLONE_VM|CLONE_VFORK|@flags (+SIGCHLD),
- * all signals blocked in the caller around the clone.  Returns the pid (the
- * child has exec'd or exited) or -errno; *pidfd_out gets a pidfd when
- * @flags has CLONE_PIDFD. */
-pid_t    sbx_linux_clone_vfork (int   (*fn) (void *),
-                                void   *arg,
-                                int     flags,
-                                int    *pidfd_out);
 
 G_END_DECLS

@@ -55,6 +55,7 @@
 #include "sbx-linux-private.h"
 #include "sbx-linux-child.h"
 #include "sbx-linux-child-private.h"
+#include "sbx-linux-clone.h"
 #include "sbx-linux-init-blob.h"
 #include "init/sbx-init-proto.h"
 
@@ -331,9 +332,8 @@ probe_run (SbxLinuxProbe *probe)
    * child on the common path. */
   shared.landlock_err = shared.seccomp_err = ENOEXEC;
   shared.init_fd = init_fd;
-  grandchild_stack = mmap (NULL, 64 * 1024, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  if (grandchild_stack == MAP_FAILED)
+  grandchild_stack = sbx_linux_stacks_new (1);
+  if (grandchild_stack == NULL)
     {
       probe->userns_step = SBX_LINUX_PROBE_CLONE;
       probe->userns_errno = errno;
@@ -344,7 +344,7 @@ probe_run (SbxLinuxProbe *probe)
       shared.uid_map_len = strlen (uid_map);
       shared.gid_map = gid_map;
       shared.gid_map_len = strlen (gid_map);
-      shared.grandchild_stack_top = grandchild_stack + 64 * 1024;
+      shared.grandchild_stack_top = sbx_linux_stack_top (grandchild_stack, 0);
       shared.step = SBX_LINUX_PROBE_CLONE;
       if (probe_run_child (sbx_linux_probe_ns_child, &shared,
                            CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC
@@ -370,7 +370,7 @@ probe_run (SbxLinuxProbe *probe)
           probe->userns_step = shared.step != SBX_LINUX_PROBE_OK ? shared.step : SBX_LINUX_PROBE_EXIT;
           probe->userns_errno = shared.err != 0 ? shared.err : ECHILD;
         }
-      munmap (grandchild_stack, 64 * 1024);
+      sbx_linux_stacks_free (grandchild_stack, 1);
     }
 
   /* Landlock and seccomp in their own child when the namespace child did

@@ -35,38 +35,40 @@
  * (step, errno, index of the failing mount op or device).  Its write end is
  * held by A and B only and closes on their execs, so EOF means success.
  *
- * The zygote's lifecycle is in sbx-linux-zygote.c, the request check and
- * the setup-error messages in sbx-linux-spawn-error.c, the child side in
- * sbx-linux-child*.c.
+ * sbx_linux_spawn() is the sequence of these steps: check the request,
+ * open the channels, start A (a warm sandbox, or a fresh clone: one
+ * SpawnStarted record either way), await the exec verdict, collect what A
+ * and B hand over, publish the result.  Every step returns a status; a
+ * failure after A exists goes through spawn_abort(), the one abort path,
+ * and the descriptors go with their cleanups (<sbx/sbx-cleanup.h>).
+ *
+ * The stacks, the channels, the descriptor receive and the vfork clone are
+ * in sbx-linux-clone.c; the zygote's lifecycle is in sbx-linux-zygote.c,
+ * the request check and the setup-error messages in
+ * sbx-linux-spawn-error.c, the child side in sbx-linux-child*.c.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <linux/capability.h>
-#include <linux/landlock.h>
-#include <linux/securebits.h>
+
+#include <sbx/sbx-cleanup.h>
 
 #include "sbx-linux-private.h"
 #include "sbx-linux-child.h"
-#include "sbx-linux-egress.h"
-#include "sbx-linux-unotify.h"
-#include "init/sbx-init-proto.h"
-
 #include "sbx-linux-child-private.h"
-
-#define STACK_SIZE SBX_LINUX_STACK_SIZE
-#define GUARD_SIZE SBX_LINUX_GUARD_SIZE
+#include "sbx-linux-clone.h"
+#include "sbx-linux-egress.h"
+#include "sbx-linux-stage.h"
+#include "sbx-linux-unotify.h"
+#include "sbx-linux-zygote.h"
+#include "init/sbx-init-proto.h"
 
 /* ------------------------------------------------------------------------- */
 /* Parent side                                                                */
@@ -82,64 +84,18 @@ struct _SbxLinuxChild
   SbxUnotify *unotify;   /* the connect supervisor, or NULL */
 };
 
-/* Ensures @fd >= 3 (a caller may run with stdio closed) and CLOEXEC. */
-int
-sbx_linux_fd_above_stdio (int fd)
+static const char *
+backend_name (const SbxLinuxSpec *spec)
 {
-  int moved;
-
-  if (fd < 0 || fd > 2)
-    return fd;
-  moved = fcntl (fd, F_DUPFD_CLOEXEC, 3);
-  close (fd);
-  return moved;
+  return spec->rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS : SBX_LINUX_BACKEND_LANDLOCK;
 }
 
-char *
-sbx_linux_stacks_new (void)
+/* Rung 1 without a proxy: A comes from the spec's zygote (or its warm
+ * sandbox) from the second spawn on. */
+static gboolean
+spawn_uses_zygote (const SbxLinuxSpec *spec)
 {
-  char *mem = mmap (NULL, 2 * (STACK_SIZE + GUARD_SIZE), PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-
-  if (mem == MAP_FAILED)
-    return NULL;
-  /* A guard page below each stack. */
-  mprotect (mem, GUARD_SIZE, PROT_NONE);
-  mprotect (mem + STACK_SIZE + GUARD_SIZE, GUARD_SIZE, PROT_NONE);
-  return mem;
-}
-
-void
-sbx_linux_stacks_free (char *mem)
-{
-  if (mem != NULL)
-    munmap (mem, 2 * (STACK_SIZE + GUARD_SIZE));
-}
-
-pid_t
-sbx_linux_clone_vfork (int   (*fn) (void *),
-                       void   *arg,
-                       int     flags,
-                       int    *pidfd_out)
-{
-  char *stacks = sbx_linux_stacks_new ();
-  sigset_t all, old;
-  int saved_errno;
-  pid_t pid;
-
-  if (stacks == NULL)
-    return -errno;
-  sigfillset (&all);
-  pthread_sigmask (SIG_SETMASK, &all, &old);
-  saved_errno = errno;
-  pid = clone (fn, stacks + GUARD_SIZE + STACK_SIZE, flags | CLONE_VM | CLONE_VFORK | SIGCHLD, arg,
-               pidfd_out);
-  if (pid < 0)
-    pid = -errno;
-  errno = saved_errno;
-  pthread_sigmask (SIG_SETMASK, &old, NULL);
-  sbx_linux_stacks_free (stacks);
-  return pid;
+  return spec->rung == SBX_LINUX_RUNG_USERNS && spec->proxy_port == 0;
 }
 
 static const char *
@@ -149,58 +105,6 @@ find_path_env (const char *const *envp)
     if (strncmp (*envp, "PATH=", 5) == 0)
       return *envp + 5;
   return NULL;
-}
-
-/* The master B sent over @sock (SCM_RIGHTS), checked to be a pseudo-
- * terminal master: exactly one descriptor, close-on-exec.  -1 with errno
- * set when none arrived (B sends before it execs, so it is there by now). */
-static int
-receive_pty_master (int sock)
-{
-  union
-  {
-    struct cmsghdr hdr;
-    char           buf[CMSG_SPACE (2 * sizeof (int))];
-  } control;
-  struct msghdr msg = { 0 };
-  struct iovec iov;
-  struct cmsghdr *cmsg;
-  struct stat st;
-  unsigned int ptn;
-  char byte;
-  int fds[2] = { -1, -1 };
-  int n_fds = 0;
-  ssize_t n;
-
-  memset (&control, 0, sizeof control);
-  iov.iov_base = &byte;
-  iov.iov_len = 1;
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.buf;
-  msg.msg_controllen = sizeof control.buf;
-  do
-    n = recvmsg (sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR);
-  if (n < 0)
-    return -1;
-  for (cmsg = CMSG_FIRSTHDR (&msg); cmsg != NULL; cmsg = CMSG_NXTHDR (&msg, cmsg))
-    if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS)
-      {
-        size_t len = (cmsg->cmsg_len - CMSG_LEN (0)) / sizeof (int);
-
-        for (size_t k = 0; k < len && n_fds < 2; k++)
-          memcpy (&fds[n_fds++], CMSG_DATA (cmsg) + k * sizeof (int), sizeof (int));
-      }
-  if (n != 1 || n_fds != 1 || (msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC))
-      || fstat (fds[0], &st) != 0 || !S_ISCHR (st.st_mode) || ioctl (fds[0], TIOCGPTN, &ptn) != 0)
-    {
-      for (int k = 0; k < n_fds; k++)
-        close (fds[k]);
-      errno = EPROTO;
-      return -1;
-    }
-  return sbx_linux_fd_above_stdio (fds[0]);
 }
 
 /* @envp with RES_OPTIONS=use-vc (added to an existing RES_OPTIONS). */
@@ -276,37 +180,127 @@ set_request (ChildCtx                *ctx,
     }
 }
 
-int32_t
-sbx_linux_spawn (SbxLinuxSpec            *spec,
-                 const SbxSpawnRequestV1 *request,
-                 SbxSpawnResultV1        *result,
-                 char                   **error_message)
-{
-  const SbxLinuxProbe *probe = spec->probe;
-  g_autoptr(GPtrArray) dns_envp = NULL;
-  g_autofree SbxLinuxEgressListen *egress_listens = NULL;
-  g_autofree ChildCtx *ctx = NULL;
-  g_autofree int *tmpfs_fds = NULL;
-  g_autoptr(SbxCgroup) cgroup = NULL;   /* destroyed on every failure path */
-  int err_pipe[2] = { -1, -1 };
-  int exit_pipe[2] = { -1, -1 };
-  int egress_chan[2] = { -1, -1 };   /* egress: A sends the proxy listener here */
-  int pty_pair[2] = { -1, -1 };
-  int unotify_pair[2] = { -1, -1 };   /* B sends the seccomp listener here */
-  SbxUnotify *unotify = NULL;
-  const SbxSeccompProgram *supervised;
-  int pty_master = -1;
-  SbxLinuxSetupError rec;
-  char *stacks = NULL;
-  char *warm_stacks = NULL;   /* a warm A's: in use until both execs */
-  g_autoptr(SbxLinuxWarm) warm = NULL;
-  g_autofree const SbxLinuxStageMount **stage = NULL;
-  sigset_t all, old;
-  int flags, pidfd = -1, own_pidfd, n_slots, saved_errno, i, proxy_listen_fd = -1;
-  pid_t pid;
-  ssize_t n;
-  SbxLinuxChild *child;
+/* ------------------------------------------------------------------------- */
+/* The steps of a spawn                                                       */
+/* ------------------------------------------------------------------------- */
 
+/* The descriptors between the supervisor and A and B: [0] is ours, [1] the
+ * child's.  Whatever a step does not hand on is closed by
+ * spawn_channels_clear(), on every path. */
+typedef struct
+{
+  int err[2];       /* the setup-error channel: A and B hold [1] until they exec, so EOF is success */
+  int exit[2];      /* the exit-record pipe: sbx-init holds [1]; [0] goes to the SbxLinuxChild */
+  int egress[2];    /* egress: A sends the proxy listener (and the run's others) on [1] */
+  int pty[2];       /* SBX_SPAWN_PTY_SANDBOX: B sends the sandbox terminal's master on [1] */
+  int unotify[2];   /* the supervised filter: B sends its seccomp listener on [1] */
+} SpawnChannels;
+
+static void
+spawn_channels_clear (SpawnChannels *ch)
+{
+  for (int i = 0; i < 2; i++)
+    {
+      sbx_clear_fd (&ch->err[i]);
+      sbx_clear_fd (&ch->exit[i]);
+      sbx_clear_fd (&ch->egress[i]);
+      sbx_clear_fd (&ch->pty[i]);
+      sbx_clear_fd (&ch->unotify[i]);
+    }
+}
+
+/* The children's ends, closed once A has exec'd sbx-init or exited (a warm
+ * A holds its own copies by then): the error channel can then reach EOF. */
+static void
+spawn_channels_close_child_ends (SpawnChannels *ch)
+{
+  sbx_clear_fd (&ch->err[1]);
+  sbx_clear_fd (&ch->exit[1]);
+  sbx_clear_fd (&ch->egress[1]);
+  sbx_clear_fd (&ch->pty[1]);
+  sbx_clear_fd (&ch->unotify[1]);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SpawnChannels, spawn_channels_clear)
+
+/* A started, from a warm sandbox or a fresh clone: what it runs on until
+ * both execs, and what must go with it if the spawn fails. */
+typedef struct
+{
+  int                   rung;
+  gboolean              exec_ok;    /* the error channel reached EOF: A is sbx-init, B the target */
+  pid_t                 pid;        /* A, or -1 (not started, or handed on) */
+  int                   pidfd;
+  ChildCtx             *ctx;
+  int                  *tmpfs_fds;
+  char                 *stacks;     /* A's and B's, until both have exec'd */
+  SbxCgroup            *cgroup;     /* the sandbox's own cgroup, or NULL */
+  SbxLinuxEgressListen *egress_listens;
+} SpawnStarted;
+
+/* The one abort path.  Nothing may be left behind: A is killed (rung 1:
+ * its namespace dies with it; rung 2 before the exec verdict: B has exited
+ * or was killed; rung 2 after it: sbx-init kills and reaps the tree, as
+ * sbx_linux_signal() asks it to) and reaped, then its stacks and context
+ * freed and its cgroup destroyed (it kills what is left and proves it
+ * empty).  Once A is handed on (pid -1) only the memory is freed.
+ * Idempotent: it is also the started record's cleanup. */
+static void
+spawn_abort (SpawnStarted *s)
+{
+  if (s->pid > 0)
+    {
+      int signo = s->exec_ok && s->rung == SBX_LINUX_RUNG_LANDLOCK ? SBX_INIT_SIGNAL_KILL_TREE : SIGKILL;
+      int wstatus;
+
+      if (s->pidfd >= 0)
+        syscall (__NR_pidfd_send_signal, s->pidfd, signo, NULL, 0);
+      while (waitpid (s->pid, &wstatus, __WALL) < 0 && errno == EINTR)
+        ;
+      s->pid = -1;
+    }
+  sbx_clear_fd (&s->pidfd);
+  sbx_linux_stacks_free (g_steal_pointer (&s->stacks), 2);
+  g_clear_pointer (&s->ctx, g_free);
+  g_clear_pointer (&s->tmpfs_fds, g_free);
+  g_clear_pointer (&s->cgroup, sbx_cgroup_free);
+  g_clear_pointer (&s->egress_listens, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SpawnStarted, spawn_abort)
+
+/* What A and B hand over after the exec verdict, until the result takes
+ * it: the proxy's listener (and the request's other listeners, in
+ * request->listen_fds), the connect supervisor, the sandbox terminal's
+ * master. */
+typedef struct
+{
+  const SbxSpawnRequestV1 *request;
+  int                      proxy_listen_fd;
+  SbxUnotify              *unotify;
+  int                      pty_master;
+} SpawnHandoffs;
+
+static void
+spawn_handoffs_clear (SpawnHandoffs *h)
+{
+  sbx_clear_fd (&h->proxy_listen_fd);
+  sbx_clear_fd (&h->pty_master);
+  g_clear_pointer (&h->unotify, sbx_unotify_stop);
+  if (h->request != NULL)
+    sbx_linux_egress_close_listens (h->request);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SpawnHandoffs, spawn_handoffs_clear)
+
+/* Step 0: what the request asks of this spec, checked before anything is
+ * made. */
+static int32_t
+spawn_check (const SbxLinuxSpec       *spec,
+             const SbxSpawnRequestV1  *request,
+             const SbxSpawnResultV1   *result,
+             char                    **error_message)
+{
   if (!sbx_linux_spawn_request_is_valid (request, error_message))
     return SBX_STATUS_INVALID;
   if ((request->flags & SBX_SPAWN_PTY_SANDBOX) && result->struct_size < SBX_SPAWN_RESULT_V1_PTY_SIZE)
@@ -319,103 +313,103 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
       *error_message = g_strdup ("spawn result: too small to confirm the ignored signals");
       return SBX_STATUS_INVALID;
     }
-  if (probe->init_fd < 0)
+  if ((request->flags & SBX_SPAWN_STAGED) && result->struct_size < SBX_SPAWN_RESULT_V1_FLAGS_SIZE)
+    {
+      *error_message = g_strdup ("spawn result: too small to confirm the staging");
+      return SBX_STATUS_INVALID;
+    }
+  if (spec->probe->init_fd < 0)
     {
       *error_message = g_strdup ("linux: the sandbox init program cannot be executed on this host");
       return SBX_STATUS_UNAVAILABLE;
     }
-  /* Staged (sbx-linux-stage.c): overlays replace the listed binds in this
-   * sandbox only, so it is built fresh (no zygote, no warm sandbox). */
-  if (request->flags & SBX_SPAWN_STAGED)
-    {
-      int32_t stage_status;
+  return SBX_STATUS_OK;
+}
 
-      stage = sbx_linux_stage_plan (spec, request, &stage_status, error_message);
-      if (stage == NULL)
-        return stage_status;
-    }
+/* Step 1: the channels of the request, for a warm start and a cold one
+ * alike: the sandbox terminal's, the connect supervisor's. */
+static int32_t
+spawn_open_channels (const SbxLinuxSpec       *spec,
+                     const SbxSpawnRequestV1  *request,
+                     SpawnChannels            *ch,
+                     char                    **error_message)
+{
+  const SbxSeccompProgram *supervised;
+  const char *failed_call = NULL;
 
-  if (spec->dns_over_tcp)
+  if ((request->flags & SBX_SPAWN_PTY_SANDBOX) && sbx_linux_seqpacket (ch->pty, &failed_call) != 0)
     {
-      /* A ports network has no UDP: glibc's resolver must use TCP.  The
-       * copy lives until the child has exec'd (this function's end). */
-      dns_envp = envp_with_dns_over_tcp (request->envp);
-    }
-  if (request->flags & SBX_SPAWN_PTY_SANDBOX)
-    {
-      /* B sends the master of the terminal it opens inside over this pair;
-       * our end is read once spawn has succeeded. */
-      if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pty_pair) != 0)
-        {
-          saved_errno = errno;
-          *error_message = g_strdup_printf ("linux: socketpair for the sandbox terminal: %s",
-                                            g_strerror (saved_errno));
-          return SBX_STATUS_FAILED;
-        }
-      for (i = 0; i < 2; i++)
-        pty_pair[i] = sbx_linux_fd_above_stdio (pty_pair[i]);
-      if (pty_pair[0] < 0 || pty_pair[1] < 0)
-        {
-          saved_errno = errno;
-          *error_message = g_strdup_printf ("linux: fcntl(F_DUPFD_CLOEXEC): %s", g_strerror (saved_errno));
-          goto fail_fds;
-        }
-    }
+      int saved_errno = errno;
 
+      *error_message = g_strdup_printf ("linux: %s for the sandbox terminal: %s", failed_call,
+                                        g_strerror (saved_errno));
+      return SBX_STATUS_FAILED;
+    }
   /* The filter B will load (set_request() picks it the same way) hands
    * connect() to the supervisor: B sends its listener over this pair. */
   supervised = spec->seccomp_terminal != NULL && sbx_linux_spawn_shares_terminal (request)
                ? spec->seccomp_terminal : spec->seccomp;
-  if (supervised != NULL && (sbx_seccomp_program_enforces (supervised) & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED))
-    {
-      if (!sbx_unotify_channel_open (unotify_pair, error_message))
-        {
-          for (i = 0; i < 2; i++)
-            if (pty_pair[i] >= 0)
-              close (pty_pair[i]);
-          return SBX_STATUS_FAILED;
-        }
-    }
+  if (supervised != NULL && (sbx_seccomp_program_enforces (supervised) & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED)
+      && !sbx_unotify_channel_open (ch->unotify, error_message))
+    return SBX_STATUS_FAILED;
+  return SBX_STATUS_OK;
+}
 
-  /* Rung 1 with a running zygote: the sandbox prepared ahead of need takes
-   * this request (sbx-linux-zygote.c).  One that died is discarded and the
-   * spawn goes the ordinary way. */
-  if (spec->rung == SBX_LINUX_RUNG_USERNS && spec->proxy_port == 0 && stage == NULL)
+/* Step 2, warm: the sandbox the zygote prepared ahead of need takes the
+ * request (sbx-linux-zygote.c).  FALSE when there is none, or it died:
+ * the spawn goes the cold way. */
+static gboolean
+spawn_start_warm (SbxLinuxSpec            *spec,
+                  const SbxSpawnRequestV1 *request,
+                  GPtrArray               *dns_envp,
+                  SpawnChannels           *ch,
+                  SpawnStarted            *started)
+{
+  g_autoptr(SbxLinuxWarm) warm = NULL;
+
+  if (spawn_uses_zygote (spec))
     warm = sbx_linux_zygote_take_warm (spec);
-  if (warm != NULL)
+  if (warm == NULL)
+    return FALSE;
+  set_request (warm->ctx, spec, request, dns_envp, ch->pty[1], ch->unotify[1]);
+  if (!sbx_linux_warm_start (warm))
+    return FALSE;
+  started->ctx = g_steal_pointer (&warm->ctx);
+  started->tmpfs_fds = g_steal_pointer (&warm->tmpfs_fds);
+  started->cgroup = g_steal_pointer (&warm->cgroup);
+  started->stacks = g_steal_pointer (&warm->stacks);
+  for (int i = 0; i < 2; i++)
     {
-      set_request (warm->ctx, spec, request, dns_envp, pty_pair[1], unotify_pair[1]);
-      if (sbx_linux_warm_start (warm))
-        {
-          ctx = g_steal_pointer (&warm->ctx);
-          tmpfs_fds = g_steal_pointer (&warm->tmpfs_fds);
-          cgroup = g_steal_pointer (&warm->cgroup);
-          warm_stacks = g_steal_pointer (&warm->stacks);
-          for (i = 0; i < 2; i++)
-            {
-              err_pipe[i] = warm->err_pipe[i];
-              exit_pipe[i] = warm->exit_pipe[i];
-              warm->err_pipe[i] = warm->exit_pipe[i] = -1;
-            }
-          pid = warm->pid;
-          pidfd = warm->pidfd;
-          warm->pid = -1;
-          warm->pidfd = -1;
-          g_clear_pointer (&warm, sbx_linux_warm_free);
-          goto started;
-        }
-      g_clear_pointer (&warm, sbx_linux_warm_free);
+      ch->err[i] = sbx_steal_fd (&warm->err_pipe[i]);
+      ch->exit[i] = sbx_steal_fd (&warm->exit_pipe[i]);
     }
+  started->pid = warm->pid;
+  started->pidfd = sbx_steal_fd (&warm->pidfd);
+  warm->pid = -1;
+  return TRUE;
+}
 
-  ctx = g_new0 (ChildCtx, 1);
+/* The cold start's context: the spec's, the stacks, the tmpfs slots, the
+ * cgroup A joins first, the pipes and the egress channel; then the
+ * request. */
+static int32_t
+spawn_cold_context (SbxLinuxSpec            *spec,
+                    const SbxSpawnRequestV1 *request,
+                    GPtrArray               *dns_envp,
+                    SpawnChannels           *ch,
+                    SpawnStarted            *started,
+                    char                   **error_message)
+{
+  ChildCtx *ctx = started->ctx = g_new0 (ChildCtx, 1);
+  int n_slots = (spec->mounts != NULL ? spec->mounts->n_tmpfs_slots : 0) + 2;
+  const char *failed_call = NULL;
+
   ctx->spec = spec;
   ctx->egress_fd = -1;
-  ctx->stage = stage;
-  n_slots = (spec->mounts != NULL ? spec->mounts->n_tmpfs_slots : 0) + 2;
-  tmpfs_fds = g_new (int, n_slots);
-  for (i = 0; i < n_slots; i++)
-    tmpfs_fds[i] = -1;
-  ctx->tmpfs_fds = tmpfs_fds;
+  started->tmpfs_fds = g_new (int, n_slots);
+  for (int i = 0; i < n_slots; i++)
+    started->tmpfs_fds[i] = -1;
+  ctx->tmpfs_fds = started->tmpfs_fds;
   if (spec->mounts != NULL)
     for (gsize k = 0; k < spec->mounts->n_ops; k++)
       if (spec->mounts->ops[k].kind == SBX_MOUNT_OP_MASK_FILE)
@@ -427,65 +421,47 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
       g_autoptr(GError) cg_error = NULL;
 
       /* The spec claims these limits: no cgroup, no spawn. */
-      cgroup = sbx_cgroup_new (spec->cgroup_base, spec->cgroup_max_pids, spec->cgroup_max_memory,
-                               &cg_error);
-      if (cgroup == NULL)
+      started->cgroup = sbx_cgroup_new (spec->cgroup_base, spec->cgroup_max_pids, spec->cgroup_max_memory,
+                                        &cg_error);
+      if (started->cgroup == NULL)
         {
-          *error_message = g_strdup_printf ("%s: the sandbox's cgroup: %s",
-                                            spec->rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS
-                                                                                : SBX_LINUX_BACKEND_LANDLOCK,
+          *error_message = g_strdup_printf ("%s: the sandbox's cgroup: %s", backend_name (spec),
                                             cg_error->message);
-          goto fail_fds;
+          return SBX_STATUS_FAILED;
         }
-      ctx->n_cgroup_fds = sbx_cgroup_join_fds (cgroup, ctx->cgroup_fds);
+      ctx->n_cgroup_fds = sbx_cgroup_join_fds (started->cgroup, ctx->cgroup_fds);
     }
 
-  stacks = sbx_linux_stacks_new ();
-  if (stacks == NULL)
+  started->stacks = sbx_linux_stacks_new (2);
+  if (started->stacks == NULL)
     {
-      saved_errno = errno;
+      int saved_errno = errno;
+
       *error_message = g_strdup_printf ("linux: mmap of the child stacks: %s", g_strerror (saved_errno));
-      for (i = 0; i < 2; i++)
-        {
-          if (pty_pair[i] >= 0)
-            close (pty_pair[i]);
-          if (unotify_pair[i] >= 0)
-            close (unotify_pair[i]);
-        }
       return SBX_STATUS_NO_MEMORY;
     }
-  ctx->stack_a_top = stacks + GUARD_SIZE + STACK_SIZE;
-  ctx->stack_b_top = stacks + 2 * (GUARD_SIZE + STACK_SIZE);
+  ctx->stack_a_top = sbx_linux_stack_top (started->stacks, 0);
+  ctx->stack_b_top = sbx_linux_stack_top (started->stacks, 1);
 
-  if (pipe2 (err_pipe, O_CLOEXEC) != 0 || pipe2 (exit_pipe, O_CLOEXEC) != 0)
+  if (sbx_linux_pipe (ch->err, &failed_call) != 0 || sbx_linux_pipe (ch->exit, &failed_call) != 0)
     {
-      saved_errno = errno;
-      *error_message = g_strdup_printf ("linux: pipe2: %s", g_strerror (saved_errno));
-      goto fail_fds;
+      int saved_errno = errno;
+
+      *error_message = g_strdup_printf ("linux: %s: %s", failed_call, g_strerror (saved_errno));
+      return SBX_STATUS_FAILED;
     }
-  for (i = 0; i < 2; i++)
-    {
-      err_pipe[i] = sbx_linux_fd_above_stdio (err_pipe[i]);
-      exit_pipe[i] = sbx_linux_fd_above_stdio (exit_pipe[i]);
-    }
-  if (err_pipe[0] < 0 || err_pipe[1] < 0 || exit_pipe[0] < 0 || exit_pipe[1] < 0)
-    {
-      saved_errno = errno;
-      *error_message = g_strdup_printf ("linux: fcntl(F_DUPFD_CLOEXEC): %s", g_strerror (saved_errno));
-      goto fail_fds;
-    }
-  ctx->err_fd = err_pipe[1];
-  ctx->exit_fd = exit_pipe[1];
+  ctx->err_fd = ch->err[1];
+  ctx->exit_fd = ch->exit[1];
   if (spec->proxy_port != 0)
     {
       /* Egress: a proxy spec never goes through a zygote (sbx-linux-spec.c). */
-      if (!sbx_linux_egress_channel_open (egress_chan, error_message))
-        goto fail_fds;
-      ctx->egress_fd = egress_chan[1];
-      egress_listens = sbx_linux_egress_listens_copy (request, &ctx->n_egress_listens, error_message);
+      if (!sbx_linux_egress_channel_open (ch->egress, error_message))
+        return SBX_STATUS_FAILED;
+      ctx->egress_fd = ch->egress[1];
+      started->egress_listens = sbx_linux_egress_listens_copy (request, &ctx->n_egress_listens, error_message);
       if (ctx->n_egress_listens < 0)
-        goto fail_fds;
-      ctx->egress_listens = egress_listens;
+        return SBX_STATUS_FAILED;
+      ctx->egress_listens = started->egress_listens;
     }
   ctx->init_argv[0] = "sbx-init";
   ctx->init_argv[1] = spec->rung == SBX_LINUX_RUNG_USERNS ? "1" : "2";
@@ -493,265 +469,268 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
   sbx_child_format_long (ctx->init_fd_buf, ctx->exit_fd);
   ctx->init_argv[3] = ctx->init_fd_buf;
   ctx->init_envp[0] = NULL;
-  set_request (ctx, spec, request, dns_envp, pty_pair[1], unotify_pair[1]);
+  set_request (ctx, spec, request, dns_envp, ch->pty[1], ch->unotify[1]);
+  return SBX_STATUS_OK;
+}
 
-  flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD;
+/* The message of a clone that failed with @clone_errno, with the hint for
+ * the usual causes. */
+static char *
+clone_failure_message (const SbxLinuxSpec *spec,
+                       int                 clone_errno)
+{
+  return g_strdup_printf ("%s: clone: %s.%s", backend_name (spec), g_strerror (clone_errno),
+                          clone_errno == ENOSPC
+                          ? " Hint: the user or pid namespace limit is reached "
+                            "(sysctl user.max_user_namespaces, user.max_pid_namespaces)."
+                          : clone_errno == EPERM || clone_errno == EACCES
+                          ? " Hint: unprivileged user namespaces are disabled "
+                            "(sysctl kernel.unprivileged_userns_clone=1)."
+                          : "");
+}
+
+/* Step 2, cold: A cloned for the request, through the spec's zygote from
+ * its second spawn on (rung 1), else directly on our stacks, which A and B
+ * use until they exec (CLONE_VFORK: we resume once A has exec'd sbx-init
+ * or exited). */
+static int32_t
+spawn_start_cold (SbxLinuxSpec                     *spec,
+                  const SbxSpawnRequestV1          *request,
+                  const SbxLinuxStageMount *const  *stage,
+                  GPtrArray                        *dns_envp,
+                  SpawnChannels                    *ch,
+                  SpawnStarted                     *started,
+                  char                            **error_message)
+{
+  int32_t status = spawn_cold_context (spec, request, dns_envp, ch, started, error_message);
+  ChildCtx *ctx = started->ctx;
+  int flags = CLONE_PIDFD;
+  long pid;
+
+  if (status != SBX_STATUS_OK)
+    return status;
+  ctx->stage = stage;
   if (spec->rung == SBX_LINUX_RUNG_USERNS)
     {
       flags |= CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
       if (spec->netns)
         flags |= CLONE_NEWNET;
     }
-
-  sigfillset (&all);
-  pthread_sigmask (SIG_SETMASK, &all, &old);
-  saved_errno = errno;
   switch (spec->rung == SBX_LINUX_RUNG_USERNS && stage == NULL ? sbx_linux_zygote_spawn (spec, ctx)
           : SBX_LINUX_ZYGOTE_SPAWN_DIRECT)
     {
     case SBX_LINUX_ZYGOTE_SPAWN_DONE:
-      pid = (pid_t) ctx->zpid;
-      pidfd = ctx->z_pidfd;
-      if (pid < 0)
-        errno = (int) -ctx->zpid;
+      pid = ctx->zpid;   /* or -errno */
+      started->pidfd = ctx->z_pidfd;
       break;
     case SBX_LINUX_ZYGOTE_SPAWN_LOST:
-      pid = -1;
-      errno = ECHILD;
+      pid = -ECHILD;
       break;
     case SBX_LINUX_ZYGOTE_SPAWN_DIRECT:
     default:
-      pid = clone (sbx_linux_child_a_main, stacks + GUARD_SIZE + STACK_SIZE, flags, ctx, &pidfd);
+      pid = sbx_linux_clone_vfork_on (sbx_linux_child_a_main, ctx, flags, ctx->stack_a_top, &started->pidfd);
       break;
     }
   if (pid < 0)
     {
-      int clone_errno = errno;
-
-      errno = saved_errno;
-      pthread_sigmask (SIG_SETMASK, &old, NULL);
-      *error_message = g_strdup_printf ("%s: clone: %s.%s",
-                                        spec->rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS
-                                                                            : SBX_LINUX_BACKEND_LANDLOCK,
-                                        g_strerror (clone_errno),
-                                        clone_errno == ENOSPC
-                                        ? " Hint: the user or pid namespace limit is reached "
-                                          "(sysctl user.max_user_namespaces, user.max_pid_namespaces)."
-                                        : clone_errno == EPERM || clone_errno == EACCES
-                                        ? " Hint: unprivileged user namespaces are disabled "
-                                          "(sysctl kernel.unprivileged_userns_clone=1)."
-                                        : "");
-      goto fail_fds;
-    }
-  errno = saved_errno;
-  pthread_sigmask (SIG_SETMASK, &old, NULL);
-  sbx_linux_stacks_free (g_steal_pointer (&stacks));
-
-started:
-  /* A has exec'd sbx-init or exited (a warm A: holds its own copies of the
-   * pipes now): read the verdict. */
-  close (err_pipe[1]);
-  err_pipe[1] = -1;
-  close (exit_pipe[1]);
-  exit_pipe[1] = -1;
-  if (egress_chan[1] >= 0)
-    close (egress_chan[1]);
-  egress_chan[1] = -1;
-  if (pty_pair[1] >= 0)
-    {
-      close (pty_pair[1]);
-      pty_pair[1] = -1;
-    }
-  if (unotify_pair[1] >= 0)
-    {
-      close (unotify_pair[1]);
-      unotify_pair[1] = -1;
-    }
-  do
-    n = read (err_pipe[0], &rec, sizeof rec);
-  while (n < 0 && errno == EINTR);
-  saved_errno = errno;
-  close (err_pipe[0]);
-  err_pipe[0] = -1;
-  /* EOF or a record: A and B are past their last use of the stacks. */
-  sbx_linux_stacks_free (g_steal_pointer (&warm_stacks));
-
-  if (n != 0)
-    {
-      int32_t status = SBX_STATUS_FAILED;
-      int wstatus;
-
-      if (n == (ssize_t) sizeof rec && rec.magic == SBX_LINUX_SETUP_ERROR_MAGIC)
-        {
-          *error_message = sbx_linux_spawn_describe_failure (spec, request, &rec);
-          status = sbx_linux_spawn_failure_status (&rec);
-        }
-      else if (n < 0)
-        *error_message = g_strdup_printf ("linux: reading the setup error channel: %s",
-                                          g_strerror (saved_errno));
-      else
-        *error_message = g_strdup ("linux: malformed record on the setup error channel");
-      /* Nothing may be left behind: A exits (at rung 1 its namespace dies
-       * with it; at rung 2 B has exited or was killed). */
-      if (pidfd >= 0)
-        syscall (__NR_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-      while (waitpid (pid, &wstatus, __WALL) < 0 && errno == EINTR)
-        ;
-      if (pidfd >= 0)
-        close (pidfd);
-      close (exit_pipe[0]);
-      if (egress_chan[0] >= 0)
-        close (egress_chan[0]);
-      if (pty_pair[0] >= 0)
-        close (pty_pair[0]);   /* drops a master B may have sent */
-      if (unotify_pair[0] >= 0)
-        close (unotify_pair[0]);   /* and a listener */
-      /* Failed or not, the next sandbox of the spec is prepared: whether
-       * one waits does not depend on how the last spawn went. */
-      if (spec->rung == SBX_LINUX_RUNG_USERNS && spec->proxy_port == 0)
-        sbx_linux_zygote_prepare_warm (spec);
-      return status;
-    }
-
-  if (egress_chan[0] >= 0)
-    {
-      int wstatus;
-
-      /* A sent its listener before it exec'd: it is there now or never. */
-      proxy_listen_fd = sbx_linux_egress_channel_receive (egress_chan[0], error_message);
-      if (proxy_listen_fd >= 0 &&
-          !sbx_linux_egress_channel_receive_listens (egress_chan[0], request, ctx->n_egress_listens, error_message))
-        {
-          close (proxy_listen_fd);
-          proxy_listen_fd = -1;
-        }
-      close (egress_chan[0]);
-      egress_chan[0] = -1;
-      if (proxy_listen_fd < 0)
-        {
-          if (pidfd >= 0)
-            syscall (__NR_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-          while (waitpid (pid, &wstatus, __WALL) < 0 && errno == EINTR)
-            ;
-          if (pidfd >= 0)
-            close (pidfd);
-          close (exit_pipe[0]);
-          if (pty_pair[0] >= 0)
-            close (pty_pair[0]);
-          if (unotify_pair[0] >= 0)
-            close (unotify_pair[0]);
-          return SBX_STATUS_FAILED;
-        }
-    }
-
-  if (unotify_pair[0] >= 0)
-    {
-      /* B sent the listener before it exec'd: it is there now or never.
-       * Without its supervisor the target would run with every connect
-       * unanswered: the spawn fails. */
-      unotify = sbx_linux_unotify_begin (spec, unotify_pair[0], pid, error_message);
-      close (unotify_pair[0]);
-      unotify_pair[0] = -1;
-      /* NULL without a message: B's filter got no listener (sbx inside
-       * sbx) and the kernel refuses what it would have handed over. */
-      if (unotify == NULL && *error_message != NULL)
-        {
-          int wstatus;
-
-          if (pidfd >= 0)
-            syscall (__NR_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-          while (waitpid (pid, &wstatus, __WALL) < 0 && errno == EINTR)
-            ;
-          if (pidfd >= 0)
-            close (pidfd);
-          close (exit_pipe[0]);
-          if (pty_pair[0] >= 0)
-            close (pty_pair[0]);
-          if (proxy_listen_fd >= 0)
-            close (proxy_listen_fd);
-          return SBX_STATUS_FAILED;
-        }
-    }
-
-  if (pty_pair[0] >= 0)
-    {
-      pty_master = receive_pty_master (pty_pair[0]);
-      saved_errno = errno;
-      close (pty_pair[0]);
-      pty_pair[0] = -1;
-    }
-
-  own_pidfd = pidfd >= 0 ? fcntl (pidfd, F_DUPFD_CLOEXEC, 3) : -1;
-  fcntl (exit_pipe[0], F_SETFL, O_NONBLOCK);
-  child = g_new0 (SbxLinuxChild, 1);
-  child->rung = spec->rung;
-  child->pid = pid;
-  child->pidfd = own_pidfd;
-  child->exit_fd = exit_pipe[0];
-  child->unotify = unotify;
-  if (cgroup != NULL)
-    sbx_cgroup_close_procs (cgroup);
-  child->cgroup = g_steal_pointer (&cgroup);
-
-  if ((request->flags & SBX_SPAWN_PTY_SANDBOX) && pty_master < 0)
-    {
-      SbxExitV1 ignored = { .struct_size = sizeof ignored };
-      g_autofree char *finish_message = NULL;
-      int wstatus = W_EXITCODE (0, SIGKILL);
-
-      /* The target runs without the terminal it was promised: tear the
-       * tree down as finish() does and fail the spawn. */
-      sbx_linux_signal (child, SIGKILL);
-      while (waitpid (pid, &wstatus, __WALL) < 0 && errno == EINTR)
-        ;
-      if (pidfd >= 0)
-        close (pidfd);
-      if (proxy_listen_fd >= 0)
-        close (proxy_listen_fd);
-      sbx_linux_egress_close_listens (request);
-      sbx_linux_finish (child, wstatus, &ignored, &finish_message);
-      *error_message = g_strdup_printf ("%s: the sandbox terminal's master did not arrive (%s)%s%s",
-                                        spec->rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS
-                                                                            : SBX_LINUX_BACKEND_LANDLOCK,
-                                        g_strerror (saved_errno),
-                                        finish_message != NULL ? "; " : "",
-                                        finish_message != NULL ? finish_message : "");
+      *error_message = clone_failure_message (spec, (int) -pid);
       return SBX_STATUS_FAILED;
     }
+  started->pid = (pid_t) pid;
+  return SBX_STATUS_OK;
+}
+
+/* Step 3: A has exec'd sbx-init or exited: the verdict of the error
+ * channel.  EOF: both exec'd.  A record: the failing step, described. */
+static int32_t
+spawn_await_exec (const SbxLinuxSpec       *spec,
+                  const SbxSpawnRequestV1  *request,
+                  SpawnChannels            *ch,
+                  SpawnStarted             *started,
+                  char                    **error_message)
+{
+  SbxLinuxSetupError rec;
+  int saved_errno;
+  ssize_t n;
+
+  spawn_channels_close_child_ends (ch);
+  do
+    n = read (ch->err[0], &rec, sizeof rec);
+  while (n < 0 && errno == EINTR);
+  saved_errno = errno;
+  sbx_clear_fd (&ch->err[0]);
+  /* EOF or a record: A and B are past their last use of the stacks. */
+  sbx_linux_stacks_free (g_steal_pointer (&started->stacks), 2);
+  if (n == 0)
+    {
+      started->exec_ok = TRUE;
+      return SBX_STATUS_OK;
+    }
+  if (n == (ssize_t) sizeof rec && rec.magic == SBX_LINUX_SETUP_ERROR_MAGIC)
+    {
+      *error_message = sbx_linux_spawn_describe_failure (spec, request, &rec);
+      return sbx_linux_spawn_failure_status (&rec);
+    }
+  if (n < 0)
+    *error_message = g_strdup_printf ("linux: reading the setup error channel: %s", g_strerror (saved_errno));
+  else
+    *error_message = g_strdup ("linux: malformed record on the setup error channel");
+  return SBX_STATUS_FAILED;
+}
+
+/* The master B sent, checked to be a pseudo-terminal master; -1 with
+ * errno set when none arrived (B sends before it execs, so it is there by
+ * now). */
+static int
+receive_pty_master (int sock)
+{
+  sbx_autofd int master = -1;
+  struct stat st;
+  unsigned int ptn;
+  char byte;
+  int n = sbx_linux_receive_fds (sock, &byte, &master, 1);
+
+  if (n < 0)
+    return -1;
+  if (n != 1 || fstat (master, &st) != 0 || !S_ISCHR (st.st_mode) || ioctl (master, TIOCGPTN, &ptn) != 0)
+    {
+      sbx_clear_fd (&master);
+      errno = EPROTO;
+      return -1;
+    }
+  return sbx_steal_fd (&master);
+}
+
+/* Step 4: what A and B sent before they exec'd (there now or never): the
+ * egress listeners, the seccomp listener for the connect supervisor, the
+ * sandbox terminal's master.  A spawn that misses one fails: the target
+ * would run without its proxy, with every connect unanswered, or without
+ * the terminal it was promised. */
+static int32_t
+spawn_collect_handoffs (const SbxLinuxSpec       *spec,
+                        const SbxSpawnRequestV1  *request,
+                        SpawnChannels            *ch,
+                        const SpawnStarted       *started,
+                        SpawnHandoffs            *out,
+                        char                    **error_message)
+{
+  if (ch->egress[0] >= 0)
+    {
+      out->request = request;   /* its listen_fds are closed with the hand-offs */
+      out->proxy_listen_fd = sbx_linux_egress_channel_receive (ch->egress[0], error_message);
+      if (out->proxy_listen_fd < 0
+          || !sbx_linux_egress_channel_receive_listens (ch->egress[0], request, started->ctx->n_egress_listens,
+                                                        error_message))
+        return SBX_STATUS_FAILED;
+    }
+  if (ch->unotify[0] >= 0)
+    {
+      out->unotify = sbx_linux_unotify_begin (spec, ch->unotify[0], started->pid, error_message);
+      /* NULL without a message: B's filter got no listener (sbx inside
+       * sbx) and the kernel refuses what it would have handed over. */
+      if (out->unotify == NULL && *error_message != NULL)
+        return SBX_STATUS_FAILED;
+    }
+  if (ch->pty[0] >= 0)
+    {
+      out->pty_master = receive_pty_master (ch->pty[0]);
+      if (out->pty_master < 0)
+        {
+          int saved_errno = errno;
+
+          *error_message = g_strdup_printf ("%s: the sandbox terminal's master did not arrive (%s)",
+                                            backend_name (spec), g_strerror (saved_errno));
+          return SBX_STATUS_FAILED;
+        }
+    }
+  return SBX_STATUS_OK;
+}
+
+/* Step 5: the running sandbox handed to the host: the child record (its
+ * own pidfd, the exit-record pipe, the cgroup, the supervisor) and the
+ * result. */
+static void
+spawn_publish (const SbxLinuxSpec      *spec,
+               const SbxSpawnRequestV1 *request,
+               SpawnChannels           *ch,
+               SpawnStarted            *started,
+               SpawnHandoffs           *handoffs,
+               SbxSpawnResultV1        *result)
+{
+  SbxLinuxChild *child = g_new0 (SbxLinuxChild, 1);
+
+  child->rung = spec->rung;
+  child->pid = started->pid;
+  child->pidfd = started->pidfd >= 0 ? fcntl (started->pidfd, F_DUPFD_CLOEXEC, 3) : -1;
+  child->exit_fd = sbx_steal_fd (&ch->exit[0]);
+  fcntl (child->exit_fd, F_SETFL, O_NONBLOCK);
+  child->unotify = g_steal_pointer (&handoffs->unotify);
+  if (started->cgroup != NULL)
+    sbx_cgroup_close_procs (started->cgroup);
+  child->cgroup = g_steal_pointer (&started->cgroup);
 
   result->containment = spec->containment;
-  result->pid = pid;
-  result->pidfd = pidfd;
-  result->proxy_listen_fd = proxy_listen_fd;
+  result->pid = started->pid;
+  result->pidfd = sbx_steal_fd (&started->pidfd);
+  result->proxy_listen_fd = sbx_steal_fd (&handoffs->proxy_listen_fd);
   result->child = child;
   if (request->flags & SBX_SPAWN_PTY_SANDBOX)
-    result->pty_master_fd = pty_master;
+    result->pty_master_fd = sbx_steal_fd (&handoffs->pty_master);
   if (request->flags & SBX_SPAWN_IGNORED_SIGNALS)
     result->honoured_flags |= SBX_SPAWN_IGNORED_SIGNALS;
-  if (stage != NULL && result->struct_size >= SBX_SPAWN_RESULT_V1_FLAGS_SIZE)
-    result->honoured_flags |= SBX_SPAWN_STAGED;
-  /* The next sandbox of this spec, prepared now that the target runs (off
-   * the path from the call to its exec). */
-  if (spec->rung == SBX_LINUX_RUNG_USERNS && spec->proxy_port == 0)
-    sbx_linux_zygote_prepare_warm (spec);
-  return SBX_STATUS_OK;
+  if (request->flags & SBX_SPAWN_STAGED)
+    result->honoured_flags |= SBX_SPAWN_STAGED;   /* sbx_linux_stage_plan() accepted it */
+  handoffs->request = NULL;   /* the listeners are the host's now */
+  started->pid = -1;
+}
 
-fail_fds:
-  for (i = 0; i < 2; i++)
+int32_t
+sbx_linux_spawn (SbxLinuxSpec            *spec,
+                 const SbxSpawnRequestV1 *request,
+                 SbxSpawnResultV1        *result,
+                 char                   **error_message)
+{
+  g_autoptr(GPtrArray) dns_envp = NULL;
+  g_auto(SpawnChannels) ch = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
+  g_auto(SpawnStarted) started = { spec->rung, FALSE, -1, -1, NULL, NULL, NULL, NULL, NULL };
+  g_auto(SpawnHandoffs) handoffs = { NULL, -1, NULL, -1 };
+  g_autofree const SbxLinuxStageMount **stage = NULL;
+  int32_t status;
+
+  status = spawn_check (spec, request, result, error_message);
+  if (status != SBX_STATUS_OK)
+    return status;
+  /* Staged (sbx-linux-stage.c): overlays replace the listed binds in this
+   * sandbox only, so it is built fresh (no zygote, no warm sandbox). */
+  if (request->flags & SBX_SPAWN_STAGED)
     {
-      if (egress_chan[i] >= 0)
-        close (egress_chan[i]);
-      if (err_pipe[i] >= 0)
-        close (err_pipe[i]);
-      if (exit_pipe[i] >= 0)
-        close (exit_pipe[i]);
-      if (pty_pair[i] >= 0)
-        close (pty_pair[i]);
-      if (unotify_pair[i] >= 0)
-        close (unotify_pair[i]);
+      stage = sbx_linux_stage_plan (spec, request, &status, error_message);
+      if (stage == NULL)
+        return status;
     }
-  sbx_linux_stacks_free (stacks);
-  return SBX_STATUS_FAILED;
+  /* A ports network has no UDP: glibc's resolver must use TCP.  The copy
+   * lives until the child has exec'd (this function's end). */
+  if (spec->dns_over_tcp)
+    dns_envp = envp_with_dns_over_tcp (request->envp);
+  status = spawn_open_channels (spec, request, &ch, error_message);
+  if (status == SBX_STATUS_OK && (stage != NULL || !spawn_start_warm (spec, request, dns_envp, &ch, &started)))
+    status = spawn_start_cold (spec, request, stage, dns_envp, &ch, &started, error_message);
+  if (status != SBX_STATUS_OK)
+    return status;
+
+  status = spawn_await_exec (spec, request, &ch, &started, error_message);
+  if (status == SBX_STATUS_OK)
+    status = spawn_collect_handoffs (spec, request, &ch, &started, &handoffs, error_message);
+  if (status == SBX_STATUS_OK)
+    spawn_publish (spec, request, &ch, &started, &handoffs, result);
+  else
+    spawn_abort (&started);
+  /* Failed or not, the next sandbox of the spec is prepared now that this
+   * one runs or is gone (off the path from the call to its exec): whether
+   * one waits does not depend on how the last spawn went. */
+  if (spawn_uses_zygote (spec))
+    sbx_linux_zygote_prepare_warm (spec);
+  return status;
 }
 
 static int

@@ -14,173 +14,8 @@
 #include "sbx-linux-private.h"
 #include "sbx-linux-claims.h"
 #include "sbx-linux-egress.h"
+#include "sbx-linux-zygote.h"
 
-#define KNOWN_RULE_FLAGS (SBX_FS_RULE_EXACT | SBX_FS_RULE_GLOB | SBX_FS_RULE_CANONICAL | SBX_FS_RULE_OPTIONAL)
-
-static gboolean
-path_is_clean_absolute (const char *path)
-{
-  const char *p;
-
-  if (path == NULL || path[0] != '/' || strlen (path) >= PATH_MAX)
-    return FALSE;
-  if (strcmp (path, "/") == 0)
-    return TRUE;
-  if (g_str_has_suffix (path, "/"))
-    return FALSE;
-  for (p = path; *p != '\0'; p++)
-    {
-      if (*p != '/')
-        continue;
-      if (p[1] == '/')
-        return FALSE;
-      if (p[1] == '.' && (p[2] == '/' || p[2] == '\0'))
-        return FALSE;
-      if (p[1] == '.' && p[2] == '.' && (p[3] == '/' || p[3] == '\0'))
-        return FALSE;
-    }
-  return TRUE;
-}
-
-/* Defense in depth: the backend re-validates the policy IR; it
- * must not trust the compiler's output. */
-static gboolean
-policy_validate (const SbxPolicyV1  *policy,
-                 int32_t            *status,
-                 GError            **error)
-{
-  guint32 i;
-
-  *status = SBX_STATUS_INVALID;
-  if (policy == NULL || policy->struct_size < SBX_POLICY_V1_MIN_SIZE)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                           "policy: missing or smaller than SbxPolicyV1");
-      return FALSE;
-    }
-  if (policy->n_fs_rules > 0 && policy->fs_rules == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "policy: %u filesystem rules but no array", policy->n_fs_rules);
-      return FALSE;
-    }
-  if (policy->n_fs_rules > 65536)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "policy: %u filesystem rules is more than the backend accepts (65536)",
-                   policy->n_fs_rules);
-      return FALSE;
-    }
-  for (i = 0; i < policy->n_fs_rules; i++)
-    {
-      const SbxFsRuleV1 *r = &policy->fs_rules[i];
-
-      if (r->struct_size < SBX_FS_RULE_V1_MIN_SIZE)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       "policy: rule %u: struct_size %u is too small", i, r->struct_size);
-          return FALSE;
-        }
-      if ((r->flags & SBX_FS_RULE_GLOB) ? (r->path == NULL || r->path[0] != '/')
-                                        : !path_is_clean_absolute (r->path))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       "policy: rule %u: path '%s' is not a clean absolute path", i,
-                       r->path != NULL ? r->path : "(null)");
-          return FALSE;
-        }
-      if ((r->allow | r->deny) & ~SBX_FS_ALL)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       "policy: rule %u (%s): unknown access bits allow=0x%x deny=0x%x",
-                       i, r->path, r->allow, r->deny);
-          return FALSE;
-        }
-      if (r->flags & ~KNOWN_RULE_FLAGS)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       "policy: rule %u (%s): unknown flags 0x%x", i, r->path, r->flags);
-          return FALSE;
-        }
-      if (r->origin < SBX_FS_ORIGIN_RUNTIME || r->origin > SBX_FS_ORIGIN_GRANT)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       "policy: rule %u (%s): unknown origin %u", i, r->path, r->origin);
-          return FALSE;
-        }
-      if (r->flags & SBX_FS_RULE_GLOB)
-        {
-          *status = SBX_STATUS_UNSUPPORTED;
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                       "policy: rule %u: glob rules ('%s') are not supported by the Linux backend "
-                       "(neither a mount view nor Landlock can express them; refusing rather than "
-                       "ignoring a deny)", i, r->path);
-          return FALSE;
-        }
-    }
-  if (policy->net == NULL || policy->net->struct_size < SBX_NET_POLICY_V1_MIN_SIZE)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                           "policy: network policy missing or too small");
-      return FALSE;
-    }
-  switch (policy->net->mode)
-    {
-    case SBX_NET_MODE_DENY:
-    case SBX_NET_MODE_OPEN:
-      break;
-    case SBX_NET_MODE_PROXY:   /* egress: sbx-linux-egress.c */
-      if (!sbx_linux_egress_validate (policy->net, error))
-        return FALSE;
-      break;
-    case SBX_NET_MODE_PORTS:
-      if (policy->net->n_tcp_ports == 0 || policy->net->n_tcp_ports > 65535
-          || policy->net->tcp_ports == NULL)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       "policy: network mode ports with %u ports%s", policy->net->n_tcp_ports,
-                       policy->net->tcp_ports == NULL ? " and no array" : "");
-          return FALSE;
-        }
-      for (guint32 k = 0; k < policy->net->n_tcp_ports; k++)
-        if (policy->net->tcp_ports[k] == 0)
-          {
-            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                         "policy: network port %u is 0", k);
-            return FALSE;
-          }
-      break;
-    default:
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "policy: unknown network mode %u", policy->net->mode);
-      return FALSE;
-    }
-  if (policy->limits != NULL && policy->limits->struct_size < SBX_LIMITS_V1_MIN_SIZE)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                           "policy: limits smaller than SbxLimitsV1");
-      return FALSE;
-    }
-  if (policy->state_dir != NULL && !path_is_clean_absolute (policy->state_dir))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "policy: state directory '%s' is not a clean absolute path", policy->state_dir);
-      return FALSE;
-    }
-  if (policy->flags & SBX_POLICY_UNCONFINED)
-    {
-      *status = SBX_STATUS_UNSUPPORTED;
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           "policy: an unconfined policy belongs to the unconfined backend; "
-                           "the Linux backends only confine");
-      return FALSE;
-    }
-  *status = SBX_STATUS_OK;
-  return TRUE;
-}
-
-/* Upstream's IsAccessRestricted: some rule denies an axis of @mask, or the
- * root does not get all of @mask. */
 static gboolean
 access_restricted (const SbxPolicyV1 *policy,
                    uint32_t           mask)
@@ -558,268 +393,321 @@ report_host_sockets (const SbxLinuxReporter *reporter,
   report (reporter, "unix-host-sockets", SBX_ABI_REPORT_NARROWED, detail->str);
 }
 
-SbxLinuxSpec *
-sbx_linux_spec_new (const SbxLinuxProbe     *probe,
-                    const SbxPolicyV1       *policy,
-                    int                      rung,
-                    const SbxLinuxReporter  *reporter,
-                    uint32_t                *out_level,
-                    uint64_t                *out_guarantees,
-                    int32_t                 *out_status,
-                    GError                 **error)
+/* What the steps of sbx_linux_spec_new() hand each other: its inputs, the
+ * spec being built and the facts one step leaves for the next. */
+typedef struct
 {
-  g_autoptr(SbxLinuxSpec) spec = NULL;
-  uint32_t landlock_bits = 0, seccomp_bits = 0;
-  uint64_t bits;
-  gboolean write_restricted, read_restricted, net_deny, net_ports;
-  gboolean allow_unix;
-  SbxLinuxClaimsInput claims_in = { 0 };
-  SbxLinuxClaims claims;
-  const char *env_detail;
-  g_autoptr(GHashTable) held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  ModuleReporter module = { reporter, held };
-  SbxLinuxReporter module_reporter = { module_report, &module };
-  SbxPolicyV1 rung2_policy;
-  SbxNetPolicyV1 rung2_net;
-  gboolean net_proxy;
+  const SbxLinuxProbe    *probe;
+  const SbxPolicyV1      *policy;   /* rung 2 with a proxy: the closed-network rewrite */
+  int                     rung;
+  const SbxLinuxReporter *reporter;
+  ModuleReporter         *module;
+  SbxLinuxReporter       *module_reporter;
+  int32_t                *status;   /* the status of a failed step */
+  SbxLinuxSpec           *spec;
+  gboolean                net_proxy;
+  gboolean                net_deny;
+  gboolean                net_ports;
+  gboolean                allow_unix;
+  uint32_t                landlock_bits;
+  uint32_t                seccomp_bits;
+  SbxLinuxClaims          claims;
+} SpecBuild;
 
-  if (!policy_validate (policy, out_status, error))
-    return NULL;
-  /* Egress (sbx-linux-egress.c): rung 1 puts the proxy listener in the
-   * sandbox's own network namespace; rung 2 has none, so it closes the
-   * network instead (reported; target-network does not hold). */
-  net_proxy = policy->net->mode == SBX_NET_MODE_PROXY;
-  if (net_proxy && rung == SBX_LINUX_RUNG_LANDLOCK)
-    policy = sbx_linux_egress_rung2_policy (policy, &rung2_policy, &rung2_net, reporter);
+/* The host offers what @rung needs: the init program, user namespaces
+ * (rung 1), Landlock and seccomp (rung 2). */
+static gboolean
+spec_check_host (const SpecBuild  *b,
+                 GError          **error)
+{
+  const SbxLinuxProbe *probe = b->probe;
 
-  *out_status = SBX_STATUS_UNAVAILABLE;
+  *b->status = SBX_STATUS_UNAVAILABLE;
   if (probe->init_fd < 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                    "the sandbox init program cannot be executed on this host (%s)",
                    g_strerror (probe->init_errno));
-      return NULL;
+      return FALSE;
     }
-  if (rung == SBX_LINUX_RUNG_USERNS && !probe->userns)
+  if (b->rung == SBX_LINUX_RUNG_USERNS && !probe->userns)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                    "unprivileged user namespaces do not work here (step %s: %s). %s",
                    sbx_linux_probe_step_name (probe->userns_step), g_strerror (probe->userns_errno),
                    probe->hint_userns != NULL ? probe->hint_userns : "");
-      return NULL;
+      return FALSE;
     }
-  if (rung == SBX_LINUX_RUNG_LANDLOCK && (probe->landlock_abi < 1 || !probe->seccomp))
+  if (b->rung == SBX_LINUX_RUNG_LANDLOCK && (probe->landlock_abi < 1 || !probe->seccomp))
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                            "rung 2 needs Landlock and seccomp, and this kernel lacks one of them. "
                            "Hint: boot with lsm=landlock,... and a kernel with CONFIG_SECCOMP_FILTER");
-      return NULL;
+      return FALSE;
     }
+  return TRUE;
+}
 
-  spec = g_new0 (SbxLinuxSpec, 1);
-  spec->rung = rung;
-  spec->probe = probe;
+/* The spec and the policy's network facts the later steps read. */
+static void
+spec_add_base (SpecBuild *b)
+{
+  const SbxPolicyV1 *policy = b->policy;
+  SbxLinuxSpec *spec = g_new0 (SbxLinuxSpec, 1);
+
+  spec->rung = b->rung;
+  spec->probe = b->probe;
   for (guint32 k = 0; k < policy->n_fs_rules; k++)
     spec->transient |= policy->fs_rules[k].origin == SBX_FS_ORIGIN_GRANT;
-  net_deny = policy->net->mode == SBX_NET_MODE_DENY;
+  b->net_deny = policy->net->mode == SBX_NET_MODE_DENY;
   /* Ports (a network.broad.v1 grant): the host network namespace at both
    * rungs, narrowed by Landlock TCP rules and the seccomp TCP-only rules
    * (the claims refuse the spec when either is missing). */
-  net_ports = policy->net->mode == SBX_NET_MODE_PORTS;
-  spec->dns_over_tcp = net_ports && (policy->net->flags & SBX_NET_FLAG_DNS) != 0;
-  write_restricted = access_restricted (policy, SBX_FS_WRITE);
-  read_restricted = access_restricted (policy, SBX_FS_READ | SBX_FS_EXEC);
+  b->net_ports = policy->net->mode == SBX_NET_MODE_PORTS;
+  spec->dns_over_tcp = b->net_ports && (policy->net->flags & SBX_NET_FLAG_DNS) != 0;
+  b->spec = spec;
+}
 
-  if (rung == SBX_LINUX_RUNG_USERNS)
+/* Rung 1: the sandbox's hostname and hosts file, the mount view, the
+ * directory its root is attached to, the network namespace and the proxy's
+ * files, the id maps and the zygote. */
+static gboolean
+spec_add_namespaces (SpecBuild  *b,
+                     GError    **error)
+{
+  const SbxPolicyV1 *policy = b->policy;
+  SbxLinuxSpec *spec = b->spec;
+  g_autoptr(GError) local_error = NULL;
+
+  if (b->rung != SBX_LINUX_RUNG_USERNS)
+    return TRUE;
+  /* The sandbox's hostname, and a hosts file that resolves it (a proxy
+   * network's own hosts file names it too: sbx-linux-egress.c). */
+  spec->hostname = g_strdup ("sbx");
+  if (!b->net_proxy && !sbx_linux_hosts_file_new (spec, policy, error))
     {
-      g_autoptr(GError) local_error = NULL;
-
-      /* The sandbox's hostname, and a hosts file that resolves it (a proxy
-       * network's own hosts file names it too: sbx-linux-egress.c). */
-      spec->hostname = g_strdup ("sbx");
-      if (!net_proxy && !sbx_linux_hosts_file_new (spec, policy, error))
-        {
-          *out_status = SBX_STATUS_FAILED;
-          return NULL;
-        }
-      spec->mounts = sbx_linux_mount_plan_new (policy, probe->landlock_abi >= 1, spec->hosts_file, &local_error);
-      if (spec->mounts == NULL)
-        {
-          *out_status = SBX_STATUS_INVALID;
-          g_propagate_error (error, g_steal_pointer (&local_error));
-          return NULL;
-        }
-      spec->root_dir = make_root_dir (policy, error);
-      if (spec->root_dir == NULL)
-        {
-          *out_status = SBX_STATUS_FAILED;
-          return NULL;
-        }
-      spec->root_dir_created = TRUE;
-      spec->netns = net_deny || net_proxy;
-      spec->proxy_port = net_proxy ? policy->net->proxy_port : 0;
-      if (net_proxy && !sbx_linux_egress_files_new (spec, policy, error))
-        {
-          *out_status = SBX_STATUS_FAILED;
-          return NULL;
-        }
-      spec->uid_map = g_strdup_printf ("%u %u 1\n", (unsigned) geteuid (), (unsigned) geteuid ());
-      spec->gid_map = g_strdup_printf ("%u %u 1\n", (unsigned) getegid (), (unsigned) getegid ());
-      spec->uid_map_len = strlen (spec->uid_map);
-      spec->gid_map_len = strlen (spec->gid_map);
-      /* A spec with grants serves one spawn, and a proxy spec gets a network
-       * namespace per spawn (each run its own listener): no zygote. */
-      spec->zygote = spec->transient || net_proxy ? NULL : sbx_linux_zygote_new ();
+      *b->status = SBX_STATUS_FAILED;
+      return FALSE;
     }
-
-  /* A root caller's sandbox runs as the caller's uid 0 (host root, unless
-   * the caller itself runs in a user namespace), so the root-only kernel
-   * files of the fresh /proc that rung 1 adds to the view are masked.  For
-   * any other caller the kernel's own checks keep them from the sandbox
-   * already (and masking them for a root that is not the host's hides
-   * nothing it could read). */
-  if (geteuid () == 0)
+  spec->mounts = sbx_linux_mount_plan_new (policy, b->probe->landlock_abi >= 1, spec->hosts_file,
+                                           &local_error);
+  if (spec->mounts == NULL)
     {
-      if (rung == SBX_LINUX_RUNG_USERNS)
-        {
-          spec->mask_proc = TRUE;
-          reportf (reporter, "proc-masked", SBX_ABI_REPORT_ENFORCED,
-                   "uid 0 inside is the caller's uid 0: root-only kernel files of the fresh /proc (keys, kmsg, "
-                   "kallsyms, timer_list, slabinfo, vmallocinfo, iomem, pagetypeinfo, ... and the acpi, "
-                   "scsi, asound, driver directories) are masked; /proc is read-only");
-        }
-      else if (sbx_linux_resolve (policy->fs_rules, policy->n_fs_rules, "/proc/keys", FALSE) & SBX_FS_READ)
-        /* Rung 2 shows the host /proc only where the profile itself lets
-         * the host be read: then these files are part of what it granted.
-         * Denying them would carve /proc (Landlock can only add allows), and
-         * every process started later, the target included, would lose
-         * its /proc/PID (/proc/self, /dev/fd). */
-        reportf (reporter, "proc-masked", SBX_ABI_REPORT_UNENFORCED,
-                 "the target runs as uid 0 and the profile lets it read the host /proc: root-only kernel "
-                 "files (keys, kmsg, timer_list, slabinfo, ...) are readable as the profile says; Landlock "
-                 "could only deny them by cutting later processes off /proc/PID. Hint: deny host read, or "
-                 "use the linux-userns backend (its /proc is masked)");
-      else
-        reportf (reporter, "proc-masked", SBX_ABI_REPORT_VACUOUS,
-                 "the target runs as uid 0, but the profile does not let it read /proc");
+      *b->status = SBX_STATUS_INVALID;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
     }
-
-  /* Landlock (lsm's plan): the filesystem boundary at rung 2, defense in
-   * depth on top of the mount view at rung 1. */
-  if (probe->landlock_abi >= 1)
+  spec->root_dir = make_root_dir (policy, error);
+  if (spec->root_dir == NULL)
     {
-      SbxLandlockOptions options = { 0 };
-      g_autoptr(GError) local_error = NULL;
-
-      options.abi = probe->landlock_abi;
-      options.rung = rung == SBX_LINUX_RUNG_USERNS ? SBX_LANDLOCK_RUNG_USERNS : SBX_LANDLOCK_RUNG_LANDLOCK;
-      options.net = ((rung == SBX_LINUX_RUNG_LANDLOCK && net_deny) || net_ports)
-                    && probe->landlock_abi >= 4;
-      options.mount_roots = spec->mounts != NULL ? (const char *const *) spec->mounts->bind_sources : NULL;
-      spec->landlock = sbx_landlock_plan_new (policy, &options, &module_reporter, &local_error);
-      if (spec->landlock == NULL)
-        {
-          *out_status = SBX_STATUS_FAILED;
-          g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "landlock: ");
-          return NULL;
-        }
-      landlock_bits = sbx_landlock_plan_enforces (spec->landlock);
+      *b->status = SBX_STATUS_FAILED;
+      return FALSE;
     }
+  spec->root_dir_created = TRUE;
+  spec->netns = b->net_deny || b->net_proxy;
+  spec->proxy_port = b->net_proxy ? policy->net->proxy_port : 0;
+  if (b->net_proxy && !sbx_linux_egress_files_new (spec, policy, error))
+    {
+      *b->status = SBX_STATUS_FAILED;
+      return FALSE;
+    }
+  spec->uid_map = g_strdup_printf ("%u %u 1\n", (unsigned) geteuid (), (unsigned) geteuid ());
+  spec->gid_map = g_strdup_printf ("%u %u 1\n", (unsigned) getegid (), (unsigned) getegid ());
+  spec->uid_map_len = strlen (spec->uid_map);
+  spec->gid_map_len = strlen (spec->gid_map);
+  /* A spec with grants serves one spawn, and a proxy spec gets a network
+   * namespace per spawn (each run its own listener): no zygote. */
+  spec->zygote = spec->transient || b->net_proxy ? NULL : sbx_linux_zygote_new ();
+  return TRUE;
+}
+
+/* A root caller's sandbox runs as the caller's uid 0 (host root, unless the
+ * caller itself runs in a user namespace), so the root-only kernel files of
+ * the fresh /proc that rung 1 adds to the view are masked.  For any other
+ * caller the kernel's own checks keep them from the sandbox already (and
+ * masking them for a root that is not the host's hides nothing it could
+ * read). */
+static void
+spec_add_proc_mask (SpecBuild *b)
+{
+  const SbxLinuxReporter *reporter = b->reporter;
+
+  if (geteuid () != 0)
+    return;
+  if (b->rung == SBX_LINUX_RUNG_USERNS)
+    {
+      b->spec->mask_proc = TRUE;
+      reportf (reporter, "proc-masked", SBX_ABI_REPORT_ENFORCED,
+               "uid 0 inside is the caller's uid 0: root-only kernel files of the fresh /proc (keys, kmsg, "
+               "kallsyms, timer_list, slabinfo, vmallocinfo, iomem, pagetypeinfo, ... and the acpi, "
+               "scsi, asound, driver directories) are masked; /proc is read-only");
+    }
+  else if (sbx_linux_resolve (b->policy->fs_rules, b->policy->n_fs_rules, "/proc/keys", FALSE) & SBX_FS_READ)
+    /* Rung 2 shows the host /proc only where the profile itself lets the
+     * host be read: then these files are part of what it granted.  Denying
+     * them would carve /proc (Landlock can only add allows), and every
+     * process started later, the target included, would lose its
+     * /proc/PID (/proc/self, /dev/fd). */
+    reportf (reporter, "proc-masked", SBX_ABI_REPORT_UNENFORCED,
+             "the target runs as uid 0 and the profile lets it read the host /proc: root-only kernel "
+             "files (keys, kmsg, timer_list, slabinfo, ...) are readable as the profile says; Landlock "
+             "could only deny them by cutting later processes off /proc/PID. Hint: deny host read, or "
+             "use the linux-userns backend (its /proc is masked)");
   else
+    reportf (reporter, "proc-masked", SBX_ABI_REPORT_VACUOUS,
+             "the target runs as uid 0, but the profile does not let it read /proc");
+}
+
+/* Landlock (lsm's plan): the filesystem boundary at rung 2, defense in
+ * depth on top of the mount view at rung 1. */
+static gboolean
+spec_add_landlock (SpecBuild  *b,
+                   GError    **error)
+{
+  const SbxLinuxProbe *probe = b->probe;
+  SbxLandlockOptions options = { 0 };
+  g_autoptr(GError) local_error = NULL;
+
+  if (probe->landlock_abi < 1)
     {
-      reportf (reporter, "landlock", SBX_ABI_REPORT_UNENFORCED,
+      reportf (b->reporter, "landlock", SBX_ABI_REPORT_UNENFORCED,
                "Landlock is not available (%s); the mount view alone is the filesystem boundary. "
                "Hint: boot with lsm=landlock,... (CONFIG_SECURITY_LANDLOCK)",
                g_strerror (probe->landlock_errno));
+      return TRUE;
     }
+  options.abi = probe->landlock_abi;
+  options.rung = b->rung == SBX_LINUX_RUNG_USERNS ? SBX_LANDLOCK_RUNG_USERNS : SBX_LANDLOCK_RUNG_LANDLOCK;
+  options.net = ((b->rung == SBX_LINUX_RUNG_LANDLOCK && b->net_deny) || b->net_ports)
+                && probe->landlock_abi >= 4;
+  options.mount_roots = b->spec->mounts != NULL ? (const char *const *) b->spec->mounts->bind_sources : NULL;
+  b->spec->landlock = sbx_landlock_plan_new (b->policy, &options, b->module_reporter, &local_error);
+  if (b->spec->landlock == NULL)
+    {
+      *b->status = SBX_STATUS_FAILED;
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "landlock: ");
+      return FALSE;
+    }
+  b->landlock_bits = sbx_landlock_plan_enforces (b->spec->landlock);
+  return TRUE;
+}
 
-  /* Unix sockets are supervised on both rungs unless the profile opened
-   * them: a host daemon's pathname socket inside any root (the workspace, a
-   * read-only root) accepts a connection that needs no write access to the
-   * mount, and Landlock below ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX) cannot
-   * mediate connect(), so the filter hands every connect to the connect
-   * supervisor (sbx-linux-unotify.c), which lets the sandbox reach its own
-   * sockets and the host sockets the policy names (reported). */
-  allow_unix = (policy->flags & SBX_POLICY_UNIX_SOCKETS) != 0;
-  if (!copy_host_sockets (spec, policy, error))
-    {
-      *out_status = SBX_STATUS_INVALID;
-      return NULL;
-    }
-  if (probe->seccomp)
-    {
-      SbxSeccompOptions options = { 0 };
-      g_autoptr(GError) local_error = NULL;
+/* Unix sockets are supervised on both rungs unless the profile opened
+ * them: a host daemon's pathname socket inside any root (the workspace, a
+ * read-only root) accepts a connection that needs no write access to the
+ * mount, and Landlock below ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX) cannot
+ * mediate connect(), so the filter hands every connect to the connect
+ * supervisor (sbx-linux-unotify.c), which lets the sandbox reach its own
+ * sockets and the host sockets the policy names (reported).  Then the
+ * seccomp programs: the spec's, and the same with the caller's terminal
+ * shared. */
+static gboolean
+spec_add_seccomp (SpecBuild  *b,
+                  GError    **error)
+{
+  SbxLinuxSpec *spec = b->spec;
+  SbxSeccompOptions options = { 0 };
+  g_autoptr(GError) local_error = NULL;
 
-      options.rung = rung;
-      options.net_mode = policy->net->mode;
-      options.landlock_abi = spec->landlock != NULL ? probe->landlock_abi : 0;
-      options.allow_unix_sockets = allow_unix;
-      spec->seccomp = sbx_seccomp_program_new (&options, &module_reporter, &local_error);
-      if (spec->seccomp == NULL)
-        {
-          *out_status = SBX_STATUS_FAILED;
-          g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "seccomp: ");
-          return NULL;
-        }
-      seccomp_bits = sbx_seccomp_program_enforces (spec->seccomp);
-      if (seccomp_bits & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED)
-        report_host_sockets (reporter, spec);
-      /* The same program for a spawn that shares the caller's terminal
-       * (sbx_linux_spawn_shares_terminal()); reported through "terminal"
-       * below, its other rules are the ones just reported. */
-      options.caller_terminal_shared = TRUE;
-      spec->seccomp_terminal = sbx_seccomp_program_new (&options, NULL, &local_error);
-      if (spec->seccomp_terminal == NULL)
-        {
-          *out_status = SBX_STATUS_FAILED;
-          g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "seccomp: ");
-          return NULL;
-        }
-    }
-  else
+  b->allow_unix = (b->policy->flags & SBX_POLICY_UNIX_SOCKETS) != 0;
+  if (!copy_host_sockets (spec, b->policy, error))
     {
-      reportf (reporter, "seccomp", SBX_ABI_REPORT_UNENFORCED,
+      *b->status = SBX_STATUS_INVALID;
+      return FALSE;
+    }
+  if (!b->probe->seccomp)
+    {
+      reportf (b->reporter, "seccomp", SBX_ABI_REPORT_UNENFORCED,
                "seccomp filters are not available (%s). Hint: a kernel with CONFIG_SECCOMP_FILTER",
-               g_strerror (probe->seccomp_errno));
+               g_strerror (b->probe->seccomp_errno));
+      return TRUE;
     }
-
-  claims_in.rung = rung;
-  claims_in.landlock = spec->landlock != NULL;
-  claims_in.seccomp = spec->seccomp != NULL;
-  claims_in.proc_children = probe->proc_children;
-  claims_in.landlock_bits = landlock_bits;
-  claims_in.seccomp_bits = seccomp_bits;
-  claims_in.limits = compile_limits (spec, policy, reporter);
-  claims_in.write_restricted = write_restricted;
-  claims_in.read_restricted = read_restricted;
-  claims_in.net_mode = policy->net->mode;
-  claims_in.allow_unix = allow_unix;
-  claims_in.unreadable_binds = spec->mounts != NULL && spec->mounts->n_unreadable_binds > 0;
-  sbx_linux_claims_decide (&claims_in, &claims);
-  if (claims.refusal != NULL)
+  options.rung = b->rung;
+  options.net_mode = b->policy->net->mode;
+  options.landlock_abi = spec->landlock != NULL ? b->probe->landlock_abi : 0;
+  options.allow_unix_sockets = b->allow_unix;
+  spec->seccomp = sbx_seccomp_program_new (&options, b->module_reporter, &local_error);
+  if (spec->seccomp == NULL)
     {
-      *out_status = SBX_STATUS_UNSUPPORTED;
+      *b->status = SBX_STATUS_FAILED;
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "seccomp: ");
+      return FALSE;
+    }
+  b->seccomp_bits = sbx_seccomp_program_enforces (spec->seccomp);
+  if (b->seccomp_bits & SBX_SECCOMP_ENFORCES_UNIX_SUPERVISED)
+    report_host_sockets (b->reporter, spec);
+  /* The same program for a spawn that shares the caller's terminal
+   * (sbx_linux_spawn_shares_terminal()); reported through "terminal" by
+   * spec_add_process_reports(), its other rules are the ones just
+   * reported. */
+  options.caller_terminal_shared = TRUE;
+  spec->seccomp_terminal = sbx_seccomp_program_new (&options, NULL, &local_error);
+  if (spec->seccomp_terminal == NULL)
+    {
+      *b->status = SBX_STATUS_FAILED;
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "seccomp: ");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The limits (which report themselves), then what the whole spec can claim
+ * (sbx-linux-claims.c); a spec that could only claim less than its rung
+ * promises is refused. */
+static gboolean
+spec_add_claims (SpecBuild  *b,
+                 GError    **error)
+{
+  SbxLinuxClaimsInput in = { 0 };
+
+  in.rung = b->rung;
+  in.landlock = b->spec->landlock != NULL;
+  in.seccomp = b->spec->seccomp != NULL;
+  in.proc_children = b->probe->proc_children;
+  in.landlock_bits = b->landlock_bits;
+  in.seccomp_bits = b->seccomp_bits;
+  in.limits = compile_limits (b->spec, b->policy, b->reporter);
+  in.write_restricted = access_restricted (b->policy, SBX_FS_WRITE);
+  in.read_restricted = access_restricted (b->policy, SBX_FS_READ | SBX_FS_EXEC);
+  in.net_mode = b->policy->net->mode;
+  in.allow_unix = b->allow_unix;
+  in.unreadable_binds = b->spec->mounts != NULL && b->spec->mounts->n_unreadable_binds > 0;
+  sbx_linux_claims_decide (&in, &b->claims);
+  if (b->claims.refusal != NULL)
+    {
+      *b->status = SBX_STATUS_UNSUPPORTED;
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "%s: %s",
-                   rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS : SBX_LINUX_BACKEND_LANDLOCK,
-                   claims.refusal);
-      return NULL;
+                   b->rung == SBX_LINUX_RUNG_USERNS ? SBX_LINUX_BACKEND_USERNS : SBX_LINUX_BACKEND_LANDLOCK,
+                   b->claims.refusal);
+      return FALSE;
     }
   /* Unix sockets the profile allows, where only the sockets under the
    * mounted roots are reachable (rung 1): the boundaries hold with that
    * exception.  Where host daemons' sockets are reachable the claims
    * withdrew the boundaries and unix-sockets says why. */
-  if (allow_unix && !claims.host_sockets)
+  if (b->allow_unix && !b->claims.host_sockets)
     {
-      module_report (&module, SBX_ABI_FEATURE_NETWORK_BOUNDARY, SBX_ABI_REPORT_NARROWED,
+      module_report (b->module, SBX_ABI_FEATURE_NETWORK_BOUNDARY, SBX_ABI_REPORT_NARROWED,
                      "except unix sockets, which the profile allows: a daemon's pathname socket under "
                      "the roots is reachable and may relay anywhere");
-      module_report (&module, SBX_ABI_FEATURE_PROCESS_BOUNDARY, SBX_ABI_REPORT_NARROWED,
+      module_report (b->module, SBX_ABI_FEATURE_PROCESS_BOUNDARY, SBX_ABI_REPORT_NARROWED,
                      "except unix sockets, which the profile allows: a host process listening on a "
                      "pathname socket under the roots is reachable");
     }
+  b->spec->containment = b->claims.containment;
+  return TRUE;
+}
 
-  env_detail = spec->dns_over_tcp
+/* What every spawn of the spec does to the target's process: its
+ * environment, capabilities, session and terminal, and its parent's
+ * death. */
+static void
+spec_add_process_reports (const SpecBuild *b)
+{
+  const SbxLinuxReporter *reporter = b->reporter;
+  const char *env_detail;
+
+  env_detail = b->spec->dns_over_tcp
                ? "the target gets exactly the environment the core built, nothing inherited, plus "
                  "RES_OPTIONS=use-vc (DNS over TCP: the granted network has no UDP)"
                : "the target gets exactly the environment the core built, nothing inherited";
@@ -827,7 +715,7 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
   report (reporter, "capabilities", SBX_ABI_REPORT_ENFORCED,
           "every capability dropped (bounding, ambient, effective, permitted, inheritable), "
           "securebits locked, no_new_privs; the target runs as the caller's own uid and gid");
-  if (spec->seccomp_terminal != NULL)
+  if (b->spec->seccomp_terminal != NULL)
     report (reporter, "terminal", SBX_ABI_REPORT_ENFORCED,
             "new session (setsid): no controlling terminal, so TIOCSTI injection is refused. A command "
             "whose stdin, stdout or stderr is the caller's terminal (not one sbx created for it, as --pty "
@@ -844,101 +732,166 @@ sbx_linux_spec_new (const SbxLinuxProbe     *probe,
   report (reporter, "parent-death", SBX_ABI_REPORT_ENFORCED,
           "the tree is killed when the supervisor process goes away (sbx-init watches the "
           "exit-record pipe; the target has PR_SET_PDEATHSIG)");
+}
 
-  spec->containment = claims.containment;
-  if (rung == SBX_LINUX_RUNG_USERNS)
-    {
-      const SbxLinuxMountPlan *plan = spec->mounts;
-      g_autofree char *hidden = plan->masked[0] != NULL ? g_strjoinv (", ", plan->masked) : NULL;
+/* The view's /sys, as the mount plan built it. */
+static void
+spec_report_sys (const SpecBuild *b)
+{
+  const SbxLinuxMountPlan *plan = b->spec->mounts;
+  const SbxCgroupBase *cg = b->spec->cgroup_base;
 
-      report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_PROCESS_BOUNDARY, NULL);
-      report (reporter, SBX_ABI_FEATURE_PROCESS_CONTAINMENT, SBX_ABI_REPORT_ENFORCED,
-              "the pid namespace dies with sbx-init: no descendant outlives the run");
-      reportf (reporter, "mount-view", SBX_ABI_REPORT_ENFORCED,
-               "%s; %u bind mounts (read-only unless writable by policy, nosuid, nodev)%s%s%s",
-               plan->root_is_host ? "root: the host's / bound with the policy's flags"
-                                  : "root: a private read-only tmpfs",
-               plan->n_binds, hidden != NULL ? "; hidden: " : "", hidden != NULL ? hidden : "",
-               plan->n_unreadable_binds > 0 ? "; write-only paths are mounted for writing, "
-                                              "Landlock refuses reading them" : "");
-      report (reporter, "proc", SBX_ABI_REPORT_ENFORCED,
-              "a fresh procfs of the sandbox's pid namespace, mounted read-only "
-              "(kernel tunables cannot be written)");
-      report (reporter, "dev", SBX_ABI_REPORT_ENFORCED,
-              "a minimal /dev: null, zero, full, random, urandom, tty, a private devpts and /dev/shm");
-      if (plan->curated_sys)
-        {
-          const SbxCgroupBase *cg = spec->cgroup_base;
+  if (plan->curated_sys)
+    reportf (b->reporter, "sys", SBX_ABI_REPORT_WIDENED,
+             "a read-only /sys of what programs commonly read: CPU topology and online CPUs "
+             "(/sys/devices/system/cpu), NUMA nodes (/sys/devices/system/node)%s; no other part "
+             "of the host's sysfs, nothing writable",
+             cg != NULL && cg->mode == SBX_CGROUP_V2
+             ? ", and the sandbox's own cgroup at /sys/fs/cgroup where the kernel lets the sandbox "
+               "mount it (cgroup v2, in a cgroup namespace rooted there: its limits and nothing above "
+               "or beside it)"
+             : cg != NULL && cg->mode == SBX_CGROUP_V1
+             ? ", and the sandbox's own cgroups at /sys/fs/cgroup/memory and /sys/fs/cgroup/pids "
+               "where the kernel lets the sandbox mount them (cgroup v1, in a cgroup namespace rooted "
+               "there: their limits and nothing above or beside them)"
+             : "; /sys/fs/cgroup is empty: the sandbox has no cgroup of its own (rlimits), and "
+               "the cgroup it shares with its caller is not shown");
+  else if (plan->root_is_host)
+    report (b->reporter, "sys", SBX_ABI_REPORT_WIDENED,
+            "the host's /sys, read-only, through the host root the policy lets the sandbox read");
+}
 
-          reportf (reporter, "sys", SBX_ABI_REPORT_WIDENED,
-                   "a read-only /sys of what programs commonly read: CPU topology and online CPUs "
-                   "(/sys/devices/system/cpu), NUMA nodes (/sys/devices/system/node)%s; no other part "
-                   "of the host's sysfs, nothing writable",
-                   cg != NULL && cg->mode == SBX_CGROUP_V2
-                   ? ", and the sandbox's own cgroup at /sys/fs/cgroup where the kernel lets the sandbox "
-                     "mount it (cgroup v2, in a cgroup namespace rooted there: its limits and nothing above "
-                     "or beside it)"
-                   : cg != NULL && cg->mode == SBX_CGROUP_V1
-                   ? ", and the sandbox's own cgroups at /sys/fs/cgroup/memory and /sys/fs/cgroup/pids "
-                     "where the kernel lets the sandbox mount them (cgroup v1, in a cgroup namespace rooted "
-                     "there: their limits and nothing above or beside them)"
-                   : "; /sys/fs/cgroup is empty: the sandbox has no cgroup of its own (rlimits), and "
-                     "the cgroup it shares with its caller is not shown");
-        }
-      else if (plan->root_is_host)
-        report (reporter, "sys", SBX_ABI_REPORT_WIDENED,
-                "the host's /sys, read-only, through the host root the policy lets the sandbox read");
-      if (plan->own_hosts)
-        reportf (reporter, "hostname", SBX_ABI_REPORT_WIDENED,
-                 "hostname '%s' (a UTS namespace); /etc/hosts is the sandbox's own read-only copy of "
-                 "the host's with '" SBX_LINUX_HOSTNAME_ADDRESS " %s' added, so the name resolves",
-                 spec->hostname, spec->hostname);
-      else if (spec->egress_hosts != NULL)
-        reportf (reporter, "hostname", SBX_ABI_REPORT_WIDENED,
-                 "hostname '%s' (a UTS namespace); the proxy network's own /etc/hosts (localhost only) "
-                 "names it too, so the name resolves", spec->hostname);
-      if (plan->hides_host_sockets)
-        report (reporter, "host-sockets", SBX_ABI_REPORT_NARROWED,
-                "/run, /var/run and /tmp of the visible host are hidden: unix sockets there "
-                "(D-Bus, systemd, docker, ssh-agent, tmux) ignore read-only mounts");
-      report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_WRITE_BOUNDARY, NULL);
-      report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_READ_BOUNDARY, NULL);
-    }
+/* Rung 1's boundaries: the namespaces and the mount view. */
+static void
+spec_report_namespaces (const SpecBuild *b)
+{
+  const SbxLinuxReporter *reporter = b->reporter;
+  const SbxLinuxSpec *spec = b->spec;
+  const SbxLinuxMountPlan *plan = spec->mounts;
+  GHashTable *held = b->module->held;
+  g_autofree char *hidden = plan->masked[0] != NULL ? g_strjoinv (", ", plan->masked) : NULL;
+
+  report_claim (reporter, held, &b->claims, SBX_LINUX_CLAIM_PROCESS_BOUNDARY, NULL);
+  report (reporter, SBX_ABI_FEATURE_PROCESS_CONTAINMENT, SBX_ABI_REPORT_ENFORCED,
+          "the pid namespace dies with sbx-init: no descendant outlives the run");
+  reportf (reporter, "mount-view", SBX_ABI_REPORT_ENFORCED,
+           "%s; %u bind mounts (read-only unless writable by policy, nosuid, nodev)%s%s%s",
+           plan->root_is_host ? "root: the host's / bound with the policy's flags"
+                              : "root: a private read-only tmpfs",
+           plan->n_binds, hidden != NULL ? "; hidden: " : "", hidden != NULL ? hidden : "",
+           plan->n_unreadable_binds > 0 ? "; write-only paths are mounted for writing, "
+                                          "Landlock refuses reading them" : "");
+  report (reporter, "proc", SBX_ABI_REPORT_ENFORCED,
+          "a fresh procfs of the sandbox's pid namespace, mounted read-only "
+          "(kernel tunables cannot be written)");
+  report (reporter, "dev", SBX_ABI_REPORT_ENFORCED,
+          "a minimal /dev: null, zero, full, random, urandom, tty, a private devpts and /dev/shm");
+  spec_report_sys (b);
+  if (plan->own_hosts)
+    reportf (reporter, "hostname", SBX_ABI_REPORT_WIDENED,
+             "hostname '%s' (a UTS namespace); /etc/hosts is the sandbox's own read-only copy of "
+             "the host's with '" SBX_LINUX_HOSTNAME_ADDRESS " %s' added, so the name resolves",
+             spec->hostname, spec->hostname);
+  else if (spec->egress_hosts != NULL)
+    reportf (reporter, "hostname", SBX_ABI_REPORT_WIDENED,
+             "hostname '%s' (a UTS namespace); the proxy network's own /etc/hosts (localhost only) "
+             "names it too, so the name resolves", spec->hostname);
+  if (plan->hides_host_sockets)
+    report (reporter, "host-sockets", SBX_ABI_REPORT_NARROWED,
+            "/run, /var/run and /tmp of the visible host are hidden: unix sockets there "
+            "(D-Bus, systemd, docker, ssh-agent, tmux) ignore read-only mounts");
+  report_claim (reporter, held, &b->claims, SBX_LINUX_CLAIM_WRITE_BOUNDARY, NULL);
+  report_claim (reporter, held, &b->claims, SBX_LINUX_CLAIM_READ_BOUNDARY, NULL);
+}
+
+/* Rung 2's boundaries: Landlock, seccomp and sbx-init as subreaper. */
+static void
+spec_report_landlock_rung (const SpecBuild *b)
+{
+  const SbxLinuxReporter *reporter = b->reporter;
+  GHashTable *held = b->module->held;
+
+  report_claim (reporter, held, &b->claims, SBX_LINUX_CLAIM_PROCESS_BOUNDARY, b->probe->hint_userns);
+  if (b->claims.containment == SBX_CONTAINMENT_ENFORCED)
+    report (reporter, SBX_ABI_FEATURE_PROCESS_CONTAINMENT, SBX_ABI_REPORT_ENFORCED,
+            "sbx-init is a child subreaper owning the tree: orphans are reparented to it and "
+            "every descendant is killed and reaped when the target exits");
   else
-    {
-      report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_PROCESS_BOUNDARY,
-                    probe->hint_userns);
-      if (claims.containment == SBX_CONTAINMENT_ENFORCED)
-        report (reporter, SBX_ABI_FEATURE_PROCESS_CONTAINMENT, SBX_ABI_REPORT_ENFORCED,
-                "sbx-init is a child subreaper owning the tree: orphans are reparented to it and "
-                "every descendant is killed and reaped when the target exits");
-      else
-        reportf (reporter, SBX_ABI_FEATURE_PROCESS_CONTAINMENT, SBX_ABI_REPORT_NARROWED,
-                 "sbx-init is a child subreaper, but %s",
-                 !(landlock_bits & SBX_LANDLOCK_ENFORCES_SCOPE)
-                 ? "without Landlock scoping (ABI 6) the target can kill it and orphan the tree"
-                 : "/proc/PID/task/TID/children is missing (CONFIG_PROC_CHILDREN): orphans are "
-                   "found by process group only");
-      report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_WRITE_BOUNDARY, NULL);
-      if (claims.claims[SBX_LINUX_CLAIM_WRITE_BOUNDARY].status == SBX_ABI_REPORT_ENFORCED)
-        report (reporter, "file-metadata", SBX_ABI_REPORT_UNENFORCED,
-                "Landlock does not mediate chmod, chown, utimes or extended attributes: the "
-                "target can change the mode, times and attributes of files its user owns outside "
-                "the writable roots (contents and names stay protected). Hint: the linux-userns "
-                "backend's read-only mounts refuse these too");
-      report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_READ_BOUNDARY, NULL);
-    }
-  report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_NETWORK_BOUNDARY, NULL);
-  report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_ADDRESS_NETWORK, NULL);
-  report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_TARGET_NETWORK, NULL);
-  report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_NETWORK, NULL);
+    reportf (reporter, SBX_ABI_FEATURE_PROCESS_CONTAINMENT, SBX_ABI_REPORT_NARROWED,
+             "sbx-init is a child subreaper, but %s",
+             !(b->landlock_bits & SBX_LANDLOCK_ENFORCES_SCOPE)
+             ? "without Landlock scoping (ABI 6) the target can kill it and orphan the tree"
+             : "/proc/PID/task/TID/children is missing (CONFIG_PROC_CHILDREN): orphans are "
+               "found by process group only");
+  report_claim (reporter, held, &b->claims, SBX_LINUX_CLAIM_WRITE_BOUNDARY, NULL);
+  if (b->claims.claims[SBX_LINUX_CLAIM_WRITE_BOUNDARY].status == SBX_ABI_REPORT_ENFORCED)
+    report (reporter, "file-metadata", SBX_ABI_REPORT_UNENFORCED,
+            "Landlock does not mediate chmod, chown, utimes or extended attributes: the "
+            "target can change the mode, times and attributes of files its user owns outside "
+            "the writable roots (contents and names stay protected). Hint: the linux-userns "
+            "backend's read-only mounts refuse these too");
+  report_claim (reporter, held, &b->claims, SBX_LINUX_CLAIM_READ_BOUNDARY, NULL);
+}
+
+/* The network claims, the same at both rungs. */
+static void
+spec_report_network (const SpecBuild *b)
+{
+  GHashTable *held = b->module->held;
+
+  report_claim (b->reporter, held, &b->claims, SBX_LINUX_CLAIM_NETWORK_BOUNDARY, NULL);
+  report_claim (b->reporter, held, &b->claims, SBX_LINUX_CLAIM_ADDRESS_NETWORK, NULL);
+  report_claim (b->reporter, held, &b->claims, SBX_LINUX_CLAIM_TARGET_NETWORK, NULL);
+  report_claim (b->reporter, held, &b->claims, SBX_LINUX_CLAIM_NETWORK, NULL);
   /* With unix sockets supervised, the seccomp module reported
    * "unix-sockets: narrowed" with the reason; the claims speak otherwise. */
-  report_claim (reporter, held, &claims, SBX_LINUX_CLAIM_UNIX_SOCKETS, NULL);
+  report_claim (b->reporter, held, &b->claims, SBX_LINUX_CLAIM_UNIX_SOCKETS, NULL);
+}
 
-  spec->level = claims.level;
-  bits = claims.guarantees;
-  spec->guarantees = bits;
+SbxLinuxSpec *
+sbx_linux_spec_new (const SbxLinuxProbe     *probe,
+                    const SbxPolicyV1       *policy,
+                    int                      rung,
+                    const SbxLinuxReporter  *reporter,
+                    uint32_t                *out_level,
+                    uint64_t                *out_guarantees,
+                    int32_t                 *out_status,
+                    GError                 **error)
+{
+  g_autoptr(SbxLinuxSpec) spec = NULL;
+  g_autoptr(GHashTable) held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  ModuleReporter module = { reporter, held };
+  SbxLinuxReporter module_reporter = { module_report, &module };
+  SpecBuild b = { probe, policy, rung, reporter, &module, &module_reporter, out_status, NULL };
+  SbxPolicyV1 rung2_policy;
+  SbxNetPolicyV1 rung2_net;
+
+  if (!sbx_linux_policy_validate (policy, out_status, error))
+    return NULL;
+  /* Egress (sbx-linux-egress.c): rung 1 puts the proxy listener in the
+   * sandbox's own network namespace; rung 2 has none, so it closes the
+   * network instead (reported; target-network does not hold). */
+  b.net_proxy = policy->net->mode == SBX_NET_MODE_PROXY;
+  if (b.net_proxy && rung == SBX_LINUX_RUNG_LANDLOCK)
+    b.policy = sbx_linux_egress_rung2_policy (policy, &rung2_policy, &rung2_net, reporter);
+  if (!spec_check_host (&b, error))
+    return NULL;
+  spec_add_base (&b);
+  spec = b.spec;
+  if (!spec_add_namespaces (&b, error))
+    return NULL;
+  spec_add_proc_mask (&b);
+  if (!spec_add_landlock (&b, error) || !spec_add_seccomp (&b, error) || !spec_add_claims (&b, error))
+    return NULL;
+  spec_add_process_reports (&b);
+  if (rung == SBX_LINUX_RUNG_USERNS)
+    spec_report_namespaces (&b);
+  else
+    spec_report_landlock_rung (&b);
+  spec_report_network (&b);
+
+  spec->level = b.claims.level;
+  spec->guarantees = b.claims.guarantees;
   *out_level = spec->level;
   *out_guarantees = spec->guarantees;
   *out_status = SBX_STATUS_OK;

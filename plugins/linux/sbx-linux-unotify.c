@@ -46,6 +46,7 @@
 #include "sbx-linux-unotify.h"
 #include "sbx-linux-unotify-private.h"
 #include "sbx-linux-private.h"
+#include "sbx-linux-clone.h"
 #include "sbx-landlock-compat.h"
 
 #include <dirent.h>
@@ -356,93 +357,39 @@ sbx_unotify_stop (SbxUnotify *self)
   g_free (self);
 }
 
-/* sbx_linux_fd_above_stdio()'s rule, kept here so that this file does not
- * call back into the spawn path that calls it: @fd moved above 2 (a caller
- * may run with stdio closed), close-on-exec. */
-static int
-fd_above_stdio (int fd)
-{
-  int moved;
-
-  if (fd < 0 || fd > 2)
-    return fd;
-  moved = fcntl (fd, F_DUPFD_CLOEXEC, 3);
-  close (fd);
-  return moved;
-}
-
 gboolean
 sbx_unotify_channel_open (int    pair[2],
                           char **error_message)
 {
-  int saved;
+  const char *failed_call = NULL;
 
-  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+  if (sbx_linux_seqpacket (pair, &failed_call) != 0)
     {
-      saved = errno;
-      *error_message = g_strdup_printf ("linux: socketpair for the connect supervisor: %s", g_strerror (saved));
-      pair[0] = pair[1] = -1;
-      return FALSE;
-    }
-  for (int i = 0; i < 2; i++)
-    pair[i] = fd_above_stdio (pair[i]);
-  if (pair[0] < 0 || pair[1] < 0)
-    {
-      saved = errno;
-      for (int i = 0; i < 2; i++)
-        if (pair[i] >= 0)
-          close (pair[i]);
-      pair[0] = pair[1] = -1;
-      *error_message = g_strdup_printf ("linux: fcntl(F_DUPFD_CLOEXEC): %s", g_strerror (saved));
+      int saved = errno;
+
+      *error_message = g_strdup_printf ("linux: %s for the connect supervisor: %s", failed_call,
+                                        g_strerror (saved));
       return FALSE;
     }
   return TRUE;
 }
 
-/* The listener and the diag socket B sent (SCM_RIGHTS, exactly two,
- * checked: a seccomp listener is an anonymous inode, the diag socket a
- * socket). */
+/* The listener and the diag socket B sent (exactly two, checked: a seccomp
+ * listener is an anonymous inode, the diag socket a socket). */
 static gboolean
 receive_pair (int sock, int *listener, int *diag)
 {
-  union
-  {
-    struct cmsghdr hdr;
-    char           buf[CMSG_SPACE (3 * sizeof (int))];
-  } control;
-  struct msghdr msg = { 0 };
-  struct iovec iov;
-  struct cmsghdr *cmsg;
   struct stat st;
-  int fds[3] = { -1, -1, -1 };
-  int n_fds = 0;
+  int fds[2] = { -1, -1 };
   char byte;
-  ssize_t n;
+  int n_fds = sbx_linux_receive_fds (sock, &byte, fds, 2);
 
-  memset (&control, 0, sizeof control);
-  iov.iov_base = &byte;
-  iov.iov_len = 1;
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.buf;
-  msg.msg_controllen = sizeof control.buf;
-  do
-    n = recvmsg (sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR);
-  if (n < 0)
+  if (n_fds < 0)
     return FALSE;
-  for (cmsg = CMSG_FIRSTHDR (&msg); cmsg != NULL; cmsg = CMSG_NXTHDR (&msg, cmsg))
-    if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS)
-      {
-        size_t len = (cmsg->cmsg_len - CMSG_LEN (0)) / sizeof (int);
-
-        for (size_t k = 0; k < len && n_fds < 3; k++)
-          memcpy (&fds[n_fds++], CMSG_DATA (cmsg) + k * sizeof (int), sizeof (int));
-      }
   /* No descriptor: the filter got no listener (an outer sandbox holds the
    * one a task may have; sbx_linux_child): every supervised call fails
    * with ENOSYS in the kernel, and there is nothing to supervise. */
-  if (n == 1 && n_fds == 0 && !(msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
+  if (n_fds == 0)
     {
       *listener = -1;
       *diag = -1;
@@ -451,8 +398,7 @@ receive_pair (int sock, int *listener, int *diag)
   /* The listener, and the sock_diag socket unless an outer sandbox refused
    * it to the child (then *diag is -1: no sandbox socket can be proven its
    * own, and every connect that needs that is refused). */
-  if (n != 1 || n_fds < 1 || n_fds > 2 || (msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC))
-      || (n_fds == 2 && (fstat (fds[1], &st) != 0 || !S_ISSOCK (st.st_mode)))
+  if ((n_fds == 2 && (fstat (fds[1], &st) != 0 || !S_ISSOCK (st.st_mode)))
       || fstat (fds[0], &st) != 0 || S_ISSOCK (st.st_mode) || S_ISREG (st.st_mode))
     {
       for (int k = 0; k < n_fds; k++)
@@ -460,8 +406,8 @@ receive_pair (int sock, int *listener, int *diag)
       errno = EPROTO;
       return FALSE;
     }
-  *listener = fd_above_stdio (fds[0]);
-  *diag = n_fds == 2 ? fd_above_stdio (fds[1]) : -1;
+  *listener = fds[0];
+  *diag = fds[1];
   return TRUE;
 }
 

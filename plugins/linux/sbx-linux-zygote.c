@@ -13,15 +13,14 @@
 #include <sched.h>
 #include <signal.h>
 #include <unistd.h>
-#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "sbx-linux-zygote.h"
 #include "sbx-linux-private.h"
 #include "sbx-linux-child.h"
 #include "sbx-linux-child-private.h"
-
-#define STACK_SIZE SBX_LINUX_STACK_SIZE
-#define GUARD_SIZE SBX_LINUX_GUARD_SIZE
+#include "sbx-linux-clone.h"
 
 /* The zygote itself (sbx_linux_child_zygote_main) is child code: sbx-linux-child.c. */
 struct _SbxLinuxZygote
@@ -89,9 +88,7 @@ zygote_reset (SbxLinuxZygote *z)
   z->req[0] = z->req[1] = z->resp[0] = z->resp[1] = -1;
   z->pid = -1;
   z->pidfd = -1;
-  if (z->stack != NULL)
-    munmap (z->stack, STACK_SIZE + GUARD_SIZE);
-  z->stack = NULL;
+  sbx_linux_stacks_free (g_steal_pointer (&z->stack), 1);
   g_clear_pointer (&z->ctx, g_free);
   g_clear_pointer (&z->tmpfs_fds, g_free);
   z->state = ZYGOTE_NONE;
@@ -108,38 +105,29 @@ sbx_linux_zygote_free (SbxLinuxZygote *z)
   g_free (z);
 }
 
-/* Starts the zygote of @spec (z->lock held).  FALSE: spawn directly. */
+/* Starts the zygote of @spec (z->lock held): its channels, its stack and
+ * template context, the clone, then its 'R' (the template view is built).
+ * FALSE when any of it fails; zygote_start() resets what is left. */
 static gboolean
-zygote_start (SbxLinuxSpec *spec)
+zygote_try_start (SbxLinuxSpec *spec)
 {
   SbxLinuxZygote *z = spec->zygote;
   int flags = CLONE_VM | CLONE_FILES | CLONE_PIDFD | CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWUTS | SIGCHLD;
   char buf[sizeof (SbxLinuxSetupError)];
+  const char *failed_call = NULL;
   sigset_t all, old;
   int i, n_slots;
   ssize_t n;
 
-  if (pipe2 (z->req, O_CLOEXEC) != 0 || pipe2 (z->resp, O_CLOEXEC) != 0)
-    goto fail;
-  for (i = 0; i < 2; i++)
-    {
-      z->req[i] = sbx_linux_fd_above_stdio (z->req[i]);
-      z->resp[i] = sbx_linux_fd_above_stdio (z->resp[i]);
-      if (z->req[i] < 0 || z->resp[i] < 0)
-        goto fail;
-    }
+  if (sbx_linux_pipe (z->req, &failed_call) != 0 || sbx_linux_pipe (z->resp, &failed_call) != 0)
+    return FALSE;
   z->sup_pidfd = sbx_linux_fd_above_stdio ((int) syscall (__NR_pidfd_open, getpid (), 0));
   if (z->sup_pidfd < 0)
-    goto fail;
+    return FALSE;
   fcntl (z->sup_pidfd, F_SETFD, FD_CLOEXEC);
-  z->stack = mmap (NULL, STACK_SIZE + GUARD_SIZE, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  if (z->stack == MAP_FAILED)
-    {
-      z->stack = NULL;
-      goto fail;
-    }
-  mprotect (z->stack, GUARD_SIZE, PROT_NONE);
+  z->stack = sbx_linux_stacks_new (1);
+  if (z->stack == NULL)
+    return FALSE;
   n_slots = spec->mounts->n_tmpfs_slots + 2;
   z->tmpfs_fds = g_new (int, n_slots);
   for (i = 0; i < n_slots; i++)
@@ -161,26 +149,35 @@ zygote_start (SbxLinuxSpec *spec)
   if (spec->netns)
     flags |= CLONE_NEWNET;
 
+  /* Not sbx_linux_clone_vfork_on(): the zygote outlives this call (no
+   * CLONE_VFORK), so it is cloned without libc (sbx_linux_raw_clone). */
   sigfillset (&all);
   pthread_sigmask (SIG_SETMASK, &all, &old);
-  z->pid = (pid_t) sbx_linux_raw_clone ((unsigned long) flags, z->stack + GUARD_SIZE + STACK_SIZE,
+  z->pid = (pid_t) sbx_linux_raw_clone ((unsigned long) flags, sbx_linux_stack_top (z->stack, 0),
                                         &z->pidfd, sbx_linux_child_zygote_main, z->ctx);
   pthread_sigmask (SIG_SETMASK, &old, NULL);
   if (z->pid < 0)
     {
       z->pid = -1;
-      goto fail;
+      return FALSE;
     }
   do
     n = read (z->resp[0], buf, sizeof buf);
   while (n < 0 && errno == EINTR);
-  if (n == 1 && buf[0] == 'R')
+  return n == 1 && buf[0] == 'R';
+}
+
+/* Starts the zygote of @spec (z->lock held).  FALSE: spawn directly. */
+static gboolean
+zygote_start (SbxLinuxSpec *spec)
+{
+  SbxLinuxZygote *z = spec->zygote;
+
+  if (zygote_try_start (spec))
     {
       z->state = ZYGOTE_RUNNING;
       return TRUE;
     }
-
-fail:
   /* Whatever went wrong, spawns of this spec go the direct way (which
    * reports the failing step itself). */
   zygote_reset (z);
@@ -188,7 +185,7 @@ fail:
   return FALSE;
 }
 
-/* The three outcomes are in sbx-linux-child-private.h. */
+/* The three outcomes are in sbx-linux-zygote.h. */
 int
 sbx_linux_zygote_spawn (SbxLinuxSpec *spec,
                         ChildCtx     *ctx)
@@ -322,20 +319,10 @@ sbx_linux_warm_free (SbxLinuxWarm *w)
     }
   /* Destroyed after A is reaped: it proves the cgroup empty. */
   g_clear_pointer (&w->cgroup, sbx_cgroup_free);
-  sbx_linux_stacks_free (w->stacks);
+  sbx_linux_stacks_free (w->stacks, 2);
   g_free (w->tmpfs_fds);
   g_free (w->ctx);
   g_free (w);
-}
-
-static gboolean
-pipe_above_stdio (int fds[2])
-{
-  if (pipe2 (fds, O_CLOEXEC) != 0)
-    return FALSE;
-  fds[0] = sbx_linux_fd_above_stdio (fds[0]);
-  fds[1] = sbx_linux_fd_above_stdio (fds[1]);
-  return fds[0] >= 0 && fds[1] >= 0;
 }
 
 /* A new warm sandbox for @spec, asked of the running zygote (z->lock
@@ -346,6 +333,7 @@ warm_new (SbxLinuxSpec *spec)
   SbxLinuxZygote *z = spec->zygote;
   g_autoptr(SbxLinuxWarm) w = g_new0 (SbxLinuxWarm, 1);
   struct pollfd pfd[2] = { { z->resp[0], POLLIN, 0 }, { z->pidfd, POLLIN, 0 } };
+  const char *failed_call = NULL;
   ChildCtx *ctx;
   int n_slots, i;
   char byte;
@@ -355,10 +343,10 @@ warm_new (SbxLinuxSpec *spec)
   w->pidfd = -1;
   w->err_pipe[0] = w->err_pipe[1] = w->exit_pipe[0] = w->exit_pipe[1] = -1;
   w->go[0] = w->go[1] = w->ack[0] = w->ack[1] = -1;
-  if (!pipe_above_stdio (w->err_pipe) || !pipe_above_stdio (w->exit_pipe)
-      || !pipe_above_stdio (w->go) || !pipe_above_stdio (w->ack))
+  if (sbx_linux_pipe (w->err_pipe, &failed_call) != 0 || sbx_linux_pipe (w->exit_pipe, &failed_call) != 0
+      || sbx_linux_pipe (w->go, &failed_call) != 0 || sbx_linux_pipe (w->ack, &failed_call) != 0)
     return NULL;
-  w->stacks = sbx_linux_stacks_new ();
+  w->stacks = sbx_linux_stacks_new (2);
   if (w->stacks == NULL)
     return NULL;
   if (spec->cgroup_base != NULL)
@@ -371,8 +359,8 @@ warm_new (SbxLinuxSpec *spec)
 
   ctx = w->ctx = g_new0 (ChildCtx, 1);
   ctx->spec = spec;
-  ctx->stack_a_top = w->stacks + GUARD_SIZE + STACK_SIZE;
-  ctx->stack_b_top = w->stacks + 2 * (GUARD_SIZE + STACK_SIZE);
+  ctx->stack_a_top = sbx_linux_stack_top (w->stacks, 0);
+  ctx->stack_b_top = sbx_linux_stack_top (w->stacks, 1);
   n_slots = spec->mounts->n_tmpfs_slots + 2;
   w->tmpfs_fds = g_new (int, n_slots);
   for (i = 0; i < n_slots; i++)

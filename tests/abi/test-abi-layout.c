@@ -184,12 +184,15 @@ _Static_assert (offsetof (SbxEgressDenialV1, target) == 16, "SbxEgressDenialV1.t
 _Static_assert (offsetof (SbxEgressDenialV1, mechanism) == 24, "SbxEgressDenialV1.mechanism");
 _Static_assert (offsetof (SbxEgressDenialV1, reason) == 32, "SbxEgressDenialV1.reason");
 _Static_assert (SBX_EGRESS_DENIAL_V1_MIN_SIZE == 40, "SbxEgressDenialV1 minimum size");
-_Static_assert (sizeof (SbxEgressDenialSinkV1) == 24, "size SbxEgressDenialSinkV1");
+_Static_assert (sizeof (SbxEgressDenialSinkV1) == 32, "size SbxEgressDenialSinkV1");
 _Static_assert (offsetof (SbxEgressDenialSinkV1, struct_size) == 0, "SbxEgressDenialSinkV1.struct_size");
 _Static_assert (offsetof (SbxEgressDenialSinkV1, reserved0) == 4, "SbxEgressDenialSinkV1.reserved0");
 _Static_assert (offsetof (SbxEgressDenialSinkV1, denied) == 8, "SbxEgressDenialSinkV1.denied");
 _Static_assert (offsetof (SbxEgressDenialSinkV1, data) == 16, "SbxEgressDenialSinkV1.data");
 _Static_assert (SBX_EGRESS_DENIAL_SINK_V1_MIN_SIZE == 24, "SbxEgressDenialSinkV1 minimum size");
+_Static_assert (offsetof (SbxEgressDenialSinkV1, ask) == 24, "SbxEgressDenialSinkV1.ask");
+_Static_assert (SBX_ABI_DECISION_DENY == 0u && SBX_ABI_DECISION_ONCE == 1u && SBX_ABI_DECISION_FOR_RUN == 2u,
+                "ask decisions");
 _Static_assert (SBX_ABI_DENIAL_CONNECT == 4u && SBX_ABI_DENIAL_RESOLVE == 5u, "denial operations");
 _Static_assert (SBX_ABI_DENIAL_APPROVABLE == 1u, "denial flags");
 _Static_assert (sizeof (SbxReporterVTableV1) == 32, "size SbxReporterVTableV1");
@@ -280,6 +283,7 @@ SLOT_IS (SbxEgressVTableV1, revoke, SbxEgressRevokeFunc);
 SLOT_IS (SbxEgressVTableV1, stop, SbxEgressStopFunc);
 SLOT_IS (SbxEgressVTableV1, watch_denials, SbxEgressWatchDenialsFunc);
 SLOT_IS (SbxEgressDenialSinkV1, denied, SbxEgressDeniedFunc);
+SLOT_IS (SbxEgressDenialSinkV1, ask, SbxEgressAskFunc);
 SLOT_IS (SbxReporterVTableV1, open, SbxReporterOpenFunc);
 SLOT_IS (SbxReporterVTableV1, emit, SbxReporterEmitFunc);
 SLOT_IS (SbxReporterVTableV1, close, SbxReporterCloseFunc);
@@ -308,6 +312,8 @@ SIG_IS (SbxEgressRevokeFunc, int32_t (*) (void *, void *, const char *, char **)
 SIG_IS (SbxEgressStopFunc, void (*) (void *, void *));
 SIG_IS (SbxEgressWatchDenialsFunc, int32_t (*) (void *, void *, const char *, const SbxEgressDenialSinkV1 *));
 SIG_IS (SbxEgressDeniedFunc, void (*) (void *, const SbxEgressDenialV1 *));
+SIG_IS (SbxEgressAnswerFunc, void (*) (void *, uint32_t));
+SIG_IS (SbxEgressAskFunc, void (*) (void *, const SbxEgressDenialV1 *, SbxEgressAnswerFunc *, void *));
 SIG_IS (SbxReporterOpenFunc, int32_t (*) (void *, SbxHostCall *, const char *, void **));
 SIG_IS (SbxReporterEmitFunc, int32_t (*) (void *, SbxHostCall *, void *, const char *, size_t));
 SIG_IS (SbxReporterCloseFunc, void (*) (void *, void *));

@@ -291,7 +291,6 @@ test_authorize_rules (Fixture       *f,
     { "dup", { "tcp:example.org:443", NULL }, FALSE, "*already authorized*" },
     { "", { "tcp:example.org:443", NULL }, FALSE, "*invalid execution id*" },
     { "bad\nid", { "tcp:example.org:443", NULL }, FALSE, "*invalid execution id*" },
-    { "empty", { NULL }, FALSE, "*empty target list*" },
     { "noncanonical", { "tcp:EXAMPLE.org:443", NULL }, FALSE, "*not a canonical*" },
     { "invalid", { "tcp:exa_mple.org:443", NULL }, FALSE, "*not a canonical*" },
     { "zero-port", { "tcp:example.org:0", NULL }, FALSE, "*not a canonical*" },
@@ -318,6 +317,19 @@ test_authorize_rules (Fixture       *f,
       message = egress_test_host_take_error (f->th);
       g_assert_true (g_pattern_match_simple (rows[i].message, message));
     }
+  /* An empty list authorizes nothing yet (a host that asks about every
+   * target): a CONNECT with its valid credential is refused. */
+  {
+    const char *none[] = { NULL };
+    g_autofree char *cred = egress_test_authorize (f->route, "empty", none);
+    g_autofree char *auth = egress_test_auth_header ("empty", cred);
+    g_autofree char *authority = authority_of (test_server_get_port (f->echo));
+    g_autofree char *denial = NULL;
+
+    g_object_unref (test_connect_request (f->route->port, authority, auth, 403, NULL));
+    denial = egress_test_revoke (f->route, "empty");
+    g_assert_true (g_pattern_match_simple ("tcp:127.0.0.1:*not approved*", denial));
+  }
   g_free (egress_test_revoke (f->route, "dup"));
   /* revoking twice: the execution is gone */
   g_assert_cmpint (vt->revoke (f->th->plugin_ctx, f->route->route, "dup", NULL), ==, SBX_STATUS_INVALID);

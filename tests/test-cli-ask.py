@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""`sbx run --ask` while the command runs, driven through tmux (a real
+terminal a user would sit at), against an HTTP server on this host's
+loopback only, at rung 1 (the egress route needs the sandbox's own
+network), as whoever runs the suite (root, and sbx-ci in the unprivileged
+phase):
+  - the command owns the terminal through its PTY: a connection its Gated
+    network holds no grant for is asked on the terminal; "o" opens that
+    one, and the next connection to the same server is asked again, "n"
+    refuses it (with its denial line); the command never sees the keys;
+  - "r" opens the server for the rest of the run: three connections, one
+    question;
+  - --no-pty (the command shares the terminal, which stays cooked): the
+    question takes a line;
+  - without a terminal (no controlling terminal, pipes) --ask is refused
+    with exit 125 and nothing runs;
+  - the server answers without the sandbox (the positive control).
+Skipped when tmux or curl is missing.  Output is TAP.
+"""
+import http.server
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+SBX = os.environ.get("SBX_TEST_SBX")
+PLUGIN_PATH = ":".join(p for p in (os.environ.get("SBX_TEST_LINUX_PLUGIN_DIR"),
+                                   os.environ.get("SBX_TEST_EGRESS_HTTP_PLUGIN_DIR")) if p)
+n_tests = 0
+failed = 0
+
+
+def tap(ok, name, detail=""):
+    global n_tests, failed
+    n_tests += 1
+    if not ok:
+        failed += 1
+    print(("ok" if ok else "not ok") + " %d %s" % (n_tests, name))
+    if detail and not ok:
+        for line in detail.splitlines()[-40:]:
+            print("# " + line)
+    sys.stdout.flush()
+
+
+class Hello(http.server.BaseHTTPRequestHandler):
+    hits = 0
+
+    def do_GET(self):
+        Hello.hits += 1
+        body = b"hello\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+PROFILE = """{ "version": 1,
+  "workspace": { "root": ".", "read": "allow", "write": "allow" },
+  "host": { "read": "deny", "write": "deny" },
+  "network": "gated", "command": "allow", "home": "isolated" }
+"""
+
+
+class Session:
+    """One tmux server of its own, one window running a script."""
+
+    def __init__(self, tmp, name, script):
+        self.socket = "sbx-ask-%d-%s" % (os.getpid(), name)
+        path = os.path.join(tmp, name + ".sh")
+        with open(path, "w") as f:
+            f.write(script)
+        os.chmod(path, 0o755)
+        subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", "new-session", "-d",
+                        "-x", "160", "-y", "40", path], check=True)
+
+    def screen(self):
+        r = subprocess.run(["tmux", "-L", self.socket, "capture-pane", "-p", "-S", "-100"],
+                           capture_output=True, text=True)
+        return r.stdout
+
+    def wait_for(self, text, count=1, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.screen().count(text) >= count:
+                return True
+            time.sleep(0.05)
+        return False
+
+    def keys(self, *keys):
+        subprocess.run(["tmux", "-L", self.socket, "send-keys"] + list(keys), check=True)
+
+    def close(self):
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+
+
+def script_for(ws, scratch, args, command):
+    return ("#!/bin/sh\ncd %s\nexport SBX_PLUGIN_PATH=%s SBX_BACKEND=linux-userns TMPDIR=%s\n"
+            "%s run --profile ../profile.json %s -- sh -c %s\necho \"EXIT $?\"\nexec sleep 600\n"
+            % (shlex.quote(ws), shlex.quote(PLUGIN_PATH), shlex.quote(scratch), shlex.quote(SBX),
+               " ".join(args), shlex.quote(command)))
+
+
+QUESTION = "Allow [o]nce, for this [r]un, or [N]o?"
+
+
+def main():
+    if shutil.which("tmux") is None or shutil.which("curl") is None:
+        print("1..0 # SKIP tmux or curl is not installed")
+        return 0
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hello)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = "http://127.0.0.1:%d/" % server.server_port
+    tmp = tempfile.mkdtemp(prefix="sbx-cli-ask-")
+    ws = os.path.join(tmp, "ws")
+    scratch = os.path.join(tmp, "scratch")
+    os.mkdir(ws)
+    os.mkdir(scratch)
+    with open(os.path.join(tmp, "profile.json"), "w") as f:
+        f.write(PROFILE)
+    try:
+        # the positive control
+        with urllib.request.urlopen(url, timeout=10) as r:
+            tap(r.status == 200, "/cli-ask/control")
+
+        # skipped where rung 1 cannot run (the route needs its network)
+        probe = subprocess.run([SBX, "run", "--profile", "../profile.json", "--no-pty", "--",
+                                "true"], cwd=ws, capture_output=True, text=True,
+                               env=dict(os.environ, SBX_PLUGIN_PATH=PLUGIN_PATH,
+                                        SBX_BACKEND="linux-userns", TMPDIR=scratch))
+        if probe.returncode != 0:
+            for name in ("once", "for-run", "no-pty"):
+                tap(True, "/cli-ask/%s # SKIP linux-userns cannot run here: %s"
+                    % (name, probe.stderr.strip().splitlines()[-1:]))
+        else:
+            # allow once, then the same server asked again and refused
+            command = ("curl -sf -o /dev/null %s && echo FIRST-OK; "
+                       "curl -sf -o /dev/null %s && echo SECOND-OK || echo SECOND-REFUSED; "
+                       "stty -icanon min 0 time 10; echo \"TOOL-READ:[$(dd bs=1 count=1 2>/dev/null)]\""
+                       % (url, url))
+            s = Session(tmp, "once", script_for(ws, scratch, ["--ask"], command))
+            try:
+                ok = s.wait_for(QUESTION)
+                s.keys("o")
+                ok = ok and s.wait_for("FIRST-OK") and s.wait_for(QUESTION, 1)
+                s.keys("n")
+                ok = ok and s.wait_for("EXIT ")
+                screen = s.screen()
+                tap(ok and "SECOND-REFUSED" in screen and "EXIT 0" in screen
+                    and "TOOL-READ:[]" in screen
+                    and "sbx: denied connect 127.0.0.1:%d" % server.server_port in screen,
+                    "/cli-ask/once", screen)
+            finally:
+                s.close()
+
+            # allow for the run: one question, three connections
+            hits = Hello.hits
+            command = ("for i in 1 2 3; do curl -sf -o /dev/null %s || exit $i; done; echo ALL-OK" % url)
+            s = Session(tmp, "run", script_for(ws, scratch, ["--ask"], command))
+            try:
+                ok = s.wait_for(QUESTION)
+                s.keys("r")
+                ok = ok and s.wait_for("EXIT ")
+                screen = s.screen()
+                tap(ok and "ALL-OK" in screen and "EXIT 0" in screen and screen.count(QUESTION) <= 1
+                    and Hello.hits == hits + 3, "/cli-ask/for-run", screen)
+            finally:
+                s.close()
+
+            # --no-pty: a cooked terminal, the answer is a line
+            command = "curl -sf -o /dev/null %s && echo NOPTY-OK" % url
+            s = Session(tmp, "nopty", script_for(ws, scratch, ["--ask", "--no-pty"], command))
+            try:
+                ok = s.wait_for(QUESTION)
+                s.keys("o", "Enter")
+                ok = ok and s.wait_for("EXIT ")
+                screen = s.screen()
+                tap(ok and "NOPTY-OK" in screen and "EXIT 0" in screen, "/cli-ask/no-pty", screen)
+            finally:
+                s.close()
+
+        # no terminal at all: refused, nothing runs
+        marker = os.path.join(ws, "ran")
+        r = subprocess.run([SBX, "run", "--profile", "../profile.json", "--ask", "--", "touch", marker],
+                           cwd=ws, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                           start_new_session=True,
+                           env=dict(os.environ, SBX_PLUGIN_PATH=PLUGIN_PATH, TMPDIR=scratch))
+        tap(r.returncode == 125 and "--ask needs a terminal" in r.stderr and not os.path.exists(marker),
+            "/cli-ask/no-terminal", r.stderr)
+    finally:
+        server.shutdown()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("1..%d" % n_tests)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
