@@ -722,7 +722,7 @@ sbx_profile_new_default (const char  *workspace,
                          GError     **error)
 {
   /* Built from constants generated at build time from
-   * data/profiles/default.json (core/gen-default-profile.py), not by
+   * data/profiles/default.json (core/profile/gen-default-profile.py), not by
    * parsing the text here: the same settings profile_from_tree() would read
    * from it, in the same order of run-time steps (the workspace, then
    * "memory": "auto"), then the same validation. */

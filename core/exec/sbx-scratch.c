@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sbx-executor-private.h"
+#include "sbx-executor-set.h"
 
 /* SBX_EXECUTOR_SET_ERROR_SCRATCH with a formatted message; FALSE. */
 static gboolean

@@ -22,7 +22,7 @@
 
 G_BEGIN_DECLS
 
-/* Codes: equal to SbxEgressRouteError (core/sbx-egress-route.h asserts it). */
+/* Codes: equal to SbxEgressRouteError (core/net/sbx-egress-route.h asserts it). */
 #define SBX_NETRULES_ERROR (g_quark_from_static_string ("sbx-egress-route-error-quark"))
 enum
 {
