@@ -54,7 +54,7 @@
 #include "sbx-profile.h"
 #include "sbx-registry.h"
 #include "sbx-run-result.h"
-#include "sbx-executor-private.h"
+#include "sbx-executor-shared-private.h"
 #include "sbx-plugin-abi.h"
 #include "sbx-denial-private.h"
 

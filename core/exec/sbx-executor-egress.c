@@ -21,11 +21,11 @@
 #include "sbx-compile-report-private.h"
 #include "sbx-egress-route-private.h"
 #include "sbx-executor-set.h"
-#include "sbx-executor-private.h"
 #include "sbx-run-result-private.h"
 #include "sbx-grant-private.h"
 #include "sbx-netrules-private.h"
 #include "sbx-plugin-private.h"
+#include "sbx-plugin-host-private.h"
 #include "sbx-registry-state-private.h"
 
 struct _SbxEgress

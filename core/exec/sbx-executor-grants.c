@@ -19,18 +19,6 @@
 #include "sbx-netrules-private.h"
 #include "sbx-path-private.h"
 
-void
-sbx_executor_retained_handle_free (gpointer data)
-{
-  RetainedHandle *rh = data;
-
-  if (rh->fd >= 0)
-    close (rh->fd);
-  sbx_grant_binding_free (rh->binding);
-  g_free (rh->target);
-  g_free (rh);
-}
-
 
 /* ------------------------------------------------------------------------- */
 /* Grants                                                                     */

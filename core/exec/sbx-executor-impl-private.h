@@ -11,6 +11,7 @@
 #include "sbx-policy-private.h"
 #include "sbx-supervise-private.h"
 #include "sbx-executor-egress-private.h"
+#include "sbx-executor-error-private.h"
 
 G_BEGIN_DECLS
 
@@ -106,11 +107,7 @@ typedef struct
 void     sbx_executor_add_grant_spent_members (JsonBuilder *builder,
                                                gpointer     data);
 
-/* SBX_EXECUTOR_ERROR / SBX_GRANT_ERROR with a formatted message; FALSE. */
-gboolean sbx_executor_fail       (GError    **error,
-                                  int         code,
-                                  const char *format,
-                                  ...) G_GNUC_PRINTF (3, 4);
+/* SBX_GRANT_ERROR with a formatted message; FALSE. */
 gboolean sbx_executor_grant_fail (GError    **error,
                                   int         code,
                                   const char *format,
@@ -119,11 +116,6 @@ gboolean sbx_executor_grant_fail (GError    **error,
 gboolean sbx_executor_fill_random (guint8  *buf,
                                    gsize    len,
                                    GError **error);
-/* "a, b, c" of the guarantee names.  (transfer full) */
-char    *sbx_executor_guarantee_names (SbxGuarantees bits);
-/* Adds @text as a JSON string, made valid UTF-8 first. */
-void     sbx_executor_add_string (JsonBuilder *builder,
-                                  const char  *text);
 
 /* (self->mutex) Verifies every token of @grants in order; on success every
  * token ID is reserved in the replay registry, and the caller commits or

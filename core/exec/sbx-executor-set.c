@@ -121,17 +121,6 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (SbxExecutorSet, sbx_executor_set, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE,
                                                       sbx_executor_set_initable_iface_init))
 
-/**
- * sbx_executor_set_error_quark:
- *
- * Returns the error domain of [error@Sbx.ExecutorSetError].
- *
- * Returns: the quark
- *
- * Since: 0.1
- */
-G_DEFINE_QUARK (sbx-executor-set-error-quark, sbx_executor_set_error)
-
 static gboolean
 set_fail (GError    **error,
           int         code,

@@ -37,6 +37,21 @@
 
 G_BEGIN_DECLS
 
+/* Event names of the reporter stream ("schema": 1). */
+#define SBX_EVENT_EXECUTOR_CREATED  "executor-created"
+#define SBX_EVENT_SPAWN             "spawn"
+#define SBX_EVENT_EXIT              "exit"
+/* Reserved for the grants issue. */
+#define SBX_EVENT_GRANT_ISSUED      "grant-issued"
+#define SBX_EVENT_GRANT_SPENT       "grant-spent"
+#define SBX_EVENT_GRANT_REFUSED     "grant-refused"
+/* The first network target the proxy refused during a run. */
+#define SBX_EVENT_NETWORK_DENIED    "network-denied"
+/* Every distinct refusal of a run (an SbxDenial), and how many did not fit. */
+#define SBX_EVENT_DENIED            "denied"
+#define SBX_EVENT_DENIALS_DROPPED   "denials-dropped"
+#define SBX_EVENT_SCHEMA            1
+
 typedef struct _SbxExecutorShared SbxExecutorShared;
 
 /* A new shared state for a set of @profile: a fresh set ID, the close fd

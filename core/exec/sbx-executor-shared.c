@@ -13,7 +13,6 @@
 
 #include "sbx-compile-report-private.h"
 #include "sbx-denial-private.h"
-#include "sbx-executor-private.h"
 #include "sbx-executor-set.h"
 #include "sbx-scratch-private.h"
 

@@ -60,31 +60,6 @@
 
 G_DEFINE_FINAL_TYPE (SbxExecutor, sbx_executor, G_TYPE_OBJECT)
 
-/**
- * sbx_executor_error_quark:
- *
- * Returns the error domain of [error@Sbx.ExecutorError].
- *
- * Returns: the quark
- *
- * Since: 0.1
- */
-G_DEFINE_QUARK (sbx-executor-error-quark, sbx_executor_error)
-
-gboolean
-sbx_executor_fail (GError    **error,
-                   int         code,
-                   const char *format,
-                   ...)
-{
-  va_list args;
-
-  va_start (args, format);
-  g_propagate_error (error, g_error_new_valist (SBX_EXECUTOR_ERROR, code, format, args));
-  va_end (args);
-  return FALSE;
-}
-
 static void
 sbx_executor_finalize (GObject *object)
 {
@@ -122,6 +97,20 @@ sbx_executor_init (SbxExecutor *self)
   g_mutex_init (&self->mutex);
   self->replay = sbx_grant_replay_new ();
   self->retained = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, sbx_executor_retained_handle_free);
+}
+
+/* The values of the executor's retained-handle registry (filled by
+ * sbx-executor-grants.c): freed here, with the table that owns them. */
+void
+sbx_executor_retained_handle_free (gpointer data)
+{
+  RetainedHandle *rh = data;
+
+  if (rh->fd >= 0)
+    close (rh->fd);
+  sbx_grant_binding_free (rh->binding);
+  g_free (rh->target);
+  g_free (rh);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -213,14 +202,6 @@ add_created_members (JsonBuilder *builder,
   json_builder_add_string_value (builder, sbx_profile_get_fingerprint (sbx_executor_shared_get_profile (self->shared)));
   json_builder_set_member_name (builder, "report");
   json_builder_add_value (builder, sbx_compile_report_to_json_node (self->report));
-}
-
-char *
-sbx_executor_guarantee_names (SbxGuarantees bits)
-{
-  g_auto(GStrv) names = sbx_guarantees_to_strv (bits);
-
-  return g_strjoinv (", ", names);
 }
 
 /* The report an executor's compile (and a run's transient compile) fills: the roots as the resolved paths
@@ -692,13 +673,4 @@ sbx_executor_is_closed (SbxExecutor *self)
   closed = self->closed;
   g_mutex_unlock (&self->mutex);
   return closed;
-}
-
-void
-sbx_executor_add_string (JsonBuilder *builder,
-                         const char  *text)
-{
-  g_autofree char *valid = g_utf8_make_valid (text, -1);
-
-  json_builder_add_string_value (builder, valid);
 }

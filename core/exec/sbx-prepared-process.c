@@ -13,7 +13,7 @@
  * reservation is released exactly once whatever races.
  */
 #include "sbx-executor-impl-private.h"
-#include "sbx-process-private.h"
+#include "sbx-process-spawn-private.h"
 
 #include <unistd.h>
 

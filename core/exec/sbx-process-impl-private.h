@@ -9,12 +9,19 @@
  *   sbx-process-spawn.c  the start: stdio and the PTY master, the backend's
  *                        spawn, registration for the set's close.
  * The methods and the start call supervision; supervision calls neither.
+ * This header is the representation only (a module of its own for
+ * tests/check-include-cycles.py); the functions each file offers the
+ * others are in sbx-process-private.h, sbx-process-watch-private.h and
+ * sbx-process-spawn-private.h.
  * See sbx-process.c for the life of a process and its locking.
  */
 #pragma once
 
-#include "sbx-process-private.h"
+#include "sbx-process.h"
 #include "sbx-denial-private.h"
+#include "sbx-executor-impl-private.h"   /* SbxStartRequest, SbxAdmission */
+#include "sbx-plugin-backend.h"          /* SbxSpawnResultV1, SbxExitV1 */
+#include "sbx-supervise-private.h"       /* SbxSuperviseOutcome */
 
 G_BEGIN_DECLS
 
@@ -73,42 +80,5 @@ typedef struct
   gulong   handler;
   gboolean cancelled;
 } WaitData;
-
-/* Sends @signo to the target through the backend (SIGKILL: the whole
- * tree).  TRUE when the process is already terminal. */
-gboolean sbx_process_signal_target (SbxProcess          *self,
-                                    int                  signo,
-                                    GError             **error);
-/* Kills the whole tree now, recording why (the first reason wins). */
-void     sbx_process_kill          (SbxProcess          *self,
-                                    SbxSuperviseOutcome  why);
-/* Reaps on this thread: kill the rest of the tree, waitpid, finish(),
- * complete the pending waits.  Whoever comes first reaps. */
-void     sbx_process_reap          (SbxProcess          *self);
-/* Attaches a watch to @context (NULL: the global default).  A no-op once
- * the process is DONE. */
-void     sbx_process_attach_watch  (SbxProcess          *self,
-                                    GMainContext        *context);
-/* Makes every watch look at the timers again (after force_exit). */
-void     sbx_process_kick_watches  (SbxProcess          *self);
-/* Blocks until DONE (acting on the timers and on @cancellable), reaping on
- * this thread; *cancelled says whether @cancellable fired. */
-void     sbx_process_wait_blocking (SbxProcess          *self,
-                                    GCancellable        *cancellable,
-                                    gboolean            *cancelled);
-/* The wait's verdict once DONE: TRUE, or the reason the tree was killed. */
-gboolean sbx_process_result        (SbxProcess          *self,
-                                    gboolean             wait_cancelled,
-                                    GError             **error);
-/* Completes one wait_async() task from the process's result. */
-void     sbx_process_complete_wait (SbxProcess          *self,
-                                    GTask               *task);
-
-/* SbxDenialLogNotify of a process's egress log: emits
- * SbxProcess::denied for @denial on the spawn-time context (from any
- * thread; never called once the run's execution was revoked, which
- * happens before the process can be finalized). */
-void sbx_process_post_denial (SbxDenial *denial,
-                              gpointer   data);
 
 G_END_DECLS

@@ -1,32 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * SbxProcess internals the executor set needs: its close kills every live
- * process and reaps it (the backend's finish() included) before it goes on.
+ * What sbx-process.c (the SbxProcess object) offers the other modules of a
+ * process: whether it has a PTY, and posting a denial as its signal.  Its
+ * representation is sbx-process-impl-private.h, its watches and teardown
+ * sbx-process-watch-private.h, its start sbx-process-spawn-private.h.
  */
 #pragma once
 
 #include "sbx-process.h"
-#include "sbx-executor-impl-private.h"
+#include "sbx-denial.h"
 
 G_BEGIN_DECLS
-
-/* Set close: marks the process CLOSED, kills its whole tree, waits for the
- * target (blocking this thread, re-killing), reaps it and runs finish().
- * Returns once the process is DONE; its waits complete with
- * SBX_EXECUTOR_ERROR_CLOSED.  Safe against a concurrent reap. */
-void sbx_process_close_internal (SbxProcess *self);
 
 /* Whether the process's stdin and stdout are a PTY master. */
 gboolean    sbx_process_has_pty         (SbxProcess *self);
 
-/* Spawns an admitted start (sbx_executor_spawn() = admit + this; a
- * prepared process's start is this).  Takes @rr and the contents of
- * @admission (cleared), whatever the outcome; a failure releases the
- * admission and spawns nothing. */
-SbxProcess *sbx_process_start_admitted (SbxExecutor     *executor,
-                                        SbxStartRequest *rr,
-                                        SbxAdmission    *admission,
-                                        GCancellable    *cancellable,
-                                        GError         **error);
+/* SbxDenialLogNotify of a process's egress log: emits
+ * SbxProcess::denied for @denial on the spawn-time context (from any
+ * thread; never called once the run's execution was revoked, which
+ * happens before the process can be finalized). */
+void sbx_process_post_denial (SbxDenial *denial,
+                              gpointer   data);
 
 G_END_DECLS

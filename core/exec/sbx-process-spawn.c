@@ -6,6 +6,9 @@
  * then supervision (sbx-process-watch.c) takes over.
  */
 #include "sbx-process-impl-private.h"
+#include "sbx-process-private.h"
+#include "sbx-process-spawn-private.h"
+#include "sbx-process-watch-private.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,6 +6,7 @@
  * pidfd, the blocking wait, the set's close and the verdict of a wait.
  */
 #include "sbx-process-impl-private.h"
+#include "sbx-process-watch-private.h"
 
 #include <errno.h>
 #include <poll.h>

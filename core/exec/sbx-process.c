@@ -32,6 +32,8 @@
  *   to drop before finish() frees the backend's child handle.
  */
 #include "sbx-process-impl-private.h"
+#include "sbx-process-private.h"
+#include "sbx-process-watch-private.h"
 
 #include <errno.h>
 #include <signal.h>

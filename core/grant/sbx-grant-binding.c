@@ -8,7 +8,7 @@
  * re-established fails with SBX_GRANT_ERROR_TARGET_CHANGED: a grant never
  * follows its target to another file.
  */
-#include "sbx-grant-private.h"
+#include "sbx-grant-binding-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,24 +19,43 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sbx-grant-error-private.h"
 #include "sbx-path-private.h"
 
-gboolean
-sbx_grant_fail (GError        **error,
-                SbxGrantError   code,
-                const char     *format,
-                ...)
+void
+sbx_grant_binding_free (SbxGrantBinding *binding)
 {
-  va_list args;
-  g_autofree char *detail = NULL;
+  if (binding == NULL)
+    return;
+  g_free (binding->canonical_path);
+  g_free (binding->existing_path);
+  g_free (binding->identity);
+  g_free (binding);
+}
 
-  va_start (args, format);
-  detail = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error (error, SBX_GRANT_ERROR, code, "%s: %s",
-               code == SBX_GRANT_ERROR_TARGET_CHANGED ? "Granted filesystem target changed"
-               : "Grant token malformed", detail);
-  return FALSE;
+SbxGrantBinding *
+sbx_grant_binding_copy (const SbxGrantBinding *binding)
+{
+  SbxGrantBinding *copy;
+
+  if (binding == NULL)
+    return NULL;
+  copy = g_new0 (SbxGrantBinding, 1);
+  copy->canonical_path = g_strdup (binding->canonical_path);
+  copy->existing_path = g_strdup (binding->existing_path);
+  copy->identity = g_strdup (binding->identity);
+  return copy;
+}
+
+gboolean
+sbx_grant_binding_equal (const SbxGrantBinding *a,
+                         const SbxGrantBinding *b)
+{
+  if (a == NULL || b == NULL)
+    return a == b;
+  return g_strcmp0 (a->canonical_path, b->canonical_path) == 0
+         && g_strcmp0 (a->existing_path, b->existing_path) == 0
+         && g_strcmp0 (a->identity, b->identity) == 0;
 }
 
 static char *

@@ -20,6 +20,7 @@
 
 #include <glib.h>
 #include "sbx-grant.h"
+#include "sbx-grant-binding-private.h"
 #include "sbx-guarantees.h"
 
 G_BEGIN_DECLS
@@ -37,13 +38,6 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  char *canonical_path;   /* the canonical target */
-  char *existing_path;    /* its deepest existing ancestor (itself when it exists) */
-  char *identity;         /* "dev:ino:S_IFMT" of existing_path, from lstat */
-} SbxGrantBinding;
-
-typedef struct
-{
   char            *execution_id;
   char            *command;
   char            *cwd;
@@ -57,20 +51,8 @@ typedef struct
   guint8           nonce[SBX_GRANT_NONCE_SIZE];
 } SbxGrantPayload;
 
-void     sbx_grant_binding_free   (SbxGrantBinding *binding);
-SbxGrantBinding *sbx_grant_binding_copy (const SbxGrantBinding *binding);
-gboolean sbx_grant_binding_equal  (const SbxGrantBinding *a,
-                                   const SbxGrantBinding *b);
 void     sbx_grant_payload_clear  (SbxGrantPayload *payload);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxGrantBinding, sbx_grant_binding_free)
 
-/* Sets @error to @code (MALFORMED or TARGET_CHANGED) with that code's fixed
- * message prefix ("Grant token malformed: ", "Granted filesystem target
- * changed: ") before the formatted detail; returns FALSE. */
-gboolean sbx_grant_fail (GError        **error,
-                         SbxGrantError   code,
-                         const char     *format,
-                         ...) G_GNUC_PRINTF (3, 4);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SbxGrantPayload, sbx_grant_payload_clear)
 
 /* safetext: non-empty, valid UTF-8, no NUL, equal to its own trimmed form
@@ -161,23 +143,5 @@ gboolean        sbx_grant_replay_remove   (SbxGrantReplay *replay,
                                            const char     *id);
 guint           sbx_grant_replay_size     (SbxGrantReplay *replay);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxGrantReplay, sbx_grant_replay_free)
-
-/* Filesystem identity binding (§5.7).  Capture: walk up from @canonical to
- * the deepest existing ancestor with lstat (a non-ENOENT error aborts:
- * MALFORMED), check that no component of it is a symlink (TARGET_CHANGED),
- * record its identity.  Revalidate: same ancestor identity, still free of
- * symlinks, every missing suffix still missing; else TARGET_CHANGED. */
-SbxGrantBinding *sbx_grant_binding_capture    (const char            *canonical,
-                                               GError               **error);
-gboolean         sbx_grant_binding_revalidate (const SbxGrantBinding *binding,
-                                               GError               **error);
-/* An identity-pinned O_PATH handle on @binding's target:
- * openat2(O_PATH|O_NOFOLLOW|O_CLOEXEC, RESOLVE_NO_SYMLINKS|NO_MAGICLINKS)
- * (TARGET_CHANGED when it fails or the identity differs), then the shape:
- * an exact grant needs a regular file with one link, a tree grant a
- * directory (UNSUPPORTED otherwise: never widened).  Returns the fd or -1. */
-int              sbx_grant_acquire_handle     (const SbxGrantBinding *binding,
-                                               gboolean               exact,
-                                               GError               **error);
 
 G_END_DECLS

@@ -18,19 +18,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sbx-grant-error-private.h"
 #include "sbx-path-private.h"
-#include "sbx-plugin-abi.h"
-
-/**
- * sbx_grant_error_quark:
- *
- * Returns the error domain of [error@Sbx.GrantError].
- *
- * Returns: the quark
- *
- * Since: 0.1
- */
-G_DEFINE_QUARK (sbx-grant-error-quark, sbx_grant_error)
+#include "sbx-plugin-backend.h"   /* SBX_FS_*: the access axes of a class */
 
 /* ------------------------------------------------------------------------- */
 /* Text                                                                       */
@@ -121,42 +111,6 @@ sbx_grant_command_for_argv (const char *const *argv)
 /* ------------------------------------------------------------------------- */
 /* Payload                                                                    */
 /* ------------------------------------------------------------------------- */
-
-void
-sbx_grant_binding_free (SbxGrantBinding *binding)
-{
-  if (binding == NULL)
-    return;
-  g_free (binding->canonical_path);
-  g_free (binding->existing_path);
-  g_free (binding->identity);
-  g_free (binding);
-}
-
-SbxGrantBinding *
-sbx_grant_binding_copy (const SbxGrantBinding *binding)
-{
-  SbxGrantBinding *copy;
-
-  if (binding == NULL)
-    return NULL;
-  copy = g_new0 (SbxGrantBinding, 1);
-  copy->canonical_path = g_strdup (binding->canonical_path);
-  copy->existing_path = g_strdup (binding->existing_path);
-  copy->identity = g_strdup (binding->identity);
-  return copy;
-}
-
-gboolean
-sbx_grant_binding_equal (const SbxGrantBinding *a,
-                         const SbxGrantBinding *b)
-{
-  if (a == NULL || b == NULL)
-    return a == b;
-  return g_strcmp0 (a->canonical_path, b->canonical_path) == 0
-         && g_strcmp0 (a->existing_path, b->existing_path) == 0
-         && g_strcmp0 (a->identity, b->identity) == 0;
-}
 
 void
 sbx_grant_payload_clear (SbxGrantPayload *payload)

@@ -54,17 +54,6 @@ G_STATIC_ASSERT ((int) SBX_EGRESS_ROUTE_ERROR_UPSTREAM_REJECTED == (int) SBX_NET
 G_STATIC_ASSERT ((int) SBX_EGRESS_ROUTE_ERROR_TARGET_DENIED == (int) SBX_NETRULES_ERROR_TARGET_DENIED);
 G_STATIC_ASSERT ((int) SBX_EGRESS_ROUTE_ERROR_ROUTE_DENIED == (int) SBX_NETRULES_ERROR_ROUTE_DENIED);
 
-/**
- * sbx_egress_route_error_quark:
- *
- * Returns the error domain of [error@Sbx.EgressRouteError].
- *
- * Returns: the quark
- *
- * Since: 0.1
- */
-G_DEFINE_QUARK (sbx-egress-route-error-quark, sbx_egress_route_error)
-
 G_DEFINE_BOXED_TYPE (SbxEgressRoute, sbx_egress_route, sbx_egress_route_ref, sbx_egress_route_unref)
 
 static void

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "sbx-network-target.h"
-#include "sbx-egress-route.h"
 #include "sbx-netrules-private.h"
 
 /**
@@ -33,6 +32,19 @@ struct _SbxNetworkTarget
 };
 
 G_DEFINE_BOXED_TYPE (SbxNetworkTarget, sbx_network_target, sbx_network_target_ref, sbx_network_target_unref)
+
+/* The error domain of network targets and egress routes: here, below the
+ * routes, which use the targets. */
+/**
+ * sbx_egress_route_error_quark:
+ *
+ * Returns the error domain of [error@Sbx.EgressRouteError].
+ *
+ * Returns: the quark
+ *
+ * Since: 0.1
+ */
+G_DEFINE_QUARK (sbx-egress-route-error-quark, sbx_egress_route_error)
 
 static SbxNetworkTarget *
 target_new_take (char     *hostname,

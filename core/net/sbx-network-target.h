@@ -15,6 +15,56 @@
 G_BEGIN_DECLS
 
 /**
+ * SBX_EGRESS_ROUTE_ERROR:
+ *
+ * The error domain of network targets and egress routes: a
+ * [error@Sbx.EgressRouteError].
+ *
+ * Since: 0.1
+ */
+#define SBX_EGRESS_ROUTE_ERROR (sbx_egress_route_error_quark ())
+
+/**
+ * SbxEgressRouteError:
+ * @SBX_EGRESS_ROUTE_ERROR_INVALID_TARGET: a network target is not
+ *   `tcp:HOST:PORT` with a valid host and a port 1-65535.
+ * @SBX_EGRESS_ROUTE_ERROR_INVALID_ROUTE: an upstream proxy URL is not
+ *   `http[s]://[USER[:PASSWORD]@]HOST:PORT` (messages never repeat the URL,
+ *   which may carry a password).
+ * @SBX_EGRESS_ROUTE_ERROR_ADDRESS_DENIED: a target resolved to (or is) an
+ *   address its class does not allow (upstream's `ErrAddressDenied`).
+ * @SBX_EGRESS_ROUTE_ERROR_RESOLUTION_FAILED: a target name did not resolve.
+ * @SBX_EGRESS_ROUTE_ERROR_CONNECTION_FAILED: no address of a target accepted
+ *   the connection.
+ * @SBX_EGRESS_ROUTE_ERROR_UPSTREAM_UNAVAILABLE: the upstream proxy could not
+ *   be reached (or its TLS failed).
+ * @SBX_EGRESS_ROUTE_ERROR_UPSTREAM_REJECTED: the upstream proxy refused the
+ *   request.
+ * @SBX_EGRESS_ROUTE_ERROR_TARGET_DENIED: the target is not approved.
+ * @SBX_EGRESS_ROUTE_ERROR_ROUTE_DENIED: no configured route serves the
+ *   target.
+ *
+ * Errors of [struct@Sbx.NetworkTarget] and [struct@Sbx.EgressRoute].
+ *
+ * Since: 0.1
+ */
+typedef enum /*< prefix=SBX_EGRESS_ROUTE_ERROR >*/
+{
+  SBX_EGRESS_ROUTE_ERROR_INVALID_TARGET = 1,
+  SBX_EGRESS_ROUTE_ERROR_INVALID_ROUTE,
+  SBX_EGRESS_ROUTE_ERROR_ADDRESS_DENIED,
+  SBX_EGRESS_ROUTE_ERROR_RESOLUTION_FAILED,
+  SBX_EGRESS_ROUTE_ERROR_CONNECTION_FAILED,
+  SBX_EGRESS_ROUTE_ERROR_UPSTREAM_UNAVAILABLE,
+  SBX_EGRESS_ROUTE_ERROR_UPSTREAM_REJECTED,
+  SBX_EGRESS_ROUTE_ERROR_TARGET_DENIED,
+  SBX_EGRESS_ROUTE_ERROR_ROUTE_DENIED,
+} SbxEgressRouteError;
+
+SBX_AVAILABLE_IN_0_1
+GQuark sbx_egress_route_error_quark (void);
+
+/**
  * SBX_NETWORK_TARGET_UNPARSEABLE:
  *
  * The target recorded as the denial when a proxy request names no target

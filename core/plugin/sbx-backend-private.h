@@ -10,7 +10,7 @@
 #pragma once
 
 #include <glib.h>
-#include "sbx-plugin-abi.h"
+#include "sbx-plugin-backend.h"
 #include "sbx-compile-report.h"
 
 G_BEGIN_DECLS
@@ -77,5 +77,24 @@ gboolean        sbx_backend_finish           (SbxBackendSpec *spec,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxBackend, sbx_backend_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxBackendSpec, sbx_backend_spec_unref)
+
+/* For the registry, which makes backends from a plugin's extensions (the
+ * record stays opaque here: sbx-plugin-private.h). */
+typedef struct _SbxPlugin SbxPlugin;
+SbxBackend  *sbx_backend_new             (SbxPlugin                *plugin,
+                                          const char               *name,
+                                          int                       priority,
+                                          guint                     load_index,
+                                          const SbxBackendVTableV1 *vtable);
+guint        sbx_backend_get_load_index  (SbxBackend *self);
+SbxPlugin   *sbx_backend_get_plugin      (SbxBackend *self);
+/* Probes once (concurrent callers wait for the one in flight; a successful
+ * result is cached, a failure is not).  On success returns TRUE and, when
+ * @out_report is given, the frozen probe report (transfer full). */
+gboolean     sbx_backend_probe           (SbxBackend        *self,
+                                          SbxCompileReport **out_report,
+                                          GError           **error);
+/* Number of times the plugin's probe() was actually called (tests). */
+guint        sbx_backend_get_n_probe_calls (SbxBackend *self);
 
 G_END_DECLS

@@ -10,7 +10,9 @@
  * prober publishes.  Every other field is immutable after sbx_backend_new().
  * Spec refcounts are atomic.
  */
+#include "sbx-backend-private.h"
 #include "sbx-plugin-private.h"
+#include "sbx-plugin-host-private.h"
 
 #include "sbx-compile-report-private.h"
 

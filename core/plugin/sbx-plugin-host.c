@@ -5,6 +5,7 @@
  * mapping of SBX_STATUS_* to SBX_PLUGIN_ERROR, and the crash guard that
  * names a plugin that crashes during init/probe/compile.
  */
+#include "sbx-plugin-host-private.h"
 #include "sbx-plugin-private.h"
 
 #include <errno.h>

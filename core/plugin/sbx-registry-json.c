@@ -8,6 +8,7 @@
 #include "sbx-registry.h"
 #include "sbx-registry-private.h"
 #include "sbx-plugin-private.h"
+#include "sbx-plugin-host-private.h"
 #include "sbx-compile-report-private.h"
 #include "sbx-enum-types.h"
 

@@ -90,49 +90,4 @@ gboolean    sbx_registry_is_secure_execution (void);
  * registry is one). */
 SbxRegistry *sbx_registry_new_tolerant (const char *const *dirs);
 
-/* The loading policy for one file or directory, given its fstat: right type,
- * owned by root or @euid (or, with @foreign_uid not (uid_t) -1, by
- * @foreign_uid: see sbx_registry_foreign_owner), not writable by group or
- * others.  The message names the path and the mode; an owner refusal ends
- * with @owner_hint (sbx_registry_foreign_owner's why_not: the owner is root
- * seen from a user namespace) or, when NULL, "Hint: chown root PATH". */
-gboolean    sbx_registry_check_file_safety (const struct stat  *st,
-                                            const char         *path,
-                                            gboolean            want_directory,
-                                            uid_t               euid,
-                                            uid_t               foreign_uid,
-                                            const char         *owner_hint,
-                                            GError            **error);
-
-/* The owner a plugin file or directory open as @fd may have besides root
- * and the caller, or (uid_t) -1 for none.  Inside a user namespace that does
- * not map the host's root (a Flatpak app, a program run by sbx itself), every
- * file root owns, libsbx and GLib included, shows the overflow uid; such an
- * owner is accepted only when all of these hold:
- *  - @dir is the compiled-in plugin directory (never one of SBX_PLUGIN_PATH),
- *    the one installed beside libsbx, whose own files show the same owner;
- *  - this process is not in the initial user namespace (its uid_map is not
- *    the identity over the whole range) and the overflow uid is unmapped in
- *    it, so no identity of this namespace owns the file: its owner lies
- *    outside, where no process of this namespace can act as it;
- *  - @fd lies on a read-only mount, so nothing in this namespace can change
- *    it either.
- * The directory and every plugin file are checked on their own descriptor.
- * @why_not (may be NULL) is set, when root's files do show a foreign owner
- * here, to the condition @dir or @fd misses. */
-uid_t       sbx_registry_foreign_owner     (int                 fd,
-                                            const char         *dir,
-                                            char              **why_not);
-/* The pure part: @uid_map is /proc/self/uid_map's text, @overflow the
- * kernel's overflowuid.  TRUE when the process is in a user namespace other
- * than the initial one and @overflow is mapped by none of its lines. */
-gboolean    sbx_registry_overflow_unmapped (const char         *uid_map,
-                                            uid_t               overflow);
-
-/* g_set_error in SBX_PLUGIN_ERROR; returns FALSE. */
-gboolean    sbx_set_plugin_error (GError         **error,
-                                  SbxPluginError   code,
-                                  const char      *format,
-                                  ...) G_GNUC_PRINTF (3, 4);
-
 G_END_DECLS

@@ -14,6 +14,7 @@
 #include "sbx-registry-private.h"
 #include "sbx-registry-state-private.h"
 #include "sbx-plugin-private.h"
+#include "sbx-plugin-host-private.h"
 #include "sbx-plugin-loader-private.h"
 #include "sbx-compile-report-private.h"
 

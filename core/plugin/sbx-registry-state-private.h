@@ -10,6 +10,8 @@
 #include <glib.h>
 #include "sbx-registry.h"
 #include "sbx-plugin-private.h"
+#include "sbx-plugin-egress.h"
+#include "sbx-plugin-reporter.h"
 
 G_BEGIN_DECLS
 

@@ -36,6 +36,8 @@
 #include "sbx-registry.h"
 #include "sbx-registry-private.h"
 #include "sbx-plugin-private.h"
+#include "sbx-plugin-host-private.h"
+#include "sbx-plugin-abi.h"       /* the extensions of every kind it lists */
 #include "sbx-plugin-loader-private.h"
 #include "sbx-registry-state-private.h"
 #include "sbx-compile-report-private.h"

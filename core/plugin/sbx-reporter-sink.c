@@ -8,6 +8,8 @@
 #include "sbx-registry-private.h"
 #include "sbx-registry-state-private.h"
 #include "sbx-plugin-private.h"
+#include "sbx-plugin-host-private.h"
+#include "sbx-plugin-reporter.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "sbx-profile-struct-private.h"
+#include "sbx-profile-config-private.h"
 
 #include <gio/gio.h>
 #include <string.h>

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The representation of SbxProfileConfig and SbxProfile, shared by the files
- * that implement them and by nothing else:
- *   sbx-profile.c           the types, access words, queries
- *   sbx-profile-config.c    the mutable builder
+ * The representation of SbxProfile, shared by the files that implement it
+ * and by nothing else (SbxProfileConfig's is in
+ * sbx-profile-config-private.h):
+ *   sbx-profile-config.c    the mutable builder (below the others)
+ *   sbx-profile.c           the type, its reference counting, access words,
+ *                           queries
  *   sbx-profile-validate.c  construction: validation, canonical roots,
- *                           derived fields, reference counting
+ *                           derived fields
  *   sbx-profile-restrict.c  narrowing one profile by another
  * (sbx-profile-json.c reads and writes profiles through the getters.)
  * They depend on each other in that order only: queries need no
@@ -16,36 +18,6 @@
 #include "sbx-profile-private.h"
 
 G_BEGIN_DECLS
-
-typedef struct
-{
-  char *path;
-  int   read;
-  int   write;
-} ConfigRoot;
-
-/* At most this many host sockets in a profile. */
-#define SBX_PROFILE_MAX_HOST_SOCKETS 64
-
-struct _SbxProfileConfig
-{
-  char    *workspace_root;
-  int      workspace_read;
-  int      workspace_write;
-  int      host_read;
-  int      host_write;
-  int      network;
-  int      command;
-  int      home;
-  int      isolation;
-  gboolean ack_unconfined;
-  gboolean unix_sockets;
-  GPtrArray *host_sockets; /* char *: host unix sockets the sandbox may connect to, as added */
-  GArray  *roots; /* ConfigRoot */
-  guint64  max_processes;
-  guint64  max_memory;
-  guint64  max_open_files;
-};
 
 struct _SbxProfile
 {

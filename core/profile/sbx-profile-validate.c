@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "sbx-profile-struct-private.h"
+#include "sbx-profile-config-private.h"
 
 #include <gio/gio.h>
 #include <string.h>
@@ -360,19 +361,6 @@ compute_fingerprint (const SbxProfile *self)
   return sbx_fingerprint_compute (&settings);
 }
 
-void
-sbx_profile_free_owned (SbxProfile *self)
-{
-  g_free (self->workspace_root);
-  for (guint i = 0; i < self->n_roots; i++)
-    g_free (self->roots[i].path);
-  g_free (self->roots);
-  g_strfreev (self->host_sockets);
-  g_free (self->fingerprint);
-  g_clear_pointer (&self->links, g_ptr_array_unref);
-  g_free (self);
-}
-
 
 /* "additional root 2 (/x)" / "roots[2].read" for the root at sorted
  * position @i, or "additional root (/x)" when input positions are unknown. */
@@ -713,42 +701,6 @@ sbx_profile_new (const SbxProfileConfig  *config,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   return sbx_profile_new_with_names (config, SBX_PROFILE_NAMES_API, error);
-}
-
-/**
- * sbx_profile_ref:
- * @self: a [struct@Sbx.Profile]
- *
- * Takes a reference (atomically).
- *
- * Returns: (transfer full): @self
- *
- * Since: 0.1
- */
-SbxProfile *
-sbx_profile_ref (SbxProfile *self)
-{
-  g_return_val_if_fail (self != NULL, NULL);
-
-  g_atomic_ref_count_inc (&self->ref_count);
-  return self;
-}
-
-/**
- * sbx_profile_unref:
- * @self: (transfer full): a [struct@Sbx.Profile]
- *
- * Drops a reference (atomically); the last one frees the profile.
- *
- * Since: 0.1
- */
-void
-sbx_profile_unref (SbxProfile *self)
-{
-  g_return_if_fail (self != NULL);
-
-  if (g_atomic_ref_count_dec (&self->ref_count))
-    sbx_profile_free_owned (self);
 }
 
 /**
