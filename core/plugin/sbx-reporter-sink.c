@@ -4,12 +4,10 @@
  * Reporters can never alter policy: a failed emit is logged and counted,
  * never propagated to the run that caused it.
  */
-#include "sbx-registry.h"
-#include "sbx-registry-private.h"
-#include "sbx-registry-state-private.h"
+#include "sbx-reporter-sink-private.h"
+
 #include "sbx-plugin-private.h"
 #include "sbx-plugin-host-private.h"
-#include "sbx-plugin-reporter.h"
 
 #include <string.h>
 
@@ -27,28 +25,16 @@ struct _SbxReporterSink
 };
 
 SbxReporterSink *
-sbx_registry_open_reporter (SbxRegistry *self,
-                            const char  *name,
-                            const char  *config,
-                            GError     **error)
+sbx_reporter_sink_open (SbxPlugin                 *plugin,
+                        const char                *name,
+                        const SbxReporterVTableV1 *vtable,
+                        const char                *config,
+                        GError                   **error)
 {
-  g_autoptr(SbxPlugin) plugin = NULL;
-  const SbxReporterVTableV1 *vtable = NULL;
-  SbxReporterSink           *sink;
-  SbxHostCall                call;
-  void                      *plugin_sink = NULL;
-  int32_t                    status;
-
-  g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
-  g_return_val_if_fail (name != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  plugin = sbx_registry_find_reporter (self, name, &vtable);
-  if (plugin == NULL)
-    {
-      sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_UNAVAILABLE, "no loaded reporter is called '%s'", name);
-      return NULL;
-    }
+  SbxReporterSink *sink;
+  SbxHostCall      call;
+  void            *plugin_sink = NULL;
+  int32_t          status;
 
   sbx_host_call_init (&call, plugin->name, name, "open", NULL);
   status = vtable->open (plugin->ctx, &call, config, &plugin_sink);
@@ -61,7 +47,7 @@ sbx_registry_open_reporter (SbxRegistry *self,
   sbx_host_call_clear (&call);
 
   sink = g_new0 (SbxReporterSink, 1);
-  sink->plugin = g_steal_pointer (&plugin);
+  sink->plugin = sbx_plugin_ref (plugin);
   sink->name = g_strdup (name);
   sink->vtable = vtable;
   sink->sink = plugin_sink;

@@ -1145,6 +1145,30 @@ sbx_registry_find_reporter (SbxRegistry                *self,
   return plugin;
 }
 
+
+/* Finds reporter extension @name and opens it as a sink. */
+SbxReporterSink *
+sbx_registry_open_reporter (SbxRegistry *self,
+                            const char  *name,
+                            const char  *config,
+                            GError     **error)
+{
+  g_autoptr(SbxPlugin) plugin = NULL;
+  const SbxReporterVTableV1 *vtable = NULL;
+
+  g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  plugin = sbx_registry_find_reporter (self, name, &vtable);
+  if (plugin == NULL)
+    {
+      sbx_set_plugin_error (error, SBX_PLUGIN_ERROR_UNAVAILABLE, "no loaded reporter is called '%s'", name);
+      return NULL;
+    }
+  return sbx_reporter_sink_open (plugin, name, vtable, config, error);
+}
+
 SbxPlugin *
 sbx_registry_find_egress (SbxRegistry              *self,
                           const char               *name,

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 #include "sbx-registry.h"
 #include "sbx-backend-private.h"
+#include "sbx-reporter-sink-private.h"
 #include "sbx-compile-report.h"
 
 G_BEGIN_DECLS
@@ -46,21 +47,11 @@ SbxBackend *sbx_registry_select_backend (SbxRegistry               *self,
                                          SbxCompileReport          *report,
                                          GError                   **error);
 
-typedef struct _SbxReporterSink SbxReporterSink;
-
 /* Opens reporter extension @name with its @config (e.g. a file path). */
 SbxReporterSink *sbx_registry_open_reporter (SbxRegistry  *self,
                                              const char   *name,
                                              const char   *config,
                                              GError      **error);
-/* Delivers one event (a JSON object, "schema": 1).  Failures are logged and
- * counted, never propagated: reporters cannot alter policy. */
-void             sbx_reporter_sink_emit     (SbxReporterSink *sink,
-                                             const char      *event_json);
-guint            sbx_reporter_sink_get_n_failures (SbxReporterSink *sink);
-void             sbx_reporter_sink_close    (SbxReporterSink *sink);
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxReporterSink, sbx_reporter_sink_close)
 
 /* --- Added by the registry work (not used by the executor) ---------------- */
 
