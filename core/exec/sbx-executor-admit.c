@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sbx-executor-error-private.h"
 #include "sbx-path-private.h"
 #include "sbx-denial-private.h"
 #include "sbx-executor-shared-private.h"

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sbx-executor-error-private.h"
 #include "sbx-compile-report-private.h"
 #include "sbx-netrules-private.h"
 #include "sbx-path-private.h"

@@ -6,12 +6,13 @@
  */
 #pragma once
 
+#include <json-glib/json-glib.h>
+#include "sbx-backend-private.h"
 #include "sbx-executor-private.h"
 #include "sbx-grant-private.h"
 #include "sbx-policy-private.h"
-#include "sbx-supervise-private.h"
-#include "sbx-executor-egress-private.h"
-#include "sbx-executor-error-private.h"
+#include "sbx-supervise-private.h"        /* SbxSuperviseResult */
+#include "sbx-executor-egress-private.h"  /* SbxEgress, SbxEgressRun */
 
 G_BEGIN_DECLS
 

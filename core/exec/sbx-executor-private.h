@@ -8,14 +8,8 @@
  */
 #pragma once
 
-#include "sbx-scratch-private.h"
-#include <gio/gio.h>
-#include <json-glib/json-glib.h>
+#include <glib.h>
 #include "sbx-executor.h"
-#include "sbx-executor-set.h"
-#include "sbx-profile.h"
-#include "sbx-backend-private.h"
-#include "sbx-registry-private.h"
 #include "sbx-executor-shared-private.h"
 
 G_BEGIN_DECLS

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sbx-executor-error-private.h"
 #include "sbx-run-result-private.h"
 
 /* The supervisor's fds for the streams of a run (supervisor convention:

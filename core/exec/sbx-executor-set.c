@@ -30,6 +30,7 @@
  * The set calls the executors it owns and the shared state; nothing below
  * calls the set.
  */
+#include "sbx-executor-set.h"
 #include "sbx-executor-private.h"
 #include "sbx-executor-egress-private.h"
 
@@ -38,6 +39,8 @@
 
 #include "sbx-compile-report-private.h"
 #include "sbx-path-private.h"
+#include "sbx-registry-private.h"
+#include "sbx-scratch-private.h"
 #include "sbx-profile-private.h"
 
 /**

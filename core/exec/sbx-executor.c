@@ -26,8 +26,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sbx-executor-error-private.h"
 #include "sbx-compile-report-private.h"
 #include "sbx-env-private.h"
+#include "sbx-executor-set.h"
+#include "sbx-scratch-private.h"
 #include "sbx-grant-private.h"
 #include "sbx-path-private.h"
 #include "sbx-policy-private.h"

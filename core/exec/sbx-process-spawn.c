@@ -9,6 +9,7 @@
 #include "sbx-process-private.h"
 #include "sbx-process-spawn-private.h"
 #include "sbx-process-watch-private.h"
+#include "sbx-executor-error-private.h"
 
 #include <errno.h>
 #include <fcntl.h>

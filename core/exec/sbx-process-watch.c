@@ -7,6 +7,7 @@
  */
 #include "sbx-process-impl-private.h"
 #include "sbx-process-watch-private.h"
+#include "sbx-executor-error-private.h"
 
 #include <errno.h>
 #include <poll.h>

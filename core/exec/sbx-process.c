@@ -34,6 +34,7 @@
 #include "sbx-process-impl-private.h"
 #include "sbx-process-private.h"
 #include "sbx-process-watch-private.h"
+#include "sbx-executor-error-private.h"
 
 #include <errno.h>
 #include <signal.h>
