@@ -55,7 +55,7 @@
 #include "sbx-registry.h"
 #include "sbx-run-result.h"
 #include "sbx-executor-shared-private.h"
-#include "sbx-plugin-abi.h"
+#include "sbx-plugin-egress.h"      /* SbxEgressDenialV1, SbxListenV1 */
 #include "sbx-denial-private.h"
 
 G_BEGIN_DECLS

@@ -33,7 +33,7 @@
 #include "sbx-compile-report.h"
 #include "sbx-denial.h"
 #include "sbx-profile.h"
-#include "sbx-registry-private.h"
+#include "sbx-reporter-sink-private.h"
 
 G_BEGIN_DECLS
 

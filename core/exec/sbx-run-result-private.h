@@ -2,7 +2,7 @@
 #pragma once
 
 #include "sbx-run-result.h"
-#include "sbx-plugin-abi.h"
+#include "sbx-plugin-backend.h"     /* SbxExitV1 */
 #include "sbx-denial-private.h"
 
 G_BEGIN_DECLS

@@ -6,8 +6,6 @@
 #pragma once
 
 #include <glib.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 #include "sbx-registry.h"
 #include "sbx-backend-private.h"
 #include "sbx-reporter-sink-private.h"
