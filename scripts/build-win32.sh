@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # Cross-builds the win32-restricted backend and its tests with mingw-w64,
-# from core/sbx-plugin-abi.h alone (no GLib: Debian ships none for mingw),
+# from the plugin SDK (core/sdk/sbx) alone (no GLib: Debian ships none for mingw),
 # and runs the tests under wine when --run is given.
 #
 #   scripts/build-win32.sh OUTDIR [--run]
@@ -26,18 +26,17 @@ command -v "$cc" >/dev/null 2>&1 || {
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-# The ABI header laid out as installed (include/sbx-plugin-1/sbx/...), so
+# The SDK's headers laid out as installed (include/sbx-plugin-1/sbx/...), so
 # the plugin includes <sbx/sbx-plugin-abi.h> exactly as a third party does.
 mkdir -p "$out/include/sbx"
-cp "$src/core/sbx-plugin-abi.h" "$src/core/sbx-fs-resolve.h" "$src/core/sbx-cleanup.h" "$src/core/sbx-plugin-util.h" \
-   "$out/include/sbx/"
+cp "$src"/core/sdk/sbx/*.h "$out/include/sbx/"
 
 # The house warnings that apply to plain C, as errors.
 cflags="-std=c11 -O2 -g0 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
         -Werror=shadow -Werror=strict-prototypes -Werror=missing-prototypes -Werror=format=2
         -Werror=vla -Werror=undef -Werror=implicit-function-declaration -Wno-format-zero-length
         -D_WIN32_WINNT=0x0A00 -DUNICODE -D_UNICODE
-        -I$out/include -I$src/core -I$src/plugins/win32"
+        -I$out/include -I$out/include/sbx -I$src/plugins/win32"
 plugin_src="$src/plugins/win32/sbx-win32-plan.c $src/plugins/win32/sbx-win32-plugin.c $src/plugins/win32/sbx-win32-spawn.c"
 
 # shellcheck disable=SC2086

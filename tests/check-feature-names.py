@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Report entries use the ABI header's feature names, never a spelling (TAP).
 
-core/sbx-plugin-abi.h defines SBX_ABI_FEATURE_* for the report feature
+core/sdk/sbx/sbx-plugin-envelope.h defines SBX_ABI_FEATURE_* for the report feature
 names that carry a meaning across plugins (one per guarantee bit, plus the
 shared ones).  A report call in the core or a bundled plugin that passes
 one of those names as a string literal can drift from it unnoticed
@@ -31,7 +31,7 @@ CALL_RE = re.compile(r'(\b(?:report|reportf|report_guarantee|module_report|sbx_l
 
 
 def load_names(root):
-    with open(os.path.join(root, "core", "sbx-plugin-abi.h"), encoding="utf-8") as fh:
+    with open(os.path.join(root, "core", "sdk", "sbx", "sbx-plugin-envelope.h"), encoding="utf-8") as fh:
         return {value: "SBX_ABI_FEATURE_" + name for name, value in DEFINE_RE.findall(fh.read())}
 
 

@@ -6,7 +6,7 @@ Every .c and .h file under core/, plugins/, tools/, tests/ and bench/ that is
 longer than LIMIT lines must say why in the comment that opens it (the first
 comment after the SPDX line): a sentence saying it is over a thousand lines
 (or longer than the 1,000-line guide) and why one file is right, as
-core/sbx-registry.c does.  A test file may instead say that it holds the
+core/plugin/sbx-registry.c does.  A test file may instead say that it holds the
 cases of one module (one GTest binary per concept), naming the module.  A
 long file is otherwise a module that has not been split along its seams.
 

@@ -15,7 +15,7 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-orig=$root/core/sbx-guarantees.c
+orig=$root/core/base/sbx-guarantees.c
 n=0 failed=0
 
 ok () { n=$((n + 1)); echo "ok $n - $1"; }

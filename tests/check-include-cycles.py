@@ -24,9 +24,25 @@ so its files are only compared with each other.  Two checks per graph:
      the free function a header of the directory declares for T with
      G_DEFINE_AUTOPTR_CLEANUP_FUNC and its siblings.  This is what "the
      include graph" means for a C library: a header is only the door, the
-     use is the dependency.  A cycle (A needs B and B, directly or not, A)
-     is two files that cannot be read, tested or replaced one without the
-     other: the architecture is one module where the file list says two.
+     use is the dependency.  A macro a header defines as a call
+     ("#define SBX_GRANT_ERROR (sbx_grant_error_quark ())") is a use of
+     that function wherever the macro is used, and G_DEFINE_QUARK (x, y)
+     defines y_quark.  A cycle (A needs B and B, directly or not, A) is two
+     files that cannot be read, tested or replaced one without the other:
+     the architecture is one module where the file list says two.
+  3. Includes (the graphs INCLUDES_CHECKED names): each private header
+     (*-private.h) belongs to a module: the .c file of its name
+     (sbx-foo-private.h and sbx-foo-bar-private.h belong to sbx-foo.c when
+     there is no sbx-foo-bar.c), or none, and then it is a module of its
+     own, as a header that declares no function (a type's representation)
+     always is.
+     A file that includes a private header makes its module depend on the
+     header's, and these dependencies join the calls of check 2: a private
+     header that includes more than its declarations need, or a .c that
+     includes the header of a module above it, closes a cycle as a call
+     does.  Public headers are the library's API and their includes are
+     types; the layer folders' include directories (core/meson.build)
+     bound them.
 
 KNOWN lists the cycles that are being removed elsewhere, each with its
 reason; a known cycle that no longer exists fails the check, so the list
@@ -41,30 +57,18 @@ import sys
 # graph (directory relative to SOURCE_ROOT) -> {frozenset of modules in the
 # cycle: reason}.  Remove an entry with the cycle it names.
 KNOWN = {
-    # core/: by calls alone a DAG (the executor-shared state has its own
-    # module below every other executor module, and the set's close reaches
-    # processes through the close hooks they register).  Three pairs bind
-    # each other through a function used as a value or an autoptr, which the
-    # check reads since it covers the plugins; each is a helper that lives
-    # with its first caller, and the core-layers work on another branch
-    # moves it beside its type (the reason strings name that work).
-    "core": {
-        # sbx-executor.c frees retained handles with a function of
-        # sbx-executor-grants.c (a GDestroyNotify), which calls
-        # sbx_executor_fail and friends back.
-        frozenset({"sbx-executor.c", "sbx-executor-grants.c"}):
-            "pending, issue 27 part 2: sbx_executor_fail moves to a module of its own",
-        # sbx-grant-binding.c frees its bindings (g_autoptr) with
-        # sbx_grant_binding_free of sbx-grant.c, which fails through
-        # sbx_grant_fail of sbx-grant-binding.c.
-        frozenset({"sbx-grant.c", "sbx-grant-binding.c"}):
-            "pending, issue 27 part 2: a type's new/free live beside its definition",
-        # SbxProfile's boxed type (sbx-profile.c) names sbx_profile_ref and
-        # sbx_profile_unref, defined in sbx-profile-validate.c.
-        frozenset({"sbx-profile.c", "sbx-profile-validate.c"}):
-            "pending, issue 27 part 2: sbx_profile_new/ref/unref move beside the type",
-    },
+    # core/: none.  The executor's error helpers have a module of their own
+    # (sbx-executor-error.c), a grant binding's lifetime lives beside its
+    # definition with the grant error domain below both
+    # (sbx-grant-error.c), and SbxProfile's ref/unref beside its boxed type.
+    # plugins/linux: none.  The clone primitives live below spawn and zygote
+    # (sbx-linux-clone.c) and the Landlock builder only borrows the plan.
 }
+
+# The graphs whose private headers join the module graph (check 3).  The
+# plugins' private headers are still each plugin's shared declarations:
+# they join when the plugin work on other branches has split them.
+INCLUDES_CHECKED = {"core"}
 
 # The graphs whose size proves the parser still reads them: directory ->
 # (more modules than, more dependencies than).  A graph that suddenly reads
@@ -110,7 +114,17 @@ def matching_paren(text, start):
     return -1
 
 
+QUARK_RE = re.compile(r'^G_DEFINE_QUARK\s*\([^,]*,\s*(\w+)\s*\)', re.M)
+PROTOTYPE_RE = re.compile(r'^[A-Za-z_][\w \t*]*?[\s*]([a-z_][a-z0-9_]*)\s*\(', re.M)
+MACRO_CALL_RE = re.compile(r'^#\s*define\s+([A-Z][A-Z0-9_]*)\s+\(?\s*([a-z_][a-z0-9_]*)\s*\(', re.M)
+
+
 def exported_definitions(text):
+    names = [m.group(1) + "_quark" for m in QUARK_RE.finditer(text)]
+    return names + definitions_by_style(text)
+
+
+def definitions_by_style(text):
     lines = text.split("\n")
     offsets = [0]
     for line in lines:
@@ -126,12 +140,16 @@ def exported_definitions(text):
     return names
 
 
-def uses(text, cleanup):
-    """Identifiers @text uses, with the free functions its autoptrs run."""
+def uses(text, cleanup, macros=None):
+    """Identifiers @text uses, with the free functions its autoptrs run and
+    the functions the call macros it uses expand to."""
     names = {m.group(2) for m in IDENT_RE.finditer(text) if m.group(1) is None}
     for m in AUTO_RE.finditer(text):
         if m.group(1) in cleanup:
             names.add(cleanup[m.group(1)])
+    for name in list(names):
+        if macros and name in macros:
+            names.add(macros[name])
     return names
 
 
@@ -139,10 +157,12 @@ def module_edges(text):
     """{A: {B: [names A uses from B]}} for the files of @text (name ->
     stripped contents): the .c files are the modules, the headers give the
     autoptr free functions."""
-    cleanup = {}
+    cleanup, macros = {}, {}
     for h in sorted(f for f in text if f.endswith(".h")):
         for typ, func in CLEANUP_RE.findall(text[h]):
             cleanup[typ] = func
+        for name, func in MACRO_CALL_RE.findall(text[h]):
+            macros[name] = func
     sources = sorted(f for f in text if f.endswith(".c"))
     defined_in = {}
     for c in sources:
@@ -150,7 +170,7 @@ def module_edges(text):
             defined_in.setdefault(name, set()).add(c)
     edges = {}
     for c in sources:
-        for name in sorted(uses(text[c], cleanup)):
+        for name in sorted(uses(text[c], cleanup, macros)):
             for d in defined_in.get(name, ()):
                 if d != c:
                     edges.setdefault(c, {}).setdefault(d, []).append(name)
@@ -176,10 +196,57 @@ SELF_TEST = {
                "  s->thing_mentioned (); s.thing_unref = 0;\n  thing_private ();\n"
                "  proto_only ();\n}\n",
     "proto.c": "void\nproto_only (void);\n",
+    "e.h": "#define THING_ERROR (thing_error_quark ())\n",
+    "quark.c": "G_DEFINE_QUARK (thing-error-quark, thing_error)\n",
+    "macro.c": "void\nmacro (GError **e)\n{\n  g_set_error (e, THING_ERROR, 1, \"x\");\n}\n",
 }
+# Includes of private headers: to the module of the header's name, or to
+# the header itself when it declares no function.
+SELF_TEST_INCLUDES = {
+    "a.c": '#include "b-extra-private.h"\n#include "rep-private.h"\n#include "b.h"\n',
+    "b.c": "",
+    "b.h": "void b_public (void);\n",
+    "b-extra-private.h": "void b_fn (void);\n",
+    "rep-private.h": "struct R\n{\n  int x;\n};\n",
+}
+SELF_TEST_INCLUDE_EDGES = {("a.c", "b.c"), ("a.c", "rep-private.h")}
 SELF_TEST_EDGES = {
     ("calls.c", "thing.c"), ("value.c", "thing.c"), ("auto.c", "thing.c"),
+    ("macro.c", "quark.c"),
 }
+
+
+def header_module(header, sources, text):
+    """The module a private header belongs to: the .c of its name, words
+    dropped from the end until one exists, or the header itself.  A header
+    that declares no function (a representation: a type's structure, shared
+    by the files that implement it) is always a module of its own, so that
+    those files can all read the structure and still call each other one
+    way."""
+    if not PROTOTYPE_RE.search(text):
+        return header
+    stem = header[:-len(".h")]
+    if stem.endswith("-private"):
+        stem = stem[:-len("-private")]
+    while True:
+        if stem + ".c" in sources:
+            return stem + ".c"
+        if "-" not in stem:
+            return header
+        stem = stem.rsplit("-", 1)[0]
+
+
+def include_edges(raw, sources):
+    """{module: {module: [why]}} from includes of private headers."""
+    def module(f):
+        return f if f.endswith(".c") else header_module(f, sources, strip(raw[f]))
+    edges = {}
+    for f in sorted(raw):
+        for inc in INCLUDE_RE.findall(raw[f]):
+            if inc.endswith("-private.h") and inc in raw and module(inc) != module(f):
+                edges.setdefault(module(f), {}).setdefault(module(inc), []).append(
+                    "%s includes %s" % (f, inc))
+    return edges
 
 
 def self_test(tests):
@@ -187,8 +254,16 @@ def self_test(tests):
     edges = module_edges(text)
     found = {(a, b) for a in edges for b in edges[a]}
     cycle = components({"a.c": {"b.c": []}, "b.c": {"c.c": []}, "c.c": {"a.c": []}, "d.c": {"a.c": []}})
+    inc = include_edges(SELF_TEST_INCLUDES, [f for f in SELF_TEST_INCLUDES if f.endswith(".c")])
+    inc_found = {(a, b) for a in inc for b in inc[a]}
+    tests.append((inc_found == SELF_TEST_INCLUDE_EDGES,
+                  "the reading assigns a private header to the module of its name, or to itself "
+                  "when it declares no function, and leaves public headers out",
+                  ["expected %s" % sorted(SELF_TEST_INCLUDE_EDGES), "found %s" % sorted(inc_found)]
+                  if inc_found != SELF_TEST_INCLUDE_EDGES else [], None))
     tests.append((found == SELF_TEST_EDGES and cycle == [frozenset({"a.c", "b.c", "c.c"})],
                   "the reading finds calls, functions passed as values and autoptr free functions, "
+                  "call macros and quarks, "
                   "and no use in comments, strings, members, static or undefined functions",
                   ["expected %s" % sorted(SELF_TEST_EDGES), "found %s" % sorted(found),
                    "cycles %s" % [sorted(c) for c in cycle]]
@@ -231,10 +306,21 @@ def components(edges):
 
 def check_graph(root, graph, tests):
     directory = os.path.join(root, graph)
-    files = sorted(f for f in os.listdir(directory) if f.endswith((".c", ".h")))
+    # core/ is one graph over all its layer folders (a layer is a folder,
+    # not a module boundary the calls could hide behind); a plugin
+    # directory is one graph of its own files.
+    paths = {}
+    for dirpath, dirnames, filenames in os.walk(directory):
+        dirnames.sort()
+        for f in filenames:
+            if f.endswith((".c", ".h")):
+                paths.setdefault(f, os.path.join(dirpath, f))
+        if graph != "core":
+            break
+    files = sorted(paths)
     raw, text = {}, {}
     for f in files:
-        with open(os.path.join(directory, f), encoding="utf-8") as fh:
+        with open(paths[f], encoding="utf-8") as fh:
             source = fh.read()
         raw[f] = re.sub(r'/\*.*?\*/', ' ', source, flags=re.S)   # include lines keep their strings
         text[f] = strip(source)
@@ -251,8 +337,11 @@ def check_graph(root, graph, tests):
     tests.append((not hcycles, "%s: no header includes itself" % graph,
                   ["%s" % ", ".join(sorted(c)) for c in hcycles], None))
 
-    # 2. Modules using each other.
+    # 2. Modules using each other, 3. with the private headers they include.
     edges = module_edges(text)
+    for f, deps in (include_edges(raw, sources) if graph in INCLUDES_CHECKED else {}).items():
+        for d, why in deps.items():
+            edges.setdefault(f, {}).setdefault(d, []).extend(why)
     cycles = components(edges)
     known = KNOWN.get(graph, {})
     known_left = dict(known)

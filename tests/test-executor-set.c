@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sbx-executor-private.h"
+#include "sbx-scratch-private.h"
 #include "executor-test-util.h"
 #include "executor-test-util.h"
 

@@ -29,6 +29,8 @@
 
 #include "sbx-registry-private.h"
 #include "sbx-plugin-private.h"
+#include "sbx-plugin-host-private.h"
+#include "sbx-plugin-loader-private.h"
 #include "sbx-compile-report-private.h"
 #include "executor-test-util.h"
 

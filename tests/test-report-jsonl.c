@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sbx-executor-private.h"
+#include "sbx-registry-private.h"
 #include "executor-test-util.h"
 
 typedef struct

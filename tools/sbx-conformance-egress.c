@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Conformance cases for egress extensions: what the host relies on when it
- * routes a run through a vendor's plugin (core/sbx-plugin-abi.h, "Egress
+ * routes a run through a vendor's plugin (core/sdk/sbx/sbx-plugin-abi.h, "Egress
  * extension").  The plugin (already accepted by the loader) is opened once
  * more and driven through its vtable by a minimal host of our own, against
  * servers on this host's loopback only:

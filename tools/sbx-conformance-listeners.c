@@ -2,7 +2,7 @@
 /*
  * Conformance cases for SbxEgressVTableV1.serve_listeners: the DNS stub and
  * the forwarders that carry clients which ignore the proxy variables
- * (core/sbx-plugin-abi.h, SbxListenV1 and serve_listeners).
+ * (core/sdk/sbx/sbx-plugin-abi.h, SbxListenV1 and serve_listeners).
  *
  * A backend would create these sockets inside a run's private network; no
  * namespace is needed to judge the plugin, so this host binds them on its

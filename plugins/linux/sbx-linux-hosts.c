@@ -9,7 +9,7 @@
  * it does outside, and one line naming the sandbox's hostname.
  *
  * What it reveals: nothing the view did not show before.  The host's
- * /etc/hosts is part of the runtime closure (core/sbx-policy.c), readable
+ * /etc/hosts is part of the runtime closure (core/plugin/sbx-policy.c), readable
  * in every profile; its lines are copied only when the policy lets the
  * sandbox read it.  The added line names the sandbox, not the host.
  */

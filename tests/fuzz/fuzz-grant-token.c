@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libFuzzer target for the grant token parser and verifier
- * (core/sbx-grant.c).  Every input is tried three ways:
+ * (core/grant/sbx-grant.c).  Every input is tried three ways:
  *   - as a token, under a fixed key: it must be refused with MALFORMED or
  *     BAD_MAC, or (a token minted with that key, as the seed corpus holds)
  *     open to a payload that mints back to exactly the same token;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /*
- * libFuzzer target for the egress rules (core/sbx-netrules.c): target
+ * libFuzzer target for the egress rules (core/netrules/sbx-netrules.c): target
  * normalization and upstream proxy URLs.  A target either is refused with an
  * INVALID_TARGET error or normalizes to a canonical form that parses to
  * itself (idempotent) and names a host the address rules can classify; an

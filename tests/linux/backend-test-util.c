@@ -179,7 +179,7 @@ linux_test_policy_new (const char *workspace,
   g_assert_cmpint (g_mkdir (self->tmpdir, 0700), ==, 0);
   g_assert_cmpint (g_mkdir (self->state_dir, 0700), ==, 0);
 
-  /* The executor's own runtime closure (core/sbx-policy.c), not a copy:
+  /* The executor's own runtime closure (core/plugin/sbx-policy.c), not a copy:
    * these tests exercise what production hands the backend. */
   closure = sbx_policy_runtime_closure (&n_closure);
   for (i = 0; i < n_closure; i++)

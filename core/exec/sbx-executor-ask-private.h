@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What sbx-executor-ask.c offers: an asking run's live approvals reported
+ * when the run ends.  Below the egress host side, which calls it.
+ */
+#pragma once
+
+#include "sbx-decision-private.h"
+#include "sbx-executor-shared-private.h"
+#include "sbx-run-result.h"
+
+G_BEGIN_DECLS
+
+/* An asking run's live approvals (sbx-executor-ask.c), after
+ * sbx_egress_run_end(): appended to @result's spent grants (nullable) and
+ * one "grant-spent" event each.  Inside an admission. */
+void           sbx_executor_report_live_approvals (SbxExecutorShared *shared,
+                                                   const char        *key,
+                                                   guint64            run_id,
+                                                   SbxRunResult      *result,
+                                                   SbxDecisionBroker *broker);
+
+G_END_DECLS

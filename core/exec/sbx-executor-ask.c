@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * An asking run's approvals, when it ends: every live approval is a spent
+ * grant of that run (see sbx-decision-private.h), in its result after the
+ * grants it started with, and one "grant-spent" event each (with
+ * "approved_while_running": true).  Nothing of it outlives the run.
+ */
+#include "sbx-executor-ask-private.h"
+
+#include "sbx-run-result-private.h"
+
+typedef struct
+{
+  guint64     run_id;
+  const char *grant;
+} ApprovalEvent;
+
+static void
+add_approval_members (JsonBuilder *builder,
+                      gpointer     data)
+{
+  const ApprovalEvent *ev = data;
+
+  json_builder_set_member_name (builder, "run");
+  json_builder_add_int_value (builder, (gint64) ev->run_id);
+  json_builder_set_member_name (builder, "grant");
+  json_builder_add_string_value (builder, ev->grant);
+  json_builder_set_member_name (builder, "approved_while_running");
+  json_builder_add_boolean_value (builder, TRUE);
+}
+
+void
+sbx_executor_report_live_approvals (SbxExecutorShared *shared,
+                                    const char        *key,
+                                    guint64            run_id,
+                                    SbxRunResult      *result,
+                                    SbxDecisionBroker *broker)
+{
+  g_auto(GStrv) approvals = sbx_decision_broker_dup_spent (broker);
+
+  if (approvals[0] == NULL)
+    return;
+  if (result != NULL)
+    {
+      const char *const *before = sbx_run_result_get_grants_spent (result);
+      g_autoptr(GStrvBuilder) all = g_strv_builder_new ();
+      g_auto(GStrv) lines = NULL;
+
+      g_strv_builder_addv (all, (const char **) before);
+      g_strv_builder_addv (all, (const char **) approvals);
+      lines = g_strv_builder_end (all);
+      sbx_run_result_set_grants_spent (result, (const char *const *) lines);
+    }
+  for (guint i = 0; approvals[i] != NULL; i++)
+    {
+      ApprovalEvent ev = { run_id, approvals[i] };
+
+      sbx_executor_shared_emit (shared, SBX_EVENT_GRANT_SPENT, key, add_approval_members, &ev);
+    }
+}

@@ -1,0 +1,994 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "sbx-profile-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sbx-profile-default-table.h"
+#include "sbx-profile-json-scan-private.h"
+#include "sbx-cleanup.h"
+
+/*
+ * Profiles as JSON (format: docs/profile-format.md).
+ *
+ * Loading happens in three passes, each failing closed:
+ *
+ *  1. A strict RFC 8259 scanner (sbx-profile-json-scan.c) walks the raw text once.  It exists
+ *     because json-glib 1.6 is lenient where a security policy must not be:
+ *     it keeps the last of two equal member names, truncates strings at an
+ *     escaped NUL, accepts single quotes, wraps integers that overflow and
+ *     recurses without a depth limit.  The scanner refuses all of that, and
+ *     it knows the member path at every byte, so its messages start with
+ *     it.  Syntax errors are %SBX_PROFILE_ERROR_PARSE ("roots[1]: line 7,
+ *     column 3: expected ',' or '}'"); well-formed text that cannot be a
+ *     profile (duplicate member, NUL, invalid UTF-8, integer out of range)
+ *     is %SBX_PROFILE_ERROR_INVALID.
+ *  2. json-glib builds the tree from the text the scanner accepted.
+ *  3. The tree is mapped onto an SbxProfileConfig, refusing unknown members,
+ *     wrong types and bad words, and validated with JSON member paths as
+ *     field names (sbx_profile_new_with_names()).
+ */
+
+/* Larger texts are refused before parsing. */
+#define MAX_TEXT_SIZE (1024 * 1024)
+
+/* ------------------------------------------------------------------------- */
+/* Pass 3: the tree onto a config */
+
+static gboolean json_invalid (GError    **error,
+                              const char *path,
+                              const char *format,
+                              ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+json_invalid (GError    **error,
+              const char *path,
+              const char *format,
+              ...)
+{
+  g_autofree char *detail = NULL;
+  va_list args;
+
+  va_start (args, format);
+  detail = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, SBX_PROFILE_ERROR, SBX_PROFILE_ERROR_INVALID, "%s: %s", path, detail);
+  return FALSE;
+}
+
+static const char *
+describe_node (JsonNode *node)
+{
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      return "an object";
+    case JSON_NODE_ARRAY:
+      return "an array";
+    case JSON_NODE_NULL:
+      return "null";
+    case JSON_NODE_VALUE:
+    default:
+      break;
+    }
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_STRING:
+      return "a string";
+    case G_TYPE_INT64:
+      return "an integer";
+    case G_TYPE_DOUBLE:
+      return "a number with a fraction or exponent";
+    case G_TYPE_BOOLEAN:
+      return "a boolean";
+    default:
+      return "a value";
+    }
+}
+
+static gboolean
+node_is (JsonNode *node,
+         GType     value_type)
+{
+  return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == value_type;
+}
+
+static JsonObject *
+expect_object (JsonNode    *node,
+               const char  *path,
+               GError     **error)
+{
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      json_invalid (error, path, "expected an object, got %s", describe_node (node));
+      return NULL;
+    }
+  return json_node_get_object (node);
+}
+
+/* Refuses the first member (in document order) not in @allowed. */
+static gboolean
+check_members (JsonObject         *object,
+               const char         *path,
+               const char * const *allowed,
+               GError            **error)
+{
+  g_autoptr(GList) members = json_object_get_members (object);
+
+  for (GList *l = members; l != NULL; l = l->next)
+    if (!g_strv_contains (allowed, l->data))
+      {
+        g_autofree char *escaped = sbx_json_quote_text (l->data);
+
+        return json_invalid (error, path, "unknown member \"%s\"", escaped);
+      }
+  return TRUE;
+}
+
+/* Looks up a string member that takes one of @words (in enum order); an
+ * absent member leaves *@out alone. */
+static gboolean
+get_word (JsonObject         *object,
+          const char         *parent,
+          const char         *member,
+          const char * const *words,
+          const char         *expected,
+          int                *out,
+          GError            **error)
+{
+  g_autofree char *path = sbx_json_member_path (parent, member);
+  JsonNode *node = json_object_get_member (object, member);
+  const char *text;
+
+  if (node == NULL)
+    return TRUE;
+  if (!node_is (node, G_TYPE_STRING))
+    return json_invalid (error, path, "expected a string (%s), got %s", expected, describe_node (node));
+  text = json_node_get_string (node);
+  for (int i = 0; words[i] != NULL; i++)
+    if (g_str_equal (text, words[i]))
+      {
+        *out = i;
+        return TRUE;
+      }
+  {
+    g_autofree char *escaped = sbx_json_quote_text (text);
+
+    return json_invalid (error, path, "expected %s, got \"%s\"", expected, escaped);
+  }
+}
+
+static const char * const access_words[] = { "deny", "gated", "allow", NULL };
+static const char * const home_words[] = { "isolated", "real", NULL };
+static const char * const isolation_words[] = { "sandboxed", "unconfined", NULL };
+#define ACCESS_EXPECTED "\"deny\", \"gated\" or \"allow\""
+
+static gboolean
+get_access (JsonObject  *object,
+            const char  *parent,
+            const char  *member,
+            SbxAccess   *out,
+            GError     **error)
+{
+  int value = (int) *out;
+
+  if (!get_word (object, parent, member, access_words, ACCESS_EXPECTED, &value, error))
+    return FALSE;
+  *out = (SbxAccess) value;
+  return TRUE;
+}
+
+/* Reads a read/write pair (absent = deny) after checking the members. */
+static gboolean
+get_read_write (JsonObject         *object,
+                const char         *path,
+                const char * const *allowed,
+                SbxAccess          *read,
+                SbxAccess          *write,
+                GError            **error)
+{
+  *read = SBX_ACCESS_DENY;
+  *write = SBX_ACCESS_DENY;
+  return check_members (object, path, allowed, error)
+         && get_access (object, path, "read", read, error)
+         && get_access (object, path, "write", write, error);
+}
+
+/* "512M", "4G", "1024": digits and an optional K/M/G/T (powers of 1024). */
+static gboolean
+parse_size (const char *text,
+            guint64    *out)
+{
+  guint64 value = 0;
+  guint shift = 0;
+  const char *p = text;
+
+  if (!g_ascii_isdigit (*p))
+    return FALSE;
+  for (; g_ascii_isdigit (*p); p++)
+    {
+      guint digit = (guint) (*p - '0');
+
+      if (value > (SBX_PROFILE_LIMIT_MAX - digit) / 10)
+        return FALSE;
+      value = value * 10 + digit;
+    }
+  switch (g_ascii_toupper (*p))
+    {
+    case '\0':
+      break;
+    case 'K':
+      shift = 10;
+      break;
+    case 'M':
+      shift = 20;
+      break;
+    case 'G':
+      shift = 30;
+      break;
+    case 'T':
+      shift = 40;
+      break;
+    default:
+      return FALSE;
+    }
+  if (*p != '\0' && p[1] != '\0')
+    return FALSE;
+  if (value > (SBX_PROFILE_LIMIT_MAX >> shift))
+    return FALSE;
+  *out = value << shift;
+  return TRUE;
+}
+
+static gboolean
+get_count (JsonObject  *object,
+           const char  *parent,
+           const char  *member,
+           guint64     *out,
+           GError     **error)
+{
+  g_autofree char *path = sbx_json_member_path (parent, member);
+  JsonNode *node = json_object_get_member (object, member);
+  gint64 value;
+
+  if (node == NULL)
+    return TRUE;
+  if (!node_is (node, G_TYPE_INT64))
+    return json_invalid (error, path, "expected a non-negative integer (0 = no limit), got %s",
+                         describe_node (node));
+  value = json_node_get_int (node);
+  if (value < 0)
+    return json_invalid (error, path, "expected a non-negative integer (0 = no limit), got %" G_GINT64_FORMAT,
+                         value);
+  *out = (guint64) value;
+  return TRUE;
+}
+
+static gboolean
+get_memory (JsonObject  *object,
+            const char  *parent,
+            guint64     *out,
+            GError     **error)
+{
+  g_autofree char *path = sbx_json_member_path (parent, "memory");
+  JsonNode *node = json_object_get_member (object, "memory");
+  const char *text;
+
+  if (node == NULL || node_is (node, G_TYPE_INT64))
+    return get_count (object, parent, "memory", out, error);
+  if (!node_is (node, G_TYPE_STRING))
+    return json_invalid (error, path,
+                         "expected bytes as an integer or a string (\"512M\", \"4G\", \"auto\"), got %s",
+                         describe_node (node));
+  text = json_node_get_string (node);
+  if (g_str_equal (text, "auto"))
+    return sbx_profile_auto_memory_limit (out, error);
+  if (!parse_size (text, out))
+    {
+      g_autofree char *escaped = sbx_json_quote_text (text);
+
+      return json_invalid (error, path,
+                           "expected a size such as \"512M\" or \"4G\" (K, M, G, T are powers of 1024; "
+                           "at most %" G_GUINT64_FORMAT " bytes) or \"auto\", got \"%s\"",
+                           SBX_PROFILE_LIMIT_MAX, escaped);
+    }
+  return TRUE;
+}
+
+/*
+ * The directory a relative or absent workspace.root is resolved against.
+ * Not g_get_current_dir(): it answers "/" when getcwd() fails (say, the
+ * directory was removed), which would silently make "/" the workspace.
+ */
+static char *
+absolute_base (const char  *base_dir,
+               GError     **error)
+{
+  g_autofree char *cwd = NULL;
+  gsize size = 256;
+
+  if (base_dir != NULL && g_path_is_absolute (base_dir))
+    return g_strdup (base_dir);
+  for (;;)
+    {
+      cwd = g_malloc (size);
+      if (getcwd (cwd, size) != NULL)
+        break;
+      if (errno != ERANGE || size > 1024 * 1024)
+        {
+          int saved_errno = errno;
+
+          json_invalid (error, "workspace.root", "cannot resolve against the current directory: getcwd: %s",
+                        g_strerror (saved_errno));
+          return NULL;
+        }
+      g_clear_pointer (&cwd, g_free);
+      size *= 2;
+    }
+  if (base_dir == NULL)
+    return g_steal_pointer (&cwd);
+  return g_build_filename (cwd, base_dir, NULL);
+}
+
+static SbxProfile *
+profile_from_tree (JsonNode    *root,
+                   const char  *base_dir,
+                   GError     **error)
+{
+  static const char * const root_members[] = {
+    "version", "workspace", "host", "network", "command", "home", "isolation",
+    "ack-unconfined", "unix-sockets", "host-sockets", "roots", "limits", NULL,
+  };
+  static const char * const workspace_members[] = { "root", "read", "write", NULL };
+  static const char * const host_members[] = { "read", "write", NULL };
+  static const char * const root_entry_members[] = { "path", "read", "write", NULL };
+  static const char * const limit_members[] = { "processes", "memory", "open-files", NULL };
+  g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
+  g_autofree char *base = NULL;
+  g_autofree char *workspace_root = NULL;
+  SbxAccess workspace_read = SBX_ACCESS_DENY, workspace_write = SBX_ACCESS_DENY;
+  SbxAccess host_read = SBX_ACCESS_DENY, host_write = SBX_ACCESS_DENY;
+  SbxAccess network = SBX_ACCESS_DENY, command = SBX_ACCESS_DENY;
+  int home = SBX_HOME_ISOLATED, isolation = SBX_ISOLATION_SANDBOXED;
+  guint64 processes = 0, memory = 0, open_files = 0;
+  JsonObject *object;
+  JsonNode *node;
+
+  object = expect_object (root, "(root)", error);
+  if (object == NULL)
+    return NULL;
+
+  /* The version first: a newer file's members would only look unknown. */
+  node = json_object_get_member (object, "version");
+  if (node == NULL)
+    {
+      json_invalid (error, "(root)", "missing member \"version\" (this sbx reads version 1)");
+      return NULL;
+    }
+  if (!node_is (node, G_TYPE_INT64))
+    {
+      json_invalid (error, "version", "expected an integer, got %s", describe_node (node));
+      return NULL;
+    }
+  if (json_node_get_int (node) != 1)
+    {
+      json_invalid (error, "version", "unsupported version %" G_GINT64_FORMAT " (this sbx reads version 1)",
+                    json_node_get_int (node));
+      return NULL;
+    }
+  if (!check_members (object, "(root)", root_members, error))
+    return NULL;
+
+  /* workspace */
+  node = json_object_get_member (object, "workspace");
+  if (node != NULL)
+    {
+      JsonObject *workspace = expect_object (node, "workspace", error);
+      JsonNode *root_node;
+
+      if (workspace == NULL
+          || !get_read_write (workspace, "workspace", workspace_members, &workspace_read, &workspace_write, error))
+        return NULL;
+      root_node = json_object_get_member (workspace, "root");
+      if (root_node != NULL)
+        {
+          const char *text;
+
+          if (!node_is (root_node, G_TYPE_STRING))
+            {
+              json_invalid (error, "workspace.root", "expected a string, got %s", describe_node (root_node));
+              return NULL;
+            }
+          text = json_node_get_string (root_node);
+          if (text[0] == '\0')
+            workspace_root = g_strdup ("");   /* validation names it */
+          else if (g_path_is_absolute (text))
+            workspace_root = g_strdup (text);
+          else
+            {
+              base = absolute_base (base_dir, error);
+              if (base == NULL)
+                return NULL;
+              workspace_root = g_build_filename (base, text, NULL);
+            }
+        }
+    }
+  if (workspace_root == NULL)
+    {
+      workspace_root = absolute_base (base_dir, error);
+      if (workspace_root == NULL)
+        return NULL;
+    }
+  sbx_profile_config_set_workspace (config, workspace_root, workspace_read, workspace_write);
+
+  /* host */
+  node = json_object_get_member (object, "host");
+  if (node != NULL)
+    {
+      JsonObject *host = expect_object (node, "host", error);
+
+      if (host == NULL || !get_read_write (host, "host", host_members, &host_read, &host_write, error))
+        return NULL;
+    }
+  sbx_profile_config_set_host (config, host_read, host_write);
+
+  if (!get_access (object, "(root)", "network", &network, error)
+      || !get_access (object, "(root)", "command", &command, error)
+      || !get_word (object, "(root)", "home", home_words, "\"isolated\" or \"real\"", &home, error)
+      || !get_word (object, "(root)", "isolation", isolation_words, "\"sandboxed\" or \"unconfined\"",
+                    &isolation, error))
+    return NULL;
+  sbx_profile_config_set_network (config, network);
+  sbx_profile_config_set_command (config, command);
+  sbx_profile_config_set_home (config, (SbxHome) home);
+  sbx_profile_config_set_isolation (config, (SbxIsolation) isolation);
+
+  node = json_object_get_member (object, "ack-unconfined");
+  if (node != NULL)
+    {
+      if (!node_is (node, G_TYPE_BOOLEAN))
+        {
+          json_invalid (error, "ack-unconfined", "expected true or false, got %s", describe_node (node));
+          return NULL;
+        }
+      sbx_profile_config_set_ack_unconfined (config, json_node_get_boolean (node));
+    }
+
+  /* "unix-sockets": "allow" | "deny" (absent: deny).  "gated" has no
+   * grant class behind it and is refused rather than widened or narrowed. */
+  {
+    static const char * const unix_words[] = { "deny", "allow", NULL };
+    int unix_sockets = 0;
+
+    if (!get_word (object, "(root)", "unix-sockets", unix_words, "\"deny\" or \"allow\"", &unix_sockets, error))
+      return NULL;
+    sbx_profile_config_set_unix_sockets (config, unix_sockets == 1);
+  }
+
+  /* "host-sockets": [path | "$NAME" (the caller's variable, set), ...];
+   * validation refuses relative or unclean paths */
+  node = json_object_get_member (object, "host-sockets");
+  if (node != NULL && !JSON_NODE_HOLDS_ARRAY (node))
+    {
+      json_invalid (error, "host-sockets", "expected an array, got %s", describe_node (node));
+      return NULL;
+    }
+  for (guint i = 0; node != NULL && i < json_array_get_length (json_node_get_array (node)); i++)
+    {
+      g_autofree char *path = sbx_json_element_path ("host-sockets", i);
+      JsonNode *element = json_array_get_element (json_node_get_array (node), i);
+      const char *value = node_is (element, G_TYPE_STRING) ? json_node_get_string (element) : NULL;
+      const char *expanded = value != NULL && value[0] == '$' ? g_getenv (value + 1) : value;
+
+      if (value == NULL)
+        {
+          json_invalid (error, path, "expected a string, got %s", describe_node (element));
+          return NULL;
+        }
+      if (expanded == NULL || (value[0] == '$' && expanded[0] == '\0'))
+        {
+          json_invalid (error, path, "%s is not set in the environment", value);
+          return NULL;
+        }
+      sbx_profile_config_add_host_socket (config, expanded);
+    }
+
+  /* roots */
+  node = json_object_get_member (object, "roots");
+  if (node != NULL)
+    {
+      JsonArray *roots;
+
+      if (!JSON_NODE_HOLDS_ARRAY (node))
+        {
+          json_invalid (error, "roots", "expected an array, got %s", describe_node (node));
+          return NULL;
+        }
+      roots = json_node_get_array (node);
+      for (guint i = 0; i < json_array_get_length (roots); i++)
+        {
+          g_autofree char *path = sbx_json_element_path ("roots", i);
+          g_autofree char *path_member = sbx_json_member_path (path, "path");
+          JsonObject *entry = expect_object (json_array_get_element (roots, i), path, error);
+          SbxAccess read, write;
+          JsonNode *path_node;
+
+          if (entry == NULL || !get_read_write (entry, path, root_entry_members, &read, &write, error))
+            return NULL;
+          path_node = json_object_get_member (entry, "path");
+          if (path_node == NULL)
+            {
+              json_invalid (error, path, "missing member \"path\"");
+              return NULL;
+            }
+          if (!node_is (path_node, G_TYPE_STRING))
+            {
+              json_invalid (error, path_member, "expected a string, got %s", describe_node (path_node));
+              return NULL;
+            }
+          /* Relative paths stay relative: validation refuses them. */
+          sbx_profile_config_add_root (config, json_node_get_string (path_node), read, write);
+        }
+    }
+
+  /* limits */
+  node = json_object_get_member (object, "limits");
+  if (node != NULL)
+    {
+      JsonObject *limits = expect_object (node, "limits", error);
+
+      if (limits == NULL
+          || !check_members (limits, "limits", limit_members, error)
+          || !get_count (limits, "limits", "processes", &processes, error)
+          || !get_memory (limits, "limits", &memory, error)
+          || !get_count (limits, "limits", "open-files", &open_files, error))
+        return NULL;
+    }
+  sbx_profile_config_set_limits (config, processes, memory, open_files);
+
+  return sbx_profile_new_with_names (config, SBX_PROFILE_NAMES_JSON, error);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Public entry points */
+
+/**
+ * sbx_profile_new_from_json:
+ * @json: (array length=length) (element-type guint8): the profile text (UTF-8 JSON)
+ * @length: length of @json in bytes, or -1 when it is NUL-terminated
+ * @base_dir: (type filename) (nullable): directory a relative or absent
+ *   `workspace.root` is resolved against; %NULL means the current directory
+ * @error: return location for a [error@Sbx.ProfileError]
+ *
+ * Loads a profile from JSON text (format: docs/profile-format.md).
+ *
+ * `"version": 1` is required.  Every other member is optional and defaults
+ * to the safest value (access "deny", home "isolated", isolation
+ * "sandboxed", no roots, no limits); an absent `workspace.root` is
+ * @base_dir itself.  Additional roots must be absolute.
+ *
+ * Parsing fails closed.  Every message starts with the JSON member path at
+ * fault ("(root)" for the top level): malformed JSON, text over 1 MiB or
+ * nested deeper than 32 levels give %SBX_PROFILE_ERROR_PARSE
+ * ("workspace: line 3, column 12: expected ',' or '}', found '\"'");
+ * unknown members, wrong types, bad words, NUL bytes in strings or member
+ * names, invalid UTF-8, duplicate member names, integers beyond 64 bits,
+ * repeated roots (same canonical path, even with equal access) and every
+ * validation rule of [ctor@Sbx.Profile.new] give %SBX_PROFILE_ERROR_INVALID
+ * (`roots[2].read: expected "deny", "gated" or "allow", got "alow"`,
+ * `(root): unknown member "netwrok"`).
+ *
+ * Returns: (transfer full) (nullable): the profile, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+SbxProfile *
+sbx_profile_new_from_json (const char  *json,
+                           gssize       length,
+                           const char  *base_dir,
+                           GError     **error)
+{
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *copy = NULL;
+  gsize len;
+
+  g_return_val_if_fail (json != NULL || length == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  len = length < 0 ? strlen (json) : (gsize) length;
+  if (len > MAX_TEXT_SIZE)
+    {
+      g_set_error (error, SBX_PROFILE_ERROR, SBX_PROFILE_ERROR_PARSE,
+                   "(root): the profile text is %" G_GSIZE_FORMAT " bytes, more than the limit of %u bytes",
+                   len, MAX_TEXT_SIZE);
+      return NULL;
+    }
+  /* A UTF-8 byte order mark, as some editors write, is not content. */
+  if (len >= 3 && memcmp (json, "\xEF\xBB\xBF", 3) == 0)
+    {
+      json += 3;
+      len -= 3;
+    }
+  if (!sbx_json_scan_text (json, len, error))
+    return NULL;
+
+  /* The scanner refused NUL bytes, so a NUL-terminated copy is the text. */
+  copy = g_malloc (len + 1);
+  memcpy (copy, json, len);
+  copy[len] = '\0';
+  parser = json_parser_new_immutable ();
+  if (!json_parser_load_from_data (parser, copy, (gssize) len, &local_error))
+    {
+      g_set_error (error, SBX_PROFILE_ERROR, SBX_PROFILE_ERROR_PARSE, "(root): %s", local_error->message);
+      return NULL;
+    }
+  return profile_from_tree (json_parser_get_root (parser), base_dir, error);
+}
+
+/**
+ * sbx_profile_new_from_file:
+ * @path: (type filename): a profile file
+ * @base_dir: (type filename) (nullable): directory a relative or absent
+ *   `workspace.root` is resolved against; %NULL means the current directory
+ *   (not the file's directory)
+ * @error: return location for a [error@Sbx.ProfileError] or a
+ *   [error@GLib.FileError]
+ *
+ * Reads @path (at most 1 MiB) and loads it as
+ * [ctor@Sbx.Profile.new_from_json] does.  A file that cannot be read gives
+ * a %G_FILE_ERROR naming it; problems with its content give
+ * [error@Sbx.ProfileError] messages that start with the member path (they
+ * do not repeat the file name).
+ *
+ * Returns: (transfer full) (nullable): the profile, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+SbxProfile *
+sbx_profile_new_from_file (const char  *path,
+                           const char  *base_dir,
+                           GError     **error)
+{
+  g_autoptr(GByteArray) data = g_byte_array_new ();
+  g_autofree char *shown = NULL;
+  sbx_autofd int fd = -1;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  shown = g_utf8_make_valid (path, -1);
+  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+  if (fd < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   "open %s: %s", shown, g_strerror (saved_errno));
+      return NULL;
+    }
+  for (;;)
+    {
+      guint8 buffer[16384];
+      gssize n = read (fd, buffer, sizeof buffer);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int saved_errno = errno;
+
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                       "read %s: %s", shown, g_strerror (saved_errno));
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      g_byte_array_append (data, buffer, (guint) n);
+      if (data->len > MAX_TEXT_SIZE)
+        break;   /* enough to refuse it */
+    }
+  sbx_clear_fd (&fd);
+  return sbx_profile_new_from_json ((const char *) data->data, data->len, base_dir, error);
+}
+
+/**
+ * sbx_profile_new_default:
+ * @workspace: (type filename) (nullable): the workspace directory; %NULL
+ *   means the current directory
+ * @error: return location for a [error@Sbx.ProfileError]
+ *
+ * Loads the built-in default profile (data/profiles/default.json, compiled
+ * into the library): @workspace readable and writable, the rest of the
+ * host neither readable nor writable (the backend's fixed runtime closure
+ * still lets ordinary programs start), no network, commands allowed, an
+ * isolated HOME, sandboxed, and the limits: at most 1024 processes and
+ * memory at most half the physical RAM, capped at 4 GiB (computed when
+ * loaded).
+ *
+ * Returns: (transfer full) (nullable): the profile, or %NULL with @error set
+ *   (for example when @workspace is not a directory)
+ *
+ * Since: 0.1
+ */
+SbxProfile *
+sbx_profile_new_default (const char  *workspace,
+                         GError     **error)
+{
+  /* Built from constants generated at build time from
+   * data/profiles/default.json (core/profile/gen-default-profile.py), not by
+   * parsing the text here: the same settings profile_from_tree() would read
+   * from it, in the same order of run-time steps (the workspace, then
+   * "memory": "auto"), then the same validation. */
+  g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
+  g_autofree char *workspace_root = NULL;
+  guint64 memory = sbx_default_profile_table.memory;
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  workspace_root = absolute_base (workspace, error);
+  if (workspace_root == NULL)
+    return NULL;
+  sbx_profile_config_set_workspace (config, workspace_root, sbx_default_profile_table.workspace_read,
+                                    sbx_default_profile_table.workspace_write);
+  sbx_profile_config_set_host (config, sbx_default_profile_table.host_read, sbx_default_profile_table.host_write);
+  sbx_profile_config_set_network (config, sbx_default_profile_table.network);
+  sbx_profile_config_set_command (config, sbx_default_profile_table.command);
+  sbx_profile_config_set_home (config, sbx_default_profile_table.home);
+  sbx_profile_config_set_isolation (config, sbx_default_profile_table.isolation);
+  if (sbx_default_profile_table.ack_unconfined)
+    sbx_profile_config_set_ack_unconfined (config, TRUE);
+  sbx_profile_config_set_unix_sockets (config, sbx_default_profile_table.unix_sockets);
+  for (gsize i = 0; sbx_default_profile_roots[i].path != NULL; i++)
+    sbx_profile_config_add_root (config, sbx_default_profile_roots[i].path, sbx_default_profile_roots[i].read,
+                                 sbx_default_profile_roots[i].write);
+  if (sbx_default_profile_table.memory_auto && !sbx_profile_auto_memory_limit (&memory, error))
+    return NULL;
+  sbx_profile_config_set_limits (config, sbx_default_profile_table.processes, memory,
+                                 sbx_default_profile_table.open_files);
+  return sbx_profile_new_with_names (config, SBX_PROFILE_NAMES_JSON, error);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Writing */
+
+/*
+ * The normalized form is written directly, not built as a json-glib tree and
+ * generated: the tree and the generator's class set-up were most of
+ * `sbx profile show`'s own cost.  The bytes are json-glib 1.6's pretty
+ * generator's with an indent of two spaces (what this function used to
+ * call, and what profile files and tests already hold): "name" : value, one
+ * member or element per line, an empty array as [], and its string escapes
+ * (below).  test-profile-json compares the two over every ASCII byte.
+ */
+typedef struct
+{
+  GString  *out;
+  guint     depth;
+  gboolean  first[8];   /* per open level: nothing written in it yet (the
+                         * normalized form nests three levels deep) */
+} JsonWriter;
+
+static void
+writer_indent (JsonWriter *w)
+{
+  for (guint i = 0; i < w->depth; i++)
+    g_string_append (w->out, "  ");
+}
+
+/* Starts a member or element of the innermost level on a line of its own. */
+static void
+writer_element (JsonWriter *w)
+{
+  g_string_append (w->out, w->first[w->depth] ? "\n" : ",\n");
+  w->first[w->depth] = FALSE;
+  writer_indent (w);
+}
+
+static void
+writer_open (JsonWriter *w,
+             char        bracket)
+{
+  g_string_append_c (w->out, bracket);
+  w->depth++;
+  w->first[w->depth] = TRUE;
+}
+
+static void
+writer_close (JsonWriter *w,
+              char        bracket)
+{
+  gboolean empty = w->first[w->depth];
+
+  w->depth--;
+  if (!empty)
+    {
+      g_string_append_c (w->out, '\n');
+      writer_indent (w);
+    }
+  g_string_append_c (w->out, bracket);
+}
+
+/* json-glib's escapes: '"', '\\', \b \f \n \r \t, \u00XX for the other
+ * bytes below 0x1f and for 0x7f; everything else (0x1f included, which
+ * json-glib 1.6 leaves as it is, and UTF-8 sequences) verbatim.  Profile
+ * strings are valid UTF-8 (validation refuses others). */
+static void
+writer_string (JsonWriter *w,
+               const char *text)
+{
+  g_string_append_c (w->out, '"');
+  for (const guchar *p = (const guchar *) text; *p != '\0'; p++)
+    switch (*p)
+      {
+      case '"':
+        g_string_append (w->out, "\\\"");
+        break;
+      case '\\':
+        g_string_append (w->out, "\\\\");
+        break;
+      case '\b':
+        g_string_append (w->out, "\\b");
+        break;
+      case '\f':
+        g_string_append (w->out, "\\f");
+        break;
+      case '\n':
+        g_string_append (w->out, "\\n");
+        break;
+      case '\r':
+        g_string_append (w->out, "\\r");
+        break;
+      case '\t':
+        g_string_append (w->out, "\\t");
+        break;
+      default:
+        if (*p < 0x1f || *p == 0x7f)
+          g_string_append_printf (w->out, "\\u%04x", (unsigned) *p);
+        else
+          g_string_append_c (w->out, (char) *p);
+      }
+  g_string_append_c (w->out, '"');
+}
+
+/* Member names here are fixed ASCII words: no escaping needed. */
+static void
+writer_member (JsonWriter *w,
+               const char *name)
+{
+  writer_element (w);
+  g_string_append_printf (w->out, "\"%s\" : ", name);
+}
+
+static void
+writer_access (JsonWriter *w,
+               const char *member,
+               SbxAccess   access)
+{
+  writer_member (w, member);
+  writer_string (w, sbx_access_to_string (access));
+}
+
+static void
+writer_int (JsonWriter *w,
+            const char *member,
+            gint64      value)
+{
+  writer_member (w, member);
+  g_string_append_printf (w->out, "%" G_GINT64_FORMAT, value);
+}
+
+/**
+ * sbx_profile_to_json:
+ * @self: a [struct@Sbx.Profile]
+ *
+ * Writes @self in its normalized JSON form: every member in a fixed order
+ * (version, workspace, host, network, command, home, isolation,
+ * ack-unconfined only when true, roots, limits only when one is set, with
+ * only the set ones), canonical absolute paths, roots sorted, memory in
+ * bytes; indented with two spaces and ending with a newline.
+ * [ctor@Sbx.Profile.new_from_json] on the result gives an equal profile
+ * (while the paths resolve the same way).
+ *
+ * Returns: (transfer full): the JSON text
+ *
+ * Since: 0.1
+ */
+char *
+sbx_profile_to_json (SbxProfile *self)
+{
+  g_autoptr(GString) out = g_string_sized_new (512);
+  JsonWriter w = { out, 0, { TRUE } };
+  guint64 processes, memory, open_files;
+  guint n_roots;
+  const SbxProfileRoot *roots;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  roots = sbx_profile_get_roots (self, &n_roots);
+  writer_open (&w, '{');
+  writer_member (&w, "version");
+  g_string_append_c (out, '1');
+
+  writer_member (&w, "workspace");
+  writer_open (&w, '{');
+  writer_member (&w, "root");
+  writer_string (&w, sbx_profile_get_workspace_root (self));
+  writer_access (&w, "read", sbx_profile_get_workspace_read (self));
+  writer_access (&w, "write", sbx_profile_get_workspace_write (self));
+  writer_close (&w, '}');
+
+  writer_member (&w, "host");
+  writer_open (&w, '{');
+  writer_access (&w, "read", sbx_profile_get_host_read (self));
+  writer_access (&w, "write", sbx_profile_get_host_write (self));
+  writer_close (&w, '}');
+
+  writer_access (&w, "network", sbx_profile_get_network (self));
+  writer_access (&w, "command", sbx_profile_get_command (self));
+  writer_member (&w, "home");
+  writer_string (&w, home_words[sbx_profile_get_home (self)]);
+  writer_member (&w, "isolation");
+  writer_string (&w, isolation_words[sbx_profile_get_isolation (self)]);
+  if (sbx_profile_get_ack_unconfined (self))
+    {
+      writer_member (&w, "ack-unconfined");
+      g_string_append (out, "true");
+    }
+  if (sbx_profile_get_unix_sockets (self))
+    {
+      writer_member (&w, "unix-sockets");
+      writer_string (&w, "allow");
+    }
+  if (sbx_profile_get_host_sockets (self)[0] != NULL)
+    {
+      writer_member (&w, "host-sockets");
+      writer_open (&w, '[');
+      for (const char * const *p = sbx_profile_get_host_sockets (self); *p != NULL; p++)
+        {
+          writer_element (&w);
+          writer_string (&w, *p);
+        }
+      writer_close (&w, ']');
+    }
+
+  writer_member (&w, "roots");
+  writer_open (&w, '[');
+  for (guint i = 0; i < n_roots; i++)
+    {
+      writer_element (&w);
+      writer_open (&w, '{');
+      writer_member (&w, "path");
+      writer_string (&w, roots[i].path);
+      writer_access (&w, "read", roots[i].read);
+      writer_access (&w, "write", roots[i].write);
+      writer_close (&w, '}');
+    }
+  writer_close (&w, ']');
+
+  processes = sbx_profile_get_max_processes (self);
+  memory = sbx_profile_get_max_memory (self);
+  open_files = sbx_profile_get_max_open_files (self);
+  if (processes != 0 || memory != 0 || open_files != 0)
+    {
+      writer_member (&w, "limits");
+      writer_open (&w, '{');
+      /* Validation caps every limit at G_MAXINT64, so the casts are exact. */
+      if (processes != 0)
+        writer_int (&w, "processes", (gint64) processes);
+      if (memory != 0)
+        writer_int (&w, "memory", (gint64) memory);
+      if (open_files != 0)
+        writer_int (&w, "open-files", (gint64) open_files);
+      writer_close (&w, '}');
+    }
+  writer_close (&w, '}');
+  g_string_append_c (out, '\n');
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
