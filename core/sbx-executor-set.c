@@ -39,6 +39,7 @@
 #include "sbx-compile-report-private.h"
 #include "sbx-path-private.h"
 #include "sbx-profile-private.h"
+#include "sbx-executor-set-options-private.h"
 
 /**
  * SbxExecutorSet:
