@@ -233,33 +233,45 @@ void     sbx_executor_emit_exit  (SbxExecutor              *self,
                                   const SbxSuperviseResult *result,
                                   const GError             *error,
                                   gboolean                  spawned);
-/* The supervisor's fds for a run's streams (stdin -1: the null device,
+/* The run engine's fds for a run's streams (stdin -1: the null device,
  * stdout/stderr -1: captured); *null_fd is an opened null device when a
  * stream asks for one (the caller passes it on to run_admitted). */
 gboolean sbx_run_streams_resolve (const SbxStartRequest *rr,
                                   int                    fds[3],
                                   int                   *null_fd,
                                   GError               **error);
-/* The run engine (sbx-executor-run.c): runs an admitted start to its end
- * under the supervisor: output limit, PTY relay, timeout and deadline,
- * egress, the exit event.  Takes @admission (cleared) and @null_fd. */
-SbxRunResult *sbx_executor_run_admitted (SbxExecutor           *self,
-                                         const SbxStartRequest *rr,
-                                         SbxAdmission          *admission,
-                                         const int              fds[3],
-                                         int                    null_fd,
-                                         GCancellable          *cancellable,
-                                         GError               **error);
-/* An async run's body, called on a supervising thread of its own; its
- * result (or error) completes @task.  The thread holds a guard of
- * @shared's barrier for as long as it holds the task, so the set's close
- * waits for it to let go; on a closing set @body runs on the caller's
- * thread (its admission refuses at once). */
-typedef SbxRunResult *(*SbxRunBody) (GTask   *task,
-                                     GError **error);
-void     sbx_run_task_start (GTask             *task,
-                             SbxExecutorShared *shared,
-                             SbxRunBody         body);
+/* The run engine (sbx-executor-run.c): spawns an admitted start as an
+ * SbxProcess and collects it (output limit, PTY relay, timeout and
+ * deadline through the process, egress, the exit event).  Takes @rr, the
+ * contents of @admission and @null_fd.  The sync form iterates a private
+ * main context and reaps on this thread; the async one collects on the
+ * thread-default context and completes @task with the SbxRunResult. */
+SbxRunResult *sbx_executor_run_admitted       (SbxExecutor     *self,
+                                               SbxStartRequest *rr,
+                                               SbxAdmission    *admission,
+                                               const int        fds[3],
+                                               int              null_fd,
+                                               GCancellable    *cancellable,
+                                               GError         **error);
+void          sbx_executor_run_admitted_async (SbxExecutor     *self,
+                                               SbxStartRequest *rr,
+                                               SbxAdmission    *admission,
+                                               const int        fds[3],
+                                               int              null_fd,
+                                               GCancellable    *cancellable,
+                                               GTask           *task);
+/* The engine itself (sbx-run-collect.c): spawns the admitted run and
+ * collects it on the thread-default main context, reaping there when
+ * @reap_inline (a sync run); @task completes with the SbxRunResult.  Takes
+ * @rr, the contents of @admission and @null_fd. */
+void          sbx_run_collect_start           (SbxExecutor     *self,
+                                               SbxStartRequest *rr,
+                                               SbxAdmission    *admission,
+                                               const int        fds[3],
+                                               int              null_fd,
+                                               gboolean         reap_inline,
+                                               GCancellable    *cancellable,
+                                               GTask           *task);
 /* Turns a backend's spawn error (consumed) into an executor error. */
 void     sbx_executor_map_spawn_error (GError     **error,
                                        GError      *spawn_error,

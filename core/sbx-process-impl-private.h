@@ -65,6 +65,14 @@ struct _SbxProcess
   SbxExitV1         exit;          /* (mutex) valid in DONE */
   GError           *teardown_error; /* (mutex) */
   gint64            duration_us;
+
+  /* A run's process (sbx_process_start_for_run(), immutable after the
+   * start): the run collects its output itself, so it has no streams and
+   * no ::denied; a sync run's watch reaps on the run's own thread. */
+  gboolean          for_run;
+  gboolean          reap_inline;
+  gboolean          truncated;     /* (mutex) the run's output passed its limit */
+  SbxRunResult     *run_result;    /* made by the reap (without the output) */
 };
 
 /* A wait_async() task's data. */

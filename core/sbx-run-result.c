@@ -75,6 +75,18 @@ sbx_run_result_new (GBytes          *output,
  *
  * Since: 0.1
  */
+void
+sbx_run_result_set_output (SbxRunResult *self,
+                           GBytes       *output,
+                           gboolean      truncated)
+{
+  g_return_if_fail (self != NULL && output != NULL);
+
+  g_bytes_unref (self->output);
+  self->output = g_bytes_ref (output);
+  self->truncated |= truncated;
+}
+
 SbxRunResult *
 sbx_run_result_ref (SbxRunResult *self)
 {

@@ -24,50 +24,21 @@ registry_keep (SbxRegistry *registry,
   return list;
 }
 
-static inline guint
-registry_n_directories (SbxRegistry *registry)
+/* Element @index of a fresh snapshot taken by @list. */
+static inline gpointer
+registry_nth (SbxRegistry *registry,
+              GPtrArray *(*list) (SbxRegistry *registry),
+              guint        index)
 {
-  return registry_keep (registry, sbx_registry_list_directories (registry))->len;
+  GPtrArray *items = registry_keep (registry, list (registry));
+
+  g_assert_cmpuint (index, <, items->len);
+  return items->pdata[index];
 }
 
-static inline SbxDirectoryInfo *
-registry_directory (SbxRegistry *registry,
-                    guint        index)
-{
-  GPtrArray *list = registry_keep (registry, sbx_registry_list_directories (registry));
-
-  g_assert_cmpuint (index, <, list->len);
-  return list->pdata[index];
-}
-
-static inline guint
-registry_n_plugins (SbxRegistry *registry)
-{
-  return registry_keep (registry, sbx_registry_list_plugins (registry))->len;
-}
-
-static inline SbxPluginInfo *
-registry_plugin (SbxRegistry *registry,
-                 guint        index)
-{
-  GPtrArray *list = registry_keep (registry, sbx_registry_list_plugins (registry));
-
-  g_assert_cmpuint (index, <, list->len);
-  return list->pdata[index];
-}
-
-static inline guint
-registry_n_extensions (SbxRegistry *registry)
-{
-  return registry_keep (registry, sbx_registry_list_extensions (registry))->len;
-}
-
-static inline SbxExtensionInfo *
-registry_extension (SbxRegistry *registry,
-                    guint        index)
-{
-  GPtrArray *list = registry_keep (registry, sbx_registry_list_extensions (registry));
-
-  g_assert_cmpuint (index, <, list->len);
-  return list->pdata[index];
-}
+#define registry_n_directories(r) (registry_keep ((r), sbx_registry_list_directories (r))->len)
+#define registry_n_plugins(r)     (registry_keep ((r), sbx_registry_list_plugins (r))->len)
+#define registry_n_extensions(r)  (registry_keep ((r), sbx_registry_list_extensions (r))->len)
+#define registry_directory(r, i)  ((SbxDirectoryInfo *) registry_nth ((r), sbx_registry_list_directories, (i)))
+#define registry_plugin(r, i)     ((SbxPluginInfo *) registry_nth ((r), sbx_registry_list_plugins, (i)))
+#define registry_extension(r, i)  ((SbxExtensionInfo *) registry_nth ((r), sbx_registry_list_extensions, (i)))
