@@ -287,6 +287,7 @@ collect_accept (Collect    *c,
       c->process->truncated = TRUE;
       g_mutex_unlock (&c->process->mutex);
       sbx_process_signal_target (c->process, SIGKILL, NULL);
+      sbx_process_kick_watches (c->process);   /* re-kill until it is gone */
       collect_stop (c);
     }
 }
@@ -541,6 +542,7 @@ on_collect_cancelled (GCancellable *cancellable,
                       gpointer      data)
 {
   sbx_process_kill (data, SBX_SUPERVISE_CANCELLED);
+  sbx_process_kick_watches (data);   /* re-kill until it is gone */
 }
 
 /* Prepares one output stream; *child_fd is what the child gets.  stdout and
