@@ -260,18 +260,27 @@ void          sbx_executor_run_admitted_async (SbxExecutor     *self,
                                                int              null_fd,
                                                GCancellable    *cancellable,
                                                GTask           *task);
+/* Where a sync run's verdict lands (the call iterates until @done). */
+typedef struct
+{
+  SbxRunResult *result;
+  GError       *error;
+  gboolean      done;
+} SbxRunSync;
+
 /* The engine itself (sbx-run-collect.c): spawns the admitted run and
- * collects it on the thread-default main context, reaping there when
- * @reap_inline (a sync run); @task completes with the SbxRunResult.  Takes
- * @rr, the contents of @admission and @null_fd. */
+ * collects it on the thread-default main context.  A sync run (@sync set,
+ * @task NULL) reaps there and its verdict lands in @sync; an async one
+ * reaps on the shared pool and completes @task with the SbxRunResult.
+ * Takes @rr, the contents of @admission and @null_fd. */
 void          sbx_run_collect_start           (SbxExecutor     *self,
                                                SbxStartRequest *rr,
                                                SbxAdmission    *admission,
                                                const int        fds[3],
                                                int              null_fd,
-                                               gboolean         reap_inline,
                                                GCancellable    *cancellable,
-                                               GTask           *task);
+                                               GTask           *task,
+                                               SbxRunSync      *sync);
 /* Turns a backend's spawn error (consumed) into an executor error. */
 void     sbx_executor_map_spawn_error (GError     **error,
                                        GError      *spawn_error,

@@ -76,27 +76,6 @@ sbx_run_streams_resolve (const SbxStartRequest *rr,
   return TRUE;
 }
 
-static void
-store_result (GObject      *source,
-              GAsyncResult *result,
-              gpointer      data)
-{
-  *(GAsyncResult **) data = g_object_ref (result);
-}
-
-/* Iterates a private main context, pushed for the call, until @task's
- * callback stored its result. */
-static SbxRunResult *
-run_private (GMainContext  *context,
-             GAsyncResult **result,
-             GError       **error)
-{
-  while (*result == NULL)
-    g_main_context_iteration (context, TRUE);
-  g_main_context_pop_thread_default (context);
-  return g_task_propagate_pointer (G_TASK (*result), error);
-}
-
 SbxRunResult *
 sbx_executor_run_admitted (SbxExecutor     *self,
                            SbxStartRequest *rr,
@@ -107,14 +86,16 @@ sbx_executor_run_admitted (SbxExecutor     *self,
                            GError         **error)
 {
   g_autoptr(GMainContext) context = g_main_context_new ();
-  g_autoptr(GAsyncResult) result = NULL;
-  GTask *task;
+  SbxRunSync sync = { NULL, NULL, FALSE };
 
   g_main_context_push_thread_default (context);
-  task = g_task_new (NULL, NULL, store_result, &result);
-  sbx_run_collect_start (self, rr, admission, fds, null_fd, TRUE, cancellable, task);
-  g_object_unref (task);
-  return run_private (context, &result, error);
+  sbx_run_collect_start (self, rr, admission, fds, null_fd, cancellable, NULL, &sync);
+  while (!sync.done)
+    g_main_context_iteration (context, TRUE);
+  g_main_context_pop_thread_default (context);
+  if (sync.error != NULL)
+    g_propagate_error (error, sync.error);
+  return sync.result;
 }
 
 void
@@ -126,37 +107,29 @@ sbx_executor_run_admitted_async (SbxExecutor     *self,
                                  GCancellable    *cancellable,
                                  GTask           *task)
 {
-  sbx_run_collect_start (self, rr, admission, fds, null_fd, FALSE, cancellable, task);
+  sbx_run_collect_start (self, rr, admission, fds, null_fd, cancellable, task, NULL);
 }
 
-/* Admits a run of @rr (taken) and hands it to the engine, reaping on the
- * calling thread when @sync; a refusal completes @task. */
-static void
-executor_run_start (SbxExecutor     *self,
-                    SbxStartRequest *rr_in,
-                    gboolean         sync,
-                    GCancellable    *cancellable,
-                    GTask           *task)
+/* Admits a run of @rr (taken) and the streams it names: TRUE with
+ * @admission, @fds and @null_fd for the engine. */
+static gboolean
+executor_run_admit (SbxExecutor           *self,
+                    const SbxStartRequest *rr,
+                    GCancellable          *cancellable,
+                    SbxAdmission          *admission,
+                    int                    fds[3],
+                    int                   *null_fd,
+                    GError               **error)
 {
-  g_autoptr(SbxStartRequest) rr = rr_in;
-  g_autoptr(GError) error = NULL;
-  SbxAdmission admission;
-  int fds[3];
-  int null_fd = -1;
-
-  if (!sbx_run_streams_resolve (rr, fds, &null_fd, &error))
+  if (!sbx_run_streams_resolve (rr, fds, null_fd, error))
+    return FALSE;
+  if (!sbx_executor_admit (self, rr, cancellable, admission, error))
     {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
+      if (*null_fd >= 0)
+        close (*null_fd);
+      return FALSE;
     }
-  if (!sbx_executor_admit (self, rr, cancellable, &admission, &error))
-    {
-      if (null_fd >= 0)
-        close (null_fd);
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  sbx_run_collect_start (self, g_steal_pointer (&rr), &admission, fds, null_fd, sync, cancellable, task);
+  return TRUE;
 }
 
 /**
@@ -225,20 +198,20 @@ sbx_executor_run (SbxExecutor          *self,
                   GCancellable         *cancellable,
                   GError              **error)
 {
-  g_autoptr(GMainContext) context = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
-  GTask *task;
+  g_autoptr(SbxStartRequest) rr = NULL;
+  SbxAdmission admission;
+  int fds[3];
+  int null_fd = -1;
 
   g_return_val_if_fail (SBX_IS_EXECUTOR (self), NULL);
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  context = g_main_context_new ();
-  g_main_context_push_thread_default (context);
-  task = g_task_new (self, NULL, store_result, &result);
-  executor_run_start (self, sbx_start_request_new (cwd, argv, options), TRUE, cancellable, task);
-  g_object_unref (task);
-  return run_private (context, &result, error);
+  rr = sbx_start_request_new (cwd, argv, options);
+  if (!executor_run_admit (self, rr, cancellable, &admission, fds, &null_fd, error))
+    return NULL;
+  return sbx_executor_run_admitted (self, g_steal_pointer (&rr), &admission, fds, null_fd,
+                                    cancellable, error);
 }
 
 /**
@@ -274,6 +247,9 @@ sbx_executor_run_async (SbxExecutor          *self,
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(SbxStartRequest) rr = NULL;
+  SbxAdmission admission;
+  int fds[3];
+  int null_fd = -1;
 
   g_return_if_fail (SBX_IS_EXECUTOR (self));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
@@ -290,7 +266,13 @@ sbx_executor_run_async (SbxExecutor          *self,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  executor_run_start (self, g_steal_pointer (&rr), FALSE, cancellable, task);
+  if (!executor_run_admit (self, rr, cancellable, &admission, fds, &null_fd, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  sbx_executor_run_admitted_async (self, g_steal_pointer (&rr), &admission, fds, null_fd,
+                                   cancellable, task);
 }
 
 /**

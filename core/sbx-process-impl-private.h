@@ -73,6 +73,10 @@ struct _SbxProcess
   gboolean          reap_inline;
   gboolean          truncated;     /* (mutex) the run's output passed its limit */
   SbxRunResult     *run_result;    /* made by the reap (without the output) */
+  /* (mutex) called once DONE, on the reaping thread, then cleared: how a
+   * run's collect learns of the reap without a task of its own */
+  void            (*reaped_fn) (gpointer data);
+  gpointer          reaped_data;
 };
 
 /* A wait_async() task's data. */
@@ -111,6 +115,12 @@ gboolean sbx_process_result        (SbxProcess          *self,
 /* Completes one wait_async() task from the process's result. */
 void     sbx_process_complete_wait (SbxProcess          *self,
                                     GTask               *task);
+
+/* Calls @fn (@data) once the process is DONE: at once (on this thread)
+ * when it already is, else on the reaping thread. */
+void     sbx_process_on_reaped     (SbxProcess          *self,
+                                    void               (*fn) (gpointer data),
+                                    gpointer             data);
 
 /* SbxDenialLogNotify of a process's egress log: emits
  * SbxProcess::denied for @denial on the spawn-time context (from any

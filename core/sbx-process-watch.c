@@ -135,6 +135,8 @@ sbx_process_reap (SbxProcess *self)
   g_autoptr(GError) finish_error = NULL;
   SbxSuperviseResult event_result = { 0 };
   SbxExitV1 exit = { .struct_size = sizeof exit };
+  void (*reaped_fn) (gpointer data);
+  gpointer reaped_data;
   int status = 0;
   gboolean ok;
 
@@ -219,9 +221,14 @@ sbx_process_reap (SbxProcess *self)
   self->pending = g_ptr_array_new ();
   watches = g_steal_pointer (&self->watches);
   self->watches = g_ptr_array_new ();
+  reaped_fn = self->reaped_fn;
+  reaped_data = self->reaped_data;
+  self->reaped_fn = NULL;
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->mutex);
 
+  if (reaped_fn != NULL)
+    reaped_fn (reaped_data);
   for (guint i = 0; i < watches->len; i++)
     {
       g_source_destroy (watches->pdata[i]);
@@ -244,6 +251,25 @@ sbx_process_reap (SbxProcess *self)
       sbx_process_complete_wait (self, pending->pdata[i]);
       g_object_unref (pending->pdata[i]);
     }
+}
+
+void
+sbx_process_on_reaped (SbxProcess  *self,
+                       void       (*fn) (gpointer data),
+                       gpointer     data)
+{
+  gboolean done;
+
+  g_mutex_lock (&self->mutex);
+  done = self->state == STATE_DONE;
+  if (!done)
+    {
+      self->reaped_fn = fn;
+      self->reaped_data = data;
+    }
+  g_mutex_unlock (&self->mutex);
+  if (done)
+    fn (data);
 }
 
 /* One process queued on the pool: the pool's reference to it, and a guard

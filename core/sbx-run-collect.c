@@ -95,7 +95,8 @@ typedef struct
   GSource          source;
   SbxProcess      *process;      /* strong */
   SbxStartRequest *rr;           /* owned: its fds serve the relay to the end */
-  GTask           *task;         /* strong until completed */
+  GTask           *task;         /* an async run's, strong until completed */
+  SbxRunSync      *sync;         /* a sync run's verdict, or NULL */
   Stream           streams[2];   /* stdout, stderr */
   Slot             slots[N_SLOTS];
   GByteArray      *captured;
@@ -117,6 +118,7 @@ typedef struct
    * returns after the run did; an async one does not (the close may come
    * from the very main loop that would finish it). */
   SbxSharedGuard  *guard;
+  gint             reap_seen;    /* (atomic) set by the reaping thread */
   gboolean         reaped;
   gint64           drain_deadline;
 } Collect;
@@ -391,7 +393,30 @@ relay_resize (Collect *c)
     ioctl (c->streams[0].read_fd, TIOCSWINSZ, &ws);
 }
 
-/* The run is over: its verdict completes the task. */
+/* Hands a run's verdict (@result or @error, taken) to its caller. */
+static void
+run_complete (GTask        *task,
+              SbxRunSync   *sync,
+              SbxRunResult *result,
+              GError       *error)
+{
+  if (sync != NULL)
+    {
+      sync->result = result;
+      sync->error = error;
+      sync->done = TRUE;
+    }
+  else if (result != NULL)
+    {
+      g_task_return_pointer (task, result, (GDestroyNotify) sbx_run_result_unref);
+    }
+  else
+    {
+      g_task_return_error (task, error);
+    }
+}
+
+/* The run is over: its verdict goes to the caller. */
 static void
 collect_finish (Collect *c)
 {
@@ -437,16 +462,15 @@ collect_finish (Collect *c)
       }
 
   g_clear_pointer (&c->guard, sbx_shared_guard_release);
-  if (error != NULL)
-    {
-      g_task_return_error (c->task, g_steal_pointer (&error));
-    }
-  else
+  if (error == NULL)
     {
       output = g_byte_array_free_to_bytes (g_steal_pointer (&c->captured));
       sbx_run_result_set_output (process->run_result, output, c->truncated);
-      g_task_return_pointer (c->task, sbx_run_result_ref (process->run_result),
-                             (GDestroyNotify) sbx_run_result_unref);
+      run_complete (c->task, c->sync, sbx_run_result_ref (process->run_result), NULL);
+    }
+  else
+    {
+      run_complete (c->task, c->sync, NULL, g_steal_pointer (&error));
     }
   g_clear_object (&c->task);
 }
@@ -461,6 +485,14 @@ collect_dispatch (GSource     *source,
 
   for (int i = 0; i < N_SLOTS; i++)
     rev[i] = slot_revents (c, i);
+  if (!c->reaped && g_atomic_int_get (&c->reap_seen))
+    {
+      /* What is left on the terminal is output only, and what the dead
+       * tree left in the pipes is drained, bounded in time. */
+      c->reaped = TRUE;
+      c->relay_input = FALSE;
+      c->drain_deadline = g_get_monotonic_time () + DRAIN_TIMEOUT_US;
+    }
 
   if (!c->stopped)
     {
@@ -520,21 +552,16 @@ static GSourceFuncs collect_funcs = {
 };
 
 /* The target exited and was reaped (on this thread, the pool or the set's
- * close): what is left on the terminal is output only, and what the dead
- * tree left in the pipes is drained, bounded in time. */
+ * close): the source looks at it on its own thread. */
 static void
-on_collect_reaped (GObject      *source_object,
-                   GAsyncResult *result,
-                   gpointer      data)
+on_collect_reaped (gpointer data)
 {
   Collect *c = data;
 
-  c->reaped = TRUE;
-  c->relay_input = FALSE;
-  c->drain_deadline = g_get_monotonic_time () + DRAIN_TIMEOUT_US;
+  g_atomic_int_set (&c->reap_seen, 1);
   if (!g_source_is_destroyed (&c->source))
     g_source_set_ready_time (&c->source, 0);
-  g_source_unref (&c->source);
+  g_source_unref (&c->source);   /* the reference the registration held */
 }
 
 static void
@@ -609,10 +636,11 @@ sbx_run_collect_start (SbxExecutor     *self,
                        SbxAdmission    *admission,
                        const int        fds[3],
                        int              null_fd,
-                       gboolean         reap_inline,
                        GCancellable    *cancellable,
-                       GTask           *task)
+                       GTask           *task,
+                       SbxRunSync      *sync)
 {
+  gboolean reap_inline = sync != NULL;
   g_autoptr(SbxStartRequest) rr = rr_in;
   g_autoptr(GError) error = NULL;
   Stream streams[2] = { { STREAM_CAPTURE, -1, -1 }, { STREAM_CAPTURE, -1, -1 } };
@@ -658,7 +686,7 @@ sbx_run_collect_start (SbxExecutor     *self,
           sbx_executor_map_spawn_error (&mapped, g_steal_pointer (&error), rr->argv[0]);
           sbx_executor_emit_exit (self, admission, &none, mapped, FALSE);
           sbx_admission_clear (admission);
-          g_task_return_error (task, g_steal_pointer (&mapped));
+          run_complete (task, sync, NULL, g_steal_pointer (&mapped));
           return;
         }
     }
@@ -680,7 +708,7 @@ sbx_run_collect_start (SbxExecutor     *self,
       for (int s = 0; s < 2; s++)
         if (streams[s].read_fd >= 0)
           close (streams[s].read_fd);
-      g_task_return_error (task, g_steal_pointer (&error));
+      run_complete (task, sync, NULL, g_steal_pointer (&error));
       return;
     }
 
@@ -688,7 +716,8 @@ sbx_run_collect_start (SbxExecutor     *self,
   g_source_set_static_name (&c->source, "SbxExecutor run");
   c->process = process;
   c->guard = g_steal_pointer (&guard);
-  c->task = g_object_ref (task);
+  c->task = task != NULL ? g_object_ref (task) : NULL;
+  c->sync = sync;
   c->streams[0] = streams[0];
   c->streams[1] = streams[1];
   for (int i = 0; i < N_SLOTS; i++)
@@ -723,7 +752,7 @@ sbx_run_collect_start (SbxExecutor     *self,
   collect_update_slots (c);
   g_source_attach (&c->source, g_main_context_get_thread_default ());
 
-  sbx_process_wait_async (process, NULL, on_collect_reaped, g_source_ref (&c->source));
+  sbx_process_on_reaped (process, on_collect_reaped, g_source_ref (&c->source));
   if (cancellable != NULL)
     {
       c->cancellable = g_object_ref (cancellable);
