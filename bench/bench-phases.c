@@ -78,7 +78,7 @@ main (int argc, char **argv)
   if (!sbx_executor_set_close (set, NULL, &error))
     goto failed;
   phase ("close");
-  return sbx_run_result_get_success (result) ? 0 : 1;
+  return sbx_run_result_get_successful (result) ? 0 : 1;
 
 failed:
   fprintf (stderr, "bench-phases: %s\n", error->message);

@@ -123,7 +123,7 @@ library_run (SbxExecutor       *executor,
 
   if (result == NULL)
     return FALSE;
-  if (!sbx_run_result_get_success (result))
+  if (!sbx_run_result_get_successful (result))
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the command did not exit 0");
       return FALSE;

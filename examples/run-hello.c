@@ -51,7 +51,7 @@ run_hello (const char  *workspace,
   joined = g_strjoinv (", ", guarantees);
   printf ("output: %.*s", (int) g_bytes_get_size (output),
           (const char *) g_bytes_get_data (output, NULL));
-  printf ("exit code: %d\n", sbx_run_result_get_exit_code (result));
+  printf ("exit code: %d\n", sbx_run_result_get_exit_status (result));
   printf ("level: %s\n", sbx_level_to_string (sbx_executor_get_level (executor)));
   printf ("guarantees: %s\n", joined);
 

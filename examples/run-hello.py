@@ -21,9 +21,13 @@ executor = executor_set.for_key("demo")
 try:
     result = executor.run(workspace, ["sh", "-c", "echo hello from the sandbox"], None, None)
     print("output:", result.get_output().get_data().decode(), end="")
-    print("exit code:", result.get_exit_code())
+    print("exit code:", result.get_exit_status())
     print("level:", Sbx.level_to_string(executor.get_level()))
     print("guarantees:", ", ".join(Sbx.guarantees_to_strv(executor.get_guarantees())))
+    # The registry lists snapshots: one record per extension of a loaded plugin.
+    backends = [ext.get_name() for ext in Sbx.Registry.get_default().list_extensions()
+                if ext.get_kind() == Sbx.ExtensionKind.BACKEND]
+    print("backends:", ", ".join(backends))
 except gi.repository.GLib.Error as error:
     # Domain and code survive: e.g. sbx-executor-error-quark / not-found.
     print("sbx refused:", error.domain, error.code, error.message, file=sys.stderr)

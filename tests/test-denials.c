@@ -395,7 +395,7 @@ test_no_denials (void)
   command = g_strdup_printf ("curl -sf %s", url);
   targets[0] = approved;
   result = run_with_targets (&fx, "exec-fine", command, targets);
-  g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 0);
+  g_assert_cmpint (sbx_run_result_get_exit_status (result), ==, 0);
   g_assert_cmpuint (sbx_run_result_get_denials (result)->len, ==, 0);
   g_assert_cmpuint (sbx_run_result_get_denials_dropped (result), ==, 0);
   fx_clear (&fx);
@@ -470,7 +470,7 @@ test_flood (void)
   rss_after = vm_rss_kib ();
   out = output_of (result);
   g_test_message ("flood: %s (RSS %zu -> %zu KiB)", out, rss_before, rss_after);
-  g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 0);
+  g_assert_cmpint (sbx_run_result_get_exit_status (result), ==, 0);
   g_assert_true (sscanf (out, "answered=%" G_GUINT64_FORMAT " refused=%" G_GUINT64_FORMAT,
                          &answered, &refused) == 2);
   g_assert_cmpuint (answered, >, 90000);   /* the stub answered (REFUSED) nearly every query */
@@ -632,7 +632,7 @@ test_command_gate (gconstpointer data)
   result = etu_run_with_grants (fx.executor, fx.tree.ws, SBX_SH_ARGV ("echo gate-ok"), "exec-gate", grants,
                                 NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 0);
+  g_assert_cmpint (sbx_run_result_get_exit_status (result), ==, 0);
   fx_clear (&fx);
 
   /* Deny: a denial without a grant */

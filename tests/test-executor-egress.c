@@ -268,7 +268,7 @@ test_gated_proxy_target (void)
   g_assert_no_error (error);
   out = output_of (result);
   g_test_message ("approved: %s", out);
-  g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 0);
+  g_assert_cmpint (sbx_run_result_get_exit_status (result), ==, 0);
   g_assert_nonnull (strstr (out, "GET /approved"));
   g_assert_null (sbx_run_result_get_denied_target (result));
   g_clear_pointer (&out, g_free);
@@ -586,7 +586,7 @@ test_allow_upstream_tinyproxy (void)
       g_assert_no_error (error);
       out = output_of (result);
       g_test_message ("%s", out);
-      g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 0);
+      g_assert_cmpint (sbx_run_result_get_exit_status (result), ==, 0);
       g_assert_nonnull (strstr (out, "GET /via-upstream"));
       g_assert_nonnull (strstr (out, "HTTP_PROXY=http://route-"));
       g_assert_null (strstr (out, "org_pa-ss"));

@@ -16,6 +16,7 @@
 
 #include "sbx-executor-private.h"
 #include "sbx-scratch-private.h"
+#include "sbx-executor-set-options-private.h"
 #include "executor-test-util.h"
 #include "executor-test-util.h"
 
@@ -194,7 +195,7 @@ test_options_none (Fixture       *fx,
   g_assert_no_error (error);
   result = sbx_executor_run (executor, fx->tree.ws, argv, NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_true (sbx_run_result_get_success (result));
+  g_assert_true (sbx_run_result_get_successful (result));
   g_assert_true (sbx_executor_set_close (set, NULL, &error));
   g_assert_cmpuint (count_entries (expected), ==, 0);
   g_clear_object (&executor);
@@ -693,7 +694,7 @@ test_scratch_cleanup_hostile_tree (Fixture       *fx,
                             victim_dir, victim);
   result = sbx_executor_run (executor, fx->tree.ws, SBX_SH_ARGV (script), NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_true (sbx_run_result_get_success (result));
+  g_assert_true (sbx_run_result_get_successful (result));
 
   g_assert_true (sbx_executor_set_close (set, NULL, &error));
   g_assert_cmpuint (count_entries (fx->tree.scratch), ==, 0);

@@ -382,7 +382,7 @@ test_command_start (Fixture       *fx,
   g_assert_nonnull (token);
   result = run_with (fx, "exec-1", command, token, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 0);
+  g_assert_cmpint (sbx_run_result_get_exit_status (result), ==, 0);
   spent = sbx_run_result_get_grants_spent (result);
   g_assert_cmpuint (g_strv_length ((char **) spent), ==, 1);
   g_assert_true (g_str_has_prefix (spent[0], "command.start.v1 "));
@@ -427,7 +427,7 @@ test_command_start_async_and_argv (Fixture       *fx,
   result = sbx_executor_run_finish (fx->executor, etu_wait_async (&async_result),
                                     &error);
   g_assert_no_error (error);
-  g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 0);
+  g_assert_cmpint (sbx_run_result_get_exit_status (result), ==, 0);
   g_clear_pointer (&result, sbx_run_result_unref);
   g_clear_object (&async_result);
   g_assert_true (g_file_get_contents (marker, &contents, NULL, NULL));
@@ -450,7 +450,7 @@ test_command_start_async_and_argv (Fixture       *fx,
   result = sbx_executor_run_finish (fx->executor, etu_wait_async (&async_result),
                                     &error);
   g_assert_no_error (error);
-  g_assert_true (sbx_run_result_get_success (result));
+  g_assert_true (sbx_run_result_get_successful (result));
 }
 
 /* The token never reaches the child: not its argv, not its environment, not
@@ -580,7 +580,7 @@ test_bindings (Fixture       *fx,
       if (rows[r].code < 0)
         {
           g_assert_no_error (error);
-          g_assert_true (sbx_run_result_get_success (result));
+          g_assert_true (sbx_run_result_get_successful (result));
         }
       else
         {
@@ -594,7 +594,7 @@ test_bindings (Fixture       *fx,
               g_clear_error (&error);
               result = etu_run_with_grants (fx->executor, fx->tree.ws, TRUE_ARGV, "exec", grants, NULL, NULL, &error);
               g_assert_no_error (error);
-              g_assert_true (sbx_run_result_get_success (result));
+              g_assert_true (sbx_run_result_get_successful (result));
             }
         }
     }
@@ -625,7 +625,7 @@ test_other_executor (Fixture       *fx,
   grants[0] = token;
   result = etu_run_with_grants (other, fx->tree.ws, TRUE_ARGV, "e", grants, NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_true (sbx_run_result_get_success (result));
+  g_assert_true (sbx_run_result_get_successful (result));
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1054,7 +1054,7 @@ test_batch (Fixture       *fx,
   g_clear_error (&error);
   result = etu_run_with_grants (fx->executor, fx->tree.ws, SBX_SH_ARGV ("true"), "e", good, NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_true (sbx_run_result_get_success (result));
+  g_assert_true (sbx_run_result_get_successful (result));
 }
 
 /* Key wiped on close; the executor refuses every grant run afterwards. */
@@ -1212,7 +1212,7 @@ test_fs_binding (Fixture       *fx,
            * the spawn is over (the executor's own spec lives on). */
           g_assert_cmpuint (mock_ok_count ("compile"), ==, compiles + 1);
           g_assert_cmpuint (mock_ok_count ("release"), ==, releases + 1);
-          g_assert_true (sbx_run_result_get_success (result));
+          g_assert_true (sbx_run_result_get_successful (result));
           /* The spawn's spec got the grant as an exact rule on the pinned fd. */
           g_assert_true (g_str_has_prefix (mock_last_grants (), expected));
           g_assert_cmpuint (sbx_executor_get_n_retained (fx->executor), ==, 0);

@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 
 #include "executor-test-util.h"
+#include "sbx-run-options-private.h"
 
 #define RUNG1 "linux-userns"
 #define RUNG2 "linux-landlock"
@@ -478,7 +479,7 @@ test_library_ignored_signals (gconstpointer backend)
           result = sbx_executor_run (executor, tree.ws, argv, i == 2 ? NULL : options, NULL, &error);
           g_assert_no_error (error);
           out = sbx_run_result_get_output (result);
-          g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 0);
+          g_assert_cmpint (sbx_run_result_get_exit_status (result), ==, 0);
           expect = i == 2 ? "False False False\n" : "True True False\n";
           g_assert_cmpmem (g_bytes_get_data (out, NULL), g_bytes_get_size (out), expect, strlen (expect));
         }

@@ -100,9 +100,9 @@ test_library_default (void)
   g_assert_no_error (error);
   out = output_of (result);
   g_assert_cmpstr (out, ==, "hi from sbx\n");
-  g_assert_true (sbx_run_result_get_exited (result));
-  g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 3);
-  g_assert_cmpint (sbx_run_result_get_containment (result), ==, SBX_LIFETIME_CONTAINMENT_ENFORCED);
+  g_assert_true (sbx_run_result_get_if_exited (result));
+  g_assert_cmpint (sbx_run_result_get_exit_status (result), ==, 3);
+  g_assert_cmpint (sbx_run_result_get_lifetime_containment (result), ==, SBX_LIFETIME_CONTAINMENT_ENFORCED);
   g_clear_pointer (&result, sbx_run_result_unref);
 
   /* Signal death is reported as such. */
@@ -111,8 +111,8 @@ test_library_default (void)
 
     result = sbx_executor_run (executor, tree.ws, kill_argv, NULL, NULL, &error);
     g_assert_no_error (error);
-    g_assert_true (sbx_run_result_get_signaled (result));
-    g_assert_cmpint (sbx_run_result_get_term_signal (result), ==, SIGTERM);
+    g_assert_true (sbx_run_result_get_if_signaled (result));
+    g_assert_cmpint (sbx_run_result_get_term_sig (result), ==, SIGTERM);
   }
   g_assert_true (sbx_executor_set_close (set, NULL, &error));
   g_assert_no_error (error);

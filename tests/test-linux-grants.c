@@ -171,7 +171,7 @@ run_argv (Fx                *fx,
   else
     result = etu_run_with_grants (fx->executor, fx->tree.ws, argv, "exec", (const char *const *) tokens->pdata, NULL, NULL, &error);
   g_assert_no_error (error);
-  *out_status = sbx_run_result_get_exit_code (result);
+  *out_status = sbx_run_result_get_exit_status (result);
   if (out_tokens != NULL)
     *out_tokens = (GStrv) g_ptr_array_steal (tokens, NULL);
   if (out_spent != NULL)

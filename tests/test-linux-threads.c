@@ -219,15 +219,15 @@ load_chunk_thread (gpointer data)
         gsize len = 0;
         const char *out = g_bytes_get_data (bytes, &len);
 
-        if (!sbx_run_result_get_exited (result) || sbx_run_result_get_exit_code (result) != code
+        if (!sbx_run_result_get_if_exited (result) || sbx_run_result_get_exit_status (result) != code
             || len != strlen (expect) || memcmp (out, expect, len) != 0)
           {
             g_autofree char *got = g_strndup (out, len);
             g_autofree char *what = g_strdup_printf ("slot %d run %d: exited %d status %d signaled %d, "
                                                      "output \"%s\", expected exit %d \"%s\"",
-                                                     chunk->slot, i, sbx_run_result_get_exited (result),
-                                                     sbx_run_result_get_exit_code (result),
-                                                     sbx_run_result_get_signaled (result), got, code, expect);
+                                                     chunk->slot, i, sbx_run_result_get_if_exited (result),
+                                                     sbx_run_result_get_exit_status (result),
+                                                     sbx_run_result_get_if_signaled (result), got, code, expect);
 
             load_note_wrong (state, what);
           }

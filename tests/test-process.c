@@ -664,7 +664,7 @@ test_run_pty (gconstpointer data)
   g_thread_join (thread);
   g_assert_no_error (r.error);
   g_assert_nonnull (r.result);
-  g_assert_true (sbx_run_result_get_success (r.result));
+  g_assert_true (sbx_run_result_get_successful (r.result));
   g_assert_cmpuint (lines->len, ==, 5);
   g_assert_cmpstr (lines->pdata[0], ==, "tty");
   g_assert_cmpstr (lines->pdata[1], ==, "24 80");
@@ -718,7 +718,7 @@ test_run_pty (gconstpointer data)
                              options, NULL, &error);
   g_assert_no_error (error);
   g_assert_false (sbx_run_result_get_truncated (result));
-  g_assert_true (sbx_run_result_get_success (result));
+  g_assert_true (sbx_run_result_get_successful (result));
   g_assert_cmpuint (g_bytes_get_size (sbx_run_result_get_output (result)), ==, 1200);
   g_clear_pointer (&result, sbx_run_result_unref);
 

@@ -33,6 +33,7 @@
 #include "sbx-plugin-loader-private.h"
 #include "sbx-compile-report-private.h"
 #include "executor-test-util.h"
+#include "registry-list-util.h"
 
 /* Required guarantees of the embedded default profile: host read/write and
  * network denied, env scrubbed. */
@@ -88,8 +89,8 @@ static int
 find_plugin (SbxRegistry *registry,
              const char  *name)
 {
-  for (guint i = 0; i < sbx_registry_get_n_plugins (registry); i++)
-    if (g_str_equal (sbx_registry_get_plugin_name (registry, i), name))
+  for (guint i = 0; i < registry_n_plugins (registry); i++)
+    if (g_str_equal (sbx_plugin_info_get_name (registry_plugin (registry, i)), name))
       return (int) i;
   return -1;
 }
@@ -264,26 +265,26 @@ test_load_ok (void)
   registry = registry_for_mocks ("ok", NULL);
   g_assert_cmpuint (mock_ok_count ("init"), ==, init_before + 1);
 
-  g_assert_cmpuint (sbx_registry_get_n_directories (registry), ==, 1);
-  g_assert_null (sbx_registry_get_directory_error (registry, 0));
-  g_assert_cmpuint (sbx_registry_get_n_plugins (registry), ==, 1);
+  g_assert_cmpuint (registry_n_directories (registry), ==, 1);
+  g_assert_null (sbx_directory_info_get_error (registry_directory (registry, 0)));
+  g_assert_cmpuint (registry_n_plugins (registry), ==, 1);
   index = find_plugin (registry, "mock-ok");
   g_assert_cmpint (index, ==, 0);
-  g_assert_cmpint (sbx_registry_get_plugin_state (registry, 0), ==, SBX_PLUGIN_STATE_LOADED);
-  g_assert_null (sbx_registry_get_plugin_error (registry, 0));
-  g_assert_cmpstr (sbx_registry_get_plugin_version (registry, 0), ==, "0.1.0");
-  g_assert_cmpstr (sbx_registry_get_plugin_license (registry, 0), ==, "LGPL-2.1-or-later");
-  g_assert_true (g_str_has_suffix (sbx_registry_get_plugin_path (registry, 0), "/ok/sbx-plugin-mock-ok.so"));
+  g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, 0)), ==, SBX_PLUGIN_STATE_LOADED);
+  g_assert_null (sbx_plugin_info_get_error (registry_plugin (registry, 0)));
+  g_assert_cmpstr (sbx_plugin_info_get_version (registry_plugin (registry, 0)), ==, "0.1.0");
+  g_assert_cmpstr (sbx_plugin_info_get_license (registry_plugin (registry, 0)), ==, "LGPL-2.1-or-later");
+  g_assert_true (g_str_has_suffix (sbx_plugin_info_get_path (registry_plugin (registry, 0)), "/ok/sbx-plugin-mock-ok.so"));
 
-  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2);
+  g_assert_cmpuint (registry_n_extensions (registry), ==, 2);
   for (guint i = 0; i < 2; i++)
     {
-      g_assert_cmpstr (sbx_registry_get_extension_plugin (registry, i), ==, "mock-ok");
-      seen[sbx_registry_get_extension_kind (registry, i)] = TRUE;
-      if (sbx_registry_get_extension_kind (registry, i) == SBX_EXTENSION_KIND_BACKEND)
+      g_assert_cmpstr (sbx_extension_info_get_plugin_name (registry_extension (registry, i)), ==, "mock-ok");
+      seen[sbx_extension_info_get_kind (registry_extension (registry, i))] = TRUE;
+      if (sbx_extension_info_get_kind (registry_extension (registry, i)) == SBX_EXTENSION_KIND_BACKEND)
         {
-          g_assert_cmpstr (sbx_registry_get_extension_name (registry, i), ==, "mock-ok");
-          g_assert_cmpint (sbx_registry_get_extension_priority (registry, i), ==, 10);
+          g_assert_cmpstr (sbx_extension_info_get_name (registry_extension (registry, i)), ==, "mock-ok");
+          g_assert_cmpint (sbx_extension_info_get_priority (registry_extension (registry, i)), ==, 10);
         }
     }
   g_assert_true (seen[SBX_EXTENSION_KIND_BACKEND] && seen[SBX_EXTENSION_KIND_REPORTER]);
@@ -334,24 +335,24 @@ test_host_features_implemented (void)
   registry = sbx_registry_new_with_host_features (dirs, SBX_HOST_FEATURE_RULE_FDS | SBX_HOST_FEATURE_EGRESS_V1,
                                                   &error);
   g_assert_no_error (error);
-  g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-requires-rule-fds")), ==,
+  g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, find_plugin (registry, "mock-requires-rule-fds"))), ==,
                    SBX_PLUGIN_STATE_LOADED);
-  g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-egress")), ==,
+  g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, find_plugin (registry, "mock-egress"))), ==,
                    SBX_PLUGIN_STATE_LOADED);
   /* A bit no header defines is refused whatever the host implements. */
-  g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-requires-unknown-feature")),
+  g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, find_plugin (registry, "mock-requires-unknown-feature"))),
                    ==, SBX_PLUGIN_STATE_REFUSED);
-  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2);
+  g_assert_cmpuint (registry_n_extensions (registry), ==, 2);
 
   /* A host implementing only rule fds still refuses the egress plugin. */
   g_clear_object (&registry);
   registry = sbx_registry_new_with_host_features (dirs, SBX_HOST_FEATURE_RULE_FDS, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-requires-rule-fds")), ==,
+  g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, find_plugin (registry, "mock-requires-rule-fds"))), ==,
                    SBX_PLUGIN_STATE_LOADED);
-  g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-egress")), ==,
+  g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, find_plugin (registry, "mock-egress"))), ==,
                    SBX_PLUGIN_STATE_REFUSED);
-  g_assert_error (sbx_registry_get_plugin_error (registry, find_plugin (registry, "mock-egress")),
+  g_assert_error (sbx_plugin_info_get_error (registry_plugin (registry, find_plugin (registry, "mock-egress"))),
                   SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_MISSING_HOST_FEATURE);
 }
 
@@ -366,9 +367,9 @@ test_host_features_default (void)
   g_assert_cmpuint (sbx_host_table ()->features, ==,
                     SBX_HOST_FEATURE_RULE_FDS | SBX_HOST_FEATURE_PROXY_LISTEN_FD | SBX_HOST_FEATURE_EGRESS_V1 |
                     SBX_HOST_FEATURE_EGRESS_LISTENERS);
-  g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-requires-rule-fds")), ==,
+  g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, find_plugin (registry, "mock-requires-rule-fds"))), ==,
                    SBX_PLUGIN_STATE_LOADED);
-  g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-egress")), ==,
+  g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, find_plugin (registry, "mock-egress"))), ==,
                    SBX_PLUGIN_STATE_LOADED);
 }
 
@@ -389,13 +390,13 @@ test_load_refused (void)
 
       g_test_message ("mock %s", row->mock);
       g_assert_cmpint (index, >=, 0);
-      g_assert_cmpint (sbx_registry_get_plugin_state (registry, index), ==, SBX_PLUGIN_STATE_REFUSED);
-      refusal = sbx_registry_get_plugin_error (registry, index);
+      g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, index)), ==, SBX_PLUGIN_STATE_REFUSED);
+      refusal = sbx_plugin_info_get_error (registry_plugin (registry, index));
       g_assert_error (refusal, SBX_PLUGIN_ERROR, (gint) row->code);
       g_assert_nonnull (strstr (refusal->message, row->message_part));
       /* None of its extensions is registered: only mock-ok's two. */
-      g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2);
-      g_assert_cmpint (sbx_registry_get_plugin_state (registry, find_plugin (registry, "mock-ok")), ==,
+      g_assert_cmpuint (registry_n_extensions (registry), ==, 2);
+      g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, find_plugin (registry, "mock-ok"))), ==,
                        SBX_PLUGIN_STATE_LOADED);
 
       /* Selection: the refused plugin shows up as rejected, with its reason. */
@@ -434,10 +435,10 @@ test_load_duplicate_extension (void)
   const GError *refusal;
 
   g_assert_cmpint (index, ==, 1);
-  refusal = sbx_registry_get_plugin_error (registry, index);
+  refusal = sbx_plugin_info_get_error (registry_plugin (registry, index));
   g_assert_error (refusal, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID_DESCRIPTOR);
   g_assert_nonnull (strstr (refusal->message, "extension 'mock-ok', which plugin 'mock-ok' already registered"));
-  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2);   /* mock-ok's backend and reporter */
+  g_assert_cmpuint (registry_n_extensions (registry), ==, 2);   /* mock-ok's backend and reporter */
 }
 
 static void
@@ -454,13 +455,13 @@ test_load_duplicate_plugin_name (void)
   g_assert_nonnull (copy);
   registry = sbx_registry_new_for_directories (dirs, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (sbx_registry_get_n_plugins (registry), ==, 2);
-  g_assert_cmpint (sbx_registry_get_plugin_state (registry, 0), ==, SBX_PLUGIN_STATE_LOADED);
-  g_assert_cmpint (sbx_registry_get_plugin_state (registry, 1), ==, SBX_PLUGIN_STATE_REFUSED);
-  refusal = sbx_registry_get_plugin_error (registry, 1);
+  g_assert_cmpuint (registry_n_plugins (registry), ==, 2);
+  g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, 0)), ==, SBX_PLUGIN_STATE_LOADED);
+  g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, 1)), ==, SBX_PLUGIN_STATE_REFUSED);
+  refusal = sbx_plugin_info_get_error (registry_plugin (registry, 1));
   g_assert_error (refusal, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_LOAD_FAILED);
   g_assert_nonnull (strstr (refusal->message, "already loaded from"));
-  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2);
+  g_assert_cmpuint (registry_n_extensions (registry), ==, 2);
   g_clear_object (&registry);
   remove_tree (tmpdir);
 }
@@ -487,9 +488,9 @@ test_load_missing_directory (void)
 
   /* Tolerant (the default registry's mode): listed with the error. */
   registry = sbx_registry_new_tolerant (dirs);
-  g_assert_cmpuint (sbx_registry_get_n_directories (registry), ==, 1);
-  g_assert_error (sbx_registry_get_directory_error (registry, 0), SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_LOAD_FAILED);
-  g_assert_cmpuint (sbx_registry_get_n_plugins (registry), ==, 0);
+  g_assert_cmpuint (registry_n_directories (registry), ==, 1);
+  g_assert_error (sbx_directory_info_get_error (registry_directory (registry, 0)), SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_LOAD_FAILED);
+  g_assert_cmpuint (registry_n_plugins (registry), ==, 0);
 }
 
 static void
@@ -501,13 +502,13 @@ test_add_directory (void)
 
   g_assert_true (sbx_registry_add_directory (registry, prio, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (sbx_registry_get_n_directories (registry), ==, 2);
+  g_assert_cmpuint (registry_n_directories (registry), ==, 2);
   g_assert_cmpint (find_plugin (registry, "mock-prio"), ==, 1);
-  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2 + 5);
+  g_assert_cmpuint (registry_n_extensions (registry), ==, 2 + 5);
   /* Adding it again: the second copy is refused by name, nothing breaks. */
   g_assert_true (sbx_registry_add_directory (registry, prio, &error));
-  g_assert_cmpint (sbx_registry_get_plugin_state (registry, 2), ==, SBX_PLUGIN_STATE_REFUSED);
-  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2 + 5);
+  g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, 2)), ==, SBX_PLUGIN_STATE_REFUSED);
+  g_assert_cmpuint (registry_n_extensions (registry), ==, 2 + 5);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -542,19 +543,19 @@ test_permissions_file_writable (void)
       g_test_message ("mode %04o", (unsigned) rows[i].mode);
       registry = sbx_registry_new_for_directories (dirs, &error);
       g_assert_no_error (error);
-      g_assert_cmpuint (sbx_registry_get_n_plugins (registry), ==, 1);
-      refusal = sbx_registry_get_plugin_error (registry, 0);
+      g_assert_cmpuint (registry_n_plugins (registry), ==, 1);
+      refusal = sbx_plugin_info_get_error (registry_plugin (registry, 0));
       if (rows[i].expect == NULL)
         {
           g_assert_no_error (refusal);
-          g_assert_cmpint (sbx_registry_get_plugin_state (registry, 0), ==, SBX_PLUGIN_STATE_LOADED);
+          g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, 0)), ==, SBX_PLUGIN_STATE_LOADED);
         }
       else
         {
           g_assert_error (refusal, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_UNSAFE_PERMISSIONS);
           g_assert_nonnull (strstr (refusal->message, file));
           g_assert_nonnull (strstr (refusal->message, rows[i].expect));
-          g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 0);
+          g_assert_cmpuint (registry_n_extensions (registry), ==, 0);
         }
       g_clear_object (&registry);
       remove_tree (tmpdir);
@@ -574,7 +575,7 @@ test_permissions_directory_writable (void)
   /* Positive control first. */
   registry = sbx_registry_new_for_directories (dirs, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (sbx_registry_get_plugin_state (registry, 0), ==, SBX_PLUGIN_STATE_LOADED);
+  g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, 0)), ==, SBX_PLUGIN_STATE_LOADED);
   g_clear_object (&registry);
 
   g_assert_cmpint (g_chmod (tmpdir, 0777), ==, 0);
@@ -587,9 +588,9 @@ test_permissions_directory_writable (void)
 
   /* Tolerant registry: the directory is listed as refused, nothing loaded. */
   registry = sbx_registry_new_tolerant (dirs);
-  g_assert_error (sbx_registry_get_directory_error (registry, 0), SBX_PLUGIN_ERROR,
+  g_assert_error (sbx_directory_info_get_error (registry_directory (registry, 0)), SBX_PLUGIN_ERROR,
                   SBX_PLUGIN_ERROR_UNSAFE_PERMISSIONS);
-  g_assert_cmpuint (sbx_registry_get_n_plugins (registry), ==, 0);
+  g_assert_cmpuint (registry_n_plugins (registry), ==, 0);
   g_clear_object (&registry);
 
   g_assert_cmpint (g_chmod (tmpdir, 0775), ==, 0);
@@ -613,9 +614,9 @@ test_permissions_symlink (void)
   g_assert_cmpint (symlink (source, link), ==, 0);
   registry = sbx_registry_new_for_directories (dirs, &error);
   g_assert_no_error (error);
-  g_assert_error (sbx_registry_get_plugin_error (registry, 0), SBX_PLUGIN_ERROR,
+  g_assert_error (sbx_plugin_info_get_error (registry_plugin (registry, 0)), SBX_PLUGIN_ERROR,
                   SBX_PLUGIN_ERROR_UNSAFE_PERMISSIONS);
-  g_assert_nonnull (strstr (sbx_registry_get_plugin_error (registry, 0)->message, "symbolic link"));
+  g_assert_nonnull (strstr (sbx_plugin_info_get_error (registry_plugin (registry, 0))->message, "symbolic link"));
   g_clear_object (&registry);
   remove_tree (tmpdir);
 }
@@ -642,9 +643,9 @@ test_permissions_owner (void)
   g_assert_cmpint (chown (file, 65534, (gid_t) -1), ==, 0);
   registry = sbx_registry_new_for_directories (dirs, &error);
   g_assert_no_error (error);
-  g_assert_error (sbx_registry_get_plugin_error (registry, 0), SBX_PLUGIN_ERROR,
+  g_assert_error (sbx_plugin_info_get_error (registry_plugin (registry, 0)), SBX_PLUGIN_ERROR,
                   SBX_PLUGIN_ERROR_UNSAFE_PERMISSIONS);
-  g_assert_nonnull (strstr (sbx_registry_get_plugin_error (registry, 0)->message, "owned by uid 65534"));
+  g_assert_nonnull (strstr (sbx_plugin_info_get_error (registry_plugin (registry, 0))->message, "owned by uid 65534"));
   g_clear_object (&registry);
 
   /* The directory too. */
@@ -846,15 +847,15 @@ child_path_env_honoured (void)
   g_assert_false (sbx_registry_is_secure_execution ());
   registry = sbx_registry_get_default ();
   g_assert_true (registry == sbx_registry_get_default ());
-  g_assert_cmpuint (sbx_registry_get_n_directories (registry), >=, 3);
-  g_assert_cmpstr (sbx_registry_get_directory_path (registry, 0), ==, "/nonexistent/one");
-  g_assert_error (sbx_registry_get_directory_error (registry, 0), SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_LOAD_FAILED);
-  g_assert_cmpstr (sbx_registry_get_directory_path (registry, 1), ==, ok_dir);
-  g_assert_no_error (sbx_registry_get_directory_error (registry, 1));
-  g_assert_cmpstr (sbx_registry_get_directory_path (registry, 2), ==, SBX_PLUGINDIR);
+  g_assert_cmpuint (registry_n_directories (registry), >=, 3);
+  g_assert_cmpstr (sbx_directory_info_get_path (registry_directory (registry, 0)), ==, "/nonexistent/one");
+  g_assert_error (sbx_directory_info_get_error (registry_directory (registry, 0)), SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_LOAD_FAILED);
+  g_assert_cmpstr (sbx_directory_info_get_path (registry_directory (registry, 1)), ==, ok_dir);
+  g_assert_no_error (sbx_directory_info_get_error (registry_directory (registry, 1)));
+  g_assert_cmpstr (sbx_directory_info_get_path (registry_directory (registry, 2)), ==, SBX_PLUGINDIR);
   index = find_plugin (registry, "mock-ok");
   g_assert_cmpint (index, >=, 0);
-  g_assert_cmpint (sbx_registry_get_plugin_state (registry, index), ==, SBX_PLUGIN_STATE_LOADED);
+  g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, index)), ==, SBX_PLUGIN_STATE_LOADED);
 }
 
 static void
@@ -871,8 +872,8 @@ child_path_env_unset (void)
 
   g_unsetenv ("SBX_PLUGIN_PATH");
   registry = sbx_registry_get_default ();
-  g_assert_cmpuint (sbx_registry_get_n_directories (registry), ==, 1);
-  g_assert_cmpstr (sbx_registry_get_directory_path (registry, 0), ==, SBX_PLUGINDIR);
+  g_assert_cmpuint (registry_n_directories (registry), ==, 1);
+  g_assert_cmpstr (sbx_directory_info_get_path (registry_directory (registry, 0)), ==, SBX_PLUGINDIR);
   g_assert_cmpint (find_plugin (registry, "mock-ok"), ==, -1);
 }
 
@@ -1191,7 +1192,7 @@ test_select_threads (void)
   g_assert_cmpuint (sbx_backend_get_n_probe_calls (short_backend), ==, 1);
   g_assert_cmpuint (sbx_backend_get_n_probe_calls (ok), <=, 1);
   g_assert_cmpuint (mock_ok_count ("probe") - before, ==, sbx_backend_get_n_probe_calls (ok));
-  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 2 + 1 + 5);
+  g_assert_cmpuint (registry_n_extensions (registry), ==, 2 + 1 + 5);
 }
 
 static void

@@ -33,12 +33,10 @@ join_guarantees (SbxGuarantees guarantees)
 
 static int
 compare_priority (gconstpointer a,
-                  gconstpointer b,
-                  gpointer      user_data)
+                  gconstpointer b)
 {
-  SbxRegistry *registry = user_data;
-  int pa = sbx_registry_get_extension_priority (registry, GPOINTER_TO_UINT (*(const gpointer *) a));
-  int pb = sbx_registry_get_extension_priority (registry, GPOINTER_TO_UINT (*(const gpointer *) b));
+  int pa = sbx_extension_info_get_priority (*(SbxExtensionInfo *const *) a);
+  int pb = sbx_extension_info_get_priority (*(SbxExtensionInfo *const *) b);
 
   return pa == pb ? 0 : pa > pb ? -1 : 1;
 }
@@ -67,8 +65,8 @@ print_report_entries (GString          *out,
  * times. */
 typedef struct
 {
-  const char       *name;
-  const char       *plugin;
+  char             *name;
+  char             *plugin;
   int               priority;
   SbxCompileReport *probe;            /* (nullable) */
   GError           *error;            /* (nullable) set when probe is NULL */
@@ -80,6 +78,8 @@ backend_probe_clear (gpointer data)
 {
   BackendProbe *entry = data;
 
+  g_clear_pointer (&entry->name, g_free);
+  g_clear_pointer (&entry->plugin, g_free);
   g_clear_pointer (&entry->probe, sbx_compile_report_unref);
   g_clear_error (&entry->error);
 }
@@ -88,23 +88,23 @@ backend_probe_clear (gpointer data)
 static GArray *
 probe_backends (SbxRegistry *registry)
 {
+  g_autoptr(GPtrArray) extensions = sbx_registry_list_extensions (registry);
   g_autoptr(GPtrArray) order = g_ptr_array_new ();
   GArray *probes = g_array_new (FALSE, TRUE, sizeof (BackendProbe));
-  guint n = sbx_registry_get_n_extensions (registry);
 
   g_array_set_clear_func (probes, backend_probe_clear);
-  for (guint i = 0; i < n; i++)
-    if (sbx_registry_get_extension_kind (registry, i) == SBX_EXTENSION_KIND_BACKEND)
-      g_ptr_array_add (order, GUINT_TO_POINTER (i));
-  g_ptr_array_sort_with_data (order, compare_priority, registry);
+  for (guint i = 0; i < extensions->len; i++)
+    if (sbx_extension_info_get_kind (extensions->pdata[i]) == SBX_EXTENSION_KIND_BACKEND)
+      g_ptr_array_add (order, extensions->pdata[i]);
+  g_ptr_array_sort (order, compare_priority);
   for (guint k = 0; k < order->len; k++)
     {
-      guint i = GPOINTER_TO_UINT (order->pdata[k]);
+      SbxExtensionInfo *ext = order->pdata[k];
       BackendProbe entry = { 0 };
 
-      entry.name = sbx_registry_get_extension_name (registry, i);
-      entry.plugin = sbx_registry_get_extension_plugin (registry, i);
-      entry.priority = sbx_registry_get_extension_priority (registry, i);
+      entry.name = g_strdup (sbx_extension_info_get_name (ext));
+      entry.plugin = g_strdup (sbx_extension_info_get_plugin_name (ext));
+      entry.priority = sbx_extension_info_get_priority (ext);
       entry.probe = sbx_registry_probe_backend (registry, entry.name, &entry.unconfined_only, &entry.error);
       g_array_append_val (probes, entry);
     }
@@ -193,19 +193,21 @@ print_other_extensions (GString          *out,
                         SbxExtensionKind  kind,
                         const char       *title)
 {
-  guint n = sbx_registry_get_n_extensions (registry);
+  g_autoptr(GPtrArray) extensions = sbx_registry_list_extensions (registry);
   gboolean any = FALSE;
 
   g_string_append_printf (out, "\n%s:\n", title);
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < extensions->len; i++)
     {
-      if (sbx_registry_get_extension_kind (registry, i) != kind)
+      SbxExtensionInfo *ext = extensions->pdata[i];
+
+      if (sbx_extension_info_get_kind (ext) != kind)
         continue;
       any = TRUE;
       g_string_append_printf (out, "  %s (plugin %s, priority %d)\n",
-                              sbx_registry_get_extension_name (registry, i),
-                              sbx_registry_get_extension_plugin (registry, i),
-                              sbx_registry_get_extension_priority (registry, i));
+                              sbx_extension_info_get_name (ext),
+                              sbx_extension_info_get_plugin_name (ext),
+                              sbx_extension_info_get_priority (ext));
     }
   if (!any)
     g_string_append (out, "  (none loaded)\n");
@@ -250,34 +252,37 @@ print_text (SbxRegistry      *registry,
 {
   g_autoptr(GString) out = g_string_new (NULL);
   g_autofree char *required_text = join_guarantees (required);
+  g_autoptr(GPtrArray) directories = sbx_registry_list_directories (registry);
+  g_autoptr(GPtrArray) plugins = sbx_registry_list_plugins (registry);
 
   g_string_append_printf (out, "sbx %s\n\nPlugin directories (in search order):\n", SBX_VERSION_STRING);
-  for (guint i = 0; i < sbx_registry_get_n_directories (registry); i++)
+  for (guint i = 0; i < directories->len; i++)
     {
-      const GError *error = sbx_registry_get_directory_error (registry, i);
+      const GError *error = sbx_directory_info_get_error (directories->pdata[i]);
 
-      g_string_append_printf (out, "  %s\n", sbx_registry_get_directory_path (registry, i));
+      g_string_append_printf (out, "  %s\n", sbx_directory_info_get_path (directories->pdata[i]));
       if (error != NULL)
         g_string_append_printf (out, "    not searched: %s\n", error->message);
     }
 
   g_string_append (out, "\nPlugins:\n");
-  if (sbx_registry_get_n_plugins (registry) == 0)
+  if (plugins->len == 0)
     g_string_append (out, "  (none found)\n");
-  for (guint i = 0; i < sbx_registry_get_n_plugins (registry); i++)
+  for (guint i = 0; i < plugins->len; i++)
     {
-      const GError *error = sbx_registry_get_plugin_error (registry, i);
+      SbxPluginInfo *plugin = plugins->pdata[i];
+      const GError *error = sbx_plugin_info_get_error (plugin);
 
-      if (sbx_registry_get_plugin_state (registry, i) == SBX_PLUGIN_STATE_LOADED)
+      if (sbx_plugin_info_get_state (plugin) == SBX_PLUGIN_STATE_LOADED)
         g_string_append_printf (out, "  %s %s (%s): loaded\n    %s\n",
-                                sbx_registry_get_plugin_name (registry, i),
-                                sbx_registry_get_plugin_version (registry, i),
-                                sbx_registry_get_plugin_license (registry, i),
-                                sbx_registry_get_plugin_path (registry, i));
+                                sbx_plugin_info_get_name (plugin),
+                                sbx_plugin_info_get_version (plugin),
+                                sbx_plugin_info_get_license (plugin),
+                                sbx_plugin_info_get_path (plugin));
       else
         g_string_append_printf (out, "  %s: REFUSED\n    %s\n    %s\n",
-                                sbx_registry_get_plugin_name (registry, i),
-                                sbx_registry_get_plugin_path (registry, i),
+                                sbx_plugin_info_get_name (plugin),
+                                sbx_plugin_info_get_path (plugin),
                                 error != NULL ? error->message : "(no reason recorded)");
     }
 

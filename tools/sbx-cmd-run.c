@@ -918,10 +918,10 @@ sbx_cmd_run (int    argc,
           sbx_cli_error ("run: output limit of %" G_GUINT64_FORMAT " bytes reached; "
                          "the rest was not passed on and the process tree was killed", max_output);
         }
-      if (sbx_run_result_get_signaled (state.result))
-        status = 128 + sbx_run_result_get_term_signal (state.result);
+      if (sbx_run_result_get_if_signaled (state.result))
+        status = 128 + sbx_run_result_get_term_sig (state.result);
       else
-        status = sbx_run_result_get_exit_code (state.result);
+        status = sbx_run_result_get_exit_status (state.result);
       sbx_run_result_unref (state.result);
     }
   else if (state.signal_received != 0

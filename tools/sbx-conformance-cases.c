@@ -188,15 +188,15 @@ inside (Subject    *s,
       return;
     }
   out->ran = TRUE;
-  out->status = sbx_run_result_get_exited (result) ? sbx_run_result_get_exit_code (result)
-                                                   : 128 + sbx_run_result_get_term_signal (result);
+  out->status = sbx_run_result_get_if_exited (result) ? sbx_run_result_get_exit_status (result)
+                                                   : 128 + sbx_run_result_get_term_sig (result);
   {
     GBytes *bytes = sbx_run_result_get_output (result);
     const char *data = g_bytes_get_size (bytes) > 0 ? g_bytes_get_data (bytes, NULL) : "";
 
     out->output = g_strchomp (g_strndup (data, g_bytes_get_size (bytes)));
   }
-  s->containment = sbx_run_result_get_containment (result);
+  s->containment = sbx_run_result_get_lifetime_containment (result);
 }
 
 static void

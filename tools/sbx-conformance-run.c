@@ -282,6 +282,9 @@ sbx_conformance_run (const SbxConformanceOptions  *options,
   const char *dirs[2] = { NULL, NULL };
   g_auto(Run) run = { .options = options, .cases = cases };
   int plugin_index = -1;
+  g_autoptr(GPtrArray) plugins = NULL;
+  g_autoptr(GPtrArray) extensions = NULL;
+  SbxPluginInfo *plugin = NULL;
   gboolean has_egress = FALSE;
 
   g_return_val_if_fail (options != NULL && options->plugin_path != NULL, FALSE);
@@ -320,27 +323,30 @@ sbx_conformance_run (const SbxConformanceOptions  *options,
     {
       return FALSE;
     }
-  for (guint i = 0; i < sbx_registry_get_n_plugins (run.registry); i++)
+  plugins = sbx_registry_list_plugins (run.registry);
+  extensions = sbx_registry_list_extensions (run.registry);
+  for (guint i = 0; i < plugins->len; i++)
     plugin_index = (int) i;
-  if (plugin_index < 0)
+  if (plugin_index >= 0)
+    plugin = plugins->pdata[plugin_index];
+  if (plugin == NULL)
     sbx_conformance_record (&run, NULL, "load", "load", SBX_CONFORMANCE_FAIL, "the registry found no plugin in %s", copy);
-  else if (sbx_registry_get_plugin_state (run.registry, plugin_index) != SBX_PLUGIN_STATE_LOADED)
+  else if (sbx_plugin_info_get_state (plugin) != SBX_PLUGIN_STATE_LOADED)
     sbx_conformance_record (&run, NULL, "load", "load", SBX_CONFORMANCE_FAIL, "the host refused the plugin: %s",
-                            sbx_registry_get_plugin_error (run.registry, plugin_index)->message);
+                            sbx_plugin_info_get_error (plugin)->message);
   else
     sbx_conformance_record (&run, NULL, "load", "load", SBX_CONFORMANCE_PASS, "loaded %s %s",
-                            sbx_registry_get_plugin_name (run.registry, plugin_index),
-                            sbx_registry_get_plugin_version (run.registry, plugin_index));
+                            sbx_plugin_info_get_name (plugin), sbx_plugin_info_get_version (plugin));
 
-  for (guint i = 0; i < sbx_registry_get_n_extensions (run.registry); i++)
-    has_egress |= sbx_registry_get_extension_kind (run.registry, i) == SBX_EXTENSION_KIND_EGRESS;
-  for (guint i = 0; i < sbx_registry_get_n_extensions (run.registry); i++)
-    if (sbx_registry_get_extension_kind (run.registry, i) == SBX_EXTENSION_KIND_BACKEND
+  for (guint i = 0; i < extensions->len; i++)
+    has_egress |= sbx_extension_info_get_kind (extensions->pdata[i]) == SBX_EXTENSION_KIND_EGRESS;
+  for (guint i = 0; i < extensions->len; i++)
+    if (sbx_extension_info_get_kind (extensions->pdata[i]) == SBX_EXTENSION_KIND_BACKEND
         && (options->backend == NULL
-            || g_str_equal (options->backend, sbx_registry_get_extension_name (run.registry, i))))
-      g_ptr_array_add (backends, (gpointer) sbx_registry_get_extension_name (run.registry, i));
-  if (backends->len == 0 && plugin_index >= 0 && !has_egress
-      && sbx_registry_get_plugin_state (run.registry, plugin_index) == SBX_PLUGIN_STATE_LOADED)
+            || g_str_equal (options->backend, sbx_extension_info_get_name (extensions->pdata[i]))))
+      g_ptr_array_add (backends, (gpointer) sbx_extension_info_get_name (extensions->pdata[i]));
+  if (backends->len == 0 && plugin != NULL && !has_egress
+      && sbx_plugin_info_get_state (plugin) == SBX_PLUGIN_STATE_LOADED)
     sbx_conformance_record (&run, NULL, "load", "backends", options->backend != NULL ? SBX_CONFORMANCE_FAIL : SBX_CONFORMANCE_SKIP,
                             options->backend != NULL ? "the plugin has no backend named %s" : "the plugin has no backend%s",
                             options->backend != NULL ? options->backend : "");
@@ -349,10 +355,10 @@ sbx_conformance_run (const SbxConformanceOptions  *options,
     judge_backend (&run, backends->pdata[i]);
   /* Egress extensions (sbx-conformance-egress.c), unless one backend was
    * asked for. */
-  for (guint i = 0; options->backend == NULL && i < sbx_registry_get_n_extensions (run.registry); i++)
-    if (sbx_registry_get_extension_kind (run.registry, i) == SBX_EXTENSION_KIND_EGRESS)
-      sbx_conformance_judge_egress (&run, copy, sbx_registry_get_plugin_name (run.registry, plugin_index),
-                                    sbx_registry_get_extension_name (run.registry, i));
+  for (guint i = 0; options->backend == NULL && i < extensions->len; i++)
+    if (sbx_extension_info_get_kind (extensions->pdata[i]) == SBX_EXTENSION_KIND_EGRESS)
+      sbx_conformance_judge_egress (&run, copy, sbx_plugin_info_get_name (plugin),
+                                    sbx_extension_info_get_name (extensions->pdata[i]));
 
   if (out_cases != NULL)
     *out_cases = g_steal_pointer (&cases);

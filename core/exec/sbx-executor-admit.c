@@ -27,6 +27,7 @@
 #include "sbx-path-private.h"
 #include "sbx-denial-private.h"
 #include "sbx-executor-shared-private.h"
+#include "sbx-run-options-private.h"
 
 /* ------------------------------------------------------------------------- */
 /* Start requests                                                             */

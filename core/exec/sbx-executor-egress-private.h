@@ -165,10 +165,9 @@ void           sbx_egress_run_spawn_listens     (SbxEgressRun       *run,
                                                  const SbxListenV1 **listens,
                                                  int32_t           **fds,
                                                  guint32            *n_listens);
-/* The supervisor's listener hook (SbxSuperviseRequest.proxy_listen_fn):
- * takes @fd; serves it for the run's execution, or closes it.  The run's
- * other listeners (sbx_egress_run_spawn_listens) are served or closed with
- * it. */
+/* The spawn's listener hook (sbx-process-spawn.c): takes @fd; serves it
+ * for the run's execution, or closes it.  The run's other listeners
+ * (sbx_egress_run_spawn_listens) are served or closed with it. */
 void           sbx_egress_run_serve             (gpointer            data,
                                                  int                 fd);
 /* Revokes the execution (its tunnels and listener end) and keeps its first

@@ -179,6 +179,10 @@ typedef struct
   char          *command;           /* what the grants bind: sbx_grant_command_for_argv */
   char         **grants;            /* wiped when freed */
   gboolean       staged;            /* sbx_run_options_set_staged (runs only) */
+  /* A staged run's roots (SBX_SPAWN_STAGED), borrowed from the run's
+   * SbxStage, which outlives the spawn; n_stage_roots 0: not staged. */
+  const SbxStageRootV1 *stage_roots;
+  guint32        n_stage_roots;
   /* Live decisions (sbx-decision.c): the options' settings, and the
    * caller's thread-default context where questions go. */
   struct _SbxAskSettings *ask;      /* (nullable) (owned) */
@@ -232,23 +236,54 @@ void     sbx_executor_emit_exit  (SbxExecutor              *self,
                                   const SbxSuperviseResult *result,
                                   const GError             *error,
                                   gboolean                  spawned);
-/* The supervisor's fds for a run's streams (stdin -1: the null device,
+/* The run engine's fds for a run's streams (stdin -1: the null device,
  * stdout/stderr -1: captured); *null_fd is an opened null device when a
  * stream asks for one (the caller passes it on to run_admitted). */
 gboolean sbx_run_streams_resolve (const SbxStartRequest *rr,
                                   int                    fds[3],
                                   int                   *null_fd,
                                   GError               **error);
-/* The run engine (sbx-executor-run.c): runs an admitted start to its end
- * under the supervisor: output limit, PTY relay, timeout and deadline,
- * egress, the exit event.  Takes @admission (cleared) and @null_fd. */
-SbxRunResult *sbx_executor_run_admitted (SbxExecutor           *self,
-                                         const SbxStartRequest *rr,
-                                         SbxAdmission          *admission,
-                                         const int              fds[3],
-                                         int                    null_fd,
-                                         GCancellable          *cancellable,
-                                         GError               **error);
+/* The run engine (sbx-executor-run.c): spawns an admitted start as an
+ * SbxProcess and collects it (output limit, PTY relay, timeout and
+ * deadline through the process, egress, the exit event).  Takes @rr, the
+ * contents of @admission and @null_fd.  The sync form iterates a private
+ * main context and reaps on this thread; the async one collects on the
+ * thread-default context and completes @task with the SbxRunResult. */
+SbxRunResult *sbx_executor_run_admitted       (SbxExecutor     *self,
+                                               SbxStartRequest *rr,
+                                               SbxAdmission    *admission,
+                                               const int        fds[3],
+                                               int              null_fd,
+                                               GCancellable    *cancellable,
+                                               GError         **error);
+void          sbx_executor_run_admitted_async (SbxExecutor     *self,
+                                               SbxStartRequest *rr,
+                                               SbxAdmission    *admission,
+                                               const int        fds[3],
+                                               int              null_fd,
+                                               GCancellable    *cancellable,
+                                               GTask           *task);
+/* Where a sync run's verdict lands (the call iterates until @done). */
+typedef struct
+{
+  SbxRunResult *result;
+  GError       *error;
+  gboolean      done;
+} SbxRunSync;
+
+/* The engine itself (sbx-run-collect.c): spawns the admitted run and
+ * collects it on the thread-default main context.  A sync run (@sync set,
+ * @task NULL) reaps there and its verdict lands in @sync; an async one
+ * reaps on the shared pool and completes @task with the SbxRunResult.
+ * Takes @rr, the contents of @admission and @null_fd. */
+void          sbx_run_collect_start           (SbxExecutor     *self,
+                                               SbxStartRequest *rr,
+                                               SbxAdmission    *admission,
+                                               const int        fds[3],
+                                               int              null_fd,
+                                               GCancellable    *cancellable,
+                                               GTask           *task,
+                                               SbxRunSync      *sync);
 /* A staged run (sbx-executor-stage.c): refuses what cannot be staged
  * (grants, a backend that did not announce staging, a writable host
  * root), then makes the stage the run writes into.  NULL with @error
@@ -261,16 +296,6 @@ SbxStage     *sbx_executor_stage_begin  (SbxExecutor           *self,
  * gave no result (failed before or after its spawn).  Frees @stage. */
 void          sbx_executor_stage_end    (SbxStage              *stage,
                                          SbxRunResult          *run_result);
-/* An async run's body, called on a supervising thread of its own; its
- * result (or error) completes @task.  The thread holds a guard of
- * @shared's barrier for as long as it holds the task, so the set's close
- * waits for it to let go; on a closing set @body runs on the caller's
- * thread (its admission refuses at once). */
-typedef SbxRunResult *(*SbxRunBody) (GTask   *task,
-                                     GError **error);
-void     sbx_run_task_start (GTask             *task,
-                             SbxExecutorShared *shared,
-                             SbxRunBody         body);
 /* Turns a backend's spawn error (consumed) into an executor error. */
 void     sbx_executor_map_spawn_error (GError     **error,
                                        GError      *spawn_error,

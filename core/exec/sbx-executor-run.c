@@ -1,30 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Runs: admission (sbx-executor-admit.c), then the synchronous supervisor
- * (sbx-supervise.c) collects the output and the exit.  The one run engine:
- * sbx_executor_run*() admit and call sbx_executor_run_admitted(); a
- * prepared process's run (sbx-prepared-process.c) hands it the admission
- * it holds.  Timeouts, deadlines, the output limit, the PTY relay and the
- * egress listeners live here and nowhere else.
- *
- * A sync run supervises its child on the calling thread.  An async run does
- * the same on a dedicated thread, so long-running children never starve a
- * shared pool, and returns through its GTask in the caller's main context.
- * Applications that want to stay in their main loop without a thread per
- * command use sbx_executor_spawn() (sbx-process.c).
+ * Runs: sbx_executor_run() and its async twin admit the command
+ * (sbx-executor-admit.c), resolve its streams and hand it to the one run
+ * engine (sbx-run-collect.c: an SbxProcess plus a collect of its output);
+ * a prepared process's run hands the engine the admission it holds.  The
+ * sync forms iterate a private main context pushed for the call; the async
+ * ones are a GTask on the caller's thread-default context, with no thread
+ * of their own.
  */
 #include "sbx-executor-impl-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <string.h>
 #include <unistd.h>
 
-#include "sbx-executor-error-private.h"
-#include "sbx-run-result-private.h"
-
-/* The supervisor's fds for the streams of a run (supervisor convention:
- * stdin -1 = null device, stdout/stderr -1 = captured).  *null_fd is an
+/* The engine's fds for the streams of a run (stdin -1 = null device,
+ * stdout/stderr -1 = captured).  *null_fd is an
  * opened null device when a stream asks for one. */
 gboolean
 sbx_run_streams_resolve (const SbxStartRequest *rr,
@@ -85,233 +76,60 @@ sbx_run_streams_resolve (const SbxStartRequest *rr,
   return TRUE;
 }
 
-static SbxRunResult *
-executor_run (SbxExecutor           *self,
-              const SbxStartRequest *rr,
-              GCancellable          *cancellable,
-              GError               **error)
-{
-  SbxAdmission admission;
-  int fds[3];
-  int null_fd = -1;
-
-  if (!sbx_run_streams_resolve (rr, fds, &null_fd, error))
-    return NULL;
-  if (!sbx_executor_admit (self, rr, cancellable, &admission, error))
-    {
-      if (null_fd >= 0)
-        close (null_fd);
-      return NULL;
-    }
-  return sbx_executor_run_admitted (self, rr, &admission, fds, null_fd, cancellable, error);
-}
-
 SbxRunResult *
-sbx_executor_run_admitted (SbxExecutor           *self,
-                           const SbxStartRequest *rr,
-                           SbxAdmission          *admission_in,
-                           const int              fds[3],
-                           int                    null_fd,
-                           GCancellable          *cancellable,
-                           GError               **error)
+sbx_executor_run_admitted (SbxExecutor     *self,
+                           SbxStartRequest *rr,
+                           SbxAdmission    *admission,
+                           const int        fds[3],
+                           int              null_fd,
+                           GCancellable    *cancellable,
+                           GError         **error)
 {
-  g_autoptr(GError) local_error = NULL;
-  SbxAdmission admission = *admission_in;
-  SbxSuperviseRequest req = { 0 };
-  SbxSuperviseResult result = { 0 };
-  SbxRunResult *run_result = NULL;
-  SbxStage *stage = NULL;
-  gboolean spawned = FALSE;
-  gboolean ok;
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  SbxRunSync sync = { NULL, NULL, FALSE };
 
-  memset (admission_in, 0, sizeof *admission_in);
-
-  req.spec = admission.spec;
-  req.cwd = admission.cwd;
-  req.argv = (const char *const *) rr->argv;
-  req.envp = (const char *const *) (admission.egress.envp != NULL ? admission.egress.envp
-                                                                    : self->environment);
-  req.stdin_fd = fds[0];
-  req.stdout_fd = fds[1];
-  req.stderr_fd = fds[2];
-  req.max_output = rr->max_output;
-  req.deadline = admission.deadline;
-  req.cancellable = cancellable;
-  req.close_fd = sbx_executor_shared_get_close_fd (self->shared);
-  /* A PTY: the supervisor relays the stdin and stdout descriptors to the
-   * sandbox's terminal (stderr is that terminal too). */
-  req.pty = rr->pty;
-  req.pty_rows = rr->rows;
-  req.pty_cols = rr->cols;
-  req.ignored_signals = rr->ignored_signals;
-  req.pty_resize_fd = rr->pty ? rr->pty_fds[0] : -1;
-  /* The size followed is the one named, else that of the caller's
-   * terminal: stdin's, else stdout's (a terminal with piped input). */
-  req.pty_size_fd = !rr->pty || req.pty_resize_fd < 0 ? -1
-                    : rr->pty_fds[1] >= 0 ? rr->pty_fds[1]
-                    : (fds[0] >= 0 && isatty (fds[0])) ? fds[0] : fds[1];
-  req.proxy_listen_fn = sbx_egress_run_serve;   /* egress */
-  req.proxy_listen_data = &admission.egress;
-  sbx_egress_run_spawn_listens (&admission.egress, &req.listens, &req.listen_fds, &req.n_listens);
-
-  if (rr->staged)
-    stage = sbx_executor_stage_begin (self, rr, &admission, &local_error);
-  if (stage != NULL)
-    {
-      req.stage_roots = stage->roots;
-      req.n_stage_roots = stage->n_roots;
-    }
-  ok = (!rr->staged || stage != NULL) && sbx_supervise_run (&req, &result, &spawned, &local_error);
-  if (null_fd >= 0)
-    close (null_fd);
-  if (!ok && !spawned)
-    sbx_executor_map_spawn_error (&local_error, g_steal_pointer (&local_error), rr->argv[0]);
-  else if (!ok)
-    {
-      g_autoptr(GError) teardown = g_steal_pointer (&local_error);
-
-      g_set_error (&local_error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_TEARDOWN_FAILED,
-                   "“%s” ran, but its process tree could not be torn down: %s",
-                   rr->argv[0], teardown->message);
-    }
-  else
-    {
-      switch (result.outcome)
-        {
-        case SBX_SUPERVISE_TIMED_OUT:
-          sbx_executor_fail (&local_error, SBX_EXECUTOR_ERROR_TIMED_OUT,
-                             "“%s” passed its timeout or deadline; its process tree was killed",
-                             rr->argv[0]);
-          break;
-        case SBX_SUPERVISE_CANCELLED:
-          sbx_executor_fail (&local_error, SBX_EXECUTOR_ERROR_CANCELLED,
-                             "The run of “%s” was cancelled; its process tree was killed",
-                             rr->argv[0]);
-          break;
-        case SBX_SUPERVISE_CLOSED:
-          sbx_executor_fail (&local_error, SBX_EXECUTOR_ERROR_CLOSED,
-                             "The executor set was closed during the run of “%s”; its process "
-                             "tree was killed", rr->argv[0]);
-          break;
-        case SBX_SUPERVISE_EXITED:
-        default:
-          run_result = sbx_run_result_new (result.output, &result.exit, result.truncated,
-                                           (SbxLifetimeContainment) result.containment,
-                                           result.duration_us);
-          if (admission.spent != NULL)
-            sbx_run_result_set_grants_spent (run_result,
-                                             (const char *const *) admission.spent->pdata);
-          sbx_run_result_set_spawn (run_result, admission.report, admission.level,
-                                    admission.guarantees);
-          break;
-        }
-    }
-
-  /* Egress: the execution ends with the run; its first denial is reported. */
-  sbx_egress_run_end (&admission.egress);
-  if (admission.egress.denial_target != NULL)
-    sbx_executor_report_network_denial (self->shared, self->key, admission.run_id, run_result,
-                                        admission.egress.denial_target,
-                                        admission.egress.denial_reason);
-  sbx_executor_report_denials (self->shared, self->key, admission.run_id, run_result, &admission.egress);
-
-  if (stage != NULL)
-    sbx_executor_stage_end (stage, run_result);
-  sbx_executor_emit_exit (self, &admission, &result, local_error, spawned);
-  sbx_supervise_result_clear (&result);
-  sbx_admission_clear (&admission);
-
-  if (run_result == NULL)
-    g_propagate_error (error, g_steal_pointer (&local_error));
-  return run_result;
-}
-
-/* Runs @body for @task and completes the task with its result. */
-static void
-run_and_return (GTask      *task,
-                SbxRunBody  body)
-{
-  GError *error = NULL;
-  SbxRunResult *result;
-
-  result = body (task, &error);
-  if (result == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, result, (GDestroyNotify) sbx_run_result_unref);
-}
-
-/* An async run's thread: its reference to the task, and a guard of the
- * set's barrier held for as long as that reference. */
-typedef struct
-{
-  GTask          *task;
-  SbxRunBody      body;
-  SbxSharedGuard *guard;
-} RunThread;
-
-static gpointer
-run_thread (gpointer data)
-{
-  RunThread *rt = data;
-
-  run_and_return (rt->task, rt->body);
-  /* The task goes before the guard: the caller's callback may have run
-   * already, and then this reference is the last one to the task and to
-   * what it holds (the executor, through it the set's shared state and the
-   * backend), so the set's close never returns while this thread holds
-   * any of it. */
-  g_object_unref (rt->task);
-  sbx_shared_guard_release (rt->guard);
-  g_free (rt);
-  return NULL;
+  g_main_context_push_thread_default (context);
+  sbx_run_collect_start (self, rr, admission, fds, null_fd, cancellable, NULL, &sync);
+  while (!sync.done)
+    g_main_context_iteration (context, TRUE);
+  g_main_context_pop_thread_default (context);
+  if (sync.error != NULL)
+    g_propagate_error (error, sync.error);
+  return sync.result;
 }
 
 void
-sbx_run_task_start (GTask             *task,
-                    SbxExecutorShared *shared,
-                    SbxRunBody         body)
+sbx_executor_run_admitted_async (SbxExecutor     *self,
+                                 SbxStartRequest *rr,
+                                 SbxAdmission    *admission,
+                                 const int        fds[3],
+                                 int              null_fd,
+                                 GCancellable    *cancellable,
+                                 GTask           *task)
 {
-  g_autoptr(GError) error = NULL;
-  SbxSharedGuard *guard = sbx_executor_shared_admit (shared);
-  RunThread *rt;
-  GThread *thread;
-
-  if (guard == NULL)
-    {
-      /* The set is closing: the run's admission refuses it without
-       * blocking, and the same error comes from here, without a thread. */
-      run_and_return (task, body);
-      return;
-    }
-  rt = g_new (RunThread, 1);
-  rt->task = g_object_ref (task);
-  rt->body = body;
-  rt->guard = guard;
-  thread = g_thread_try_new ("sbx-run", run_thread, rt, &error);
-  if (thread == NULL)
-    {
-      g_object_unref (rt->task);   /* the reference meant for the thread */
-      sbx_shared_guard_release (rt->guard);
-      g_free (rt);
-      g_task_return_new_error (task, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
-                               "Cannot start a supervising thread: %s", error->message);
-      return;
-    }
-  g_thread_unref (thread);
+  sbx_run_collect_start (self, rr, admission, fds, null_fd, cancellable, task, NULL);
 }
 
-/* The body of an executor's async run, on its thread. */
-static SbxRunResult *
-executor_run_body (GTask   *task,
-                   GError **error)
+/* Admits a run of @rr (taken) and the streams it names: TRUE with
+ * @admission, @fds and @null_fd for the engine. */
+static gboolean
+executor_run_admit (SbxExecutor           *self,
+                    const SbxStartRequest *rr,
+                    GCancellable          *cancellable,
+                    SbxAdmission          *admission,
+                    int                    fds[3],
+                    int                   *null_fd,
+                    GError               **error)
 {
-  SbxStartRequest *rr = g_task_get_task_data (task);
-  SbxRunResult *result;
-
-  result = executor_run (g_task_get_source_object (task), rr, g_task_get_cancellable (task), error);
-  sbx_start_request_close_fds (rr);
-  return result;
+  if (!sbx_run_streams_resolve (rr, fds, null_fd, error))
+    return FALSE;
+  if (!sbx_executor_admit (self, rr, cancellable, admission, error))
+    {
+      if (*null_fd >= 0)
+        close (*null_fd);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /**
@@ -381,13 +199,19 @@ sbx_executor_run (SbxExecutor          *self,
                   GError              **error)
 {
   g_autoptr(SbxStartRequest) rr = NULL;
+  SbxAdmission admission;
+  int fds[3];
+  int null_fd = -1;
 
   g_return_val_if_fail (SBX_IS_EXECUTOR (self), NULL);
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   rr = sbx_start_request_new (cwd, argv, options);
-  return executor_run (self, rr, cancellable, error);
+  if (!executor_run_admit (self, rr, cancellable, &admission, fds, &null_fd, error))
+    return NULL;
+  return sbx_executor_run_admitted (self, g_steal_pointer (&rr), &admission, fds, null_fd,
+                                    cancellable, error);
 }
 
 /**
@@ -403,9 +227,11 @@ sbx_executor_run (SbxExecutor          *self,
  *   the caller when the run is over
  * @user_data: data for @callback
  *
- * Asynchronous twin of [method@Sbx.Executor.run].  The child is supervised
- * on a dedicated thread; to stay on the main loop without one, use
- * [method@Sbx.Executor.spawn] and [method@Sbx.Process.communicate_async].
+ * Asynchronous twin of [method@Sbx.Executor.run], on the same engine: the
+ * admission and the spawn happen before this returns, the output is
+ * collected on the caller's thread-default main context, and the backend's
+ * teardown runs on the small pool that reaps every [class@Sbx.Process];
+ * there is no thread per run.
  *
  * Since: 0.1
  */
@@ -420,7 +246,10 @@ sbx_executor_run_async (SbxExecutor          *self,
 {
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
-  SbxStartRequest *rr;
+  g_autoptr(SbxStartRequest) rr = NULL;
+  SbxAdmission admission;
+  int fds[3];
+  int null_fd = -1;
 
   g_return_if_fail (SBX_IS_EXECUTOR (self));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
@@ -431,14 +260,19 @@ sbx_executor_run_async (SbxExecutor          *self,
   /* The run reports cancellation itself (SBX_EXECUTOR_ERROR_CANCELLED), after
    * the tree is dead. */
   g_task_set_check_cancellable (task, FALSE);
-  g_task_set_task_data (task, rr, (GDestroyNotify) sbx_start_request_free);
 
   if (!sbx_start_request_own_fds (rr, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  sbx_run_task_start (task, self->shared, executor_run_body);
+  if (!executor_run_admit (self, rr, cancellable, &admission, fds, &null_fd, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  sbx_executor_run_admitted_async (self, g_steal_pointer (&rr), &admission, fds, null_fd,
+                                   cancellable, task);
 }
 
 /**

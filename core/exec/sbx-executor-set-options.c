@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "sbx-executor-set-options.h"
+#include "sbx-executor-set-options-private.h"
 
 /**
  * SbxExecutorSetOptions:
@@ -138,7 +138,7 @@ sbx_executor_set_options_set_scratch_root (SbxExecutorSetOptions *self,
   self->scratch_root = g_strdup (path);
 }
 
-/**
+/*
  * sbx_executor_set_options_get_scratch_root:
  * @self: options
  *
@@ -177,7 +177,7 @@ sbx_executor_set_options_set_max_executors (SbxExecutorSetOptions *self,
   self->max_executors = max_executors;
 }
 
-/**
+/*
  * sbx_executor_set_options_get_max_executors:
  * @self: options
  *
@@ -215,7 +215,7 @@ sbx_executor_set_options_set_grant_ttl (SbxExecutorSetOptions *self,
   self->grant_ttl = ttl;
 }
 
-/**
+/*
  * sbx_executor_set_options_get_grant_ttl:
  * @self: options
  *
@@ -253,7 +253,7 @@ sbx_executor_set_options_set_registry (SbxExecutorSetOptions *self,
   g_set_object (&self->registry, registry);
 }
 
-/**
+/*
  * sbx_executor_set_options_get_registry:
  * @self: options
  *
@@ -296,7 +296,7 @@ sbx_executor_set_options_add_reporter (SbxExecutorSetOptions *self,
   g_ptr_array_add (self->reporter_configs, g_strdup (config));
 }
 
-/**
+/*
  * sbx_executor_set_options_get_n_reporters:
  * @self: options
  *
@@ -314,7 +314,7 @@ sbx_executor_set_options_get_n_reporters (const SbxExecutorSetOptions *self)
   return self->reporter_names->len;
 }
 
-/**
+/*
  * sbx_executor_set_options_get_reporter_name:
  * @self: options
  * @index: a reporter index
@@ -335,7 +335,7 @@ sbx_executor_set_options_get_reporter_name (const SbxExecutorSetOptions *self,
   return self->reporter_names->pdata[index];
 }
 
-/**
+/*
  * sbx_executor_set_options_get_reporter_config:
  * @self: options
  * @index: a reporter index
@@ -376,7 +376,7 @@ sbx_executor_set_options_set_backend (SbxExecutorSetOptions *self,
   self->backend = g_strdup (name);
 }
 
-/**
+/*
  * sbx_executor_set_options_get_backend:
  * @self: options
  *
@@ -424,7 +424,7 @@ sbx_executor_set_options_set_egress_route (SbxExecutorSetOptions *self,
   self->egress_route = route;
 }
 
-/**
+/*
  * sbx_executor_set_options_get_egress_route:
  * @self: options
  *
@@ -463,7 +463,7 @@ sbx_executor_set_options_set_egress_extension (SbxExecutorSetOptions *self,
   self->egress_extension = g_strdup (name);
 }
 
-/**
+/*
  * sbx_executor_set_options_get_egress_extension:
  * @self: options
  *

@@ -52,49 +52,27 @@ SBX_AVAILABLE_IN_0_1
 void                   sbx_executor_set_options_set_scratch_root (SbxExecutorSetOptions      *self,
                                                                   const char                 *path);
 SBX_AVAILABLE_IN_0_1
-const char            *sbx_executor_set_options_get_scratch_root (const SbxExecutorSetOptions *self);
-SBX_AVAILABLE_IN_0_1
 void                   sbx_executor_set_options_set_max_executors (SbxExecutorSetOptions     *self,
                                                                    int                        max_executors);
-SBX_AVAILABLE_IN_0_1
-int                    sbx_executor_set_options_get_max_executors (const SbxExecutorSetOptions *self);
 SBX_AVAILABLE_IN_0_1
 void                   sbx_executor_set_options_set_grant_ttl   (SbxExecutorSetOptions       *self,
                                                                  GTimeSpan                    ttl);
 SBX_AVAILABLE_IN_0_1
-GTimeSpan              sbx_executor_set_options_get_grant_ttl   (const SbxExecutorSetOptions *self);
-SBX_AVAILABLE_IN_0_1
 void                   sbx_executor_set_options_set_registry    (SbxExecutorSetOptions       *self,
                                                                  SbxRegistry                 *registry);
-SBX_AVAILABLE_IN_0_1
-SbxRegistry           *sbx_executor_set_options_get_registry    (const SbxExecutorSetOptions *self);
 SBX_AVAILABLE_IN_0_1
 void                   sbx_executor_set_options_add_reporter    (SbxExecutorSetOptions       *self,
                                                                  const char                  *name,
                                                                  const char                  *config);
 SBX_AVAILABLE_IN_0_1
-guint                  sbx_executor_set_options_get_n_reporters (const SbxExecutorSetOptions *self);
-SBX_AVAILABLE_IN_0_1
-const char            *sbx_executor_set_options_get_reporter_name   (const SbxExecutorSetOptions *self,
-                                                                     guint                        index);
-SBX_AVAILABLE_IN_0_1
-const char            *sbx_executor_set_options_get_reporter_config (const SbxExecutorSetOptions *self,
-                                                                     guint                        index);
-SBX_AVAILABLE_IN_0_1
 void                   sbx_executor_set_options_set_backend     (SbxExecutorSetOptions       *self,
                                                                  const char                  *name);
-SBX_AVAILABLE_IN_0_1
-const char            *sbx_executor_set_options_get_backend     (const SbxExecutorSetOptions *self);
 SBX_AVAILABLE_IN_0_1
 void                   sbx_executor_set_options_set_egress_route (SbxExecutorSetOptions      *self,
                                                                   SbxEgressRoute             *route);
 SBX_AVAILABLE_IN_0_1
-SbxEgressRoute        *sbx_executor_set_options_get_egress_route (const SbxExecutorSetOptions *self);
-SBX_AVAILABLE_IN_0_1
 void                   sbx_executor_set_options_set_egress_extension (SbxExecutorSetOptions  *self,
                                                                       const char             *name);
-SBX_AVAILABLE_IN_0_1
-const char            *sbx_executor_set_options_get_egress_extension (const SbxExecutorSetOptions *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxExecutorSetOptions, sbx_executor_set_options_free)
 

@@ -42,6 +42,7 @@
 #include "sbx-registry-private.h"
 #include "sbx-scratch-private.h"
 #include "sbx-profile-private.h"
+#include "sbx-executor-set-options-private.h"
 
 /**
  * SbxExecutorSet:

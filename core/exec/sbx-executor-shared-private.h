@@ -16,8 +16,8 @@
  * sbx_executor_shared_admit() and released once (g_autoptr, or
  * sbx_shared_guard_release()); there is no enter without its leave.  The
  * close (sbx_executor_shared_close_begin) sets `closing` (no admission
- * succeeds afterwards), makes the close fd readable (every supervising run
- * kills its tree and returns), runs the close hooks phase by phase, and
+ * succeeds afterwards), runs the close hooks phase by phase (a running
+ * process or run is killed and reaped by its hook), and
  * waits until no guard is left.  Reporter sinks are therefore only ever used
  * inside an admission, and never after they are closed.
  *
@@ -86,8 +86,6 @@ SbxCompileReport  *sbx_executor_shared_get_selection_report (SbxExecutorShared *
 const char        *sbx_executor_shared_get_owned_dir    (SbxExecutorShared *shared);
 const char        *sbx_executor_shared_get_scratch_root (SbxExecutorShared *shared);
 GTimeSpan          sbx_executor_shared_get_grant_ttl    (SbxExecutorShared *shared);
-/* Readable once the close began (a supervisor polls it). */
-int                sbx_executor_shared_get_close_fd     (SbxExecutorShared *shared);
 /* TRUE once the close began. */
 gboolean           sbx_executor_shared_is_closing       (SbxExecutorShared *shared);
 
@@ -156,9 +154,9 @@ gboolean           sbx_executor_shared_untrack (SbxExecutorShared *shared,
                                                 SbxClosePhase      phase,
                                                 GObject           *object);
 
-/* The close, first half: stops admissions, wakes every supervisor, runs the
- * close hooks of each phase in order, waits until no guard is left and takes
- * the reporters out of use.  Call once. */
+/* The close, first half: stops admissions, runs the close hooks of each
+ * phase in order, waits until no guard is left and takes the reporters out
+ * of use.  Call once. */
 void               sbx_executor_shared_close_begin (SbxExecutorShared *shared);
 /* The close, second half (after the set closed its executors and route):
  * closes the reporters, removes the owned directory (only that) and then

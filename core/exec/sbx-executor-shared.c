@@ -7,8 +7,6 @@
  */
 #include "sbx-executor-shared-private.h"
 
-#include <errno.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "sbx-compile-report-private.h"
@@ -35,7 +33,6 @@ struct _SbxExecutorShared
   char             *scratch_root;   /* canonical scratch root holding owned_dir */
   int               live_fd;        /* owned_dir/SBX_SET_LIVE_MARKER, flock()ed for the set's life */
   GTimeSpan         grant_ttl;
-  int               close_fd;       /* eventfd: readable once closing */
 
   GMutex            mutex;
   GCond             cond;           /* signalled when `active` drops */
@@ -80,16 +77,6 @@ sbx_executor_shared_new (SbxProfile  *profile,
   shared->set_id = g_uuid_string_random ();
   shared->profile = sbx_profile_ref (profile);
   shared->grant_ttl = grant_ttl;
-  shared->close_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (shared->close_fd < 0)
-    {
-      int errsv = errno;
-
-      g_set_error (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_SCRATCH,
-                   "Cannot create the executor set's close notifier: eventfd: %s",
-                   g_strerror (errsv));
-      return NULL;
-    }
   return g_steal_pointer (&shared);
 }
 
@@ -122,8 +109,6 @@ shared_free (SbxExecutorShared *shared)
    * shared state (through its executor or its guard). */
   for (guint i = 0; i < SBX_N_CLOSE_PHASES; i++)
     g_ptr_array_unref (shared->tracked[i]);
-  if (shared->close_fd >= 0)
-    close (shared->close_fd);
   g_free (shared->set_id);
   g_clear_pointer (&shared->profile, sbx_profile_unref);
   g_clear_pointer (&shared->backend, sbx_backend_unref);
@@ -217,12 +202,6 @@ GTimeSpan
 sbx_executor_shared_get_grant_ttl (SbxExecutorShared *shared)
 {
   return shared->grant_ttl;
-}
-
-int
-sbx_executor_shared_get_close_fd (SbxExecutorShared *shared)
-{
-  return shared->close_fd;
 }
 
 gboolean
@@ -461,16 +440,10 @@ run_hooks (SbxExecutorShared *shared,
 void
 sbx_executor_shared_close_begin (SbxExecutorShared *shared)
 {
-  guint64 one = 1;
-  ssize_t r;
-
-  /* Stop admissions, wake every supervising run. */
+  /* Stop admissions; the close hooks kill what runs. */
   g_mutex_lock (&shared->mutex);
   shared->closing = TRUE;
   g_mutex_unlock (&shared->mutex);
-  do
-    r = write (shared->close_fd, &one, sizeof one);
-  while (r < 0 && errno == EINTR);
 
   /* Each phase's objects: a reservation never started holds the barrier
    * until its close; a running process's admission lasts until its tree is

@@ -315,31 +315,33 @@ sbx_prepared_process_start (SbxPreparedProcess  *self,
   return sbx_process_start_admitted (self->executor, rr, &admission, cancellable, error);
 }
 
-/* A run of the preparation: takes its admission (once, as a start does),
- * then the executor's run engine (sbx_executor_run_admitted) runs it to its
- * end.  A refusal here (the streams, a cancel, the set's close) releases
- * the reservation with an exit event, as a failed start does. */
-static SbxRunResult *
-prepared_run (SbxPreparedProcess  *self,
-              GCancellable        *cancellable,
-              GError             **error)
+/* A run of the preparation: takes its admission (once, as a start does)
+ * and the run's streams, for the executor's run engine
+ * (sbx-executor-run.c).  A refusal here (the streams, a cancel, the set's
+ * close) releases the reservation with an exit event, as a failed start
+ * does. */
+static gboolean
+prepared_run_begin (SbxPreparedProcess  *self,
+                    GCancellable        *cancellable,
+                    SbxAdmission        *admission,
+                    SbxStartRequest    **out_rr,
+                    int                  fds[3],
+                    int                 *null_fd,
+                    GError             **error)
 {
-  SbxAdmission admission;
   SbxStartRequest *taken = NULL;
   g_autoptr(SbxStartRequest) rr = NULL;
   g_autoptr(GError) refused = NULL;
   SbxExecutorShared *shared;
-  SbxRunResult *result;
-  int fds[3];
-  int null_fd = -1;
 
-  if (!take_admission (self, STARTED, &admission, &taken))
+  *null_fd = -1;
+  if (!take_admission (self, STARTED, admission, &taken))
     {
       set_not_prepared_error (self, error);
-      return NULL;
+      return FALSE;
     }
   rr = taken;
-  shared = sbx_shared_guard_get_shared (admission.guard);
+  shared = sbx_shared_guard_get_shared (admission->guard);
   unlist (self, shared);
   if (g_cancellable_is_cancelled (cancellable))
     g_set_error (&refused, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CANCELLED,
@@ -350,22 +352,20 @@ prepared_run (SbxPreparedProcess  *self,
                  "The executor set was closed before “%s” started; nothing was spawned",
                  rr->argv[0]);
   else
-    sbx_run_streams_resolve (rr, fds, &null_fd, &refused);
+    sbx_run_streams_resolve (rr, fds, null_fd, &refused);
   if (refused != NULL)
     {
       SbxSuperviseResult none = { 0 };
 
-      if (null_fd >= 0)
-        close (null_fd);
-      sbx_executor_emit_exit (self->executor, &admission, &none, refused, FALSE);
-      sbx_admission_clear (&admission);
+      if (*null_fd >= 0)
+        close (*null_fd);
+      sbx_executor_emit_exit (self->executor, admission, &none, refused, FALSE);
+      sbx_admission_clear (admission);
       g_propagate_error (error, g_steal_pointer (&refused));
-      return NULL;
+      return FALSE;
     }
-  result = sbx_executor_run_admitted (self->executor, rr, &admission, fds, null_fd, cancellable,
-                                      error);
-  sbx_start_request_close_fds (rr);
-  return result;
+  *out_rr = g_steal_pointer (&rr);
+  return TRUE;
 }
 
 /**
@@ -400,18 +400,19 @@ sbx_prepared_process_run (SbxPreparedProcess  *self,
                           GCancellable        *cancellable,
                           GError             **error)
 {
+  SbxAdmission admission;
+  SbxStartRequest *rr = NULL;
+  int fds[3];
+  int null_fd;
+
   g_return_val_if_fail (SBX_IS_PREPARED_PROCESS (self), NULL);
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return prepared_run (self, cancellable, error);
-}
-
-static SbxRunResult *
-prepared_run_body (GTask   *task,
-                   GError **error)
-{
-  return prepared_run (g_task_get_source_object (task), g_task_get_cancellable (task), error);
+  if (!prepared_run_begin (self, cancellable, &admission, &rr, fds, &null_fd, error))
+    return NULL;
+  return sbx_executor_run_admitted (self->executor, rr, &admission, fds, null_fd, cancellable,
+                                    error);
 }
 
 /**
@@ -423,8 +424,8 @@ prepared_run_body (GTask   *task,
  *   the caller when the run is over
  * @user_data: data for @callback
  *
- * Asynchronous twin of [method@Sbx.PreparedProcess.run]; the child is
- * supervised on a dedicated thread, as by [method@Sbx.Executor.run_async].
+ * Asynchronous twin of [method@Sbx.PreparedProcess.run], on the same
+ * engine as [method@Sbx.Executor.run_async]: no thread per run.
  *
  * Since: 0.2
  */
@@ -435,6 +436,11 @@ sbx_prepared_process_run_async (SbxPreparedProcess  *self,
                                 gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  SbxAdmission admission;
+  SbxStartRequest *rr = NULL;
+  int fds[3];
+  int null_fd;
 
   g_return_if_fail (SBX_IS_PREPARED_PROCESS (self));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
@@ -443,7 +449,13 @@ sbx_prepared_process_run_async (SbxPreparedProcess  *self,
   g_task_set_source_tag (task, sbx_prepared_process_run_async);
   /* The run reports cancellation itself, after the tree is dead. */
   g_task_set_check_cancellable (task, FALSE);
-  sbx_run_task_start (task, self->executor->shared, prepared_run_body);
+  if (!prepared_run_begin (self, cancellable, &admission, &rr, fds, &null_fd, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  sbx_executor_run_admitted_async (self->executor, rr, &admission, fds, null_fd, cancellable,
+                                   task);
 }
 
 /**

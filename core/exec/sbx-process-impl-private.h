@@ -72,6 +72,18 @@ struct _SbxProcess
   SbxExitV1         exit;          /* (mutex) valid in DONE */
   GError           *teardown_error; /* (mutex) */
   gint64            duration_us;
+
+  /* A run's process (sbx_process_start_for_run(), immutable after the
+   * start): the run collects its output itself, so it has no streams and
+   * no ::denied; a sync run's watch reaps on the run's own thread. */
+  gboolean          for_run;
+  gboolean          reap_inline;
+  gboolean          truncated;     /* (mutex) the run's output passed its limit */
+  SbxRunResult     *run_result;    /* made by the reap (without the output) */
+  /* (mutex) called once DONE, on the reaping thread, then cleared: how a
+   * run's collect learns of the reap without a task of its own */
+  void            (*reaped_fn) (gpointer data);
+  gpointer          reaped_data;
 };
 
 /* A wait_async() task's data. */

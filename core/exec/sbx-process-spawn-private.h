@@ -19,4 +19,18 @@ SbxProcess *sbx_process_start_admitted (SbxExecutor     *executor,
                                         GCancellable    *cancellable,
                                         GError         **error);
 
+/* The run engine's start (sbx-executor-run.c): spawns an admitted run with
+ * the child's descriptors given (-1: the null device for stdin, nothing for
+ * stdout and stderr; with rr->pty the master stays in the process), without
+ * a cancellable (the run watches its own).  The reap makes the run's result
+ * (everything but the output); with @reap_inline the pidfd watch on the
+ * thread-default context reaps there rather than on the shared pool.  Takes
+ * @rr and the contents of @admission, as sbx_process_start_admitted(). */
+SbxProcess *sbx_process_start_for_run  (SbxExecutor     *executor,
+                                        SbxStartRequest *rr,
+                                        SbxAdmission    *admission,
+                                        const int        child[3],
+                                        gboolean         reap_inline,
+                                        GError         **error);
+
 G_END_DECLS

@@ -241,12 +241,17 @@ close_hook (GObject *object)
   sbx_process_close_internal (SBX_PROCESS (object));
 }
 
-SbxProcess *
-sbx_process_start_admitted (SbxExecutor      *executor,
-                            SbxStartRequest  *rr,
-                            SbxAdmission     *admission,
-                            GCancellable     *cancellable,
-                            GError          **error)
+/* The start of sbx_process_start_admitted() (@run_child NULL: the streams
+ * of rr's modes) and of sbx_process_start_for_run() (@run_child: the
+ * child's descriptors). */
+static SbxProcess *
+process_start (SbxExecutor      *executor,
+               SbxStartRequest  *rr,
+               SbxAdmission     *admission,
+               const int        *run_child,
+               gboolean          reap_inline,
+               GCancellable     *cancellable,
+               GError          **error)
 {
   g_autoptr(SbxProcess) self = NULL;
   g_autoptr(GError) spawn_error = NULL;
@@ -287,18 +292,29 @@ sbx_process_start_admitted (SbxExecutor      *executor,
     }
   self->deadline = self->admission.deadline;
   self->context = g_main_context_ref_thread_default ();
+  self->for_run = run_child != NULL;
+  self->reap_inline = reap_inline;
   /* Denials reach the application on this context while the tool runs
-   * (the log is fed from the egress plugin's threads). */
-  if (self->admission.egress.denials != NULL)
+   * (the log is fed from the egress plugin's threads); a run lists them in
+   * its result instead. */
+  if (self->admission.egress.denials != NULL && !self->for_run)
     sbx_denial_log_set_notify (self->admission.egress.denials, sbx_process_post_denial, self);
-  /* An asking run's questions are this process's signal (the broker lets
-   * go of it when the run ends). */
-  if (self->admission.egress.broker != NULL)
+  /* An asking process's questions are its signal (the broker lets go of
+   * it when the run ends); a run's go to the options' decision function,
+   * as admission set them up. */
+  if (self->admission.egress.broker != NULL && !self->for_run)
     sbx_decision_broker_set_deliver (self->admission.egress.broker, self->context,
                                      sbx_process_deliver_decision, g_object_ref (self),
                                      g_object_unref);
 
-  if (!setup_streams (self, child, owned, &spawn_error))
+  if (self->for_run)
+    {
+      for (int i = 0; i < 4; i++)
+        owned[i] = -1;
+      for (int i = 0; i < 3; i++)
+        child[i] = run_child[i];
+    }
+  else if (!setup_streams (self, child, owned, &spawn_error))
     {
       SbxSuperviseResult none = { 0 };
 
@@ -335,6 +351,12 @@ sbx_process_start_admitted (SbxExecutor      *executor,
   if (self->rr->ignored_signals != 0)
     req.flags |= SBX_SPAWN_IGNORED_SIGNALS;
   req.ignored_signals = self->rr->ignored_signals;
+  if (self->rr->n_stage_roots > 0)
+    {
+      req.flags |= SBX_SPAWN_STAGED;
+      req.stage_roots = self->rr->stage_roots;
+      req.n_stage_roots = self->rr->n_stage_roots;
+    }
   req.pty_rows = self->rr->rows;
   req.pty_cols = self->rr->cols;
   req.cwd = self->admission.cwd;
@@ -417,7 +439,9 @@ sbx_process_start_admitted (SbxExecutor      *executor,
        * refuses a spawn that lacks one); without our duplicates of it the
        * process is unusable: kill the tree, reap it and fail. */
       self->spawn.pty_master_fd = -1;
-      if (!attach_pty_master (self, master, &pty_error))
+      if (self->for_run)
+        self->pty_master = master;   /* the run relays it */
+      else if (!attach_pty_master (self, master, &pty_error))
         {
           sbx_process_kill (self, SBX_SUPERVISE_CANCELLED);
           while (waitid (P_PID, (id_t) self->spawn.pid, &(siginfo_t) { 0 },
@@ -439,6 +463,27 @@ sbx_process_start_admitted (SbxExecutor      *executor,
                                                self, NULL);
     }
   return g_steal_pointer (&self);
+}
+
+SbxProcess *
+sbx_process_start_admitted (SbxExecutor      *executor,
+                            SbxStartRequest  *rr,
+                            SbxAdmission     *admission,
+                            GCancellable     *cancellable,
+                            GError          **error)
+{
+  return process_start (executor, rr, admission, NULL, FALSE, cancellable, error);
+}
+
+SbxProcess *
+sbx_process_start_for_run (SbxExecutor      *executor,
+                           SbxStartRequest  *rr,
+                           SbxAdmission     *admission,
+                           const int         child[3],
+                           gboolean          reap_inline,
+                           GError          **error)
+{
+  return process_start (executor, rr, admission, child, reap_inline, NULL, error);
 }
 
 /**

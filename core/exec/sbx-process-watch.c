@@ -8,6 +8,7 @@
 #include "sbx-process-impl-private.h"
 #include "sbx-process-watch-private.h"
 #include "sbx-executor-error-private.h"
+#include "sbx-run-result-private.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -136,6 +137,8 @@ sbx_process_reap (SbxProcess *self)
   g_autoptr(GError) finish_error = NULL;
   SbxSuperviseResult event_result = { 0 };
   SbxExitV1 exit = { .struct_size = sizeof exit };
+  void (*reaped_fn) (gpointer data);
+  gpointer reaped_data;
   int status = 0;
   gboolean ok;
 
@@ -172,20 +175,62 @@ sbx_process_reap (SbxProcess *self)
   ok = sbx_backend_finish (self->admission.spec, self->spawn.child, status, &exit, &finish_error);
 
   g_mutex_lock (&self->mutex);
-  self->exit = exit;
   if (!ok)
     g_set_error (&self->teardown_error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_TEARDOWN_FAILED,
                  "“%s” ran, but its process tree could not be torn down: %s",
                  self->rr->argv[0], finish_error->message);
+  event_result.outcome = self->outcome;
+  event_result.truncated = self->truncated;
+  g_mutex_unlock (&self->mutex);
+
+  /* A run's result: everything but the output, which the run adds. */
+  if (self->for_run)
+    {
+      self->run_result = sbx_run_result_new (NULL, &exit, event_result.truncated,
+                                             (SbxLifetimeContainment) self->spawn.containment,
+                                             self->duration_us);
+      if (self->admission.spent != NULL)
+        sbx_run_result_set_grants_spent (self->run_result,
+                                         (const char *const *) self->admission.spent->pdata);
+      sbx_run_result_set_spawn (self->run_result, self->spawn_report, self->spawn_level,
+                                self->spawn_guarantees);
+    }
+
+  /* Egress: the execution ends with the process; its first denial is
+   * reported to the set's reporters (and a run's result). */
+  sbx_egress_run_end (&self->admission.egress);
+  if (self->admission.egress.denial_target != NULL)
+    sbx_executor_report_network_denial (sbx_shared_guard_get_shared (self->admission.guard),
+                                        sbx_executor_get_key (self->executor),
+                                        self->admission.run_id, self->run_result,
+                                        self->admission.egress.denial_target,
+                                        self->admission.egress.denial_reason);
+  sbx_executor_report_denials (sbx_shared_guard_get_shared (self->admission.guard),
+                               sbx_executor_get_key (self->executor), self->admission.run_id,
+                               self->run_result, &self->admission.egress);
+
+  event_result.exit = exit;
+  event_result.containment = self->spawn.containment;
+  event_result.duration_us = self->duration_us;
+  sbx_executor_emit_exit (self->executor, &self->admission, &event_result,
+                          self->teardown_error, TRUE);
+
+  /* DONE once the result is whole: a wait that returns sees all of it. */
+  g_mutex_lock (&self->mutex);
+  self->exit = exit;
   self->state = STATE_DONE;
   pending = g_steal_pointer (&self->pending);
   self->pending = g_ptr_array_new ();
   watches = g_steal_pointer (&self->watches);
   self->watches = g_ptr_array_new ();
-  event_result.outcome = self->outcome;
+  reaped_fn = self->reaped_fn;
+  reaped_data = self->reaped_data;
+  self->reaped_fn = NULL;
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->mutex);
 
+  if (reaped_fn != NULL)
+    reaped_fn (reaped_data);
   for (guint i = 0; i < watches->len; i++)
     {
       g_source_destroy (watches->pdata[i]);
@@ -196,25 +241,6 @@ sbx_process_reap (SbxProcess *self)
       g_cancellable_disconnect (self->cancellable, self->cancel_id);
       self->cancel_id = 0;
     }
-
-  /* Egress: the execution ends with the process; its first denial is
-   * reported to the set's reporters. */
-  sbx_egress_run_end (&self->admission.egress);
-  if (self->admission.egress.denial_target != NULL)
-    sbx_executor_report_network_denial (sbx_shared_guard_get_shared (self->admission.guard),
-                                        sbx_executor_get_key (self->executor),
-                                        self->admission.run_id, NULL,
-                                        self->admission.egress.denial_target,
-                                        self->admission.egress.denial_reason);
-  sbx_executor_report_denials (sbx_shared_guard_get_shared (self->admission.guard),
-                               sbx_executor_get_key (self->executor), self->admission.run_id, NULL,
-                               &self->admission.egress);
-
-  event_result.exit = exit;
-  event_result.containment = self->spawn.containment;
-  event_result.duration_us = self->duration_us;
-  sbx_executor_emit_exit (self->executor, &self->admission, &event_result,
-                          self->teardown_error, TRUE);
 
   /* Off the live list, then out of the barrier: the set's close waits for
    * both. */
@@ -227,6 +253,25 @@ sbx_process_reap (SbxProcess *self)
       sbx_process_complete_wait (self, pending->pdata[i]);
       g_object_unref (pending->pdata[i]);
     }
+}
+
+void
+sbx_process_on_reaped (SbxProcess  *self,
+                       void       (*fn) (gpointer data),
+                       gpointer     data)
+{
+  gboolean done;
+
+  g_mutex_lock (&self->mutex);
+  done = self->state == STATE_DONE;
+  if (!done)
+    {
+      self->reaped_fn = fn;
+      self->reaped_data = data;
+    }
+  g_mutex_unlock (&self->mutex);
+  if (done)
+    fn (data);
 }
 
 /* One process queued on the pool: the pool's reference to it, and a guard
@@ -312,7 +357,12 @@ watch_dispatch (GSource     *source,
 
   if (revents & (G_IO_IN | G_IO_HUP | G_IO_ERR))
     {
-      queue_reap (self);
+      /* A sync run's thread waits for this anyway: it reaps, sparing the
+       * hop to the pool. */
+      if (self->reap_inline)
+        sbx_process_reap (self);
+      else
+        queue_reap (self);
       return G_SOURCE_REMOVE;
     }
   process_check_timers (self);

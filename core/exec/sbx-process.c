@@ -103,6 +103,7 @@ sbx_process_finalize (GObject *object)
   g_clear_pointer (&self->watches, g_ptr_array_unref);
   g_clear_pointer (&self->pending, g_ptr_array_unref);
   g_clear_error (&self->teardown_error);
+  g_clear_pointer (&self->run_result, sbx_run_result_unref);
   g_free (self->identifier);
   g_mutex_clear (&self->mutex);
   g_cond_clear (&self->cond);

@@ -165,7 +165,7 @@ sbx_run_options_set_timeout (SbxRunOptions *self,
   self->timeout = timeout;
 }
 
-/**
+/*
  * sbx_run_options_get_timeout:
  * @self: options
  *
@@ -203,7 +203,7 @@ sbx_run_options_set_max_output (SbxRunOptions *self,
   self->max_output = max_output;
 }
 
-/**
+/*
  * sbx_run_options_get_max_output:
  * @self: options
  *
@@ -240,7 +240,7 @@ sbx_run_options_set_stdin_fd (SbxRunOptions *self,
   self->stdin_fd = fd;
 }
 
-/**
+/*
  * sbx_run_options_get_stdin_fd:
  * @self: options
  *
@@ -278,7 +278,7 @@ sbx_run_options_set_stdout_fd (SbxRunOptions *self,
   self->stdout_fd = fd;
 }
 
-/**
+/*
  * sbx_run_options_get_stdout_fd:
  * @self: options
  *
@@ -316,7 +316,7 @@ sbx_run_options_set_stderr_fd (SbxRunOptions *self,
   self->stderr_fd = fd;
 }
 
-/**
+/*
  * sbx_run_options_get_stderr_fd:
  * @self: options
  *
@@ -364,7 +364,7 @@ sbx_run_options_set_stdin (SbxRunOptions *self,
   set_mode (self, 0, mode);
 }
 
-/**
+/*
  * sbx_run_options_get_stdin:
  * @self: options
  *
@@ -399,7 +399,7 @@ sbx_run_options_set_stdout (SbxRunOptions *self,
   set_mode (self, 1, mode);
 }
 
-/**
+/*
  * sbx_run_options_get_stdout:
  * @self: options
  *
@@ -434,7 +434,7 @@ sbx_run_options_set_stderr (SbxRunOptions *self,
   set_mode (self, 2, mode);
 }
 
-/**
+/*
  * sbx_run_options_get_stderr:
  * @self: options
  *
@@ -494,7 +494,7 @@ sbx_run_options_set_pty (SbxRunOptions *self,
   self->pty_cols = cols;
 }
 
-/**
+/*
  * sbx_run_options_get_pty:
  * @self: options
  * @rows: (out) (optional): the initial rows, when a PTY is set
@@ -552,7 +552,7 @@ sbx_run_options_set_pty_resize_fd (SbxRunOptions *self,
   self->pty_size_fd = resize_fd >= 0 ? size_fd : -1;
 }
 
-/**
+/*
  * sbx_run_options_get_pty_resize_fd:
  * @self: options
  * @size_fd: (out) (optional): the terminal whose size is followed, or -1
@@ -604,7 +604,7 @@ sbx_run_options_set_deadline (SbxRunOptions *self,
   self->deadline = deadline;
 }
 
-/**
+/*
  * sbx_run_options_get_deadline:
  * @self: options
  *
@@ -642,7 +642,7 @@ sbx_run_options_set_terminate_grace (SbxRunOptions *self,
   self->terminate_grace = grace;
 }
 
-/**
+/*
  * sbx_run_options_get_terminate_grace:
  * @self: options
  *
@@ -695,7 +695,7 @@ sbx_run_options_set_grants (SbxRunOptions     *self,
   g_strfreev (old);
 }
 
-/**
+/*
  * sbx_run_options_get_grants:
  * @self: options
  *
@@ -736,7 +736,7 @@ sbx_run_options_set_execution_id (SbxRunOptions *self,
   self->execution_id = g_strdup (execution_id);
 }
 
-/**
+/*
  * sbx_run_options_get_execution_id:
  * @self: options
  *
@@ -797,7 +797,7 @@ sbx_run_options_set_ignored_signals (SbxRunOptions *self,
   self->ignored_signals = mask;
 }
 
-/**
+/*
  * sbx_run_options_get_ignored_signals:
  * @self: options
  * @n_signals: (out): the number of signals returned

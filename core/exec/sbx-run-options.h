@@ -73,91 +73,55 @@ SBX_AVAILABLE_IN_0_1
 void           sbx_run_options_set_timeout    (SbxRunOptions       *self,
                                                GTimeSpan            timeout);
 SBX_AVAILABLE_IN_0_1
-GTimeSpan      sbx_run_options_get_timeout    (const SbxRunOptions *self);
-SBX_AVAILABLE_IN_0_1
 void           sbx_run_options_set_max_output (SbxRunOptions       *self,
                                                guint64              max_output);
-SBX_AVAILABLE_IN_0_1
-guint64        sbx_run_options_get_max_output (const SbxRunOptions *self);
 SBX_AVAILABLE_IN_0_1
 void           sbx_run_options_set_stdin_fd   (SbxRunOptions       *self,
                                                int                  fd);
 SBX_AVAILABLE_IN_0_1
-int            sbx_run_options_get_stdin_fd   (const SbxRunOptions *self);
-SBX_AVAILABLE_IN_0_1
 void           sbx_run_options_set_stdout_fd  (SbxRunOptions       *self,
                                                int                  fd);
 SBX_AVAILABLE_IN_0_1
-int            sbx_run_options_get_stdout_fd  (const SbxRunOptions *self);
-SBX_AVAILABLE_IN_0_1
 void           sbx_run_options_set_stderr_fd  (SbxRunOptions       *self,
                                                int                  fd);
-SBX_AVAILABLE_IN_0_1
-int            sbx_run_options_get_stderr_fd  (const SbxRunOptions *self);
 
 
 SBX_AVAILABLE_IN_0_1
 void           sbx_run_options_set_stdin      (SbxRunOptions       *self,
                                                SbxStdioMode         mode);
 SBX_AVAILABLE_IN_0_1
-SbxStdioMode   sbx_run_options_get_stdin      (const SbxRunOptions *self);
-SBX_AVAILABLE_IN_0_1
 void           sbx_run_options_set_stdout     (SbxRunOptions       *self,
                                                SbxStdioMode         mode);
 SBX_AVAILABLE_IN_0_1
-SbxStdioMode   sbx_run_options_get_stdout     (const SbxRunOptions *self);
-SBX_AVAILABLE_IN_0_1
 void           sbx_run_options_set_stderr     (SbxRunOptions       *self,
                                                SbxStdioMode         mode);
-SBX_AVAILABLE_IN_0_1
-SbxStdioMode   sbx_run_options_get_stderr     (const SbxRunOptions *self);
 SBX_AVAILABLE_IN_0_1
 void           sbx_run_options_set_pty        (SbxRunOptions       *self,
                                                guint16              rows,
                                                guint16              cols);
 SBX_AVAILABLE_IN_0_1
-gboolean       sbx_run_options_get_pty        (const SbxRunOptions *self,
-                                               guint16             *rows,
-                                               guint16             *cols);
-SBX_AVAILABLE_IN_0_1
 void           sbx_run_options_set_pty_resize_fd (SbxRunOptions       *self,
                                                   int                  resize_fd,
                                                   int                  size_fd);
 SBX_AVAILABLE_IN_0_1
-int            sbx_run_options_get_pty_resize_fd (const SbxRunOptions *self,
-                                                  int                 *size_fd);
-SBX_AVAILABLE_IN_0_1
 void           sbx_run_options_set_deadline   (SbxRunOptions       *self,
                                                GDateTime           *deadline);
-SBX_AVAILABLE_IN_0_1
-GDateTime     *sbx_run_options_get_deadline   (const SbxRunOptions *self);
 SBX_AVAILABLE_IN_0_1
 void           sbx_run_options_set_terminate_grace (SbxRunOptions  *self,
                                                     GTimeSpan       grace);
 SBX_AVAILABLE_IN_0_1
-GTimeSpan      sbx_run_options_get_terminate_grace (const SbxRunOptions *self);
-SBX_AVAILABLE_IN_0_1
 void           sbx_run_options_set_grants     (SbxRunOptions       *self,
                                                const char *const   *grants);
 SBX_AVAILABLE_IN_0_1
-const char *const *sbx_run_options_get_grants (const SbxRunOptions *self);
-SBX_AVAILABLE_IN_0_1
 void           sbx_run_options_set_execution_id (SbxRunOptions     *self,
                                                  const char        *execution_id);
-SBX_AVAILABLE_IN_0_1
-const char    *sbx_run_options_get_execution_id (const SbxRunOptions *self);
 SBX_AVAILABLE_IN_0_2
 void           sbx_run_options_set_ignored_signals (SbxRunOptions *self,
                                                     const int     *signals,
                                                     gsize          n_signals);
 SBX_AVAILABLE_IN_0_2
-int           *sbx_run_options_get_ignored_signals (const SbxRunOptions *self,
-                                                    gsize               *n_signals);
-SBX_AVAILABLE_IN_0_2
 void           sbx_run_options_set_staged          (SbxRunOptions       *self,
                                                     gboolean             staged);
-SBX_AVAILABLE_IN_0_2
-gboolean       sbx_run_options_get_staged          (const SbxRunOptions *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxRunOptions, sbx_run_options_free)
 

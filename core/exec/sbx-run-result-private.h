@@ -14,6 +14,11 @@ SbxRunResult *sbx_run_result_new (GBytes          *output,
                                   SbxLifetimeContainment   containment,
                                   GTimeSpan        duration);
 
+/* The run's output, collected after the reap made the result (@output
+ * referenced; @truncated: it passed the limit, now or at the reap). */
+void          sbx_run_result_set_output (SbxRunResult *self,
+                                         GBytes       *output,
+                                         gboolean      truncated);
 /* What the run's grants opened (copied), for get_grants_spent(). */
 void          sbx_run_result_set_grants_spent (SbxRunResult      *self,
                                                const char *const *spent);

@@ -77,6 +77,18 @@ sbx_run_result_new (GBytes          *output,
  *
  * Since: 0.1
  */
+void
+sbx_run_result_set_output (SbxRunResult *self,
+                           GBytes       *output,
+                           gboolean      truncated)
+{
+  g_return_if_fail (self != NULL && output != NULL);
+
+  g_bytes_unref (self->output);
+  self->output = g_bytes_ref (output);
+  self->truncated |= truncated;
+}
+
 SbxRunResult *
 sbx_run_result_ref (SbxRunResult *self)
 {
@@ -134,19 +146,19 @@ sbx_run_result_get_output (SbxRunResult *self)
 }
 
 /**
- * sbx_run_result_get_exited:
+ * sbx_run_result_get_if_exited:
  * @self: a [struct@Sbx.RunResult]
  *
  * Whether the command exited by itself (then
- * [method@Sbx.RunResult.get_exit_code] is its status) rather than being
+ * [method@Sbx.RunResult.get_exit_status] is its status) rather than being
  * killed by a signal.
  *
  * Returns: %TRUE when the command exited
  *
- * Since: 0.1
+ * Since: 0.2
  */
 gboolean
-sbx_run_result_get_exited (SbxRunResult *self)
+sbx_run_result_get_if_exited (SbxRunResult *self)
 {
   g_return_val_if_fail (self != NULL, FALSE);
 
@@ -154,18 +166,18 @@ sbx_run_result_get_exited (SbxRunResult *self)
 }
 
 /**
- * sbx_run_result_get_exit_code:
+ * sbx_run_result_get_exit_status:
  * @self: a [struct@Sbx.RunResult]
  *
  * The command's exit status (0–255) when it exited; 0 when it was killed by
- * a signal (check [method@Sbx.RunResult.get_signaled] first).
+ * a signal (check [method@Sbx.RunResult.get_if_signaled] first).
  *
  * Returns: the exit status
  *
- * Since: 0.1
+ * Since: 0.2
  */
 int
-sbx_run_result_get_exit_code (SbxRunResult *self)
+sbx_run_result_get_exit_status (SbxRunResult *self)
 {
   g_return_val_if_fail (self != NULL, 0);
 
@@ -173,7 +185,7 @@ sbx_run_result_get_exit_code (SbxRunResult *self)
 }
 
 /**
- * sbx_run_result_get_signaled:
+ * sbx_run_result_get_if_signaled:
  * @self: a [struct@Sbx.RunResult]
  *
  * Whether the command was killed by a signal (including the kill of an
@@ -181,10 +193,10 @@ sbx_run_result_get_exit_code (SbxRunResult *self)
  *
  * Returns: %TRUE when the command died from a signal
  *
- * Since: 0.1
+ * Since: 0.2
  */
 gboolean
-sbx_run_result_get_signaled (SbxRunResult *self)
+sbx_run_result_get_if_signaled (SbxRunResult *self)
 {
   g_return_val_if_fail (self != NULL, FALSE);
 
@@ -192,17 +204,17 @@ sbx_run_result_get_signaled (SbxRunResult *self)
 }
 
 /**
- * sbx_run_result_get_term_signal:
+ * sbx_run_result_get_term_sig:
  * @self: a [struct@Sbx.RunResult]
  *
  * The number of the signal that killed the command, or 0 when it exited.
  *
  * Returns: the signal number
  *
- * Since: 0.1
+ * Since: 0.2
  */
 int
-sbx_run_result_get_term_signal (SbxRunResult *self)
+sbx_run_result_get_term_sig (SbxRunResult *self)
 {
   g_return_val_if_fail (self != NULL, 0);
 
@@ -210,7 +222,7 @@ sbx_run_result_get_term_signal (SbxRunResult *self)
 }
 
 /**
- * sbx_run_result_get_success:
+ * sbx_run_result_get_successful:
  * @self: a [struct@Sbx.RunResult]
  *
  * Whether the command exited with status 0 and its output was not
@@ -218,10 +230,10 @@ sbx_run_result_get_term_signal (SbxRunResult *self)
  *
  * Returns: %TRUE on success
  *
- * Since: 0.1
+ * Since: 0.2
  */
 gboolean
-sbx_run_result_get_success (SbxRunResult *self)
+sbx_run_result_get_successful (SbxRunResult *self)
 {
   g_return_val_if_fail (self != NULL, FALSE);
 
@@ -249,17 +261,17 @@ sbx_run_result_get_truncated (SbxRunResult *self)
 }
 
 /**
- * sbx_run_result_get_containment:
+ * sbx_run_result_get_lifetime_containment:
  * @self: a [struct@Sbx.RunResult]
  *
  * How the backend contained the lifetime of the run's process tree.
  *
  * Returns: the containment
  *
- * Since: 0.1
+ * Since: 0.2
  */
 SbxLifetimeContainment
-sbx_run_result_get_containment (SbxRunResult *self)
+sbx_run_result_get_lifetime_containment (SbxRunResult *self)
 {
   g_return_val_if_fail (self != NULL, SBX_LIFETIME_CONTAINMENT_UNSPECIFIED);
 

@@ -50,20 +50,20 @@ void            sbx_run_result_unref           (SbxRunResult *self);
 
 SBX_AVAILABLE_IN_0_1
 GBytes         *sbx_run_result_get_output      (SbxRunResult *self);
-SBX_AVAILABLE_IN_0_1
-gboolean        sbx_run_result_get_exited      (SbxRunResult *self);
-SBX_AVAILABLE_IN_0_1
-int             sbx_run_result_get_exit_code   (SbxRunResult *self);
-SBX_AVAILABLE_IN_0_1
-gboolean        sbx_run_result_get_signaled    (SbxRunResult *self);
-SBX_AVAILABLE_IN_0_1
-int             sbx_run_result_get_term_signal (SbxRunResult *self);
-SBX_AVAILABLE_IN_0_1
-gboolean        sbx_run_result_get_success     (SbxRunResult *self);
+SBX_AVAILABLE_IN_0_2
+gboolean        sbx_run_result_get_if_exited   (SbxRunResult *self);
+SBX_AVAILABLE_IN_0_2
+int             sbx_run_result_get_exit_status (SbxRunResult *self);
+SBX_AVAILABLE_IN_0_2
+gboolean        sbx_run_result_get_if_signaled (SbxRunResult *self);
+SBX_AVAILABLE_IN_0_2
+int             sbx_run_result_get_term_sig    (SbxRunResult *self);
+SBX_AVAILABLE_IN_0_2
+gboolean        sbx_run_result_get_successful  (SbxRunResult *self);
 SBX_AVAILABLE_IN_0_1
 gboolean        sbx_run_result_get_truncated   (SbxRunResult *self);
-SBX_AVAILABLE_IN_0_1
-SbxLifetimeContainment  sbx_run_result_get_containment (SbxRunResult *self);
+SBX_AVAILABLE_IN_0_2
+SbxLifetimeContainment  sbx_run_result_get_lifetime_containment (SbxRunResult *self);
 SBX_AVAILABLE_IN_0_1
 GTimeSpan       sbx_run_result_get_duration    (SbxRunResult *self);
 SBX_AVAILABLE_IN_0_1

@@ -92,7 +92,7 @@ GQuark sbx_plugin_error_quark (void);
  * @SBX_PLUGIN_STATE_LOADED: the plugin was validated, initialised and its
  *   extensions registered.
  * @SBX_PLUGIN_STATE_REFUSED: the plugin was refused; see
- *   [method@Sbx.Registry.get_plugin_error].
+ *   [method@Sbx.PluginInfo.get_error].
  *
  * Whether a plugin file found in a plugin directory is in use.
  *
@@ -121,6 +121,62 @@ typedef enum /*< prefix=SBX_EXTENSION_KIND >*/
   SBX_EXTENSION_KIND_EGRESS   = 2,
   SBX_EXTENSION_KIND_REPORTER = 3,
 } SbxExtensionKind;
+
+typedef struct _SbxDirectoryInfo SbxDirectoryInfo;
+typedef struct _SbxPluginInfo    SbxPluginInfo;
+typedef struct _SbxExtensionInfo SbxExtensionInfo;
+
+#define SBX_TYPE_DIRECTORY_INFO (sbx_directory_info_get_type ())
+SBX_AVAILABLE_IN_0_2
+GType             sbx_directory_info_get_type        (void) G_GNUC_CONST;
+SBX_AVAILABLE_IN_0_2
+SbxDirectoryInfo *sbx_directory_info_ref             (SbxDirectoryInfo *self);
+SBX_AVAILABLE_IN_0_2
+void              sbx_directory_info_unref           (SbxDirectoryInfo *self);
+SBX_AVAILABLE_IN_0_2
+const char       *sbx_directory_info_get_path        (SbxDirectoryInfo *self);
+SBX_AVAILABLE_IN_0_2
+const GError     *sbx_directory_info_get_error       (SbxDirectoryInfo *self);
+
+#define SBX_TYPE_PLUGIN_INFO (sbx_plugin_info_get_type ())
+SBX_AVAILABLE_IN_0_2
+GType             sbx_plugin_info_get_type           (void) G_GNUC_CONST;
+SBX_AVAILABLE_IN_0_2
+SbxPluginInfo    *sbx_plugin_info_ref                (SbxPluginInfo    *self);
+SBX_AVAILABLE_IN_0_2
+void              sbx_plugin_info_unref              (SbxPluginInfo    *self);
+SBX_AVAILABLE_IN_0_2
+const char       *sbx_plugin_info_get_name           (SbxPluginInfo    *self);
+SBX_AVAILABLE_IN_0_2
+const char       *sbx_plugin_info_get_path           (SbxPluginInfo    *self);
+SBX_AVAILABLE_IN_0_2
+const char       *sbx_plugin_info_get_version        (SbxPluginInfo    *self);
+SBX_AVAILABLE_IN_0_2
+const char       *sbx_plugin_info_get_license        (SbxPluginInfo    *self);
+SBX_AVAILABLE_IN_0_2
+SbxPluginState    sbx_plugin_info_get_state          (SbxPluginInfo    *self);
+SBX_AVAILABLE_IN_0_2
+const GError     *sbx_plugin_info_get_error          (SbxPluginInfo    *self);
+
+#define SBX_TYPE_EXTENSION_INFO (sbx_extension_info_get_type ())
+SBX_AVAILABLE_IN_0_2
+GType             sbx_extension_info_get_type        (void) G_GNUC_CONST;
+SBX_AVAILABLE_IN_0_2
+SbxExtensionInfo *sbx_extension_info_ref             (SbxExtensionInfo *self);
+SBX_AVAILABLE_IN_0_2
+void              sbx_extension_info_unref           (SbxExtensionInfo *self);
+SBX_AVAILABLE_IN_0_2
+const char       *sbx_extension_info_get_name        (SbxExtensionInfo *self);
+SBX_AVAILABLE_IN_0_2
+SbxExtensionKind  sbx_extension_info_get_kind        (SbxExtensionInfo *self);
+SBX_AVAILABLE_IN_0_2
+const char       *sbx_extension_info_get_plugin_name (SbxExtensionInfo *self);
+SBX_AVAILABLE_IN_0_2
+int               sbx_extension_info_get_priority    (SbxExtensionInfo *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxDirectoryInfo, sbx_directory_info_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxPluginInfo, sbx_plugin_info_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxExtensionInfo, sbx_extension_info_unref)
 
 /**
  * SbxRegistry:
@@ -152,50 +208,12 @@ gboolean          sbx_registry_add_directory           (SbxRegistry        *self
                                                         const char         *dir,
                                                         GError            **error);
 
-SBX_AVAILABLE_IN_0_1
-guint             sbx_registry_get_n_directories       (SbxRegistry        *self);
-SBX_AVAILABLE_IN_0_1
-const char       *sbx_registry_get_directory_path      (SbxRegistry        *self,
-                                                        guint               index);
-SBX_AVAILABLE_IN_0_1
-const GError     *sbx_registry_get_directory_error     (SbxRegistry        *self,
-                                                        guint               index);
-
-SBX_AVAILABLE_IN_0_1
-guint             sbx_registry_get_n_plugins           (SbxRegistry        *self);
-SBX_AVAILABLE_IN_0_1
-const char       *sbx_registry_get_plugin_name         (SbxRegistry        *self,
-                                                        guint               index);
-SBX_AVAILABLE_IN_0_1
-const char       *sbx_registry_get_plugin_path         (SbxRegistry        *self,
-                                                        guint               index);
-SBX_AVAILABLE_IN_0_1
-const char       *sbx_registry_get_plugin_version      (SbxRegistry        *self,
-                                                        guint               index);
-SBX_AVAILABLE_IN_0_1
-const char       *sbx_registry_get_plugin_license      (SbxRegistry        *self,
-                                                        guint               index);
-SBX_AVAILABLE_IN_0_1
-SbxPluginState    sbx_registry_get_plugin_state        (SbxRegistry        *self,
-                                                        guint               index);
-SBX_AVAILABLE_IN_0_1
-const GError     *sbx_registry_get_plugin_error        (SbxRegistry        *self,
-                                                        guint               index);
-
-SBX_AVAILABLE_IN_0_1
-guint             sbx_registry_get_n_extensions        (SbxRegistry        *self);
-SBX_AVAILABLE_IN_0_1
-const char       *sbx_registry_get_extension_name      (SbxRegistry        *self,
-                                                        guint               index);
-SBX_AVAILABLE_IN_0_1
-SbxExtensionKind  sbx_registry_get_extension_kind      (SbxRegistry        *self,
-                                                        guint               index);
-SBX_AVAILABLE_IN_0_1
-const char       *sbx_registry_get_extension_plugin    (SbxRegistry        *self,
-                                                        guint               index);
-SBX_AVAILABLE_IN_0_1
-int               sbx_registry_get_extension_priority  (SbxRegistry        *self,
-                                                        guint               index);
+SBX_AVAILABLE_IN_0_2
+GPtrArray        *sbx_registry_list_directories        (SbxRegistry        *self);
+SBX_AVAILABLE_IN_0_2
+GPtrArray        *sbx_registry_list_plugins            (SbxRegistry        *self);
+SBX_AVAILABLE_IN_0_2
+GPtrArray        *sbx_registry_list_extensions         (SbxRegistry        *self);
 
 SBX_AVAILABLE_IN_0_1
 SbxCompileReport *sbx_registry_probe_backend           (SbxRegistry        *self,

@@ -102,9 +102,15 @@ sbx_registry_to_json (SbxRegistry *self)
     { SBX_EXTENSION_KIND_EGRESS, "egress" },
     { SBX_EXTENSION_KIND_REPORTER, "reporters" },
   };
-  guint n;
+  g_autoptr(GPtrArray) directories = NULL;
+  g_autoptr(GPtrArray) plugins = NULL;
+  g_autoptr(GPtrArray) extensions = NULL;
 
   g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
+
+  directories = sbx_registry_list_directories (self);
+  plugins = sbx_registry_list_plugins (self);
+  extensions = sbx_registry_list_extensions (self);
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "schema");
@@ -112,49 +118,51 @@ sbx_registry_to_json (SbxRegistry *self)
 
   json_builder_set_member_name (builder, "directories");
   json_builder_begin_array (builder);
-  n = sbx_registry_get_n_directories (self);
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < directories->len; i++)
     {
+      SbxDirectoryInfo *dir = directories->pdata[i];
+
       json_builder_begin_object (builder);
-      add_nullable_string (builder, "path", sbx_registry_get_directory_path (self, i));
-      add_error_members (builder, sbx_registry_get_directory_error (self, i));
+      add_nullable_string (builder, "path", sbx_directory_info_get_path (dir));
+      add_error_members (builder, sbx_directory_info_get_error (dir));
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
 
   json_builder_set_member_name (builder, "plugins");
   json_builder_begin_array (builder);
-  n = sbx_registry_get_n_plugins (self);
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < plugins->len; i++)
     {
+      SbxPluginInfo *plugin = plugins->pdata[i];
+
       json_builder_begin_object (builder);
-      add_nullable_string (builder, "name", sbx_registry_get_plugin_name (self, i));
-      add_nullable_string (builder, "path", sbx_registry_get_plugin_path (self, i));
+      add_nullable_string (builder, "name", sbx_plugin_info_get_name (plugin));
+      add_nullable_string (builder, "path", sbx_plugin_info_get_path (plugin));
       add_nullable_string (builder, "state",
-                           sbx_registry_get_plugin_state (self, i) == SBX_PLUGIN_STATE_LOADED ? "loaded" : "refused");
-      add_nullable_string (builder, "version", sbx_registry_get_plugin_version (self, i));
-      add_nullable_string (builder, "license", sbx_registry_get_plugin_license (self, i));
-      add_error_members (builder, sbx_registry_get_plugin_error (self, i));
+                           sbx_plugin_info_get_state (plugin) == SBX_PLUGIN_STATE_LOADED ? "loaded" : "refused");
+      add_nullable_string (builder, "version", sbx_plugin_info_get_version (plugin));
+      add_nullable_string (builder, "license", sbx_plugin_info_get_license (plugin));
+      add_error_members (builder, sbx_plugin_info_get_error (plugin));
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
 
-  n = sbx_registry_get_n_extensions (self);
   for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
     {
       json_builder_set_member_name (builder, kinds[k].member);
       json_builder_begin_array (builder);
-      for (guint i = 0; i < n; i++)
+      for (guint i = 0; i < extensions->len; i++)
         {
-          const char *name = sbx_registry_get_extension_name (self, i);
+          SbxExtensionInfo *ext = extensions->pdata[i];
+          const char *name = sbx_extension_info_get_name (ext);
 
-          if (sbx_registry_get_extension_kind (self, i) != kinds[k].kind)
+          if (sbx_extension_info_get_kind (ext) != kinds[k].kind)
             continue;
           json_builder_begin_object (builder);
           add_nullable_string (builder, "name", name);
-          add_nullable_string (builder, "plugin", sbx_registry_get_extension_plugin (self, i));
+          add_nullable_string (builder, "plugin", sbx_extension_info_get_plugin_name (ext));
           json_builder_set_member_name (builder, "priority");
-          json_builder_add_int_value (builder, sbx_registry_get_extension_priority (self, i));
+          json_builder_add_int_value (builder, sbx_extension_info_get_priority (ext));
           if (kinds[k].kind == SBX_EXTENSION_KIND_BACKEND)
             {
               g_autoptr(GError) error = NULL;

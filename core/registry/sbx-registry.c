@@ -41,6 +41,7 @@
 #include "sbx-plugin-loader-private.h"
 #include "sbx-registry-state-private.h"
 #include "sbx-compile-report-private.h"
+#include "sbx-registry-info-private.h"
 #include "sbx-enum-types.h"
 
 #include <dirent.h>
@@ -532,7 +533,7 @@ sbx_registry_new_tolerant (const char *const *dirs)
  * runs with `AT_SECURE` (setuid, setgid, file capabilities).  When two
  * directories hold a plugin of the same name, the first one wins.  A missing
  * or refused directory does not make this fail; it is listed with its error
- * (see [method@Sbx.Registry.get_directory_error]).
+ * (see [method@Sbx.Registry.list_directories]).
  *
  * Returns: (transfer none): the default registry
  *
@@ -632,396 +633,101 @@ sbx_registry_add_directory (SbxRegistry  *self,
 /* Listing                                                                    */
 /* ------------------------------------------------------------------------- */
 
-static gpointer
-locked_index (SbxRegistry *self,
-              GPtrArray   *array,
-              guint        index)
+/**
+ * sbx_registry_list_directories:
+ * @self: a [class@Sbx.Registry]
+ *
+ * The plugin directories searched so far, in search order, each with why
+ * it could not be searched if it could not.  A snapshot: later loads do
+ * not change it.
+ *
+ * Returns: (transfer container) (element-type SbxDirectoryInfo): the
+ *   directories
+ *
+ * Since: 0.2
+ */
+GPtrArray *
+sbx_registry_list_directories (SbxRegistry *self)
 {
-  gpointer item = NULL;
+  GPtrArray *list;
 
+  g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
+
+  list = g_ptr_array_new_with_free_func ((GDestroyNotify) sbx_directory_info_unref);
   g_mutex_lock (&self->lock);
-  if (index < array->len)
-    item = array->pdata[index];
+  for (guint i = 0; i < self->directories->len; i++)
+    {
+      DirectoryRecord *record = self->directories->pdata[i];
+
+      g_ptr_array_add (list, sbx_directory_info_new (record->path, record->error));
+    }
   g_mutex_unlock (&self->lock);
-  return item;
+  return list;
 }
 
-static guint
-locked_len (SbxRegistry *self,
-            GPtrArray   *array)
+/**
+ * sbx_registry_list_plugins:
+ * @self: a [class@Sbx.Registry]
+ *
+ * The plugin files found so far, loaded or refused, in load order.  A
+ * snapshot: later loads do not change it.
+ *
+ * Returns: (transfer container) (element-type SbxPluginInfo): the plugins
+ *
+ * Since: 0.2
+ */
+GPtrArray *
+sbx_registry_list_plugins (SbxRegistry *self)
 {
-  guint len;
+  GPtrArray *list;
 
+  g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
+
+  list = g_ptr_array_new_with_free_func ((GDestroyNotify) sbx_plugin_info_unref);
   g_mutex_lock (&self->lock);
-  len = array->len;
+  for (guint i = 0; i < self->plugins->len; i++)
+    {
+      SbxPlugin *plugin = self->plugins->pdata[i];
+
+      g_ptr_array_add (list, sbx_plugin_info_new (plugin->name, plugin->path, plugin->version,
+                                                  plugin->license, plugin->state,
+                                                  plugin->error));
+    }
   g_mutex_unlock (&self->lock);
-  return len;
+  return list;
 }
 
 /**
- * sbx_registry_get_n_directories:
+ * sbx_registry_list_extensions:
  * @self: a [class@Sbx.Registry]
  *
- * Returns the number of plugin directories searched so far.
+ * The registered extensions (backends, egress routes and reporters) of
+ * loaded plugins, in registration order.  A snapshot: later loads do not
+ * change it.
  *
- * Returns: the number of directories
+ * Returns: (transfer container) (element-type SbxExtensionInfo): the
+ *   extensions
  *
- * Since: 0.1
+ * Since: 0.2
  */
-guint
-sbx_registry_get_n_directories (SbxRegistry *self)
+GPtrArray *
+sbx_registry_list_extensions (SbxRegistry *self)
 {
-  g_return_val_if_fail (SBX_IS_REGISTRY (self), 0);
-
-  return locked_len (self, self->directories);
-}
-
-/**
- * sbx_registry_get_directory_path:
- * @self: a [class@Sbx.Registry]
- * @index: less than [method@Sbx.Registry.get_n_directories]
- *
- * Returns the path of directory @index, in search order.
- *
- * Returns: (transfer none) (type filename): the path
- *
- * Since: 0.1
- */
-const char *
-sbx_registry_get_directory_path (SbxRegistry *self,
-                                 guint        index)
-{
-  DirectoryRecord *record;
+  GPtrArray *list;
 
   g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
-  record = locked_index (self, self->directories, index);
-  g_return_val_if_fail (record != NULL, NULL);
 
-  return record->path;
-}
+  list = g_ptr_array_new_with_free_func ((GDestroyNotify) sbx_extension_info_unref);
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; i < self->extensions->len; i++)
+    {
+      ExtensionRecord *ext = self->extensions->pdata[i];
 
-/**
- * sbx_registry_get_directory_error:
- * @self: a [class@Sbx.Registry]
- * @index: less than [method@Sbx.Registry.get_n_directories]
- *
- * Returns why directory @index could not be searched (missing, not a
- * directory, unsafe permissions), or %NULL when it was searched.
- *
- * Returns: (transfer none) (nullable): the error
- *
- * Since: 0.1
- */
-const GError *
-sbx_registry_get_directory_error (SbxRegistry *self,
-                                  guint        index)
-{
-  DirectoryRecord *record;
-
-  g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
-  record = locked_index (self, self->directories, index);
-  g_return_val_if_fail (record != NULL, NULL);
-
-  return record->error;
-}
-
-/**
- * sbx_registry_get_n_plugins:
- * @self: a [class@Sbx.Registry]
- *
- * Returns the number of plugin files found, loaded or refused.
- *
- * Returns: the number of plugins
- *
- * Since: 0.1
- */
-guint
-sbx_registry_get_n_plugins (SbxRegistry *self)
-{
-  g_return_val_if_fail (SBX_IS_REGISTRY (self), 0);
-
-  return locked_len (self, self->plugins);
-}
-
-static SbxPlugin *
-get_plugin (SbxRegistry *self,
-            guint        index)
-{
-  return locked_index (self, self->plugins, index);
-}
-
-/**
- * sbx_registry_get_plugin_name:
- * @self: a [class@Sbx.Registry]
- * @index: less than [method@Sbx.Registry.get_n_plugins]
- *
- * Returns the name of plugin @index, derived from its file name
- * (`sbx-plugin-NAME.so`).
- *
- * Returns: (transfer none): the name
- *
- * Since: 0.1
- */
-const char *
-sbx_registry_get_plugin_name (SbxRegistry *self,
-                              guint        index)
-{
-  SbxPlugin *plugin;
-
-  g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
-  plugin = get_plugin (self, index);
-  g_return_val_if_fail (plugin != NULL, NULL);
-
-  return plugin->name;
-}
-
-/**
- * sbx_registry_get_plugin_path:
- * @self: a [class@Sbx.Registry]
- * @index: less than [method@Sbx.Registry.get_n_plugins]
- *
- * Returns the file of plugin @index.
- *
- * Returns: (transfer none) (type filename): the path
- *
- * Since: 0.1
- */
-const char *
-sbx_registry_get_plugin_path (SbxRegistry *self,
-                              guint        index)
-{
-  SbxPlugin *plugin;
-
-  g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
-  plugin = get_plugin (self, index);
-  g_return_val_if_fail (plugin != NULL, NULL);
-
-  return plugin->path;
-}
-
-/**
- * sbx_registry_get_plugin_version:
- * @self: a [class@Sbx.Registry]
- * @index: less than [method@Sbx.Registry.get_n_plugins]
- *
- * Returns the version plugin @index declares.
- *
- * Returns: (transfer none) (nullable): the version, or %NULL when the plugin
- *   was refused before its descriptor was validated
- *
- * Since: 0.1
- */
-const char *
-sbx_registry_get_plugin_version (SbxRegistry *self,
-                                 guint        index)
-{
-  SbxPlugin *plugin;
-
-  g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
-  plugin = get_plugin (self, index);
-  g_return_val_if_fail (plugin != NULL, NULL);
-
-  return plugin->version;
-}
-
-/**
- * sbx_registry_get_plugin_license:
- * @self: a [class@Sbx.Registry]
- * @index: less than [method@Sbx.Registry.get_n_plugins]
- *
- * Returns the SPDX license identifier plugin @index declares.
- *
- * Returns: (transfer none) (nullable): the license, or %NULL when the plugin
- *   was refused before its descriptor was validated
- *
- * Since: 0.1
- */
-const char *
-sbx_registry_get_plugin_license (SbxRegistry *self,
-                                 guint        index)
-{
-  SbxPlugin *plugin;
-
-  g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
-  plugin = get_plugin (self, index);
-  g_return_val_if_fail (plugin != NULL, NULL);
-
-  return plugin->license;
-}
-
-/**
- * sbx_registry_get_plugin_state:
- * @self: a [class@Sbx.Registry]
- * @index: less than [method@Sbx.Registry.get_n_plugins]
- *
- * Returns whether plugin @index is loaded or was refused.
- *
- * Returns: the state
- *
- * Since: 0.1
- */
-SbxPluginState
-sbx_registry_get_plugin_state (SbxRegistry *self,
-                               guint        index)
-{
-  SbxPlugin *plugin;
-
-  g_return_val_if_fail (SBX_IS_REGISTRY (self), SBX_PLUGIN_STATE_REFUSED);
-  plugin = get_plugin (self, index);
-  g_return_val_if_fail (plugin != NULL, SBX_PLUGIN_STATE_REFUSED);
-
-  return plugin->state;
-}
-
-/**
- * sbx_registry_get_plugin_error:
- * @self: a [class@Sbx.Registry]
- * @index: less than [method@Sbx.Registry.get_n_plugins]
- *
- * Returns why plugin @index was refused: a [error@Sbx.PluginError] whose
- * message names the plugin, the file and the fault (for permissions, the
- * mode).
- *
- * Returns: (transfer none) (nullable): the error, or %NULL for a loaded
- *   plugin
- *
- * Since: 0.1
- */
-const GError *
-sbx_registry_get_plugin_error (SbxRegistry *self,
-                               guint        index)
-{
-  SbxPlugin *plugin;
-
-  g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
-  plugin = get_plugin (self, index);
-  g_return_val_if_fail (plugin != NULL, NULL);
-
-  return plugin->error;
-}
-
-/**
- * sbx_registry_get_n_extensions:
- * @self: a [class@Sbx.Registry]
- *
- * Returns the number of registered extensions (backends, egress routes and
- * reporters) of loaded plugins.
- *
- * Returns: the number of extensions
- *
- * Since: 0.1
- */
-guint
-sbx_registry_get_n_extensions (SbxRegistry *self)
-{
-  g_return_val_if_fail (SBX_IS_REGISTRY (self), 0);
-
-  return locked_len (self, self->extensions);
-}
-
-static ExtensionRecord *
-get_extension (SbxRegistry *self,
-               guint        index)
-{
-  return locked_index (self, self->extensions, index);
-}
-
-/**
- * sbx_registry_get_extension_name:
- * @self: a [class@Sbx.Registry]
- * @index: less than [method@Sbx.Registry.get_n_extensions]
- *
- * Returns the name of extension @index ("linux-userns").  Names are unique
- * across the registry.
- *
- * Returns: (transfer none): the name
- *
- * Since: 0.1
- */
-const char *
-sbx_registry_get_extension_name (SbxRegistry *self,
-                                 guint        index)
-{
-  ExtensionRecord *ext;
-
-  g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
-  ext = get_extension (self, index);
-  g_return_val_if_fail (ext != NULL, NULL);
-
-  return ext->name;
-}
-
-/**
- * sbx_registry_get_extension_kind:
- * @self: a [class@Sbx.Registry]
- * @index: less than [method@Sbx.Registry.get_n_extensions]
- *
- * Returns the kind of extension @index.
- *
- * Returns: the kind
- *
- * Since: 0.1
- */
-SbxExtensionKind
-sbx_registry_get_extension_kind (SbxRegistry *self,
-                                 guint        index)
-{
-  ExtensionRecord *ext;
-
-  g_return_val_if_fail (SBX_IS_REGISTRY (self), SBX_EXTENSION_KIND_BACKEND);
-  ext = get_extension (self, index);
-  g_return_val_if_fail (ext != NULL, SBX_EXTENSION_KIND_BACKEND);
-
-  return ext->kind;
-}
-
-/**
- * sbx_registry_get_extension_plugin:
- * @self: a [class@Sbx.Registry]
- * @index: less than [method@Sbx.Registry.get_n_extensions]
- *
- * Returns the name of the plugin that provides extension @index.
- *
- * Returns: (transfer none): the plugin name
- *
- * Since: 0.1
- */
-const char *
-sbx_registry_get_extension_plugin (SbxRegistry *self,
-                                   guint        index)
-{
-  ExtensionRecord *ext;
-
-  g_return_val_if_fail (SBX_IS_REGISTRY (self), NULL);
-  ext = get_extension (self, index);
-  g_return_val_if_fail (ext != NULL, NULL);
-
-  return ext->plugin->name;
-}
-
-/**
- * sbx_registry_get_extension_priority:
- * @self: a [class@Sbx.Registry]
- * @index: less than [method@Sbx.Registry.get_n_extensions]
- *
- * Returns the priority of extension @index; higher is tried first,
- * negative means last resort.
- *
- * Returns: the priority
- *
- * Since: 0.1
- */
-int
-sbx_registry_get_extension_priority (SbxRegistry *self,
-                                     guint        index)
-{
-  ExtensionRecord *ext;
-
-  g_return_val_if_fail (SBX_IS_REGISTRY (self), 0);
-  ext = get_extension (self, index);
-  g_return_val_if_fail (ext != NULL, 0);
-
-  return ext->priority;
+      g_ptr_array_add (list, sbx_extension_info_new (ext->name, ext->kind, ext->plugin->name,
+                                                     ext->priority));
+    }
+  g_mutex_unlock (&self->lock);
+  return list;
 }
 
 SbxBackend *

@@ -8,13 +8,14 @@
 
 #include "sbx-registry-private.h"
 #include "sbx-plugin-abi.h"
+#include "../registry-list-util.h"
 
 static int
 find_plugin (SbxRegistry *registry,
              const char  *name)
 {
-  for (guint i = 0; i < sbx_registry_get_n_plugins (registry); i++)
-    if (g_str_equal (sbx_registry_get_plugin_name (registry, i), name))
+  for (guint i = 0; i < registry_n_plugins (registry); i++)
+    if (g_str_equal (sbx_plugin_info_get_name (registry_plugin (registry, i)), name))
       return (int) i;
   return -1;
 }
@@ -34,10 +35,10 @@ test_refused_without_feature (void)
   g_assert_no_error (error);
   index = find_plugin (registry, "egress-http");
   g_assert_cmpint (index, >=, 0);
-  g_assert_cmpint (sbx_registry_get_plugin_state (registry, (guint) index), ==, SBX_PLUGIN_STATE_REFUSED);
-  g_assert_error (sbx_registry_get_plugin_error (registry, (guint) index), SBX_PLUGIN_ERROR,
+  g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, (guint) index)), ==, SBX_PLUGIN_STATE_REFUSED);
+  g_assert_error (sbx_plugin_info_get_error (registry_plugin (registry, (guint) index)), SBX_PLUGIN_ERROR,
                   SBX_PLUGIN_ERROR_MISSING_HOST_FEATURE);
-  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 0);
+  g_assert_cmpuint (registry_n_extensions (registry), ==, 0);
 }
 
 static void
@@ -52,8 +53,8 @@ test_loaded_with_feature (void)
   g_assert_no_error (error);
   index = find_plugin (registry, "egress-http");
   g_assert_cmpint (index, >=, 0);
-  g_assert_cmpint (sbx_registry_get_plugin_state (registry, (guint) index), ==, SBX_PLUGIN_STATE_LOADED);
-  g_assert_cmpuint (sbx_registry_get_n_extensions (registry), ==, 1);
+  g_assert_cmpint (sbx_plugin_info_get_state (registry_plugin (registry, (guint) index)), ==, SBX_PLUGIN_STATE_LOADED);
+  g_assert_cmpuint (registry_n_extensions (registry), ==, 1);
 }
 
 int
