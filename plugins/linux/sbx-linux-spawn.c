@@ -692,6 +692,8 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
    * lives until the child has exec'd (this function's end). */
   if (spec->dns_over_tcp)
     dns_envp = envp_with_dns_over_tcp (request->envp);
+  /* TMPDIR and HOME where the view shows them (sbx-linux-tmp.c). */
+  dns_envp = sbx_linux_view_envp (spec, g_steal_pointer (&dns_envp), request->envp);
   status = spawn_open_channels (spec, request, &ch, error_message);
   if (status == SBX_STATUS_OK && !spawn_start_warm (spec, request, dns_envp, &ch, &started))
     status = spawn_start_cold (spec, request, dns_envp, &ch, &started, error_message);
