@@ -451,8 +451,12 @@ typedef struct SbxPolicyV1
   const SbxNetPolicyV1 *net;
   const SbxLimitsV1    *limits;
   const char           *workspace;    /* canonical workspace root */
-  const char           *home;         /* HOME the child sees (absolute) */
-  const char           *tmpdir;       /* TMPDIR the child sees (absolute) */
+  /* HOME and TMPDIR of the child, as host paths (absolute).  A backend
+   * whose view shows one at another path (Linux rung 1: TMPDIR at /tmp)
+   * replaces exactly these values of HOME= and TMPDIR= in the spawn
+   * request's environment with that path, and reports it. */
+  const char           *home;
+  const char           *tmpdir;
   const char           *state_dir;    /* executor-private 0700 dir the backend may use */
   /* Since 0.2 (SBX_POLICY_V1_HOST_SOCKETS_SIZE): NULL-terminated canonical
    * absolute paths of the host unix sockets the target may connect to (the
