@@ -358,6 +358,7 @@ admit_grants (SbxExecutor            *self,
   batch.expiries = g_array_new (FALSE, FALSE, sizeof (gint64));
   batch.fs = g_ptr_array_new_with_free_func (sbx_executor_fs_delta_free);
   batch.ports = g_array_new (FALSE, FALSE, sizeof (guint16));
+  batch.unix_sockets = g_ptr_array_new_with_free_func (g_free);
   batch.spent = g_ptr_array_new_with_free_func (g_free);
   batch.proxy_targets = g_ptr_array_new_with_free_func (g_free);
 
@@ -387,7 +388,7 @@ admit_grants (SbxExecutor            *self,
   /* Only a batch that changes the policy gets a transient spec: a
    * command.start.v1 grant alone authorizes the start and runs on the
    * executor's own spec (same policy, same guarantees). */
-  if (batch.fs->len > 0 || batch.ports->len > 0)
+  if (batch.fs->len > 0 || batch.ports->len > 0 || batch.unix_sockets->len > 0)
     {
       SbxBackendSpec *transient = sbx_executor_compile_transient (self, &batch, &out->report,
                                                                   &out->level, &out->guarantees,

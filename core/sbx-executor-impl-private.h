@@ -91,7 +91,8 @@ typedef struct
   SbxGuarantees must_drop; /* bits the spawn must not claim (a broad network grant opened them) */
   GPtrArray *spent;        /* char* "class target: what it opened" */
   GPtrArray *proxy_targets; /* char* network.proxy-target.v1 targets (egress) */
-  GArray    *drops;        /* GrantDrop, one per host or broad-network grant */
+  GArray    *drops;        /* GrantDrop, one per host, broad-network or unix-connect grant */
+  GPtrArray *unix_sockets; /* char* unix.connect.v1 targets: host sockets opened for this spawn */
 } GrantBatch;
 
 void     sbx_executor_grant_batch_clear (GrantBatch *batch);

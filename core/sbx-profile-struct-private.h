@@ -41,6 +41,7 @@ struct _SbxProfileConfig
   gboolean ack_unconfined;
   gboolean unix_sockets;
   GPtrArray *host_sockets; /* char *: host unix sockets the sandbox may connect to, as added */
+  GArray  *host_socket_access; /* SbxAccess, parallel to host_sockets: ALLOW or GATED */
   GArray  *roots; /* ConfigRoot */
   guint64  max_processes;
   guint64  max_memory;
@@ -62,6 +63,7 @@ struct _SbxProfile
   gboolean        ack_unconfined;
   gboolean        unix_sockets;
   char          **host_sockets; /* NULL-terminated, sorted, canonical absolute paths */
+  char          **gated_host_sockets; /* likewise: host sockets a unix.connect.v1 grant opens */
   SbxProfileRoot *roots; /* sorted by path, byte order */
   guint           n_roots;
   guint64         max_processes;
