@@ -72,7 +72,7 @@ _Static_assert (sizeof (SbxCompileResultV1) == 16, "size SbxCompileResultV1");
 _Static_assert (offsetof (SbxCompileResultV1, struct_size) == 0, "SbxCompileResultV1.struct_size");
 _Static_assert (offsetof (SbxCompileResultV1, level) == 4, "SbxCompileResultV1.level");
 _Static_assert (offsetof (SbxCompileResultV1, guarantees) == 8, "SbxCompileResultV1.guarantees");
-_Static_assert (sizeof (SbxSpawnRequestV1) == 88, "size SbxSpawnRequestV1");
+_Static_assert (sizeof (SbxSpawnRequestV1) == 96, "size SbxSpawnRequestV1");
 _Static_assert (offsetof (SbxSpawnRequestV1, struct_size) == 0, "SbxSpawnRequestV1.struct_size");
 _Static_assert (offsetof (SbxSpawnRequestV1, flags) == 4, "SbxSpawnRequestV1.flags");
 _Static_assert (offsetof (SbxSpawnRequestV1, cwd) == 8, "SbxSpawnRequestV1.cwd");
@@ -95,6 +95,9 @@ _Static_assert (SBX_SPAWN_REQUEST_V1_LISTEN_SIZE == 76, "SBX_SPAWN_REQUEST_V1_LI
  * (ignored_signals) is false for a request of the listeners' layout. */
 _Static_assert (offsetof (SbxSpawnRequestV1, ignored_signals) == 80, "SbxSpawnRequestV1.ignored_signals");
 _Static_assert (SBX_SPAWN_REQUEST_V1_SIGNALS_SIZE == 88, "SBX_SPAWN_REQUEST_V1_SIGNALS_SIZE");
+/* denial_sink was appended after it (additive, backend denials). */
+_Static_assert (offsetof (SbxSpawnRequestV1, denial_sink) == 88, "SbxSpawnRequestV1.denial_sink");
+_Static_assert (SBX_SPAWN_REQUEST_V1_DENIALS_SIZE == 96, "SBX_SPAWN_REQUEST_V1_DENIALS_SIZE");
 _Static_assert (sizeof (SbxListenV1) == 48, "size SbxListenV1");
 _Static_assert (offsetof (SbxListenV1, struct_size) == 0, "SbxListenV1.struct_size");
 _Static_assert (offsetof (SbxListenV1, kind) == 4, "SbxListenV1.kind");
@@ -176,6 +179,23 @@ _Static_assert (SBX_ABI_DECISION_DENY == 0u && SBX_ABI_DECISION_ONCE == 1u && SB
                 "ask decisions");
 _Static_assert (SBX_ABI_DENIAL_CONNECT == 4u && SBX_ABI_DENIAL_RESOLVE == 5u, "denial operations");
 _Static_assert (SBX_ABI_DENIAL_APPROVABLE == 1u, "denial flags");
+
+/* Backend denials: the denial and sink tables a spawn request points at. */
+_Static_assert (sizeof (SbxBackendDenialV1) == 48, "size SbxBackendDenialV1");
+_Static_assert (offsetof (SbxBackendDenialV1, struct_size) == 0, "SbxBackendDenialV1.struct_size");
+_Static_assert (offsetof (SbxBackendDenialV1, operation) == 4, "SbxBackendDenialV1.operation");
+_Static_assert (offsetof (SbxBackendDenialV1, pid) == 8, "SbxBackendDenialV1.pid");
+_Static_assert (offsetof (SbxBackendDenialV1, target) == 16, "SbxBackendDenialV1.target");
+_Static_assert (offsetof (SbxBackendDenialV1, mechanism) == 24, "SbxBackendDenialV1.mechanism");
+_Static_assert (offsetof (SbxBackendDenialV1, process) == 32, "SbxBackendDenialV1.process");
+_Static_assert (offsetof (SbxBackendDenialV1, reason) == 40, "SbxBackendDenialV1.reason");
+_Static_assert (SBX_BACKEND_DENIAL_V1_MIN_SIZE == 48, "SbxBackendDenialV1 minimum size");
+_Static_assert (sizeof (SbxBackendDenialSinkV1) == 24, "size SbxBackendDenialSinkV1");
+_Static_assert (offsetof (SbxBackendDenialSinkV1, reserved0) == 4, "SbxBackendDenialSinkV1.reserved0");
+_Static_assert (offsetof (SbxBackendDenialSinkV1, denied) == 8, "SbxBackendDenialSinkV1.denied");
+_Static_assert (offsetof (SbxBackendDenialSinkV1, data) == 16, "SbxBackendDenialSinkV1.data");
+_Static_assert (SBX_BACKEND_DENIAL_SINK_V1_MIN_SIZE == 24, "SbxBackendDenialSinkV1 minimum size");
+_Static_assert (SBX_ABI_DENIAL_UNIX_CONNECT == 6u, "backend denial operations");
 _Static_assert (sizeof (SbxReporterVTableV1) == 32, "size SbxReporterVTableV1");
 _Static_assert (offsetof (SbxReporterVTableV1, struct_size) == 0, "SbxReporterVTableV1.struct_size");
 _Static_assert (offsetof (SbxReporterVTableV1, reserved0) == 4, "SbxReporterVTableV1.reserved0");
@@ -265,6 +285,7 @@ SLOT_IS (SbxEgressVTableV1, stop, SbxEgressStopFunc);
 SLOT_IS (SbxEgressVTableV1, watch_denials, SbxEgressWatchDenialsFunc);
 SLOT_IS (SbxEgressDenialSinkV1, denied, SbxEgressDeniedFunc);
 SLOT_IS (SbxEgressDenialSinkV1, ask, SbxEgressAskFunc);
+SLOT_IS (SbxBackendDenialSinkV1, denied, SbxBackendDeniedFunc);
 SLOT_IS (SbxReporterVTableV1, open, SbxReporterOpenFunc);
 SLOT_IS (SbxReporterVTableV1, emit, SbxReporterEmitFunc);
 SLOT_IS (SbxReporterVTableV1, close, SbxReporterCloseFunc);
@@ -295,6 +316,7 @@ SIG_IS (SbxEgressWatchDenialsFunc, int32_t (*) (void *, void *, const char *, co
 SIG_IS (SbxEgressDeniedFunc, void (*) (void *, const SbxEgressDenialV1 *));
 SIG_IS (SbxEgressAnswerFunc, void (*) (void *, uint32_t));
 SIG_IS (SbxEgressAskFunc, void (*) (void *, const SbxEgressDenialV1 *, SbxEgressAnswerFunc *, void *));
+SIG_IS (SbxBackendDeniedFunc, void (*) (void *, const SbxBackendDenialV1 *));
 SIG_IS (SbxReporterOpenFunc, int32_t (*) (void *, SbxHostCall *, const char *, void **));
 SIG_IS (SbxReporterEmitFunc, int32_t (*) (void *, SbxHostCall *, void *, const char *, size_t));
 SIG_IS (SbxReporterCloseFunc, void (*) (void *, void *));
