@@ -25,6 +25,7 @@
 
 #include "sbx-path-private.h"
 #include "sbx-denial-private.h"
+#include "sbx-backend-denials-private.h"
 #include "sbx-executor-shared-private.h"
 
 /* ------------------------------------------------------------------------- */
@@ -330,6 +331,9 @@ sbx_admission_clear (SbxAdmission *admission)
   g_clear_pointer (&admission->spec, sbx_backend_spec_unref);
   g_clear_pointer (&admission->cwd, g_free);
   g_clear_pointer (&admission->spent, g_ptr_array_unref);
+  /* The backend made its last call into the sink when finish() returned,
+   * which came before this (or the spawn failed: none was made). */
+  g_clear_pointer (&admission->backend_denials, sbx_backend_denials_free);
   sbx_egress_run_clear (&admission->egress);
   g_clear_pointer (&admission->write_paths, g_ptr_array_unref);
   g_clear_pointer (&admission->write_trees, g_ptr_array_unref);
@@ -585,6 +589,12 @@ sbx_executor_admit (SbxExecutor            *self,
       sbx_admission_clear (out);
       return FALSE;
     }
+
+  /* The backend's refusals join the run's denial log (the egress
+   * plugin's, or one of the run's own). */
+  if (out->egress.denials == NULL)
+    out->egress.denials = sbx_denial_log_new ();
+  out->backend_denials = sbx_backend_denials_new (out->egress.denials, sbx_executor_shared_get_profile (shared));
 
   /* 5. Last look before anything is spawned: a close or a cancel that came
    * while the start was being admitted means nothing runs at all. */

@@ -212,6 +212,9 @@ typedef struct
   guint64            run_id;
   gint64             deadline;   /* monotonic µs, 0: none */
   SbxEgressRun       egress;     /* the run's authorization on the set's route (egress) */
+  /* The backend's refusals (SbxSpawnRequestV1.denial_sink), fed into
+   * egress.denials, the run's one log (sbx-backend-denials.c). */
+  struct _SbxBackendDenials *backend_denials;
   /* What the grants opened for writing (upstream EffectiveAccess). */
   gboolean           host_write;
   GPtrArray         *write_paths;  /* char*, exact entries */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "sbx-run-result-private.h"
+#include "sbx-backend-denials-private.h"
 
 /* The supervisor's fds for the streams of a run (supervisor convention:
  * stdin -1 = null device, stdout/stderr -1 = captured).  *null_fd is an
@@ -142,6 +143,7 @@ sbx_executor_run_admitted (SbxExecutor           *self,
   req.pty_rows = rr->rows;
   req.pty_cols = rr->cols;
   req.ignored_signals = rr->ignored_signals;
+  req.denial_sink = sbx_backend_denials_sink (admission.backend_denials);
   req.pty_resize_fd = rr->pty ? rr->pty_fds[0] : -1;
   /* The size followed is the one named, else that of the caller's
    * terminal: stdin's, else stdout's (a terminal with piped input). */

@@ -17,6 +17,8 @@
 #include <gio/gunixinputstream.h>
 #include <gio/gunixoutputstream.h>
 
+#include "sbx-backend-denials-private.h"
+
 /* ------------------------------------------------------------------------- */
 /* A PTY master as an input stream: EIO (every slave closed) is EOF.          */
 /* ------------------------------------------------------------------------- */
@@ -325,6 +327,7 @@ sbx_process_start_admitted (SbxExecutor      *executor,
   if (self->rr->ignored_signals != 0)
     req.flags |= SBX_SPAWN_IGNORED_SIGNALS;
   req.ignored_signals = self->rr->ignored_signals;
+  req.denial_sink = sbx_backend_denials_sink (self->admission.backend_denials);
   req.pty_rows = self->rr->rows;
   req.pty_cols = self->rr->cols;
   req.cwd = self->admission.cwd;

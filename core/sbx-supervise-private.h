@@ -59,6 +59,7 @@ typedef struct
   guint16             pty_rows;     /* initial window size */
   guint16             pty_cols;
   guint64             ignored_signals; /* SbxSpawnRequestV1.ignored_signals (0: none) */
+  const SbxBackendDenialSinkV1 *denial_sink; /* SbxSpawnRequestV1.denial_sink (nullable) */
   int                 pty_resize_fd; /* readable when the window size changed: read,
                                       * then pty_size_fd's size is copied to the
                                       * terminal; -1: none */

@@ -523,6 +523,7 @@ sbx_supervise_run (const SbxSuperviseRequest *req,
   if (req->ignored_signals != 0)
     spawn_req.flags |= SBX_SPAWN_IGNORED_SIGNALS;
   spawn_req.ignored_signals = req->ignored_signals;
+  spawn_req.denial_sink = req->denial_sink;
   spawn_req.cwd = req->cwd;
   spawn_req.argv = req->argv;
   spawn_req.envp = req->envp;
