@@ -616,7 +616,9 @@ spawn_collect_handoffs (const SbxLinuxSpec       *spec,
     }
   if (ch->unotify[0] >= 0)
     {
-      out->unotify = sbx_linux_unotify_begin (spec, ch->unotify[0], started->pid, error_message);
+      out->unotify = sbx_linux_unotify_begin (spec, ch->unotify[0], started->pid,
+                                              request->struct_size >= SBX_SPAWN_REQUEST_V1_DENIALS_SIZE
+                                              ? request->denial_sink : NULL, error_message);
       /* NULL without a message: B's filter got no listener (sbx inside
        * sbx) and the kernel refuses what it would have handed over. */
       if (out->unotify == NULL && *error_message != NULL)
