@@ -9,6 +9,13 @@
  * spawn claims no read, write or network boundary, and says which grant
  * removed them; the executor keeps its own.  Issuing follows the profile:
  * a socket it does not name is DENIED, one it allows is UNSUPPORTED.
+ *
+ * Denials: every refusal of the connect supervisor is one
+ * SbxDenial per socket on the run result, its repeats merged, naming the
+ * process, the mechanism and the grant that would open it (unix.connect.v1
+ * for the gated socket) or why none can (the sibling: the profile does not
+ * name it); `sbx run` prints each once, with the --approve that opens it,
+ * and the approved run has no denial of that socket.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -299,6 +306,149 @@ test_issue_follows_profile (gconstpointer data)
   fx_clear (&fx);
 }
 
+static SbxDenial *
+find_denial (GPtrArray  *denials,
+             const char *target)
+{
+  SbxDenial *found = NULL;
+
+  for (guint i = 0; i < denials->len; i++)
+    if (strcmp (sbx_denial_get_target (denials->pdata[i]), target) == 0)
+      {
+        g_assert_null (found);   /* one entry per socket: repeats merge */
+        found = denials->pdata[i];
+      }
+  return found;
+}
+
+static void
+test_denials (gconstpointer data)
+{
+  Fx fx;
+  const char *argv[4] = { "/usr/bin/python3", "-c", NULL, NULL };
+  g_autofree char *script = NULL;
+  g_autofree char *token = NULL;
+  g_autoptr(SbxRunResult) result = NULL;
+  g_autoptr(SbxRunResult) granted = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *command = NULL;
+  const char *tokens[2] = { NULL, NULL };
+  GPtrArray *denials;
+  SbxDenial *d;
+
+  if (!fx_init (&fx, data))
+    {
+      fx_clear (&fx);
+      return;
+    }
+  /* Each socket tried twice: the gated one, the sibling, the allowed one. */
+  script = g_strdup_printf ("import socket\n"
+                            "for p in ['%s', '%s', '%s'] * 2:\n"
+                            "    try:\n"
+                            "        socket.socket(socket.AF_UNIX).connect(p)\n"
+                            "    except OSError:\n"
+                            "        pass\n", fx.gated, fx.sibling, fx.allowed);
+  argv[2] = script;
+  result = sbx_executor_run (fx.executor, fx.tree.ws, argv, NULL, NULL, &error);
+  g_assert_no_error (error);
+  denials = sbx_run_result_get_denials (result);
+  g_assert_cmpuint (sbx_run_result_get_denials_dropped (result), ==, 0);
+  d = find_denial (denials, fx.gated);
+  g_assert_nonnull (d);
+  g_assert_cmpint (sbx_denial_get_operation (d), ==, SBX_DENIAL_OPERATION_UNIX_CONNECT);
+  g_assert_cmpuint (sbx_denial_get_count (d), ==, 2);
+  g_assert_cmpstr (sbx_denial_get_mechanism (d), ==, "connect-supervisor");
+  g_assert_cmpstr (sbx_denial_get_grant_class (d), ==, SBX_GRANT_CLASS_UNIX_CONNECT);
+  g_assert_cmpstr (sbx_denial_get_grant_target (d), ==, fx.gated);
+  g_assert_cmpint (sbx_denial_get_pid (d), >, 0);
+  g_assert_nonnull (strstr (sbx_denial_get_process_name (d), "python3"));
+  d = find_denial (denials, fx.sibling);
+  g_assert_nonnull (d);
+  g_assert_cmpuint (sbx_denial_get_count (d), ==, 2);
+  g_assert_null (sbx_denial_get_grant_class (d));
+  g_assert_cmpstr (sbx_denial_get_reason (d), ==, "the profile does not name this host socket");
+  g_assert_null (find_denial (denials, fx.allowed));
+  g_assert_cmpuint (denials->len, ==, 2);
+
+  /* The grant the denial names opens exactly that socket: no denial of it. */
+  command = sbx_grant_command_for_argv (argv);
+  token = sbx_executor_issue_grant (fx.executor, "exec", command, fx.tree.ws,
+                                    sbx_denial_get_grant_class (find_denial (denials, fx.gated)),
+                                    sbx_denial_get_grant_target (find_denial (denials, fx.gated)), NULL, &error);
+  g_assert_no_error (error);
+  tokens[0] = token;
+  granted = etu_run_with_grants (fx.executor, fx.tree.ws, argv, "exec", tokens, NULL, NULL, &error);
+  g_assert_no_error (error);
+  denials = sbx_run_result_get_denials (granted);
+  g_assert_null (find_denial (denials, fx.gated));
+  g_assert_nonnull (find_denial (denials, fx.sibling));
+  fx_clear (&fx);
+}
+
+/* `sbx run` prints each denial once, with the --approve that opens it;
+ * that --approve then connects. */
+static void
+test_cli (gconstpointer data)
+{
+  Fx fx;
+  g_autofree char *profile_path = NULL;
+  g_autofree char *profile = NULL;
+  g_autofree char *expect = NULL;
+  g_autofree char *approve = NULL;
+  g_autofree char *gated_ok = NULL;
+
+  if (!fx_init (&fx, data))
+    {
+      fx_clear (&fx);
+      return;
+    }
+  profile_path = g_build_filename (fx.tree.tmp, "profile.json", NULL);
+  profile = g_strdup_printf ("{ \"version\": 1, \"workspace\": { \"root\": \".\", \"read\": \"allow\", "
+                             "\"write\": \"allow\" }, \"command\": \"allow\", \"host-sockets\": [ { \"path\": "
+                             "\"%s\", \"access\": \"gated\" } ] }", fx.gated);
+  g_assert_true (g_file_set_contents (profile_path, profile, -1, NULL));
+  expect = g_strdup_printf ("sbx: denied unix-connect %s (the host socket is gated) [2 times]; --approve "
+                            "unix.connect.v1:%s would open it\n", fx.gated, fx.gated);
+  approve = g_strdup_printf ("--approve=unix.connect.v1:%s", fx.gated);
+  gated_ok = line_for (fx.gated, "OK");
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      g_autoptr(GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                                                    | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+      g_autoptr(GSubprocess) proc = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+      const char *sbx_argv[] = { g_getenv ("SBX_TEST_SBX"), "run", "--profile", profile_path,
+                                 pass == 0 ? "--no-pty" : approve, "--no-pty", "--", "/usr/bin/python3", "-c",
+                                 probe, fx.gated, fx.gated, NULL };
+
+      g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", g_getenv ("SBX_TEST_LINUX_PLUGIN_DIR"), TRUE);
+      g_subprocess_launcher_setenv (l, "SBX_BACKEND", data, TRUE);
+      g_subprocess_launcher_setenv (l, "TMPDIR", fx.tree.scratch, TRUE);
+      g_subprocess_launcher_set_cwd (l, fx.tree.ws);
+      proc = g_subprocess_launcher_spawnv (l, sbx_argv, &error);
+      g_assert_no_error (error);
+      g_assert_true (g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, &err, &error));
+      g_assert_no_error (error);
+      g_test_message ("%s pass %u: %s%s", (const char *) data, pass, out, err);
+      g_assert_true (g_subprocess_get_if_exited (proc));
+      g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
+      if (pass == 0)
+        {
+          g_assert_null (strstr (out, gated_ok));
+          g_assert_nonnull (strstr (err, expect));
+          g_assert_null (strstr (strstr (err, expect) + strlen (expect), "denied unix-connect"));   /* once */
+        }
+      else
+        {
+          g_assert_nonnull (strstr (out, gated_ok));
+          g_assert_null (strstr (err, "denied unix-connect"));
+        }
+    }
+  fx_clear (&fx);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -310,6 +460,8 @@ main (int    argc,
   } cases[] = {
     { "connect-grant", test_connect_grant },
     { "issue-follows-profile", test_issue_follows_profile },
+    { "denials", test_denials },
+    { "cli", test_cli },
   };
 
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
