@@ -184,6 +184,29 @@ get_access (JsonObject  *object,
   return TRUE;
 }
 
+/* The string member "path" of the entry at @path (required), or NULL with
+ * @error naming it. */
+static const char *
+get_path_member (JsonObject  *entry,
+                 const char  *path,
+                 GError     **error)
+{
+  g_autofree char *member = sbx_json_member_path (path, "path");
+  JsonNode *node = json_object_get_member (entry, "path");
+
+  if (node == NULL)
+    {
+      json_invalid (error, path, "missing member \"path\"");
+      return NULL;
+    }
+  if (!node_is (node, G_TYPE_STRING))
+    {
+      json_invalid (error, member, "expected a string, got %s", describe_node (node));
+      return NULL;
+    }
+  return json_node_get_string (node);
+}
+
 /* Reads a read/write pair (absent = deny) after checking the members. */
 static gboolean
 get_read_write (JsonObject         *object,
@@ -493,7 +516,6 @@ profile_from_tree (JsonNode    *root,
       if (JSON_NODE_HOLDS_OBJECT (element))
         {
           JsonObject *entry = json_node_get_object (element);
-          JsonNode *path_node = json_object_get_member (entry, "path");
 
           value_path = sbx_json_member_path (path, "path");
           if (!check_members (entry, path, host_socket_members, error)
@@ -507,17 +529,9 @@ profile_from_tree (JsonNode    *root,
                                                 "unreachable (use \"allow\" or \"gated\")");
               return NULL;
             }
-          if (path_node == NULL)
-            {
-              json_invalid (error, path, "missing member \"path\"");
-              return NULL;
-            }
-          if (!node_is (path_node, G_TYPE_STRING))
-            {
-              json_invalid (error, value_path, "expected a string, got %s", describe_node (path_node));
-              return NULL;
-            }
-          value = json_node_get_string (path_node);
+          value = get_path_member (entry, path, error);
+          if (value == NULL)
+            return NULL;
         }
       else if (node_is (element, G_TYPE_STRING))
         value = json_node_get_string (element);
@@ -550,26 +564,17 @@ profile_from_tree (JsonNode    *root,
       for (guint i = 0; i < json_array_get_length (roots); i++)
         {
           g_autofree char *path = sbx_json_element_path ("roots", i);
-          g_autofree char *path_member = sbx_json_member_path (path, "path");
           JsonObject *entry = expect_object (json_array_get_element (roots, i), path, error);
+          const char *root_path;
           SbxAccess read, write;
-          JsonNode *path_node;
 
           if (entry == NULL || !get_read_write (entry, path, root_entry_members, &read, &write, error))
             return NULL;
-          path_node = json_object_get_member (entry, "path");
-          if (path_node == NULL)
-            {
-              json_invalid (error, path, "missing member \"path\"");
-              return NULL;
-            }
-          if (!node_is (path_node, G_TYPE_STRING))
-            {
-              json_invalid (error, path_member, "expected a string, got %s", describe_node (path_node));
-              return NULL;
-            }
+          root_path = get_path_member (entry, path, error);
+          if (root_path == NULL)
+            return NULL;
           /* Relative paths stay relative: validation refuses them. */
-          sbx_profile_config_add_root (config, json_node_get_string (path_node), read, write);
+          sbx_profile_config_add_root (config, root_path, read, write);
         }
     }
 
