@@ -547,7 +547,7 @@ test_run_func (void)
   sbx_executor_run_async (fx.executor, fx.tree.ws, argv, options, NULL, run_done, &result);
   while (result == NULL)
     g_main_context_iteration (NULL, TRUE);
-  g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 0);
+  g_assert_cmpint (sbx_run_result_get_exit_status (result), ==, 0);
   g_assert_false (asker.wrong_thread);
   g_assert_cmpuint (asker.asked->len, ==, 1);
   spent = sbx_run_result_get_grants_spent (result);

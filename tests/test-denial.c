@@ -11,6 +11,7 @@
 
 #include "sbx-denial-private.h"
 #include "sbx-executor-egress-private.h"
+#include "sbx-backend-denials-private.h"
 
 static void
 test_to_string (void)
@@ -185,11 +186,67 @@ test_from_plugin (void)
   }
 }
 
+/* A backend's unix-connect refusal: the grant comes from the profile. */
+static void
+test_from_backend (void)
+{
+  g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
+  g_autoptr(SbxProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+  SbxBackendDenialV1 d = { sizeof d, SBX_ABI_DENIAL_UNIX_CONNECT, 7, "/run/gated.sock", "connect-supervisor",
+                           "python3", NULL };
+
+  sbx_profile_config_set_workspace (config, g_get_tmp_dir (), SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_add_gated_host_socket (config, "/run/gated.sock");
+  profile = sbx_profile_new (config, &error);
+  g_assert_no_error (error);
+  {
+    g_autoptr(SbxDenial) gated = sbx_backend_denial_new (&d, profile);
+
+    g_assert_cmpint (sbx_denial_get_operation (gated), ==, SBX_DENIAL_OPERATION_UNIX_CONNECT);
+    g_assert_cmpstr (sbx_denial_get_grant_class (gated), ==, "unix.connect.v1");
+    g_assert_cmpstr (sbx_denial_get_grant_target (gated), ==, "/run/gated.sock");
+    g_assert_cmpint (sbx_denial_get_pid (gated), ==, 7);
+    g_assert_cmpstr (sbx_denial_get_process_name (gated), ==, "python3");
+    g_assert_cmpstr (sbx_denial_get_mechanism (gated), ==, "connect-supervisor");
+  }
+  {
+    g_autoptr(SbxDenial) other = NULL;
+
+    d.target = "/run/other.sock";
+    d.mechanism = "made-up";
+    d.process = "evil\x1b[2J";
+    other = sbx_backend_denial_new (&d, profile);
+    g_assert_null (sbx_denial_get_grant_class (other));
+    g_assert_cmpstr (sbx_denial_get_reason (other), ==, "the profile does not name this host socket");
+    g_assert_cmpstr (sbx_denial_get_mechanism (other), ==, "backend");
+    g_assert_null (strchr (sbx_denial_get_process_name (other), '\x1b'));
+  }
+  {
+    g_autoptr(SbxDenial) abstract = NULL;
+
+    d.target = "@/tmp/.X11-unix/X0";
+    abstract = sbx_backend_denial_new (&d, profile);
+    g_assert_null (sbx_denial_get_grant_class (abstract));
+    g_assert_nonnull (strstr (sbx_denial_get_reason (abstract), "abstract"));
+  }
+  /* an operation this host does not know, no target, a short table: dropped */
+  d.operation = 99;
+  g_assert_null (sbx_backend_denial_new (&d, profile));
+  d.operation = SBX_ABI_DENIAL_UNIX_CONNECT;
+  d.target = NULL;
+  g_assert_null (sbx_backend_denial_new (&d, profile));
+  d.target = "/run/gated.sock";
+  d.struct_size = 8;
+  g_assert_null (sbx_backend_denial_new (&d, profile));
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/denial/from-backend", test_from_backend);
   g_test_add_func ("/denial/to-string", test_to_string);
   g_test_add_func ("/denial/log/merges-and-bounds", test_log_merges_and_bounds);
   g_test_add_func ("/denial/log/threads", test_log_threads);

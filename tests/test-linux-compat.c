@@ -16,11 +16,12 @@
  * caller ignores (nohup) neither reaches sbx nor kills the command, while
  * one it does not ignore still does; a signal the caller ignores (trap ""
  * INT) starts ignored inside; lscpu, nproc and the sandbox's own cgroup
- * limits under the curated /sys, which nothing can write.  (A short private
- * /tmp is not built yet: docs/linux-backend.md, "Temporary files".)
+ * limits under the curated /sys, which nothing can write; a socket with a
+ * long name under $TMPDIR, which is the executor's own /tmp at rung 1.
  */
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -591,6 +592,123 @@ test_library_no_forward (gconstpointer backend)
   check_no_forward (backend, TRUE);
 }
 
+/* ------------------------------------------------------------------------- */
+/* A short private /tmp: a socket under $TMPDIR with a long name              */
+/* ------------------------------------------------------------------------- */
+
+/* Binds and connects a unix socket of a 95-byte path under $TMPDIR (the
+ * address holds 107), then prints TMPDIR and HOME and whether HOME is
+ * writable. */
+static const char tmp_script[] =
+  "python3 -c 'import os, socket\n"
+  "d = os.environ[\"TMPDIR\"]\n"
+  "p = os.path.join(d, (\"sock-%d-\" % os.getpid()).ljust(90, \"x\"))\n"
+  "s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(1)\n"
+  "c = socket.socket(socket.AF_UNIX); c.connect(p); os.unlink(p)\n"
+  "print(\"long-socket-ok\", len(p))' 2>&1; "
+  "echo \"TMPDIR=$TMPDIR\"; echo \"HOME=$HOME\"; "
+  "echo h > \"$HOME/h\" && cat \"$HOME/h\"; (echo t > /tmp/t) 2>/dev/null && echo tmp-writable; "
+  "test -e \"$SENTINEL\" && echo host-tmp-visible; exit 0";
+
+/* A workspace outside /tmp (the view shows nothing else under /tmp): in
+ * /var/tmp, else the test is skipped. */
+static char *
+workspace_outside_tmp (void)
+{
+  g_autofree char *ws = g_strdup ("/var/tmp/sbx-compat-ws-XXXXXX");
+
+  if (g_mkdtemp (ws) == NULL)
+    {
+      g_test_skip_printf ("cannot make a workspace outside /tmp (/var/tmp: %s)", g_strerror (errno));
+      return NULL;
+    }
+  return g_steal_pointer (&ws);
+}
+
+static void
+test_private_tmp (gconstpointer backend)
+{
+  EtuTree tree = { 0 };
+  g_autofree char *ws = NULL;
+  g_autofree char *sentinel = NULL;
+  g_autofree char *script = NULL;
+  g_autofree char *control = NULL;
+  g_autofree char *saved_ws = NULL;
+  int fd;
+
+  etu_tree_init (&tree);
+  ws = workspace_outside_tmp ();
+  if (ws == NULL || !have_program ("python3") || !have_rung (&tree, backend))
+    {
+      if (ws != NULL)
+        g_rmdir (ws);
+      etu_tree_clear (&tree);
+      return;
+    }
+  /* A file in the host's /tmp that no sandbox /tmp may show. */
+  sentinel = g_strdup ("/tmp/sbx-compat-sentinel-XXXXXX");
+  fd = g_mkstemp (sentinel);
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  script = g_strdup_printf ("SENTINEL='%s'; %s", sentinel, tmp_script);
+  saved_ws = g_steal_pointer (&tree.ws);
+  tree.ws = g_strdup (ws);
+
+  /* Positive control: outside, with the usual TMPDIR=/tmp, the long name
+   * binds and connects, and the host's /tmp shows the sentinel. */
+  control = g_strdup_printf ("TMPDIR=/tmp; export TMPDIR; %s", script);
+  {
+    g_auto(Outcome) o = run_sh (&tree, NULL, control);
+
+    g_assert_cmpint (o.status, ==, 0);
+    g_assert_nonnull (strstr (o.out, "long-socket-ok 95"));
+    g_assert_nonnull (strstr (o.out, "host-tmp-visible"));
+  }
+  {
+    g_auto(Outcome) o = run_sh (&tree, backend, script);
+
+    g_assert_cmpint (o.status, ==, 0);
+    g_assert_nonnull (strstr (o.out, "HOME=")); /* and then "h": HOME is writable */
+    g_assert_nonnull (strstr (o.out, "\nh\n"));
+    if (strcmp (backend, RUNG1) == 0)
+      {
+        /* The executor's TMPDIR is /tmp, private: the long name fits, the
+         * host's /tmp is not shown, HOME (beside TMPDIR in the scratch
+         * root under /tmp) is shown at /home/sbx. */
+        g_assert_nonnull (strstr (o.out, "long-socket-ok 95"));
+        g_assert_nonnull (strstr (o.out, "TMPDIR=/tmp\n"));
+        g_assert_null (strstr (o.out, "host-tmp-visible"));
+        g_assert_nonnull (strstr (o.out, "tmp-writable"));
+        if (g_str_has_prefix (tree.scratch, "/tmp/"))
+          g_assert_nonnull (strstr (o.out, "HOME=/home/sbx\n"));
+      }
+    else
+      {
+        /* No mount namespace: TMPDIR stays the executor's directory. */
+        g_autofree char *expect = g_strdup_printf ("TMPDIR=%s/", tree.scratch);
+
+        g_assert_nonnull (strstr (o.out, expect));
+      }
+  }
+  /* A workspace under /tmp keeps its path: TMPDIR is not moved then. */
+  if (strcmp (backend, RUNG1) == 0 && g_str_has_prefix (saved_ws, "/tmp/"))
+    {
+      g_autofree char *expect = g_strdup_printf ("TMPDIR=%s/", tree.scratch);
+      g_auto(Outcome) o = { 0 };
+
+      g_free (tree.ws);
+      tree.ws = g_strdup (saved_ws);
+      o = run_sh (&tree, backend, script);
+      g_assert_cmpint (o.status, ==, 0);
+      g_assert_nonnull (strstr (o.out, expect));
+    }
+  g_unlink (sentinel);
+  g_free (tree.ws);
+  tree.ws = g_steal_pointer (&saved_ws);
+  etu_rm_rf (ws);
+  etu_tree_clear (&tree);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -606,6 +724,7 @@ main (int    argc,
       g_autofree char *sys = g_strdup_printf ("/linux/compat/sys/%s", rungs[i][0]);
       g_autofree char *lib = g_strdup_printf ("/linux/compat/library/ignored-signals/%s", rungs[i][0]);
       g_autofree char *fwd = g_strdup_printf ("/linux/compat/library/ignored-not-forwarded/%s", rungs[i][0]);
+      g_autofree char *tmp = g_strdup_printf ("/linux/compat/private-tmp/%s", rungs[i][0]);
 
       g_test_add_data_func (hostname, rungs[i][1], test_hostname);
       g_test_add_data_func (nohup, rungs[i][1], test_nohup);
@@ -613,6 +732,7 @@ main (int    argc,
       g_test_add_data_func (sys, rungs[i][1], test_sys);
       g_test_add_data_func (lib, rungs[i][1], test_library_ignored_signals);
       g_test_add_data_func (fwd, rungs[i][1], test_library_no_forward);
+      g_test_add_data_func (tmp, rungs[i][1], test_private_tmp);
     }
   return g_test_run ();
 }

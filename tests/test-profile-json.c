@@ -92,6 +92,23 @@ static const ErrorRow error_rows[] = {
                                "123456789012345678901234567890123456789012345678901234567890\"]}", 0, SBX_PROFILE_ERROR_INVALID, "host-sockets[0] (", "at most 107" },
   { "host-sockets/unset-variable", V "\"host-sockets\":[\"$SBX_TEST_NO_SUCH_VARIABLE\"]}", 0,
     SBX_PROFILE_ERROR_INVALID, "host-sockets[0]:", "$SBX_TEST_NO_SUCH_VARIABLE is not set" },
+  /* the object form: { "path", "access": "allow" | "gated" } */
+  { "host-sockets/object-unknown-member", V "\"host-sockets\":[{\"path\":\"/run/x.sock\",\"mode\":1}]}", 0,
+    SBX_PROFILE_ERROR_INVALID, "host-sockets[0]", "mode" },
+  { "host-sockets/object-no-path", V "\"host-sockets\":[{\"access\":\"gated\"}]}", 0,
+    SBX_PROFILE_ERROR_INVALID, "host-sockets[0]:", "missing member \"path\"" },
+  { "host-sockets/object-path-number", V "\"host-sockets\":[{\"path\":7}]}", 0,
+    SBX_PROFILE_ERROR_INVALID, "host-sockets[0].path:", "expected a string" },
+  { "host-sockets/object-deny", V "\"host-sockets\":[{\"path\":\"/run/x.sock\",\"access\":\"deny\"}]}", 0,
+    SBX_PROFILE_ERROR_INVALID, "host-sockets[0].access:", "names nothing" },
+  { "host-sockets/object-bad-word", V "\"host-sockets\":[{\"path\":\"/run/x.sock\",\"access\":\"open\"}]}", 0,
+    SBX_PROFILE_ERROR_INVALID, "host-sockets[0].access:", "\"open\"" },
+  { "host-sockets/gated-and-allowed", V "\"host-sockets\":[\"/run/x.sock\",{\"path\":\"/run/x.sock\","
+                                        "\"access\":\"gated\"}]}", 0, SBX_PROFILE_ERROR_INVALID, "host-sockets[1] (/run/x.sock):", "named twice" },
+  { "host-sockets/gated-all-open", V "\"unix-sockets\":\"allow\",\"host-sockets\":[{\"path\":\"/run/x.sock\","
+                                     "\"access\":\"gated\"}]}", 0, SBX_PROFILE_ERROR_INVALID, "host-sockets[0] (/run/x.sock):", "no grant could gate it" },
+  { "host-sockets/gated-relative", V "\"host-sockets\":[{\"path\":\"x.sock\",\"access\":\"gated\"}]}", 0,
+    SBX_PROFILE_ERROR_INVALID, "host-sockets[0] (x.sock):", "not absolute" },
   /* malformed */
   { "malformed/empty", "", 0, SBX_PROFILE_ERROR_PARSE, "(root): line 1, column 1:", "empty" },
   { "malformed/whitespace-only", " \n\t ", 0, SBX_PROFILE_ERROR_PARSE, "(root): line 2, column 3:", "empty" },
@@ -636,6 +653,35 @@ test_round_trips (void)
     g_assert_nonnull (strstr (json, "\"host-sockets\""));
     g_assert_nonnull (strstr (json, "\"/tmp/agent-x/agent.1\""));
     assert_round_trip (named);
+  }
+  {
+    /* gated host sockets: their own sorted list, written back as objects,
+     * part of the fingerprint, and what access_for answers */
+    g_autoptr(SbxProfile) allowed = load_ok ("{\"version\":1,\"host-sockets\":[\"/run/b.sock\"]}", tree.tmp);
+    g_autoptr(SbxProfile) gated = load_ok ("{\"version\":1,\"host-sockets\":[{\"path\":\"/run/b.sock\","
+                                           "\"access\":\"gated\"},{\"path\":\"/run/a.sock\"},"
+                                           "{\"path\":\"/run/c.sock\",\"access\":\"gated\"}]}", tree.tmp);
+    g_autofree char *json = sbx_profile_to_json (gated);
+    const char * const *sockets = sbx_profile_get_gated_host_sockets (gated);
+    SbxAccess access = SBX_ACCESS_ALLOW;
+    g_autoptr(GError) error = NULL;
+
+    g_assert_cmpstr (sockets[0], ==, "/run/b.sock");
+    g_assert_cmpstr (sockets[1], ==, "/run/c.sock");
+    g_assert_null (sockets[2]);
+    g_assert_cmpstr (sbx_profile_get_host_sockets (gated)[0], ==, "/run/a.sock");
+    g_assert_null (sbx_profile_get_gated_host_sockets (allowed)[0]);
+    g_assert_cmpstr (sbx_profile_get_fingerprint (allowed), !=, sbx_profile_get_fingerprint (gated));
+    g_assert_nonnull (strstr (json, "\"access\" : \"gated\""));
+    assert_round_trip (gated);
+    g_assert_true (sbx_profile_access_for (gated, "unix.connect", "/run/b.sock", &access, &error));
+    g_assert_cmpint (access, ==, SBX_ACCESS_GATED);
+    g_assert_true (sbx_profile_access_for (gated, "unix.connect", "/run/a.sock", &access, &error));
+    g_assert_cmpint (access, ==, SBX_ACCESS_ALLOW);
+    g_assert_true (sbx_profile_access_for (gated, "unix.connect", "/run/d.sock", &access, &error));
+    g_assert_cmpint (access, ==, SBX_ACCESS_DENY);
+    g_assert_false (sbx_profile_access_for (gated, "unix.connect", "run/d.sock", &access, &error));
+    g_assert_error (error, SBX_PROFILE_ERROR, SBX_PROFILE_ERROR_INVALID);
   }
   {
     g_autoptr(SbxProfile) p = load_ok ("{\"version\":1}", tree.tmp);

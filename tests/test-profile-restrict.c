@@ -129,13 +129,21 @@ random_profile (const Tree *tree)
         sbx_profile_config_add_root (config, tree->paths[d], random_access (), random_access ());
     }
   sbx_profile_config_set_limits (config, random_limit (), random_limit (), random_limit ());
-  sbx_profile_config_set_unix_sockets (config, g_test_rand_bit ());
   {
     static const char *const sockets[] = { "/run/a.sock", "/run/b.sock", "/run/user/1/bus" };
+    gboolean all_unix = g_test_rand_bit ();
 
+    /* A gated socket needs unix sockets closed (validation refuses it). */
+    sbx_profile_config_set_unix_sockets (config, all_unix);
     for (guint s = 0; s < G_N_ELEMENTS (sockets); s++)
-      if (g_test_rand_bit ())
-        sbx_profile_config_add_host_socket (config, sockets[s]);
+      {
+        int pick = g_test_rand_int_range (0, 3);   /* 0: allowed, 1: gated, 2: not named */
+
+        if (pick == 0 || (pick == 1 && all_unix))
+          sbx_profile_config_add_host_socket (config, sockets[s]);
+        else if (pick == 1)
+          sbx_profile_config_add_gated_host_socket (config, sockets[s]);
+      }
   }
   profile = sbx_profile_new (config, &error);
   if (profile == NULL)
@@ -329,6 +337,23 @@ check_pair (const Tree *tree,
           && !sbx_profile_get_unix_sockets (r) && !g_strv_contains (sbx_profile_get_host_sockets (r), name))
         describe_and_fail (a, b, r, "host socket both reach was dropped");
     }
+
+  /* host sockets, allowed or gated: the result's access to each name
+   * either side mentions is the lesser of the two */
+  {
+    static const char *const names[] = { "/run/a.sock", "/run/b.sock", "/run/user/1/bus" };
+
+    for (guint s = 0; s < G_N_ELEMENTS (names); s++)
+      {
+        SbxAccess in_a, in_b, in_r;
+
+        g_assert_true (sbx_profile_access_for (a, "unix.connect", names[s], &in_a, NULL));
+        g_assert_true (sbx_profile_access_for (b, "unix.connect", names[s], &in_b, NULL));
+        g_assert_true (sbx_profile_access_for (r, "unix.connect", names[s], &in_r, NULL));
+        if (in_r != MIN (in_a, in_b))
+          describe_and_fail (a, b, r, "a host socket's access is not the minimum");
+      }
+  }
 
   /* Commutativity: the very same profile. */
   r_swapped = sbx_profile_restrict (b, a, &error);

@@ -216,9 +216,9 @@ staged (EtuTree    *tree,
   g_assert_no_error (error);
   out = g_strndup (g_bytes_get_data (sbx_run_result_get_output (result), NULL),
                    g_bytes_get_size (sbx_run_result_get_output (result)));
-  if (sbx_run_result_get_exit_code (result) != 0)
+  if (sbx_run_result_get_exit_status (result) != 0)
     g_printerr ("%s\n", out);
-  g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 0);
+  g_assert_cmpint (sbx_run_result_get_exit_status (result), ==, 0);
   g_assert_nonnull (sbx_run_result_get_stage_id (result));
   g_assert_true (g_str_has_prefix (sbx_run_result_get_stage_dir (result), state_home));
   return g_strdup (sbx_run_result_get_stage_id (result));
@@ -233,7 +233,7 @@ unstaged (EtuTree    *tree,
   g_autoptr(SbxRunResult) result = run_in (tree, ws, "linux-userns", FALSE, script, &error);
 
   g_assert_no_error (error);
-  g_assert_cmpint (sbx_run_result_get_exit_code (result), ==, 0);
+  g_assert_cmpint (sbx_run_result_get_exit_status (result), ==, 0);
   g_assert_null (sbx_run_result_get_stage_id (result));
 }
 
@@ -612,7 +612,7 @@ test_rung2_refused (void)
   /* Positive control: unstaged, rung 2 runs it and the workspace changes. */
   control = run_in (&tree, tree.ws, "linux-landlock", FALSE, "rm -rf ./* && touch marker", &error);
   g_assert_no_error (error);
-  g_assert_cmpint (sbx_run_result_get_exit_code (control), ==, 0);
+  g_assert_cmpint (sbx_run_result_get_exit_status (control), ==, 0);
   marker = g_build_filename (tree.ws, "marker", NULL);
   g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
   etu_tree_clear (&tree);

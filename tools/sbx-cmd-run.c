@@ -391,7 +391,8 @@ refuse (const char *format,
 }
 
 /* The Gated capabilities @profile declares, as (class, target) pairs, in a
- * stable order: the command start, the workspace, each root, the host.
+ * stable order: the command start, the workspace, each root, the host,
+ * each gated host socket.
  * The network is not listed: a broad grant needs a port, which only
  * --approve network.broad.v1:tcp:*:PORT can name. */
 static GPtrArray *
@@ -421,6 +422,8 @@ gated_capabilities (SbxProfile *profile)
     ADD_CAP (SBX_GRANT_CLASS_FILESYSTEM_HOST_READ, "host:*");
   if (sbx_profile_get_host_write (profile) == SBX_ACCESS_GATED)
     ADD_CAP (SBX_GRANT_CLASS_FILESYSTEM_HOST_WRITE, "host:*");
+  for (const char * const *p = sbx_profile_get_gated_host_sockets (profile); *p != NULL; p++)
+    ADD_CAP (SBX_GRANT_CLASS_UNIX_CONNECT, *p);
 #undef ADD_CAP
   return caps;
 }

@@ -38,6 +38,7 @@ typedef struct
   gboolean                  ack_unconfined;
   gboolean                  unix_sockets;   /* serialized only when TRUE: older profiles keep their fingerprints */
   const char * const       *host_sockets;   /* (nullable) sorted; serialized only when not empty, likewise */
+  const char * const       *gated_host_sockets; /* (nullable) sorted; likewise */
   guint64                   required_guarantees;
   guint64                   max_processes;
   guint64                   max_memory;

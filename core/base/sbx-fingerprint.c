@@ -191,6 +191,25 @@ sbx_fingerprint_append_go_string (GString    *out,
   g_string_append_c (out, '"');
 }
 
+/* sbx's socket lists: `,"NAME":[...]`, only when not empty (a profile
+ * without them keeps its fingerprint). */
+static void
+append_socket_list (GString            *out,
+                    const char         *name,
+                    const char * const *paths)
+{
+  if (paths == NULL || paths[0] == NULL)
+    return;
+  g_string_append_printf (out, ",\"%s\":[", name);
+  for (gsize i = 0; paths[i] != NULL; i++)
+    {
+      if (i > 0)
+        g_string_append_c (out, ',');
+      sbx_fingerprint_append_go_string (out, paths[i], -1);
+    }
+  g_string_append_c (out, ']');
+}
+
 /*
  * sbx_fingerprint_serialize:
  * @settings: the normalized profile fields
@@ -241,17 +260,8 @@ sbx_fingerprint_serialize (const SbxFingerprintSettings *settings)
    * profile without it keeps its (upstream-compatible) fingerprint */
   if (settings->unix_sockets)
     g_string_append (out, ",\"UnixSockets\":true");
-  if (settings->host_sockets != NULL && settings->host_sockets[0] != NULL)
-    {
-      g_string_append (out, ",\"HostSockets\":[");
-      for (gsize i = 0; settings->host_sockets[i] != NULL; i++)
-        {
-          if (i > 0)
-            g_string_append_c (out, ',');
-          sbx_fingerprint_append_go_string (out, settings->host_sockets[i], -1);
-        }
-      g_string_append_c (out, ']');
-    }
+  append_socket_list (out, "HostSockets", settings->host_sockets);
+  append_socket_list (out, "GatedHostSockets", settings->gated_host_sockets);
   g_string_append_c (out, '}');
   return g_string_free (out, FALSE);
 }

@@ -26,6 +26,7 @@
 #include "sbx-executor-error-private.h"
 #include "sbx-path-private.h"
 #include "sbx-denial-private.h"
+#include "sbx-backend-denials-private.h"
 #include "sbx-executor-shared-private.h"
 #include "sbx-run-options-private.h"
 
@@ -333,6 +334,9 @@ sbx_admission_clear (SbxAdmission *admission)
   g_clear_pointer (&admission->spec, sbx_backend_spec_unref);
   g_clear_pointer (&admission->cwd, g_free);
   g_clear_pointer (&admission->spent, g_ptr_array_unref);
+  /* The backend made its last call into the sink when finish() returned,
+   * which came before this (or the spawn failed: none was made). */
+  g_clear_pointer (&admission->backend_denials, sbx_backend_denials_free);
   sbx_egress_run_clear (&admission->egress);
   g_clear_pointer (&admission->write_paths, g_ptr_array_unref);
   g_clear_pointer (&admission->write_trees, g_ptr_array_unref);
@@ -361,6 +365,7 @@ admit_grants (SbxExecutor            *self,
   batch.expiries = g_array_new (FALSE, FALSE, sizeof (gint64));
   batch.fs = g_ptr_array_new_with_free_func (sbx_executor_fs_delta_free);
   batch.ports = g_array_new (FALSE, FALSE, sizeof (guint16));
+  batch.unix_sockets = g_ptr_array_new_with_free_func (g_free);
   batch.spent = g_ptr_array_new_with_free_func (g_free);
   batch.proxy_targets = g_ptr_array_new_with_free_func (g_free);
 
@@ -390,7 +395,7 @@ admit_grants (SbxExecutor            *self,
   /* Only a batch that changes the policy gets a transient spec: a
    * command.start.v1 grant alone authorizes the start and runs on the
    * executor's own spec (same policy, same guarantees). */
-  if (batch.fs->len > 0 || batch.ports->len > 0)
+  if (batch.fs->len > 0 || batch.ports->len > 0 || batch.unix_sockets->len > 0)
     {
       SbxBackendSpec *transient = sbx_executor_compile_transient (self, &batch, &out->report,
                                                                   &out->level, &out->guarantees,
@@ -587,6 +592,12 @@ sbx_executor_admit (SbxExecutor            *self,
       sbx_admission_clear (out);
       return FALSE;
     }
+
+  /* The backend's refusals join the run's denial log (the egress
+   * plugin's, or one of the run's own). */
+  if (out->egress.denials == NULL)
+    out->egress.denials = sbx_denial_log_new ();
+  out->backend_denials = sbx_backend_denials_new (out->egress.denials, sbx_executor_shared_get_profile (shared));
 
   /* 5. Last look before anything is spawned: a close or a cancel that came
    * while the start was being admitted means nothing runs at all. */

@@ -420,6 +420,7 @@ sbx_executor_grant_batch_clear (GrantBatch *b)
   g_clear_pointer (&b->spent, g_ptr_array_unref);
   g_clear_pointer (&b->proxy_targets, g_ptr_array_unref);
   g_clear_pointer (&b->drops, g_array_unref);
+  g_clear_pointer (&b->unix_sockets, g_ptr_array_unref);
 }
 
 static void
@@ -467,6 +468,8 @@ target_fits_class (const SbxGrantClassInfo *info,
       return sbx_grant_broad_port (target) != 0;
     case SBX_GRANT_SHAPE_NET_PROXY:
       return g_str_has_prefix (target, "tcp:");
+    case SBX_GRANT_SHAPE_UNIX_SOCKET:
+      return sbx_grant_unix_socket_valid (target);
     default:
       return FALSE;
     }
@@ -615,6 +618,15 @@ sbx_executor_verify_batch_locked (SbxExecutor       *self,
                             SBX_GUARANTEE_NETWORK_BOUNDARY | SBX_GUARANTEE_ADDRESS_NETWORK);
           }
           break;
+        case SBX_GRANT_SHAPE_UNIX_SOCKET:
+          /* SBX_GRANT_UNIX_CONNECT_TAKES says why. */
+          g_ptr_array_add (batch->unix_sockets, g_strdup (p.target));
+          batch->may_drop |= SBX_GRANT_UNIX_CONNECT_TAKES;
+          g_ptr_array_add (batch->spent,
+                           g_strdup_printf ("%s %s: opened connecting to exactly this host socket for this "
+                                            "spawn (its daemon acts outside the sandbox)", info->name, p.target));
+          batch_add_drop (batch, info->name, p.target, SBX_GRANT_UNIX_CONNECT_TAKES);
+          break;
         case SBX_GRANT_SHAPE_NET_PROXY:
           if (self->egress != NULL && batch->proxy_targets != NULL)
             {
@@ -744,6 +756,7 @@ typedef struct
   SbxNetPolicyV1 net;
   GArray        *rules;
   GArray        *ports;
+  GPtrArray     *host_sockets;   /* NULL-terminated: the base's plus unix.connect.v1 targets */
 } TransientPolicy;
 
 static void
@@ -751,6 +764,7 @@ transient_policy_clear (TransientPolicy *tp)
 {
   g_clear_pointer (&tp->rules, g_array_unref);
   g_clear_pointer (&tp->ports, g_array_unref);
+  g_clear_pointer (&tp->host_sockets, g_ptr_array_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (TransientPolicy, transient_policy_clear)
@@ -805,6 +819,14 @@ transient_policy_build (TransientPolicy   *tp,
       tp->net.n_tcp_ports = tp->ports->len;
       tp->net.tcp_ports = (const guint16 *) (gpointer) tp->ports->data;
     }
+  /* unix.connect.v1: the granted sockets join the ones the profile names
+   * (the base policy is the core's own: it has host_sockets). */
+  tp->host_sockets = g_ptr_array_new ();
+  for (guint i = 0; base->host_sockets != NULL && base->host_sockets[i] != NULL; i++)
+    g_ptr_array_add (tp->host_sockets, (gpointer) base->host_sockets[i]);
+  g_ptr_array_extend (tp->host_sockets, batch->unix_sockets, NULL, NULL);
+  g_ptr_array_add (tp->host_sockets, NULL);
+  tp->abi.host_sockets = (const char *const *) tp->host_sockets->pdata;
   tp->abi.fs_rules = (const SbxFsRuleV1 *) (gpointer) tp->rules->data;
   tp->abi.n_fs_rules = tp->rules->len;
   tp->abi.net = &tp->net;

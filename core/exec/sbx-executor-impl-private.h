@@ -94,7 +94,8 @@ typedef struct
   SbxGuarantees must_drop; /* bits the spawn must not claim (a broad network grant opened them) */
   GPtrArray *spent;        /* char* "class target: what it opened" */
   GPtrArray *proxy_targets; /* char* network.proxy-target.v1 targets (egress) */
-  GArray    *drops;        /* GrantDrop, one per host or broad-network grant */
+  GArray    *drops;        /* GrantDrop, one per host, broad-network or unix-connect grant */
+  GPtrArray *unix_sockets; /* char* unix.connect.v1 targets: host sockets opened for this spawn */
 } GrantBatch;
 
 void     sbx_executor_grant_batch_clear (GrantBatch *batch);
@@ -210,6 +211,9 @@ typedef struct
   guint64            run_id;
   gint64             deadline;   /* monotonic µs, 0: none */
   SbxEgressRun       egress;     /* the run's authorization on the set's route (egress) */
+  /* The backend's refusals (SbxSpawnRequestV1.denial_sink), fed into
+   * egress.denials, the run's one log (sbx-backend-denials.c). */
+  struct _SbxBackendDenials *backend_denials;
   /* What the grants opened for writing (upstream EffectiveAccess). */
   gboolean           host_write;
   GPtrArray         *write_paths;  /* char*, exact entries */

@@ -9,6 +9,7 @@
  * of their own.
  */
 #include "sbx-executor-impl-private.h"
+#include "sbx-executor-error-private.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -598,8 +598,11 @@ sbx_executor_get_report (SbxExecutor *self)
  * sbx_executor_get_home:
  * @self: a [class@Sbx.Executor]
  *
- * The HOME children of this executor see: a private 0700 directory under the
- * set's scratch child, or the real HOME when the profile asks for it.
+ * The HOME of this executor's children, as a path on the host: a private
+ * 0700 directory under the set's scratch child, or the real HOME when the
+ * profile asks for it.  Where `linux-userns` shows TMPDIR at `/tmp` and the
+ * private HOME lies under the host's `/tmp`, the child sees it at
+ * `/home/sbx` (`HOME=/home/sbx`; see [method@Sbx.Executor.get_tmpdir]).
  *
  * Returns: (type filename): the HOME path
  *
@@ -617,8 +620,12 @@ sbx_executor_get_home (SbxExecutor *self)
  * sbx_executor_get_tmpdir:
  * @self: a [class@Sbx.Executor]
  *
- * The private 0700 TMPDIR children of this executor see (the shared /tmp is
- * never implied).
+ * The private 0700 TMPDIR of this executor's children, as a path on the
+ * host (the shared /tmp is never implied).  A backend may show it to the
+ * child at another path and then sets TMPDIR to that path: Linux's
+ * `linux-userns` shows it at `/tmp` (`TMPDIR=/tmp`) where its mount view
+ * can (docs/linux-backend.md, "Temporary files"; the report's `tmp` entry
+ * says what holds).
  *
  * Returns: (type filename): the TMPDIR path
  *
@@ -638,8 +645,10 @@ sbx_executor_get_tmpdir (SbxExecutor *self)
  *
  * The scrubbed environment children of this executor get, built once when
  * the executor was created: the parent's PATH, HOME, TERM, LANG, LC_*, USER,
- * LOGNAME, SHELL and TZ, with HOME and TMPDIR forced to the executor's own.
- * Nothing else of the parent's environment reaches a child.
+ * LOGNAME, SHELL and TZ, with HOME and TMPDIR forced to the executor's own
+ * (host paths: a backend that shows them at other paths replaces exactly
+ * these values, see [method@Sbx.Executor.get_tmpdir]).  Nothing else of
+ * the parent's environment reaches a child.
  *
  * Returns: (transfer none) (array zero-terminated=1): the environment
  *

@@ -21,6 +21,8 @@
 #include <gio/gunixinputstream.h>
 #include <gio/gunixoutputstream.h>
 
+#include "sbx-backend-denials-private.h"
+
 /* ------------------------------------------------------------------------- */
 /* A PTY master as an input stream: EIO (every slave closed) is EOF.          */
 /* ------------------------------------------------------------------------- */
@@ -357,6 +359,7 @@ process_start (SbxExecutor      *executor,
       req.stage_roots = self->rr->stage_roots;
       req.n_stage_roots = self->rr->n_stage_roots;
     }
+  req.denial_sink = sbx_backend_denials_sink (self->admission.backend_denials);
   req.pty_rows = self->rr->rows;
   req.pty_cols = self->rr->cols;
   req.cwd = self->admission.cwd;

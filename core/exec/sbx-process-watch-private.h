@@ -49,4 +49,10 @@ gboolean sbx_process_result        (SbxProcess          *self,
 void     sbx_process_complete_wait (SbxProcess          *self,
                                     GTask               *task);
 
+/* Calls @fn (@data) once the process is DONE: at once (on this thread)
+ * when it already is, else on the reaping thread. */
+void     sbx_process_on_reaped     (SbxProcess          *self,
+                                    void               (*fn) (gpointer data),
+                                    gpointer             data);
+
 G_END_DECLS

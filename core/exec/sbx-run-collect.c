@@ -37,6 +37,9 @@
  * caller's terminal.
  */
 #include "sbx-process-impl-private.h"
+#include "sbx-process-spawn-private.h"
+#include "sbx-process-watch-private.h"
+#include "sbx-executor-error-private.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -88,7 +88,7 @@ guint8  *sbx_grant_b64url_decode  (const char   *text,
                                    gsize         text_len,
                                    gsize        *out_len);
 
-/* The nine classes. */
+/* The ten classes. */
 typedef enum
 {
   SBX_GRANT_SHAPE_COMMAND,      /* target == command */
@@ -97,6 +97,7 @@ typedef enum
   SBX_GRANT_SHAPE_FS_HOST,      /* "host:*" */
   SBX_GRANT_SHAPE_NET_BROAD,    /* "tcp:*:PORT" */
   SBX_GRANT_SHAPE_NET_PROXY,    /* "tcp:HOST:PORT", already normalised */
+  SBX_GRANT_SHAPE_UNIX_SOCKET,  /* a host unix socket's clean absolute path (< 108 bytes) */
 } SbxGrantShape;
 
 typedef struct
@@ -123,6 +124,17 @@ char    *sbx_grant_normalize_target (const SbxGrantClassInfo *info,
                                      const char              *target,
                                      char                   **out_scope,
                                      GError                 **error);
+/* What a unix.connect.v1 grant takes from its spawn, whatever the
+ * backend's compile says: every boundary a host daemon's socket defeats
+ * (its daemon acts for the sandbox outside every mechanism: a session bus
+ * starts programs, docker's socket is root), as the Linux backend's claims
+ * withdraw them where host sockets are reachable. */
+#define SBX_GRANT_UNIX_CONNECT_TAKES (SBX_GUARANTEE_READ_BOUNDARY | SBX_GUARANTEE_WRITE_BOUNDARY          \
+                                      | SBX_GUARANTEE_NETWORK_BOUNDARY | SBX_GUARANTEE_ADDRESS_NETWORK \
+                                      | SBX_GUARANTEE_TARGET_NETWORK)
+/* unix.connect.v1: a clean absolute path (not "/") that fits a socket
+ * address (< 108 bytes). */
+gboolean sbx_grant_unix_socket_valid (const char *target);
 /* network.broad.v1: the port of a valid "tcp:*:PORT" target, else 0. */
 guint16  sbx_grant_broad_port       (const char *target);
 

@@ -514,6 +514,9 @@ static const SbxGrantClassInfo grant_classes[] = {
     SBX_GUARANTEE_NETWORK_BOUNDARY },
   { SBX_GRANT_CLASS_NETWORK_PROXY_TARGET, "network", SBX_GRANT_SHAPE_NET_PROXY, 0,
     SBX_GUARANTEE_NETWORK_BOUNDARY | SBX_GUARANTEE_TARGET_NETWORK },
+  /* Needs no achieved guarantee: it takes the boundaries from its spawn
+   * (sbx-executor-grants.c), whatever the executor had. */
+  { SBX_GRANT_CLASS_UNIX_CONNECT, "unix.connect", SBX_GRANT_SHAPE_UNIX_SOCKET, 0, 0 },
 };
 
 const SbxGrantClassInfo *
@@ -650,9 +653,26 @@ sbx_grant_normalize_target (const SbxGrantClassInfo *info,
       *out_scope = g_strdup ("");
       return g_strdup (target);
 
+    case SBX_GRANT_SHAPE_UNIX_SOCKET:
+      /* Lexical only: the supervisor matches the exact path the target
+       * connects to, and resolves it in the host's view at each connect. */
+      if (!sbx_grant_unix_socket_valid (target))
+        return (sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "target: a %s target must be a clean absolute "
+                                                                  "path shorter than 108 bytes, not “%s”", info->name,
+                                target != NULL && g_utf8_validate (target, -1, NULL) ? target : "(invalid)"), NULL);
+      *out_scope = g_strdup (target);
+      return g_strdup (target);
+
     default:
       return (sbx_grant_fail (error, SBX_GRANT_ERROR_MALFORMED, "target: unknown class shape"), NULL);
     }
+}
+
+gboolean
+sbx_grant_unix_socket_valid (const char *target)
+{
+  return target != NULL && g_utf8_validate (target, -1, NULL) && sbx_path_is_clean_absolute (target)
+         && strcmp (target, "/") != 0 && strlen (target) < 108;
 }
 
 /* ------------------------------------------------------------------------- */

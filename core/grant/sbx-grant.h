@@ -179,6 +179,21 @@ typedef enum /*< prefix=SBX_GRANT_ERROR >*/
  * Since: 0.1
  */
 #define SBX_GRANT_CLASS_NETWORK_PROXY_TARGET "network.proxy-target.v1"
+/**
+ * SBX_GRANT_CLASS_UNIX_CONNECT:
+ *
+ * Connecting to one host daemon's unix socket by exactly this absolute path
+ * (target: the path, clean, shorter than 108 bytes, as the profile names
+ * it), for one spawn.  Only a socket the profile gates
+ * ([method@Sbx.ProfileConfig.add_gated_host_socket], `"host-sockets": [{
+ * "path": ..., "access": "gated" }]`) can be granted.  The daemon acts for
+ * the sandbox outside every boundary (a `docker.sock` or the system bus is
+ * host-root-equivalent), so the run claims no read, write or network
+ * boundary; its report says which grant removed them.
+ *
+ * Since: 0.2
+ */
+#define SBX_GRANT_CLASS_UNIX_CONNECT "unix.connect.v1"
 
 SBX_AVAILABLE_IN_0_1
 char *sbx_grant_command_for_argv (const char *const *argv);

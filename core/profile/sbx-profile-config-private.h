@@ -34,10 +34,17 @@ struct _SbxProfileConfig
   gboolean ack_unconfined;
   gboolean unix_sockets;
   GPtrArray *host_sockets; /* char *: host unix sockets the sandbox may connect to, as added */
+  GArray  *host_socket_access; /* SbxAccess, parallel to host_sockets: ALLOW or GATED */
   GArray  *roots; /* ConfigRoot */
   guint64  max_processes;
   guint64  max_memory;
   guint64  max_open_files;
 };
+
+/* Adds a host socket with @access (ALLOW or GATED), in the order the
+ * validation's messages index them (the JSON array's). */
+void        sbx_profile_config_add_host_socket_access (SbxProfileConfig *self,
+                                                       const char       *path,
+                                                       SbxAccess         access);
 
 G_END_DECLS

@@ -51,6 +51,7 @@ sbx_profile_config_new (void)
   self->roots = g_array_new (FALSE, TRUE, sizeof (ConfigRoot));
   g_array_set_clear_func (self->roots, config_root_clear);
   self->host_sockets = g_ptr_array_new_with_free_func (g_free);
+  self->host_socket_access = g_array_new (FALSE, FALSE, sizeof (SbxAccess));
   return self;
 }
 
@@ -85,6 +86,7 @@ sbx_profile_config_copy (const SbxProfileConfig *self)
   copy->unix_sockets = self->unix_sockets;
   for (guint i = 0; i < self->host_sockets->len; i++)
     g_ptr_array_add (copy->host_sockets, g_strdup (g_ptr_array_index (self->host_sockets, i)));
+  g_array_append_vals (copy->host_socket_access, self->host_socket_access->data, self->host_socket_access->len);
   for (guint i = 0; i < self->roots->len; i++)
     {
       const ConfigRoot *root = &g_array_index (self->roots, ConfigRoot, i);
@@ -114,6 +116,7 @@ sbx_profile_config_free (SbxProfileConfig *self)
   g_free (self->workspace_root);
   g_array_unref (self->roots);
   g_ptr_array_unref (self->host_sockets);
+  g_array_unref (self->host_socket_access);
   g_free (self);
 }
 
@@ -317,7 +320,41 @@ sbx_profile_config_add_host_socket (SbxProfileConfig *self,
   g_return_if_fail (self != NULL);
   g_return_if_fail (path != NULL);
 
+  sbx_profile_config_add_host_socket_access (self, path, SBX_ACCESS_ALLOW);
+}
+
+/**
+ * sbx_profile_config_add_gated_host_socket:
+ * @self: a [struct@Sbx.ProfileConfig]
+ * @path: (type filename): absolute path of a host unix socket
+ *
+ * Names a host daemon's unix socket the sandbox may connect to only with a
+ * grant (the JSON form `"host-sockets": [{ "path": PATH, "access": "gated"
+ * }]`): a %SBX_GRANT_CLASS_UNIX_CONNECT grant for exactly @path opens it
+ * for one spawn, and without one the connect is refused (and is a denial
+ * that names that grant).  @path follows the rules of
+ * [method@Sbx.ProfileConfig.add_host_socket]; a path may be named once,
+ * allowed or gated.
+ *
+ * Since: 0.2
+ */
+void
+sbx_profile_config_add_gated_host_socket (SbxProfileConfig *self,
+                                          const char       *path)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (path != NULL);
+
+  sbx_profile_config_add_host_socket_access (self, path, SBX_ACCESS_GATED);
+}
+
+void
+sbx_profile_config_add_host_socket_access (SbxProfileConfig *self,
+                                           const char       *path,
+                                           SbxAccess         access)
+{
   g_ptr_array_add (self->host_sockets, g_strdup (path));
+  g_array_append_val (self->host_socket_access, access);
 }
 
 /**

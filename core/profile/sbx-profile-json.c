@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "sbx-profile-private.h"
+#include "sbx-profile-config-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -184,6 +185,29 @@ get_access (JsonObject  *object,
   return TRUE;
 }
 
+/* The string member "path" of the entry at @path (required), or NULL with
+ * @error naming it. */
+static const char *
+get_path_member (JsonObject  *entry,
+                 const char  *path,
+                 GError     **error)
+{
+  g_autofree char *member = sbx_json_member_path (path, "path");
+  JsonNode *node = json_object_get_member (entry, "path");
+
+  if (node == NULL)
+    {
+      json_invalid (error, path, "missing member \"path\"");
+      return NULL;
+    }
+  if (!node_is (node, G_TYPE_STRING))
+    {
+      json_invalid (error, member, "expected a string, got %s", describe_node (node));
+      return NULL;
+    }
+  return json_node_get_string (node);
+}
+
 /* Reads a read/write pair (absent = deny) after checking the members. */
 static gboolean
 get_read_write (JsonObject         *object,
@@ -348,6 +372,7 @@ profile_from_tree (JsonNode    *root,
   static const char * const workspace_members[] = { "root", "read", "write", NULL };
   static const char * const host_members[] = { "read", "write", NULL };
   static const char * const root_entry_members[] = { "path", "read", "write", NULL };
+  static const char * const host_socket_members[] = { "path", "access", NULL };
   static const char * const limit_members[] = { "processes", "memory", "open-files", NULL };
   g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
   g_autofree char *base = NULL;
@@ -471,7 +496,8 @@ profile_from_tree (JsonNode    *root,
     sbx_profile_config_set_unix_sockets (config, unix_sockets == 1);
   }
 
-  /* "host-sockets": [path | "$NAME" (the caller's variable, set), ...];
+  /* "host-sockets": [path | "$NAME" (the caller's variable, set) |
+   * { "path": path | "$NAME", "access": "allow" | "gated" }, ...];
    * validation refuses relative or unclean paths */
   node = json_object_get_member (object, "host-sockets");
   if (node != NULL && !JSON_NODE_HOLDS_ARRAY (node))
@@ -483,20 +509,45 @@ profile_from_tree (JsonNode    *root,
     {
       g_autofree char *path = sbx_json_element_path ("host-sockets", i);
       JsonNode *element = json_array_get_element (json_node_get_array (node), i);
-      const char *value = node_is (element, G_TYPE_STRING) ? json_node_get_string (element) : NULL;
-      const char *expanded = value != NULL && value[0] == '$' ? g_getenv (value + 1) : value;
+      g_autofree char *value_path = NULL;
+      SbxAccess access = SBX_ACCESS_ALLOW;
+      const char *value = NULL;
+      const char *expanded;
 
-      if (value == NULL)
+      if (JSON_NODE_HOLDS_OBJECT (element))
         {
-          json_invalid (error, path, "expected a string, got %s", describe_node (element));
+          JsonObject *entry = json_node_get_object (element);
+
+          value_path = sbx_json_member_path (path, "path");
+          if (!check_members (entry, path, host_socket_members, error)
+              || !get_access (entry, path, "access", &access, error))
+            return NULL;
+          if (access == SBX_ACCESS_DENY)
+            {
+              g_autofree char *access_path = sbx_json_member_path (path, "access");
+
+              json_invalid (error, access_path, "\"deny\" names nothing: a host socket not listed is "
+                                                "unreachable (use \"allow\" or \"gated\")");
+              return NULL;
+            }
+          value = get_path_member (entry, path, error);
+          if (value == NULL)
+            return NULL;
+        }
+      else if (node_is (element, G_TYPE_STRING))
+        value = json_node_get_string (element);
+      else
+        {
+          json_invalid (error, path, "expected a string or an object, got %s", describe_node (element));
           return NULL;
         }
+      expanded = value[0] == '$' ? g_getenv (value + 1) : value;
       if (expanded == NULL || (value[0] == '$' && expanded[0] == '\0'))
         {
-          json_invalid (error, path, "%s is not set in the environment", value);
+          json_invalid (error, value_path != NULL ? value_path : path, "%s is not set in the environment", value);
           return NULL;
         }
-      sbx_profile_config_add_host_socket (config, expanded);
+      sbx_profile_config_add_host_socket_access (config, expanded, access);
     }
 
   /* roots */
@@ -514,26 +565,17 @@ profile_from_tree (JsonNode    *root,
       for (guint i = 0; i < json_array_get_length (roots); i++)
         {
           g_autofree char *path = sbx_json_element_path ("roots", i);
-          g_autofree char *path_member = sbx_json_member_path (path, "path");
           JsonObject *entry = expect_object (json_array_get_element (roots, i), path, error);
+          const char *root_path;
           SbxAccess read, write;
-          JsonNode *path_node;
 
           if (entry == NULL || !get_read_write (entry, path, root_entry_members, &read, &write, error))
             return NULL;
-          path_node = json_object_get_member (entry, "path");
-          if (path_node == NULL)
-            {
-              json_invalid (error, path, "missing member \"path\"");
-              return NULL;
-            }
-          if (!node_is (path_node, G_TYPE_STRING))
-            {
-              json_invalid (error, path_member, "expected a string, got %s", describe_node (path_node));
-              return NULL;
-            }
+          root_path = get_path_member (entry, path, error);
+          if (root_path == NULL)
+            return NULL;
           /* Relative paths stay relative: validation refuses them. */
-          sbx_profile_config_add_root (config, json_node_get_string (path_node), read, write);
+          sbx_profile_config_add_root (config, root_path, read, write);
         }
     }
 
@@ -753,242 +795,4 @@ sbx_profile_new_default (const char  *workspace,
   sbx_profile_config_set_limits (config, sbx_default_profile_table.processes, memory,
                                  sbx_default_profile_table.open_files);
   return sbx_profile_new_with_names (config, SBX_PROFILE_NAMES_JSON, error);
-}
-
-/* ------------------------------------------------------------------------- */
-/* Writing */
-
-/*
- * The normalized form is written directly, not built as a json-glib tree and
- * generated: the tree and the generator's class set-up were most of
- * `sbx profile show`'s own cost.  The bytes are json-glib 1.6's pretty
- * generator's with an indent of two spaces (what this function used to
- * call, and what profile files and tests already hold): "name" : value, one
- * member or element per line, an empty array as [], and its string escapes
- * (below).  test-profile-json compares the two over every ASCII byte.
- */
-typedef struct
-{
-  GString  *out;
-  guint     depth;
-  gboolean  first[8];   /* per open level: nothing written in it yet (the
-                         * normalized form nests three levels deep) */
-} JsonWriter;
-
-static void
-writer_indent (JsonWriter *w)
-{
-  for (guint i = 0; i < w->depth; i++)
-    g_string_append (w->out, "  ");
-}
-
-/* Starts a member or element of the innermost level on a line of its own. */
-static void
-writer_element (JsonWriter *w)
-{
-  g_string_append (w->out, w->first[w->depth] ? "\n" : ",\n");
-  w->first[w->depth] = FALSE;
-  writer_indent (w);
-}
-
-static void
-writer_open (JsonWriter *w,
-             char        bracket)
-{
-  g_string_append_c (w->out, bracket);
-  w->depth++;
-  w->first[w->depth] = TRUE;
-}
-
-static void
-writer_close (JsonWriter *w,
-              char        bracket)
-{
-  gboolean empty = w->first[w->depth];
-
-  w->depth--;
-  if (!empty)
-    {
-      g_string_append_c (w->out, '\n');
-      writer_indent (w);
-    }
-  g_string_append_c (w->out, bracket);
-}
-
-/* json-glib's escapes: '"', '\\', \b \f \n \r \t, \u00XX for the other
- * bytes below 0x1f and for 0x7f; everything else (0x1f included, which
- * json-glib 1.6 leaves as it is, and UTF-8 sequences) verbatim.  Profile
- * strings are valid UTF-8 (validation refuses others). */
-static void
-writer_string (JsonWriter *w,
-               const char *text)
-{
-  g_string_append_c (w->out, '"');
-  for (const guchar *p = (const guchar *) text; *p != '\0'; p++)
-    switch (*p)
-      {
-      case '"':
-        g_string_append (w->out, "\\\"");
-        break;
-      case '\\':
-        g_string_append (w->out, "\\\\");
-        break;
-      case '\b':
-        g_string_append (w->out, "\\b");
-        break;
-      case '\f':
-        g_string_append (w->out, "\\f");
-        break;
-      case '\n':
-        g_string_append (w->out, "\\n");
-        break;
-      case '\r':
-        g_string_append (w->out, "\\r");
-        break;
-      case '\t':
-        g_string_append (w->out, "\\t");
-        break;
-      default:
-        if (*p < 0x1f || *p == 0x7f)
-          g_string_append_printf (w->out, "\\u%04x", (unsigned) *p);
-        else
-          g_string_append_c (w->out, (char) *p);
-      }
-  g_string_append_c (w->out, '"');
-}
-
-/* Member names here are fixed ASCII words: no escaping needed. */
-static void
-writer_member (JsonWriter *w,
-               const char *name)
-{
-  writer_element (w);
-  g_string_append_printf (w->out, "\"%s\" : ", name);
-}
-
-static void
-writer_access (JsonWriter *w,
-               const char *member,
-               SbxAccess   access)
-{
-  writer_member (w, member);
-  writer_string (w, sbx_access_to_string (access));
-}
-
-static void
-writer_int (JsonWriter *w,
-            const char *member,
-            gint64      value)
-{
-  writer_member (w, member);
-  g_string_append_printf (w->out, "%" G_GINT64_FORMAT, value);
-}
-
-/**
- * sbx_profile_to_json:
- * @self: a [struct@Sbx.Profile]
- *
- * Writes @self in its normalized JSON form: every member in a fixed order
- * (version, workspace, host, network, command, home, isolation,
- * ack-unconfined only when true, roots, limits only when one is set, with
- * only the set ones), canonical absolute paths, roots sorted, memory in
- * bytes; indented with two spaces and ending with a newline.
- * [ctor@Sbx.Profile.new_from_json] on the result gives an equal profile
- * (while the paths resolve the same way).
- *
- * Returns: (transfer full): the JSON text
- *
- * Since: 0.1
- */
-char *
-sbx_profile_to_json (SbxProfile *self)
-{
-  g_autoptr(GString) out = g_string_sized_new (512);
-  JsonWriter w = { out, 0, { TRUE } };
-  guint64 processes, memory, open_files;
-  guint n_roots;
-  const SbxProfileRoot *roots;
-
-  g_return_val_if_fail (self != NULL, NULL);
-
-  roots = sbx_profile_get_roots (self, &n_roots);
-  writer_open (&w, '{');
-  writer_member (&w, "version");
-  g_string_append_c (out, '1');
-
-  writer_member (&w, "workspace");
-  writer_open (&w, '{');
-  writer_member (&w, "root");
-  writer_string (&w, sbx_profile_get_workspace_root (self));
-  writer_access (&w, "read", sbx_profile_get_workspace_read (self));
-  writer_access (&w, "write", sbx_profile_get_workspace_write (self));
-  writer_close (&w, '}');
-
-  writer_member (&w, "host");
-  writer_open (&w, '{');
-  writer_access (&w, "read", sbx_profile_get_host_read (self));
-  writer_access (&w, "write", sbx_profile_get_host_write (self));
-  writer_close (&w, '}');
-
-  writer_access (&w, "network", sbx_profile_get_network (self));
-  writer_access (&w, "command", sbx_profile_get_command (self));
-  writer_member (&w, "home");
-  writer_string (&w, home_words[sbx_profile_get_home (self)]);
-  writer_member (&w, "isolation");
-  writer_string (&w, isolation_words[sbx_profile_get_isolation (self)]);
-  if (sbx_profile_get_ack_unconfined (self))
-    {
-      writer_member (&w, "ack-unconfined");
-      g_string_append (out, "true");
-    }
-  if (sbx_profile_get_unix_sockets (self))
-    {
-      writer_member (&w, "unix-sockets");
-      writer_string (&w, "allow");
-    }
-  if (sbx_profile_get_host_sockets (self)[0] != NULL)
-    {
-      writer_member (&w, "host-sockets");
-      writer_open (&w, '[');
-      for (const char * const *p = sbx_profile_get_host_sockets (self); *p != NULL; p++)
-        {
-          writer_element (&w);
-          writer_string (&w, *p);
-        }
-      writer_close (&w, ']');
-    }
-
-  writer_member (&w, "roots");
-  writer_open (&w, '[');
-  for (guint i = 0; i < n_roots; i++)
-    {
-      writer_element (&w);
-      writer_open (&w, '{');
-      writer_member (&w, "path");
-      writer_string (&w, roots[i].path);
-      writer_access (&w, "read", roots[i].read);
-      writer_access (&w, "write", roots[i].write);
-      writer_close (&w, '}');
-    }
-  writer_close (&w, ']');
-
-  processes = sbx_profile_get_max_processes (self);
-  memory = sbx_profile_get_max_memory (self);
-  open_files = sbx_profile_get_max_open_files (self);
-  if (processes != 0 || memory != 0 || open_files != 0)
-    {
-      writer_member (&w, "limits");
-      writer_open (&w, '{');
-      /* Validation caps every limit at G_MAXINT64, so the casts are exact. */
-      if (processes != 0)
-        writer_int (&w, "processes", (gint64) processes);
-      if (memory != 0)
-        writer_int (&w, "memory", (gint64) memory);
-      if (open_files != 0)
-        writer_int (&w, "open-files", (gint64) open_files);
-      writer_close (&w, '}');
-    }
-  writer_close (&w, '}');
-  g_string_append_c (out, '\n');
-  return g_string_free (g_steal_pointer (&out), FALSE);
 }

@@ -39,6 +39,10 @@ const SbxProfileRoot *sbx_profile_get_roots (SbxProfile             *self,
 GPtrArray  *sbx_profile_get_root_links     (SbxProfile              *self);
 gboolean    sbx_profile_auto_memory_limit  (guint64                 *out_bytes,
                                             GError                 **error);
+/* The access the profile gives to connecting to the host socket @path:
+ * ALLOW ("unix-sockets": "allow", or named), GATED (named gated), DENY. */
+SbxAccess   sbx_profile_host_socket_access (SbxProfile              *self,
+                                            const char              *path);
 
 /* The largest value a limit may take (JSON integers are signed 64-bit). */
 #define SBX_PROFILE_LIMIT_MAX ((guint64) G_MAXINT64)

@@ -102,13 +102,6 @@ min_limit (guint64 a,
  *
  * Since: 0.1
  */
-static gboolean
-reaches_host_socket (const SbxProfile *profile,
-                     const char       *name)
-{
-  return profile->unix_sockets || g_strv_contains ((const char * const *) profile->host_sockets, name);
-}
-
 static int
 compare_names (gconstpointer a,
                gconstpointer b)
@@ -116,24 +109,28 @@ compare_names (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
-/* The host sockets of the restriction: each name of either profile that
- * both let the sandbox reach ("unix-sockets": "allow" reaches every
- * socket), sorted.  Symmetric, like every other member. */
+/* The host sockets of the restriction with @access: each name of either
+ * profile (allowed or gated) whose lesser access in the two is @access
+ * ("unix-sockets": "allow" reaches every socket), sorted.  Symmetric, like
+ * every other member. */
 static char **
-restrict_host_sockets (const SbxProfile *base,
-                       const SbxProfile *ceiling)
+restrict_host_sockets (SbxProfile *base,
+                       SbxProfile *ceiling,
+                       SbxAccess   access)
 {
   g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
-  const SbxProfile *sides[] = { base, ceiling };
+  SbxProfile *sides[] = { base, ceiling };
 
   for (guint s = 0; s < 2; s++)
-    for (guint i = 0; sides[s]->host_sockets[i] != NULL; i++)
+    for (guint list = 0; list < 2; list++)
       {
-        const char *name = sides[s]->host_sockets[i];
+        char **names = list == 0 ? sides[s]->host_sockets : sides[s]->gated_host_sockets;
 
-        if (reaches_host_socket (base, name) && reaches_host_socket (ceiling, name)
-            && !g_ptr_array_find_with_equal_func (out, name, g_str_equal, NULL))
-          g_ptr_array_add (out, g_strdup (name));
+        for (guint i = 0; names[i] != NULL; i++)
+          if (min_access (sbx_profile_host_socket_access (base, names[i]),
+                          sbx_profile_host_socket_access (ceiling, names[i])) == access
+              && !g_ptr_array_find_with_equal_func (out, names[i], g_str_equal, NULL))
+            g_ptr_array_add (out, g_strdup (names[i]));
       }
   g_ptr_array_sort (out, compare_names);
   g_ptr_array_add (out, NULL);
@@ -182,7 +179,8 @@ sbx_profile_restrict (SbxProfile  *base,
   result->ack_unconfined = result->isolation == SBX_ISOLATION_UNCONFINED
                            && base->ack_unconfined && ceiling->ack_unconfined;
   result->unix_sockets = base->unix_sockets && ceiling->unix_sockets;
-  result->host_sockets = restrict_host_sockets (base, ceiling);
+  result->host_sockets = restrict_host_sockets (base, ceiling, SBX_ACCESS_ALLOW);
+  result->gated_host_sockets = restrict_host_sockets (base, ceiling, SBX_ACCESS_GATED);
   result->max_processes = min_limit (base->max_processes, ceiling->max_processes);
   result->max_memory = min_limit (base->max_memory, ceiling->max_memory);
   result->max_open_files = min_limit (base->max_open_files, ceiling->max_open_files);

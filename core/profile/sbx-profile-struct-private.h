@@ -34,6 +34,7 @@ struct _SbxProfile
   gboolean        ack_unconfined;
   gboolean        unix_sockets;
   char          **host_sockets; /* NULL-terminated, sorted, canonical absolute paths */
+  char          **gated_host_sockets; /* likewise: host sockets a unix.connect.v1 grant opens */
   SbxProfileRoot *roots; /* sorted by path, byte order */
   guint           n_roots;
   guint64         max_processes;

@@ -252,12 +252,16 @@ compare_strings (gconstpointer a,
 /* The host sockets the sandbox may connect to (SbxProfileConfig's
  * host_sockets): absolute, canonical (a name the supervisor compares byte
  * for byte with what the target connects to), shorter than sun_path, no
- * two alike; sorted.  NULL with @error set otherwise. */
+ * two alike (allowed or gated); sorted, the gated ones in *@gated_out.
+ * NULL with @error set otherwise. */
 static char **
 canonical_host_sockets (const SbxProfileConfig *config,
+                        char                 ***gated_out,
                         GError                **error)
 {
   g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) gated = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) seen = g_ptr_array_new ();
 
   if (config->host_sockets->len > SBX_PROFILE_MAX_HOST_SOCKETS)
     {
@@ -290,16 +294,29 @@ canonical_host_sockets (const SbxProfileConfig *config,
                                             "component)", i, shown);
             return NULL;
           }
-      for (guint k = 0; k < out->len; k++)
-        if (strcmp (g_ptr_array_index (out, k), path) == 0)
+      for (guint k = 0; k < seen->len; k++)
+        if (strcmp (g_ptr_array_index (seen, k), path) == 0)
           {
             sbx_profile_set_invalid (error, "host-sockets[%u] (%s): named twice", i, shown);
             return NULL;
           }
-      g_ptr_array_add (out, g_strdup (path));
+      g_ptr_array_add (seen, (gpointer) path);
+      if (g_array_index (config->host_socket_access, SbxAccess, i) == SBX_ACCESS_GATED && config->unix_sockets)
+        {
+          sbx_profile_set_invalid (error, "host-sockets[%u] (%s): gated, but \"unix-sockets\": \"allow\" opens "
+                                          "every unix socket, so no grant could gate it", i, shown);
+          return NULL;
+        }
+      if (g_array_index (config->host_socket_access, SbxAccess, i) == SBX_ACCESS_GATED)
+        g_ptr_array_add (gated, g_strdup (path));
+      else
+        g_ptr_array_add (out, g_strdup (path));
     }
   g_ptr_array_sort (out, compare_strings);
   g_ptr_array_add (out, NULL);
+  g_ptr_array_sort (gated, compare_strings);
+  g_ptr_array_add (gated, NULL);
+  *gated_out = (char **) g_ptr_array_free (g_steal_pointer (&gated), FALSE);
   return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
 }
 
@@ -346,6 +363,7 @@ compute_fingerprint (const SbxProfile *self)
     .ack_unconfined = self->ack_unconfined,
     .unix_sockets = self->unix_sockets,
     .host_sockets = (const char * const *) self->host_sockets,
+    .gated_host_sockets = (const char * const *) self->gated_host_sockets,
     .required_guarantees = self->required,
     .max_processes = self->max_processes,
     .max_memory = self->max_memory,
@@ -497,11 +515,12 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
   };
   g_autofree char *workspace = NULL;
   g_auto(GStrv) host_sockets = NULL;
+  g_auto(GStrv) gated_host_sockets = NULL;
   g_autoptr(GPtrArray) workspace_links = g_ptr_array_new_with_free_func ((GDestroyNotify) sbx_path_link_free);
   g_autoptr(GPtrArray) all_links = g_ptr_array_new_with_free_func ((GDestroyNotify) sbx_path_link_free);
 
   /* 0. host sockets (no file system access) */
-  host_sockets = canonical_host_sockets (config, error);
+  host_sockets = canonical_host_sockets (config, &gated_host_sockets, error);
   if (host_sockets == NULL)
     return NULL;
 
@@ -639,6 +658,7 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
   self->ack_unconfined = config->ack_unconfined;
   self->unix_sockets = config->unix_sockets;
   self->host_sockets = g_steal_pointer (&host_sockets);
+  self->gated_host_sockets = g_steal_pointer (&gated_host_sockets);
   self->n_roots = roots->len;
   self->roots = g_new0 (SbxProfileRoot, roots->len + 1);
   sources = g_new0 (guint, roots->len + 1);
@@ -733,6 +753,8 @@ sbx_profile_dup_config (SbxProfile *self)
   sbx_profile_config_set_unix_sockets (config, self->unix_sockets);
   for (guint i = 0; self->host_sockets[i] != NULL; i++)
     sbx_profile_config_add_host_socket (config, self->host_sockets[i]);
+  for (guint i = 0; self->gated_host_sockets[i] != NULL; i++)
+    sbx_profile_config_add_gated_host_socket (config, self->gated_host_sockets[i]);
   for (guint i = 0; i < self->n_roots; i++)
     sbx_profile_config_add_root (config, self->roots[i].path, self->roots[i].read, self->roots[i].write);
   sbx_profile_config_set_limits (config, self->max_processes, self->max_memory, self->max_open_files);

@@ -139,6 +139,7 @@ sbx_profile_free_owned (SbxProfile *self)
     g_free (self->roots[i].path);
   g_free (self->roots);
   g_strfreev (self->host_sockets);
+  g_strfreev (self->gated_host_sockets);
   g_free (self->fingerprint);
   g_clear_pointer (&self->links, g_ptr_array_unref);
   g_free (self);
@@ -303,8 +304,8 @@ sbx_profile_get_root_links (SbxProfile *self)
 /**
  * sbx_profile_access_for:
  * @self: (nullable): a [struct@Sbx.Profile]
- * @kind: the access kind: "command.execute", "network", "filesystem.read"
- *   or "filesystem.write"
+ * @kind: the access kind: "command.execute", "network", "filesystem.read",
+ *   "filesystem.write" or "unix.connect"
  * @scope: (nullable): the scope; %NULL means ""
  * @out_access: (out) (optional): return location for the access; %SBX_ACCESS_DENY
  *   on error
@@ -322,6 +323,10 @@ sbx_profile_get_root_links (SbxProfile *self)
  *   - "tree:" and an absolute clean path: when the path is exactly the
  *     workspace root or an additional root, the access at it; otherwise
  *     %SBX_ACCESS_DENY, without an error.
+ * - "unix.connect" takes the absolute clean path of a host unix socket:
+ *   %SBX_ACCESS_ALLOW when the profile names it (or allows every unix
+ *   socket), %SBX_ACCESS_GATED when it names it gated, else
+ *   %SBX_ACCESS_DENY (since 0.2).
  *
  * Paths are compared as bytes and nothing is resolved: pass canonical paths.
  * Errors (%SBX_PROFILE_ERROR_INVALID): a %NULL profile, an unknown kind, a
@@ -367,6 +372,18 @@ sbx_profile_access_for (SbxProfile  *self,
       return TRUE;
     }
 
+  if (g_str_equal (kind, "unix.connect"))
+    {
+      if (!sbx_path_is_clean_absolute (scope))
+        {
+          g_autofree char *shown = sbx_profile_display (scope);
+
+          return sbx_profile_set_invalid (error, "%s: malformed socket scope \"%s\" (expected a clean absolute path)",
+                                          kind, shown);
+        }
+      *out_access = sbx_profile_host_socket_access (self, scope);
+      return TRUE;
+    }
   if (g_str_equal (kind, "filesystem.read"))
     write = FALSE;
   else if (g_str_equal (kind, "filesystem.write"))
@@ -473,6 +490,8 @@ sbx_profile_equal (SbxProfile *a,
       || a->home != b->home || a->isolation != b->isolation
       || a->ack_unconfined != b->ack_unconfined || a->unix_sockets != b->unix_sockets
       || !g_strv_equal ((const char * const *) a->host_sockets, (const char * const *) b->host_sockets)
+      || !g_strv_equal ((const char * const *) a->gated_host_sockets,
+                        (const char * const *) b->gated_host_sockets)
       || a->n_roots != b->n_roots
       || a->max_processes != b->max_processes || a->max_memory != b->max_memory
       || a->max_open_files != b->max_open_files)
@@ -671,6 +690,36 @@ sbx_profile_get_host_sockets (SbxProfile *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
   return (const char * const *) self->host_sockets;
+}
+
+/**
+ * sbx_profile_get_gated_host_sockets:
+ * @self: a [struct@Sbx.Profile]
+ *
+ * The host unix sockets the sandbox may connect to only with a
+ * %SBX_GRANT_CLASS_UNIX_CONNECT grant (see
+ * [method@Sbx.ProfileConfig.add_gated_host_socket]), sorted.
+ *
+ * Returns: (transfer none) (array zero-terminated=1) (element-type filename): the paths; empty by default
+ *
+ * Since: 0.2
+ */
+const char * const *
+sbx_profile_get_gated_host_sockets (SbxProfile *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return (const char * const *) self->gated_host_sockets;
+}
+
+SbxAccess
+sbx_profile_host_socket_access (SbxProfile *self,
+                                const char *path)
+{
+  if (self->unix_sockets || g_strv_contains ((const char * const *) self->host_sockets, path))
+    return SBX_ACCESS_ALLOW;
+  if (g_strv_contains ((const char * const *) self->gated_host_sockets, path))
+    return SBX_ACCESS_GATED;
+  return SBX_ACCESS_DENY;
 }
 
 /**

@@ -146,6 +146,9 @@ void              sbx_profile_config_set_ack_unconfined (SbxProfileConfig     *s
 SBX_AVAILABLE_IN_0_2
 void              sbx_profile_config_add_host_socket (SbxProfileConfig       *self,
                                                       const char             *path);
+SBX_AVAILABLE_IN_0_2
+void              sbx_profile_config_add_gated_host_socket (SbxProfileConfig *self,
+                                                            const char       *path);
 SBX_AVAILABLE_IN_0_1
 void              sbx_profile_config_set_unix_sockets (SbxProfileConfig       *self,
                                                        gboolean                allow);
@@ -239,6 +242,8 @@ SBX_AVAILABLE_IN_0_1
 gboolean       sbx_profile_get_unix_sockets       (SbxProfile             *self);
 SBX_AVAILABLE_IN_0_2
 const char * const *sbx_profile_get_host_sockets  (SbxProfile             *self);
+SBX_AVAILABLE_IN_0_2
+const char * const *sbx_profile_get_gated_host_sockets (SbxProfile         *self);
 SBX_AVAILABLE_IN_0_1
 guint          sbx_profile_get_n_roots            (SbxProfile             *self);
 SBX_AVAILABLE_IN_0_1

@@ -425,6 +425,49 @@ plan_root (MountBuilder *b)
   g_array_append_val (b->stack, root);
 }
 
+/* Step 3a: the sandbox's /tmp: the executor's TMPDIR where the view can
+ * show it there (sbx-linux-tmp.c says when and why HOME moves with it). */
+static void
+plan_private_tmp (MountBuilder      *b,
+                  const SbxPolicyV1 *policy)
+{
+  gboolean move_home = FALSE;
+  g_autofree char *why_not = NULL;
+
+  if (sbx_linux_view_tmp_decide (policy, (const SbxFsRuleV1 *) b->rules->data, b->rules->len,
+                                 b->plan->root_is_host, &move_home, &why_not))
+    {
+      b->plan->tmp_source = intern (b, policy->tmpdir);
+      b->plan->home_source = move_home ? intern (b, policy->home) : NULL;
+    }
+  else
+    b->plan->tmp_why_not = intern (b, why_not);
+}
+
+/* Step 3a's binds, after every other path: nothing else the view shows
+ * lies under them. */
+static void
+plan_add_private_tmp (MountBuilder *b)
+{
+  const Container *root = &g_array_index (b->stack, Container, 0);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *source = i == 0 ? b->plan->tmp_source : b->plan->home_source;
+      const char *at = i == 0 ? SBX_LINUX_VIEW_TMP : SBX_LINUX_VIEW_HOME;
+      SbxMountOp *op;
+
+      if (source == NULL)
+        continue;
+      ensure_dirs (b, root, at);
+      op = add_op (b, SBX_MOUNT_OP_BIND,
+                   mount_flags_for (plan_resolve (b, source, FALSE) & plan_resolve (b, source, TRUE), TRUE), at, NULL);
+      op->source = intern (b, source);
+      g_ptr_array_add (b->binds, g_strdup (source));
+      b->plan->n_binds++;
+    }
+}
+
 /* Step 3b: a curated read-only /sys where the view would show none: a root
  * of our own and no rule naming /sys or anything under it (the policy
  * decides then).  What programs commonly read and nothing that identifies
@@ -668,6 +711,8 @@ plan_add_path (MountBuilder  *b,
       plan_add_sys_path (b, top, path);
       return TRUE;
     }
+  if (g_strcmp0 (path, b->plan->tmp_source) == 0 || g_strcmp0 (path, b->plan->home_source) == 0)
+    return TRUE;   /* shown elsewhere (step 3a) */
   self = plan_resolve (b, path, FALSE);
   tree = plan_resolve (b, path, TRUE);
   if (lstat (path, &st) != 0)
@@ -730,11 +775,13 @@ sbx_linux_mount_plan_new (const SbxPolicyV1  *policy,
     return NULL;
   plan_hide_socket_dirs (&b);
   plan_root (&b);
+  plan_private_tmp (&b, policy);
   plan_curated_sys (&b);
   paths = plan_sorted_paths (&b);
   for (guint i = 0; i < paths->len; i++)
     if (!plan_add_path (&b, g_ptr_array_index (paths, i), error))
       return NULL;
+  plan_add_private_tmp (&b);
   return plan_finish (&b, error);
 }
 

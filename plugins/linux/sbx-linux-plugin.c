@@ -318,6 +318,10 @@ linux_supports_grant_class (void       *plugin_ctx,
    * grant's guarantee check instead) */
   if (grant_class != NULL && strcmp (grant_class, "network.proxy-target.v1") == 0)
     return (self->host->features & SBX_HOST_FEATURE_PROXY_LISTEN_FD) ? 1 : 0;
+  /* unix.connect.v1 adds the socket to the policy's host_sockets for one
+   * spawn; only the connect supervisor (seccomp) reaches a host socket. */
+  if (grant_class != NULL && strcmp (grant_class, "unix.connect.v1") == 0)
+    return plugin_probe (self)->seccomp ? 1 : 0;
   for (gsize i = 0; grant_class != NULL && i < G_N_ELEMENTS (supported); i++)
     if (strcmp (grant_class, supported[i]) == 0)
       /* Path and tree grants only from a host that pins their fds. */

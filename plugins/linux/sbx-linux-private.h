@@ -175,6 +175,11 @@ struct _SbxLinuxMountPlan
                                    * rule for /sys in the view */
   gboolean     own_hosts;         /* the view's /etc/hosts is the sandbox's own file (hosts_source):
                                    * Landlock gets a read rule for it in the view */
+  /* The sandbox's /tmp (sbx-linux-tmp.c): the executor's TMPDIR bound at /tmp (NULL: not moved,
+   * @tmp_why_not says why), and the isolated HOME shown at SBX_LINUX_VIEW_HOME (NULL: at its path). */
+  const char  *tmp_source;
+  const char  *home_source;
+  const char  *tmp_why_not;
   GStringChunk *strings;
 };
 
@@ -192,6 +197,19 @@ SbxLinuxMountPlan *sbx_linux_mount_plan_new   (const SbxPolicyV1  *policy,
                                                const char         *hosts_source,
                                                GError            **error);
 void               sbx_linux_mount_plan_free  (SbxLinuxMountPlan  *plan);
+
+/* The sandbox's /tmp (sbx-linux-tmp.c). */
+#define SBX_LINUX_VIEW_TMP  "/tmp"
+#define SBX_LINUX_VIEW_HOME "/home/sbx"
+/* Whether the view of @rules (canonical, as the plan sees them) can show
+ * the policy's TMPDIR at /tmp; *move_home when the isolated HOME must then
+ * be shown at SBX_LINUX_VIEW_HOME.  FALSE with *why_not (allocated). */
+gboolean sbx_linux_view_tmp_decide (const SbxPolicyV1 *policy,
+                                    const SbxFsRuleV1 *rules,
+                                    gsize              n_rules,
+                                    gboolean           root_is_host,
+                                    gboolean          *move_home,
+                                    char             **why_not);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxLinuxMountPlan, sbx_linux_mount_plan_free)
 
@@ -311,6 +329,21 @@ void          sbx_linux_spec_free (SbxLinuxSpec            *spec);
 char         *sbx_linux_explain   (const SbxLinuxSpec      *spec);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxLinuxSpec, sbx_linux_spec_free)
+
+/* The sandbox's /tmp (sbx-linux-tmp.c), for a spawn of @spec: @envp (or
+ * @given, taken, when not NULL) with the TMPDIR and HOME the core forced
+ * replaced by the paths the view shows them at; @given itself when the
+ * view moves neither.  sbx_linux_view_path(): where the view shows the
+ * host @path, or NULL when it is shown at its own path. */
+GPtrArray *sbx_linux_view_envp       (const SbxLinuxSpec     *spec,
+                                      GPtrArray              *given,
+                                      const char *const      *envp);
+char      *sbx_linux_view_path       (const SbxLinuxSpec     *spec,
+                                      const char             *path);
+/* The "tmp" report entry: what /tmp and TMPDIR are for the target. */
+void       sbx_linux_view_tmp_report (const SbxLinuxReporter *reporter,
+                                      const SbxLinuxSpec     *spec,
+                                      const SbxPolicyV1      *policy);
 
 /* ------------------------------------------------------------------------- */
 /* Spawn                                                                      */

@@ -625,7 +625,9 @@ spawn_collect_handoffs (const SbxLinuxSpec       *spec,
     }
   if (ch->unotify[0] >= 0)
     {
-      out->unotify = sbx_linux_unotify_begin (spec, ch->unotify[0], started->pid, error_message);
+      out->unotify = sbx_linux_unotify_begin (spec, ch->unotify[0], started->pid,
+                                              request->struct_size >= SBX_SPAWN_REQUEST_V1_DENIALS_SIZE
+                                              ? request->denial_sink : NULL, error_message);
       /* NULL without a message: B's filter got no listener (sbx inside
        * sbx) and the kernel refuses what it would have handed over. */
       if (out->unotify == NULL && *error_message != NULL)
@@ -712,6 +714,8 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
    * lives until the child has exec'd (this function's end). */
   if (spec->dns_over_tcp)
     dns_envp = envp_with_dns_over_tcp (request->envp);
+  /* TMPDIR and HOME where the view shows them (sbx-linux-tmp.c). */
+  dns_envp = sbx_linux_view_envp (spec, g_steal_pointer (&dns_envp), request->envp);
   status = spawn_open_channels (spec, request, &ch, error_message);
   if (status == SBX_STATUS_OK && (stage != NULL || !spawn_start_warm (spec, request, dns_envp, &ch, &started)))
     status = spawn_start_cold (spec, request, stage, dns_envp, &ch, &started, error_message);

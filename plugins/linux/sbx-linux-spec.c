@@ -843,6 +843,8 @@ spec_report_network (const SpecBuild *b)
   report_claim (b->reporter, held, &b->claims, SBX_LINUX_CLAIM_ADDRESS_NETWORK, NULL);
   report_claim (b->reporter, held, &b->claims, SBX_LINUX_CLAIM_TARGET_NETWORK, NULL);
   report_claim (b->reporter, held, &b->claims, SBX_LINUX_CLAIM_NETWORK, NULL);
+  /* What /tmp and TMPDIR are for the target (sbx-linux-tmp.c). */
+  sbx_linux_view_tmp_report (b->reporter, b->spec, b->policy);
   /* With unix sockets supervised, the seccomp module reported
    * "unix-sockets: narrowed" with the reason; the claims speak otherwise. */
   report_claim (b->reporter, held, &b->claims, SBX_LINUX_CLAIM_UNIX_SOCKETS, NULL);

@@ -241,6 +241,20 @@ held_by_sandbox (SbxUnotify *u, uint64_t sock_ino)
   return FALSE;
 }
 
+/* An abstract name refused: reported as "@NAME" (its bytes, a NUL or
+ * control byte as '?'); -EACCES. */
+static int
+refuse_abstract (SbxUnotify *u, pid_t pid, const char *name, size_t len, const char *reason)
+{
+  g_autofree char *shown = g_malloc (len + 1);
+
+  for (size_t i = 0; i < len; i++)
+    shown[i] = i == 0 ? '@' : (guchar) name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
+  shown[len] = '\0';
+  sbx_unotify_report_denial (u, pid, shown, reason);
+  return -EACCES;
+}
+
 /* A unix connect: fills @out with what our connect uses (a copy of the
  * address, or /proc/self/fd/N of the pinned inode, *opath set) and returns
  * 0, or a negative errno to answer. */
@@ -272,13 +286,14 @@ decide_unix (SbxUnotify         *u,
       /* The kernel looks an abstract name up in the socket's namespace:
        * it must be the sandbox's (its dump lists the socket). */
       if (fstat (sock, &st) != 0 || diag_find (u, (uint64_t) st.st_ino, 0, 0, NULL, 0) == 0)
-        return -EACCES;
+        return refuse_abstract (u, pid, sun->sun_path, path_len, "the connecting socket is not the sandbox's");
       if (u->policy.private_netns)
         return 0;
       sock_ino = diag_find (u, 0, 0, 0, sun->sun_path, path_len);
       if (sock_ino == 0)
         return -ECONNREFUSED;
-      return held_by_sandbox (u, sock_ino) ? 0 : -EACCES;
+      return held_by_sandbox (u, sock_ino)
+             ? 0 : refuse_abstract (u, pid, sun->sun_path, path_len, "a host process holds this abstract name");
     }
   {
     g_autofree char *given = g_strndup (sun->sun_path, path_len);
@@ -297,8 +312,21 @@ decide_unix (SbxUnotify         *u,
     else
       {
         fd = sbx_unotify_resolve_in_target (pid, path);
+        if (fd == -ELOOP || fd == -EXDEV)
+          {
+            sbx_unotify_report_denial (u, pid, path, "its path leads out of the sandbox's view through a link");
+            return -EACCES;
+          }
+        if (fd == -ENOENT && stat (path, &st) == 0 && S_ISSOCK (st.st_mode))
+          {
+            /* Not in the sandbox's view, but a host socket by that name:
+             * reported (to the caller of sbx, never to the sandbox), and
+             * answered as the view has it. */
+            sbx_unotify_report_denial (u, pid, path, "a host socket outside the sandbox's view");
+            return fd;
+          }
         if (fd < 0)
-          return fd == -ELOOP || fd == -EXDEV ? -EACCES : fd;
+          return fd;
         if (fstat (fd, &st) == 0 && S_ISSOCK (st.st_mode))
           {
             /* Not named: only the sandbox's own socket. */
@@ -306,6 +334,7 @@ decide_unix (SbxUnotify         *u,
             if (sock_ino == 0 || (!u->policy.private_netns && !held_by_sandbox (u, sock_ino)))
               {
                 close (fd);
+                sbx_unotify_report_denial (u, pid, path, "a socket the sandbox did not bind");
                 return -EACCES;
               }
           }

@@ -30,6 +30,7 @@ struct _SbxUnotify
   SbxUnotifyPolicy policy;
   uint64_t        *tcp_ports;
   char           **host_sockets;
+  SbxBackendDenialSinkV1 denials; /* denials.denied NULL: not reported */
   GPtrArray       *pending;     /* SbxUnotifyPending: connects that wait (the hub's, under its lock) */
   gboolean         ended;       /* the listener reported POLLHUP: the sandbox is gone */
 };
@@ -73,6 +74,13 @@ void     sbx_unotify_handle_connect             (SbxUnotify                 *u,
 gboolean sbx_unotify_pending_step               (SbxUnotify        *u,
                                                  SbxUnotifyPending *p,
                                                  short              revents);
+
+/* Reports a refused unix connect of @pid to @target (a path, or "@NAME")
+ * through the policy's denial sink, if any. */
+void     sbx_unotify_report_denial              (SbxUnotify *u,
+                                                 pid_t       pid,
+                                                 const char *target,
+                                                 const char *reason);
 
 /* sbx-linux-unotify-chmod.c */
 void     sbx_unotify_handle_chmod               (SbxUnotify                 *u,

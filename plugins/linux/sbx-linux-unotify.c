@@ -280,6 +280,9 @@ sbx_unotify_start (int                     listener,
   u->policy.tcp_ports = u->tcp_ports;
   u->host_sockets = g_strdupv ((char **) policy->host_sockets);
   u->policy.host_sockets = (const char * const *) u->host_sockets;
+  if (policy->denials != NULL && policy->denials->struct_size >= SBX_BACKEND_DENIAL_SINK_V1_MIN_SIZE)
+    u->denials = *policy->denials;
+  u->policy.denials = NULL;
   u->pending = g_ptr_array_new_with_free_func (sbx_unotify_pending_free);
 
   g_mutex_lock (&hub.lock);
@@ -412,10 +415,11 @@ receive_pair (int sock, int *listener, int *diag)
 }
 
 SbxUnotify *
-sbx_linux_unotify_begin (const SbxLinuxSpec *spec,
-                         int                 sock,
-                         pid_t               init_pid,
-                         char              **error_message)
+sbx_linux_unotify_begin (const SbxLinuxSpec           *spec,
+                         int                           sock,
+                         pid_t                         init_pid,
+                         const SbxBackendDenialSinkV1 *denials,
+                         char                        **error_message)
 {
   g_autoptr(GError) error = NULL;
   SbxUnotifyPolicy policy = { 0 };
@@ -443,6 +447,7 @@ sbx_linux_unotify_begin (const SbxLinuxSpec *spec,
       policy.tcp_ports = sbx_landlock_plan_tcp_ports (spec->landlock, &policy.n_tcp_ports);
     }
   policy.host_sockets = (const char * const *) spec->host_sockets;
+  policy.denials = denials;
   u = sbx_unotify_start (listener, diag, init_pid, &policy, &error);
   if (u == NULL)
     *error_message = g_strdup_printf ("%s: %s",

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <sbx/sbx-plugin-abi.h>
+
 G_BEGIN_DECLS
 
 typedef struct
@@ -25,6 +27,9 @@ typedef struct
   /* NULL-terminated (or NULL): host sockets the target may connect to by
    * exactly this absolute path (the profile's "host-sockets") */
   const char * const *host_sockets;
+  /* Where every refusal of a unix connect is reported (the spawn request's
+   * denial_sink, copied; NULL: nowhere).  Valid until stop(). */
+  const SbxBackendDenialSinkV1 *denials;
 } SbxUnotifyPolicy;
 
 typedef struct _SbxUnotify SbxUnotify;
@@ -50,9 +55,10 @@ typedef struct _SbxLinuxSpec SbxLinuxSpec;
  * with *error_message set. */
 gboolean    sbx_unotify_channel_open (int           pair[2],
                                       char        **error_message);
-SbxUnotify *sbx_linux_unotify_begin  (const SbxLinuxSpec *spec,
-                                      int                 sock,
-                                      pid_t               init_pid,
-                                      char              **error_message);
+SbxUnotify *sbx_linux_unotify_begin  (const SbxLinuxSpec           *spec,
+                                      int                           sock,
+                                      pid_t                         init_pid,
+                                      const SbxBackendDenialSinkV1 *denials,
+                                      char                        **error_message);
 
 G_END_DECLS

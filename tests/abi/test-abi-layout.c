@@ -78,7 +78,7 @@ _Static_assert (offsetof (SbxCompileResultV1, spawn_flags) == 16, "SbxCompileRes
 _Static_assert (offsetof (SbxCompileResultV1, reserved0) == 20, "SbxCompileResultV1.reserved0");
 _Static_assert (SBX_COMPILE_RESULT_V1_SPAWN_FLAGS_SIZE == 20, "SBX_COMPILE_RESULT_V1_SPAWN_FLAGS_SIZE");
 _Static_assert (SBX_COMPILE_RESULT_V1_MIN_SIZE == 16, "SBX_COMPILE_RESULT_V1_MIN_SIZE");
-_Static_assert (sizeof (SbxSpawnRequestV1) == 104, "size SbxSpawnRequestV1");
+_Static_assert (sizeof (SbxSpawnRequestV1) == 112, "size SbxSpawnRequestV1");
 _Static_assert (offsetof (SbxSpawnRequestV1, struct_size) == 0, "SbxSpawnRequestV1.struct_size");
 _Static_assert (offsetof (SbxSpawnRequestV1, flags) == 4, "SbxSpawnRequestV1.flags");
 _Static_assert (offsetof (SbxSpawnRequestV1, cwd) == 8, "SbxSpawnRequestV1.cwd");
@@ -114,6 +114,9 @@ _Static_assert (offsetof (SbxStageRootV1, path) == 8, "SbxStageRootV1.path");
 _Static_assert (offsetof (SbxStageRootV1, upper) == 16, "SbxStageRootV1.upper");
 _Static_assert (offsetof (SbxStageRootV1, work) == 24, "SbxStageRootV1.work");
 _Static_assert (SBX_STAGE_ROOT_V1_MIN_SIZE == 32, "SBX_STAGE_ROOT_V1_MIN_SIZE");
+/* denial_sink was appended after them (additive, backend denials). */
+_Static_assert (offsetof (SbxSpawnRequestV1, denial_sink) == 104, "SbxSpawnRequestV1.denial_sink");
+_Static_assert (SBX_SPAWN_REQUEST_V1_DENIALS_SIZE == 112, "SBX_SPAWN_REQUEST_V1_DENIALS_SIZE");
 _Static_assert (sizeof (SbxListenV1) == 48, "size SbxListenV1");
 _Static_assert (offsetof (SbxListenV1, struct_size) == 0, "SbxListenV1.struct_size");
 _Static_assert (offsetof (SbxListenV1, kind) == 4, "SbxListenV1.kind");
@@ -195,6 +198,23 @@ _Static_assert (SBX_ABI_DECISION_DENY == 0u && SBX_ABI_DECISION_ONCE == 1u && SB
                 "ask decisions");
 _Static_assert (SBX_ABI_DENIAL_CONNECT == 4u && SBX_ABI_DENIAL_RESOLVE == 5u, "denial operations");
 _Static_assert (SBX_ABI_DENIAL_APPROVABLE == 1u, "denial flags");
+
+/* Backend denials: the denial and sink tables a spawn request points at. */
+_Static_assert (sizeof (SbxBackendDenialV1) == 48, "size SbxBackendDenialV1");
+_Static_assert (offsetof (SbxBackendDenialV1, struct_size) == 0, "SbxBackendDenialV1.struct_size");
+_Static_assert (offsetof (SbxBackendDenialV1, operation) == 4, "SbxBackendDenialV1.operation");
+_Static_assert (offsetof (SbxBackendDenialV1, pid) == 8, "SbxBackendDenialV1.pid");
+_Static_assert (offsetof (SbxBackendDenialV1, target) == 16, "SbxBackendDenialV1.target");
+_Static_assert (offsetof (SbxBackendDenialV1, mechanism) == 24, "SbxBackendDenialV1.mechanism");
+_Static_assert (offsetof (SbxBackendDenialV1, process) == 32, "SbxBackendDenialV1.process");
+_Static_assert (offsetof (SbxBackendDenialV1, reason) == 40, "SbxBackendDenialV1.reason");
+_Static_assert (SBX_BACKEND_DENIAL_V1_MIN_SIZE == 48, "SbxBackendDenialV1 minimum size");
+_Static_assert (sizeof (SbxBackendDenialSinkV1) == 24, "size SbxBackendDenialSinkV1");
+_Static_assert (offsetof (SbxBackendDenialSinkV1, reserved0) == 4, "SbxBackendDenialSinkV1.reserved0");
+_Static_assert (offsetof (SbxBackendDenialSinkV1, denied) == 8, "SbxBackendDenialSinkV1.denied");
+_Static_assert (offsetof (SbxBackendDenialSinkV1, data) == 16, "SbxBackendDenialSinkV1.data");
+_Static_assert (SBX_BACKEND_DENIAL_SINK_V1_MIN_SIZE == 24, "SbxBackendDenialSinkV1 minimum size");
+_Static_assert (SBX_ABI_DENIAL_UNIX_CONNECT == 6u, "backend denial operations");
 _Static_assert (sizeof (SbxReporterVTableV1) == 32, "size SbxReporterVTableV1");
 _Static_assert (offsetof (SbxReporterVTableV1, struct_size) == 0, "SbxReporterVTableV1.struct_size");
 _Static_assert (offsetof (SbxReporterVTableV1, reserved0) == 4, "SbxReporterVTableV1.reserved0");
@@ -284,6 +304,7 @@ SLOT_IS (SbxEgressVTableV1, stop, SbxEgressStopFunc);
 SLOT_IS (SbxEgressVTableV1, watch_denials, SbxEgressWatchDenialsFunc);
 SLOT_IS (SbxEgressDenialSinkV1, denied, SbxEgressDeniedFunc);
 SLOT_IS (SbxEgressDenialSinkV1, ask, SbxEgressAskFunc);
+SLOT_IS (SbxBackendDenialSinkV1, denied, SbxBackendDeniedFunc);
 SLOT_IS (SbxReporterVTableV1, open, SbxReporterOpenFunc);
 SLOT_IS (SbxReporterVTableV1, emit, SbxReporterEmitFunc);
 SLOT_IS (SbxReporterVTableV1, close, SbxReporterCloseFunc);
@@ -314,6 +335,7 @@ SIG_IS (SbxEgressWatchDenialsFunc, int32_t (*) (void *, void *, const char *, co
 SIG_IS (SbxEgressDeniedFunc, void (*) (void *, const SbxEgressDenialV1 *));
 SIG_IS (SbxEgressAnswerFunc, void (*) (void *, uint32_t));
 SIG_IS (SbxEgressAskFunc, void (*) (void *, const SbxEgressDenialV1 *, SbxEgressAnswerFunc *, void *));
+SIG_IS (SbxBackendDeniedFunc, void (*) (void *, const SbxBackendDenialV1 *));
 SIG_IS (SbxReporterOpenFunc, int32_t (*) (void *, SbxHostCall *, const char *, void **));
 SIG_IS (SbxReporterEmitFunc, int32_t (*) (void *, SbxHostCall *, void *, const char *, size_t));
 SIG_IS (SbxReporterCloseFunc, void (*) (void *, void *));

@@ -133,8 +133,12 @@ typedef struct SbxPolicyV1
   const SbxNetPolicyV1 *net;
   const SbxLimitsV1    *limits;
   const char           *workspace;    /* canonical workspace root */
-  const char           *home;         /* HOME the child sees (absolute) */
-  const char           *tmpdir;       /* TMPDIR the child sees (absolute) */
+  /* HOME and TMPDIR of the child, as host paths (absolute).  A backend
+   * whose view shows one at another path (Linux rung 1: TMPDIR at /tmp)
+   * replaces exactly these values of HOME= and TMPDIR= in the spawn
+   * request's environment with that path, and reports it. */
+  const char           *home;
+  const char           *tmpdir;
   const char           *state_dir;    /* executor-private 0700 dir the backend may use */
   /* Since 0.2 (SBX_POLICY_V1_HOST_SOCKETS_SIZE): NULL-terminated canonical
    * absolute paths of the host unix sockets the target may connect to (the
@@ -286,12 +290,18 @@ typedef struct SbxSpawnRequestV1
   const SbxStageRootV1 *stage_roots;
   uint32_t           n_stage_roots;
   uint32_t           reserved2;
+  /* Appended (since 0.2): read only when struct_size covers it
+   * (SBX_SPAWN_REQUEST_V1_DENIALS_SIZE).  NULL, or where the backend
+   * reports the refusals its own mechanisms observe while the target runs
+   * (see "Backend denials"). */
+  const struct SbxBackendDenialSinkV1 *denial_sink;
 } SbxSpawnRequestV1;
 #define SBX_SPAWN_REQUEST_V1_MIN_SIZE  (offsetof (SbxSpawnRequestV1, reserved0) + sizeof (uint32_t))
 #define SBX_SPAWN_REQUEST_V1_PTY_SIZE  (offsetof (SbxSpawnRequestV1, pty_cols) + sizeof (uint32_t))
 #define SBX_SPAWN_REQUEST_V1_LISTEN_SIZE (offsetof (SbxSpawnRequestV1, n_listens) + sizeof (uint32_t))
 #define SBX_SPAWN_REQUEST_V1_SIGNALS_SIZE (offsetof (SbxSpawnRequestV1, ignored_signals) + sizeof (uint64_t))
 #define SBX_SPAWN_REQUEST_V1_STAGE_SIZE (offsetof (SbxSpawnRequestV1, n_stage_roots) + sizeof (uint32_t))
+#define SBX_SPAWN_REQUEST_V1_DENIALS_SIZE (offsetof (SbxSpawnRequestV1, denial_sink) + sizeof (void *))
 
 /* SbxSpawnResultV1.containment (LifetimeContainment) */
 #define SBX_CONTAINMENT_UNSPECIFIED  0u
@@ -438,6 +448,66 @@ typedef struct SbxBackendVTableV1
  * release).  Optional slots after it are read only when struct_size covers
  * them (SBX_ABI_HAS). */
 #define SBX_BACKEND_VTABLE_V1_MIN_SIZE (offsetof (SbxBackendVTableV1, release) + sizeof (SbxBackendReleaseFunc *))
+/* ------------------------------------------------------------------------- */
+/* Backend denials: refusals a backend observes while its target runs         */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * SbxBackendDenialV1:
+ *
+ * One refusal a backend's own mechanism made for the target of a spawn
+ * (today: the Linux connect supervisor refusing a unix connect), handed
+ * to the host as it happens.  Every string is UTF-8, valid for the
+ * duration of the call only.  The host decides which grant, if any, would
+ * open it (from the profile); the backend says only what happened.
+ *
+ * @operation: SBX_ABI_DENIAL_UNIX_CONNECT (connecting to the unix socket
+ *   @target: an absolute path as the target named it, or "@NAME" for an
+ *   abstract name).
+ * @pid: the refused process as its sandbox sees it (its pid namespace's
+ *   number), or 0 when unknown.
+ * @mechanism: which part refused ("connect-supervisor").
+ * @process: (nullable) the process's argv[0] (or its name).
+ * @reason: (nullable) why, in words.
+ */
+#define SBX_ABI_DENIAL_UNIX_CONNECT  6u   /* equal to SBX_DENIAL_OPERATION_UNIX_CONNECT */
+
+typedef struct SbxBackendDenialV1
+{
+  uint32_t    struct_size;
+  uint32_t    operation;   /* SBX_ABI_DENIAL_* */
+  int64_t     pid;
+  const char *target;
+  const char *mechanism;
+  const char *process;     /* nullable */
+  const char *reason;      /* nullable */
+} SbxBackendDenialV1;
+#define SBX_BACKEND_DENIAL_V1_MIN_SIZE (offsetof (SbxBackendDenialV1, reason) + sizeof (const char *))
+
+/**
+ * SbxBackendDenialSinkV1:
+ *
+ * Where a backend reports the refusals of one spawn
+ * (SbxSpawnRequestV1.denial_sink).  The backend copies the sink in spawn()
+ * and may call @denied(@data, denial) from any of its threads, without
+ * blocking on it, for every refusal of that spawn, until finish() of its
+ * child returns: no call is in flight or made after that, and the host
+ * keeps @data valid until then.  @denied never calls back into the
+ * plugin; the host copies what it keeps and bounds it (repeats merged,
+ * distinct denials capped), so a backend reports every refusal and need
+ * not rate-limit.
+ */
+typedef void SbxBackendDeniedFunc (void *data, const SbxBackendDenialV1 *denial);
+
+typedef struct SbxBackendDenialSinkV1
+{
+  uint32_t              struct_size;
+  uint32_t              reserved0;   /* 0 */
+  SbxBackendDeniedFunc *denied;
+  void                 *data;
+} SbxBackendDenialSinkV1;
+#define SBX_BACKEND_DENIAL_SINK_V1_MIN_SIZE (offsetof (SbxBackendDenialSinkV1, data) + sizeof (void *))
+
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Backend denials: what a backend's own mechanism refused while the target
+ * ran (today the Linux connect supervisor's unix connects), reported through
+ * the sink of the spawn request (sbx-plugin-abi.h, "Backend denials") and
+ * kept in the run's denial log beside the egress plugin's (one bounded,
+ * merged list per run: sbx-denial.c).
+ *
+ * The backend says what happened; the grant that would open it is the
+ * core's to say, from the profile: a host socket the profile gates is
+ * opened by unix.connect.v1 for exactly that path; one it does not name,
+ * an abstract name, or anything under "unix-sockets": "allow" has no grant
+ * (the reason says why).
+ */
+#include "sbx-backend-denials-private.h"
+
+#include <string.h>
+
+#include "sbx-grant.h"
+#include "sbx-profile-private.h"
+
+G_STATIC_ASSERT (SBX_ABI_DENIAL_UNIX_CONNECT == (guint) SBX_DENIAL_OPERATION_UNIX_CONNECT);
+
+struct _SbxBackendDenials
+{
+  SbxBackendDenialSinkV1 sink;
+  SbxDenialLog          *log;       /* (owned) */
+  SbxProfile            *profile;   /* (owned) */
+};
+
+/* @text as valid UTF-8 of at most @max bytes without control characters
+ * (a process name and a path come from the sandbox). */
+static char *
+clean_text (const char *text,
+            gsize       max)
+{
+  char *out = g_utf8_make_valid (text, MIN (strlen (text), max));
+
+  for (char *p = out; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      *p = '?';
+  return out;
+}
+
+SbxDenial *
+sbx_backend_denial_new (const SbxBackendDenialV1 *denial,
+                        SbxProfile               *profile)
+{
+  g_autofree char *target = NULL;
+  g_autofree char *process = NULL;
+  g_autofree char *reason = NULL;
+  const char *mechanism;
+  SbxDenial *d;
+
+  if (denial == NULL || denial->struct_size < SBX_BACKEND_DENIAL_V1_MIN_SIZE
+      || denial->operation != SBX_ABI_DENIAL_UNIX_CONNECT || denial->target == NULL || denial->target[0] == '\0')
+    return NULL;
+  target = clean_text (denial->target, 256);
+  mechanism = denial->mechanism != NULL && strcmp (denial->mechanism, "connect-supervisor") == 0
+              ? "connect-supervisor" : "backend";
+  if (denial->reason != NULL)
+    reason = clean_text (denial->reason, 512);
+  if (target[0] != '/')
+    d = sbx_denial_new (SBX_DENIAL_OPERATION_UNIX_CONNECT, target, mechanism, NULL, NULL,
+                        "an abstract socket outside the sandbox; no grant opens it");
+  else
+    switch (sbx_profile_host_socket_access (profile, target))
+      {
+      case SBX_ACCESS_GATED:
+        d = sbx_denial_new (SBX_DENIAL_OPERATION_UNIX_CONNECT, target, mechanism, SBX_GRANT_CLASS_UNIX_CONNECT,
+                            target, "the host socket is gated");
+        break;
+      case SBX_ACCESS_DENY:
+        d = sbx_denial_new (SBX_DENIAL_OPERATION_UNIX_CONNECT, target, mechanism, NULL, NULL,
+                            "the profile does not name this host socket");
+        break;
+      case SBX_ACCESS_ALLOW:
+      default:
+        d = sbx_denial_new (SBX_DENIAL_OPERATION_UNIX_CONNECT, target, mechanism, NULL, NULL,
+                            reason != NULL ? reason : "refused by the backend");
+        break;
+      }
+  if (denial->process != NULL)
+    process = clean_text (denial->process, 256);
+  sbx_denial_set_process (d, denial->pid > 0 ? denial->pid : 0, process, NULL);
+  return d;
+}
+
+/* SbxBackendDenialSinkV1.denied: from any thread of the backend. */
+static void
+backend_denied (void                     *data,
+                const SbxBackendDenialV1 *denial)
+{
+  SbxBackendDenials *self = data;
+  g_autoptr(SbxDenial) d = sbx_backend_denial_new (denial, self->profile);
+
+  if (d != NULL)
+    sbx_denial_log_add (self->log, d);
+}
+
+SbxBackendDenials *
+sbx_backend_denials_new (SbxDenialLog *log,
+                         SbxProfile   *profile)
+{
+  SbxBackendDenials *self = g_new0 (SbxBackendDenials, 1);
+
+  self->sink.struct_size = sizeof self->sink;
+  self->sink.denied = backend_denied;
+  self->sink.data = self;
+  self->log = sbx_denial_log_ref (log);
+  self->profile = sbx_profile_ref (profile);
+  return self;
+}
+
+const SbxBackendDenialSinkV1 *
+sbx_backend_denials_sink (SbxBackendDenials *self)
+{
+  return self != NULL ? &self->sink : NULL;
+}
+
+void
+sbx_backend_denials_free (SbxBackendDenials *self)
+{
+  if (self == NULL)
+    return;
+  sbx_denial_log_unref (self->log);
+  sbx_profile_unref (self->profile);
+  g_free (self);
+}
