@@ -2,7 +2,7 @@
 /*
  * Backend denials: what a backend's own mechanism refused while the target
  * ran (today the Linux connect supervisor's unix connects), reported through
- * the sink of the spawn request (sbx-plugin-abi.h, "Backend denials") and
+ * the sink of the spawn request (sbx-plugin-backend.h, "Backend denials") and
  * kept in the run's denial log beside the egress plugin's (one bounded,
  * merged list per run: sbx-denial.c).
  *

@@ -51,8 +51,8 @@ const char     *sbx_status_to_string  (int32_t status);
  *     pinned at issue, in SbxFsRuleV1.fd of the transient policy's grant
  *     rule (tests/test-grant.c /grant/fs/binding checks the fd a backend
  *     receives; the Linux plugin binds and Landlocks on it).
- *   PROXY_LISTEN_FD: the listener a spawn returns goes to the supervisor's
- *     proxy_listen_fn (sbx-supervise.c), which hands it to the run's egress
+ *   PROXY_LISTEN_FD: the listener a spawn returns goes, right after the
+ *     spawn (sbx-process-spawn.c), to the run's egress
  *     execution (sbx-executor-egress.c: served for that execution only, or
  *     closed when the run is not authorized); tests/test-executor-egress.c
  *     reaches a loopback server through it from inside linux-userns.
