@@ -39,6 +39,36 @@ compare_strings (gconstpointer a,
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
+/* Opens @scratch_root for listing, never through a symbolic link: NULL
+ * with @error naming the root on failure. */
+static DIR *
+scratch_open_root (const char  *scratch_root,
+                   GError     **error)
+{
+  DIR *dir;
+  int fd = open (scratch_root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+  if (fd < 0)
+    {
+      int errsv = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   "Cannot open the scratch root %s: %s", scratch_root, g_strerror (errsv));
+      return NULL;
+    }
+  dir = fdopendir (fd);
+  if (dir == NULL)
+    {
+      int errsv = errno;
+
+      close (fd);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   "Cannot list the scratch root %s: %s", scratch_root, g_strerror (errsv));
+      return NULL;
+    }
+  return dir;
+}
+
 gboolean
 sbx_scratch_list (const char  *scratch_root,
                   const char  *except,
@@ -50,29 +80,12 @@ sbx_scratch_list (const char  *scratch_root,
   g_autoptr(GPtrArray) others = g_ptr_array_new_with_free_func (g_free);
   DIR *dir;
   struct dirent *de;
-  int dfd;
 
   g_return_val_if_fail (scratch_root != NULL, FALSE);
 
-  dfd = open (scratch_root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dfd < 0)
-    {
-      int errsv = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                   "Cannot open the scratch root %s: %s", scratch_root, g_strerror (errsv));
-      return FALSE;
-    }
-  dir = fdopendir (dfd);
+  dir = scratch_open_root (scratch_root, error);
   if (dir == NULL)
-    {
-      int errsv = errno;
-
-      close (dfd);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                   "Cannot list the scratch root %s: %s", scratch_root, g_strerror (errsv));
-      return FALSE;
-    }
+    return FALSE;
   for (;;)
     {
       struct stat st;
@@ -189,29 +202,12 @@ sbx_scratch_reap (const char  *scratch_root,
   uid_t uid = geteuid ();
   DIR *dir;
   struct dirent *de;
-  int sfd;
 
   g_return_val_if_fail (scratch_root != NULL, NULL);
 
-  sfd = open (scratch_root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (sfd < 0)
-    {
-      int errsv = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                   "Cannot open the scratch root %s: %s", scratch_root, g_strerror (errsv));
-      return NULL;
-    }
-  dir = fdopendir (sfd);
+  dir = scratch_open_root (scratch_root, error);
   if (dir == NULL)
-    {
-      int errsv = errno;
-
-      close (sfd);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                   "Cannot list the scratch root %s: %s", scratch_root, g_strerror (errsv));
-      return NULL;
-    }
+    return NULL;
   while (found->len < SBX_SCRATCH_MAX_REAP && (de = readdir (dir)) != NULL)
     {
       g_autofree char *path = NULL;
