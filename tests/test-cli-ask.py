@@ -74,16 +74,18 @@ class Session:
     """One tmux server of its own, one window running a script."""
 
     def __init__(self, tmp, name, script):
-        self.socket = "sbx-ask-%d-%s" % (os.getpid(), name)
+        # A socket path of its own (-S), so no server directory is left in
+        # the shared /tmp (tmux -L would make /tmp/tmux-UID).
+        self.socket = os.path.join(tmp, name + ".tmux")
         path = os.path.join(tmp, name + ".sh")
         with open(path, "w") as f:
             f.write(script)
         os.chmod(path, 0o755)
-        subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", "new-session", "-d",
+        subprocess.run(["tmux", "-S", self.socket, "-f", "/dev/null", "new-session", "-d",
                         "-x", "160", "-y", "40", path], check=True)
 
     def screen(self):
-        r = subprocess.run(["tmux", "-L", self.socket, "capture-pane", "-p", "-S", "-100"],
+        r = subprocess.run(["tmux", "-S", self.socket, "capture-pane", "-p", "-S", "-100"],
                            capture_output=True, text=True)
         return r.stdout
 
@@ -96,10 +98,10 @@ class Session:
         return False
 
     def keys(self, *keys):
-        subprocess.run(["tmux", "-L", self.socket, "send-keys"] + list(keys), check=True)
+        subprocess.run(["tmux", "-S", self.socket, "send-keys"] + list(keys), check=True)
 
     def close(self):
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True)
 
 
 def script_for(ws, scratch, args, command):

@@ -607,7 +607,7 @@ static const char tmp_script[] =
   "c = socket.socket(socket.AF_UNIX); c.connect(p); os.unlink(p)\n"
   "print(\"long-socket-ok\", len(p))' 2>&1; "
   "echo \"TMPDIR=$TMPDIR\"; echo \"HOME=$HOME\"; "
-  "echo h > \"$HOME/h\" && cat \"$HOME/h\"; (echo t > /tmp/t) 2>/dev/null && echo tmp-writable; "
+  "echo h > \"$HOME/h\" && cat \"$HOME/h\"; (echo t > /tmp/sbx-tmpw-$$ && rm -f /tmp/sbx-tmpw-$$) 2>/dev/null && echo tmp-writable; "
   "test -e \"$SENTINEL\" && echo host-tmp-visible; exit 0";
 
 /* A workspace outside /tmp (the view shows nothing else under /tmp): in
