@@ -304,9 +304,25 @@ etu_wait_for_file (const char *path,
         return FALSE;
       g_usleep (5 * 1000);
     }
-  /* Let the writer finish its line. */
-  g_usleep (20 * 1000);
   return TRUE;
+}
+
+char *
+etu_wait_for_line (const char *path,
+                   guint       timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * G_TIME_SPAN_MILLISECOND;
+
+  for (;;)
+    {
+      g_autofree char *text = NULL;
+
+      if (g_file_get_contents (path, &text, NULL, NULL) && g_str_has_suffix (text, "\n"))
+        return g_steal_pointer (&text);
+      if (g_get_monotonic_time () > deadline)
+        return NULL;
+      g_usleep (5 * 1000);
+    }
 }
 
 void

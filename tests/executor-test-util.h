@@ -62,6 +62,11 @@ gboolean     etu_pid_is_dead       (int         pid);
 /* Polls @path until it exists (or @timeout_ms passes). */
 gboolean     etu_wait_for_file     (const char *path,
                                     guint       timeout_ms);
+/* Polls @path until it holds a whole line (ends in a newline: a shell
+ * creates the file before it writes), and returns its contents; NULL when
+ * @timeout_ms passes first. */
+char        *etu_wait_for_line     (const char *path,
+                                    guint       timeout_ms);
 
 /* A loop-driven wait for an async result. */
 GAsyncResult *etu_wait_async       (GAsyncResult **slot);

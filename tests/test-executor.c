@@ -499,16 +499,8 @@ test_cancel_async_kills_descendants (Fixture       *fx,
   int bg_pid;
 
   sbx_executor_run_async (fx->executor, fx->tree.ws, SBX_SH_ARGV (command), NULL, cancellable, etu_store_result, &async_result);
-  g_assert_true (etu_wait_for_file (pid_file, 10000));
-  /* The shell creates the file before it writes the pid: wait for the line. */
-  for (guint tries = 0; tries < 1000; tries++)
-    {
-      g_clear_pointer (&pid_text, g_free);
-      g_assert_true (g_file_get_contents (pid_file, &pid_text, NULL, NULL));
-      if (g_str_has_suffix (pid_text, "\n"))
-        break;
-      g_usleep (10000);
-    }
+  pid_text = etu_wait_for_line (pid_file, 10000);
+  g_assert_nonnull (pid_text);
   bg_pid = atoi (pid_text);
   g_assert_cmpint (bg_pid, >, 0);
   g_assert_false (etu_pid_is_dead (bg_pid));
