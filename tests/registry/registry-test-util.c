@@ -29,28 +29,6 @@ rtu_mock_file (const char *name)
   return g_build_filename (dir, file, NULL);
 }
 
-/* A registry of exactly the named mock directories (NULL-terminated). */
-SbxRegistry *
-rtu_registry_for_mocks (const char *first,
-                        ...)
-{
-  g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GError) error = NULL;
-  SbxRegistry *registry;
-  va_list args;
-
-  va_start (args, first);
-  for (const char *name = first; name != NULL; name = va_arg (args, const char *))
-    g_ptr_array_add (dirs, rtu_mock_dir (name));
-  va_end (args);
-  g_ptr_array_add (dirs, NULL);
-
-  registry = sbx_registry_new_for_directories ((const char *const *) dirs->pdata, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (registry);
-  return registry;
-}
-
 int
 rtu_find_plugin (SbxRegistry *registry,
                  const char  *name)
@@ -71,40 +49,38 @@ rtu_find_rejected (SbxCompileReport *report,
   return -1;
 }
 
-/* How often mock-ok's code was called (its own counters, process-wide). */
-unsigned
-rtu_mock_ok_count (const char *what)
+/* How often a mock's code was called: its own counters, process-wide,
+ * read through @symbol; 0 when the mock is not loaded in this process
+ * (never called). */
+static unsigned
+mock_count (const char *mock,
+            const char *symbol,
+            const char *what)
 {
-  g_autofree char *path = rtu_mock_file ("ok");
-  void *handle = dlopen (path, RTLD_NOW | RTLD_NOLOAD);
-  unsigned (*count) (const char *);
-  unsigned value;
-
-  if (handle == NULL)
-    return 0;  /* not loaded in this process: never called */
-  count = (unsigned (*) (const char *)) dlsym (handle, "sbx_mock_ok_count");
-  g_assert_nonnull (count);
-  value = count (what);
-  dlclose (handle);
-  return value;
-}
-
-/* How often mock-contract-breaker's code was called (process-wide). */
-unsigned
-rtu_mock_breaker_count (const char *what)
-{
-  g_autofree char *path = rtu_mock_file ("contract-breaker");
+  g_autofree char *path = rtu_mock_file (mock);
   void *handle = dlopen (path, RTLD_NOW | RTLD_NOLOAD);
   unsigned (*count) (const char *);
   unsigned value;
 
   if (handle == NULL)
     return 0;
-  count = (unsigned (*) (const char *)) dlsym (handle, "sbx_mock_contract_breaker_count");
+  count = (unsigned (*) (const char *)) dlsym (handle, symbol);
   g_assert_nonnull (count);
   value = count (what);
   dlclose (handle);
   return value;
+}
+
+unsigned
+rtu_mock_ok_count (const char *what)
+{
+  return mock_count ("ok", "sbx_mock_ok_count", what);
+}
+
+unsigned
+rtu_mock_breaker_count (const char *what)
+{
+  return mock_count ("contract-breaker", "sbx_mock_contract_breaker_count", what);
 }
 
 SbxBackend *

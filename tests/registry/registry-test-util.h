@@ -29,12 +29,10 @@ typedef struct
   SbxPolicyV1    policy;
 } RtuPolicy;
 
-/* The build directory of mock @name, and its module file. */
+/* The build directory of mock @name, and its module file.  A registry of
+ * exactly some mocks: etu_registry ("ok", ..., NULL). */
 char        *rtu_mock_dir           (const char        *name);
 char        *rtu_mock_file          (const char        *name);
-/* A registry of exactly the named mock directories (NULL-terminated). */
-SbxRegistry *rtu_registry_for_mocks (const char        *first,
-                                     ...) G_GNUC_NULL_TERMINATED;
 /* The index of plugin @name in the registry's listing, or -1. */
 int          rtu_find_plugin        (SbxRegistry       *registry,
                                      const char        *name);

@@ -50,7 +50,7 @@ spec_ref_unref_thread (gpointer user_data)
 static void
 test_spec_release_once (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("ok", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("ok", NULL);
   g_autoptr(SbxBackend) backend = NULL;
   g_autoptr(SbxCompileReport) report = sbx_compile_report_new ();
   g_autoptr(GError) error = NULL;
@@ -120,7 +120,7 @@ spawn_and_finish (SbxBackendSpec     *spec,
 static void
 test_spawn_finish (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("ok", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("ok", NULL);
   g_autoptr(SbxBackend) backend = NULL;
   g_autoptr(SbxBackendSpec) spec = NULL;
   g_autoptr(GError) error = NULL;
@@ -174,7 +174,7 @@ test_spawn_finish (void)
 static void
 test_wrappers_unsupported (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("prio", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("prio", NULL);
   g_autoptr(SbxBackend) backend = sbx_registry_lookup_backend (registry, "mock-prio-mid");
   g_autoptr(SbxBackendSpec) spec = NULL;
   g_autoptr(GError) error = NULL;
@@ -291,7 +291,7 @@ test_status_mapping (void)
 static void
 test_compile_claims_more_than_probe (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("contract-breaker", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("contract-breaker", NULL);
   static const struct { const char *backend; const char *needle; } rows[] = {
     { "mock-claims-more-guarantees", "guarantees beyond the probe: [write-boundary]" },
     { "mock-claims-more-level", "level full, probed degraded" },
@@ -343,7 +343,7 @@ test_compile_claims_more_than_probe (void)
 static void
 test_compile_contradicts_itself (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("contract-breaker", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("contract-breaker", NULL);
   g_autoptr(SbxBackend) backend = sbx_registry_lookup_backend (registry, "mock-claims-unenforced");
   g_autoptr(SbxCompileReport) report = sbx_compile_report_new ();
   g_autoptr(GError) error = NULL;
@@ -367,7 +367,7 @@ test_compile_contradicts_itself (void)
 static void
 test_spawn_not_a_child (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("contract-breaker", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("contract-breaker", NULL);
   g_autoptr(SbxBackend) backend = sbx_registry_lookup_backend (registry, "mock-not-a-child");
   g_autoptr(GError) error = NULL;
   const char *argv[] = { "sleep", "30", NULL };
@@ -412,7 +412,7 @@ test_spawn_not_a_child (void)
 static void
 test_spawn_unconfirmed_ignored_signals (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("contract-breaker", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("contract-breaker", NULL);
   g_autoptr(SbxBackend) backend = sbx_registry_lookup_backend (registry, "mock-ignores-flags");
   g_autoptr(GError) error = NULL;
   const char *argv[] = { "sleep", "30", NULL };

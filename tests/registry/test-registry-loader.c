@@ -37,7 +37,7 @@ test_load_ok (void)
   gboolean seen[4] = { FALSE, };
   int index;
 
-  registry = rtu_registry_for_mocks ("ok", NULL);
+  registry = etu_registry ("ok", NULL);
   g_assert_cmpuint (rtu_mock_ok_count ("init"), ==, init_before + 1);
 
   g_assert_cmpuint (registry_n_directories (registry), ==, 1);
@@ -137,7 +137,7 @@ test_host_features_implemented (void)
 static void
 test_host_features_default (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("requires-rule-fds", "egress", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("requires-rule-fds", "egress", NULL);
 
   g_assert_cmpuint (sbx_host_table ()->features, ==,
                     SBX_HOST_FEATURE_RULE_FDS | SBX_HOST_FEATURE_PROXY_LISTEN_FD | SBX_HOST_FEATURE_EGRESS_V1 |
@@ -155,7 +155,7 @@ test_load_refused (void)
     {
       const RefusalCase *row = &refusal_cases[i];
       g_autofree char *plugin_name = g_strconcat ("mock-", row->mock, NULL);
-      g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks (row->mock, "ok", NULL);
+      g_autoptr(SbxRegistry) registry = etu_registry (row->mock, "ok", NULL);
       g_autoptr(SbxCompileReport) report = NULL;
       g_autoptr(SbxBackend) backend = NULL;
       g_autoptr(GError) error = NULL;
@@ -189,7 +189,7 @@ test_load_refused (void)
 static void
 test_load_refused_alone_fails_selection (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("abi-too-new", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("abi-too-new", NULL);
   g_autoptr(SbxCompileReport) report = NULL;
   g_autoptr(SbxBackend) backend = NULL;
   g_autoptr(GError) error = NULL;
@@ -205,7 +205,7 @@ test_load_refused_alone_fails_selection (void)
 static void
 test_load_duplicate_extension (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("ok", "dup-extension", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("ok", "dup-extension", NULL);
   int index = rtu_find_plugin (registry, "mock-dup-extension");
   const GError *refusal;
 
@@ -271,7 +271,7 @@ test_load_missing_directory (void)
 static void
 test_add_directory (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("ok", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("ok", NULL);
   g_autofree char *prio = rtu_mock_dir ("prio");
   g_autoptr(GError) error = NULL;
 
@@ -669,11 +669,11 @@ test_no_fd_leaks (void)
   guint before;
 
   /* Warm up anything GLib opens lazily (type system, dl state). */
-  g_object_unref (rtu_registry_for_mocks ("ok", NULL));
+  g_object_unref (etu_registry ("ok", NULL));
   before = etu_count_fds ();
   for (guint i = 0; i < G_N_ELEMENTS (every_mock); i++)
     {
-      g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks (every_mock[i], NULL);
+      g_autoptr(SbxRegistry) registry = etu_registry (every_mock[i], NULL);
       g_autoptr(SbxCompileReport) report = NULL;
       g_autofree char *json = sbx_registry_to_json (registry);
 

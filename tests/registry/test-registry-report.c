@@ -150,7 +150,7 @@ test_report_statuses_and_caps (void)
 static void
 test_report_from_selection_json (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("ok", "probe-short", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("ok", "probe-short", NULL);
   g_autoptr(SbxCompileReport) report = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
@@ -179,7 +179,7 @@ test_report_from_selection_json (void)
 static void
 test_reporter_sink (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("ok", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("ok", NULL);
   g_autoptr(GError) error = NULL;
   g_autofree char *tmpdir = rtu_make_tmpdir ();
   g_autofree char *log = g_build_filename (tmpdir, "events.jsonl", NULL);
@@ -225,7 +225,7 @@ test_reporter_sink (void)
 static void
 test_registry_json (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("ok", "abi-too-new", "probe-fails", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("ok", "abi-too-new", "probe-fails", NULL);
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
   g_autofree char *json = sbx_registry_to_json (registry);

@@ -30,7 +30,7 @@
 static void
 test_select_priority (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("prio", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("prio", NULL);
   g_autoptr(SbxCompileReport) report = NULL;
   g_autoptr(SbxBackend) backend = NULL;
   g_autoptr(GError) error = NULL;
@@ -59,8 +59,8 @@ test_select_priority (void)
 static void
 test_select_unconfined (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("prio", NULL);
-  g_autoptr(SbxRegistry) only_ok = rtu_registry_for_mocks ("ok", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("prio", NULL);
+  g_autoptr(SbxRegistry) only_ok = etu_registry ("ok", NULL);
   g_autoptr(SbxCompileReport) report = NULL;
   g_autoptr(SbxBackend) backend = NULL;
   g_autoptr(GError) error = NULL;
@@ -85,7 +85,7 @@ test_select_unconfined (void)
 static void
 test_select_veto (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("prio", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("prio", NULL);
   static const struct
   {
     const char *forced;
@@ -122,7 +122,7 @@ test_select_veto (void)
 static void
 test_select_forced_failures (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("prio", "ok", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("prio", "ok", NULL);
   static const struct
   {
     const char *forced;
@@ -154,8 +154,8 @@ test_select_forced_failures (void)
 static void
 test_select_probe_short (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("ok", "probe-short", NULL);
-  g_autoptr(SbxRegistry) alone = rtu_registry_for_mocks ("probe-short", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("ok", "probe-short", NULL);
+  g_autoptr(SbxRegistry) alone = etu_registry ("probe-short", NULL);
   g_autoptr(SbxCompileReport) report = NULL;
   g_autoptr(SbxBackend) backend = NULL;
   g_autoptr(GError) error = NULL;
@@ -187,7 +187,7 @@ test_select_probe_short (void)
 static void
 test_select_probe_fails (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("probe-fails", "ok", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("probe-fails", "ok", NULL);
   g_autoptr(SbxCompileReport) report = NULL;
   g_autoptr(SbxCompileReport) probe = NULL;
   g_autoptr(SbxBackend) backend = NULL;
@@ -219,7 +219,7 @@ test_select_probe_fails (void)
 static void
 test_select_probe_cache (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("ok", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("ok", NULL);
   g_autoptr(SbxBackend) handle = sbx_registry_lookup_backend (registry, "mock-ok");
   unsigned before = rtu_mock_ok_count ("probe");
 
@@ -246,7 +246,7 @@ test_select_probe_cache (void)
 static void
 test_select_failed_probe_not_cached (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("probe-fails", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("probe-fails", NULL);
   g_autoptr(SbxBackend) handle = sbx_registry_lookup_backend (registry, "mock-probe-fails");
 
   for (guint i = 0; i < 3; i++)
@@ -314,7 +314,7 @@ add_directory_thread (gpointer user_data)
 static void
 test_select_threads (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("ok", "probe-short", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("ok", "probe-short", NULL);
   g_autoptr(SbxBackend) ok = sbx_registry_lookup_backend (registry, "mock-ok");
   g_autoptr(SbxBackend) short_backend = sbx_registry_lookup_backend (registry, "mock-probe-short");
   unsigned before = rtu_mock_ok_count ("probe");
@@ -343,7 +343,7 @@ test_select_threads (void)
 static void
 test_select_help (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("ok", "probe-fails", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("ok", "probe-fails", NULL);
   g_autoptr(SbxCompileReport) report = NULL;
   g_autoptr(SbxBackend) backend = NULL;
   g_autoptr(GError) error = NULL;
@@ -487,7 +487,7 @@ test_probe_segfaults (void)
 static void
 child_probe_segfaults (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("probe-segfaults", "ok", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("probe-segfaults", "ok", NULL);
   g_autoptr(GError) error = NULL;
   struct rlimit no_core = { 0, 0 };
 
@@ -502,7 +502,7 @@ child_probe_segfaults (void)
 static void
 test_crash_guard_restores (void)
 {
-  g_autoptr(SbxRegistry) registry = rtu_registry_for_mocks ("probe-segfaults", "ok", NULL);
+  g_autoptr(SbxRegistry) registry = etu_registry ("probe-segfaults", "ok", NULL);
   g_autoptr(SbxCompileReport) report = NULL;
   g_autoptr(GError) error = NULL;
   struct sigaction before, after;
