@@ -107,22 +107,18 @@ rtu_select_or_fail (SbxRegistry       *registry,
 }
 
 
-void
-rtu_policy_init (RtuPolicy    *tp,
-                 SbxGuarantees  required)
+EtuPolicy *
+rtu_policy_new (SbxGuarantees required)
 {
-  memset (tp, 0, sizeof *tp);
-  tp->net.struct_size = sizeof tp->net;
+  EtuPolicy *tp = etu_policy_new ("/");
+
   tp->net.mode = SBX_NET_MODE_DENY;
-  tp->limits.struct_size = sizeof tp->limits;
-  tp->policy.struct_size = sizeof tp->policy;
   tp->policy.required_guarantees = required;
-  tp->policy.net = &tp->net;
-  tp->policy.limits = &tp->limits;
   tp->policy.workspace = "/";
   tp->policy.home = "/";
   tp->policy.tmpdir = "/tmp";
   tp->policy.state_dir = "/tmp";
+  return tp;
 }
 
 /* A fresh 0700 directory holding a copy of mock-ok's file with @mode. */

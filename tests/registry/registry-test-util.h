@@ -11,6 +11,7 @@
 #include "sbx-compile-report-private.h"
 #include "sbx-plugin-private.h"
 #include "sbx-registry-private.h"
+#include "executor-test-util.h"
 
 /* Required guarantees of the embedded default profile: host read/write and
  * network denied, env scrubbed. */
@@ -20,14 +21,6 @@
 
 /* How many threads the concurrency cases run at once. */
 #define N_THREADS 8
-
-/* A minimal policy for compile (mock backends only look at the sizes). */
-typedef struct
-{
-  SbxNetPolicyV1 net;
-  SbxLimitsV1    limits;
-  SbxPolicyV1    policy;
-} RtuPolicy;
 
 /* The build directory of mock @name, and its module file.  A registry of
  * exactly some mocks: etu_registry ("ok", ..., NULL). */
@@ -52,8 +45,9 @@ SbxBackend  *rtu_select_or_fail     (SbxRegistry       *registry,
                                      const char        *forced,
                                      SbxCompileReport **out_report,
                                      GError           **error);
-void         rtu_policy_init        (RtuPolicy         *tp,
-                                     SbxGuarantees      required);
+/* A minimal policy for compile (the mock backends look at little more than
+ * the sizes): no rule, network denied, @required guarantees. */
+EtuPolicy   *rtu_policy_new         (SbxGuarantees      required);
 /* A copy of mock-ok's file in @tmpdir with @mode. */
 char        *rtu_copy_mock_ok       (const char        *tmpdir,
                                      mode_t             mode);

@@ -61,12 +61,12 @@ test_spec_release_once (void)
   unsigned released_before = rtu_mock_ok_count ("release");
   SbxLevel level = SBX_LEVEL_NONE;
   SbxGuarantees guarantees = 0;
-  RtuPolicy tp;
+  g_autoptr(EtuPolicy) tp = NULL;
 
   backend = rtu_select_or_fail (registry, FALSE, DEFAULT_SANDBOXED_REQUIRED, NULL, NULL, &error);
   g_assert_no_error (error);
-  rtu_policy_init (&tp, DEFAULT_SANDBOXED_REQUIRED);
-  spec = sbx_backend_compile (backend, &tp.policy, report, &level, &guarantees, &error);
+  tp = rtu_policy_new (DEFAULT_SANDBOXED_REQUIRED);
+  spec = sbx_backend_compile (backend, etu_policy_get (tp), report, &level, &guarantees, &error);
   g_assert_no_error (error);
   g_assert_nonnull (spec);
   g_assert_true (sbx_backend_spec_get_backend (spec) == backend);
@@ -135,12 +135,12 @@ test_spawn_finish (void)
   SbxSpawnResultV1 result;
   SbxExitV1 exit_info;
   guint fds_before;
-  RtuPolicy tp;
+  g_autoptr(EtuPolicy) tp = NULL;
 
   backend = rtu_select_or_fail (registry, FALSE, DEFAULT_SANDBOXED_REQUIRED, NULL, NULL, &error);
   g_assert_no_error (error);
-  rtu_policy_init (&tp, DEFAULT_SANDBOXED_REQUIRED);
-  spec = sbx_backend_compile (backend, &tp.policy, NULL, NULL, NULL, &error);
+  tp = rtu_policy_new (DEFAULT_SANDBOXED_REQUIRED);
+  spec = sbx_backend_compile (backend, etu_policy_get (tp), NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   fds_before = etu_count_fds ();
 
@@ -183,10 +183,10 @@ test_wrappers_unsupported (void)
   SbxSpawnRequestV1 request = { sizeof request, 0, "/", argv, envp, -1, -1, -1, 0 };
   SbxSpawnResultV1 result;
   SbxExitV1 exit_info;
-  RtuPolicy tp;
+  g_autoptr(EtuPolicy) tp = NULL;
 
-  rtu_policy_init (&tp, SBX_GUARANTEE_ENV_SCRUB);
-  spec = sbx_backend_compile (backend, &tp.policy, NULL, NULL, NULL, &error);
+  tp = rtu_policy_new (SBX_GUARANTEE_ENV_SCRUB);
+  spec = sbx_backend_compile (backend, etu_policy_get (tp), NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_false (sbx_backend_spawn (spec, &request, &result, &error));
   g_assert_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_UNSUPPORTED);
@@ -304,11 +304,11 @@ test_compile_claims_more_than_probe (void)
       g_autoptr(GError) error = NULL;
       unsigned released_before = rtu_mock_breaker_count ("release");
       SbxBackendSpec *spec;
-      RtuPolicy tp;
+      g_autoptr(EtuPolicy) tp = NULL;
 
       g_assert_nonnull (backend);
-      rtu_policy_init (&tp, SBX_GUARANTEE_ENV_SCRUB);
-      spec = sbx_backend_compile (backend, &tp.policy, report, NULL, NULL, &error);
+      tp = rtu_policy_new (SBX_GUARANTEE_ENV_SCRUB);
+      spec = sbx_backend_compile (backend, etu_policy_get (tp), report, NULL, NULL, &error);
       g_assert_null (spec);
       g_assert_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID);
       g_assert_nonnull (strstr (error->message, "compile claims more than probe found"));
@@ -325,10 +325,10 @@ test_compile_claims_more_than_probe (void)
     SbxLevel level = SBX_LEVEL_NONE;
     SbxGuarantees guarantees = 0;
     SbxBackendSpec *spec;
-    RtuPolicy tp;
+    g_autoptr(EtuPolicy) tp = NULL;
 
-    rtu_policy_init (&tp, SBX_GUARANTEE_ENV_SCRUB);
-    spec = sbx_backend_compile (backend, &tp.policy, NULL, &level, &guarantees, &error);
+    tp = rtu_policy_new (SBX_GUARANTEE_ENV_SCRUB);
+    spec = sbx_backend_compile (backend, etu_policy_get (tp), NULL, &level, &guarantees, &error);
     g_assert_no_error (error);
     g_assert_nonnull (spec);
     g_assert_cmpint (level, ==, SBX_LEVEL_DEGRADED);
@@ -349,11 +349,11 @@ test_compile_contradicts_itself (void)
   g_autoptr(GError) error = NULL;
   unsigned released_before = rtu_mock_breaker_count ("release");
   SbxBackendSpec *spec;
-  RtuPolicy tp;
+  g_autoptr(EtuPolicy) tp = NULL;
 
   g_assert_nonnull (backend);
-  rtu_policy_init (&tp, SBX_GUARANTEE_ENV_SCRUB);
-  spec = sbx_backend_compile (backend, &tp.policy, report, NULL, NULL, &error);
+  tp = rtu_policy_new (SBX_GUARANTEE_ENV_SCRUB);
+  spec = sbx_backend_compile (backend, etu_policy_get (tp), report, NULL, NULL, &error);
   g_assert_null (spec);
   g_assert_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID);
   g_assert_nonnull (strstr (error->message, "'mock-claims-unenforced': compile claims [env-scrub] "
@@ -380,10 +380,10 @@ test_spawn_not_a_child (void)
   const char *at;
   gint64 pid;
   gint64 deadline;
-  RtuPolicy tp;
+  g_autoptr(EtuPolicy) tp = NULL;
 
-  rtu_policy_init (&tp, SBX_GUARANTEE_ENV_SCRUB);
-  spec = sbx_backend_compile (backend, &tp.policy, NULL, NULL, NULL, &error);
+  tp = rtu_policy_new (SBX_GUARANTEE_ENV_SCRUB);
+  spec = sbx_backend_compile (backend, etu_policy_get (tp), NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_false (sbx_backend_spawn (spec, &request, &result, &error));
   g_assert_error (error, SBX_PLUGIN_ERROR, SBX_PLUGIN_ERROR_INVALID);
@@ -422,11 +422,11 @@ test_spawn_unconfirmed_ignored_signals (void)
   unsigned signals_before = rtu_mock_breaker_count ("signal");
   unsigned finishes_before = rtu_mock_breaker_count ("finish");
   SbxBackendSpec *spec;
-  RtuPolicy tp;
+  g_autoptr(EtuPolicy) tp = NULL;
   int status;
 
-  rtu_policy_init (&tp, SBX_GUARANTEE_ENV_SCRUB);
-  spec = sbx_backend_compile (backend, &tp.policy, NULL, NULL, NULL, &error);
+  tp = rtu_policy_new (SBX_GUARANTEE_ENV_SCRUB);
+  spec = sbx_backend_compile (backend, etu_policy_get (tp), NULL, NULL, NULL, &error);
   g_assert_no_error (error);
 
   /* Control: no flag, a running child the test kills and finishes. */

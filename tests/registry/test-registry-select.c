@@ -406,11 +406,11 @@ child_select_and_touch (const char *forced,
       SbxSpawnRequestV1 request = { sizeof request, 0, "/", argv, envp, -1, -1, -1, 0 };
       SbxSpawnResultV1 result;
       SbxExitV1 exit_info;
-      RtuPolicy tp;
+      g_autoptr(EtuPolicy) tp = NULL;
       int status;
 
-      rtu_policy_init (&tp, DEFAULT_SANDBOXED_REQUIRED);
-      spec = sbx_backend_compile (backend, &tp.policy, report, NULL, NULL, &error);
+      tp = rtu_policy_new (DEFAULT_SANDBOXED_REQUIRED);
+      spec = sbx_backend_compile (backend, etu_policy_get (tp), report, NULL, NULL, &error);
       g_assert_no_error (error);
       g_assert_true (sbx_backend_spawn (spec, &request, &result, &error));
       g_assert_cmpint (waitpid ((pid_t) result.pid, &status, 0), ==, result.pid);
