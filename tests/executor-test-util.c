@@ -14,6 +14,7 @@
 #ifdef __linux__
 #include <linux/magic.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #endif
 
 const char *
@@ -269,6 +270,15 @@ etu_count_children (void)
   return n;
 }
 
+void
+etu_assert_no_children (void)
+{
+  int status;
+
+  g_assert_cmpint (waitpid (-1, &status, WNOHANG | __WALL), ==, -1);
+  g_assert_cmpint (errno, ==, ECHILD);
+}
+
 gboolean
 etu_pid_is_dead (int pid)
 {
@@ -294,9 +304,25 @@ etu_wait_for_file (const char *path,
         return FALSE;
       g_usleep (5 * 1000);
     }
-  /* Let the writer finish its line. */
-  g_usleep (20 * 1000);
   return TRUE;
+}
+
+char *
+etu_wait_for_line (const char *path,
+                   guint       timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * G_TIME_SPAN_MILLISECOND;
+
+  for (;;)
+    {
+      g_autofree char *text = NULL;
+
+      if (g_file_get_contents (path, &text, NULL, NULL) && g_str_has_suffix (text, "\n"))
+        return g_steal_pointer (&text);
+      if (g_get_monotonic_time () > deadline)
+        return NULL;
+      g_usleep (5 * 1000);
+    }
 }
 
 void
@@ -483,13 +509,13 @@ etu_symlink (const char *base,
 /* The one recursive delete of the test suite: in process (no rm(1)), no
  * symlink followed, directories made writable first (tests chmod trees),
  * and every removal asserted, so a test cannot leave its tree behind
- * silently. */
+ * silently.  NULL (a directory never made) is nothing to remove. */
 void
 etu_rm_rf (const char *path)
 {
   struct stat st;
 
-  if (lstat (path, &st) != 0)
+  if (path == NULL || lstat (path, &st) != 0)
     return;
   if (S_ISDIR (st.st_mode))
     {

@@ -9,7 +9,7 @@ G_BEGIN_DECLS
 /* The test suite's one helper library (prefix etu_): temporary trees and the
  * one recursive delete, the one SbxPolicyV1 builder, registries over the
  * built plugins, profiles, and process hygiene checks.  Domain harnesses
- * build on it (linux-test-util.h: probes in forked children;
+ * build on it (linux/linux-test-util.h: probes in forked children;
  * linux/backend-test-util.h: the Linux backend through its vtable).
  * Plugin directories come from the environment meson gives the tests:
  *   SBX_TEST_UNCONFINED_PLUGIN_DIR, SBX_TEST_JSONL_PLUGIN_DIR,
@@ -54,10 +54,18 @@ SbxExecutorSetOptions *etu_options (const char  *scratch,
 guint        etu_count_fds         (void);
 char        *etu_list_fds          (void);
 guint        etu_count_children    (void);
+/* Asserts that no child of this process is left, running or zombie, of any
+ * kind (__WALL: clone children too). */
+void         etu_assert_no_children (void);
 /* TRUE when @pid no longer runs (gone, or a zombie). */
 gboolean     etu_pid_is_dead       (int         pid);
 /* Polls @path until it exists (or @timeout_ms passes). */
 gboolean     etu_wait_for_file     (const char *path,
+                                    guint       timeout_ms);
+/* Polls @path until it holds a whole line (ends in a newline: a shell
+ * creates the file before it writes), and returns its contents; NULL when
+ * @timeout_ms passes first. */
+char        *etu_wait_for_line     (const char *path,
                                     guint       timeout_ms);
 
 /* A loop-driven wait for an async result. */

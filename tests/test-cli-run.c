@@ -391,8 +391,8 @@ test_stream_and_signal (Fixture       *fx,
   g_assert_no_error (error);
   g_assert_cmpstr (first, ==, "first");
   g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
-  g_assert_true (etu_wait_for_file (pid_file, 5000));
-  g_assert_true (g_file_get_contents (pid_file, &pid_text, NULL, NULL));
+  pid_text = etu_wait_for_line (pid_file, 5000);
+  g_assert_nonnull (pid_text);
   g_assert_false (etu_pid_is_dead (atoi (pid_text)));
 
   g_subprocess_send_signal (proc, SIGTERM);

@@ -1063,7 +1063,6 @@ typedef struct
   const char  *command;
   SbxRunResult *result;
   GError      *error;
-  gint64       returned_at;
 } RunArg;
 
 static gpointer
@@ -1072,13 +1071,13 @@ run_thread (gpointer data)
   RunArg *arg = data;
 
   arg->result = sbx_executor_run (arg->executor, arg->cwd, SBX_SH_ARGV (arg->command), NULL, NULL, &arg->error);
-  arg->returned_at = g_get_monotonic_time ();
   return NULL;
 }
 
-/* Close while commands run in other threads: every tree is killed (also a
- * background descendant), every run returns CLOSED before close returns, and
- * 8 concurrent closers all succeed. */
+/* Close while commands run in other threads: once close returns, every
+ * run's command process is gone (each wrote its $$ before close began) and
+ * so is a background descendant; every run returns CLOSED, and 8
+ * concurrent closers all succeed. */
 static void
 test_close_while_running (Fixture       *fx,
                           gconstpointer  data)
@@ -1088,36 +1087,64 @@ test_close_while_running (Fixture       *fx,
   g_autoptr(GError) error = NULL;
   g_autofree char *pid_file = g_build_filename (fx->tree.ws, "bg.pid", NULL);
   g_autofree char *marker = g_build_filename (fx->tree.ws, "finished", NULL);
-  g_autofree char *bg_command = NULL;
   g_autofree char *pid_text = NULL;
+  char *commands[4];
+  int run_pids[4];
   RunArg runs[4];
   GThread *threads[4];
   GThread *closers[8];
-  gint64 closed_at;
   int bg_pid;
 
   executor = sbx_executor_set_for_key (set, "a", &error);
   g_assert_no_error (error);
-  bg_command = g_strdup_printf ("(trap '' HUP; sleep 100; touch '%s') & echo $! > '%s'; "
-                                "sleep 100; touch '%s'", marker, pid_file, marker);
+  /* Each command writes its own pid ($$: the shell, or what it execs in
+   * the same process) before it waits; the first also starts a background
+   * descendant that ignores SIGHUP. */
   for (guint i = 0; i < G_N_ELEMENTS (runs); i++)
     {
-      runs[i] = (RunArg) { .executor = executor, .cwd = fx->tree.ws,
-                           .command = i == 0 ? bg_command : "sleep 100" };
+      g_autofree char *run_pid_file = g_strdup_printf ("%s/run-%u.pid", fx->tree.ws, i);
+
+      if (i == 0)
+        commands[i] = g_strdup_printf ("echo $$ > '%s'; (trap '' HUP; sleep 100; touch '%s') & "
+                                       "echo $! > '%s'; sleep 100; touch '%s'",
+                                       run_pid_file, marker, pid_file, marker);
+      else
+        commands[i] = g_strdup_printf ("echo $$ > '%s'; sleep 100", run_pid_file);
+      runs[i] = (RunArg) { .executor = executor, .cwd = fx->tree.ws, .command = commands[i] };
       threads[i] = g_thread_new ("run", run_thread, &runs[i]);
     }
-  g_assert_true (etu_wait_for_file (pid_file, 10000));
-  g_assert_true (g_file_get_contents (pid_file, &pid_text, NULL, NULL));
+  pid_text = etu_wait_for_line (pid_file, 10000);
+  g_assert_nonnull (pid_text);
   bg_pid = atoi (pid_text);
   g_assert_cmpint (bg_pid, >, 1);
   g_assert_false (etu_pid_is_dead (bg_pid));
-  g_usleep (100 * 1000);   /* let every run reach its child */
+  /* Every run has reached its command: its process runs. */
+  for (guint i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      g_autofree char *run_pid_file = g_strdup_printf ("%s/run-%u.pid", fx->tree.ws, i);
+      g_autofree char *text = etu_wait_for_line (run_pid_file, 10000);
+
+      g_assert_nonnull (text);
+      run_pids[i] = atoi (text);
+      g_assert_cmpint (run_pids[i], >, 1);
+      g_assert_false (etu_pid_is_dead (run_pids[i]));
+    }
 
   for (guint i = 0; i < G_N_ELEMENTS (closers); i++)
     closers[i] = g_thread_new ("close", close_thread, set);
   for (guint i = 0; i < G_N_ELEMENTS (closers); i++)
     g_assert_true (GPOINTER_TO_INT (g_thread_join (closers[i])));
-  closed_at = g_get_monotonic_time ();
+
+  /* What close promises, checked before any run thread is joined: every
+   * run's command process is gone (killed and reaped, not a zombie), and
+   * so is the background descendant. */
+  for (guint i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      g_autofree char *proc = g_strdup_printf ("/proc/%d", run_pids[i]);
+
+      g_assert_false (g_file_test (proc, G_FILE_TEST_EXISTS));
+    }
+  g_assert_true (etu_pid_is_dead (bg_pid));
 
   for (guint i = 0; i < G_N_ELEMENTS (runs); i++)
     {
@@ -1125,11 +1152,8 @@ test_close_while_running (Fixture       *fx,
       g_assert_null (runs[i].result);
       g_assert_error (runs[i].error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CLOSED);
       g_clear_error (&runs[i].error);
-      /* Close returned only after the run did. */
-      g_assert_cmpint (runs[i].returned_at, <=, closed_at);
+      g_free (commands[i]);
     }
-  g_assert_true (etu_pid_is_dead (bg_pid));
-  g_usleep (100 * 1000);
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
   g_assert_cmpuint (count_entries (fx->tree.scratch), ==, 0);
 }

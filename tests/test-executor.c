@@ -445,11 +445,22 @@ cancel_later (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+typedef struct
+{
+  GCancellable *cancellable;
+  const char   *pid_file;
+} CancelArg;
+
+/* Cancels once the run's command runs (it wrote its pid). */
 static gpointer
 cancel_thread (gpointer data)
 {
-  g_usleep (100 * 1000);
-  g_cancellable_cancel (data);
+  CancelArg *arg = data;
+  g_autofree char *pid_text = etu_wait_for_line (arg->pid_file, 10000);
+
+  g_assert_nonnull (pid_text);
+  g_assert_false (etu_pid_is_dead (atoi (pid_text)));
+  g_cancellable_cancel (arg->cancellable);
   return NULL;
 }
 
@@ -457,17 +468,19 @@ static void
 test_cancel_sync (Fixture       *fx,
                   gconstpointer  data)
 {
-  const char *argv[] = { "sleep", "100", NULL };
+  g_autofree char *pid_file = g_build_filename (fx->tree.ws, "run.pid", NULL);
+  g_autofree char *command = g_strdup_printf ("echo $$ > '%s'; exec sleep 100", pid_file);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(GError) error = NULL;
   g_autoptr(SbxRunResult) result = NULL;
   g_autofree char *marker = g_build_filename (fx->tree.ws, "marker", NULL);
   const char *touch[] = { "touch", marker, NULL };
+  CancelArg arg = { cancellable, pid_file };
   GThread *thread;
   gint64 start = g_get_monotonic_time ();
 
-  thread = g_thread_new ("cancel", cancel_thread, cancellable);
-  result = sbx_executor_run (fx->executor, fx->tree.ws, argv, NULL, cancellable, &error);
+  thread = g_thread_new ("cancel", cancel_thread, &arg);
+  result = sbx_executor_run (fx->executor, fx->tree.ws, SBX_SH_ARGV (command), NULL, cancellable, &error);
   g_thread_join (thread);
   g_assert_null (result);
   g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CANCELLED);
@@ -499,16 +512,8 @@ test_cancel_async_kills_descendants (Fixture       *fx,
   int bg_pid;
 
   sbx_executor_run_async (fx->executor, fx->tree.ws, SBX_SH_ARGV (command), NULL, cancellable, etu_store_result, &async_result);
-  g_assert_true (etu_wait_for_file (pid_file, 10000));
-  /* The shell creates the file before it writes the pid: wait for the line. */
-  for (guint tries = 0; tries < 1000; tries++)
-    {
-      g_clear_pointer (&pid_text, g_free);
-      g_assert_true (g_file_get_contents (pid_file, &pid_text, NULL, NULL));
-      if (g_str_has_suffix (pid_text, "\n"))
-        break;
-      g_usleep (10000);
-    }
+  pid_text = etu_wait_for_line (pid_file, 10000);
+  g_assert_nonnull (pid_text);
   bg_pid = atoi (pid_text);
   g_assert_cmpint (bg_pid, >, 0);
   g_assert_false (etu_pid_is_dead (bg_pid));
@@ -519,7 +524,7 @@ test_cancel_async_kills_descendants (Fixture       *fx,
   g_assert_error (error, SBX_EXECUTOR_ERROR, SBX_EXECUTOR_ERROR_CANCELLED);
   /* Dead when the task completed, not eventually. */
   g_assert_true (etu_pid_is_dead (bg_pid));
-  g_usleep (100 * 1000);
+  /* bg_pid was the only process that could touch it. */
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
 }
 

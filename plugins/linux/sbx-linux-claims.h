@@ -4,7 +4,7 @@
  * the Landlock plan and the seccomp program say they enforce, and what the
  * policy asks for.  No system call, no global, no report: the compile glue
  * (sbx-linux-spec.c) feeds it and emits the entries it decides, and
- * tests/test-linux-claims.c checks it as a table without a kernel.
+ * tests/linux/test-linux-claims.c checks it as a table without a kernel.
  *
  * The rules it encodes (one-way: a bit is set only when every probe it
  * covers is refused on every path):

@@ -181,8 +181,8 @@ main (int    argc,
    * seccomp(2), build containers filter it), and the level changes nothing
    * else in this program; the kernel that runs it is checked where it is
    * loaded (sbx_seccomp_available() asks for SECCOMP_RET_KILL_PROCESS), and
-   * tests/test-seccomp-table.c compares the table with a generation at the
-   * running kernel's level. */
+   * tests/linux/test-seccomp-table.c compares the table with a generation at
+   * the running kernel's level. */
   if (seccomp_api_get () < 3 && seccomp_api_set (3) != 0)
     {
       fprintf (stderr, "sbx-seccomp-gen: libseccomp cannot be set to API level 3\n");

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-'''A mock systemd user manager for tests/test-linux-cgroup.c (python3-dbusmock
+'''A mock systemd user manager for tests/linux/test-linux-cgroup.c (python3-dbusmock
 template, loaded with -t PATH).
 
 StartTransientUnit records each call as one JSON line in parameters['log']

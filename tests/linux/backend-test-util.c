@@ -169,7 +169,7 @@ linux_test_policy_new (const char *workspace,
   const SbxRuntimePath *closure;
   gsize n_closure;
 
-  self->scratch = linux_test_make_dir ("sbx-scratch-XXXXXX");
+  self->scratch = etu_make_tmpdir ("sbx-scratch-XXXXXX");
   self->base = etu_policy_new (self->scratch);
   self->home = g_build_filename (self->scratch, "home", NULL);
   self->tmpdir = g_build_filename (self->scratch, "tmp", NULL);
@@ -282,7 +282,7 @@ linux_test_policy_free (LinuxTestPolicy *self)
 {
   if (self == NULL)
     return;
-  linux_test_rm_rf (self->scratch);
+  etu_rm_rf (self->scratch);
   etu_policy_free (self->base);
   g_free (self->scratch);
   g_free (self->home);
@@ -757,30 +757,6 @@ linux_test_have_rung (const char *backend_name,
     return TRUE;
   *why = g_strdup_printf ("%s is unavailable on this host: %s", backend_name, b->th.error);
   return FALSE;
-}
-
-/* Both on the helper library (executor-test-util.c): the one temporary
- * directory maker and the one recursive delete. */
-char *
-linux_test_make_dir (const char *template_name)
-{
-  return etu_make_tmpdir (template_name);
-}
-
-void
-linux_test_assert_no_children (void)
-{
-  int status;
-
-  g_assert_cmpint (waitpid (-1, &status, WNOHANG | __WALL), ==, -1);
-  g_assert_cmpint (errno, ==, ECHILD);
-}
-
-void
-linux_test_rm_rf (const char *path)
-{
-  if (path != NULL)
-    etu_rm_rf (path);
 }
 
 void

@@ -179,15 +179,12 @@ int   linux_test_host_sh (const char *cwd,
 gboolean linux_test_have_rung (const char *backend_name,
                                char      **why);
 
-/* A fresh directory under the test's temporary dir (caller removes with
- * linux_test_rm_rf). */
-char *linux_test_make_dir (const char *template_name);
-void  linux_test_rm_rf    (const char *path);
+/* Scratch directories: etu_make_tmpdir() and etu_rm_rf()
+ * (executor-test-util.h). */
 
-/* Asserts that no child of this process is left, running or zombie (a
- * spec's zygote is a child while the spec lives, so call it after the
- * release). */
-void linux_test_assert_no_children (void);
+/* etu_assert_no_children() (executor-test-util.h) asserts that no child is
+ * left: a spec's zygote is a child while the spec lives, so call it after
+ * the release. */
 
 /* Runs every test case once per rung ("linux-userns", "linux-landlock"):
  * adds "/<prefix>/<rung>/<name>" with @func given the rung name. */

@@ -2,8 +2,8 @@
 /*
  * sbx-entry-probe: tries operations the sandbox's system-call filter must
  * refuse, through one entry path into the kernel, and prints one line per
- * operation.  tests/test-linux-entry-paths.c runs it inside the sandbox (both
- * rungs) and outside (the positive control).
+ * operation.  tests/linux/test-linux-entry-paths.c runs it inside the
+ * sandbox (both rungs) and outside (the positive control).
  *
  *   sbx-entry-probe PATH OP...
  *     PATH  native  the x86_64 `syscall` instruction
@@ -796,7 +796,7 @@ static const Op ops[] = {
   OP (shmdt), OP (shmctl), OP (msgsnd), OP (msgrcv), OP (msgctl), OP (semop), OP (semtimedop),
   OP (semtimedop_time64), OP (semctl), OP (inotify_init),
   OP (lookup_dcookie), OP (nfsservctl), OP (uselib), OP (vm86), OP (vm86old), OP (umount),
-  /* the caller's terminal as stdin (tests/test-linux-caller-terminal.c) */
+  /* the caller's terminal as stdin (tests/linux/test-linux-caller-terminal.c) */
   OP (tty_tcgets), OP (tty_tiocgwinsz), OP (tty_fionread), OP (tty_tcdrain), OP (tty_tcsets), OP (tty_tcsetsw),
   OP (tty_tcsetsf), OP (tty_tcsets_high), OP (tty_tcseta), OP (tty_tcsets2), OP (tty_tiocswinsz), OP (tty_tiocsetd),
   OP (tty_tcflsh), OP (tty_tcxonc), OP (tty_tcsbrk), OP (tty_tiocsbrk), OP (tty_tioccbrk), OP (tty_tiocexcl),

@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 
 #include "backend-test-util.h"
+#include "executor-test-util.h"
 #include "sbx-linux-private.h"
 
 #define MIB (G_GUINT64_CONSTANT (1) << 20)
@@ -120,7 +121,7 @@ fixture_setup (Fixture    *fx,
       g_test_skip (why);
       return FALSE;
     }
-  fx->ws = linux_test_make_dir ("sbx-cgroup-XXXXXX");
+  fx->ws = etu_make_tmpdir ("sbx-cgroup-XXXXXX");
   fx->policy = linux_test_policy_new (fx->ws, 2, 2, 0, 0);
   linux_test_policy_set_limits (fx->policy, max_pids, max_memory, 0);
   fx->backend = linux_test_backend_new (rung);
@@ -135,7 +136,7 @@ fixture_teardown (Fixture *fx)
   g_clear_pointer (&fx->backend, linux_test_backend_free);
   g_clear_pointer (&fx->policy, linux_test_policy_free);
   if (fx->ws != NULL)
-    linux_test_rm_rf (fx->ws);
+    etu_rm_rf (fx->ws);
   g_clear_pointer (&fx->ws, g_free);
 }
 
@@ -643,8 +644,8 @@ supervisor_kill_case (const char *rung,
   g_assert_nonnull (strstr (reaped->detail, "removed"));
   if (other_memory != NULL)
     g_assert_cmpint (g_rmdir (other_memory), ==, 0);
-  linux_test_rm_rf (helper_ws);
-  linux_test_rm_rf (helper_scratch);
+  etu_rm_rf (helper_ws);
+  etu_rm_rf (helper_scratch);
   fixture_teardown (&fx);
 }
 
@@ -784,7 +785,7 @@ fake_setup (Fake       *f,
 {
   g_autofree char *session = NULL;
 
-  f->dir = linux_test_make_dir ("sbx-fakecg-XXXXXX");
+  f->dir = etu_make_tmpdir ("sbx-fakecg-XXXXXX");
   f->cg2 = g_build_filename (f->dir, "cg2", NULL);
   f->mounts = g_build_filename (f->dir, "mounts", NULL);
   f->self_cgroup = g_build_filename (f->dir, "self-cgroup", NULL);
@@ -882,7 +883,7 @@ fake_teardown (Fake *f)
       g_test_dbus_down (f->bus);
       g_clear_object (&f->bus);
     }
-  linux_test_rm_rf (f->dir);
+  etu_rm_rf (f->dir);
   g_free (f->dir);
   g_free (f->cg2);
   g_free (f->mounts);
@@ -1096,7 +1097,7 @@ fake_file (const char *dir,
 static void
 test_root_v2_fake (void)
 {
-  g_autofree char *dir = linux_test_make_dir ("sbx-fakecg-XXXXXX");
+  g_autofree char *dir = etu_make_tmpdir ("sbx-fakecg-XXXXXX");
   g_autofree char *cg2 = g_build_filename (dir, "cg2", NULL);
   g_autofree char *own = g_build_filename (cg2, "system.slice", "app.service", NULL);
   g_autofree char *mounts = g_build_filename (dir, "mounts", NULL);
@@ -1151,7 +1152,7 @@ test_root_v2_fake (void)
   g_assert_true (sbx_cgroup_destroy (cg, &error));
   g_assert_no_error (error);
   g_assert_false (g_file_test (sandbox, G_FILE_TEST_EXISTS));
-  linux_test_rm_rf (dir);
+  etu_rm_rf (dir);
 }
 
 /* Root on a v1 host (fake tree): one directory per hierarchy, the memory
@@ -1159,7 +1160,7 @@ test_root_v2_fake (void)
 static void
 test_root_v1_fake (void)
 {
-  g_autofree char *dir = linux_test_make_dir ("sbx-fakecg-XXXXXX");
+  g_autofree char *dir = etu_make_tmpdir ("sbx-fakecg-XXXXXX");
   g_autofree char *pids = g_build_filename (dir, "pids", NULL);
   g_autofree char *memory = g_build_filename (dir, "memory", NULL);
   g_autofree char *mem_own = g_build_filename (memory, "job", NULL);
@@ -1219,7 +1220,7 @@ test_root_v1_fake (void)
   g_assert_true (sbx_cgroup_destroy (cg, &error));
   g_assert_no_error (error);
   g_assert_false (g_file_test (mem_sandbox, G_FILE_TEST_EXISTS));
-  linux_test_rm_rf (dir);
+  etu_rm_rf (dir);
 }
 
 /* A stale cgroup (its owner dead: our pid with another start time) left by
@@ -1234,7 +1235,7 @@ test_root_v1_fake (void)
 static void
 test_reap_stale_v1_other_memory_parent (void)
 {
-  g_autofree char *dir = linux_test_make_dir ("sbx-fakecg-XXXXXX");
+  g_autofree char *dir = etu_make_tmpdir ("sbx-fakecg-XXXXXX");
   g_autofree char *pids = g_build_filename (dir, "pids", NULL);
   g_autofree char *memory = g_build_filename (dir, "memory", NULL);
   g_autofree char *mem_own = g_build_filename (memory, "job", NULL);
@@ -1307,7 +1308,7 @@ test_reap_stale_v1_other_memory_parent (void)
   g_assert_true (g_file_test (foreign_mem, G_FILE_TEST_IS_DIR));
   /* Nothing stale in the pids hierarchy: no search, nothing removed. */
   g_assert_cmpuint (sbx_cgroup_base_reap_stale (base), ==, 0);
-  linux_test_rm_rf (dir);
+  etu_rm_rf (dir);
 }
 
 /* A user bus but a v2 hierarchy without the controllers (this host's

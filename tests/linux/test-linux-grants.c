@@ -28,7 +28,6 @@
 
 #include "sbx-executor-private.h"
 #include "executor-test-util.h"
-#include "executor-test-util.h"
 
 static const char *const rungs[] = { "linux-userns", "linux-landlock" };
 

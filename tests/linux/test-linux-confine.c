@@ -15,6 +15,7 @@
  * binary per concept, so it is over a thousand lines.
  */
 #include "backend-test-util.h"
+#include "executor-test-util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,7 +57,7 @@ fixture_setup_full (Fixture    *fx,
       g_test_skip (why);
       return FALSE;
     }
-  fx->parent = linux_test_make_dir ("sbx-confine-XXXXXX");
+  fx->parent = etu_make_tmpdir ("sbx-confine-XXXXXX");
   fx->workspace = g_build_filename (fx->parent, "ws", NULL);
   fx->outside = g_build_filename (fx->parent, "outside", NULL);
   fx->secret = g_build_filename (fx->outside, "secret", NULL);
@@ -85,7 +86,7 @@ fixture_teardown (Fixture *fx)
   g_clear_pointer (&fx->backend, linux_test_backend_free);
   g_clear_pointer (&fx->policy, linux_test_policy_free);
   if (fx->parent != NULL)
-    linux_test_rm_rf (fx->parent);
+    etu_rm_rf (fx->parent);
   g_clear_pointer (&fx->parent, g_free);
   g_clear_pointer (&fx->workspace, g_free);
   g_clear_pointer (&fx->outside, g_free);
@@ -208,14 +209,14 @@ ro_root_setup (Fixture     *fx,
                char       **ro,
                char       **ro_file)
 {
-  *parent = linux_test_make_dir ("sbx-ro-XXXXXX");
+  *parent = etu_make_tmpdir ("sbx-ro-XXXXXX");
   *ro = g_build_filename (*parent, "ro", NULL);
   *ro_file = g_build_filename (*ro, "data", NULL);
   g_assert_cmpint (g_mkdir (*ro, 0755), ==, 0);
   g_assert_true (g_file_set_contents (*ro_file, "original\n", -1, NULL));
   if (fixture_setup_full (fx, rung, 0, *ro))
     return TRUE;
-  linux_test_rm_rf (*parent);
+  etu_rm_rf (*parent);
   return FALSE;
 }
 
@@ -273,7 +274,7 @@ test_read_only_root (gconstpointer rung_data)
       g_test_message ("rung 2 metadata (reported unenforced): %s", run->out);
     }
   fixture_teardown (&fx);
-  linux_test_rm_rf (parent);
+  etu_rm_rf (parent);
 }
 
 static void
@@ -367,7 +368,7 @@ test_hardlinks (gconstpointer rung)
     g_assert_cmpstr (secret, ==, "TOPSECRET\n");
   }
   fixture_teardown (&fx);
-  linux_test_rm_rf (parent);
+  etu_rm_rf (parent);
 }
 
 static void
@@ -407,7 +408,7 @@ test_rename (gconstpointer rung)
   script = g_build_filename (fx.workspace, "secret-here", NULL);
   g_assert_false (g_file_test (script, G_FILE_TEST_EXISTS));
   fixture_teardown (&fx);
-  linux_test_rm_rf (parent);
+  etu_rm_rf (parent);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1007,7 +1008,7 @@ test_denied_inside_workspace (gconstpointer rung)
       return;
     }
   fx.rung = rung;
-  fx.parent = linux_test_make_dir ("sbx-confine-XXXXXX");
+  fx.parent = etu_make_tmpdir ("sbx-confine-XXXXXX");
   fx.workspace = g_build_filename (fx.parent, "ws", NULL);
   g_assert_cmpint (g_mkdir (fx.workspace, 0755), ==, 0);
   secret_file = g_build_filename (fx.workspace, "secret.env", NULL);

@@ -8,6 +8,7 @@
  * policy validation of compile().
  */
 #include "backend-test-util.h"
+#include "executor-test-util.h"
 
 #include <fcntl.h>
 #include <string.h>
@@ -99,7 +100,7 @@ typedef struct
 static void
 plan_fixture_setup (PlanFixture *fx)
 {
-  fx->tmp = linux_test_make_dir ("sbx-mount-XXXXXX");
+  fx->tmp = etu_make_tmpdir ("sbx-mount-XXXXXX");
   fx->ws = g_build_filename (fx->tmp, "ws", NULL);
   g_assert_cmpint (g_mkdir (fx->ws, 0755), ==, 0);
   fx->rules = g_array_new (FALSE, TRUE, sizeof (SbxFsRuleV1));
@@ -110,7 +111,7 @@ plan_fixture_setup (PlanFixture *fx)
 static void
 plan_fixture_teardown (PlanFixture *fx)
 {
-  linux_test_rm_rf (fx->tmp);
+  etu_rm_rf (fx->tmp);
   g_free (fx->tmp);
   g_free (fx->ws);
   g_array_unref (fx->rules);
@@ -458,7 +459,7 @@ test_compile_validation (void)
       g_test_skip (why);
       return;
     }
-  ws = linux_test_make_dir ("sbx-ws-XXXXXX");
+  ws = etu_make_tmpdir ("sbx-ws-XXXXXX");
   for (gsize i = 0; i < G_N_ELEMENTS (rows); i++)
     {
       g_autoptr(LinuxTestPolicy) p = linux_test_policy_new (ws, 2, 2, 0, 0);
@@ -481,7 +482,7 @@ test_compile_validation (void)
     copy.flags |= SBX_POLICY_UNCONFINED;
     g_assert_cmpint (linux_test_backend_compile (b, &copy), ==, SBX_STATUS_UNSUPPORTED);
   }
-  linux_test_rm_rf (ws);
+  etu_rm_rf (ws);
 }
 
 int

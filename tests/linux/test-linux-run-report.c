@@ -69,11 +69,10 @@ fx_init (Fx         *fx,
   sbx_profile_config_set_command (config, SBX_ACCESS_ALLOW);
   profile = sbx_profile_new (config, &error);
   g_assert_no_error (error);
-  fx->profile = g_build_filename (fx->tree.tmp, "profile.json", NULL);
   json = g_strdup_printf ("{\"version\": 1, \"workspace\": {\"root\": \"%s\", \"read\": \"allow\", "
                           "\"write\": \"allow\"}, \"host\": {\"read\": \"gated\", \"write\": \"deny\"}, "
                           "\"network\": \"gated\", \"command\": \"allow\"}", fx->tree.ws);
-  g_assert_true (g_file_set_contents (fx->profile, json, -1, NULL));
+  fx->profile = etu_write_file (fx->tree.tmp, "profile.json", json);
 
   options = etu_options (fx->tree.scratch, 4, registry);
   sbx_executor_set_options_set_backend (options, backend);

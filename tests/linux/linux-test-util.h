@@ -72,8 +72,7 @@ scratch_new (void)
 static inline void
 scratch_free (char *dir)
 {
-  if (dir != NULL)
-    etu_rm_rf (dir);
+  etu_rm_rf (dir);
   g_free (dir);
 }
 

@@ -14,6 +14,7 @@
  * in test-linux-entry-paths.)
  */
 #include "backend-test-util.h"
+#include "executor-test-util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,7 +46,7 @@ fixture_setup (Fixture *fx, const char *rung)
       g_test_skip (why);
       return FALSE;
     }
-  fx->parent = linux_test_make_dir ("sbx-unix-XXXXXX");
+  fx->parent = etu_make_tmpdir ("sbx-unix-XXXXXX");
   fx->workspace = g_build_filename (fx->parent, "ws", NULL);
   g_assert_cmpint (g_mkdir (fx->workspace, 0755), ==, 0);
   fx->policy = linux_test_policy_new (fx->workspace, 2, 2, 2, 0);
@@ -61,7 +62,7 @@ fixture_teardown (Fixture *fx)
   g_clear_pointer (&fx->backend, linux_test_backend_free);
   g_clear_pointer (&fx->policy, linux_test_policy_free);
   if (fx->parent != NULL)
-    linux_test_rm_rf (fx->parent);
+    etu_rm_rf (fx->parent);
   g_clear_pointer (&fx->parent, g_free);
   g_clear_pointer (&fx->workspace, g_free);
 }

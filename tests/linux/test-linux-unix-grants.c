@@ -402,11 +402,10 @@ test_cli (gconstpointer data)
       fx_clear (&fx);
       return;
     }
-  profile_path = g_build_filename (fx.tree.tmp, "profile.json", NULL);
   profile = g_strdup_printf ("{ \"version\": 1, \"workspace\": { \"root\": \".\", \"read\": \"allow\", "
                              "\"write\": \"allow\" }, \"command\": \"allow\", \"host-sockets\": [ { \"path\": "
                              "\"%s\", \"access\": \"gated\" } ] }", fx.gated);
-  g_assert_true (g_file_set_contents (profile_path, profile, -1, NULL));
+  profile_path = etu_write_file (fx.tree.tmp, "profile.json", profile);
   expect = g_strdup_printf ("sbx: denied unix-connect %s (the host socket is gated) [2 times]; --approve "
                             "unix.connect.v1:%s would open it\n", fx.gated, fx.gated);
   approve = g_strdup_printf ("--approve=unix.connect.v1:%s", fx.gated);

@@ -6,8 +6,8 @@
  * sbx_seccomp_program_new() takes from the table is the one libseccomp
  * generates now from the same rules, instruction for instruction, rule for
  * rule, with the same reports.  And the run-time check refuses a damaged
- * program.  (What each program denies is tests/test-seccomp.c's and
- * tests/test-linux-entry-paths.c's: they load the table's programs.)
+ * program.  (What each program denies is tests/linux/test-seccomp.c's and
+ * tests/linux/test-linux-entry-paths.c's: they load the table's programs.)
  */
 #include "sbx-seccomp.h"
 #include "sbx-seccomp-private.h"

@@ -41,7 +41,7 @@ fixture_setup (Fixture    *fx,
       g_test_skip (why);
       return FALSE;
     }
-  fx->workspace = linux_test_make_dir ("sbx-ws-XXXXXX");
+  fx->workspace = etu_make_tmpdir ("sbx-ws-XXXXXX");
   fx->policy = linux_test_policy_new (fx->workspace, 2, 2, 0, 0);
   fx->backend = linux_test_backend_new (rung);
   g_assert_cmpint (linux_test_backend_compile (fx->backend, linux_test_policy_get (fx->policy)), ==,
@@ -55,7 +55,7 @@ fixture_teardown (Fixture *fx)
   g_clear_pointer (&fx->backend, linux_test_backend_free);
   g_clear_pointer (&fx->policy, linux_test_policy_free);
   if (fx->workspace != NULL)
-    linux_test_rm_rf (fx->workspace);
+    etu_rm_rf (fx->workspace);
   g_clear_pointer (&fx->workspace, g_free);
 }
 
@@ -132,7 +132,7 @@ test_echo (gconstpointer data)
   g_assert_cmpstr (run->err, ==, "oops\n");
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 static void
@@ -155,7 +155,7 @@ test_exit_codes (gconstpointer data)
     }
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 /* The target's signal death reaches the host as signal death (PID 1 of a
@@ -180,7 +180,7 @@ test_signal_death (gconstpointer data)
     }
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 static void
@@ -198,7 +198,7 @@ test_stdin (gconstpointer data)
   g_assert_cmpstr (run->out, ==, "line one\nline two\n");
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 /* argv[0] without '/' is looked up in the target's PATH, never the host's. */
@@ -261,7 +261,7 @@ test_path_lookup (gconstpointer data)
   }
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 static void
@@ -293,7 +293,7 @@ test_exec_errors (gconstpointer data)
   }
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 /* A setup step fails: spawn says which step and which path, and nothing is
@@ -324,7 +324,7 @@ test_setup_failure (gconstpointer data)
   }
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 /* signal(): forwarded signals reach the target; SIGKILL kills the whole
@@ -384,7 +384,7 @@ test_signal (gconstpointer data)
   }
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 /* The target exits while background descendants (double fork, setsid) are
@@ -419,7 +419,7 @@ test_no_descendant_outlives (gconstpointer data)
   g_assert_cmpint (count_processes_named (name), ==, 0);
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 typedef struct
@@ -490,7 +490,7 @@ test_concurrent (gconstpointer data)
     }
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 
@@ -526,7 +526,7 @@ test_no_supervisor_leaks (gconstpointer data)
   g_assert_cmpint ((int) etu_count_fds (), ==, before);
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 /* The PTY mode (SBX_SPAWN_PTY: the host's terminal, handed in as the slave,
@@ -593,7 +593,7 @@ test_pty (gconstpointer data)
     g_assert_cmpstr (run->out, ==, want);
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 /* SBX_SPAWN_PTY_SANDBOX: the backend opens the terminal inside the sandbox
@@ -648,7 +648,7 @@ test_sandbox_pty (gconstpointer data)
   close (host_slave);
   close (host_master);
   fixture_teardown (&fx);
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 /* The sandbox terminal mode re-validates its request: it replaces the
@@ -682,7 +682,7 @@ test_sandbox_pty_invalid (gconstpointer data)
       g_clear_pointer (&failed, linux_test_run_free);
     }
   fixture_teardown (&fx);
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 /* The supervisor process dies without calling finish(): the whole tree dies
@@ -735,7 +735,7 @@ test_supervisor_death (gconstpointer data)
   g_assert_true (wait_no_process_named (name, 5000));
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 /* sbx-init holds no copy of the supervisor's environment, memory or
@@ -801,7 +801,7 @@ test_init_holds_nothing (gconstpointer data)
   g_unsetenv ("SBX_TEST_SUPERVISOR_SECRET");
   fixture_teardown (&fx);
   /* Released: no sandbox process and no zygote is left. */
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 /* Resource limits bind the target, not the setup: a small value of each
@@ -867,7 +867,7 @@ test_low_limits (gconstpointer data)
       fixture_teardown (&fx);
     }
   /* Released: no sandbox process and no zygote is left. */
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 /* The egress listeners a spawn request lists: each known kind is copied

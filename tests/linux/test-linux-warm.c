@@ -51,7 +51,7 @@ fixture_setup (Fixture    *fx,
       g_test_skip (why);
       return FALSE;
     }
-  fx->workspace = linux_test_make_dir ("sbx-warm-XXXXXX");
+  fx->workspace = etu_make_tmpdir ("sbx-warm-XXXXXX");
   fx->policy = linux_test_policy_new (fx->workspace, 2, 2, 0, 0);
   fx->backend = linux_test_backend_new (rung);
   g_assert_cmpint (linux_test_backend_compile (fx->backend, linux_test_policy_get (fx->policy)), ==,
@@ -65,7 +65,7 @@ fixture_teardown (Fixture *fx)
   g_clear_pointer (&fx->backend, linux_test_backend_free);
   g_clear_pointer (&fx->policy, linux_test_policy_free);
   if (fx->workspace != NULL)
-    linux_test_rm_rf (fx->workspace);
+    etu_rm_rf (fx->workspace);
   g_clear_pointer (&fx->workspace, g_free);
 }
 
@@ -135,7 +135,7 @@ test_ahead_of_need (gconstpointer data)
       g_assert_cmpint (start, <, before - 10);
     }
   fixture_teardown (&fx);
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 static void
@@ -188,14 +188,14 @@ test_one_execution (gconstpointer data)
       g_hash_table_add (seen, g_strdup (lines[2]));
     }
   fixture_teardown (&fx);
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 static void
 test_confined (gconstpointer data)
 {
   Fixture fx = { 0 };
-  g_autofree char *outside = linux_test_make_dir ("sbx-warm-outside-XXXXXX");
+  g_autofree char *outside = etu_make_tmpdir ("sbx-warm-outside-XXXXXX");
   g_autofree char *probe = g_strdup_printf ("echo x > %s/probe", outside);
   g_autofree char *host_out = NULL;
   g_autofree char *host_file = g_build_filename (outside, "probe", NULL);
@@ -205,7 +205,7 @@ test_confined (gconstpointer data)
   g_assert_true (g_file_test (host_file, G_FILE_TEST_EXISTS));
   if (!fixture_setup (&fx, data))
     {
-      linux_test_rm_rf (outside);
+      etu_rm_rf (outside);
       return;
     }
   for (int i = 0; i < 5; i++)
@@ -231,8 +231,8 @@ test_confined (gconstpointer data)
       g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
     }
   fixture_teardown (&fx);
-  linux_test_rm_rf (outside);
-  linux_test_assert_no_children ();
+  etu_rm_rf (outside);
+  etu_assert_no_children ();
 }
 
 /* The children of this process in a pid namespace other than ours (the
@@ -296,7 +296,7 @@ test_killed_while_waiting (gconstpointer data)
   g_assert_cmpuint (after->len, ==, 1);
   g_assert_cmpint (g_array_index (after, pid_t, 0), !=, g_array_index (waiting, pid_t, 0));
   fixture_teardown (&fx);
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
   g_assert_cmpint ((int) etu_count_fds (), ==, fds_before);
 }
 
@@ -366,7 +366,7 @@ test_supervisor_death (gconstpointer data)
   g_assert_true (warm_gone);
   g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), ==, 0);
   fixture_teardown (&fx);
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 static void
@@ -385,7 +385,7 @@ test_release_leaves_nothing (gconstpointer data)
       for (int i = 0; i < 1 + round % 4; i++)
         g_free (run_ok (&fx, "true"));
       fixture_teardown (&fx);
-      linux_test_assert_no_children ();
+      etu_assert_no_children ();
       g_assert_cmpint ((int) etu_count_fds (), ==, fds_before);
     }
 }

@@ -97,7 +97,7 @@ test_zygote_after_thread_exit (gconstpointer data)
       g_test_skip (why);
       return;
     }
-  workspace = linux_test_make_dir ("sbx-ws-XXXXXX");
+  workspace = etu_make_tmpdir ("sbx-ws-XXXXXX");
   policy = linux_test_policy_new (workspace, 2, 2, 0, 0);
   backend = linux_test_backend_new (rung);
   g_assert_cmpint (linux_test_backend_compile (backend, linux_test_policy_get (policy)), ==, SBX_STATUS_OK);
@@ -138,7 +138,7 @@ test_zygote_after_thread_exit (gconstpointer data)
   g_clear_pointer (&backend, linux_test_backend_free);
   g_clear_pointer (&policy, linux_test_policy_free);
   g_assert_cmpint (munmap (stack, stack_size), ==, 0);
-  linux_test_rm_rf (workspace);
+  etu_rm_rf (workspace);
   /* Released: no sandbox process and no zygote is left. */
   g_assert_cmpint (waitpid (-1, &status, WNOHANG | __WALL), ==, -1);
   g_assert_cmpint (errno, ==, ECHILD);

@@ -6,6 +6,7 @@
  * gcc compiling and running a small C program, ">/dev/null", "$TMPDIR".
  */
 #include "backend-test-util.h"
+#include "executor-test-util.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -28,7 +29,7 @@ fixture_setup (Fixture    *fx,
       g_test_skip (why);
       return FALSE;
     }
-  fx->workspace = linux_test_make_dir ("sbx-tools-XXXXXX");
+  fx->workspace = etu_make_tmpdir ("sbx-tools-XXXXXX");
   fx->policy = linux_test_policy_new (fx->workspace, 2, 2, 0, 0);
   linux_test_policy_set_limits (fx->policy, 1024, G_GUINT64_CONSTANT (4) << 30, 0);
   fx->backend = linux_test_backend_new (rung);
@@ -43,7 +44,7 @@ fixture_teardown (Fixture *fx)
   g_clear_pointer (&fx->backend, linux_test_backend_free);
   g_clear_pointer (&fx->policy, linux_test_policy_free);
   if (fx->workspace != NULL)
-    linux_test_rm_rf (fx->workspace);
+    etu_rm_rf (fx->workspace);
   g_clear_pointer (&fx->workspace, g_free);
 }
 

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "sbx-linux-private.h"
+#include "executor-test-util.h"
 
 #define NOT_OK "!ok"
 
@@ -129,7 +130,7 @@ fixture_setup (Fixture *fx, const char *rung)
       return FALSE;
     }
   g_assert_nonnull (probe);
-  fx->parent = linux_test_make_dir ("sbx-tty-XXXXXX");
+  fx->parent = etu_make_tmpdir ("sbx-tty-XXXXXX");
   fx->workspace = g_build_filename (fx->parent, "ws", NULL);
   g_assert_cmpint (g_mkdir (fx->workspace, 0755), ==, 0);
   fx->probe = g_build_filename (fx->workspace, "sbx-entry-probe", NULL);
@@ -155,7 +156,7 @@ fixture_teardown (Fixture *fx)
   g_clear_pointer (&fx->backend, linux_test_backend_free);
   g_clear_pointer (&fx->policy, linux_test_policy_free);
   if (fx->parent != NULL)
-    linux_test_rm_rf (fx->parent);
+    etu_rm_rf (fx->parent);
   g_clear_pointer (&fx->parent, g_free);
   g_clear_pointer (&fx->workspace, g_free);
   g_clear_pointer (&fx->probe, g_free);
@@ -330,7 +331,7 @@ test_caller_terminal (gconstpointer rung)
     assert_unchanged (&fx, "x32");
   }
   fixture_teardown (&fx);
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 /* Per spawn: after runs that shared the caller's terminal, the same spec
@@ -395,7 +396,7 @@ test_own_terminal (gconstpointer rung)
   }
   assert_unchanged (&fx, "the runs around the target's own terminals");
   fixture_teardown (&fx);
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 /* The report states the rule. */
@@ -413,7 +414,7 @@ test_report (gconstpointer rung)
   g_assert_nonnull (strstr (entry->detail, "cannot set that terminal's modes"));
   g_assert_nonnull (strstr (entry->detail, "TIOCSTI"));
   fixture_teardown (&fx);
-  linux_test_assert_no_children ();
+  etu_assert_no_children ();
 }
 
 typedef struct

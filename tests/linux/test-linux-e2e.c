@@ -1042,11 +1042,10 @@ check_proc_masked (const char *backend,
   g_assert_no_error (error);
   if (root)
     g_assert_cmpuint (count_open (outside), >=, 4);   /* root reads them on the host */
-  profile = g_build_filename (tree.tmp, "host-read.json", NULL);
-  g_assert_true (g_file_set_contents (profile,
-                                      "{\"version\": 1, \"workspace\": {\"root\": \".\", \"read\": \"allow\", \"write\": \"allow\"},"
-                                      " \"host\": {\"read\": \"allow\", \"write\": \"deny\"}, \"network\": \"deny\", \"command\": \"allow\","
-                                      " \"home\": \"isolated\", \"isolation\": \"sandboxed\"}", -1, NULL));
+  profile = etu_write_file (tree.tmp, "host-read.json",
+                            "{\"version\": 1, \"workspace\": {\"root\": \".\", \"read\": \"allow\", \"write\": \"allow\"},"
+                            " \"host\": {\"read\": \"allow\", \"write\": \"deny\"}, \"network\": \"deny\", \"command\": \"allow\","
+                            " \"home\": \"isolated\", \"isolation\": \"sandboxed\"}");
   {
     const char *args_default[] = { "--report", "--", "sh", "-c", PROC_PROBE, NULL };
     const char *args_host[] = { "--report", "--profile", profile, "--", "sh", "-c", PROC_PROBE, NULL };

@@ -32,6 +32,7 @@
  * binary per concept, so it is over a thousand lines.
  */
 #include "backend-test-util.h"
+#include "executor-test-util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -256,7 +257,7 @@ fixture_setup_flags (Fixture    *fx,
       g_test_skip (why);
       return FALSE;
     }
-  fx->parent = linux_test_make_dir ("sbx-entry-XXXXXX");
+  fx->parent = etu_make_tmpdir ("sbx-entry-XXXXXX");
   fx->workspace = g_build_filename (fx->parent, "ws", NULL);
   g_assert_cmpint (g_mkdir (fx->workspace, 0755), ==, 0);
   fx->probe = g_build_filename (fx->workspace, "sbx-entry-probe", NULL);
@@ -308,7 +309,7 @@ fixture_teardown (Fixture *fx)
     close (fx->host_fd);
   g_clear_pointer (&fx->host_sock, g_free);
   if (fx->parent != NULL)
-    linux_test_rm_rf (fx->parent);
+    etu_rm_rf (fx->parent);
   g_clear_pointer (&fx->parent, g_free);
   g_clear_pointer (&fx->workspace, g_free);
   g_clear_pointer (&fx->probe, g_free);
@@ -947,11 +948,11 @@ unix_sockets_case (const char *rung, gboolean allow)
   g_autoptr(LinuxTestRun) run = NULL;
   int ws_fd, ro_fd;
 
-  ro = linux_test_make_dir ("sbx-entry-ro-XXXXXX");
+  ro = etu_make_tmpdir ("sbx-entry-ro-XXXXXX");
   g_chmod (ro, 0755);
   if (!fixture_setup_flags (&fx, rung, ro, allow ? SBX_POLICY_UNIX_SOCKETS : 0))
     {
-      linux_test_rm_rf (ro);
+      etu_rm_rf (ro);
       return;
     }
   ws_sock = g_build_filename (fx.workspace, "daemon.sock", NULL);
@@ -1019,7 +1020,7 @@ unix_sockets_case (const char *rung, gboolean allow)
   close (ws_fd);
   close (ro_fd);
   g_unlink (ro_sock);
-  linux_test_rm_rf (ro);
+  etu_rm_rf (ro);
   fixture_teardown (&fx);
 }
 
@@ -1054,7 +1055,7 @@ test_unix_sockets_outside_roots (gconstpointer rung)
 
   if (!fixture_setup_flags (&fx, rung, NULL, SBX_POLICY_UNIX_SOCKETS))
     return;
-  dir = linux_test_make_dir ("sbx-daemon-XXXXXX");
+  dir = etu_make_tmpdir ("sbx-daemon-XXXXXX");
   g_assert_cmpint (g_chmod (dir, 0711), ==, 0);
   sock = g_build_filename (dir, "daemon.sock", NULL);
   fd = listen_unix (sock);
@@ -1118,7 +1119,7 @@ test_unix_sockets_outside_roots (gconstpointer rung)
     }
   close (fd);
   g_unlink (sock);
-  linux_test_rm_rf (dir);
+  etu_rm_rf (dir);
   fixture_teardown (&fx);
 }
 
