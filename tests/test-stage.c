@@ -10,6 +10,8 @@
  *    sed -i, a C build);
  *  - discard leaves the tree unchanged and the stage gone;
  *  - a host edit after the run began is a conflict: kept and reported;
+ *    so is a host deletion, or replacement by a directory, of a path the
+ *    run changed (in place or by renaming a new file over it);
  *  - a hostile stage (a staged symlink out, a host symlink under a staged
  *    directory, a whiteout moved under a host symlink, FIFOs and device
  *    nodes) cannot make apply write or delete outside the workspace;
@@ -462,6 +464,87 @@ test_conflict (void)
   etu_tree_clear (&tree);
 }
 
+/* Whether @path is among @changes and a conflict; fails when not listed. */
+static gboolean
+conflict_of (SbxChanges *changes,
+             const char *path)
+{
+  for (guint i = 0; i < sbx_changes_get_n_changes (changes); i++)
+    if (strcmp (sbx_changes_get_path (changes, i), path) == 0)
+      return sbx_changes_get_conflict (changes, i);
+  g_printerr ("%s is not among the changes\n", path);
+  g_assert_not_reached ();
+  return FALSE;
+}
+
+static void
+test_conflict_host_deleted (void)
+{
+  EtuTree tree = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *readme = NULL;
+  g_autofree char *run_sh = NULL;
+  g_autofree char *lib = NULL;
+  g_autofree char *x = NULL;
+  g_autofree char *main_c = NULL;
+  g_autofree char *added = NULL;
+  g_autofree char *data = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxChanges) changes = NULL;
+
+  if (!tree_with_userns (&tree))
+    return;
+  /* The run changes files in place, by renaming a new file over one
+   * (sed -i), and adds one. */
+  id = staged (&tree, tree.ws, "echo staged > README && echo staged >> run.sh && "
+                               "sed -i 's/y/Y/' src/lib/x.txt && echo staged > src/main.c && echo new > added");
+  readme = g_build_filename (tree.ws, "README", NULL);
+  run_sh = g_build_filename (tree.ws, "run.sh", NULL);
+  lib = g_build_filename (tree.ws, "src/lib", NULL);
+  x = g_build_filename (tree.ws, "src/lib/x.txt", NULL);
+  main_c = g_build_filename (tree.ws, "src/main.c", NULL);
+  added = g_build_filename (tree.ws, "added", NULL);
+  /* Then the host deletes README and src/lib, and replaces run.sh by a
+   * directory. */
+  g_assert_cmpint (unlink (readme), ==, 0);
+  g_assert_cmpint (unlink (x), ==, 0);
+  g_assert_cmpint (rmdir (lib), ==, 0);
+  g_assert_cmpint (unlink (run_sh), ==, 0);
+  g_assert_cmpint (mkdir (run_sh, 0755), ==, 0);
+
+  changes = sbx_changes_open (id, &error);
+  g_assert_no_error (error);
+  g_assert_true (conflict_of (changes, readme));
+  g_assert_true (conflict_of (changes, run_sh));
+  g_assert_true (conflict_of (changes, lib));
+  g_assert_true (conflict_of (changes, x));
+  /* Positive controls: what the host left alone is no conflict. */
+  g_assert_false (conflict_of (changes, main_c));
+  g_assert_false (conflict_of (changes, added));
+  g_assert_false (sbx_changes_apply (changes, NULL, NULL, NULL, NULL, &error));
+  g_assert_error (error, SBX_CHANGES_ERROR, SBX_CHANGES_ERROR_CONFLICT);
+  g_assert_nonnull (strstr (error->message, readme));
+  g_assert_nonnull (strstr (error->message, run_sh));
+  g_assert_nonnull (strstr (error->message, x));
+  /* Kept as the host left them: not recreated, still a directory. */
+  g_assert_false (g_file_test (readme, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (lib, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (run_sh, G_FILE_TEST_IS_DIR));
+  /* The rest was applied. */
+  g_assert_true (g_file_get_contents (main_c, &data, NULL, NULL));
+  g_assert_cmpstr (data, ==, "staged\n");
+  g_assert_true (g_file_test (added, G_FILE_TEST_IS_REGULAR));
+  /* The kept ones stay in the stage until discarded. */
+  g_clear_object (&changes);
+  g_clear_error (&error);
+  changes = sbx_changes_open (id, &error);
+  g_assert_no_error (error);
+  g_assert_true (conflict_of (changes, readme));
+  g_assert_true (sbx_changes_discard (changes, &error));
+  g_assert_no_error (error);
+  etu_tree_clear (&tree);
+}
+
 /* Replaces the host directory @rel of @ws by a symlink to @outside (the
  * race a hostile host-side process could win between listing and apply). */
 static void
@@ -788,6 +871,7 @@ main (int    argc,
     }
   g_test_add_func ("/stage/discard", test_discard);
   g_test_add_func ("/stage/conflict", test_conflict);
+  g_test_add_func ("/stage/conflict-host-deleted", test_conflict_host_deleted);
   g_test_add_func ("/stage/hostile", test_hostile);
   g_test_add_func ("/stage/rung2-refused", test_rung2_refused);
   g_test_add_func ("/stage/cli", test_cli);
