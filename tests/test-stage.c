@@ -7,7 +7,8 @@
  *    applying the stage then deletes, as the same run unstaged does;
  *  - real tools staged and applied leave the tree an unstaged run leaves
  *    (git commit / branch switch / reset --hard, mv of a directory,
- *    sed -i, a C build);
+ *    sed -i, a C build, pip and npm installs from local files; each
+ *    skipped, saying so, when its tool is not installed);
  *  - discard leaves the tree unchanged and the stage gone;
  *  - a host edit after the run began is a conflict: kept and reported;
  *    so is a host deletion, or replacement by a directory, of a path the
@@ -338,6 +339,18 @@ typedef struct
   "GIT_COMMITTER_EMAIL=t@e GIT_AUTHOR_DATE='2020-01-01T00:00:00Z' "                      \
   "GIT_COMMITTER_DATE='2020-01-01T00:00:00Z' GIT_CONFIG_NOSYSTEM=1 HOME=$PWD/.home; "
 
+#define PIP_WHEEL "python3 -c \"import zipfile\n"                                          \
+  "z = zipfile.ZipFile('mini-1.0-py3-none-any.whl', 'w')\n"                                 \
+  "for n, d in (('mini/__init__.py', 'X = 1\\\\n'),\n"                                      \
+  "             ('mini-1.0.dist-info/METADATA', 'Metadata-Version: 2.1\\\\nName: mini\\\\nVersion: 1.0\\\\n'),\n" \
+  "             ('mini-1.0.dist-info/WHEEL', 'Wheel-Version: 1.0\\\\nRoot-Is-Purelib: true\\\\nTag: py3-none-any\\\\n'),\n" \
+  "             ('mini-1.0.dist-info/RECORD', '')):\n"                                       \
+  "    z.writestr(zipfile.ZipInfo(n, (2020, 1, 1, 0, 0, 0)), d)\n"                            \
+  "z.close()\""
+
+#define NPM_ENV "export npm_config_cache=\"$TMPDIR/npm-cache\" npm_config_offline=true "          \
+  "npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false; "
+
 static const ToolCase tool_cases[] = {
   { "git", "git", GIT_ENV "git init -q -b main . && git add README src && git commit -q -m one",
     GIT_ENV "git checkout -q -b topic && echo more >> README && git commit -q -am two && "
@@ -346,6 +359,19 @@ static const ToolCase tool_cases[] = {
   { "mv-dir", NULL, NULL, "mv src moved && mkdir -p src && mv moved src/inner" },
   { "sed-i", "sed", NULL, "sed -i 's/world/there/' README && sed -i '1d' src/lib/x.txt" },
   { "c-build", "cc", NULL, "cc -O0 -o src/main src/main.c && ./src/main && chmod 0700 run.sh" },
+  /* Installs from local files only: a wheel written here (fixed zip
+   * dates, so both trees get the same bytes) found with --no-index, and a
+   * tarball `npm pack` made, installed --offline with the cache in the
+   * sandbox's TMPDIR (not the workspace); the project's package.json
+   * names it (npm's lock file takes the directory's name otherwise). */
+  { "pip", "pip3", PIP_WHEEL,
+    "pip3 install -q --no-index --find-links=. --no-cache-dir --no-compile "
+    "--disable-pip-version-check --target vendor mini && test -f vendor/mini/__init__.py" },
+  { "npm", "npm", NPM_ENV "mkdir -p pkg && printf '{\"name\":\"mini\",\"version\":\"1.0.0\"}\\n' > pkg/package.json "
+                          "&& echo 'module.exports = 1;' > pkg/index.js && (cd pkg && npm pack -q >/dev/null) "
+                          "&& mv pkg/mini-1.0.0.tgz . && rm -r pkg "
+                          "&& printf '{\"name\":\"proj\",\"version\":\"1.0.0\"}\\n' > package.json",
+    NPM_ENV "npm install -q ./mini-1.0.0.tgz && test -f node_modules/mini/index.js" },
 };
 
 static void
