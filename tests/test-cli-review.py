@@ -102,7 +102,16 @@ class Session:
         subprocess.run(["tmux", "-L", self.socket, "send-keys"] + list(keys), check=True)
 
     def close(self):
+        # The server's socket goes too: nothing of the test is left behind.
+        r = subprocess.run(["tmux", "-L", self.socket, "display-message", "-p", "#{socket_path}"],
+                           capture_output=True, text=True)
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        path = r.stdout.strip()
+        if r.returncode == 0 and path:
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
 
 
 def env_lines(state, scratch):
