@@ -17,6 +17,7 @@ PACKAGES="
   scdoc man-db groff-base bash-completion python3-jsonschema
   debhelper dpkg-dev lintian
   curl openssl tinyproxy glib-networking
+  tmux python3-pip npm
   mingw-w64 wine64
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
 "

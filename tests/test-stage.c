@@ -7,9 +7,12 @@
  *    applying the stage then deletes, as the same run unstaged does;
  *  - real tools staged and applied leave the tree an unstaged run leaves
  *    (git commit / branch switch / reset --hard, mv of a directory,
- *    sed -i, a C build);
+ *    sed -i, a C build, pip and npm installs from local files; each
+ *    skipped, saying so, when its tool is not installed);
  *  - discard leaves the tree unchanged and the stage gone;
  *  - a host edit after the run began is a conflict: kept and reported;
+ *    so is a host deletion, or replacement by a directory, of a path the
+ *    run changed (in place or by renaming a new file over it);
  *  - a hostile stage (a staged symlink out, a host symlink under a staged
  *    directory, a whiteout moved under a host symlink, FIFOs and device
  *    nodes) cannot make apply write or delete outside the workspace;
@@ -336,6 +339,18 @@ typedef struct
   "GIT_COMMITTER_EMAIL=t@e GIT_AUTHOR_DATE='2020-01-01T00:00:00Z' "                      \
   "GIT_COMMITTER_DATE='2020-01-01T00:00:00Z' GIT_CONFIG_NOSYSTEM=1 HOME=$PWD/.home; "
 
+#define PIP_WHEEL "python3 -c \"import zipfile\n"                                          \
+  "z = zipfile.ZipFile('mini-1.0-py3-none-any.whl', 'w')\n"                                 \
+  "for n, d in (('mini/__init__.py', 'X = 1\\\\n'),\n"                                      \
+  "             ('mini-1.0.dist-info/METADATA', 'Metadata-Version: 2.1\\\\nName: mini\\\\nVersion: 1.0\\\\n'),\n" \
+  "             ('mini-1.0.dist-info/WHEEL', 'Wheel-Version: 1.0\\\\nRoot-Is-Purelib: true\\\\nTag: py3-none-any\\\\n'),\n" \
+  "             ('mini-1.0.dist-info/RECORD', '')):\n"                                       \
+  "    z.writestr(zipfile.ZipInfo(n, (2020, 1, 1, 0, 0, 0)), d)\n"                            \
+  "z.close()\""
+
+#define NPM_ENV "export npm_config_cache=\"$TMPDIR/npm-cache\" npm_config_offline=true "          \
+  "npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false; "
+
 static const ToolCase tool_cases[] = {
   { "git", "git", GIT_ENV "git init -q -b main . && git add README src && git commit -q -m one",
     GIT_ENV "git checkout -q -b topic && echo more >> README && git commit -q -am two && "
@@ -344,6 +359,19 @@ static const ToolCase tool_cases[] = {
   { "mv-dir", NULL, NULL, "mv src moved && mkdir -p src && mv moved src/inner" },
   { "sed-i", "sed", NULL, "sed -i 's/world/there/' README && sed -i '1d' src/lib/x.txt" },
   { "c-build", "cc", NULL, "cc -O0 -o src/main src/main.c && ./src/main && chmod 0700 run.sh" },
+  /* Installs from local files only: a wheel written here (fixed zip
+   * dates, so both trees get the same bytes) found with --no-index, and a
+   * tarball `npm pack` made, installed --offline with the cache in the
+   * sandbox's TMPDIR (not the workspace); the project's package.json
+   * names it (npm's lock file takes the directory's name otherwise). */
+  { "pip", "pip3", PIP_WHEEL,
+    "pip3 install -q --no-index --find-links=. --no-cache-dir --no-compile "
+    "--disable-pip-version-check --target vendor mini && test -f vendor/mini/__init__.py" },
+  { "npm", "npm", NPM_ENV "mkdir -p pkg && printf '{\"name\":\"mini\",\"version\":\"1.0.0\"}\\n' > pkg/package.json "
+                          "&& echo 'module.exports = 1;' > pkg/index.js && (cd pkg && npm pack -q >/dev/null) "
+                          "&& mv pkg/mini-1.0.0.tgz . && rm -r pkg "
+                          "&& printf '{\"name\":\"proj\",\"version\":\"1.0.0\"}\\n' > package.json",
+    NPM_ENV "npm install -q ./mini-1.0.0.tgz && test -f node_modules/mini/index.js" },
 };
 
 static void
@@ -459,6 +487,87 @@ test_conflict (void)
   g_assert_true (g_file_test (added, G_FILE_TEST_IS_REGULAR));
   g_clear_error (&error);
   g_assert_true (sbx_changes_discard (changes, &error));
+  etu_tree_clear (&tree);
+}
+
+/* Whether @path is among @changes and a conflict; fails when not listed. */
+static gboolean
+conflict_of (SbxChanges *changes,
+             const char *path)
+{
+  for (guint i = 0; i < sbx_changes_get_n_changes (changes); i++)
+    if (strcmp (sbx_changes_get_path (changes, i), path) == 0)
+      return sbx_changes_get_conflict (changes, i);
+  g_printerr ("%s is not among the changes\n", path);
+  g_assert_not_reached ();
+  return FALSE;
+}
+
+static void
+test_conflict_host_deleted (void)
+{
+  EtuTree tree = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *readme = NULL;
+  g_autofree char *run_sh = NULL;
+  g_autofree char *lib = NULL;
+  g_autofree char *x = NULL;
+  g_autofree char *main_c = NULL;
+  g_autofree char *added = NULL;
+  g_autofree char *data = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxChanges) changes = NULL;
+
+  if (!tree_with_userns (&tree))
+    return;
+  /* The run changes files in place, by renaming a new file over one
+   * (sed -i), and adds one. */
+  id = staged (&tree, tree.ws, "echo staged > README && echo staged >> run.sh && "
+                               "sed -i 's/y/Y/' src/lib/x.txt && echo staged > src/main.c && echo new > added");
+  readme = g_build_filename (tree.ws, "README", NULL);
+  run_sh = g_build_filename (tree.ws, "run.sh", NULL);
+  lib = g_build_filename (tree.ws, "src/lib", NULL);
+  x = g_build_filename (tree.ws, "src/lib/x.txt", NULL);
+  main_c = g_build_filename (tree.ws, "src/main.c", NULL);
+  added = g_build_filename (tree.ws, "added", NULL);
+  /* Then the host deletes README and src/lib, and replaces run.sh by a
+   * directory. */
+  g_assert_cmpint (unlink (readme), ==, 0);
+  g_assert_cmpint (unlink (x), ==, 0);
+  g_assert_cmpint (rmdir (lib), ==, 0);
+  g_assert_cmpint (unlink (run_sh), ==, 0);
+  g_assert_cmpint (mkdir (run_sh, 0755), ==, 0);
+
+  changes = sbx_changes_open (id, &error);
+  g_assert_no_error (error);
+  g_assert_true (conflict_of (changes, readme));
+  g_assert_true (conflict_of (changes, run_sh));
+  g_assert_true (conflict_of (changes, lib));
+  g_assert_true (conflict_of (changes, x));
+  /* Positive controls: what the host left alone is no conflict. */
+  g_assert_false (conflict_of (changes, main_c));
+  g_assert_false (conflict_of (changes, added));
+  g_assert_false (sbx_changes_apply (changes, NULL, NULL, NULL, NULL, &error));
+  g_assert_error (error, SBX_CHANGES_ERROR, SBX_CHANGES_ERROR_CONFLICT);
+  g_assert_nonnull (strstr (error->message, readme));
+  g_assert_nonnull (strstr (error->message, run_sh));
+  g_assert_nonnull (strstr (error->message, x));
+  /* Kept as the host left them: not recreated, still a directory. */
+  g_assert_false (g_file_test (readme, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (lib, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (run_sh, G_FILE_TEST_IS_DIR));
+  /* The rest was applied. */
+  g_assert_true (g_file_get_contents (main_c, &data, NULL, NULL));
+  g_assert_cmpstr (data, ==, "staged\n");
+  g_assert_true (g_file_test (added, G_FILE_TEST_IS_REGULAR));
+  /* The kept ones stay in the stage until discarded. */
+  g_clear_object (&changes);
+  g_clear_error (&error);
+  changes = sbx_changes_open (id, &error);
+  g_assert_no_error (error);
+  g_assert_true (conflict_of (changes, readme));
+  g_assert_true (sbx_changes_discard (changes, &error));
+  g_assert_no_error (error);
   etu_tree_clear (&tree);
 }
 
@@ -788,6 +897,7 @@ main (int    argc,
     }
   g_test_add_func ("/stage/discard", test_discard);
   g_test_add_func ("/stage/conflict", test_conflict);
+  g_test_add_func ("/stage/conflict-host-deleted", test_conflict_host_deleted);
   g_test_add_func ("/stage/hostile", test_hostile);
   g_test_add_func ("/stage/rung2-refused", test_rung2_refused);
   g_test_add_func ("/stage/cli", test_cli);

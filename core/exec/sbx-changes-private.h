@@ -31,6 +31,8 @@ struct _SbxChanges
   guint      n_roots;
   char     **roots;         /* host paths */
   char     **uppers;
+  GHashTable **at_start;    /* per root: path relative to it -> 'd' or '-'
+                             * (N/host.list), NULL when the stage has none */
   struct timespec started;  /* ctime of the stage's "started" file */
   GPtrArray *changes;       /* of SbxChange, pre-order (a parent before its children) */
 };

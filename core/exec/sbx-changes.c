@@ -76,6 +76,9 @@ sbx_changes_finalize (GObject *object)
   g_clear_pointer (&self->created, g_date_time_unref);
   g_strfreev (self->roots);
   g_strfreev (self->uppers);
+  for (guint i = 0; self->at_start != NULL && i < self->n_roots; i++)
+    g_clear_pointer (&self->at_start[i], g_hash_table_unref);
+  g_free (self->at_start);
   g_ptr_array_unref (self->changes);
   G_OBJECT_CLASS (sbx_changes_parent_class)->finalize (object);
 }
@@ -223,14 +226,63 @@ read_names (int fd)
   return names;
 }
 
+/* Root @root's N/host.list (sbx-stage-private.h), or NULL without one. */
+static GHashTable *
+load_host_list (SbxChanges *self,
+                guint       root)
+{
+  g_autofree char *num = g_strdup_printf ("%u", root);
+  g_autofree char *list = g_build_filename (self->dir, num, "host.list", NULL);
+  g_autofree char *data = NULL;
+  GHashTable *table;
+  gsize len;
+
+  if (!g_file_get_contents (list, &data, &len, NULL))
+    return NULL;
+  table = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (gsize at = 0; at < len;)
+    {
+      const char *rec = data + at;
+      gsize n = strnlen (rec, len - at);
+
+      if (n >= 2 && at + n < len)
+        g_hash_table_insert (table, g_strdup (rec + 1), GINT_TO_POINTER (rec[0] == 'd' ? 'd' : '-'));
+      at += n + 1;
+    }
+  return table;
+}
+
+/* Whether the host object at @rel of root @root (described by @hst when
+ * @host) is gone or of another kind than at the start: a host deletion
+ * or replacement after the run began.  (A replacement by a non-directory
+ * has a later ctime anyway; a directory's ctime also moves when entries
+ * come and go, so it cannot tell.) */
+static gboolean
+host_lost (SbxChanges        *self,
+           guint              root,
+           const char        *rel,
+           gboolean           host,
+           const struct stat *hst)
+{
+  gpointer was;
+
+  if (self->at_start == NULL || self->at_start[root] == NULL
+      || !g_hash_table_lookup_extended (self->at_start[root], rel, NULL, &was))
+    return FALSE;
+  return !host || S_ISDIR (hst->st_mode) != (GPOINTER_TO_INT (was) == 'd');
+}
+
 /* One directory of root @root's upper layer (@ufd) against the host's
- * (@hfd, -1 when the host has no directory there), at @rel. */
+ * (@hfd, -1 when the host has no directory there), at @rel.  @lost: the
+ * host deleted or replaced this directory after the run began, so every
+ * change below it is a conflict. */
 static void
 scan_dir (SbxChanges *self,
           guint       root,
           int         ufd,
           int         hfd,
-          const char *rel)
+          const char *rel,
+          gboolean    lost)
 {
   g_autoptr(GPtrArray) names = read_names (ufd);
 
@@ -258,7 +310,9 @@ scan_dir (SbxChanges *self,
       g_autofree char *child = rel[0] != '\0' ? g_strconcat (rel, "/", name, NULL) : g_strdup (name);
       struct stat ust, hst;
       gboolean host = hfd >= 0 && fstatat (hfd, name, &hst, AT_SYMLINK_NOFOLLOW) == 0;
-      gboolean conflict = host && !S_ISDIR (hst.st_mode) && sbx_changes_changed_since (self, &hst);
+      gboolean gone = host_lost (self, root, child, host, &hst);
+      gboolean conflict = lost || gone
+                          || (host && !S_ISDIR (hst.st_mode) && sbx_changes_changed_since (self, &hst));
 
       if (fstatat (ufd, name, &ust, AT_SYMLINK_NOFOLLOW) < 0)
         continue;
@@ -274,7 +328,7 @@ scan_dir (SbxChanges *self,
           continue;
         }
       if (!host)
-        add_change (self, root, child, SBX_CHANGE_ADDED, FALSE, ust.st_mode);
+        add_change (self, root, child, SBX_CHANGE_ADDED, conflict, ust.st_mode);
       else if ((ust.st_mode & S_IFMT) != (hst.st_mode & S_IFMT))
         add_change (self, root, child, SBX_CHANGE_TYPE_CHANGED, conflict, ust.st_mode);
       else if (S_ISLNK (ust.st_mode))
@@ -294,7 +348,7 @@ scan_dir (SbxChanges *self,
           int ch = host && S_ISDIR (hst.st_mode) ? sbx_changes_open_beneath (hfd, name, O_RDONLY | O_DIRECTORY) : -1;
 
           if (cu >= 0)
-            scan_dir (self, root, cu, ch, child);
+            scan_dir (self, root, cu, ch, child, lost || gone);
           if (cu >= 0)
             close (cu);
           if (ch >= 0)
@@ -323,7 +377,7 @@ sbx_changes_scan (SbxChanges  *self,
                        "Stage %s: cannot open %s: %s", self->id, self->uppers[i], g_strerror (errsv));
           return FALSE;
         }
-      scan_dir (self, i, ufd, hfd, "");
+      scan_dir (self, i, ufd, hfd, "", FALSE);
       close (ufd);
       if (hfd >= 0)
         close (hfd);
@@ -450,6 +504,9 @@ sbx_changes_open (const char  *stage_id,
           return NULL;
         }
     }
+  self->at_start = g_new0 (GHashTable *, self->n_roots);
+  for (guint i = 0; i < self->n_roots; i++)
+    self->at_start[i] = load_host_list (self, i);
   if (!sbx_changes_scan (self, error))
     return NULL;
   return g_steal_pointer (&self);

@@ -10,6 +10,11 @@
  *               the moment after which a host change is a conflict
  *   N/upper     root N's overlay upper layer (what the run wrote)
  *   N/work      overlayfs's work directory
+ *   N/host.list every object under root N just before "started", one
+ *               "<type><path relative to the root>\0" record each (type:
+ *               'd' a directory, '-' anything else): what existed at the
+ *               start, so that a host deletion of a path the run changed
+ *               is a conflict too
  * It outlives the run and the process that made it, until applied or
  * discarded (both remove it whole).
  */

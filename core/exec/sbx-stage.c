@@ -169,6 +169,76 @@ wait_for_next_tick (const char  *dir,
   return TRUE;
 }
 
+/* Appends one record (sbx-stage-private.h) for each object below the
+ * host directory @fd, whose path relative to its root is @rel ("" for
+ * the root).  Symbolic links are listed, never followed; a directory it
+ * cannot read is listed without its content (the caller cannot tell
+ * those changes apart then: the docs say so). */
+static void
+list_host (int      fd,
+           GString *rel,
+           GString *out)
+{
+  int copy = fcntl (fd, F_DUPFD_CLOEXEC, 3);
+  DIR *dir = copy >= 0 ? fdopendir (copy) : NULL;
+  struct dirent *de;
+
+  if (dir == NULL)
+    {
+      if (copy >= 0)
+        close (copy);
+      return;
+    }
+  while ((de = readdir (dir)) != NULL)
+    {
+      gsize len = rel->len;
+      gboolean is_dir = de->d_type == DT_DIR;
+      struct stat st;
+
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+        continue;
+      if (de->d_type == DT_UNKNOWN)
+        is_dir = fstatat (fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR (st.st_mode);
+      if (len > 0)
+        g_string_append_c (rel, '/');
+      g_string_append (rel, de->d_name);
+      g_string_append_c (out, is_dir ? 'd' : '-');
+      g_string_append_len (out, rel->str, (gssize) rel->len + 1);
+      if (is_dir)
+        {
+          int child = openat (fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+          if (child >= 0)
+            {
+              list_host (child, rel, out);
+              close (child);
+            }
+        }
+      g_string_truncate (rel, len);
+    }
+  closedir (dir);
+}
+
+/* Writes N/host.list for the host root @path into @base (N). */
+static gboolean
+save_host_list (const char  *path,
+                const char  *base,
+                GError     **error)
+{
+  g_autoptr(GString) rel = g_string_new (NULL);
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autofree char *list = g_build_filename (base, "host.list", NULL);
+  int fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+  if (fd >= 0)
+    {
+      list_host (fd, rel, out);
+      close (fd);
+    }
+  return g_file_set_contents_full (list, out->str, (gssize) out->len, G_FILE_SET_CONTENTS_NONE, 0600,
+                                   error);
+}
+
 void
 sbx_stage_free (SbxStage *stage)
 {
@@ -302,6 +372,8 @@ sbx_stage_new (const SbxPolicyV1  *policy,
       stage->roots[i].upper = stage->uppers[i];
       stage->roots[i].work = stage->works[i];
       g_key_file_set_string (ini, group, "path", stage->paths[i]);
+      if (!save_host_list (stage->paths[i], base, error))
+        goto fail;
     }
   ini_path = g_build_filename (stage->dir, "stage.ini", NULL);
   if (!g_key_file_save_to_file (ini, ini_path, error))
