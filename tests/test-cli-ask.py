@@ -29,23 +29,14 @@ import threading
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tmux_tap import Session, Tap  # noqa: E402
+
+tap = Tap()
+
 SBX = os.environ.get("SBX_TEST_SBX")
 PLUGIN_PATH = ":".join(p for p in (os.environ.get("SBX_TEST_LINUX_PLUGIN_DIR"),
                                    os.environ.get("SBX_TEST_EGRESS_HTTP_PLUGIN_DIR")) if p)
-n_tests = 0
-failed = 0
-
-
-def tap(ok, name, detail=""):
-    global n_tests, failed
-    n_tests += 1
-    if not ok:
-        failed += 1
-    print(("ok" if ok else "not ok") + " %d %s" % (n_tests, name))
-    if detail and not ok:
-        for line in detail.splitlines()[-40:]:
-            print("# " + line)
-    sys.stdout.flush()
 
 
 class Hello(http.server.BaseHTTPRequestHandler):
@@ -70,38 +61,6 @@ PROFILE = """{ "version": 1,
 """
 
 
-class Session:
-    """One tmux server of its own, one window running a script."""
-
-    def __init__(self, tmp, name, script):
-        # A socket path of its own (-S), so no server directory is left in
-        # the shared /tmp (tmux -L would make /tmp/tmux-UID).
-        self.socket = os.path.join(tmp, name + ".tmux")
-        path = os.path.join(tmp, name + ".sh")
-        with open(path, "w") as f:
-            f.write(script)
-        os.chmod(path, 0o755)
-        subprocess.run(["tmux", "-S", self.socket, "-f", "/dev/null", "new-session", "-d",
-                        "-x", "160", "-y", "40", path], check=True)
-
-    def screen(self):
-        r = subprocess.run(["tmux", "-S", self.socket, "capture-pane", "-p", "-S", "-100"],
-                           capture_output=True, text=True)
-        return r.stdout
-
-    def wait_for(self, text, count=1, timeout=60):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.screen().count(text) >= count:
-                return True
-            time.sleep(0.05)
-        return False
-
-    def keys(self, *keys):
-        subprocess.run(["tmux", "-S", self.socket, "send-keys"] + list(keys), check=True)
-
-    def close(self):
-        subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True)
 
 
 def script_for(ws, scratch, args, command):
@@ -200,8 +159,7 @@ def main():
     finally:
         server.shutdown()
         shutil.rmtree(tmp, ignore_errors=True)
-    print("1..%d" % n_tests)
-    return 1 if failed else 0
+    return tap.plan()
 
 
 if __name__ == "__main__":

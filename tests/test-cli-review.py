@@ -25,25 +25,16 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tmux_tap import Session, Tap  # noqa: E402
+
+tap = Tap()
+
 SBX = os.environ.get("SBX_TEST_SBX")
 PLUGIN_PATH = os.environ.get("SBX_TEST_LINUX_PLUGIN_DIR", "")
 # (tmux drops the trailing blank of the question)
 PROMPT = "[a/d/s/k]"
 COMMAND = "echo changed > README && rm gone.txt && mkdir -p d && echo new > d/new"
-n_tests = 0
-failed = 0
-
-
-def tap(ok, name, detail=""):
-    global n_tests, failed
-    n_tests += 1
-    if not ok:
-        failed += 1
-    print(("ok" if ok else "not ok") + " %d %s" % (n_tests, name))
-    if detail and not ok:
-        for line in detail.splitlines()[-40:]:
-            print("# " + line)
-    sys.stdout.flush()
 
 
 def tree_hash(root):
@@ -73,45 +64,6 @@ def fill(ws):
     os.symlink("README", os.path.join(ws, "link"))
 
 
-class Session:
-    """One tmux server of its own, one window running a script."""
-
-    def __init__(self, tmp, name, script):
-        self.socket = "sbx-review-%d-%s" % (os.getpid(), name)
-        path = os.path.join(tmp, name + ".sh")
-        with open(path, "w") as f:
-            f.write(script)
-        os.chmod(path, 0o755)
-        subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", "new-session", "-d",
-                        "-x", "160", "-y", "50", path], check=True)
-
-    def screen(self):
-        r = subprocess.run(["tmux", "-L", self.socket, "capture-pane", "-p", "-S", "-200"],
-                           capture_output=True, text=True)
-        return r.stdout.rstrip("\n") + "\n"
-
-    def wait_for(self, text, count=1, timeout=60):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.screen().count(text) >= count:
-                return True
-            time.sleep(0.05)
-        return False
-
-    def keys(self, *keys):
-        subprocess.run(["tmux", "-L", self.socket, "send-keys"] + list(keys), check=True)
-
-    def close(self):
-        # The server's socket goes too: nothing of the test is left behind.
-        r = subprocess.run(["tmux", "-L", self.socket, "display-message", "-p", "#{socket_path}"],
-                           capture_output=True, text=True)
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
-        path = r.stdout.strip()
-        if r.returncode == 0 and path:
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                pass
 
 
 def env_lines(state, scratch):
@@ -140,7 +92,7 @@ def one_case(tmp, name, answers, check):
     os.makedirs(scratch)
     fill(ws)
     before = tree_hash(ws)
-    s = Session(tmp, name, script_for(ws, state, scratch))
+    s = Session(tmp, name, script_for(ws, state, scratch), height=50, history=200)
     try:
         ok = s.wait_for(PROMPT)
         prompts = 1
@@ -190,7 +142,7 @@ def main():
             for name in ("show-diff", "apply", "discard"):
                 tap(True, "/cli-review/%s # SKIP linux-userns cannot run here: %s"
                     % (name, probe.stderr.strip().splitlines()[-1:]))
-            print("1..%d" % n_tests)
+            tap.plan()
             return 0
 
         def kept(ws, state, before, screen):
@@ -220,8 +172,7 @@ def main():
         one_case(tmp, "discard", [("d", "EXIT ")], discarded)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("1..%d" % n_tests)
-    return 1 if failed else 0
+    return tap.plan()
 
 
 if __name__ == "__main__":
