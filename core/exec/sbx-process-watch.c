@@ -366,10 +366,13 @@ watch_dispatch (GSource     *source,
       return G_SOURCE_REMOVE;
     }
   process_check_timers (self);
+  /* Under the mutex, as sbx_process_kick_watches() sets it: a kick between
+   * computing @next and setting it would otherwise be overwritten by a
+   * time computed before the kick's new timer (force_exit's SIGKILL). */
   g_mutex_lock (&self->mutex);
   next = next_timer_locked (self);
-  g_mutex_unlock (&self->mutex);
   g_source_set_ready_time (source, next);
+  g_mutex_unlock (&self->mutex);
   return G_SOURCE_CONTINUE;
 }
 

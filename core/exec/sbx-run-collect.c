@@ -532,6 +532,13 @@ collect_dispatch (GSource     *source,
     }
   collect_update_slots (c);
   g_source_set_ready_time (source, c->reaped ? c->drain_deadline : -1);
+  /* The reaping thread may have set the ready time between the check of
+   * reap_seen above and the line before, whose -1 then erased its wake-up:
+   * with the pipes already at their end nothing else would dispatch the
+   * source again, and the run would never finish.  reap_seen is set before
+   * that thread's wake-up, so reading it after ours closes the gap. */
+  if (!c->reaped && g_atomic_int_get (&c->reap_seen))
+    g_source_set_ready_time (source, 0);
   return G_SOURCE_CONTINUE;
 }
 
