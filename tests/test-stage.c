@@ -18,13 +18,23 @@
  *    nodes) cannot make apply write or delete outside the workspace;
  *  - rung 2 refuses a staged run and leaves nothing behind, where the same
  *    command unstaged does change the workspace (positive control).
+ *  - the overlay's limits, each as docs/staging.md states it: a directory
+ *    rename fails with EXDEV, hard links are applied as copies, extended
+ *    attributes are not applied, host inotify watches see nothing.
  * Every denial has its positive control next to it.
+ *
+ * One file over 1,000 lines on purpose: every case runs on the same
+ * fixtures (tree hashes, staged and unstaged runs, the test's own state
+ * home), which no other suite uses; split, they would be a helper file
+ * serving this file alone.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -878,6 +888,176 @@ test_cli (void)
   etu_tree_clear (&tree);
 }
 
+/* ------------------------------------------------------------------------- */
+/* What an overlay cannot show (docs/staging.md, "limits"), each as stated   */
+/* ------------------------------------------------------------------------- */
+
+/* Renaming a directory that exists on the host fails with EXDEV inside a
+ * staged run (no redirect_dir in a user namespace); unstaged it renames. */
+#define RENAME_SRC "python3 -c \"import errno, os, sys\n"                              \
+  "try:\n    os.rename('src', 'moved')\n"                                              \
+  "except OSError as e:\n    sys.exit(0 if e.errno == errno.EXDEV else 1)\n"           \
+  "sys.exit(2)\""
+
+static void
+test_limit_dir_rename (void)
+{
+  EtuTree tree = { 0 };
+  g_autofree char *copy = NULL;
+  g_autofree char *moved = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *python = g_find_program_in_path ("python3");
+
+  if (python == NULL)
+    {
+      g_test_skip ("python3 is not installed");
+      return;
+    }
+  if (!tree_with_userns (&tree))
+    return;
+  copy = etu_mkdir (tree.tmp, "copy");
+  fill_tree (copy);
+  /* Exit 0 only when the rename failed with EXDEV. */
+  id = staged (&tree, tree.ws, RENAME_SRC);
+  /* Positive control: unstaged the same rename succeeds. */
+  unstaged (&tree, copy, "python3 -c \"import os; os.rename('src', 'moved')\"");
+  moved = g_build_filename (copy, "moved", "main.c", NULL);
+  g_assert_true (g_file_test (moved, G_FILE_TEST_IS_REGULAR));
+  etu_tree_clear (&tree);
+}
+
+/* A file linked twice in the run is applied as two separate copies; the
+ * same command unstaged leaves one inode with two links. */
+static void
+test_limit_hard_links (void)
+{
+  EtuTree tree = { 0 };
+  g_autofree char *copy = NULL;
+  g_autofree char *id = NULL;
+  const char *script = "echo new > made && ln made made.hard && ln README README.hard";
+  const char *names[] = { "made", "made.hard", "README", "README.hard" };
+
+  if (!tree_with_userns (&tree))
+    return;
+  copy = etu_mkdir (tree.tmp, "copy");
+  fill_tree (copy);
+  id = staged (&tree, tree.ws, script);
+  apply_all (id);
+  unstaged (&tree, copy, script);
+  assert_same_trees (tree.ws, copy);
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *applied = g_build_filename (tree.ws, names[i], NULL);
+      g_autofree char *control = g_build_filename (copy, names[i], NULL);
+      struct stat st;
+
+      g_assert_cmpint (lstat (applied, &st), ==, 0);
+      g_assert_cmpuint (st.st_nlink, ==, 1);
+      g_assert_cmpint (lstat (control, &st), ==, 0);
+      g_assert_cmpuint (st.st_nlink, ==, 2);
+    }
+  etu_tree_clear (&tree);
+}
+
+/* Extended attributes are not applied: a user.* attribute the run sets
+ * stays in the stage; unstaged it lands on the host file. */
+static void
+test_limit_xattrs (void)
+{
+  EtuTree tree = { 0 };
+  g_autofree char *copy = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *applied = NULL;
+  g_autofree char *control = NULL;
+  g_autofree char *python = g_find_program_in_path ("python3");
+  const char *script = "echo changed >> README && "
+                       "python3 -c \"import os; os.setxattr('README', 'user.sbx', b'v')\"";
+  char value[8];
+
+  if (python == NULL)
+    {
+      g_test_skip ("python3 is not installed");
+      return;
+    }
+  if (!tree_with_userns (&tree))
+    return;
+  copy = etu_mkdir (tree.tmp, "copy");
+  fill_tree (copy);
+  control = g_build_filename (copy, "README", NULL);
+  if (setxattr (control, "user.sbx-probe", "v", 1, 0) != 0)
+    {
+      g_test_skip_printf ("the filesystem of %s has no user xattrs: %s", copy, g_strerror (errno));
+      etu_tree_clear (&tree);
+      return;
+    }
+  id = staged (&tree, tree.ws, script);
+  apply_all (id);
+  unstaged (&tree, copy, script);
+  assert_same_trees (tree.ws, copy);
+  applied = g_build_filename (tree.ws, "README", NULL);
+  /* Positive control: the command sets the attribute on a host file. */
+  g_assert_cmpint (getxattr (control, "user.sbx", value, sizeof value), ==, 1);
+  g_assert_cmpint (getxattr (applied, "user.sbx", value, sizeof value), ==, -1);
+  g_assert_cmpint (errno, ==, ENODATA);
+  etu_tree_clear (&tree);
+}
+
+/* The changes inotify reports on the host's workspace during a run of
+ * @script (staged or not): how many modification events arrived. */
+static guint
+host_events_during (EtuTree    *tree,
+                    const char *ws,
+                    gboolean    stage,
+                    const char *script)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SbxRunResult) result = NULL;
+  int fd = inotify_init1 (IN_NONBLOCK | IN_CLOEXEC);
+  char buf[4096] __attribute__((aligned (__alignof__ (struct inotify_event))));
+  guint n = 0;
+  ssize_t len;
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (inotify_add_watch (fd, ws, IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_CREATE
+                                      | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO), >=, 0);
+  result = run_in (tree, ws, "linux-userns", stage, script, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sbx_run_result_get_exit_status (result), ==, 0);
+  /* The run has returned, so every event it caused is queued already. */
+  while ((len = read (fd, buf, sizeof buf)) > 0)
+    for (char *p = buf; p < buf + len; p += sizeof (struct inotify_event) + ((struct inotify_event *) p)->len)
+      n++;
+  g_assert_true (len < 0 && errno == EAGAIN);
+  close (fd);
+  if (stage)
+    {
+      g_autoptr(GError) discard_error = NULL;
+      g_autoptr(SbxChanges) changes = sbx_changes_open (sbx_run_result_get_stage_id (result),
+                                                        &discard_error);
+
+      g_assert_no_error (discard_error);
+      g_assert_true (sbx_changes_discard (changes, &discard_error));
+      g_assert_no_error (discard_error);
+    }
+  return n;
+}
+
+/* inotify: watches the host set on the workspace see nothing of a staged
+ * run; the same run unstaged is seen. */
+static void
+test_limit_inotify (void)
+{
+  EtuTree tree = { 0 };
+  const char *script = "echo more >> README && touch added && rm run.sh";
+
+  if (!tree_with_userns (&tree))
+    return;
+  g_assert_cmpuint (host_events_during (&tree, tree.ws, TRUE, script), ==, 0);
+  /* Positive control. */
+  g_assert_cmpuint (host_events_during (&tree, tree.ws, FALSE, script), >, 0);
+  etu_tree_clear (&tree);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -902,6 +1082,10 @@ main (int    argc,
   g_test_add_func ("/stage/rung2-refused", test_rung2_refused);
   g_test_add_func ("/stage/cli", test_cli);
   g_test_add_func ("/stage/unconfined-refused", test_unconfined_refused);
+  g_test_add_func ("/stage/limit/dir-rename", test_limit_dir_rename);
+  g_test_add_func ("/stage/limit/hard-links", test_limit_hard_links);
+  g_test_add_func ("/stage/limit/xattrs", test_limit_xattrs);
+  g_test_add_func ("/stage/limit/inotify", test_limit_inotify);
   status = g_test_run ();
   sbx_stage_remove_tree (state_home, NULL);
   g_free (state_home);
