@@ -649,6 +649,32 @@ process_request (const SbxStartRequest *rr)
   return copy;
 }
 
+/* A run that fails before its spawn: the spawn error @error (taken) as the
+ * run's error and exit event, @admission cleared, @null_fd closed, @stage
+ * (nullable) removed, the caller told. */
+static void
+refuse_before_spawn (SbxExecutor           *self,
+                     const SbxStartRequest *rr,
+                     SbxAdmission          *admission,
+                     int                    null_fd,
+                     SbxStage              *stage,
+                     GError                *error,
+                     GTask                 *task,
+                     SbxRunSync            *sync)
+{
+  GError *mapped = NULL;
+  SbxSuperviseResult none = { 0 };
+
+  if (null_fd >= 0)
+    close (null_fd);
+  sbx_executor_map_spawn_error (&mapped, error, rr->argv[0]);
+  sbx_executor_emit_exit (self, admission, &none, mapped, FALSE);
+  sbx_admission_clear (admission);
+  if (stage != NULL)
+    sbx_executor_stage_end (stage, NULL);
+  run_complete (task, sync, NULL, mapped);
+}
+
 void
 sbx_run_collect_start (SbxExecutor     *self,
                        SbxStartRequest *rr_in,
@@ -679,15 +705,8 @@ sbx_run_collect_start (SbxExecutor     *self,
       stage = sbx_executor_stage_begin (self, rr, admission, &error);
       if (stage == NULL)
         {
-          g_autoptr(GError) mapped = NULL;
-          SbxSuperviseResult none = { 0 };
-
-          if (null_fd >= 0)
-            close (null_fd);
-          sbx_executor_map_spawn_error (&mapped, g_steal_pointer (&error), rr->argv[0]);
-          sbx_executor_emit_exit (self, admission, &none, mapped, FALSE);
-          sbx_admission_clear (admission);
-          run_complete (task, sync, NULL, g_steal_pointer (&mapped));
+          refuse_before_spawn (self, rr, admission, null_fd, NULL, g_steal_pointer (&error),
+                               task, sync);
           return;
         }
       rr->stage_roots = stage->roots;
@@ -715,22 +734,13 @@ sbx_run_collect_start (SbxExecutor     *self,
         err_w = child[2];
       if (!ok)
         {
-          g_autoptr(GError) mapped = NULL;
-          SbxSuperviseResult none = { 0 };
-
           for (int s = 0; s < 2; s++)
             if (streams[s].read_fd >= 0)
               close (streams[s].read_fd);
           if (out_w >= 0)
             close (out_w);
-          if (null_fd >= 0)
-            close (null_fd);
-          sbx_executor_map_spawn_error (&mapped, g_steal_pointer (&error), rr->argv[0]);
-          sbx_executor_emit_exit (self, admission, &none, mapped, FALSE);
-          sbx_admission_clear (admission);
-          if (stage != NULL)
-            sbx_executor_stage_end (stage, NULL);
-          run_complete (task, sync, NULL, g_steal_pointer (&mapped));
+          refuse_before_spawn (self, rr, admission, null_fd, stage, g_steal_pointer (&error),
+                               task, sync);
           return;
         }
     }
