@@ -22,6 +22,7 @@
 #include <gio/gunixoutputstream.h>
 
 #include "sbx-backend-denials-private.h"
+#include "sbx-cleanup.h"
 
 /* ------------------------------------------------------------------------- */
 /* A PTY master as an input stream: EIO (every slave closed) is EOF.          */
@@ -116,16 +117,6 @@ sbx_pty_input_stream_init (SbxPtyInputStream *self)
 /* ------------------------------------------------------------------------- */
 
 static void
-close_fd (int *fd)
-{
-  if (*fd >= 0)
-    {
-      close (*fd);
-      *fd = -1;
-    }
-}
-
-static void
 on_spawn_cancelled (GCancellable *cancellable,
                     gpointer      data)
 {
@@ -148,8 +139,8 @@ attach_pty_master (SbxProcess *self,
     {
       int errsv = errno;
 
-      close_fd (&ours[0]);
-      close_fd (&ours[1]);
+      sbx_clear_fd (&ours[0]);
+      sbx_clear_fd (&ours[1]);
       return sbx_executor_fail (error, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
                                 "Cannot duplicate the PTY master: %s", g_strerror (errsv));
     }
@@ -215,9 +206,9 @@ setup_streams (SbxProcess *self,
             int errsv = errno;
 
             for (int k = 0; k < 3; k++)
-              close_fd (&ours[k]);
+              sbx_clear_fd (&ours[k]);
             for (int k = 0; k < n_owned; k++)
-              close_fd (&owned[k]);
+              sbx_clear_fd (&owned[k]);
             return sbx_executor_fail (error, SBX_EXECUTOR_ERROR_SPAWN_FAILED,
                                       "Cannot create a pipe for the process: %s",
                                       g_strerror (errsv));
@@ -337,7 +328,7 @@ process_start (SbxExecutor      *executor,
       SbxSuperviseResult none = { 0 };
 
       for (int i = 0; i < 4; i++)
-        close_fd (&owned[i]);
+        sbx_clear_fd (&owned[i]);
       sbx_executor_fail (&spawn_error, SBX_EXECUTOR_ERROR_CLOSED,
                          "The executor set was closed before “%s” started; nothing was spawned",
                          self->rr->argv[0]);
@@ -384,7 +375,7 @@ process_start (SbxExecutor      *executor,
       g_autoptr(GError) mapped = NULL;
 
       for (int i = 0; i < 4; i++)
-        close_fd (&owned[i]);
+        sbx_clear_fd (&owned[i]);
       sbx_executor_map_spawn_error (&mapped, g_steal_pointer (&spawn_error), self->rr->argv[0]);
       sbx_executor_shared_untrack (shared, SBX_CLOSE_PHASE_RUNNING, G_OBJECT (self));
       sbx_executor_emit_exit (executor, &self->admission, &none, mapped, FALSE);
@@ -397,7 +388,7 @@ process_start (SbxExecutor      *executor,
       return NULL;
     }
   for (int i = 0; i < 4; i++)
-    close_fd (&owned[i]);
+    sbx_clear_fd (&owned[i]);
   /* The child has its own copies of the caller's fds. */
   sbx_start_request_close_fds (self->rr);
   /* Egress: the listener in the sandbox is served for this run's
