@@ -271,6 +271,9 @@ _Static_assert (SBX_FS_ALL == (SBX_FS_READ | SBX_FS_EXEC | SBX_FS_WRITE), "fs ax
  * see the same bits */
 _Static_assert (SBX_POLICY_UNCONFINED == 1u, "SBX_POLICY_UNCONFINED");
 _Static_assert (SBX_POLICY_UNIX_SOCKETS == 2u, "SBX_POLICY_UNIX_SOCKETS");
+_Static_assert (SBX_POLICY_DENIED_NOT_FOUND == 4u, "SBX_POLICY_DENIED_NOT_FOUND");
+_Static_assert (SBX_ABI_DENIAL_READ == 0u && SBX_ABI_DENIAL_WRITE == 1u && SBX_ABI_DENIAL_EXEC == 2u
+                && SBX_ABI_DENIAL_LIST == 3u, "SBX_ABI_DENIAL_ filesystem operations");
 /* listener kinds and flags likewise: a kind is never renumbered, only added */
 _Static_assert (SBX_LISTEN_DNS_UDP == 1u, "SBX_LISTEN_DNS_UDP");
 _Static_assert (SBX_LISTEN_FORWARD == 2u, "SBX_LISTEN_FORWARD");

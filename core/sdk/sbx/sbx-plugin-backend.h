@@ -121,6 +121,11 @@ typedef struct SbxLimitsV1
 #define SBX_POLICY_UNIX_SOCKETS  2u  /* the profile opens unix sockets ("unix-sockets": "allow"):
                                       * a backend may let the target create AF_UNIX sockets, and
                                       * reports what becomes reachable; without it they are closed */
+#define SBX_POLICY_DENIED_NOT_FOUND 4u /* Since 0.2: the profile hides denied host paths
+                                        * ("denied-paths": "not-found"): a backend that tells a
+                                        * denied existing host path from a missing one answers
+                                        * ENOENT for both (still reporting the denial); without
+                                        * it, EACCES for one that exists */
 
 typedef struct SbxPolicyV1
 {
@@ -463,13 +468,22 @@ typedef struct SbxBackendVTableV1
  *
  * @operation: SBX_ABI_DENIAL_UNIX_CONNECT (connecting to the unix socket
  *   @target: an absolute path as the target named it, or "@NAME" for an
- *   abstract name).
+ *   abstract name); since 0.2 also SBX_ABI_DENIAL_READ (reading the file,
+ *   or the metadata, at the host path @target), SBX_ABI_DENIAL_WRITE
+ *   (creating, writing, renaming or removing @target), SBX_ABI_DENIAL_EXEC
+ *   (executing @target) and SBX_ABI_DENIAL_LIST (listing the directory
+ *   @target).  A filesystem @target is the absolute, lexically clean host
+ *   path the operation named.
  * @pid: the refused process as its sandbox sees it (its pid namespace's
  *   number), or 0 when unknown.
  * @mechanism: which part refused ("connect-supervisor").
  * @process: (nullable) the process's argv[0] (or its name).
  * @reason: (nullable) why, in words.
  */
+#define SBX_ABI_DENIAL_READ          0u   /* equal to SBX_DENIAL_OPERATION_READ */
+#define SBX_ABI_DENIAL_WRITE         1u   /* equal to SBX_DENIAL_OPERATION_WRITE */
+#define SBX_ABI_DENIAL_EXEC          2u   /* equal to SBX_DENIAL_OPERATION_EXEC */
+#define SBX_ABI_DENIAL_LIST          3u   /* equal to SBX_DENIAL_OPERATION_LIST */
 #define SBX_ABI_DENIAL_UNIX_CONNECT  6u   /* equal to SBX_DENIAL_OPERATION_UNIX_CONNECT */
 
 typedef struct SbxBackendDenialV1
