@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The view supervisor (sbx-linux-view-server.c): at rung 1 the root of a
+ * sandbox's mount view is a FUSE filesystem served here, outside the
+ * sandbox, instead of a private tmpfs.  It shows only the view's skeleton
+ * (the directories, files and symlinks the mount plan would have created
+ * in the tmpfs root); every root of the view is bind-mounted on top of it,
+ * so a path inside the view never reaches this server once the kernel has
+ * cached its skeleton entries (they never expire).  What reaches it is a
+ * lookup of a name the view does not show: an attempt on a host path
+ * outside the view.  It answers that lookup EACCES when the host path
+ * exists (ENOENT with SBX_POLICY_DENIED_NOT_FOUND, or when it does not
+ * exist and the attempt does not create it), never caches the answer, and
+ * reports the attempt to the spawn's denial sink: the operation (read,
+ * write, exec, list) and the whole host path the system call named, read
+ * from the blocked task (/proc/PID/syscall and its memory), or the looked-up
+ * path and "read" when that cannot be read.
+ *
+ * Nothing here is CLONE_VM child code: the server runs on a thread of the
+ * spawning process.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <sbx/sbx-plugin-abi.h>
+
+G_BEGIN_DECLS
+
+/* One entry of the skeleton, as the view shows it (an absolute, clean
+ * path; "/" itself is implied).  A directory's missing ancestors are
+ * implied directories.  @type is S_IFDIR, S_IFREG (a mountpoint for a
+ * bound file) or S_IFLNK (@link_target, as the symlink reads). */
+typedef struct
+{
+  const char *path;
+  mode_t      type;
+  const char *link_target;   /* S_IFLNK only; NULL otherwise */
+} SbxViewEntry;
+
+typedef struct _SbxViewServer SbxViewServer;
+
+/* A server for one sandbox's view: the skeleton is copied; @policy_flags
+ * are the policy's SBX_POLICY_* (only SBX_POLICY_DENIED_NOT_FOUND is
+ * read).  NULL with @error set for a malformed skeleton (a relative or
+ * unclean path, an entry below a file or symlink, the same path twice). */
+SbxViewServer *sbx_view_server_new            (const SbxViewEntry *entries,
+                                               size_t              n_entries,
+                                               uint32_t            policy_flags,
+                                               GError            **error);
+/* Where refusals are reported from now on (copied; NULL: nowhere).  May be
+ * called while serving (a warm sandbox gets its spawn's sink late);
+ * refusals before the first call are not reported. */
+void           sbx_view_server_set_sink       (SbxViewServer                *self,
+                                               const SbxBackendDenialSinkV1 *sink);
+/* Starts serving: the server waits on @sock (taken) for one SCM_RIGHTS
+ * message carrying the /dev/fuse descriptor the sandbox opened and
+ * mounted (the kernel requires the opener and the mount to share a user
+ * namespace, so the child opens it), then answers its requests.  Returns
+ * FALSE with @error set when it cannot start (@sock closed). */
+gboolean       sbx_view_server_start_receive  (SbxViewServer *self,
+                                               int            sock,
+                                               GError       **error);
+/* Stops serving and closes the connection (the sandbox's lookups outside
+ * the view then fail with ENOTCONN): no sink call is in flight or made
+ * after it returns.  Idempotent. */
+void           sbx_view_server_stop           (SbxViewServer *self);
+/* Stops (if needed) and frees.  NULL is allowed. */
+void           sbx_view_server_free           (SbxViewServer *self);
+
+/* Counters, for the report and tests: requests answered, refusals reported. */
+uint64_t       sbx_view_server_n_requests     (SbxViewServer *self);
+uint64_t       sbx_view_server_n_denials      (SbxViewServer *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxViewServer, sbx_view_server_free)
+
+G_END_DECLS
