@@ -234,6 +234,37 @@ close_hook (GObject *object)
   sbx_process_close_internal (SBX_PROCESS (object));
 }
 
+/* Fails process_start() before or at the backend's spawn: closes the
+ * descriptors the process would have owned (@owned may be NULL), leaves the
+ * close barrier when the process was tracked, emits the run's exit event
+ * with @spawn_error (taken), clears the admission and marks the process
+ * done, waking any waiter.  Returns NULL for process_start() to return. */
+static SbxProcess *
+start_failed (SbxProcess *self,
+              int        *owned,
+              gboolean    tracked,
+              GError     *spawn_error,
+              GError    **error)
+{
+  SbxSuperviseResult none = { 0 };
+
+  if (owned != NULL)
+    for (int i = 0; i < 4; i++)
+      sbx_clear_fd (&owned[i]);
+  if (tracked)
+    sbx_executor_shared_untrack (sbx_shared_guard_get_shared (self->admission.guard),
+                                 SBX_CLOSE_PHASE_RUNNING, G_OBJECT (self));
+  sbx_executor_emit_exit (self->executor, &self->admission, &none, spawn_error, FALSE);
+  sbx_admission_clear (&self->admission);
+  g_mutex_lock (&self->mutex);
+  self->state = STATE_DONE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->mutex);
+  g_propagate_error (error, spawn_error);
+  g_object_unref (self);
+  return NULL;
+}
+
 /* The start of sbx_process_start_admitted() (@run_child NULL: the streams
  * of rr's modes) and of sbx_process_start_for_run() (@run_child: the
  * child's descriptors). */
@@ -266,8 +297,6 @@ process_start (SbxExecutor      *executor,
   shared = sbx_shared_guard_get_shared (self->admission.guard);
   if (g_cancellable_is_cancelled (cancellable) || rr->staged)
     {
-      SbxSuperviseResult none = { 0 };
-
       /* Only a run has an end after which its stage is handed over. */
       if (rr->staged)
         sbx_executor_fail (&spawn_error, SBX_EXECUTOR_ERROR_INVALID_ARGUMENT,
@@ -277,11 +306,7 @@ process_start (SbxExecutor      *executor,
         sbx_executor_fail (&spawn_error, SBX_EXECUTOR_ERROR_CANCELLED,
                            "The start of “%s” was cancelled; nothing was spawned",
                            self->rr->argv[0]);
-      sbx_executor_emit_exit (executor, &self->admission, &none, spawn_error, FALSE);
-      sbx_admission_clear (&self->admission);
-      self->state = STATE_DONE;
-      g_propagate_error (error, g_steal_pointer (&spawn_error));
-      return NULL;
+      return start_failed (g_steal_pointer (&self), NULL, FALSE, g_steal_pointer (&spawn_error), error);
     }
   self->deadline = self->admission.deadline;
   self->context = g_main_context_ref_thread_default ();
@@ -308,15 +333,7 @@ process_start (SbxExecutor      *executor,
         child[i] = run_child[i];
     }
   else if (!setup_streams (self, child, owned, &spawn_error))
-    {
-      SbxSuperviseResult none = { 0 };
-
-      sbx_executor_emit_exit (executor, &self->admission, &none, spawn_error, FALSE);
-      sbx_admission_clear (&self->admission);
-      self->state = STATE_DONE;
-      g_propagate_error (error, g_steal_pointer (&spawn_error));
-      return NULL;
-    }
+    return start_failed (g_steal_pointer (&self), NULL, FALSE, g_steal_pointer (&spawn_error), error);
 
   /* On the live list before the fork, under the barrier's lock: a close
    * that began earlier refuses the spawn; a later one finds the process
@@ -325,18 +342,10 @@ process_start (SbxExecutor      *executor,
                                         close_hook);
   if (closing)
     {
-      SbxSuperviseResult none = { 0 };
-
-      for (int i = 0; i < 4; i++)
-        sbx_clear_fd (&owned[i]);
       sbx_executor_fail (&spawn_error, SBX_EXECUTOR_ERROR_CLOSED,
                          "The executor set was closed before “%s” started; nothing was spawned",
                          self->rr->argv[0]);
-      sbx_executor_emit_exit (executor, &self->admission, &none, spawn_error, FALSE);
-      sbx_admission_clear (&self->admission);
-      self->state = STATE_DONE;
-      g_propagate_error (error, g_steal_pointer (&spawn_error));
-      return NULL;
+      return start_failed (g_steal_pointer (&self), owned, FALSE, g_steal_pointer (&spawn_error), error);
     }
 
   req.struct_size = sizeof req;
@@ -371,21 +380,10 @@ process_start (SbxExecutor      *executor,
 
   if (!sbx_backend_spawn (self->admission.spec, &req, &self->spawn, &spawn_error))
     {
-      SbxSuperviseResult none = { 0 };
-      g_autoptr(GError) mapped = NULL;
+      GError *mapped = NULL;
 
-      for (int i = 0; i < 4; i++)
-        sbx_clear_fd (&owned[i]);
       sbx_executor_map_spawn_error (&mapped, g_steal_pointer (&spawn_error), self->rr->argv[0]);
-      sbx_executor_shared_untrack (shared, SBX_CLOSE_PHASE_RUNNING, G_OBJECT (self));
-      sbx_executor_emit_exit (executor, &self->admission, &none, mapped, FALSE);
-      sbx_admission_clear (&self->admission);
-      g_mutex_lock (&self->mutex);
-      self->state = STATE_DONE;
-      g_cond_broadcast (&self->cond);
-      g_mutex_unlock (&self->mutex);
-      g_propagate_error (error, g_steal_pointer (&mapped));
-      return NULL;
+      return start_failed (g_steal_pointer (&self), owned, TRUE, mapped, error);
     }
   for (int i = 0; i < 4; i++)
     sbx_clear_fd (&owned[i]);
