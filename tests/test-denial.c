@@ -244,7 +244,7 @@ test_from_backend (void)
 }
 
 /* A backend's filesystem refusal: the dimension covering the path decides
- * (tests/test-fs-denial-grants.c proves each grant opens exactly that
+ * (tests/linux/test-linux-grants.c proves each grant opens exactly that
  * access through the executor). */
 typedef struct
 {
