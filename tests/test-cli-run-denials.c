@@ -22,20 +22,6 @@
 #include "sbx-cmd-run-denials.h"
 #include "sbx-cmds.h"
 
-/* sbx.c's, which this test does not link */
-void
-sbx_cli_error (const char *format,
-               ...)
-{
-  g_autofree char *message = NULL;
-  va_list args;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-  fprintf (stderr, "sbx: %s\n", message);
-}
-
 typedef struct
 {
   char       *tmp;
