@@ -419,6 +419,34 @@ test_show (void)
     assert_contains (run.out, "\\\"\\\\\\t\xc3\xa9");
   }
   {
+    /* "denied-paths": shown when it hides existence ("not-found"), absent
+     * for the default (permission-denied, as the default profile shows),
+     * and a bad word names the member and the value */
+    g_auto(Run) run = { 0 };
+    g_auto(Run) plain = { 0 };
+    g_auto(Run) bad = { 0 };
+    g_autoptr(JsonNode) node = NULL;
+    g_autofree char *path = etu_write_file (files.tmp, "hide.json",
+                                            "{\"version\":1,\"denied-paths\":\"not-found\"}");
+    g_autofree char *bad_path = etu_write_file (files.tmp, "hide-bad.json",
+                                                "{\"version\":1,\"denied-paths\":\"hidden\"}");
+    JsonObject *object;
+
+    run_sbx (&run, files.ws, "profile", "show", path, NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    object = parse_object (run.out, &node);
+    assert_generator_form (run.out, node);
+    g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (object, "profile"),
+                                                    "denied-paths"), ==, "not-found");
+    run_sbx (&plain, files.ws, "profile", "show", "--default", NULL);
+    g_assert_cmpint (plain.status, ==, 0);
+    g_assert_null (strstr (plain.out, "denied-paths"));
+    run_sbx (&bad, files.ws, "profile", "show", bad_path, NULL);
+    g_assert_cmpint (bad.status, ==, 1);
+    assert_contains (bad.err, "denied-paths: expected \"permission-denied\" or \"not-found\", got \"hidden\"");
+    g_assert_cmpstr (bad.out, ==, "");
+  }
+  {
     g_auto(Run) run = { 0 };
     g_autoptr(JsonNode) node = NULL;
     JsonObject *object;

@@ -8,7 +8,9 @@
 #include <sbx/sbx.h>
 
 #include <string.h>
+#include <unistd.h>
 
+#include "executor-test-util.h"
 #include "sbx-denial-private.h"
 #include "sbx-executor-egress-private.h"
 #include "sbx-backend-denials-private.h"
@@ -241,12 +243,237 @@ test_from_backend (void)
   g_assert_null (sbx_backend_denial_new (&d, profile));
 }
 
+/* A backend's filesystem refusal: the dimension covering the path decides
+ * (tests/linux/test-linux-grants.c proves each grant opens exactly that
+ * access through the executor). */
+typedef struct
+{
+  char       *tmp;
+  SbxProfile *profile;
+} FsFixture;
+
+static void
+fs_fixture_setup (FsFixture *fx)
+{
+  g_autoptr(SbxProfileConfig) config = sbx_profile_config_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *ws = NULL;
+  g_autofree char *gated = NULL;
+  g_autofree char *ro = NULL;
+  g_autofree char *hidden = NULL;
+  g_autofree char *file = NULL;
+  g_autofree char *h1 = NULL;
+  g_autofree char *h2 = NULL;
+  g_autofree char *symlink_path = NULL;
+
+  fx->tmp = etu_make_tmpdir ("sbx-test-fs-denial-XXXXXX");
+  ws = etu_mkdir (fx->tmp, "ws");
+  gated = etu_mkdir (fx->tmp, "gated");
+  g_free (etu_mkdir (fx->tmp, "gated/sub"));
+  g_free (etu_write_file (fx->tmp, "gated/file", "g"));
+  ro = etu_mkdir (fx->tmp, "ro");
+  hidden = etu_mkdir (fx->tmp, "hidden");
+  g_free (etu_write_file (fx->tmp, "hidden/f", "h"));
+  g_free (etu_mkdir (fx->tmp, "host"));
+  file = etu_write_file (fx->tmp, "host/file", "x");
+  h1 = etu_write_file (fx->tmp, "host/h1", "x");
+  h2 = g_build_filename (fx->tmp, "host", "h2", NULL);
+  g_assert_no_errno (link (h1, h2));
+  symlink_path = g_build_filename (fx->tmp, "host", "link", NULL);
+  g_assert_no_errno (symlink (file, symlink_path));
+  sbx_profile_config_set_workspace (config, ws, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_host (config, SBX_ACCESS_GATED, SBX_ACCESS_DENY);
+  sbx_profile_config_add_root (config, gated, SBX_ACCESS_GATED, SBX_ACCESS_GATED);
+  sbx_profile_config_add_root (config, ro, SBX_ACCESS_ALLOW, SBX_ACCESS_DENY);
+  sbx_profile_config_add_root (config, hidden, SBX_ACCESS_DENY, SBX_ACCESS_DENY);
+  fx->profile = sbx_profile_new (config, &error);
+  g_assert_no_error (error);
+}
+
+static void
+fs_fixture_teardown (FsFixture *fx)
+{
+  etu_rm_rf (fx->tmp);
+  g_free (fx->tmp);
+  sbx_profile_unref (fx->profile);
+}
+
+/* The denial of @operation on tmp/@relative (or on @relative itself when it
+ * starts with '/') as the view supervisor reports it. */
+static SbxDenial *
+fs_denial (FsFixture  *fx,
+           guint32     operation,
+           const char *relative,
+           const char *mechanism,
+           const char *reason)
+{
+  g_autofree char *target = relative[0] == '/' ? g_strdup (relative) : g_build_filename (fx->tmp, relative, NULL);
+  SbxBackendDenialV1 d = { sizeof d, operation, 42, target, mechanism, "cat", reason };
+
+  return sbx_backend_denial_new (&d, fx->profile);
+}
+
+static void
+assert_fs_grant (SbxDenial  *d,
+                 const char *grant_class,
+                 const char *grant_target,
+                 const char *reason_part)
+{
+  g_assert_nonnull (d);
+  g_assert_cmpstr (sbx_denial_get_grant_class (d), ==, grant_class);
+  g_assert_cmpstr (sbx_denial_get_grant_target (d), ==, grant_target);
+  if (reason_part != NULL && strstr (sbx_denial_get_reason (d), reason_part) == NULL)
+    g_error ("reason \"%s\" does not contain \"%s\"", sbx_denial_get_reason (d), reason_part);
+}
+
+static void
+test_fs_from_backend (void)
+{
+  FsFixture fx;
+  g_autofree char *file = NULL;
+  g_autofree char *gated = NULL;
+  g_autofree char *gated_file = NULL;
+  g_autofree char *ro = NULL;
+  g_autofree char *hidden = NULL;
+  g_autofree char *ws = NULL;
+
+  fs_fixture_setup (&fx);
+  file = g_build_filename (fx.tmp, "host", "file", NULL);
+  gated = g_build_filename (fx.tmp, "gated", NULL);
+  gated_file = g_build_filename (fx.tmp, "gated", "file", NULL);
+  ro = g_build_filename (fx.tmp, "ro", NULL);
+  hidden = g_build_filename (fx.tmp, "hidden", NULL);
+  ws = g_build_filename (fx.tmp, "ws", NULL);
+  {
+    /* gated host read of a file: exactly that file; the line of the issue */
+    g_autoptr(SbxDenial) d = fs_denial (&fx, SBX_ABI_DENIAL_READ, "host/file", "view-supervisor", NULL);
+    g_autofree char *line = sbx_denial_to_string (d);
+    g_autofree char *expected = g_strdup_printf ("denied read %s (host read is gated); --approve "
+                                                 "filesystem.path.read.v1:%s would open it", file, file);
+
+    assert_fs_grant (d, "filesystem.path.read.v1", file, NULL);
+    g_assert_cmpstr (sbx_denial_get_reason (d), ==, "host read is gated");
+    g_assert_cmpstr (line, ==, expected);
+    g_assert_cmpint (sbx_denial_get_operation (d), ==, SBX_DENIAL_OPERATION_READ);
+    g_assert_cmpstr (sbx_denial_get_mechanism (d), ==, "view-supervisor");
+    g_assert_cmpint (sbx_denial_get_pid (d), ==, 42);
+    g_assert_cmpstr (sbx_denial_get_process_name (d), ==, "cat");
+  }
+  {
+    /* an exec: the read grant opens read and exec */
+    g_autoptr(SbxDenial) d = fs_denial (&fx, SBX_ABI_DENIAL_EXEC, "host/file", "landlock-audit", NULL);
+
+    assert_fs_grant (d, "filesystem.path.read.v1", file, "host read is gated");
+    g_assert_cmpint (sbx_denial_get_operation (d), ==, SBX_DENIAL_OPERATION_EXEC);
+    g_assert_cmpstr (sbx_denial_get_mechanism (d), ==, "landlock-audit");
+  }
+  {
+    /* a symlink: the denial names what the program named, the grant its
+     * canonical target (what issue_grant binds); an unclean spelling is
+     * cleaned */
+    g_autoptr(SbxDenial) d = fs_denial (&fx, SBX_ABI_DENIAL_READ, "host/link", "view-supervisor", NULL);
+    g_autofree char *unclean = g_strdup_printf ("%s/host/../host//file", fx.tmp);
+    g_autoptr(SbxDenial) u = fs_denial (&fx, SBX_ABI_DENIAL_READ, unclean, "view-supervisor", NULL);
+    g_autofree char *symlink_path = g_build_filename (fx.tmp, "host", "link", NULL);
+
+    g_assert_cmpstr (sbx_denial_get_target (d), ==, symlink_path);
+    assert_fs_grant (d, "filesystem.path.read.v1", file, NULL);
+    g_assert_cmpstr (sbx_denial_get_target (u), ==, file);
+  }
+  {
+    /* listing a directory outside the roots: no exact grant takes a
+     * directory and no tree grant a non-root, so the host grant, said */
+    g_autoptr(SbxDenial) d = fs_denial (&fx, SBX_ABI_DENIAL_LIST, "host", "view-supervisor", NULL);
+
+    assert_fs_grant (d, "filesystem.host.read.v1", "host:*", "host read is gated; no narrower grant opens "
+                                                             "a directory outside the roots");
+  }
+  {
+    /* a file with several links: no exact grant either */
+    g_autoptr(SbxDenial) d = fs_denial (&fx, SBX_ABI_DENIAL_READ, "host/h1", "view-supervisor", NULL);
+
+    assert_fs_grant (d, "filesystem.host.read.v1", "host:*", "a file with several links");
+  }
+  {
+    /* reading a path that does not exist: nothing to open */
+    g_autoptr(SbxDenial) d = fs_denial (&fx, SBX_ABI_DENIAL_READ, "host/missing", "view-supervisor", NULL);
+
+    assert_fs_grant (d, NULL, NULL, "host read is gated; the path does not exist on the host");
+  }
+  {
+    /* a denied dimension: no grant, the reason names it */
+    g_autoptr(SbxDenial) d = fs_denial (&fx, SBX_ABI_DENIAL_WRITE, "host/file", "view-supervisor", NULL);
+    g_autoptr(SbxDenial) r = fs_denial (&fx, SBX_ABI_DENIAL_WRITE, "ro/x", "view-supervisor", NULL);
+    g_autoptr(SbxDenial) h = fs_denial (&fx, SBX_ABI_DENIAL_READ, "hidden/f", "view-supervisor", NULL);
+    g_autofree char *line = sbx_denial_to_string (d);
+    g_autofree char *expected = g_strdup_printf ("denied write %s (the profile denies host write)", file);
+    g_autofree char *ro_reason = g_strdup_printf ("the root %s denies write", ro);
+    g_autofree char *hidden_reason = g_strdup_printf ("the root %s denies read", hidden);
+
+    assert_fs_grant (d, NULL, NULL, NULL);
+    g_assert_cmpstr (line, ==, expected);
+    assert_fs_grant (r, NULL, NULL, NULL);
+    g_assert_cmpstr (sbx_denial_get_reason (r), ==, ro_reason);
+    assert_fs_grant (h, NULL, NULL, NULL);
+    g_assert_cmpstr (sbx_denial_get_reason (h), ==, hidden_reason);
+  }
+  {
+    /* a gated root: writing an existing file is the exact write grant;
+     * creating a file, the tree grant of the root (said); listing a
+     * directory in it, the tree read grant */
+    g_autoptr(SbxDenial) w = fs_denial (&fx, SBX_ABI_DENIAL_WRITE, "gated/file", "view-supervisor", NULL);
+    g_autoptr(SbxDenial) c = fs_denial (&fx, SBX_ABI_DENIAL_WRITE, "gated/sub/new", "view-supervisor", NULL);
+    g_autoptr(SbxDenial) l = fs_denial (&fx, SBX_ABI_DENIAL_LIST, "gated/sub", "view-supervisor", NULL);
+    g_autofree char *gated_reason = g_strdup_printf ("write of the root %s is gated", gated);
+
+    assert_fs_grant (w, "filesystem.path.write.v1", gated_file, NULL);
+    g_assert_cmpstr (sbx_denial_get_reason (w), ==, gated_reason);
+    assert_fs_grant (c, "filesystem.tree.write.v1", gated, gated_reason);
+    assert_fs_grant (c, "filesystem.tree.write.v1", gated, "no narrower grant opens a new file there: the tree "
+                                                           "grant opens the whole root");
+    assert_fs_grant (l, "filesystem.tree.read.v1", gated, "read of the root");
+  }
+  {
+    /* the profile allows it: the backend refused for its own reasons */
+    g_autoptr(SbxDenial) a = fs_denial (&fx, SBX_ABI_DENIAL_READ, "ws/f", "view-supervisor", NULL);
+    g_autoptr(SbxDenial) b = fs_denial (&fx, SBX_ABI_DENIAL_WRITE, "ws/f", "view-supervisor", "read-only\nmount");
+
+    assert_fs_grant (a, NULL, NULL, NULL);
+    g_assert_cmpstr (sbx_denial_get_reason (a), ==, "refused by the backend");
+    g_assert_cmpstr (sbx_denial_get_reason (b), ==, "read-only?mount");   /* never a control character */
+  }
+  {
+    /* a path altered to be printable names no grant (it would name another
+     * path); an unknown mechanism is not repeated */
+    g_autofree char *odd = g_strdup_printf ("%s/host/fi\x1ble", fx.tmp);
+    g_autoptr(SbxDenial) d = fs_denial (&fx, SBX_ABI_DENIAL_READ, odd, "made-up", NULL);
+
+    assert_fs_grant (d, NULL, NULL, "host read is gated; the path is not printable text");
+    g_assert_null (strchr (sbx_denial_get_target (d), '\x1b'));
+    g_assert_cmpstr (sbx_denial_get_mechanism (d), ==, "backend");
+  }
+  /* a relative or empty path, or an operation this host does not know: dropped */
+  {
+    SbxBackendDenialV1 d = { sizeof d, SBX_ABI_DENIAL_READ, 1, "etc/passwd", "view-supervisor", NULL, NULL };
+
+    g_assert_null (sbx_backend_denial_new (&d, fx.profile));
+    d.target = "";
+    g_assert_null (sbx_backend_denial_new (&d, fx.profile));
+    d.target = "/etc/passwd";
+    d.operation = 5;   /* resolve: an egress plugin's, never a backend's */
+    g_assert_null (sbx_backend_denial_new (&d, fx.profile));
+  }
+  (void) ws;
+  fs_fixture_teardown (&fx);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/denial/from-backend", test_from_backend);
+  g_test_add_func ("/denial/from-backend/filesystem", test_fs_from_backend);
   g_test_add_func ("/denial/to-string", test_to_string);
   g_test_add_func ("/denial/log/merges-and-bounds", test_log_merges_and_bounds);
   g_test_add_func ("/denial/log/threads", test_log_threads);

@@ -86,6 +86,25 @@ test_unix_sockets_extension (void)
   g_assert_cmpuint (strlen (fingerprint), ==, 64);
 }
 
+/* "denied-paths": "not-found": serialized last and only when set, so a
+ * profile without it (or with "permission-denied") keeps its fingerprint. */
+static void
+test_denied_paths_extension (void)
+{
+  SbxFingerprintSettings settings = upstream_settings;
+  g_autofree char *explain = sbx_fingerprint_serialize (&settings);
+  g_autofree char *serialized = NULL;
+  g_autofree char *fingerprint = NULL;
+
+  g_assert_null (strstr (explain, "DeniedPaths"));
+  settings.denied_paths = SBX_DENIED_PATHS_NOT_FOUND;
+  settings.unix_sockets = TRUE;
+  serialized = sbx_fingerprint_serialize (&settings);
+  g_assert_true (g_str_has_suffix (serialized, ",\"RequiredGuarantees\":26,\"UnixSockets\":true,\"DeniedPaths\":1}"));
+  fingerprint = sbx_fingerprint_compute (&settings);
+  g_assert_cmpuint (strlen (fingerprint), ==, 64);
+}
+
 /* Go encoding/json (HTML-safe) string escaping. */
 static void
 test_go_escaping (void)
@@ -198,6 +217,7 @@ typedef struct
   const char *root2;
   guint64     processes, memory, open_files;
   gboolean    unix_sockets;
+  int         denied_paths;
 } Variant;
 
 static SbxProfile *
@@ -230,6 +250,7 @@ build_variant (const char    *tmp,
     }
   sbx_profile_config_set_limits (config, v->processes, v->memory, v->open_files);
   sbx_profile_config_set_unix_sockets (config, v->unix_sockets);
+  sbx_profile_config_set_denied_paths (config, (SbxDeniedPaths) v->denied_paths);
   profile = sbx_profile_new (config, &error);
   g_assert_no_error (error);
   return profile;
@@ -273,6 +294,7 @@ test_single_field_changes (void)
   VARIANT ("no limits", v->processes = 0; v->memory = 0; v->open_files = 0);
   VARIANT ("one limit", v->memory = 0; v->open_files = 0);
   VARIANT ("unix sockets", v->unix_sockets = TRUE);
+  VARIANT ("denied paths", v->denied_paths = SBX_DENIED_PATHS_NOT_FOUND);
 #undef VARIANT
 
   for (guint i = 0; i < n; i++)
@@ -310,6 +332,7 @@ main (int    argc,
   g_test_add_func ("/fingerprint/upstream-vectors", test_upstream_vectors);
   g_test_add_func ("/fingerprint/limits-extension", test_limits_extension);
   g_test_add_func ("/fingerprint/unix-sockets-extension", test_unix_sockets_extension);
+  g_test_add_func ("/fingerprint/denied-paths-extension", test_denied_paths_extension);
   g_test_add_func ("/fingerprint/go-escaping", test_go_escaping);
   g_test_add_func ("/fingerprint/equivalent-spellings", test_equivalent_spellings);
   g_test_add_func ("/fingerprint/single-field-changes", test_single_field_changes);

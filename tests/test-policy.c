@@ -425,6 +425,16 @@ test_compile_unconfined (void)
   policy = sbx_policy_new (&input, &test_dirs);
   g_assert_cmpuint (sbx_policy_get_abi (policy)->flags, ==, SBX_POLICY_UNIX_SOCKETS);
   g_clear_pointer (&policy, sbx_policy_free);
+  /* "denied-paths": "not-found" likewise; absent (permission-denied): no flag */
+  input = sandboxed_input ();
+  g_assert_cmpint (input.denied_paths, ==, SBX_DENIED_PATHS_PERMISSION_DENIED);
+  policy = sbx_policy_new (&input, &test_dirs);
+  g_assert_cmpuint (sbx_policy_get_abi (policy)->flags & SBX_POLICY_DENIED_NOT_FOUND, ==, 0);
+  g_clear_pointer (&policy, sbx_policy_free);
+  input.denied_paths = SBX_DENIED_PATHS_NOT_FOUND;
+  policy = sbx_policy_new (&input, &test_dirs);
+  g_assert_cmpuint (sbx_policy_get_abi (policy)->flags, ==, SBX_POLICY_DENIED_NOT_FOUND);
+  g_clear_pointer (&policy, sbx_policy_free);
   input = sandboxed_input ();
   input.isolation = SBX_ISOLATION_UNCONFINED;
   input.workspace_read = input.workspace_write = SBX_ACCESS_ALLOW;
@@ -566,6 +576,17 @@ test_compile_for_profile (void)
   g_clear_pointer (&inside, g_free);
   inside = g_build_filename (sbx_profile_get_root_path (profile, 0), "f", NULL);
   g_assert_cmpuint (resolve (abi, inside), ==, RWX);
+  g_assert_cmpuint (abi->flags & SBX_POLICY_DENIED_NOT_FOUND, ==, 0);
+  g_clear_pointer (&policy, sbx_policy_free);
+  g_clear_pointer (&profile, sbx_profile_unref);
+
+  /* the profile's "denied-paths": "not-found" reaches the backend */
+  sbx_profile_config_set_denied_paths (config, SBX_DENIED_PATHS_NOT_FOUND);
+  profile = sbx_profile_new (config, &error);
+  g_assert_no_error (error);
+  policy = sbx_policy_new_for_profile (profile, &test_dirs);
+  g_assert_cmpuint (sbx_policy_get_abi (policy)->flags & SBX_POLICY_DENIED_NOT_FOUND, ==,
+                    SBX_POLICY_DENIED_NOT_FOUND);
 
   etu_rm_rf (tmp);
 }

@@ -75,6 +75,18 @@ static const ErrorRow error_rows[] = {
     "expected \"deny\" or \"allow\", got \"gated\"" },
   { "unix-sockets/boolean", V "\"unix-sockets\":true}", 0, SBX_PROFILE_ERROR_INVALID, "unix-sockets:",
     "expected a string" },
+  /* denied-paths: "permission-denied" or "not-found"; the message names the
+   * member and the value */
+  { "denied-paths/word", V "\"denied-paths\":\"hidden\"}", 0, SBX_PROFILE_ERROR_INVALID, "denied-paths:",
+    "expected \"permission-denied\" or \"not-found\", got \"hidden\"" },
+  { "denied-paths/case", V "\"denied-paths\":\"Not-Found\"}", 0, SBX_PROFILE_ERROR_INVALID, "denied-paths:",
+    "got \"Not-Found\"" },
+  { "denied-paths/boolean", V "\"denied-paths\":true}", 0, SBX_PROFILE_ERROR_INVALID, "denied-paths:",
+    "expected a string (\"permission-denied\" or \"not-found\"), got a boolean" },
+  { "denied-paths/integer", V "\"denied-paths\":1}", 0, SBX_PROFILE_ERROR_INVALID, "denied-paths:",
+    "expected a string" },
+  { "denied-paths/null", V "\"denied-paths\":null}", 0, SBX_PROFILE_ERROR_INVALID, "denied-paths:",
+    "expected a string" },
   /* host-sockets: absolute canonical paths (or "$NAME" of a set variable) */
   { "host-sockets/object", V "\"host-sockets\":{}}", 0, SBX_PROFILE_ERROR_INVALID, "host-sockets:",
     "expected an array" },
@@ -631,6 +643,27 @@ test_round_trips (void)
     assert_round_trip (allowed);
   }
   {
+    /* denied paths: absent and "permission-denied" are the same profile
+     * (same fingerprint, member not written); "not-found" is another one
+     * and round-trips */
+    g_autoptr(SbxProfile) absent = load_ok ("{\"version\":1}", tree.tmp);
+    g_autoptr(SbxProfile) explain = load_ok ("{\"version\":1,\"denied-paths\":\"permission-denied\"}", tree.tmp);
+    g_autoptr(SbxProfile) hide = load_ok ("{\"version\":1,\"denied-paths\":\"not-found\"}", tree.tmp);
+    g_autofree char *absent_json = sbx_profile_to_json (absent);
+    g_autofree char *hide_json = sbx_profile_to_json (hide);
+
+    g_assert_cmpint (sbx_profile_get_denied_paths (absent), ==, SBX_DENIED_PATHS_PERMISSION_DENIED);
+    g_assert_cmpint (sbx_profile_get_denied_paths (explain), ==, SBX_DENIED_PATHS_PERMISSION_DENIED);
+    g_assert_cmpint (sbx_profile_get_denied_paths (hide), ==, SBX_DENIED_PATHS_NOT_FOUND);
+    g_assert_cmpstr (sbx_profile_get_fingerprint (absent), ==, sbx_profile_get_fingerprint (explain));
+    g_assert_cmpstr (sbx_profile_get_fingerprint (absent), !=, sbx_profile_get_fingerprint (hide));
+    g_assert_true (sbx_profile_equal (absent, explain));
+    g_assert_false (sbx_profile_equal (absent, hide));
+    g_assert_null (strstr (absent_json, "denied-paths"));
+    g_assert_nonnull (strstr (hide_json, "\"denied-paths\" : \"not-found\""));
+    assert_round_trip (hide);
+  }
+  {
     /* host sockets: sorted, written back, part of the fingerprint (absent
      * and empty alike); "$NAME" is the caller's variable */
     g_autoptr(SbxProfile) absent = load_ok ("{\"version\":1}", tree.tmp);
@@ -721,6 +754,7 @@ test_writer_escapes (void)
   sbx_profile_config_set_workspace (config, ws, SBX_ACCESS_ALLOW, SBX_ACCESS_GATED);
   sbx_profile_config_set_limits (config, 7, 0, 9);
   sbx_profile_config_set_unix_sockets (config, TRUE);
+  sbx_profile_config_set_denied_paths (config, SBX_DENIED_PATHS_NOT_FOUND);
   for (guint c = 1; c < 128; c++)
     {
       char name[] = { 'r', (char) c, '\0' };

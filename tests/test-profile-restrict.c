@@ -129,6 +129,8 @@ random_profile (const Tree *tree)
         sbx_profile_config_add_root (config, tree->paths[d], random_access (), random_access ());
     }
   sbx_profile_config_set_limits (config, random_limit (), random_limit (), random_limit ());
+  sbx_profile_config_set_denied_paths (config, g_test_rand_bit () ? SBX_DENIED_PATHS_NOT_FOUND
+                                       : SBX_DENIED_PATHS_PERMISSION_DENIED);
   {
     static const char *const sockets[] = { "/run/a.sock", "/run/b.sock", "/run/user/1/bus" };
     gboolean all_unix = g_test_rand_bit ();
@@ -315,6 +317,11 @@ check_pair (const Tree *tree,
         }
     }
 
+  /* denied paths: not-found (reveals less) when either says so, else
+   * permission-denied */
+  if (sbx_profile_get_denied_paths (r)
+      != MAX (sbx_profile_get_denied_paths (a), sbx_profile_get_denied_paths (b)))
+    describe_and_fail (a, b, r, "denied paths: not-found did not win");
   /* unix sockets: open in the result only when open in both */
   if (sbx_profile_get_unix_sockets (r)
       && !(sbx_profile_get_unix_sockets (a) && sbx_profile_get_unix_sockets (b)))

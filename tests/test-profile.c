@@ -76,6 +76,7 @@ typedef struct
   gboolean    unset_workspace;
   const char *workspace;
   int         ws_read, ws_write, host_read, host_write, network, command, home, isolation;
+  int         denied_paths;
   gboolean    ack;
   RootSpec    roots[3];
   guint64     limits[3];
@@ -119,6 +120,12 @@ static const ValidationRow validation_rows[] = {
   { "home/out-of-range", .workspace = "@ws", .home = 2, .expect = { "home: value 2 is out of range" } },
   { "isolation/out-of-range", .workspace = "@ws", .isolation = 2, .expect = { "isolation: value 2 is out of range" } },
   { "isolation/home-first", .workspace = "@ws", .home = 9, .isolation = 9, .expect = { "home: value 9" } },
+  { "denied-paths/not-found-ok", .workspace = "@ws", .denied_paths = 1, .ok = TRUE, .n_roots = 0 },
+  { "denied-paths/out-of-range", .workspace = "@ws", .denied_paths = 2,
+    .expect = { "denied paths: value 2 is out of range (0 permission-denied, 1 not-found)" } },
+  { "denied-paths/negative", .workspace = "@ws", .denied_paths = -1, .expect = { "denied paths: value -1" } },
+  { "denied-paths/isolation-first", .workspace = "@ws", .isolation = 9, .denied_paths = 9,
+    .expect = { "isolation: value 9" }, .reject = { "denied paths" } },
 
   /* 4. additional roots */
   { "roots/nested-in-workspace-ok", .workspace = "@ws", .roots = { { "@ws/sub", 1, 0 } }, .ok = TRUE, .n_roots = 1 },
@@ -229,6 +236,7 @@ config_from_row (const Tree          *tree,
   sbx_profile_config_set_home (config, (SbxHome) row->home);
   sbx_profile_config_set_isolation (config, (SbxIsolation) row->isolation);
   sbx_profile_config_set_ack_unconfined (config, row->ack);
+  sbx_profile_config_set_denied_paths (config, (SbxDeniedPaths) row->denied_paths);
   for (guint i = 0; i < G_N_ELEMENTS (row->roots) && row->roots[i].path != NULL; i++)
     {
       g_autofree char *path = tree_path (tree, row->roots[i].path);
@@ -262,6 +270,7 @@ test_validation_row (gconstpointer data)
       g_assert_cmpint (sbx_profile_get_command (profile), ==, row->command);
       g_assert_cmpint (sbx_profile_get_home (profile), ==, row->home);
       g_assert_cmpint (sbx_profile_get_isolation (profile), ==, row->isolation);
+      g_assert_cmpint (sbx_profile_get_denied_paths (profile), ==, row->denied_paths);
       if (row->n_roots >= 0)
         g_assert_cmpuint (sbx_profile_get_n_roots (profile), ==, (guint) row->n_roots);
     }
@@ -327,6 +336,17 @@ test_enum_values (void)
   g_assert_cmpint (SBX_ISOLATION_SANDBOXED, ==, 0);
   g_assert_cmpint (SBX_ISOLATION_UNCONFINED, ==, 1);
   g_assert_cmpint (SBX_ACCESS_VERSION, ==, 1);
+  g_assert_cmpint (SBX_DENIED_PATHS_PERMISSION_DENIED, ==, 0);
+  g_assert_cmpint (SBX_DENIED_PATHS_NOT_FOUND, ==, 1);
+  /* GI-registered like the other profile enums */
+  g_assert_true (G_TYPE_IS_ENUM (SBX_TYPE_DENIED_PATHS));
+  {
+    g_autoptr(GEnumClass) klass = g_type_class_ref (SBX_TYPE_DENIED_PATHS);
+
+    g_assert_cmpstr (g_enum_get_value (klass, SBX_DENIED_PATHS_NOT_FOUND)->value_nick, ==, "not-found");
+    g_assert_cmpstr (g_enum_get_value (klass, SBX_DENIED_PATHS_PERMISSION_DENIED)->value_nick, ==,
+                     "permission-denied");
+  }
 
   g_assert_cmpstr (sbx_access_to_string (SBX_ACCESS_DENY), ==, "deny");
   g_assert_cmpstr (sbx_access_to_string (SBX_ACCESS_GATED), ==, "gated");
@@ -523,6 +543,26 @@ test_dup_config_and_copy (void)
   from_copy = sbx_profile_new (copy, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (sbx_profile_get_fingerprint (from_copy), ==, sbx_profile_get_fingerprint (profile));
+
+  /* denied paths survive dup_config and copy */
+  {
+    g_autoptr(SbxProfileConfig) hiding = sbx_profile_dup_config (profile);
+    g_autoptr(SbxProfileConfig) hiding_copy = NULL;
+    g_autoptr(SbxProfile) hidden = NULL;
+    g_autoptr(SbxProfile) hidden_again = NULL;
+    g_autoptr(SbxProfileConfig) hidden_dup = NULL;
+
+    sbx_profile_config_set_denied_paths (hiding, SBX_DENIED_PATHS_NOT_FOUND);
+    hiding_copy = sbx_profile_config_copy (hiding);
+    hidden = sbx_profile_new (hiding_copy, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (sbx_profile_get_denied_paths (hidden), ==, SBX_DENIED_PATHS_NOT_FOUND);
+    g_assert_false (sbx_profile_equal (hidden, profile));
+    hidden_dup = sbx_profile_dup_config (hidden);
+    hidden_again = sbx_profile_new (hidden_dup, &error);
+    g_assert_no_error (error);
+    g_assert_true (sbx_profile_equal (hidden, hidden_again));
+  }
 
   /* The boxed type copies by reference. */
   g_assert_true (G_TYPE_IS_BOXED (SBX_TYPE_PROFILE));

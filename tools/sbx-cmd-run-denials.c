@@ -4,6 +4,9 @@
  * "sbx: denied OPERATION TARGET (REASON); --approve CLASS:TARGET would open
  * it" (sbx_denial_to_string), so an agent reading the output knows what to
  * ask a person to approve, and with --report=json as one JSON object.
+ * Filesystem refusals print the same way: "sbx: denied read
+ * /home/u/.ssh/config (host read is gated); --approve
+ * filesystem.path.read.v1:/home/u/.ssh/config would open it".
  */
 #include "sbx-cmd-run-denials.h"
 
@@ -38,6 +41,18 @@ add_denial (JsonBuilder *builder,
     {
       json_builder_set_member_name (builder, "reason");
       json_builder_add_string_value (builder, sbx_denial_get_reason (denial));
+    }
+  /* the process inside, when the mechanism saw it (a filesystem refusal
+   * or a unix connect: the sandbox's pid and argv[0]) */
+  if (sbx_denial_get_pid (denial) > 0)
+    {
+      json_builder_set_member_name (builder, "pid");
+      json_builder_add_int_value (builder, sbx_denial_get_pid (denial));
+    }
+  if (sbx_denial_get_process_name (denial) != NULL)
+    {
+      json_builder_set_member_name (builder, "process");
+      json_builder_add_string_value (builder, sbx_denial_get_process_name (denial));
     }
   if (argv != NULL)
     {

@@ -23,19 +23,6 @@ static const SbxCommand commands[] = {
   { "stage", sbx_cmd_stage, "List, diff, apply or discard the stages of staged runs" },
 };
 
-void
-sbx_cli_error (const char *format,
-               ...)
-{
-  g_autofree char *message = NULL;
-  va_list args;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-  fprintf (stderr, "sbx: %s\n", message);
-}
-
 static void
 print_usage (FILE *out)
 {

@@ -37,6 +37,7 @@ typedef struct
   gsize                     n_roots;
   gboolean                  ack_unconfined;
   gboolean                  unix_sockets;   /* serialized only when TRUE: older profiles keep their fingerprints */
+  guint                     denied_paths;   /* SbxDeniedPaths; serialized only when not 0, likewise */
   const char * const       *host_sockets;   /* (nullable) sorted; serialized only when not empty, likewise */
   const char * const       *gated_host_sockets; /* (nullable) sorted; likewise */
   guint64                   required_guarantees;

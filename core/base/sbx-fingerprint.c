@@ -29,6 +29,9 @@
  *
  * with all three values in bytes or counts, 0 meaning "no limit".  Without
  * limits the member is absent, which keeps upstream compatibility.
+ * sbx's own members follow, each only when set, so a profile without them
+ * keeps its fingerprint: ,"UnixSockets":true; ,"HostSockets":[...];
+ * ,"GatedHostSockets":[...]; ,"DeniedPaths":1 ("denied-paths": "not-found").
  *
  * Strings use Go's escaping (json.Marshal, HTML-safe):
  *   - '"' and '\\' get a backslash;
@@ -262,6 +265,8 @@ sbx_fingerprint_serialize (const SbxFingerprintSettings *settings)
     g_string_append (out, ",\"UnixSockets\":true");
   append_socket_list (out, "HostSockets", settings->host_sockets);
   append_socket_list (out, "GatedHostSockets", settings->gated_host_sockets);
+  if (settings->denied_paths != 0)
+    g_string_append_printf (out, ",\"DeniedPaths\":%u", settings->denied_paths);
   g_string_append_c (out, '}');
   return g_string_free (out, FALSE);
 }

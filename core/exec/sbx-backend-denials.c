@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Backend denials: what a backend's own mechanism refused while the target
- * ran (today the Linux connect supervisor's unix connects), reported through
+ * ran (the Linux connect supervisor's unix connects; the filesystem
+ * refusals of the view supervisor and of Landlock's audit, whose grants
+ * sbx-fs-denial.c names), reported through
  * the sink of the spawn request (sbx-plugin-backend.h, "Backend denials") and
  * kept in the run's denial log beside the egress plugin's (one bounded,
  * merged list per run: sbx-denial.c).
@@ -18,6 +20,7 @@
 
 #include "sbx-grant.h"
 #include "sbx-profile-private.h"
+#include "sbx-fs-denial-private.h"
 
 G_STATIC_ASSERT (SBX_ABI_DENIAL_UNIX_CONNECT == (guint) SBX_DENIAL_OPERATION_UNIX_CONNECT);
 
@@ -42,6 +45,23 @@ clean_text (const char *text,
   return out;
 }
 
+/* A filesystem refusal: a host path may be as long as PATH_MAX; one that
+ * had to be altered to be printable names no grant (sbx-fs-denial.c). */
+static SbxDenial *
+backend_fs_denial (const SbxBackendDenialV1 *denial,
+                   SbxProfile               *profile)
+{
+  g_autofree char *target = clean_text (denial->target, 4096);
+  g_autofree char *reason = denial->reason != NULL ? clean_text (denial->reason, 512) : NULL;
+  g_autofree char *process = denial->process != NULL ? clean_text (denial->process, 256) : NULL;
+  SbxDenial *d = sbx_fs_denial_new ((SbxDenialOperation) denial->operation, target,
+                                    strcmp (target, denial->target) == 0, denial->mechanism, reason, profile);
+
+  if (d != NULL)
+    sbx_denial_set_process (d, denial->pid > 0 ? denial->pid : 0, process, NULL);
+  return d;
+}
+
 SbxDenial *
 sbx_backend_denial_new (const SbxBackendDenialV1 *denial,
                         SbxProfile               *profile)
@@ -53,8 +73,11 @@ sbx_backend_denial_new (const SbxBackendDenialV1 *denial,
   SbxDenial *d;
 
   if (denial == NULL || denial->struct_size < SBX_BACKEND_DENIAL_V1_MIN_SIZE
-      || denial->operation != SBX_ABI_DENIAL_UNIX_CONNECT || denial->target == NULL || denial->target[0] == '\0')
+      || (denial->operation != SBX_ABI_DENIAL_UNIX_CONNECT && denial->operation > SBX_ABI_DENIAL_LIST)
+      || denial->target == NULL || denial->target[0] == '\0')
     return NULL;
+  if (denial->operation <= SBX_ABI_DENIAL_LIST)
+    return backend_fs_denial (denial, profile);
   target = clean_text (denial->target, 256);
   mechanism = denial->mechanism != NULL && strcmp (denial->mechanism, "connect-supervisor") == 0
               ? "connect-supervisor" : "backend";

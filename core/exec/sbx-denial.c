@@ -15,7 +15,8 @@
  * operation the tool tried ([enum@Sbx.DenialOperation]), its target (a path,
  * `host:port`, a host name, a socket path or the command), the process that
  * tried it when known, the mechanism that refused it (a short word:
- * `egress-proxy`, `dns-stub`, `forwarder`, `command-gate`), how many times
+ * `egress-proxy`, `dns-stub`, `forwarder`, `command-gate`,
+ * `connect-supervisor`, `view-supervisor`, `landlock-audit`), how many times
  * it was tried (repeats are merged into one denial), and the grant that
  * would open it — its class and target exactly as `sbx run --approve
  * CLASS:TARGET` and [method@Sbx.Executor.issue_grant] take them — or, when
@@ -28,9 +29,18 @@
  *
  * Which refusals are observed: network targets the egress route refuses
  * (the proxy, the DNS stub and the forwarders: unapproved targets,
- * metadata and non-public addresses) and command starts the profile gates
- * or denies.  Filesystem refusals (a path outside the view, a write to a
- * read-only root) are not reported as denials yet.
+ * metadata and non-public addresses), command starts the profile gates
+ * or denies, host unix sockets the Linux connect supervisor refuses, and
+ * reads, writes, execs and listings of host paths outside the profile
+ * where the backend observes them (the compile report's `fs-denials`
+ * entry says whether it does).  For a filesystem denial the grant is
+ * decided from the profile and the path: the exact grant
+ * (`filesystem.path.read.v1`, `filesystem.path.write.v1`) of an existing
+ * single-link file; otherwise the tree grant of the root covering the
+ * path, or the host grant, and the reason says that it opens more; none
+ * when the profile denies the dimension ("the profile denies host
+ * write").  What the program itself is told (`EACCES` or `ENOENT`) is the
+ * profile's choice ([enum@Sbx.DeniedPaths]).
  *
  * Immutable and reference counted; safe to share between threads.
  *
@@ -249,7 +259,9 @@ sbx_denial_get_process_name (SbxDenial *self)
  * @self: a [struct@Sbx.Denial]
  *
  * Returns the part of the sandbox that refused, as a short word:
- * `egress-proxy`, `dns-stub`, `forwarder` or `command-gate`.
+ * `egress-proxy`, `dns-stub`, `forwarder`, `command-gate`,
+ * `connect-supervisor`, `view-supervisor` (a host path outside the mount
+ * view), `landlock-audit`, or `backend` for another backend's mechanism.
  *
  * Returns: (transfer none): the mechanism
  *
@@ -289,7 +301,8 @@ sbx_denial_get_count (SbxDenial *self)
  * @self: a [struct@Sbx.Denial]
  *
  * Returns the class of the grant that would open this access on a later
- * run (`network.proxy-target.v1`, `command.start.v1`), as
+ * run (`network.proxy-target.v1`, `command.start.v1`,
+ * `filesystem.path.read.v1`), as
  * [method@Sbx.Executor.issue_grant] and `sbx run --approve CLASS:TARGET`
  * take it.  %NULL when no grant can: [method@Sbx.Denial.get_reason] says
  * why.

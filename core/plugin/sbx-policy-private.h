@@ -41,6 +41,7 @@ typedef struct
   guint64              max_memory_bytes;
   guint64              max_open_files;
   gboolean             unix_sockets;     /* SBX_POLICY_UNIX_SOCKETS */
+  SbxDeniedPaths       denied_paths;     /* NOT_FOUND: SBX_POLICY_DENIED_NOT_FOUND */
   const char * const  *host_sockets;     /* (nullable) SbxPolicyV1.host_sockets */
 } SbxPolicyInput;
 

@@ -388,7 +388,8 @@ sbx_policy_new (const SbxPolicyInput *input,
 
   self->abi.struct_size = sizeof (SbxPolicyV1);
   self->abi.flags = (unconfined ? SBX_POLICY_UNCONFINED : 0)
-                    | (input->unix_sockets ? SBX_POLICY_UNIX_SOCKETS : 0);
+                    | (input->unix_sockets ? SBX_POLICY_UNIX_SOCKETS : 0)
+                    | (input->denied_paths == SBX_DENIED_PATHS_NOT_FOUND ? SBX_POLICY_DENIED_NOT_FOUND : 0);
   self->abi.required_guarantees = (guint64) input->required;
   self->abi.fs_rules = (const SbxFsRuleV1 *) (void *) self->rules->data;
   self->abi.n_fs_rules = self->rules->len;
@@ -449,6 +450,7 @@ sbx_policy_new_for_profile (SbxProfile          *profile,
   input.max_memory_bytes = sbx_profile_get_max_memory (profile);
   input.max_open_files = sbx_profile_get_max_open_files (profile);
   input.unix_sockets = sbx_profile_get_unix_sockets (profile);
+  input.denied_paths = sbx_profile_get_denied_paths (profile);
   input.host_sockets = sbx_profile_get_host_sockets (profile);
 
   return sbx_policy_new (&input, dirs);

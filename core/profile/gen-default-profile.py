@@ -26,6 +26,7 @@ ACCESS = {"deny": "SBX_ACCESS_DENY", "gated": "SBX_ACCESS_GATED", "allow": "SBX_
 HOME = {"isolated": "SBX_HOME_ISOLATED", "real": "SBX_HOME_REAL"}
 ISOLATION = {"sandboxed": "SBX_ISOLATION_SANDBOXED", "unconfined": "SBX_ISOLATION_UNCONFINED"}
 UNIX = {"deny": "FALSE", "allow": "TRUE"}
+DENIED_PATHS = {"permission-denied": "SBX_DENIED_PATHS_PERMISSION_DENIED", "not-found": "SBX_DENIED_PATHS_NOT_FOUND"}
 LIMIT_MAX = (1 << 62)  # generous; sbx_profile_new_with_names() applies the real bound
 
 
@@ -87,7 +88,7 @@ def main():
         profile = json.load(stream, object_pairs_hook=reject_duplicates)
 
     members(profile, "(root)", {"version", "workspace", "host", "network", "command", "home", "isolation",
-                                "ack-unconfined", "unix-sockets", "roots", "limits"})
+                                "ack-unconfined", "unix-sockets", "denied-paths", "roots", "limits"})
     if profile.get("version") != 1 or isinstance(profile.get("version"), bool):
         fail("version", "expected 1")
     workspace = profile.get("workspace", {})
@@ -139,6 +140,7 @@ def main():
         "  SbxIsolation isolation;",
         "  gboolean     ack_unconfined;",
         "  gboolean     unix_sockets;",
+        "  SbxDeniedPaths denied_paths;",
         "  guint64      processes, memory, open_files;",
         "  gboolean     memory_auto;   /* \"memory\": \"auto\": computed when loaded */",
         "} sbx_default_profile_table = {",
@@ -152,6 +154,7 @@ def main():
         "  %s," % word(profile, "(root)", "isolation", ISOLATION, "SBX_ISOLATION_SANDBOXED"),
         "  %s," % ("TRUE" if ack else "FALSE"),
         "  %s," % word(profile, "(root)", "unix-sockets", UNIX, "FALSE"),
+        "  %s," % word(profile, "(root)", "denied-paths", DENIED_PATHS, "SBX_DENIED_PATHS_PERMISSION_DENIED"),
         "  %s, %s, %s," % (processes, memory, open_files),
         "  %s," % memory_auto,
         "};",

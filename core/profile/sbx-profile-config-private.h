@@ -33,6 +33,7 @@ struct _SbxProfileConfig
   int      isolation;
   gboolean ack_unconfined;
   gboolean unix_sockets;
+  int      denied_paths;   /* SbxDeniedPaths, as given: validated by sbx_profile_new() */
   GPtrArray *host_sockets; /* char *: host unix sockets the sandbox may connect to, as added */
   GArray  *host_socket_access; /* SbxAccess, parallel to host_sockets: ALLOW or GATED */
   GArray  *roots; /* ConfigRoot */

@@ -84,6 +84,7 @@ sbx_profile_config_copy (const SbxProfileConfig *self)
   copy->isolation = self->isolation;
   copy->ack_unconfined = self->ack_unconfined;
   copy->unix_sockets = self->unix_sockets;
+  copy->denied_paths = self->denied_paths;
   for (guint i = 0; i < self->host_sockets->len; i++)
     g_ptr_array_add (copy->host_sockets, g_strdup (g_ptr_array_index (self->host_sockets, i)));
   g_array_append_vals (copy->host_socket_access, self->host_socket_access->data, self->host_socket_access->len);
@@ -288,6 +289,31 @@ sbx_profile_config_set_unix_sockets (SbxProfileConfig *self,
   g_return_if_fail (self != NULL);
 
   self->unix_sockets = !!allow;
+}
+
+/**
+ * sbx_profile_config_set_denied_paths:
+ * @self: a [struct@Sbx.ProfileConfig]
+ * @denied_paths: what a sandboxed program is told about a host path the
+ *   profile does not open
+ *
+ * Chooses between explaining a refusal and hiding that the path exists (the
+ * JSON member `"denied-paths"`): with %SBX_DENIED_PATHS_PERMISSION_DENIED
+ * (the default) a denied host path that exists answers `EACCES`, with
+ * %SBX_DENIED_PATHS_NOT_FOUND it answers `ENOENT` like a missing one.
+ * Either way the refusal is reported to the application as a
+ * [struct@Sbx.Denial].  A value outside the enumeration is stored as given
+ * and refused by [ctor@Sbx.Profile.new].
+ *
+ * Since: 0.2
+ */
+void
+sbx_profile_config_set_denied_paths (SbxProfileConfig *self,
+                                     SbxDeniedPaths    denied_paths)
+{
+  g_return_if_fail (self != NULL);
+
+  self->denied_paths = (int) denied_paths;
 }
 
 /**

@@ -218,6 +218,11 @@ sbx_profile_to_json (SbxProfile *self)
         }
       writer_close (&w, ']');
     }
+  if (sbx_profile_get_denied_paths (self) == SBX_DENIED_PATHS_NOT_FOUND)
+    {
+      writer_member (&w, "denied-paths");
+      writer_string (&w, "not-found");
+    }
 
   writer_member (&w, "roots");
   writer_open (&w, '[');

@@ -168,6 +168,8 @@ get_word (JsonObject         *object,
 static const char * const access_words[] = { "deny", "gated", "allow", NULL };
 static const char * const home_words[] = { "isolated", "real", NULL };
 static const char * const isolation_words[] = { "sandboxed", "unconfined", NULL };
+/* indexed by SbxDeniedPaths */
+static const char * const denied_paths_words[] = { "permission-denied", "not-found", NULL };
 #define ACCESS_EXPECTED "\"deny\", \"gated\" or \"allow\""
 
 static gboolean
@@ -367,7 +369,7 @@ profile_from_tree (JsonNode    *root,
 {
   static const char * const root_members[] = {
     "version", "workspace", "host", "network", "command", "home", "isolation",
-    "ack-unconfined", "unix-sockets", "host-sockets", "roots", "limits", NULL,
+    "ack-unconfined", "unix-sockets", "host-sockets", "denied-paths", "roots", "limits", NULL,
   };
   static const char * const workspace_members[] = { "root", "read", "write", NULL };
   static const char * const host_members[] = { "read", "write", NULL };
@@ -494,6 +496,16 @@ profile_from_tree (JsonNode    *root,
     if (!get_word (object, "(root)", "unix-sockets", unix_words, "\"deny\" or \"allow\"", &unix_sockets, error))
       return NULL;
     sbx_profile_config_set_unix_sockets (config, unix_sockets == 1);
+  }
+
+  /* "denied-paths": "permission-denied" (absent: the same) | "not-found" */
+  {
+    int denied_paths = SBX_DENIED_PATHS_PERMISSION_DENIED;
+
+    if (!get_word (object, "(root)", "denied-paths", denied_paths_words,
+                   "\"permission-denied\" or \"not-found\"", &denied_paths, error))
+      return NULL;
+    sbx_profile_config_set_denied_paths (config, (SbxDeniedPaths) denied_paths);
   }
 
   /* "host-sockets": [path | "$NAME" (the caller's variable, set) |
@@ -787,6 +799,7 @@ sbx_profile_new_default (const char  *workspace,
   if (sbx_default_profile_table.ack_unconfined)
     sbx_profile_config_set_ack_unconfined (config, TRUE);
   sbx_profile_config_set_unix_sockets (config, sbx_default_profile_table.unix_sockets);
+  sbx_profile_config_set_denied_paths (config, sbx_default_profile_table.denied_paths);
   for (gsize i = 0; sbx_default_profile_roots[i].path != NULL; i++)
     sbx_profile_config_add_root (config, sbx_default_profile_roots[i].path, sbx_default_profile_roots[i].read,
                                  sbx_default_profile_roots[i].write);

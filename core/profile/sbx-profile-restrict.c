@@ -74,6 +74,8 @@ min_limit (guint64 a,
  * - Workspace, host, network and command access, home and isolation are
  *   each the minimum (Deny < Gated < Allow; isolated HOME and sandboxed
  *   win).  Resource limits are the smaller (a limit beats "no limit").
+ *   Denied paths are %SBX_DENIED_PATHS_NOT_FOUND when either input says so
+ *   (it reveals less: whether a denied host path exists).
  * - The acknowledgement is kept only when the result is unconfined and both
  *   inputs acknowledged it.
  * - Filesystem access is the exact pathwise minimum: for every path P,
@@ -179,6 +181,8 @@ sbx_profile_restrict (SbxProfile  *base,
   result->ack_unconfined = result->isolation == SBX_ISOLATION_UNCONFINED
                            && base->ack_unconfined && ceiling->ack_unconfined;
   result->unix_sockets = base->unix_sockets && ceiling->unix_sockets;
+  /* not-found reveals less (whether a denied host path exists), so it wins */
+  result->denied_paths = MAX (base->denied_paths, ceiling->denied_paths);
   result->host_sockets = restrict_host_sockets (base, ceiling, SBX_ACCESS_ALLOW);
   result->gated_host_sockets = restrict_host_sockets (base, ceiling, SBX_ACCESS_GATED);
   result->max_processes = min_limit (base->max_processes, ceiling->max_processes);

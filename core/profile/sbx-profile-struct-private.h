@@ -33,6 +33,7 @@ struct _SbxProfile
   SbxIsolation    isolation;
   gboolean        ack_unconfined;
   gboolean        unix_sockets;
+  SbxDeniedPaths  denied_paths;
   char          **host_sockets; /* NULL-terminated, sorted, canonical absolute paths */
   char          **gated_host_sockets; /* likewise: host sockets a unix.connect.v1 grant opens */
   SbxProfileRoot *roots; /* sorted by path, byte order */

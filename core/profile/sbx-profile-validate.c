@@ -17,7 +17,7 @@
  *     directory; canonicalised (lexical clean, then every symlink resolved).
  *  2. the six access fields, in this order: workspace read, workspace write,
  *     host read, host write, network, command; each must be 0..2.
- *  3. home (0..1), then isolation (0..1).
+ *  3. home (0..1), then isolation (0..1), then denied paths (0..1).
  *  4. each additional root, in input order: read then write access in range;
  *     path canonicalised as in 1; not the workspace root; not a repeat of an
  *     earlier root with different access (the C API merges a repeat with the
@@ -52,6 +52,7 @@ typedef enum
   FIELD_COMMAND,
   FIELD_HOME,
   FIELD_ISOLATION,
+  FIELD_DENIED_PATHS,
   FIELD_ACK_UNCONFINED,
   FIELD_LIMIT_PROCESSES,
   FIELD_LIMIT_MEMORY,
@@ -61,13 +62,13 @@ typedef enum
 
 static const char *const api_names[N_FIELDS] = {
   "workspace root", "workspace read", "workspace write", "host read", "host write",
-  "network", "command", "home", "isolation", "ack unconfined",
+  "network", "command", "home", "isolation", "denied paths", "ack unconfined",
   "max processes", "max memory", "max open files",
 };
 
 static const char *const json_names[N_FIELDS] = {
   "workspace.root", "workspace.read", "workspace.write", "host.read", "host.write",
-  "network", "command", "home", "isolation", "ack-unconfined",
+  "network", "command", "home", "isolation", "denied-paths", "ack-unconfined",
   "limits.processes", "limits.memory", "limits.open-files",
 };
 
@@ -362,6 +363,7 @@ compute_fingerprint (const SbxProfile *self)
     .n_roots = self->n_roots,
     .ack_unconfined = self->ack_unconfined,
     .unix_sockets = self->unix_sockets,
+    .denied_paths = self->denied_paths,
     .host_sockets = (const char * const *) self->host_sockets,
     .gated_host_sockets = (const char * const *) self->gated_host_sockets,
     .required_guarantees = self->required,
@@ -535,7 +537,7 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
     if (!check_access (names, access_fields[i], access_values[i], error))
       return NULL;
 
-  /* 3. home, isolation */
+  /* 3. home, isolation, denied paths */
   if ((guint) config->home > SBX_HOME_REAL)
     {
       sbx_profile_set_invalid (error, "%s: value %d is out of range (0 isolated, 1 real)",
@@ -546,6 +548,12 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
     {
       sbx_profile_set_invalid (error, "%s: value %d is out of range (0 sandboxed, 1 unconfined)",
                                field_name (names, FIELD_ISOLATION), config->isolation);
+      return NULL;
+    }
+  if ((guint) config->denied_paths > SBX_DENIED_PATHS_NOT_FOUND)
+    {
+      sbx_profile_set_invalid (error, "%s: value %d is out of range (0 permission-denied, 1 not-found)",
+                               field_name (names, FIELD_DENIED_PATHS), config->denied_paths);
       return NULL;
     }
 
@@ -657,6 +665,7 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
   self->isolation = (SbxIsolation) config->isolation;
   self->ack_unconfined = config->ack_unconfined;
   self->unix_sockets = config->unix_sockets;
+  self->denied_paths = (SbxDeniedPaths) config->denied_paths;
   self->host_sockets = g_steal_pointer (&host_sockets);
   self->gated_host_sockets = g_steal_pointer (&gated_host_sockets);
   self->n_roots = roots->len;
@@ -698,7 +707,7 @@ sbx_profile_new_with_names (const SbxProfileConfig  *config,
  *    directory; it is cleaned and every symlink resolved;
  * 2. workspace read, workspace write, host read, host write, network and
  *    command (in this order) are valid [enum@Sbx.Access] values;
- * 3. home, then isolation, are valid;
+ * 3. home, then isolation, then denied paths, are valid;
  * 4. each additional root in order: read and write valid; path as in 1; not
  *    the workspace root; a repeat of an earlier root (same canonical path)
  *    with different access is an error, with the same access it is merged;
@@ -751,6 +760,7 @@ sbx_profile_dup_config (SbxProfile *self)
   sbx_profile_config_set_isolation (config, self->isolation);
   sbx_profile_config_set_ack_unconfined (config, self->ack_unconfined);
   sbx_profile_config_set_unix_sockets (config, self->unix_sockets);
+  sbx_profile_config_set_denied_paths (config, self->denied_paths);
   for (guint i = 0; self->host_sockets[i] != NULL; i++)
     sbx_profile_config_add_host_socket (config, self->host_sockets[i]);
   for (guint i = 0; self->gated_host_sockets[i] != NULL; i++)

@@ -489,6 +489,7 @@ sbx_profile_equal (SbxProfile *a,
       || a->network != b->network || a->command != b->command
       || a->home != b->home || a->isolation != b->isolation
       || a->ack_unconfined != b->ack_unconfined || a->unix_sockets != b->unix_sockets
+      || a->denied_paths != b->denied_paths
       || !g_strv_equal ((const char * const *) a->host_sockets, (const char * const *) b->host_sockets)
       || !g_strv_equal ((const char * const *) a->gated_host_sockets,
                         (const char * const *) b->gated_host_sockets)
@@ -672,6 +673,25 @@ sbx_profile_get_unix_sockets (SbxProfile *self)
 {
   g_return_val_if_fail (self != NULL, FALSE);
   return self->unix_sockets;
+}
+
+/**
+ * sbx_profile_get_denied_paths:
+ * @self: a [struct@Sbx.Profile]
+ *
+ * What a sandboxed program is told about a host path the profile does not
+ * open (see [method@Sbx.ProfileConfig.set_denied_paths]).
+ *
+ * Returns: %SBX_DENIED_PATHS_PERMISSION_DENIED (the default, also when the
+ *   JSON member is absent) or %SBX_DENIED_PATHS_NOT_FOUND
+ *
+ * Since: 0.2
+ */
+SbxDeniedPaths
+sbx_profile_get_denied_paths (SbxProfile *self)
+{
+  g_return_val_if_fail (self != NULL, SBX_DENIED_PATHS_PERMISSION_DENIED);
+  return self->denied_paths;
 }
 
 /**

@@ -66,6 +66,31 @@ typedef enum /*< prefix=SBX_ISOLATION >*/
 } SbxIsolation;
 
 /**
+ * SbxDeniedPaths:
+ * @SBX_DENIED_PATHS_PERMISSION_DENIED: a host path that exists and that the
+ *   profile does not open answers "Permission denied" (`EACCES`), so a tool
+ *   (or an agent reading its output) learns that the sandbox refused it
+ *   rather than that it is missing; the refusal is also reported as a
+ *   [struct@Sbx.Denial].  The default.
+ * @SBX_DENIED_PATHS_NOT_FOUND: such a path answers "No such file or
+ *   directory" (`ENOENT`), as a missing one does: the sandbox does not reveal
+ *   which host paths exist.  The refusal is still reported as a
+ *   [struct@Sbx.Denial] to the application (outside the sandbox).
+ *
+ * What a sandboxed program is told when it names a host path outside the
+ * profile's view (the JSON member `"denied-paths"`).  The numeric values
+ * are frozen.  A backend that cannot tell a denied path from a missing one
+ * answers as it can; the compile report says what holds.
+ *
+ * Since: 0.2
+ */
+typedef enum /*< prefix=SBX_DENIED_PATHS >*/
+{
+  SBX_DENIED_PATHS_PERMISSION_DENIED = 0,
+  SBX_DENIED_PATHS_NOT_FOUND         = 1,
+} SbxDeniedPaths;
+
+/**
  * SbxProfileError:
  * @SBX_PROFILE_ERROR_INVALID: the profile (or a JSON member of it) is invalid;
  *   the message names the field and the value at fault.  Since: 0.1
@@ -152,6 +177,9 @@ void              sbx_profile_config_add_gated_host_socket (SbxProfileConfig *se
 SBX_AVAILABLE_IN_0_1
 void              sbx_profile_config_set_unix_sockets (SbxProfileConfig       *self,
                                                        gboolean                allow);
+SBX_AVAILABLE_IN_0_2
+void              sbx_profile_config_set_denied_paths (SbxProfileConfig       *self,
+                                                       SbxDeniedPaths          denied_paths);
 SBX_AVAILABLE_IN_0_1
 void              sbx_profile_config_add_root         (SbxProfileConfig       *self,
                                                        const char             *path,
@@ -240,6 +268,8 @@ SBX_AVAILABLE_IN_0_1
 gboolean       sbx_profile_get_ack_unconfined     (SbxProfile             *self);
 SBX_AVAILABLE_IN_0_1
 gboolean       sbx_profile_get_unix_sockets       (SbxProfile             *self);
+SBX_AVAILABLE_IN_0_2
+SbxDeniedPaths sbx_profile_get_denied_paths       (SbxProfile             *self);
 SBX_AVAILABLE_IN_0_2
 const char * const *sbx_profile_get_host_sockets  (SbxProfile             *self);
 SBX_AVAILABLE_IN_0_2

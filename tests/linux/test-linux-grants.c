@@ -9,6 +9,11 @@
  * and nothing above it; a file swapped between issue and spawn is refused
  * with TARGET_CHANGED.
  *
+ * Filesystem denials: for each row with a denial, the grant the core names
+ * for a backend's report of it (sbx_backend_denial_new(), the spawn's
+ * denial sink) is exactly the row's grant, which the row then proves opens
+ * that access and no sibling, and is spent.
+ *
  * Write classes also on targets no one may read (write-only): the target is
  * written and still not read or listed, at rung 1 too (the view mounts it
  * writable, Landlock refuses the read).  network.broad.v1 on both rungs:
@@ -27,6 +32,7 @@
 #include <gio/gio.h>
 
 #include "sbx-executor-private.h"
+#include "sbx-backend-denials-private.h"
 #include "executor-test-util.h"
 
 static const char *const rungs[] = { "linux-userns", "linux-landlock" };
@@ -86,7 +92,17 @@ fx_init_full (Fx         *fx,
   PUT (fx->tree.tmp, "above", "S4-ABOVE\n");
   PUT (fx->wroot, "target", "W0\n");
   PUT (fx->host_dir, "host-file", "H1-HOST\n");
+  PUT (fx->host_dir, "host-sibling", "H5-SIBLING\n");
+  PUT (fx->host_dir, "tool", "#!/bin/sh\necho H-TOOL-RAN\n");
+  PUT (fx->host_dir, "other-tool", "#!/bin/sh\necho H-OTHER-RAN\n");
 #undef PUT
+  {
+    g_autofree char *tool = g_build_filename (fx->host_dir, "tool", NULL);
+    g_autofree char *other = g_build_filename (fx->host_dir, "other-tool", NULL);
+
+    g_assert_no_errno (chmod (tool, 0755));
+    g_assert_no_errno (chmod (other, 0755));
+  }
 
   sbx_profile_config_set_workspace (config, fx->tree.ws, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
   sbx_profile_config_set_host (config, SBX_ACCESS_GATED, SBX_ACCESS_GATED);
@@ -259,6 +275,9 @@ typedef struct
   const char *contents_path;       /* afterwards this file holds contents */
   const char *contents;
   const char *exists;              /* afterwards this path exists */
+  /* A backend's report that names this row's one grant (none: no denial). */
+  guint32     denial_op;           /* SBX_ABI_DENIAL_READ ... _LIST */
+  const char *denial_path;
 } ClassCase;
 
 static const ClassCase class_cases[] = {
@@ -267,13 +286,13 @@ static const ClassCase class_cases[] = {
     "cat '@ROOT@/secret'; cat '@ROOT@/sibling'; ls '@ROOT@'; echo END",
     { { NULL, NULL } }, { "S1-SECRET" }, { "END" }, NULL,
     { { SBX_GRANT_CLASS_FILESYSTEM_PATH_READ, "@ROOT@/secret" }, { NULL, NULL } },
-    { "S1-SECRET" }, { "S2-SIBLING", "sibling\n" }, NULL, NULL, NULL },
+    { "S1-SECRET" }, { "S2-SIBLING", "sibling\n" }, NULL, NULL, NULL, SBX_ABI_DENIAL_READ, "@ROOT@/secret" },
   { "path-write", "exact: the directory stays read-only",
     NULL, NULL,
     "echo W1 >> '@WROOT@/target' && echo WROTE; echo X > '@WROOT@/new' && echo CREATED; echo END",
     { { NULL, NULL } }, { "WROTE" }, { "END" }, NULL,
     { { SBX_GRANT_CLASS_FILESYSTEM_PATH_WRITE, "@WROOT@/target" }, { NULL, NULL } },
-    { "WROTE" }, { "CREATED" }, "@WROOT@/target", "W0\nW1\n", NULL },
+    { "WROTE" }, { "CREATED" }, "@WROOT@/target", "W0\nW1\n", NULL, SBX_ABI_DENIAL_WRITE, "@WROOT@/target" },
   { "tree-read", "the tree, nothing above it",
     "@TMP@/above", "S4-ABOVE\n",
     "cat '@ROOT@/sub/deep'; cat '@ROOT@/secret'; cat '@TMP@/above'; echo END",
@@ -285,7 +304,7 @@ static const ClassCase class_cases[] = {
     "echo N > '@WROOT@/new' && echo CREATED; echo A > '@TMP@/above-new' && echo ABOVE; echo END",
     { { NULL, NULL } }, { "CREATED" }, { NULL }, "@WROOT@/new",
     { { SBX_GRANT_CLASS_FILESYSTEM_TREE_WRITE, "@WROOT@" }, { NULL, NULL } },
-    { "CREATED" }, { "ABOVE" }, NULL, NULL, "@WROOT@/new" },
+    { "CREATED" }, { "ABOVE" }, NULL, NULL, "@WROOT@/new", SBX_ABI_DENIAL_WRITE, "@WROOT@/new" },
   { "host-read", "a host file outside every root",
     "@HOST@/host-file", "H1-HOST\n",
     "cat '@HOST@/host-file'; echo END",
@@ -308,7 +327,8 @@ static const ClassCase class_cases[] = {
     "echo W1 >> '@ROOT@/secret' && echo WROTE; cat '@ROOT@/secret' && echo READ; cat '@ROOT@/sibling'; echo END",
     { { NULL, NULL } }, { "WROTE", "S1-SECRET" }, { "END" }, NULL,
     { { SBX_GRANT_CLASS_FILESYSTEM_PATH_WRITE, "@ROOT@/secret" }, { NULL, NULL } },
-    { "WROTE" }, { "READ", "S1-SECRET", "S2-SIBLING" }, "@ROOT@/secret", "S1-SECRET\nW1\n", NULL },
+    { "WROTE" }, { "READ", "S1-SECRET", "S2-SIBLING" }, "@ROOT@/secret", "S1-SECRET\nW1\n", NULL,
+    SBX_ABI_DENIAL_WRITE, "@ROOT@/secret" },
   /* A write-only tree: files can be created and replaced in it, none read,
    * and the tree cannot be listed (at rung 1 the view's directories lose
    * their blanket listing right for this spawn). */
@@ -319,7 +339,35 @@ static const ClassCase class_cases[] = {
     { { NULL, NULL } }, { "CREATED" }, { "END" }, "@ROOT@/new",
     { { SBX_GRANT_CLASS_FILESYSTEM_TREE_WRITE, "@ROOT@" }, { NULL, NULL } },
     { "CREATED", "END" }, { "S1-SECRET", "S3-DEEP", "S4-ABOVE", "LISTED", "sibling" },
-    "@ROOT@/new", "N\n", NULL },
+    "@ROOT@/new", "N\n", NULL, SBX_ABI_DENIAL_WRITE, "@ROOT@/new" },
+  /* Rows for the filesystem denials the ones above do not cover: a host
+   * file read or executed (its exact grant), a directory listed in a gated
+   * root (the root's tree) or outside every root (only the host grant lists
+   * it; it still writes nothing). */
+  { "denial-read-host-file", "a host file: exactly it",
+    "@HOST@/host-file", "H1-HOST\n",
+    "cat '@HOST@/host-file'; cat '@HOST@/host-sibling'; echo END",
+    { { NULL, NULL } }, { "H1-HOST", "H5-SIBLING" }, { "END" }, NULL,
+    { { SBX_GRANT_CLASS_FILESYSTEM_PATH_READ, "@HOST@/host-file" }, { NULL, NULL } },
+    { "H1-HOST", "END" }, { "H5-SIBLING" }, NULL, NULL, NULL, SBX_ABI_DENIAL_READ, "@HOST@/host-file" },
+  { "denial-exec-host-file", "a host program: exactly it runs",
+    "@HOST@/tool", "#!/bin/sh\necho H-TOOL-RAN\n",
+    "'@HOST@/tool'; '@HOST@/other-tool'; echo END",
+    { { NULL, NULL } }, { "H-TOOL-RAN", "H-OTHER-RAN" }, { "END" }, NULL,
+    { { SBX_GRANT_CLASS_FILESYSTEM_PATH_READ, "@HOST@/tool" }, { NULL, NULL } },
+    { "H-TOOL-RAN", "END" }, { "H-OTHER-RAN" }, NULL, NULL, NULL, SBX_ABI_DENIAL_EXEC, "@HOST@/tool" },
+  { "denial-list-root-dir", "a directory in a gated root: the root's tree, nothing above it",
+    "@TMP@/above", "S4-ABOVE\n",
+    "ls '@ROOT@/sub'; cat '@TMP@/above'; cat '@HOST@/host-file'; echo END",
+    { { NULL, NULL } }, { "deep", "S4-ABOVE", "H1-HOST" }, { "END" }, NULL,
+    { { SBX_GRANT_CLASS_FILESYSTEM_TREE_READ, "@ROOT@" }, { NULL, NULL } },
+    { "deep", "END" }, { "S4-ABOVE", "H1-HOST" }, NULL, NULL, NULL, SBX_ABI_DENIAL_LIST, "@ROOT@/sub" },
+  { "denial-list-host-dir", "a host directory: the host grant lists it and writes nothing",
+    "@HOST@/host-sibling", "H5-SIBLING\n",
+    "ls '@HOST@'; echo X > '@HOST@/new' && echo HOSTWROTE; echo END",
+    { { NULL, NULL } }, { "host-sibling", "HOSTWROTE" }, { "END" }, "@HOST@/new",
+    { { SBX_GRANT_CLASS_FILESYSTEM_HOST_READ, "host:*" }, { NULL, NULL } },
+    { "host-sibling", "END" }, { "HOSTWROTE" }, NULL, NULL, NULL, SBX_ABI_DENIAL_LIST, "@HOST@" },
 };
 
 /* @text with the fixture's paths for the placeholders above. */
@@ -370,6 +418,27 @@ assert_strings (const char        *out,
       g_assert_null (strstr (out, strings[i]));
 }
 
+/* The row's one grant is the grant the core names for a backend's report
+ * of the row's denial (sbx_backend_denial_new(): what the spawn's denial
+ * sink does with a view-supervisor record). */
+static void
+assert_denial_names_grant (Fx              *fx,
+                           const ClassCase *c)
+{
+  g_autofree char *path = expand (fx, c->denial_path);
+  g_autofree char *target = expand (fx, c->grants[0].target);
+  SbxBackendDenialV1 record = { sizeof record, c->denial_op, 2, path, "view-supervisor", "sh", NULL };
+  g_autoptr(SbxDenial) denial = sbx_backend_denial_new (&record, sbx_executor_set_get_profile (fx->set));
+  g_autofree char *line = NULL;
+
+  g_assert_nonnull (denial);
+  line = sbx_denial_to_string (denial);
+  g_test_message ("%s", line);
+  g_assert_null (c->grants[1].grant_class);
+  g_assert_cmpstr (sbx_denial_get_grant_class (denial), ==, c->grants[0].grant_class);
+  g_assert_cmpstr (sbx_denial_get_grant_target (denial), ==, target);
+}
+
 static void
 test_class (gconstpointer data)
 {
@@ -394,6 +463,8 @@ test_class (gconstpointer data)
 
       assert_readable_here (here, c->here_text);
     }
+  if (c->denial_path != NULL)
+    assert_denial_names_grant (&fx, c);
   script = expand (&fx, c->script);
   control = expand_grants (&fx, c->control_grants, G_N_ELEMENTS (c->control_grants), keep);
   out = run_script (&fx, script, control[0].grant_class != NULL ? control : NULL, NULL, &status);
@@ -407,8 +478,17 @@ test_class (gconstpointer data)
     }
   g_clear_pointer (&out, g_free);
 
-  out = run_script (&fx, script, expand_grants (&fx, c->grants, G_N_ELEMENTS (c->grants), keep),
-                    &tokens, &status);
+  {
+    const char *argv[] = { "/bin/sh", "-c", script, NULL };
+    const GrantSpec *grants = expand_grants (&fx, c->grants, G_N_ELEMENTS (c->grants), keep);
+    g_auto(GStrv) spent = NULL;
+    guint n_grants = 0;
+
+    while (grants[n_grants].grant_class != NULL)
+      n_grants++;
+    out = run_argv (&fx, argv, grants, &tokens, &status, &spent);
+    g_assert_cmpuint (g_strv_length (spent), ==, n_grants);   /* each grant reported spent */
+  }
   g_test_message ("%s: %s: %s", fx.backend, c->comment, out);
   assert_strings (out, c->present, TRUE);
   assert_strings (out, c->absent, FALSE);

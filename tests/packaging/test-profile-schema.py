@@ -30,6 +30,7 @@ except ImportError:
 SBX, SCHEMA, PROFILES = sys.argv[1], sys.argv[2], sys.argv[3]
 n = 0
 STRING_VALUES = ["x", "deny", "gated", "allow", "isolated", "real", "sandboxed", "unconfined",
+                 "permission-denied", "not-found",
                  "auto", "1G", "7t", "", "/etc"]
 
 
@@ -145,6 +146,8 @@ def run(validator, workspace):
         "ack-string": {"version": 1, "ack-unconfined": "true"},
         "unix-sockets-gated": {"version": 1, "unix-sockets": "gated"},
         "unix-sockets-boolean": {"version": 1, "unix-sockets": True},
+        "denied-paths-bad-word": {"version": 1, "denied-paths": "hidden"},
+        "denied-paths-boolean": {"version": 1, "denied-paths": True},
         "roots-object": {"version": 1, "roots": {"path": "/usr"}},
         "root-without-path": {"version": 1, "roots": [{"read": "allow"}]},
         "root-relative": {"version": 1, "roots": [{"path": "usr"}]},
@@ -189,6 +192,7 @@ def run(validator, workspace):
         "isolation": "sandboxed",
         "ack-unconfined": False,
         "unix-sockets": "deny",
+        "denied-paths": "not-found",
         "roots": [{"path": "/usr", "read": "allow", "write": "deny"}],
         "limits": {"processes": 64, "memory": "512m", "open-files": 128},
     }
@@ -202,6 +206,7 @@ def run(validator, workspace):
         "isolation": "unconfined",
         "ack-unconfined": True,
         "unix-sockets": "allow",
+        "denied-paths": "permission-denied",
         "roots": [{"path": "/usr", "read": "allow", "write": "allow"}],
         "limits": {"processes": 0, "memory": 1048576, "open-files": 0},
     }
