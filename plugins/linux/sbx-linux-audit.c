@@ -28,15 +28,15 @@
 #define AUDIT_GET_TIMEOUT_MS 2000
 
 /* Joins the read-log multicast group on a throwaway socket: the kernel's
- * own check of CAP_AUDIT_READ.  Returns 0 or the errno; *absent when the
- * kernel has no NETLINK_AUDIT at all. */
+ * own check of CAP_AUDIT_READ.  Returns 0 or the errno; *no_socket when
+ * the socket itself could not be made. */
 static int
-try_join_readlog (gboolean *absent)
+try_join_readlog (gboolean *no_socket)
 {
   struct sockaddr_nl addr = { .nl_family = AF_NETLINK };
   sbx_autofd int fd = socket (AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
 
-  *absent = fd < 0;
+  *no_socket = fd < 0;
   if (fd < 0)
     return errno;
   addr.nl_groups = 1u << (AUDIT_NLGRP_READLOG - 1);
@@ -150,7 +150,7 @@ void
 sbx_linux_audit_measure (int            landlock_abi,
                          SbxLinuxAudit *out)
 {
-  gboolean absent = FALSE;
+  gboolean no_socket = FALSE;
   uint32_t enabled = 0;
   int err;
 
@@ -161,13 +161,14 @@ sbx_linux_audit_measure (int            landlock_abi,
       out->host = SBX_LINUX_AUDIT_LANDLOCK_OLD;
       return;
     }
-  err = try_join_readlog (&absent);
+  err = try_join_readlog (&no_socket);
   if (err != 0)
     {
       out->err = err;
-      out->host = absent ? SBX_LINUX_AUDIT_ABSENT
-                  : err == EPERM || err == EACCES ? SBX_LINUX_AUDIT_NO_CAP
-                  : SBX_LINUX_AUDIT_NO_GROUP;
+      if (no_socket)
+        out->host = err == EPROTONOSUPPORT ? SBX_LINUX_AUDIT_ABSENT : SBX_LINUX_AUDIT_NO_SOCKET;
+      else
+        out->host = err == EPERM ? SBX_LINUX_AUDIT_NO_CAP : SBX_LINUX_AUDIT_NO_GROUP;
       return;
     }
   err = read_audit_enabled (&enabled);
@@ -196,6 +197,9 @@ sbx_linux_audit_detail (const SbxLinuxAudit *audit,
     case SBX_LINUX_AUDIT_ABSENT:
       return g_strdup_printf ("not observed: the kernel has no audit subsystem (NETLINK_AUDIT: %s), "
                               "where Landlock logs its refusals" UNREPORTED, g_strerror (audit->err));
+    case SBX_LINUX_AUDIT_NO_SOCKET:
+      return g_strdup_printf ("not observed: the audit netlink socket could not be opened (%s)"
+                              UNREPORTED, g_strerror (audit->err));
     case SBX_LINUX_AUDIT_NO_CAP:
       return g_strdup ("not observed: reading audit records needs CAP_AUDIT_READ (root on the host), "
                        "which this caller lacks" UNREPORTED);
@@ -210,9 +214,9 @@ sbx_linux_audit_detail (const SbxLinuxAudit *audit,
                        "through it (sbx does not enable it: it is a setting of the whole host)"
                        UNREPORTED);
     case SBX_LINUX_AUDIT_READABLE:
-      return g_strdup_printf ("not observed: this host would let the backend read Landlock's audit "
-                              "records (audit enabled, Landlock ABI %d, CAP_AUDIT_READ held), but the "
-                              "backend does not read them" UNREPORTED, audit->landlock_abi);
+      return g_strdup_printf ("not observed: the backend does not read Landlock's audit records "
+                              "(here the kernel's audit is enabled, Landlock is ABI %d and this caller "
+                              "may join the audit read-log group)" UNREPORTED, audit->landlock_abi);
     default:
       return g_strdup ("not observed" UNREPORTED);
     }

@@ -45,7 +45,9 @@ typedef enum
 {
   SBX_LINUX_AUDIT_READABLE = 0,   /* all hold: records would be readable */
   SBX_LINUX_AUDIT_LANDLOCK_OLD,   /* Landlock ABI < 7 logs nothing */
-  SBX_LINUX_AUDIT_ABSENT,         /* socket (NETLINK_AUDIT) fails: no audit in the kernel */
+  SBX_LINUX_AUDIT_ABSENT,         /* socket (NETLINK_AUDIT): EPROTONOSUPPORT, no audit in the kernel */
+  SBX_LINUX_AUDIT_NO_SOCKET,      /* socket (NETLINK_AUDIT) fails otherwise (a filter of an outer
+                                   * sandbox, no memory) */
   SBX_LINUX_AUDIT_NO_CAP,         /* joining AUDIT_NLGRP_READLOG refused (CAP_AUDIT_READ) */
   SBX_LINUX_AUDIT_NO_GROUP,       /* joining it failed otherwise */
   SBX_LINUX_AUDIT_STATE_UNKNOWN,  /* AUDIT_GET failed or went unanswered */
@@ -56,7 +58,7 @@ typedef struct
 {
   int host;          /* SbxLinuxAuditHost */
   int landlock_abi;  /* the kernel's, as probed */
-  int err;           /* errno of the failed step (ABSENT, NO_CAP, NO_GROUP, STATE_UNKNOWN) */
+  int err;           /* errno of the failed step (all but READABLE, LANDLOCK_OLD, DISABLED) */
 } SbxLinuxAudit;
 
 /* Measures this host for the calling process (never fails; what it could
