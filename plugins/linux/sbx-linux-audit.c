@@ -195,8 +195,9 @@ sbx_linux_audit_detail (const SbxLinuxAudit *audit,
       return g_strdup_printf ("not observed: Landlock ABI %d < 7 logs no refusal" UNREPORTED,
                               audit->landlock_abi);
     case SBX_LINUX_AUDIT_ABSENT:
-      return g_strdup_printf ("not observed: the kernel has no audit subsystem (NETLINK_AUDIT: %s), "
-                              "where Landlock logs its refusals" UNREPORTED, g_strerror (audit->err));
+      return g_strdup_printf ("not observed: audit records, where Landlock logs its refusals, cannot be "
+                              "read here (NETLINK_AUDIT: %s: a kernel without audit, or the filter of a "
+                              "sandbox around this one)" UNREPORTED, g_strerror (audit->err));
     case SBX_LINUX_AUDIT_NO_SOCKET:
       return g_strdup_printf ("not observed: the audit netlink socket could not be opened (%s)"
                               UNREPORTED, g_strerror (audit->err));

@@ -45,7 +45,8 @@ typedef enum
 {
   SBX_LINUX_AUDIT_READABLE = 0,   /* all hold: records would be readable */
   SBX_LINUX_AUDIT_LANDLOCK_OLD,   /* Landlock ABI < 7 logs nothing */
-  SBX_LINUX_AUDIT_ABSENT,         /* socket (NETLINK_AUDIT): EPROTONOSUPPORT, no audit in the kernel */
+  SBX_LINUX_AUDIT_ABSENT,         /* socket (NETLINK_AUDIT): EPROTONOSUPPORT (no audit in the
+                                   * kernel, or an outer sbx sandbox's filter) */
   SBX_LINUX_AUDIT_NO_SOCKET,      /* socket (NETLINK_AUDIT) fails otherwise (a filter of an outer
                                    * sandbox, no memory) */
   SBX_LINUX_AUDIT_NO_CAP,         /* joining AUDIT_NLGRP_READLOG refused (CAP_AUDIT_READ) */
