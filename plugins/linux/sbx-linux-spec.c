@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "sbx-linux-private.h"
+#include "sbx-linux-audit.h"
 #include "sbx-linux-claims.h"
 #include "sbx-linux-egress.h"
 #include "sbx-linux-zygote.h"
@@ -831,6 +832,8 @@ spec_report_landlock_rung (const SpecBuild *b)
             "the writable roots (contents and names stay protected). Hint: the linux-userns "
             "backend's read-only mounts refuse these too");
   report_claim (reporter, held, &b->claims, SBX_LINUX_CLAIM_READ_BOUNDARY, NULL);
+  /* Whether Landlock's refusals can be observed (sbx-linux-audit.c). */
+  sbx_linux_audit_report (b->probe->landlock_abi, reporter);
 }
 
 /* The network claims, the same at both rungs. */
