@@ -516,7 +516,8 @@ test_format (void)
   g_assert_nonnull (strstr (text, "\n-  \"network\" : \"deny\",\n+  \"network\" : \"gated\",\n"));
   root_line = g_strdup_printf ("\n+      \"path\" : \"%s/a\",\n", t.host);
   g_assert_nonnull (strstr (text, root_line));
-  g_assert_nonnull (strstr (text, "\n#   --approve network.proxy-target.v1:tcp:example.com:443\n"));
+  g_assert_nonnull (strstr (text, "\n#   --allow-host example.com:443   (the grant "
+                                  "network.proxy-target.v1:tcp:example.com:443)\n"));
   g_assert_true (g_str_has_suffix (text, "\n# the command exited with status 3\n"));
   g_clear_pointer (&text, g_free);
   g_clear_pointer (&changed, sbx_profile_unref);

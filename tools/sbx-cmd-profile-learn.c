@@ -178,6 +178,40 @@ note_outcome (SbxLearn     *learn,
   sbx_learn_set_outcome (learn, outcome);
 }
 
+typedef struct
+{
+  GMainLoop    *loop;
+  SbxRunResult *result;
+  GError       *error;
+} RunWait;
+
+static void
+run_done (GObject      *source,
+          GAsyncResult *res,
+          gpointer      data)
+{
+  RunWait *wait = data;
+
+  wait->result = sbx_prepared_process_run_finish (SBX_PREPARED_PROCESS (source), res, &wait->error);
+  g_main_loop_quit (wait->loop);
+}
+
+/* The run, on this thread's default main context: the run's questions
+ * (deny_at_once) are dispatched there, so it must be the one iterated. */
+static SbxRunResult *
+run_prepared (SbxPreparedProcess *prepared,
+              GError            **error)
+{
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  RunWait wait = { loop, NULL, NULL };
+
+  sbx_prepared_process_run_async (prepared, NULL, run_done, &wait);
+  g_main_loop_run (loop);
+  if (wait.error != NULL)
+    g_propagate_error (error, wait.error);
+  return wait.result;
+}
+
 /* Runs @argv under @base's learning profile, feeding what was refused and
  * how it ended to @learn.  FALSE (said on stderr) when sbx cannot run it
  * at all. */
@@ -240,7 +274,7 @@ learn_run (SbxLearn    *learn,
       note_fs_observation (learn, sbx_prepared_process_get_report (prepared));
       if (route != NULL)
         note_network_observation (learn, sbx_prepared_process_get_report (prepared));
-      result = sbx_prepared_process_run (prepared, NULL, &error);
+      result = run_prepared (prepared, &error);
     }
   if (result != NULL)
     {

@@ -628,6 +628,21 @@ sbx_learn_get_notes (SbxLearn *self)
   return (const char *const *) self->notes->pdata;
 }
 
+/* One approval as `sbx run` takes it: a network target as --allow-host
+ * (which also gives the run the egress route the grant needs), anything
+ * else as --approve. */
+static void
+append_approval (GString    *out,
+                 const char *approval)
+{
+  const char *prefix = SBX_GRANT_CLASS_NETWORK_PROXY_TARGET ":tcp:";
+
+  if (g_str_has_prefix (approval, prefix))
+    g_string_append_printf (out, "#   --allow-host %s   (the grant %s)\n", approval + strlen (prefix), approval);
+  else
+    g_string_append_printf (out, "#   --approve %s\n", approval);
+}
+
 char *
 sbx_learn_format (SbxLearn   *self,
                   const char *label)
@@ -654,10 +669,10 @@ sbx_learn_format (SbxLearn   *self,
     g_string_append (out, "# no profile change: nothing refused could be opened by one\n");
   if (self->approvals->len > 1)
     {
-      g_string_append (out, "# approvals a run also needs (the profile names no single target); "
-                            "pass them to sbx run:\n");
+      g_string_append (out, "# approvals a run also needs (the profile names no single target), "
+                            "as sbx run takes them:\n");
       for (guint i = 0; i + 1 < self->approvals->len; i++)
-        g_string_append_printf (out, "#   --approve %s\n", (const char *) self->approvals->pdata[i]);
+        append_approval (out, self->approvals->pdata[i]);
     }
   if (self->notes->len > 1)
     {
