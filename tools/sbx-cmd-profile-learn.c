@@ -21,15 +21,19 @@
  *
  * Exit status: 0 when the diff was printed, whatever the command did (its
  * status is said in the notes); 1 when sbx could not run it (no backend,
- * an invalid profile) or could not write --output; 2 on a usage error.
+ * an invalid profile) or could not write --output; 2 on a usage error;
+ * 128+N when sbx got signal N (SIGINT, SIGTERM, SIGHUP) and killed the
+ * command (a cancelled run's denials are lost, so nothing is printed).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include <glib-unix.h>
 #include <sbx/sbx.h>
 
 #include "sbx-cmds.h"
@@ -181,9 +185,18 @@ note_outcome (SbxLearn     *learn,
 typedef struct
 {
   GMainLoop    *loop;
+  GCancellable *cancellable;
   SbxRunResult *result;
   GError       *error;
+  gboolean      done;
+  int           signo;   /* the signal that interrupted the run, or 0 */
 } RunWait;
+
+typedef struct
+{
+  RunWait *wait;
+  int      signo;
+} RunSignal;
 
 static void
 run_done (GObject      *source,
@@ -193,29 +206,59 @@ run_done (GObject      *source,
   RunWait *wait = data;
 
   wait->result = sbx_prepared_process_run_finish (SBX_PREPARED_PROCESS (source), res, &wait->error);
+  wait->done = TRUE;
   g_main_loop_quit (wait->loop);
 }
 
+/* SIGINT, SIGTERM, SIGHUP: the tree is killed (cancelling the run does)
+ * and what was learned until then is still printed. */
+static gboolean
+run_signalled (gpointer data)
+{
+  RunSignal *rs = data;
+
+  if (rs->wait->signo == 0)
+    rs->wait->signo = rs->signo;
+  g_cancellable_cancel (rs->wait->cancellable);
+  return G_SOURCE_CONTINUE;
+}
+
 /* The run, on this thread's default main context: the run's questions
- * (deny_at_once) are dispatched there, so it must be the one iterated. */
+ * (deny_at_once) are dispatched there, so it must be the one iterated.
+ * *@out_signo: the signal that interrupted it, or 0. */
 static SbxRunResult *
 run_prepared (SbxPreparedProcess *prepared,
+              int                *out_signo,
               GError            **error)
 {
+  static const int forwarded[3] = { SIGINT, SIGTERM, SIGHUP };
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
-  RunWait wait = { loop, NULL, NULL };
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  RunWait wait = { loop, cancellable, NULL, NULL, FALSE, 0 };
+  RunSignal signals[3];
+  guint sources[3];
 
-  sbx_prepared_process_run_async (prepared, NULL, run_done, &wait);
-  g_main_loop_run (loop);
+  for (guint i = 0; i < G_N_ELEMENTS (forwarded); i++)
+    {
+      signals[i].wait = &wait;
+      signals[i].signo = forwarded[i];
+      sources[i] = g_unix_signal_add (forwarded[i], run_signalled, &signals[i]);
+    }
+  sbx_prepared_process_run_async (prepared, cancellable, run_done, &wait);
+  while (!wait.done)
+    g_main_loop_run (loop);
+  for (guint i = 0; i < G_N_ELEMENTS (forwarded); i++)
+    g_source_remove (sources[i]);
+  *out_signo = wait.signo;
   if (wait.error != NULL)
     g_propagate_error (error, wait.error);
   return wait.result;
 }
 
 /* Runs @argv under @base's learning profile, feeding what was refused and
- * how it ended to @learn.  FALSE (said on stderr) when sbx cannot run it
- * at all. */
-static gboolean
+ * how it ended to @learn: SBX_CLI_EXIT_OK, or the exit status when sbx
+ * cannot run it at all (said on stderr) or a signal interrupted it. */
+static int
 learn_run (SbxLearn    *learn,
            SbxProfile  *base,
            char       **argv)
@@ -231,11 +274,12 @@ learn_run (SbxLearn    *learn,
   g_autoptr(SbxRunResult) result = NULL;
   g_autoptr(GError) close_error = NULL;
   g_autofree char *cwd = g_get_current_dir ();
+  int signo = 0;
 
   if (profile == NULL)
     {
       sbx_cli_error ("profile learn: %s", error->message);
-      return FALSE;
+      return SBX_CLI_EXIT_FAILURE;
     }
   options = sbx_executor_set_options_new ();
   sbx_executor_set_options_set_scratch_root (options, g_get_tmp_dir ());
@@ -251,13 +295,13 @@ learn_run (SbxLearn    *learn,
       sbx_cli_error ("profile learn: %s%s", error->message,
                      g_error_matches (error, SBX_EXECUTOR_SET_ERROR, SBX_EXECUTOR_SET_ERROR_BACKEND_UNAVAILABLE)
                      ? " (refusing to run without confinement; see `sbx doctor`)" : "");
-      return FALSE;
+      return SBX_CLI_EXIT_FAILURE;
     }
   executor = sbx_executor_set_for_key (set, LEARN_KEY, &error);
   if (executor == NULL)
     {
       sbx_cli_error ("profile learn: %s", error->message);
-      return FALSE;
+      return SBX_CLI_EXIT_FAILURE;
     }
   run_options = sbx_run_options_new ();
   sbx_run_options_set_stdin_fd (run_options, STDIN_FILENO);
@@ -274,7 +318,7 @@ learn_run (SbxLearn    *learn,
       note_fs_observation (learn, sbx_prepared_process_get_report (prepared));
       if (route != NULL)
         note_network_observation (learn, sbx_prepared_process_get_report (prepared));
-      result = run_prepared (prepared, &error);
+      result = run_prepared (prepared, &signo, &error);
     }
   if (result != NULL)
     {
@@ -284,10 +328,19 @@ learn_run (SbxLearn    *learn,
         sbx_learn_add_denial (learn, denials->pdata[i]);
       sbx_learn_set_dropped (learn, sbx_run_result_get_denials_dropped (result));
     }
+  if (signo != 0)
+    {
+      /* A cancelled run has no result: its denials went with it. */
+      sbx_cli_error ("profile learn: got signal %d (%s); the command was killed and what it tried is "
+                     "lost: nothing learned", signo, g_strsignal (signo));
+      if (!sbx_executor_set_close (set, NULL, &close_error))
+        sbx_cli_error ("profile learn: cleanup: %s", close_error->message);
+      return 128 + signo;
+    }
   note_outcome (learn, base, argv, result, error);
   if (!sbx_executor_set_close (set, NULL, &close_error))
     sbx_cli_error ("profile learn: cleanup: %s", close_error->message);
-  return TRUE;
+  return SBX_CLI_EXIT_OK;
 }
 
 /* --output: the changed profile in a new file (O_EXCL), or replacing one
@@ -399,6 +452,7 @@ sbx_cmd_profile_learn (int    argc,
   g_autofree char *workspace = NULL;
   g_autofree char *label = NULL;
   g_autofree char *text = NULL;
+  int status;
 
   g_set_prgname ("sbx profile learn");
   g_option_context_set_summary (context,
@@ -409,7 +463,8 @@ sbx_cmd_profile_learn (int    argc,
                                 "Nothing is applied.  The command's output goes to stderr.  A network BASE\n"
                                 "denies runs gated with every connection refused, so its targets are seen.\n"
                                 "Exits 0 when the diff was printed (the command's status is in the notes),\n"
-                                "1 when sbx could not run the command or write --output, 2 on a usage error.");
+                                "1 when sbx could not run the command or write --output, 2 on a usage error,\n"
+                                "128+N when sbx got signal N and killed the command (nothing is learned).");
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_strict_posix (context, TRUE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -445,8 +500,9 @@ sbx_cmd_profile_learn (int    argc,
   if (base == NULL)
     return SBX_CLI_EXIT_FAILURE;
   learn = sbx_learn_new (base);
-  if (!learn_run (learn, base, argv + 1))
-    return SBX_CLI_EXIT_FAILURE;
+  status = learn_run (learn, base, argv + 1);
+  if (status != SBX_CLI_EXIT_OK)
+    return status;
   changed = sbx_learn_compute (learn, &error);
   if (changed == NULL)
     {
