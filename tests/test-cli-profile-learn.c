@@ -36,47 +36,6 @@ static const char gated_json[] =
   "  \"host\": { \"read\": \"deny\", \"write\": \"deny\" },\n"
   "  \"network\": \"deny\", \"command\": \"gated\", \"home\": \"isolated\" }\n";
 
-/* Runs `sbx ARGS...` in @tree's workspace with @backend forced (NULL:
- * selected); returns its exit status. */
-static int
-run_sbx (EtuTree     *tree,
-         const char  *backend,
-         char       **out,
-         char       **err,
-         const char  *first,
-         ...)
-{
-  g_autoptr(GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                                                | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GSubprocess) sp = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *path = g_strjoin (":", g_getenv ("SBX_TEST_LINUX_PLUGIN_DIR"),
-                                     g_getenv ("SBX_TEST_EGRESS_HTTP_PLUGIN_DIR"), NULL);
-  va_list ap;
-
-  g_ptr_array_add (argv, (gpointer) g_getenv ("SBX_TEST_SBX"));
-  va_start (ap, first);
-  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (gpointer) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", path, TRUE);
-  if (backend != NULL)
-    g_subprocess_launcher_setenv (l, "SBX_BACKEND", backend, TRUE);
-  else
-    g_subprocess_launcher_unsetenv (l, "SBX_BACKEND");
-  g_subprocess_launcher_setenv (l, "TMPDIR", tree->scratch, TRUE);
-  g_subprocess_launcher_set_cwd (l, tree->ws);
-  sp = g_subprocess_launcher_spawnv (l, (const char *const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_communicate_utf8 (sp, NULL, NULL, out, err, &error));
-  g_assert_no_error (error);
-  g_test_message ("sbx %s...: %d\nstdout:\n%s\nstderr:\n%s", first,
-                  g_subprocess_get_if_exited (sp) ? g_subprocess_get_exit_status (sp) : -1, *out, *err);
-  return g_subprocess_get_if_exited (sp) ? g_subprocess_get_exit_status (sp) : -1;
-}
-
 /* TRUE when @backend can run a sandboxed command here; else skips. */
 static gboolean
 backend_runs (EtuTree    *tree,
@@ -84,7 +43,7 @@ backend_runs (EtuTree    *tree,
 {
   g_autofree char *out = NULL, *err = NULL;
 
-  if (run_sbx (tree, backend, &out, &err, "run", "--", "true", NULL) == 0)
+  if (etu_run_sbx (tree, backend, &out, &err, "run", "--", "true", NULL) == 0)
     return TRUE;
   g_test_skip_printf ("%s cannot run a sandboxed command here: %s", backend, err);
   return FALSE;
@@ -96,20 +55,6 @@ have_program (const char *name)
   g_autofree char *path = g_find_program_in_path (name);
 
   return path != NULL;
-}
-
-static int
-run_outside (const char *command,
-             char      **out)
-{
-  const char *argv[] = { "/bin/sh", "-c", command, NULL };
-  g_autoptr(GError) error = NULL;
-  int status = -1;
-
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, NULL, &status,
-                               &error));
-  g_assert_no_error (error);
-  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
 }
 
 static void
@@ -140,15 +85,15 @@ test_network (void)
 
   /* the control: the target answers without the sandbox */
   control = g_strdup_printf ("curl -sf --noproxy '*' %s", url);
-  g_assert_cmpint (run_outside (control, &outside), ==, 0);
+  g_assert_cmpint (etu_run_outside (control, &outside), ==, 0);
   g_assert_nonnull (strstr (outside, "GET /learn"));
   g_assert_cmpuint (test_server_get_n_accepted (server), ==, 1);
 
   /* learned: the network gated, the approval named, nothing reached */
   script = g_strdup_printf ("curl -sf %s; echo learn-ran", url);
   learned = g_build_filename (tree.tmp, "learned.json", NULL);
-  status = run_sbx (&tree, "linux-userns", &out, &err, "profile", "learn", "--output", learned, "--",
-                    "sh", "-c", script, NULL);
+  status = etu_run_sbx (&tree, "linux-userns", &out, &err, "profile", "learn", "--output", learned, "--",
+                        "sh", "-c", script, NULL);
   g_assert_cmpint (status, ==, 0);
   g_assert_true (g_str_has_prefix (out, "--- default profile\n+++ default profile (learned)\n@@ "));
   g_assert_nonnull (strstr (out, "\n-  \"network\" : \"deny\",\n+  \"network\" : \"gated\",\n"));
@@ -162,16 +107,16 @@ test_network (void)
   g_clear_pointer (&err, g_free);
 
   /* the changed profile with the approval reaches exactly that target */
-  status = run_sbx (&tree, "linux-userns", &out, &err, "run", "--profile", learned, "--allow-host", host, "--",
-                    "sh", "-c", script, NULL);
+  status = etu_run_sbx (&tree, "linux-userns", &out, &err, "run", "--profile", learned, "--allow-host", host, "--",
+                        "sh", "-c", script, NULL);
   g_assert_cmpint (status, ==, 0);
   g_assert_nonnull (strstr (out, "GET /learn"));
   g_assert_cmpuint (test_server_get_n_accepted (server), ==, 2);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
   /* and without it stays refused */
-  status = run_sbx (&tree, "linux-userns", &out, &err, "run", "--profile", learned, "--", "sh", "-c", script,
-                    NULL);
+  status = etu_run_sbx (&tree, "linux-userns", &out, &err, "run", "--profile", learned, "--", "sh", "-c", script,
+                        NULL);
   g_assert_cmpint (status, ==, 0);
   g_assert_null (strstr (out, "GET /learn"));
   g_assert_cmpuint (test_server_get_n_accepted (server), ==, 2);
@@ -196,14 +141,14 @@ test_command_gate (gconstpointer data)
   profile = etu_write_file (tree.tmp, "gated.json", gated_json);
   learned = g_build_filename (tree.tmp, "learned.json", NULL);
   /* the control: the base refuses the start */
-  status = run_sbx (&tree, backend, &out, &err, "run", "--profile", profile, "--", "echo", "learn-gated", NULL);
+  status = etu_run_sbx (&tree, backend, &out, &err, "run", "--profile", profile, "--", "echo", "learn-gated", NULL);
   g_assert_cmpint (status, ==, 125);
   g_assert_null (strstr (out, "learn-gated"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
-  status = run_sbx (&tree, backend, &out, &err, "profile", "learn", "--profile", profile, "--output", learned,
-                    "--", "echo", "learn-gated", NULL);
+  status = etu_run_sbx (&tree, backend, &out, &err, "profile", "learn", "--profile", profile, "--output", learned,
+                        "--", "echo", "learn-gated", NULL);
   g_assert_cmpint (status, ==, 0);
   g_assert_nonnull (strstr (out, "\n-  \"command\" : \"gated\",\n+  \"command\" : \"allow\",\n"));
   g_assert_nonnull (strstr (out, "#   denied command-start echo (command execution is gated)"));
@@ -214,7 +159,7 @@ test_command_gate (gconstpointer data)
   g_clear_pointer (&err, g_free);
 
   /* the changed profile runs it */
-  status = run_sbx (&tree, backend, &out, &err, "run", "--profile", learned, "--", "echo", "learn-gated", NULL);
+  status = etu_run_sbx (&tree, backend, &out, &err, "run", "--profile", learned, "--", "echo", "learn-gated", NULL);
   g_assert_cmpint (status, ==, 0);
   g_assert_nonnull (strstr (out, "learn-gated"));
   etu_tree_clear (&tree);
@@ -232,7 +177,7 @@ fs_denials_status (EtuTree *tree,
   JsonArray *entries;
 
   *detail = NULL;
-  g_assert_cmpint (run_sbx (tree, "linux-userns", &out, &err, "run", "--report=json", "--", "true", NULL), ==, 0);
+  g_assert_cmpint (etu_run_sbx (tree, "linux-userns", &out, &err, "run", "--report=json", "--", "true", NULL), ==, 0);
   line = g_strndup (err, strcspn (err, "\n"));
   g_assert_true (json_parser_load_from_data (parser, line, -1, NULL));
   entries = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "entries");
@@ -286,11 +231,11 @@ test_filesystem (void)
 
   /* the control: readable without the sandbox */
   control = g_strdup_printf ("cat '%s'", secret);
-  g_assert_cmpint (run_outside (control, &outside), ==, 0);
+  g_assert_cmpint (etu_run_outside (control, &outside), ==, 0);
   g_assert_nonnull (strstr (outside, "learn-secret"));
 
-  status = run_sbx (&tree, "linux-userns", &out, &err, "profile", "learn", "--output", learned, "--",
-                    "cat", secret, NULL);
+  status = etu_run_sbx (&tree, "linux-userns", &out, &err, "profile", "learn", "--output", learned, "--",
+                        "cat", secret, NULL);
   g_assert_cmpint (status, ==, 0);
   g_assert_null (strstr (err, "learn-secret"));
   root_line = g_strdup_printf ("\n+      \"path\" : \"%s\",\n+      \"read\" : \"allow\",\n+      \"write\" : \"deny\"\n",
@@ -300,7 +245,7 @@ test_filesystem (void)
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
-  status = run_sbx (&tree, "linux-userns", &out, &err, "run", "--profile", learned, "--", "cat", secret, NULL);
+  status = etu_run_sbx (&tree, "linux-userns", &out, &err, "run", "--profile", learned, "--", "cat", secret, NULL);
   g_assert_cmpint (status, ==, 0);
   g_assert_nonnull (strstr (out, "learn-secret"));
   etu_rm_rf (canonical);
@@ -320,17 +265,17 @@ test_output_and_usage (void)
   existing = etu_write_file (tree.tmp, "existing.json", "keep\n");
 
   /* usage errors, before anything runs */
-  status = run_sbx (&tree, NULL, &out, &err, "profile", "learn", NULL);
+  status = etu_run_sbx (&tree, NULL, &out, &err, "profile", "learn", NULL);
   g_assert_cmpint (status, ==, 2);
   g_assert_nonnull (strstr (err, "sbx: profile learn: no command given"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
-  status = run_sbx (&tree, NULL, &out, &err, "profile", "learn", "--force", "--", "true", NULL);
+  status = etu_run_sbx (&tree, NULL, &out, &err, "profile", "learn", "--force", "--", "true", NULL);
   g_assert_cmpint (status, ==, 2);
   g_assert_nonnull (strstr (err, "--force only applies to --output FILE"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
-  status = run_sbx (&tree, NULL, &out, &err, "profile", "learn", "--help", NULL);
+  status = etu_run_sbx (&tree, NULL, &out, &err, "profile", "learn", "--help", NULL);
   g_assert_cmpint (status, ==, 0);
   g_assert_nonnull (strstr (out, "--output=FILE"));
   g_assert_nonnull (strstr (out, "--profile=BASE"));
@@ -338,8 +283,8 @@ test_output_and_usage (void)
   g_clear_pointer (&err, g_free);
 
   /* an existing --output is refused without --force, before the run */
-  status = run_sbx (&tree, NULL, &out, &err, "profile", "learn", "--output", existing, "--", "sh", "-c",
-                    "echo learn-ran", NULL);
+  status = etu_run_sbx (&tree, NULL, &out, &err, "profile", "learn", "--output", existing, "--", "sh", "-c",
+                        "echo learn-ran", NULL);
   g_assert_cmpint (status, ==, 1);
   g_assert_nonnull (strstr (err, "the file exists (give --force to replace it)"));
   g_assert_null (strstr (err, "learn-ran"));
@@ -351,8 +296,8 @@ test_output_and_usage (void)
 
   /* BASE is never written, --force or not */
   g_assert_true (g_file_get_contents (profile, &before, NULL, NULL));
-  status = run_sbx (&tree, NULL, &out, &err, "profile", "learn", "--profile", profile, "--output", profile,
-                    "--force", "--", "true", NULL);
+  status = etu_run_sbx (&tree, NULL, &out, &err, "profile", "learn", "--profile", profile, "--output", profile,
+                        "--force", "--", "true", NULL);
   g_assert_cmpint (status, ==, 1);
   g_assert_nonnull (strstr (err, "is BASE itself; learn never changes BASE"));
   g_assert_true (g_file_get_contents (profile, &text, NULL, NULL));
@@ -362,7 +307,7 @@ test_output_and_usage (void)
   g_clear_pointer (&err, g_free);
 
   /* a missing BASE names the file */
-  status = run_sbx (&tree, NULL, &out, &err, "profile", "learn", "--profile", "no-such.json", "--", "true", NULL);
+  status = etu_run_sbx (&tree, NULL, &out, &err, "profile", "learn", "--profile", "no-such.json", "--", "true", NULL);
   g_assert_cmpint (status, ==, 1);
   g_assert_nonnull (strstr (err, "no-such.json"));
   g_clear_pointer (&out, g_free);
@@ -371,8 +316,8 @@ test_output_and_usage (void)
   /* --force replaces another file with the changed profile */
   if (backend_runs (&tree, NULL))
     {
-      status = run_sbx (&tree, NULL, &out, &err, "profile", "learn", "--profile", profile, "--output", existing,
-                        "--force", "--", "true", NULL);
+      status = etu_run_sbx (&tree, NULL, &out, &err, "profile", "learn", "--profile", profile, "--output", existing,
+                            "--force", "--", "true", NULL);
       g_assert_cmpint (status, ==, 0);
       g_assert_true (g_file_get_contents (existing, &text, NULL, NULL));
       g_assert_nonnull (strstr (text, "\"command\" : \"allow\""));
