@@ -113,9 +113,9 @@ deny_at_once (SbxDecisionRequest *request,
   sbx_decision_request_deny (request);
 }
 
-/* What the run's report says of filesystem refusals: observed only when
- * the backend reports "fs-denials" enforced; otherwise a note says the
- * change may lack roots. */
+/* What the run's report says of filesystem refusals: observed when the
+ * backend has an "fs-denials" entry that is not unenforced (as the typelib
+ * test reads it); otherwise a note says the change may lack roots. */
 static void
 note_fs_observation (SbxLearn         *learn,
                      SbxCompileReport *report)
@@ -126,10 +126,10 @@ note_fs_observation (SbxLearn         *learn,
 
       if (!g_str_equal (sbx_compile_report_get_entry_feature (report, i), "fs-denials"))
         continue;
-      if (sbx_compile_report_get_entry_status (report, i) == SBX_REPORT_STATUS_ENFORCED)
+      if (sbx_compile_report_get_entry_status (report, i) != SBX_REPORT_STATUS_UNENFORCED)
         return;
       sbx_learn_add_note (learn, "filesystem refusals were not observed on this run (%s): the change "
-                                 "may lack roots the command needs", detail != NULL ? detail : "fs-denials not enforced");
+                                 "may lack roots the command needs", detail != NULL ? detail : "fs-denials unenforced");
       return;
     }
   sbx_learn_add_note (learn, "filesystem refusals were not observed on this run (backend %s does not "
