@@ -294,6 +294,19 @@ test_output_and_usage (void)
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
+  /* an --output in a directory that does not exist, before the run */
+  {
+    g_autofree char *nowhere = g_build_filename (tree.tmp, "no-such-dir", "out.json", NULL);
+
+    status = etu_run_sbx (&tree, NULL, &out, &err, "profile", "learn", "--output", nowhere, "--", "sh", "-c",
+                          "echo learn-ran", NULL);
+    g_assert_cmpint (status, ==, 1);
+    g_assert_nonnull (strstr (err, "no-such-dir does not exist"));
+    g_assert_null (strstr (err, "learn-ran"));
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+  }
+
   /* BASE is never written, --force or not */
   g_assert_true (g_file_get_contents (profile, &before, NULL, NULL));
   status = etu_run_sbx (&tree, NULL, &out, &err, "profile", "learn", "--profile", profile, "--output", profile,

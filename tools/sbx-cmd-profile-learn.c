@@ -401,15 +401,24 @@ write_output (const LearnArgs *args,
   return TRUE;
 }
 
-/* --output checks made before the command runs: not BASE (even with
- * --force), not an existing file without --force. */
+/* --output checks made before the command runs: in an existing
+ * directory, not BASE (even with --force), not an existing file without
+ * --force. */
 static gboolean
 check_output (const LearnArgs *args)
 {
   struct stat out_st, base_st;
 
+  g_autofree char *dir = NULL;
+
   if (args->output == NULL)
     return TRUE;
+  dir = g_path_get_dirname (args->output);
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      sbx_cli_error ("profile learn: --output %s: the directory %s does not exist", args->output, dir);
+      return FALSE;
+    }
   if (lstat (args->output, &out_st) != 0)
     return TRUE;
   if (args->profile != NULL && !g_str_equal (args->profile, "default")
@@ -462,7 +471,7 @@ sbx_cmd_profile_learn (int    argc,
                                 "would still need and the denials no profile change should open, with why.\n"
                                 "Nothing is applied.  The command's output goes to stderr.  A network BASE\n"
                                 "denies runs gated with every connection refused, so its targets are seen.\n"
-                                "Exits 0 when the diff was printed (the command's status is in the notes),\n"
+                                "Exits 0 when the diff was printed (its last line says how the command ended),\n"
                                 "1 when sbx could not run the command or write --output, 2 on a usage error,\n"
                                 "128+N when sbx got signal N and killed the command (nothing is learned).");
   g_option_context_add_main_entries (context, entries, NULL);
