@@ -616,3 +616,76 @@ etu_policy_get (EtuPolicy *tp)
   tp->policy.limits = &tp->limits;
   return &tp->policy;
 }
+
+int
+etu_run_sbx_va (EtuTree    *tree,
+                const char *backend,
+                char      **out,
+                char      **err,
+                const char *command,
+                const char *first,
+                va_list     ap)
+{
+  g_autoptr(GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                                                | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) sp = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_strjoin (":", g_getenv ("SBX_TEST_LINUX_PLUGIN_DIR"),
+                                     g_getenv ("SBX_TEST_EGRESS_HTTP_PLUGIN_DIR"), NULL);
+  int status;
+
+  g_assert_nonnull (g_getenv ("SBX_TEST_SBX"));
+  g_ptr_array_add (argv, (gpointer) g_getenv ("SBX_TEST_SBX"));
+  if (command != NULL)
+    g_ptr_array_add (argv, (gpointer) command);
+  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (gpointer) a);
+  g_ptr_array_add (argv, NULL);
+  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", path, TRUE);
+  if (backend != NULL)
+    g_subprocess_launcher_setenv (l, "SBX_BACKEND", backend, TRUE);
+  else
+    g_subprocess_launcher_unsetenv (l, "SBX_BACKEND");
+  g_subprocess_launcher_setenv (l, "TMPDIR", tree->scratch, TRUE);
+  g_subprocess_launcher_set_cwd (l, tree->ws);
+  sp = g_subprocess_launcher_spawnv (l, (const char *const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (sp, NULL, NULL, out, err, &error));
+  g_assert_no_error (error);
+  status = g_subprocess_get_if_exited (sp) ? g_subprocess_get_exit_status (sp) : -1;
+  g_test_message ("sbx %s %s...: %d\nstdout:\n%s\nstderr:\n%s", command != NULL ? command : "",
+                  first != NULL ? first : "", status, *out, *err);
+  return status;
+}
+
+int
+etu_run_sbx (EtuTree    *tree,
+             const char *backend,
+             char      **out,
+             char      **err,
+             const char *first,
+             ...)
+{
+  va_list ap;
+  int status;
+
+  va_start (ap, first);
+  status = etu_run_sbx_va (tree, backend, out, err, NULL, first, ap);
+  va_end (ap);
+  return status;
+}
+
+int
+etu_run_outside (const char *command,
+                 char      **out)
+{
+  const char *argv[] = { "/bin/sh", "-c", command, NULL };
+  g_autoptr(GError) error = NULL;
+  int status = -1;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, NULL, &status,
+                               &error));
+  g_assert_no_error (error);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}

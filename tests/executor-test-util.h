@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdarg.h>
 #include <sbx/sbx.h>
 #include "sbx-plugin-abi.h"
 
@@ -126,6 +127,29 @@ char *etu_write_file  (const char *base,
 char *etu_symlink     (const char *base,
                        const char *relative,
                        const char *target);
+/* Runs the sbx program of this build (SBX_TEST_SBX) in @tree's workspace:
+ * @command (nullable: none) and the NULL-terminated arguments from @first,
+ * with the plugins of SBX_TEST_LINUX_PLUGIN_DIR and
+ * SBX_TEST_EGRESS_HTTP_PLUGIN_DIR, SBX_BACKEND=@backend (NULL: unset) and
+ * TMPDIR the tree's scratch.  Returns its exit status (-1 for a signal);
+ * *@out and *@err get its stdout and stderr. */
+int   etu_run_sbx_va  (EtuTree    *tree,
+                       const char *backend,
+                       char      **out,
+                       char      **err,
+                       const char *command,
+                       const char *first,
+                       va_list     ap);
+int   etu_run_sbx     (EtuTree    *tree,
+                       const char *backend,
+                       char      **out,
+                       char      **err,
+                       const char *first,
+                       ...) G_GNUC_NULL_TERMINATED;
+/* Runs `/bin/sh -c @command` without the sandbox (a positive control);
+ * returns its exit status (-1 for a signal), its stdout in *@out. */
+int   etu_run_outside (const char *command,
+                       char      **out);
 /* Removes @path and everything below it (never following a symlink),
  * making directories writable first; asserts every removal. */
 void  etu_rm_rf       (const char *path);

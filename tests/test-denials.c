@@ -192,21 +192,6 @@ read_events (Fx *fx)
   return text;
 }
 
-/* The same command without the sandbox: the positive control. */
-static int
-run_outside (const char *command,
-             char      **out)
-{
-  const char *argv[] = { "/bin/sh", "-c", command, NULL };
-  g_autoptr(GError) error = NULL;
-  int status = -1;
-
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, NULL, &status,
-                               &error));
-  g_assert_no_error (error);
-  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
-}
-
 /* Runs @command with one network.proxy-target.v1 grant per target. */
 static SbxRunResult *
 run_with_targets (Fx                *fx,
@@ -296,7 +281,7 @@ test_network_denials (void)
     g_autofree char *u1 = url_of (fx.other, "o"), *u2 = url_of (fx.third, "t");
 
     command = g_strdup_printf ("curl -sf --noproxy '*' %s && curl -sf --noproxy '*' %s", u1, u2);
-    g_assert_cmpint (run_outside (command, &outside), ==, 0);
+    g_assert_cmpint (etu_run_outside (command, &outside), ==, 0);
     g_assert_nonnull (strstr (outside, "GET /o"));
     g_assert_nonnull (strstr (outside, "GET /t"));
     g_clear_pointer (&command, g_free);
@@ -606,7 +591,7 @@ test_command_gate (gconstpointer data)
   if (!fx_init_on (&fx, backend, SBX_ACCESS_DENY, SBX_ACCESS_GATED))
     return;
   /* positive control: the command runs without the sandbox */
-  g_assert_cmpint (run_outside ("echo gate-ok", &outside), ==, 0);
+  g_assert_cmpint (etu_run_outside ("echo gate-ok", &outside), ==, 0);
   g_assert_cmpstr (outside, ==, "gate-ok\n");
 
   result = sbx_executor_run (fx.executor, fx.tree.ws, SBX_SH_ARGV ("echo gate-ok"), NULL, NULL, &error);
@@ -654,40 +639,6 @@ test_command_gate (gconstpointer data)
 /* The CLI                                                                    */
 /* ------------------------------------------------------------------------- */
 
-static int
-run_cli (EtuTree     *tree,
-         char       **out,
-         char       **err,
-         const char  *first,
-         ...)
-{
-  g_autoptr(GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                                                | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GSubprocess) sp = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *path = g_strjoin (":", g_getenv ("SBX_TEST_LINUX_PLUGIN_DIR"),
-                                     g_getenv ("SBX_TEST_EGRESS_HTTP_PLUGIN_DIR"), NULL);
-  va_list ap;
-
-  g_ptr_array_add (argv, (gpointer) g_getenv ("SBX_TEST_SBX"));
-  g_ptr_array_add (argv, (gpointer) "run");
-  va_start (ap, first);
-  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (gpointer) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", path, TRUE);
-  g_subprocess_launcher_setenv (l, "SBX_BACKEND", "linux-userns", TRUE);
-  g_subprocess_launcher_setenv (l, "TMPDIR", tree->scratch, TRUE);
-  g_subprocess_launcher_set_cwd (l, tree->ws);
-  sp = g_subprocess_launcher_spawnv (l, (const char *const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_communicate_utf8 (sp, NULL, NULL, out, err, &error));
-  g_assert_no_error (error);
-  return g_subprocess_get_if_exited (sp) ? g_subprocess_get_exit_status (sp) : -1;
-}
-
 static void
 test_cli (void)
 {
@@ -715,7 +666,7 @@ test_cli (void)
                            "network.proxy-target.v1:tcp:127.0.0.1:%u would open it\n",
                            test_server_get_port (fx.third), test_server_get_port (fx.third));
 
-  status = run_cli (&fx.tree, &out, &err, "--allow-host", host, "--report=json", "--", "sh", "-c", script, NULL);
+  status = etu_run_sbx (&fx.tree, "linux-userns", &out, &err, "run", "--allow-host", host, "--report=json", "--", "sh", "-c", script, NULL);
   g_test_message ("refused: %d %s %s", status, out, err);
   g_assert_cmpint (status, ==, 0);
   g_assert_null (strstr (out, "GET /cli"));
@@ -729,8 +680,8 @@ test_cli (void)
 
   /* the printed --approve, passed back: that target opens, the other not */
   approve = g_strdup_printf ("network.proxy-target.v1:tcp:127.0.0.1:%u", test_server_get_port (fx.other));
-  status = run_cli (&fx.tree, &out, &err, "--allow-host", host, "--approve", approve, "--", "sh", "-c",
-                    script, NULL);
+  status = etu_run_sbx (&fx.tree, "linux-userns", &out, &err, "run", "--allow-host", host, "--approve", approve, "--", "sh", "-c",
+                        script, NULL);
   g_test_message ("approved: %d %s %s", status, out, err);
   g_assert_cmpint (status, ==, 0);
   g_assert_cmpuint (count_substrings (out, "GET /cli1"), ==, 2);
@@ -742,7 +693,7 @@ test_cli (void)
 
   /* a gated command: the denial line names the grant, which opens it */
   profile = etu_write_file (fx.tree.tmp, "gated.json", gated_json);
-  status = run_cli (&fx.tree, &out, &err, "--profile", profile, "--", "echo", "cli-gated", NULL);
+  status = etu_run_sbx (&fx.tree, "linux-userns", &out, &err, "run", "--profile", profile, "--", "echo", "cli-gated", NULL);
   g_test_message ("gated: %d %s %s", status, out, err);
   g_assert_cmpint (status, ==, 125);
   g_assert_null (strstr (out, "cli-gated"));
@@ -750,8 +701,8 @@ test_cli (void)
                                  "--approve command.start.v1 would open it\n"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
-  status = run_cli (&fx.tree, &out, &err, "--profile", profile, "--approve", "command.start.v1", "--",
-                    "echo", "cli-gated", NULL);
+  status = etu_run_sbx (&fx.tree, "linux-userns", &out, &err, "run", "--profile", profile, "--approve", "command.start.v1", "--",
+                        "echo", "cli-gated", NULL);
   g_assert_cmpint (status, ==, 0);
   g_assert_nonnull (strstr (out, "cli-gated"));
   g_assert_null (strstr (err, "sbx: denied"));

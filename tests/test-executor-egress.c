@@ -200,21 +200,6 @@ run_with_targets (Fx                *fx,
                               (const char *const *) grants->pdata, NULL, NULL, error);
 }
 
-/* The same command without the sandbox: the positive control. */
-static int
-run_outside (const char *command,
-             char      **out)
-{
-  const char *argv[] = { "/bin/sh", "-c", command, NULL };
-  g_autoptr(GError) error = NULL;
-  int status = -1;
-
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, NULL, &status,
-                               &error));
-  g_assert_no_error (error);
-  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
-}
-
 static char *
 read_events (Fx *fx)
 {
@@ -257,7 +242,7 @@ test_gated_proxy_target (void)
 
   /* positive control: both servers answer without the sandbox */
   command = g_strdup_printf ("curl -sf --noproxy '*' %s && curl -sf --noproxy '*' %s", url, other_url);
-  g_assert_cmpint (run_outside (command, &outside), ==, 0);
+  g_assert_cmpint (etu_run_outside (command, &outside), ==, 0);
   g_assert_nonnull (strstr (outside, "GET /approved"));
   g_assert_nonnull (strstr (outside, "GET /unapproved"));
   g_clear_pointer (&command, g_free);
@@ -385,7 +370,7 @@ test_spawn_proxy_target (void)
     g_autofree char *control = g_strdup_printf ("curl -sf --noproxy '*' %s && curl -sf --noproxy '*' %s",
                                                 url, other_url);
 
-    g_assert_cmpint (run_outside (control, &outside), ==, 0);
+    g_assert_cmpint (etu_run_outside (control, &outside), ==, 0);
     g_assert_nonnull (strstr (outside, "GET /spawned"));
     g_assert_nonnull (strstr (outside, "GET /unapproved"));
   }
@@ -570,7 +555,7 @@ test_allow_upstream_tinyproxy (void)
         g_autofree char *control = g_strdup_printf ("curl -sS -x %s %s", port_url, url);
         g_autofree char *control_out = NULL;
 
-        g_assert_cmpint (run_outside (control, &control_out), ==, 0);
+        g_assert_cmpint (etu_run_outside (control, &control_out), ==, 0);
         g_assert_nonnull (strstr (control_out, "GET /via-upstream"));
       }
       /* address-network does not hold: the upstream resolves names */
@@ -618,7 +603,7 @@ test_allow_direct_address_rules (void)
   url = url_of (fx.http, "literal");
   target = target_of (fx.http);
   command = g_strdup_printf ("curl -s -o /dev/null -w '%%{http_code}\\n' --noproxy '*' %s", url);
-  g_assert_cmpint (run_outside (command, &outside), ==, 0);
+  g_assert_cmpint (etu_run_outside (command, &outside), ==, 0);
   g_assert_cmpstr (outside, ==, "200\n");
   g_clear_pointer (&command, g_free);
   command = g_strdup_printf ("curl -s -o /dev/null -w '%%{http_code}\\n' %s; "
@@ -878,40 +863,6 @@ test_route_needs_network_boundary (void)
 
 /* sbx run --allow-host, as built: the approved target answers, another is
  * refused and sbx says so on stderr. */
-static int
-run_cli (EtuTree     *tree,
-         char       **out,
-         char       **err,
-         const char  *first,
-         ...)
-{
-  g_autoptr(GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                                                | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GSubprocess) sp = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *path = g_strjoin (":", g_getenv ("SBX_TEST_LINUX_PLUGIN_DIR"),
-                                     g_getenv ("SBX_TEST_EGRESS_HTTP_PLUGIN_DIR"), NULL);
-  va_list ap;
-
-  g_ptr_array_add (argv, (gpointer) g_getenv ("SBX_TEST_SBX"));
-  g_ptr_array_add (argv, (gpointer) "run");
-  va_start (ap, first);
-  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (gpointer) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  g_subprocess_launcher_setenv (l, "SBX_PLUGIN_PATH", path, TRUE);
-  g_subprocess_launcher_setenv (l, "SBX_BACKEND", "linux-userns", TRUE);
-  g_subprocess_launcher_setenv (l, "TMPDIR", tree->scratch, TRUE);
-  g_subprocess_launcher_set_cwd (l, tree->ws);
-  sp = g_subprocess_launcher_spawnv (l, (const char *const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_communicate_utf8 (sp, NULL, NULL, out, err, &error));
-  g_assert_no_error (error);
-  return g_subprocess_get_if_exited (sp) ? g_subprocess_get_exit_status (sp) : -1;
-}
-
 static void
 test_cli_allow_host (void)
 {
@@ -929,14 +880,14 @@ test_cli_allow_host (void)
   other = url_of (fx.other, "cli-other");
   denied = target_of (fx.other);
 
-  status = run_cli (&fx.tree, &out, &err, "--allow-host", host, "--", "curl", "-sf", url, NULL);
+  status = etu_run_sbx (&fx.tree, "linux-userns", &out, &err, "run", "--allow-host", host, "--", "curl", "-sf", url, NULL);
   g_test_message ("approved: %d %s %s", status, out, err);
   g_assert_cmpint (status, ==, 0);
   g_assert_nonnull (strstr (out, "GET /cli"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
-  status = run_cli (&fx.tree, &out, &err, "--allow-host", host, "--", "curl", "-sf", other, NULL);
+  status = etu_run_sbx (&fx.tree, "linux-userns", &out, &err, "run", "--allow-host", host, "--", "curl", "-sf", other, NULL);
   g_test_message ("other: %d %s %s", status, out, err);
   g_assert_cmpint (status, ==, 22);
   g_assert_null (strstr (out, "GET /cli-other"));
@@ -946,7 +897,7 @@ test_cli_allow_host (void)
   g_clear_pointer (&err, g_free);
 
   /* without --allow-host the default profile's network is denied: nothing */
-  status = run_cli (&fx.tree, &out, &err, "--", "curl", "-sf", "--connect-timeout", "5", url, NULL);
+  status = etu_run_sbx (&fx.tree, "linux-userns", &out, &err, "run", "--", "curl", "-sf", "--connect-timeout", "5", url, NULL);
   g_assert_cmpint (status, !=, 0);
   g_assert_null (strstr (out, "GET /cli"));
   fx_clear (&fx);

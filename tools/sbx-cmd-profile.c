@@ -13,6 +13,8 @@
  * sbx profile show [--workspace DIR] (FILE | --default)
  * sbx profile restrict [--workspace DIR] BASE CEILING
  * sbx profile explain [--workspace DIR] [--backend NAME] (FILE | --default)
+ * sbx profile learn [--profile BASE] [--workspace DIR] [--output FILE [--force]] -- COMMAND [ARG...]
+ *   (tools/sbx-cmd-profile-learn.c)
  *
  * A relative or absent workspace.root in a file is resolved against
  * --workspace DIR, or the current directory: a shared profile file applies
@@ -36,6 +38,7 @@ static const ProfileCommand profile_commands[] = {
   { "show", profile_show, "Print a profile's normalized form, fingerprint and required guarantees" },
   { "restrict", profile_restrict, "Print the narrowing of BASE by CEILING" },
   { "explain", profile_explain, "Print what a backend would compile for a profile" },
+  { "learn", sbx_cmd_profile_learn, "Run a command and print the profile change it would need, as a diff" },
 };
 
 static void
@@ -47,6 +50,7 @@ print_profile_usage (FILE *out)
            "  sbx profile show [--workspace DIR] (FILE | --default)\n"
            "  sbx profile restrict [--workspace DIR] BASE CEILING\n"
            "  sbx profile explain [--workspace DIR] [--backend NAME] (FILE | --default)\n"
+           "  sbx profile learn [--profile BASE] [--workspace DIR] [--output FILE [--force]] -- COMMAND [ARG...]\n"
            "\n"
            "Commands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (profile_commands); i++)
@@ -387,7 +391,7 @@ profile_explain (int    argc,
  * @argc: argument count; argv[0] is "profile"
  * @argv: the arguments
  *
- * `sbx profile check|show|restrict|explain ...`.
+ * `sbx profile check|show|restrict|explain|learn ...`.
  *
  * Returns: the exit status
  */

@@ -32,6 +32,9 @@ int sbx_cmd_doctor  (int    argc,
                      char **argv);
 int sbx_cmd_profile (int    argc,
                      char **argv);
+/* sbx profile learn (tools/sbx-cmd-profile-learn.c); argv[0] is "learn". */
+int sbx_cmd_profile_learn (int    argc,
+                           char **argv);
 int sbx_cmd_run     (int    argc,
                      char **argv);
 int sbx_cmd_stage   (int    argc,

@@ -83,7 +83,7 @@ for mode in plain bash-completion; do
   expect commands "$mode" "doctor help profile run stage" sbx ""
   expect run "$mode" "run" sbx r
   expect profile-subcommand "$mode" "show" sbx profile s
-  expect profile-subcommands "$mode" "check explain restrict show" sbx profile ""
+  expect profile-subcommands "$mode" "check explain learn restrict show" sbx profile ""
   expect help-topic "$mode" "profile" sbx help p
   expect global-option "$mode" "--version" sbx --v
   expect run-option "$mode" "--profile" sbx run --pro
@@ -106,6 +106,14 @@ for mode in plain bash-completion; do
   contains command-word "$mode" "true" sbx run --timeout 5 tru
   contains command-after-dashdash "$mode" "true" sbx run -- tru
   expect no-sbx-options-past-command "$mode" "" sbx run true --pro
+  # sbx profile learn: its options, BASE (a file or "default"), then the
+  # command as for run.
+  expect learn-options "$mode" "--output" sbx profile learn --out
+  expect learn-base "$mode" "default default.json" sbx profile learn --profile def
+  expect learn-output-file "$mode" "review-readonly.json" sbx profile learn --output rev
+  contains learn-command-word "$mode" "true" sbx profile learn --profile default.json tru
+  contains learn-command-after-dashdash "$mode" "true" sbx profile learn -- tru
+  expect no-sbx-options-past-learn-command "$mode" "" sbx profile learn true --pro
 done
 
 # Backend names: what the loaded plugins offer, for any --backend option.
