@@ -16,6 +16,7 @@
 
 #include <string.h>
 
+#include "sbx-decision-private.h"
 #include "sbx-grant.h"
 #include "sbx-profile-private.h"
 
@@ -26,6 +27,7 @@ struct _SbxBackendDenials
   SbxBackendDenialSinkV1 sink;
   SbxDenialLog          *log;       /* (owned) */
   SbxProfile            *profile;   /* (owned) */
+  SbxDecisionBroker     *broker;    /* (nullable) (owned) an asking run's questions */
 };
 
 /* @text as valid UTF-8 of at most @max bytes without control characters
@@ -98,6 +100,38 @@ backend_denied (void                     *data,
     sbx_denial_log_add (self->log, d);
 }
 
+/* SbxBackendDenialSinkV1.ask: from any thread of the backend, with its
+ * lock held (answers only queue there).  Only a refusal that names a grant
+ * (a host socket the profile gates) is asked; anything else, a Deny
+ * dimension included, is denied at once. */
+static void
+backend_ask (void                     *data,
+             const SbxBackendDenialV1 *request,
+             SbxBackendAnswerFunc     *answer,
+             void                     *ticket)
+{
+  SbxBackendDenials *self = data;
+  g_autoptr(SbxDenial) d = sbx_backend_denial_new (request, self->profile);
+
+  if (d == NULL || self->broker == NULL || sbx_denial_get_grant_target (d) == NULL)
+    {
+      answer (ticket, SBX_ABI_DECISION_DENY);
+      return;
+    }
+  sbx_decision_broker_ask (self->broker, d, answer, ticket);
+}
+
+void
+sbx_backend_denials_set_broker (SbxBackendDenials *self,
+                                SbxDecisionBroker *broker)
+{
+  if (self == NULL || broker == NULL)
+    return;
+  g_clear_pointer (&self->broker, sbx_decision_broker_unref);
+  self->broker = sbx_decision_broker_ref (broker);
+  self->sink.ask = backend_ask;
+}
+
 SbxBackendDenials *
 sbx_backend_denials_new (SbxDenialLog *log,
                          SbxProfile   *profile)
@@ -125,5 +159,6 @@ sbx_backend_denials_free (SbxBackendDenials *self)
     return;
   sbx_denial_log_unref (self->log);
   sbx_profile_unref (self->profile);
+  g_clear_pointer (&self->broker, sbx_decision_broker_unref);
   g_free (self);
 }

@@ -8,6 +8,7 @@
 #include "sbx-decision-private.h"
 #include "sbx-executor-shared-private.h"
 #include "sbx-run-result.h"
+#include "sbx-profile.h"
 
 G_BEGIN_DECLS
 
@@ -20,4 +21,8 @@ void           sbx_executor_report_live_approvals (SbxExecutorShared *shared,
                                                    SbxRunResult      *result,
                                                    SbxDecisionBroker *broker);
 
+/* Whether @ask asks and @profile gates a host socket the connect
+ * supervisor can ask about. */
+gboolean       sbx_ask_gates_host_sockets         (SbxAskSettings    *ask,
+                                                   SbxProfile        *profile);
 G_END_DECLS

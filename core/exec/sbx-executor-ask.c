@@ -7,7 +7,20 @@
  */
 #include "sbx-executor-ask-private.h"
 
+#include "sbx-profile-private.h"
 #include "sbx-run-result-private.h"
+
+gboolean
+sbx_ask_gates_host_sockets (SbxAskSettings *ask,
+                            SbxProfile     *profile)
+{
+  const char *const *gated = sbx_profile_get_gated_host_sockets (profile);
+
+  /* a profile that opens unix sockets has no connect supervisor to ask */
+  return sbx_ask_settings_get_ask (ask) && !sbx_profile_get_unix_sockets (profile)
+         && gated != NULL && gated[0] != NULL;
+}
+
 
 typedef struct
 {

@@ -681,6 +681,10 @@ sbx_egress_run_begin (SbxEgressRun       *run,
   void *route;
 
   memset (run, 0, sizeof *run);
+  /* Gated host sockets are asked with or without a route (the backend's
+   * connect supervisor asks through the broker too). */
+  if (sbx_ask_gates_host_sockets (ask, profile))
+    run->broker = sbx_decision_broker_new (ask, ask_context);
   if (egress == NULL)
     return TRUE;
   if (targets != NULL && targets[0] == NULL)
@@ -740,7 +744,7 @@ sbx_egress_run_begin (SbxEgressRun       *run,
 
   run->egress = sbx_egress_ref (egress);
   run->execution_id = g_strdup (execution_id);
-  if (asking)
+  if (asking && run->broker == NULL)
     run->broker = sbx_decision_broker_new (ask, ask_context);
   route = route_enter (egress);
   if (route != NULL)
@@ -869,12 +873,12 @@ sbx_egress_run_end (SbxEgressRun *run)
   char *denial = NULL;
   void *route;
 
-  if (run->egress == NULL || run->execution_id == NULL)
-    return;
   /* Every question is answered before the revoke (the ABI's rule): the
-   * run's end denies what is still pending. */
+   * run's end denies what is still pending (the backend's too). */
   if (run->broker != NULL)
     sbx_decision_broker_close (run->broker);
+  if (run->egress == NULL || run->execution_id == NULL)
+    return;
   route = route_enter (run->egress);
   if (route != NULL)
     {
