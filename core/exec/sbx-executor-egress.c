@@ -602,8 +602,8 @@ run_denied (void                    *data,
 }
 
 /* SbxEgressDenialSinkV1.ask: from any thread of the plugin, with its lock
- * held (so nothing here calls back into it; answers only queue).  Only a
- * refusal that names a grant is asked; anything else is denied at once. */
+ * held (answers only queue).  Only a refusal that names a grant (a name:
+ * sbx_ask_resolve_question) is asked; anything else is denied at once. */
 static void
 run_ask (void                    *data,
          const SbxEgressDenialV1 *request,
@@ -611,7 +611,9 @@ run_ask (void                    *data,
          void                    *ticket)
 {
   DenialWatch *watch = data;
-  g_autoptr(SbxDenial) d = request != NULL ? sbx_egress_denial_new (request, watch->network) : NULL;
+  g_autoptr(SbxDenial) d = request == NULL ? NULL : request->operation == SBX_ABI_DENIAL_RESOLVE
+                           ? sbx_ask_resolve_question (request->target, watch->network)
+                           : sbx_egress_denial_new (request, watch->network);
 
   if (d == NULL || watch->broker == NULL || sbx_denial_get_grant_target (d) == NULL)
     {
@@ -681,8 +683,7 @@ sbx_egress_run_begin (SbxEgressRun       *run,
   void *route;
 
   memset (run, 0, sizeof *run);
-  /* Gated host sockets are asked with or without a route (the backend's
-   * connect supervisor asks through the broker too). */
+  /* gated host sockets are asked with or without a route (the backend) */
   if (sbx_ask_gates_host_sockets (ask, profile))
     run->broker = sbx_decision_broker_new (ask, ask_context);
   if (egress == NULL)
@@ -873,8 +874,7 @@ sbx_egress_run_end (SbxEgressRun *run)
   char *denial = NULL;
   void *route;
 
-  /* Every question is answered before the revoke (the ABI's rule): the
-   * run's end denies what is still pending (the backend's too). */
+  /* The run's end denies every pending question before the revoke. */
   if (run->broker != NULL)
     sbx_decision_broker_close (run->broker);
   if (run->egress == NULL || run->execution_id == NULL)
