@@ -100,10 +100,11 @@ settings_for_change (SbxRunOptions *options)
  * default), no handler and the end of the run all deny.  A capability the
  * profile denies is never asked.
  *
- * Asked today: network connections through the egress route's proxy (a
- * `Gated` network).  Not yet asked: names the sandbox's DNS stub refuses,
- * host unix sockets and files, which are refused with a denial as without
- * asking.
+ * Asked: network connections through the egress route's proxy and names
+ * the sandbox's DNS stub refuses (a `Gated` network), and connects to a
+ * host unix socket the profile gates (such a run claims no read, write or
+ * network boundary: an approved host daemon acts outside them).  Not yet
+ * asked: files, which are refused with a denial as without asking.
  *
  * Since: 0.2
  */
