@@ -31,6 +31,7 @@
 #include <glib/gstdio.h>
 
 #include "executor-test-util.h"
+#include "ask-test-util.h"
 #include "sbx-decision-private.h"
 
 /* Each argument "udp:NAME" or "tcp:NAME" is one query (type A) to the
@@ -96,22 +97,6 @@ typedef struct
   SbxExecutor    *executor;
 } Fx;
 
-typedef enum
-{
-  ANSWER_ONCE_THEN_DENY,
-  ANSWER_FOR_RUN_THEN_DENY,
-  ANSWER_DENY,
-  ANSWER_KEEP,
-} AnswerMode;
-
-typedef struct
-{
-  AnswerMode  mode;
-  GPtrArray  *asked;   /* SbxDecisionRequest (owned refs) */
-  guint       want;    /* ANSWER_KEEP: allow once when this many wait */
-  gboolean    answered;
-} Asker;
-
 static void
 fx_clear (Fx *fx)
 {
@@ -171,128 +156,15 @@ fx_init (Fx       *fx,
   return TRUE;
 }
 
-static void
-answer (SbxDecisionRequest *request,
-        Asker              *asker)
-{
-  g_assert_true (sbx_decision_request_is_pending (request));
-  g_ptr_array_add (asker->asked, g_object_ref (request));
-  switch (asker->mode)
-    {
-    case ANSWER_ONCE_THEN_DENY:
-      if (asker->asked->len == 1)
-        sbx_decision_request_allow_once (request);
-      else
-        sbx_decision_request_deny (request);
-      break;
-    case ANSWER_FOR_RUN_THEN_DENY:
-      if (asker->asked->len == 1)
-        sbx_decision_request_allow_for_run (request);
-      else
-        sbx_decision_request_deny (request);
-      break;
-    case ANSWER_DENY:
-      sbx_decision_request_deny (request);
-      break;
-    case ANSWER_KEEP:
-    default:
-      break;
-    }
-}
-
-static void
-on_func_request (SbxDecisionRequest *request,
-                 gpointer            data)
-{
-  answer (request, data);
-}
-
-static void
-on_signal_request (SbxProcess         *process,
-                   SbxDecisionRequest *request,
-                   gpointer            data)
-{
-  (void) process;
-  answer (request, data);
-}
-
-static Asker
-asker_new (AnswerMode mode)
-{
-  Asker a = { mode, g_ptr_array_new_with_free_func (g_object_unref), 0, FALSE };
-
-  return a;
-}
-
-static void
-run_done (GObject      *source,
-          GAsyncResult *result,
-          gpointer      data)
-{
-  SbxRunResult **out = data;
-  g_autoptr(GError) error = NULL;
-
-  *out = sbx_executor_run_finish (SBX_EXECUTOR (source), result, &error);
-  g_assert_no_error (error);
-}
-
-/* ANSWER_KEEP with @want: allows the one question once @want queries wait
- * on it. */
-static gboolean
-answer_when_merged (gpointer data)
-{
-  Asker *asker = data;
-  SbxDecisionRequest *request;
-
-  if (asker->asked->len == 0)
-    return G_SOURCE_CONTINUE;
-  request = asker->asked->pdata[0];
-  if (sbx_decision_broker_get_n_waiting (sbx_decision_request_get_broker (request)) < asker->want)
-    return G_SOURCE_CONTINUE;
-  g_assert_cmpuint (sbx_decision_broker_get_n_asked (sbx_decision_request_get_broker (request)), ==, 1);
-  sbx_decision_request_allow_once (request);
-  asker->answered = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
 /* Runs the probe with @args, asking; its output and result. */
 static char *
 run_asking (Fx                *fx,
             const char *const *args,
-            Asker             *asker,
+            AskTester         *asker,
             GTimeSpan          timeout,
             SbxRunResult     **out_result)
 {
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-  g_autoptr(SbxRunOptions) options = sbx_run_options_new ();
-  g_auto(GStrv) argv = NULL;
-  SbxRunResult *result = NULL;
-  GBytes *bytes;
-  gsize len;
-  const char *data;
-  char *out;
-
-  g_strv_builder_add_many (builder, "/usr/bin/python3", "-c", probe, NULL);
-  g_strv_builder_addv (builder, (const char **) args);
-  argv = g_strv_builder_end (builder);
-  sbx_run_options_set_ask (options, TRUE);
-  if (timeout > 0)
-    sbx_run_options_set_ask_timeout (options, timeout);
-  sbx_run_options_set_decision_func (options, on_func_request, asker, NULL);
-  if (asker->mode == ANSWER_KEEP && asker->want > 0)
-    g_timeout_add (10, answer_when_merged, asker);
-  sbx_executor_run_async (fx->executor, fx->tree.ws, (const char *const *) argv, options, NULL, run_done, &result);
-  while (result == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  bytes = sbx_run_result_get_output (result);
-  data = g_bytes_get_data (bytes, &len);
-  out = g_strndup (data, len);
-  g_test_message ("%s", out);
-  if (out_result != NULL)
-    *out_result = result;
-  else
-    sbx_run_result_unref (result);
-  return out;
+  return ask_run_python (fx->executor, fx->tree.ws, probe, args, asker, timeout, out_result);
 }
 
 static guint
@@ -318,13 +190,6 @@ read_events (Fx *fx)
   return text;
 }
 
-static const char *
-grant_target_of (Asker *asker,
-                 guint  i)
-{
-  return sbx_denial_get_grant_target (sbx_decision_request_get_denial (asker->asked->pdata[i]));
-}
-
 /* The resolve denial of @name in @result, or NULL. */
 static SbxDenial *
 denial_of (SbxRunResult *result,
@@ -347,7 +212,7 @@ static void
 test_once (void)
 {
   Fx fx;
-  Asker asker = asker_new (ANSWER_ONCE_THEN_DENY);
+  AskTester asker = ask_tester_new (ASK_ONCE_THEN_DENY);
   g_autoptr(SbxRunResult) result = NULL;
   g_autofree char *out = NULL, *events = NULL;
   const char *const *spent;
@@ -360,8 +225,8 @@ test_once (void)
       g_assert_cmpuint (count_lines (out, "connect 127.84.0.1 ERR 111"), ==, 1);
       g_assert_cmpuint (count_lines (out, "once.example udp 5 - -"), ==, 1);
       g_assert_cmpuint (asker.asked->len, ==, 2);
-      g_assert_cmpstr (grant_target_of (&asker, 0), ==, "tcp:once.example:*");
-      g_assert_cmpstr (grant_target_of (&asker, 1), ==, "tcp:once.example:*");
+      g_assert_cmpstr (ask_tester_grant_target (&asker, 0), ==, "tcp:once.example:*");
+      g_assert_cmpstr (ask_tester_grant_target (&asker, 1), ==, "tcp:once.example:*");
       g_assert_cmpint (sbx_denial_get_operation (sbx_decision_request_get_denial (asker.asked->pdata[0])), ==,
                        SBX_DENIAL_OPERATION_RESOLVE);
       g_assert_cmpstr (sbx_denial_get_grant_class (sbx_decision_request_get_denial (asker.asked->pdata[0])), ==,
@@ -378,7 +243,7 @@ test_once (void)
       g_assert_nonnull (strstr (events, "\"approved_while_running\":true"));
     }
   fx_clear (&fx);
-  g_ptr_array_unref (asker.asked);
+  ask_tester_clear (&asker);
 }
 
 /* Allow for the run: later queries, UDP and TCP, are answered without
@@ -388,8 +253,8 @@ static void
 test_for_run (void)
 {
   Fx fx;
-  Asker asker = asker_new (ANSWER_FOR_RUN_THEN_DENY);
-  Asker meta = asker_new (ANSWER_ONCE_THEN_DENY);
+  AskTester asker = ask_tester_new (ASK_FOR_RUN_THEN_DENY);
+  AskTester meta = ask_tester_new (ASK_ONCE_THEN_DENY);
   g_autoptr(SbxRunResult) result = NULL;
   g_autofree char *out = NULL, *out2 = NULL;
 
@@ -402,8 +267,8 @@ test_for_run (void)
       g_assert_cmpuint (count_lines (out, "run.example tcp 0 127.84.0.1 0"), ==, 1);
       g_assert_cmpuint (count_lines (out, "other.example tcp 5 - -"), ==, 1);
       g_assert_cmpuint (asker.asked->len, ==, 2);
-      g_assert_cmpstr (grant_target_of (&asker, 0), ==, "tcp:run.example:*");
-      g_assert_cmpstr (grant_target_of (&asker, 1), ==, "tcp:other.example:*");
+      g_assert_cmpstr (ask_tester_grant_target (&asker, 0), ==, "tcp:run.example:*");
+      g_assert_cmpstr (ask_tester_grant_target (&asker, 1), ==, "tcp:other.example:*");
       g_assert_cmpstr (sbx_run_result_get_grants_spent (result)[0], ==,
                        SBX_GRANT_CLASS_NETWORK_PROXY_TARGET " tcp:run.example:*: approved while running, for the "
                                                             "rest of this run");
@@ -415,8 +280,8 @@ test_for_run (void)
       g_assert_cmpuint (meta.asked->len, ==, 1);
     }
   fx_clear (&fx);
-  g_ptr_array_unref (asker.asked);
-  g_ptr_array_unref (meta.asked);
+  ask_tester_clear (&asker);
+  ask_tester_clear (&meta);
 }
 
 /* Deny and the timeout: REFUSED (UDP and TCP), with the denial. */
@@ -424,14 +289,14 @@ static void
 test_refusals (void)
 {
   Fx fx;
-  Asker deny = asker_new (ANSWER_DENY);
-  Asker keep = asker_new (ANSWER_KEEP);
+  AskTester deny = ask_tester_new (ASK_DENY);
+  AskTester keep = ask_tester_new (ASK_KEEP);
 
   if (fx_init (&fx, SBX_ACCESS_GATED))
     {
       for (int i = 0; i < 2; i++)
         {
-          Asker *asker = i == 0 ? &deny : &keep;
+          AskTester *asker = i == 0 ? &deny : &keep;
           g_autoptr(SbxRunResult) result = NULL;
           g_autofree char *out = run_asking (&fx, (const char *const[]) { "udp:no.example", "tcp:no.example", NULL },
                                              asker, i == 0 ? 0 : 200 * G_TIME_SPAN_MILLISECOND, &result);
@@ -445,20 +310,8 @@ test_refusals (void)
         }
     }
   fx_clear (&fx);
-  g_ptr_array_unref (deny.asked);
-  g_ptr_array_unref (keep.asked);
-}
-
-static void
-wait_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      data)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (sbx_process_wait_finish (SBX_PROCESS (source), result, &error));
-  g_assert_no_error (error);
-  *(gboolean *) data = TRUE;
+  ask_tester_clear (&deny);
+  ask_tester_clear (&keep);
 }
 
 static gboolean
@@ -474,11 +327,10 @@ static void
 test_run_ends (void)
 {
   Fx fx;
-  Asker asker = asker_new (ANSWER_KEEP);
+  AskTester asker = ask_tester_new (ASK_KEEP);
   g_autoptr(SbxProcess) process = NULL;
   g_autoptr(SbxRunOptions) options = sbx_run_options_new ();
   g_autoptr(GError) error = NULL;
-  gboolean done = FALSE;
   guint wake;
 
   if (fx_init (&fx, SBX_ACCESS_GATED))
@@ -492,7 +344,7 @@ test_run_ends (void)
       sbx_run_options_set_ask_timeout (options, 3600 * G_TIME_SPAN_SECOND);
       process = sbx_executor_spawn (fx.executor, fx.tree.ws, argv, options, NULL, &error);
       g_assert_no_error (error);
-      g_signal_connect (process, "approval-requested", G_CALLBACK (on_signal_request), &asker);
+      g_signal_connect (process, "approval-requested", G_CALLBACK (ask_tester_on_signal), &asker);
       /* the count grows on the stub's thread: looked at every 10 ms */
       wake = g_timeout_add (10, keep_waking, NULL);
       while (asker.asked->len == 0
@@ -502,14 +354,12 @@ test_run_ends (void)
       g_assert_cmpuint (asker.asked->len, ==, 1);   /* both queries: one question */
       g_assert_true (sbx_decision_request_is_pending (asker.asked->pdata[0]));
       sbx_process_force_exit (process);
-      sbx_process_wait_async (process, NULL, wait_cb, &done);
-      while (!done)
-        g_main_context_iteration (NULL, TRUE);
+      ask_wait_process (process);
       g_assert_false (sbx_decision_request_is_pending (asker.asked->pdata[0]));
       sbx_decision_request_allow_once (asker.asked->pdata[0]);   /* too late: nothing happens */
     }
   fx_clear (&fx);
-  g_ptr_array_unref (asker.asked);
+  ask_tester_clear (&asker);
 }
 
 /* Identical concurrent queries: one question, answered together. */
@@ -518,7 +368,7 @@ test_merged (gconstpointer data)
 {
   guint n = GPOINTER_TO_UINT (data);
   Fx fx;
-  Asker asker = asker_new (ANSWER_KEEP);
+  AskTester asker = ask_tester_new (ASK_KEEP);
   g_autofree char *count = g_strdup_printf ("%u", n);
   g_autofree char *out = NULL;
 
@@ -532,7 +382,7 @@ test_merged (gconstpointer data)
       g_assert_cmpuint (asker.asked->len, ==, 1);
     }
   fx_clear (&fx);
-  g_ptr_array_unref (asker.asked);
+  ask_tester_clear (&asker);
 }
 
 /* A Deny network has no stub: nothing is asked. */
@@ -540,7 +390,7 @@ static void
 test_deny_profile (void)
 {
   Fx fx;
-  Asker asker = asker_new (ANSWER_ONCE_THEN_DENY);
+  AskTester asker = ask_tester_new (ASK_ONCE_THEN_DENY);
   g_autofree char *out = NULL;
 
   if (fx_init (&fx, SBX_ACCESS_DENY))
@@ -550,7 +400,7 @@ test_deny_profile (void)
       g_assert_cmpuint (asker.asked->len, ==, 0);
     }
   fx_clear (&fx);
-  g_ptr_array_unref (asker.asked);
+  ask_tester_clear (&asker);
 }
 
 int

@@ -113,12 +113,7 @@ backend_ask (void                     *data,
   SbxBackendDenials *self = data;
   g_autoptr(SbxDenial) d = sbx_backend_denial_new (request, self->profile);
 
-  if (d == NULL || self->broker == NULL || sbx_denial_get_grant_target (d) == NULL)
-    {
-      answer (ticket, SBX_ABI_DECISION_DENY);
-      return;
-    }
-  sbx_decision_broker_ask (self->broker, d, answer, ticket);
+  sbx_decision_broker_ask_or_deny (self->broker, d, answer, ticket);
 }
 
 void

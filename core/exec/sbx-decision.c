@@ -513,6 +513,18 @@ answer_now:
 }
 
 void
+sbx_decision_broker_ask_or_deny (SbxDecisionBroker    *self,
+                                 SbxDenial            *denial,
+                                 SbxDecisionAnswerFunc answer,
+                                 void                 *ticket)
+{
+  if (self == NULL || denial == NULL || sbx_denial_get_grant_target (denial) == NULL)
+    answer (ticket, SBX_DECISION_DENY);
+  else
+    sbx_decision_broker_ask (self, denial, answer, ticket);
+}
+
+void
 sbx_decision_broker_close (SbxDecisionBroker *self)
 {
   g_autoptr(GPtrArray) requests = g_ptr_array_new_with_free_func (g_object_unref);

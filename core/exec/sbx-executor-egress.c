@@ -615,12 +615,7 @@ run_ask (void                    *data,
                            ? sbx_ask_resolve_question (request->target, watch->network)
                            : sbx_egress_denial_new (request, watch->network);
 
-  if (d == NULL || watch->broker == NULL || sbx_denial_get_grant_target (d) == NULL)
-    {
-      answer (ticket, SBX_ABI_DECISION_DENY);
-      return;
-    }
-  sbx_decision_broker_ask (watch->broker, d, answer, ticket);
+  sbx_decision_broker_ask_or_deny (watch->broker, d, answer, ticket);
 }
 
 G_STATIC_ASSERT (SBX_ABI_DECISION_DENY == (guint) SBX_DECISION_DENY);

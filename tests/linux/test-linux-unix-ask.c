@@ -31,7 +31,7 @@
 #include <gio/gio.h>
 
 #include "executor-test-util.h"
-#include "sbx-decision-private.h"
+#include "ask-test-util.h"
 
 static const char *const rungs[] = { "linux-userns", "linux-landlock" };
 
@@ -66,20 +66,6 @@ typedef struct
   SbxExecutorSet *set;
   SbxExecutor    *executor;
 } Fx;
-
-typedef enum
-{
-  ANSWER_ONCE_THEN_DENY,
-  ANSWER_FOR_RUN,
-  ANSWER_DENY,
-  ANSWER_KEEP,
-} AnswerMode;
-
-typedef struct
-{
-  AnswerMode  mode;
-  GPtrArray  *asked;   /* SbxDecisionRequest (owned refs) */
-} Asker;
 
 static GSocket *
 listen_at (const char *path)
@@ -156,106 +142,18 @@ fx_clear (Fx *fx)
   etu_tree_clear (&fx->tree);
 }
 
-static void
-answer (SbxDecisionRequest *request,
-        Asker              *asker)
-{
-  g_assert_true (sbx_decision_request_is_pending (request));
-  g_ptr_array_add (asker->asked, g_object_ref (request));
-  switch (asker->mode)
-    {
-    case ANSWER_ONCE_THEN_DENY:
-      if (asker->asked->len == 1)
-        sbx_decision_request_allow_once (request);
-      else
-        sbx_decision_request_deny (request);
-      break;
-    case ANSWER_FOR_RUN:
-      sbx_decision_request_allow_for_run (request);
-      break;
-    case ANSWER_DENY:
-      sbx_decision_request_deny (request);
-      break;
-    case ANSWER_KEEP:
-    default:
-      break;
-    }
-}
-
-static void
-on_func_request (SbxDecisionRequest *request,
-                 gpointer            data)
-{
-  answer (request, data);
-}
-
-static void
-on_signal_request (SbxProcess         *process,
-                   SbxDecisionRequest *request,
-                   gpointer            data)
-{
-  (void) process;
-  answer (request, data);
-}
-
-static Asker
-asker_new (AnswerMode mode)
-{
-  Asker a = { mode, g_ptr_array_new_with_free_func (g_object_unref) };
-
-  return a;
-}
-
-static void
-run_done (GObject      *source,
-          GAsyncResult *result,
-          gpointer      data)
-{
-  SbxRunResult **out = data;
-  g_autoptr(GError) error = NULL;
-
-  *out = sbx_executor_run_finish (SBX_EXECUTOR (source), result, &error);
-  g_assert_no_error (error);
-}
-
 /* Runs the probe with @args, asking (answers from @asker, questions
  * waiting @timeout at most; 0: the default); its output, and its result
  * in *out_result (nullable). */
 static char *
 run_asking (Fx                *fx,
             const char *const *args,
-            Asker             *asker,
+            AskTester         *asker,
             GTimeSpan          timeout,
             SbxRunResult     **out_result)
 {
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-  g_autoptr(SbxRunOptions) options = sbx_run_options_new ();
-  g_auto(GStrv) argv = NULL;
-  SbxRunResult *result = NULL;
-  GBytes *bytes;
-  gsize len;
-  const char *data;
-  char *out;
-
-  g_strv_builder_add_many (builder, "/usr/bin/python3", "-c", probe, NULL);
-  g_strv_builder_addv (builder, (const char **) args);
-  argv = g_strv_builder_end (builder);
-  sbx_run_options_set_ask (options, TRUE);
-  if (timeout > 0)
-    sbx_run_options_set_ask_timeout (options, timeout);
-  sbx_run_options_set_decision_func (options, on_func_request, asker, NULL);
-  sbx_executor_run_async (fx->executor, fx->tree.ws, (const char *const *) argv, options, NULL, run_done, &result);
-  while (result == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  bytes = sbx_run_result_get_output (result);
-  data = g_bytes_get_data (bytes, &len);
-  out = g_strndup (data, len);
-  g_test_message ("%s: %s", fx->backend, out);
-  if (out_result != NULL)
-    *out_result = result;
-  else
-    sbx_run_result_unref (result);
-  return out;
+  g_test_message ("%s:", fx->backend);
+  return ask_run_python (fx->executor, fx->tree.ws, probe, args, asker, timeout, out_result);
 }
 
 static guint
@@ -294,13 +192,6 @@ control (Fx *fx)
   g_assert_cmpuint (count_lines (out, fx->sibling, "OK"), ==, 1);
 }
 
-static const char *
-grant_target_of (Asker *asker,
-                 guint  i)
-{
-  return sbx_denial_get_grant_target (sbx_decision_request_get_denial (asker->asked->pdata[i]));
-}
-
 /* The denial of @path in @result, or NULL. */
 static SbxDenial *
 denial_of (SbxRunResult *result,
@@ -321,7 +212,7 @@ static void
 test_once (gconstpointer data)
 {
   Fx fx;
-  Asker asker = asker_new (ANSWER_ONCE_THEN_DENY);
+  AskTester asker = ask_tester_new (ASK_ONCE_THEN_DENY);
   g_autoptr(SbxRunResult) result = NULL;
   g_autofree char *out = NULL, *needle = NULL, *err = NULL;
   const char *const *spent;
@@ -338,8 +229,8 @@ test_once (gconstpointer data)
       g_assert_true (strstr (out, "OK") < strstr (out, err));   /* the first went through */
       g_assert_cmpuint (count_lines (out, fx.sibling, err), ==, 1);
       g_assert_cmpuint (asker.asked->len, ==, 2);
-      g_assert_cmpstr (grant_target_of (&asker, 0), ==, fx.gated);
-      g_assert_cmpstr (grant_target_of (&asker, 1), ==, fx.gated);
+      g_assert_cmpstr (ask_tester_grant_target (&asker, 0), ==, fx.gated);
+      g_assert_cmpstr (ask_tester_grant_target (&asker, 1), ==, fx.gated);
       g_assert_cmpstr (sbx_denial_get_grant_class (sbx_decision_request_get_denial (asker.asked->pdata[0])), ==,
                        SBX_GRANT_CLASS_UNIX_CONNECT);
       spent = sbx_run_result_get_grants_spent (result);
@@ -360,7 +251,7 @@ test_once (gconstpointer data)
       g_assert_true (sbx_executor_get_guarantees (fx.executor) & SBX_GUARANTEE_WRITE_BOUNDARY);
     }
   fx_clear (&fx);
-  g_ptr_array_unref (asker.asked);
+  ask_tester_clear (&asker);
 }
 
 /* Allow for the run: asked once for three connects; the sibling is still
@@ -369,8 +260,8 @@ static void
 test_for_run (gconstpointer data)
 {
   Fx fx;
-  Asker asker = asker_new (ANSWER_FOR_RUN);
-  Asker next = asker_new (ANSWER_DENY);
+  AskTester asker = ask_tester_new (ASK_FOR_RUN_THEN_DENY);
+  AskTester next = ask_tester_new (ASK_DENY);
   g_autoptr(SbxRunResult) result = NULL;
   g_autofree char *out = NULL, *again = NULL, *needle = NULL;
 
@@ -391,8 +282,8 @@ test_for_run (gconstpointer data)
       g_assert_cmpuint (next.asked->len, ==, 1);
     }
   fx_clear (&fx);
-  g_ptr_array_unref (asker.asked);
-  g_ptr_array_unref (next.asked);
+  ask_tester_clear (&asker);
+  ask_tester_clear (&next);
 }
 
 /* Deny, and the timeout: refused as without asking, with the denial. */
@@ -400,14 +291,14 @@ static void
 test_refusals (gconstpointer data)
 {
   Fx fx;
-  Asker deny = asker_new (ANSWER_DENY);
-  Asker keep = asker_new (ANSWER_KEEP);
+  AskTester deny = ask_tester_new (ASK_DENY);
+  AskTester keep = ask_tester_new (ASK_KEEP);
 
   if (fx_init (&fx, data))
     {
       for (int i = 0; i < 2; i++)
         {
-          Asker *asker = i == 0 ? &deny : &keep;
+          AskTester *asker = i == 0 ? &deny : &keep;
           g_autoptr(SbxRunResult) result = NULL;
           g_autofree char *out = run_asking (&fx, (const char *const[]) { fx.gated, NULL }, asker,
                                              i == 0 ? 0 : 200 * G_TIME_SPAN_MILLISECOND, &result);
@@ -420,20 +311,8 @@ test_refusals (gconstpointer data)
         }
     }
   fx_clear (&fx);
-  g_ptr_array_unref (deny.asked);
-  g_ptr_array_unref (keep.asked);
-}
-
-static void
-wait_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      data)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (sbx_process_wait_finish (SBX_PROCESS (source), result, &error));
-  g_assert_no_error (error);
-  *(gboolean *) data = TRUE;
+  ask_tester_clear (&deny);
+  ask_tester_clear (&keep);
 }
 
 /* A spawned process asks through its signal; the run ending while the
@@ -442,11 +321,10 @@ static void
 test_run_ends (gconstpointer data)
 {
   Fx fx;
-  Asker asker = asker_new (ANSWER_KEEP);
+  AskTester asker = ask_tester_new (ASK_KEEP);
   g_autoptr(SbxProcess) process = NULL;
   g_autoptr(SbxRunOptions) options = sbx_run_options_new ();
   g_autoptr(GError) error = NULL;
-  gboolean done = FALSE;
 
   if (fx_init (&fx, data))
     {
@@ -456,65 +334,38 @@ test_run_ends (gconstpointer data)
       sbx_run_options_set_ask_timeout (options, 3600 * G_TIME_SPAN_SECOND);
       process = sbx_executor_spawn (fx.executor, fx.tree.ws, argv, options, NULL, &error);
       g_assert_no_error (error);
-      g_signal_connect (process, "approval-requested", G_CALLBACK (on_signal_request), &asker);
+      g_signal_connect (process, "approval-requested", G_CALLBACK (ask_tester_on_signal), &asker);
       while (asker.asked->len == 0)
         g_main_context_iteration (NULL, TRUE);
-      g_assert_cmpstr (grant_target_of (&asker, 0), ==, fx.gated);
+      g_assert_cmpstr (ask_tester_grant_target (&asker, 0), ==, fx.gated);
       g_assert_true (sbx_decision_request_is_pending (asker.asked->pdata[0]));
       sbx_process_force_exit (process);
-      sbx_process_wait_async (process, NULL, wait_cb, &done);
-      while (!done)
-        g_main_context_iteration (NULL, TRUE);
+      ask_wait_process (process);
       g_assert_false (sbx_decision_request_is_pending (asker.asked->pdata[0]));
       /* a late answer does nothing */
       sbx_decision_request_allow_once (asker.asked->pdata[0]);
     }
   fx_clear (&fx);
-  g_ptr_array_unref (asker.asked);
+  ask_tester_clear (&asker);
 }
 
-typedef struct
-{
-  Asker    asker;
-  guint    want;
-  gboolean answered;
-} Merge;
-
-static gboolean
-answer_when_merged (gpointer data)
-{
-  Merge *m = data;
-  SbxDecisionRequest *request;
-
-  if (m->asker.asked->len == 0)
-    return G_SOURCE_CONTINUE;
-  request = m->asker.asked->pdata[0];
-  if (sbx_decision_broker_get_n_waiting (sbx_decision_request_get_broker (request)) < m->want)
-    return G_SOURCE_CONTINUE;
-  g_assert_cmpuint (sbx_decision_broker_get_n_asked (sbx_decision_request_get_broker (request)), ==, 1);
-  sbx_decision_request_allow_once (request);
-  m->answered = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* @data connects at once to the gated socket: one question, answered
+/* @n connects at once to the gated socket: one question, answered
  * together (allow once opens every merged connect). */
 static void
 test_merged (Fx   *fx,
              guint n)
 {
-  Merge m = { asker_new (ANSWER_KEEP), n, FALSE };
+  AskTester asker = ask_tester_new (ASK_KEEP);
   g_autofree char *count = g_strdup_printf ("%u", n);
   g_autofree char *out = NULL;
-  guint poll_id = g_timeout_add (10, answer_when_merged, &m);   /* removes itself once it answered */
 
-  out = run_asking (fx, (const char *const[]) { "-t", count, fx->gated, NULL }, &m.asker,
-                    120 * G_TIME_SPAN_SECOND, NULL);
+  asker.want = n;
+  out = run_asking (fx, (const char *const[]) { "-t", count, fx->gated, NULL }, &asker, 120 * G_TIME_SPAN_SECOND,
+                    NULL);
+  g_assert_true (asker.answered);
   g_assert_cmpuint (count_lines (out, fx->gated, "OK"), ==, n);
-  g_assert_cmpuint (m.asker.asked->len, ==, 1);
-  g_assert_true (m.answered);
-  (void) poll_id;
-  g_ptr_array_unref (m.asker.asked);
+  g_assert_cmpuint (asker.asked->len, ==, 1);
+  ask_tester_clear (&asker);
 }
 
 static void
