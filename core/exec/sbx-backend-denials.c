@@ -113,6 +113,11 @@ backend_ask (void                     *data,
   SbxBackendDenials *self = data;
   g_autoptr(SbxDenial) d = sbx_backend_denial_new (request, self->profile);
 
+  /* The approval opens what the backend names: only when that is exactly
+   * the gated path (the denial's target is cleaned for display, so a path
+   * with a control byte could otherwise pass as another). */
+  if (d != NULL && g_strcmp0 (sbx_denial_get_grant_target (d), request->target) != 0)
+    g_clear_pointer (&d, sbx_denial_unref);
   sbx_decision_broker_ask_or_deny (self->broker, d, answer, ticket);
 }
 
