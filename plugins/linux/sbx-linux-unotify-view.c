@@ -143,33 +143,46 @@ pid_inside (pid_t pid)
 }
 
 void
-sbx_unotify_report_denial (SbxUnotify *u,
-                           pid_t       pid,
-                           const char *target,
-                           const char *reason)
+sbx_unotify_denial_init (SbxBackendDenialV1 *denial,
+                         char                argv0[SBX_UNOTIFY_ARGV0_MAX],
+                         pid_t               pid,
+                         const char         *target,
+                         const char         *reason)
 {
-  SbxBackendDenialV1 denial = { 0 };
-  char path[64], argv0[256];
+  char path[64];
   ssize_t n = -1;
   int fd;
 
-  if (u->denials.denied == NULL)
-    return;
+  memset (denial, 0, sizeof *denial);
   /* argv[0] as the process set it (its first NUL-terminated string). */
   g_snprintf (path, sizeof path, "/proc/%d/cmdline", (int) pid);
   fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd >= 0)
     {
-      n = read (fd, argv0, sizeof argv0 - 1);
+      n = read (fd, argv0, SBX_UNOTIFY_ARGV0_MAX - 1);
       close (fd);
     }
   argv0[n > 0 ? n : 0] = '\0';
-  denial.struct_size = sizeof denial;
-  denial.operation = SBX_ABI_DENIAL_UNIX_CONNECT;
-  denial.pid = pid_inside (pid);
-  denial.target = target;
-  denial.mechanism = "connect-supervisor";
-  denial.process = argv0[0] != '\0' ? argv0 : NULL;
-  denial.reason = reason;
+  denial->struct_size = sizeof *denial;
+  denial->operation = SBX_ABI_DENIAL_UNIX_CONNECT;
+  denial->pid = pid_inside (pid);
+  denial->target = target;
+  denial->mechanism = "connect-supervisor";
+  denial->process = argv0[0] != '\0' ? argv0 : NULL;
+  denial->reason = reason;
+}
+
+void
+sbx_unotify_report_denial (SbxUnotify *u,
+                           pid_t       pid,
+                           const char *target,
+                           const char *reason)
+{
+  SbxBackendDenialV1 denial;
+  char argv0[SBX_UNOTIFY_ARGV0_MAX];
+
+  if (u->denials.denied == NULL)
+    return;
+  sbx_unotify_denial_init (&denial, argv0, pid, target, reason);
   u->denials.denied (u->denials.data, &denial);
 }
