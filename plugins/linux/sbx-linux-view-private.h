@@ -84,7 +84,8 @@ gboolean sbx_view_path_at_or_below  (const char *path,
  * its pid as its sandbox numbers it). */
 typedef struct
 {
-  int     proc_root;   /* the procfs the request pids are numbered in (owned) */
+  int     proc_root;   /* the procfs the request pids are numbered in (owned), or -1 */
+  pid_t   sandbox_pid; /* when not 0: take the procfs of this process's root (once) */
   pid_t   pid;         /* the cached task, 0: none */
   int     dir;         /* /proc/PID, O_PATH */
   int     syscall_fd;  /* /proc/PID/syscall */
@@ -115,3 +116,12 @@ void     sbx_view_task_classify    (SbxViewTask    *task,
 void     sbx_view_task_identify    (SbxViewTask    *task,
                                     pid_t           pid,
                                     SbxViewAttempt *out);
+
+/* sbx-linux-view-server.c, for tests: one request of @len bytes handled as
+ * if read from the FUSE descriptor, answered on @reply_fd, by a server that
+ * is not started (the garbage cases need no kernel to send them). */
+typedef struct _SbxViewServer SbxViewServer;
+void     sbx_view_server_feed      (SbxViewServer *self,
+                                    int            reply_fd,
+                                    const void    *request,
+                                    size_t         len);

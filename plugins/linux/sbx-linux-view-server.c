@@ -753,6 +753,23 @@ handle_request (SbxViewServer *self, size_t len)
   return TRUE;
 }
 
+void
+sbx_view_server_feed (SbxViewServer *self,
+                      int            reply_fd,
+                      const void    *request,
+                      size_t         len)
+{
+  g_return_if_fail (self != NULL && self->thread == NULL && self->fuse_fd < 0);
+  if (self->buf == NULL)
+    self->buf = g_malloc (REQUEST_BUF);
+  if (self->task.proc_root < 0 && self->task.sandbox_pid == 0)
+    self->task.proc_root = open ("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  memcpy (self->buf, request, MIN (len, (size_t) REQUEST_BUF));
+  self->fuse_fd = reply_fd;
+  (void) handle_request (self, MIN (len, (size_t) REQUEST_BUF));
+  self->fuse_fd = -1;
+}
+
 /* ------------------------------------------------------------------------- */
 /* The thread                                                                */
 /* ------------------------------------------------------------------------- */
@@ -830,6 +847,14 @@ serve (gpointer data)
   return NULL;
 }
 
+void
+sbx_view_server_set_sandbox_pid (SbxViewServer *self,
+                                 pid_t          pid)
+{
+  g_return_if_fail (self != NULL && self->thread == NULL && pid >= 0);
+  self->task.sandbox_pid = pid;
+}
+
 gboolean
 sbx_view_server_start_receive (SbxViewServer *self,
                                int            sock,
@@ -848,7 +873,8 @@ sbx_view_server_start_receive (SbxViewServer *self,
                    g_strerror (saved));
       return FALSE;
     }
-  self->task.proc_root = open ("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (self->task.sandbox_pid == 0)
+    self->task.proc_root = open ("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
   self->buf = g_malloc (REQUEST_BUF);
   self->thread = g_thread_try_new ("sbx-view", serve, self, &local);
   if (self->thread == NULL)

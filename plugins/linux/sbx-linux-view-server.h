@@ -55,6 +55,18 @@ SbxViewServer *sbx_view_server_new            (const SbxViewEntry *entries,
  * refusals before the first call are not reported. */
 void           sbx_view_server_set_sink       (SbxViewServer                *self,
                                                const SbxBackendDenialSinkV1 *sink);
+/* Where the server finds the tasks its requests name.  FUSE numbers a
+ * request's pid in the pid namespace of the process that created the
+ * mount (the kernel reads it when the superblock is made), so when that
+ * process is inside the sandbox's pid namespace (rung 1's child A), the
+ * pids are the sandbox's own: give @pid, a process of that namespace as
+ * this process numbers it (the spawn's sbx-init), and the server reads the
+ * tasks through the sandbox's own procfs (/proc/@pid/root/proc, taken once
+ * and only from the dentry cache, so the server never looks a name up in
+ * its own filesystem).  Without it (or with 0), pids are taken as this
+ * process's.  Call before start_receive(). */
+void           sbx_view_server_set_sandbox_pid (SbxViewServer *self,
+                                                pid_t          pid);
 /* Starts serving: the server waits on @sock (taken) for one SCM_RIGHTS
  * message carrying the /dev/fuse descriptor the sandbox opened and
  * mounted (the kernel requires the opener and the mount to share a user

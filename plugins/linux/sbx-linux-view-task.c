@@ -25,6 +25,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 
 #include <sbx/sbx-cleanup.h>
 #include <sbx/sbx-plugin-abi.h>
@@ -33,6 +37,7 @@ void
 sbx_view_task_init (SbxViewTask *task)
 {
   task->proc_root = -1;
+  task->sandbox_pid = 0;
   task->pid = 0;
   task->dir = task->syscall_fd = task->mem_fd = task->cmdline_fd = -1;
   task->nspid = 0;
@@ -83,6 +88,37 @@ read_nspid (int dir)
   return inside;
 }
 
+/* The sandbox's own procfs, when its pid namespace numbers the requests:
+ * "proc" below the root of its process, resolved from the dentry cache
+ * only (RESOLVE_CACHED): a lookup that missed would come to this server's
+ * own thread and never be answered.  "proc" is a mountpoint, so it is
+ * cached from the moment the sandbox's procfs is mounted. */
+static void
+open_sandbox_proc (SbxViewTask *task)
+{
+  struct open_how how = { 0 };
+  struct statfs sfs;
+  char path[64];
+  int root, fd;
+
+  g_snprintf (path, sizeof path, "/proc/%d/root", (int) task->sandbox_pid);
+  root = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0)
+    return;
+  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+  how.resolve = RESOLVE_CACHED | RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
+  fd = (int) syscall (SYS_openat2, root, "proc", &how, sizeof how);
+  close (root);
+  if (fd < 0)
+    return;
+  if (fstatfs (fd, &sfs) != 0 || sfs.f_type != PROC_SUPER_MAGIC)
+    {
+      close (fd);
+      return;
+    }
+  task->proc_root = fd;
+}
+
 /* Opens @pid's files (the cache); FALSE when its /proc directory cannot be
  * opened (gone, or in no procfs we can see). */
 static gboolean
@@ -93,6 +129,8 @@ open_task (SbxViewTask *task, pid_t pid)
   if (task->pid == pid && task->dir >= 0)
     return TRUE;
   forget (task);
+  if (task->proc_root < 0 && task->sandbox_pid > 0)
+    open_sandbox_proc (task);
   if (pid <= 0 || task->proc_root < 0)
     return FALSE;
   g_snprintf (name, sizeof name, "%d", (int) pid);
