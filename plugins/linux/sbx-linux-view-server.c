@@ -79,6 +79,7 @@ typedef struct
   char       *link_target;
   GArray     *children;   /* guint indices, directories only */
   guint       n_subdirs;
+  gboolean    explicit;   /* an entry of the caller's, not only implied */
 } Node;
 
 struct _SbxViewServer
@@ -162,13 +163,18 @@ add_node (SbxViewServer *self, const char *path, mode_t type, const char *link, 
     {
       Node *n = node_at (self, GPOINTER_TO_UINT (found) - 1);
 
-      if (explicit || n->type != S_IFDIR || type != S_IFDIR)
+      if (explicit && n->explicit)
         {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       "view skeleton: \"%s\" is given twice, or has entries below it and is not a directory",
-                       path);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "view skeleton: \"%s\" is given twice", path);
           return FALSE;
         }
+      if (n->type != S_IFDIR || type != S_IFDIR)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "view skeleton: \"%s\" has entries below it but is not a directory", path);
+          return FALSE;
+        }
+      n->explicit |= explicit;
       *out = GPOINTER_TO_UINT (found) - 1;
       return TRUE;
     }
@@ -187,6 +193,7 @@ add_node (SbxViewServer *self, const char *path, mode_t type, const char *link, 
   node.parent = parent;
   node.type = type;
   node.link_target = g_strdup (link);
+  node.explicit = explicit;
   if (type == S_IFDIR)
     node.children = g_array_new (FALSE, FALSE, sizeof (guint));
   idx = self->nodes->len;
