@@ -4,7 +4,7 @@
  * its system call (/proc/PID/syscall: number and arguments, stable while it
  * waits for our answer), the paths those arguments point at (its memory,
  * through /proc/PID/mem), its cwd and descriptors for relative paths, its
- * pid inside the sandbox (NSpid) and argv[0].
+ * process's pid inside the sandbox (NStgid) and argv[0].
  *
  * What it reads is for the report only, never for an answer: the task's
  * memory and descriptor table can change under another thread of it while
@@ -61,8 +61,9 @@ sbx_view_task_clear (SbxViewTask *task)
   sbx_clear_fd (&task->proc_root);
 }
 
-/* The last number of the NSpid line of status: the pid as the task's own
- * pid namespace (the sandbox's) numbers it; 0 when unknown. */
+/* The last number of the NStgid line of status: the process (not the
+ * thread a request names) as its own pid namespace (the sandbox's)
+ * numbers it; 0 when unknown. */
 static int64_t
 read_nspid (int dir)
 {
@@ -79,10 +80,10 @@ read_nspid (int dir)
   if (n <= 0)
     return 0;
   buf[n] = '\0';
-  line = strstr (buf, "\nNSpid:");
+  line = strstr (buf, "\nNStgid:");
   if (line == NULL)
     return 0;
-  for (const char *p = line + 7; *p != '\0' && *p != '\n'; p++)
+  for (const char *p = line + 8; *p != '\0' && *p != '\n'; p++)
     if (*p >= '0' && *p <= '9' && (p[-1] == ' ' || p[-1] == '\t'))
       inside = g_ascii_strtoll (p, NULL, 10);
   return inside;
