@@ -67,6 +67,7 @@
 #include "sbx-linux-egress.h"
 #include "sbx-linux-stage.h"
 #include "sbx-linux-unotify.h"
+#include "sbx-linux-view-server.h"
 #include "sbx-linux-zygote.h"
 #include "init/sbx-init-proto.h"
 
@@ -82,6 +83,7 @@ struct _SbxLinuxChild
   int        exit_fd;    /* read end of the exit-record pipe */
   SbxCgroup *cgroup;     /* the sandbox's own cgroup, or NULL */
   SbxUnotify *unotify;   /* the connect supervisor, or NULL */
+  SbxViewServer *view;   /* the view supervisor (its FUSE root), or NULL */
 };
 
 static const char *
@@ -130,6 +132,41 @@ envp_with_dns_over_tcp (const char *const *envp)
   return out;
 }
 
+/* Rung 1: the entries of @path_env that B's search for argv[0] tries, into
+ * ctx->path_search: those the view shows.  An entry outside the view (the
+ * caller's ~/.cargo/bin in its PATH) would only answer EACCES through the
+ * view supervisor, a denial the target never asked for, and turn "not
+ * found" (127) into "not executable" (126).  The target's environment keeps
+ * its PATH as given.  NULL when none is left. */
+static const char *
+search_path_in_view (const SbxLinuxSpec *spec,
+                     ChildCtx           *ctx,
+                     const char         *path_env)
+{
+  g_auto(GStrv) entries = NULL;
+  g_autoptr(GString) kept = NULL;
+  guint n = 0;
+
+  if (spec->rung != SBX_LINUX_RUNG_USERNS || spec->mounts->root_is_host)
+    return path_env;
+  entries = g_strsplit (path_env, ":", -1);
+  kept = g_string_new (NULL);
+  for (guint i = 0; entries[i] != NULL; i++)
+    {
+      if (!sbx_linux_mount_plan_shows (spec->mounts, entries[i]))
+        continue;
+      if (n++ > 0)
+        g_string_append_c (kept, ':');
+      g_string_append (kept, entries[i]);
+    }
+  if (n == 0)
+    return NULL;
+  if (kept->len >= sizeof ctx->path_search)
+    return path_env;
+  memcpy (ctx->path_search, kept->str, kept->len + 1);
+  return ctx->path_search;
+}
+
 /* The request's part of @ctx: what the target runs, with which stdio; the
  * same for a fresh A and a warm one. */
 static void
@@ -149,6 +186,7 @@ set_request (ChildCtx                *ctx,
   ctx->path_env = find_path_env (request->envp);
   if (ctx->path_env == NULL)
     ctx->path_env = SBX_SPAWN_DEFAULT_PATH;   /* the ABI's search list without PATH */
+  ctx->path_env = search_path_in_view (spec, ctx, ctx->path_env);
   ctx->stdio[0] = request->stdin_fd;
   ctx->stdio[1] = request->stdout_fd;
   ctx->stdio[2] = request->stderr_fd;
@@ -194,6 +232,7 @@ typedef struct
   int egress[2];    /* egress: A sends the proxy listener (and the run's others) on [1] */
   int pty[2];       /* SBX_SPAWN_PTY_SANDBOX: B sends the sandbox terminal's master on [1] */
   int unotify[2];   /* the supervised filter: B sends its seccomp listener on [1] */
+  int view[2];      /* the view supervisor: A sends the /dev/fuse descriptor on [1] */
 } SpawnChannels;
 
 static void
@@ -206,6 +245,7 @@ spawn_channels_clear (SpawnChannels *ch)
       sbx_clear_fd (&ch->egress[i]);
       sbx_clear_fd (&ch->pty[i]);
       sbx_clear_fd (&ch->unotify[i]);
+      sbx_clear_fd (&ch->view[i]);
     }
 }
 
@@ -219,6 +259,7 @@ spawn_channels_close_child_ends (SpawnChannels *ch)
   sbx_clear_fd (&ch->egress[1]);
   sbx_clear_fd (&ch->pty[1]);
   sbx_clear_fd (&ch->unotify[1]);
+  sbx_clear_fd (&ch->view[1]);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SpawnChannels, spawn_channels_clear)
@@ -236,6 +277,7 @@ typedef struct
   char                 *stacks;     /* A's and B's, until both have exec'd */
   SbxCgroup            *cgroup;     /* the sandbox's own cgroup, or NULL */
   SbxLinuxEgressListen *egress_listens;
+  SbxViewServer        *view;       /* the view supervisor serving A's FUSE root, or NULL */
 } SpawnStarted;
 
 /* The one abort path.  Nothing may be left behind: A is killed (rung 1:
@@ -265,6 +307,8 @@ spawn_abort (SpawnStarted *s)
   g_clear_pointer (&s->tmpfs_fds, g_free);
   g_clear_pointer (&s->cgroup, sbx_cgroup_free);
   g_clear_pointer (&s->egress_listens, g_free);
+  /* After A is reaped: the sandbox's lookups are over. */
+  g_clear_pointer (&s->view, sbx_view_server_free);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SpawnStarted, spawn_abort)
@@ -406,6 +450,7 @@ spawn_cold_context (SbxLinuxSpec            *spec,
 
   ctx->spec = spec;
   ctx->egress_fd = -1;
+  ctx->view_sock = -1;
   started->tmpfs_fds = g_new (int, n_slots);
   for (int i = 0; i < n_slots; i++)
     started->tmpfs_fds[i] = -1;
@@ -489,6 +534,43 @@ clone_failure_message (const SbxLinuxSpec *spec,
                           : "");
 }
 
+/* Step 2, cold, a direct clone whose view has a root of our own
+ * (spec->view_fuse): the view supervisor that will answer A's FUSE root,
+ * serving before the clone (A's binds look their mountpoints up through
+ * it).  It gets the request's denial sink now.  When it cannot start, A
+ * builds the tmpfs root as before (ctx->view_sock stays -1): a spawn never
+ * fails for the view supervisor. */
+static void
+spawn_view_open (const SbxLinuxSpec      *spec,
+                 const SbxSpawnRequestV1 *request,
+                 SpawnChannels           *ch,
+                 SpawnStarted            *started)
+{
+  const SbxLinuxMountPlan *plan = spec->mounts;
+  g_autoptr(SbxViewServer) view = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *failed_call = NULL;
+
+  if (!spec->view_fuse || sbx_linux_seqpacket (ch->view, &failed_call) != 0)
+    return;
+  view = sbx_view_server_new (plan->skeleton, plan->n_skeleton, spec->policy_flags, &error);
+  if (view == NULL)
+    {
+      g_debug ("%s: the view supervisor: %s", backend_name (spec), error->message);
+      return;
+    }
+  sbx_view_server_set_sink (view, request->struct_size >= SBX_SPAWN_REQUEST_V1_DENIALS_SIZE
+                            ? request->denial_sink : NULL);
+  if (!sbx_view_server_start_receive (view, sbx_steal_fd (&ch->view[0]), &error))
+    {
+      g_debug ("%s: the view supervisor: %s", backend_name (spec), error->message);
+      sbx_clear_fd (&ch->view[1]);
+      return;
+    }
+  started->view = g_steal_pointer (&view);
+  started->ctx->view_sock = ch->view[1];
+}
+
 /* Step 2, cold: A cloned for the request, through the spec's zygote from
  * its second spawn on (rung 1), else directly on our stacks, which A and B
  * use until they exec (CLONE_VFORK: we resume once A has exec'd sbx-init
@@ -528,6 +610,8 @@ spawn_start_cold (SbxLinuxSpec                     *spec,
       break;
     case SBX_LINUX_ZYGOTE_SPAWN_DIRECT:
     default:
+      if (spec->rung == SBX_LINUX_RUNG_USERNS)
+        spawn_view_open (spec, request, ch, started);
       pid = sbx_linux_clone_vfork_on (sbx_linux_child_a_main, ctx, flags, ctx->stack_a_top, &started->pidfd);
       break;
     }
@@ -564,6 +648,10 @@ spawn_await_exec (const SbxLinuxSpec       *spec,
   if (n == 0)
     {
       started->exec_ok = TRUE;
+      /* A built the tmpfs root instead (the device could not be opened or
+       * mounted): nothing will ever reach the view supervisor. */
+      if (started->view != NULL && !started->ctx->view_fuse)
+        g_clear_pointer (&started->view, sbx_view_server_free);
       return SBX_STATUS_OK;
     }
   if (n == (ssize_t) sizeof rec && rec.magic == SBX_LINUX_SETUP_ERROR_MAGIC)
@@ -667,6 +755,7 @@ spawn_publish (const SbxLinuxSpec      *spec,
   child->exit_fd = sbx_steal_fd (&ch->exit[0]);
   fcntl (child->exit_fd, F_SETFL, O_NONBLOCK);
   child->unotify = g_steal_pointer (&handoffs->unotify);
+  child->view = g_steal_pointer (&started->view);
   if (started->cgroup != NULL)
     sbx_cgroup_close_procs (started->cgroup);
   child->cgroup = g_steal_pointer (&started->cgroup);
@@ -693,8 +782,8 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
                  char                   **error_message)
 {
   g_autoptr(GPtrArray) dns_envp = NULL;
-  g_auto(SpawnChannels) ch = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
-  g_auto(SpawnStarted) started = { spec->rung, FALSE, -1, -1, NULL, NULL, NULL, NULL, NULL };
+  g_auto(SpawnChannels) ch = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
+  g_auto(SpawnStarted) started = { spec->rung, FALSE, -1, -1, NULL, NULL, NULL, NULL, NULL, NULL };
   g_auto(SpawnHandoffs) handoffs = { NULL, -1, NULL, -1 };
   g_autofree const SbxLinuxStageMount **stage = NULL;
   int32_t status;
@@ -848,6 +937,9 @@ sbx_linux_finish (SbxLinuxChild *child,
       sbx_cgroup_free (child->cgroup);
     }
   sbx_unotify_stop (child->unotify);
+  /* The tree is gone: no lookup is left, and no denial is reported after
+   * this returns. */
+  sbx_view_server_free (child->view);
   if (child->pidfd >= 0)
     close (child->pidfd);
   close (child->exit_fd);

@@ -138,6 +138,7 @@ zygote_try_start (SbxLinuxSpec *spec)
   z->ctx->tmpfs_fds = z->tmpfs_fds;
   z->ctx->err_fd = -1;
   z->ctx->egress_fd = -1;
+  z->ctx->view_sock = -1;   /* the template keeps a tmpfs root (sbx-linux-view-server.h) */
   z->ctx->z_req_fd = z->req[0];
   z->ctx->z_resp_fd = z->resp[1];
   z->ctx->z_sup_pidfd = z->sup_pidfd;
@@ -376,6 +377,7 @@ warm_new (SbxLinuxSpec *spec)
   ctx->err_fd = w->err_pipe[1];
   ctx->exit_fd = w->exit_pipe[1];
   ctx->egress_fd = -1;
+  ctx->view_sock = -1;
   ctx->pty_sock = -1;
   ctx->stdio[0] = ctx->stdio[1] = ctx->stdio[2] = -1;
   ctx->warm = 1;
