@@ -68,6 +68,7 @@
 #include "sbx-linux-stage.h"
 #include "sbx-linux-unotify.h"
 #include "sbx-linux-view-server.h"
+#include "sbx-linux-view-start.h"
 #include "sbx-linux-zygote.h"
 #include "init/sbx-init-proto.h"
 
@@ -232,7 +233,6 @@ typedef struct
   int egress[2];    /* egress: A sends the proxy listener (and the run's others) on [1] */
   int pty[2];       /* SBX_SPAWN_PTY_SANDBOX: B sends the sandbox terminal's master on [1] */
   int unotify[2];   /* the supervised filter: B sends its seccomp listener on [1] */
-  int view[2];      /* the view supervisor: A sends the /dev/fuse descriptor on [1] */
 } SpawnChannels;
 
 static void
@@ -245,7 +245,6 @@ spawn_channels_clear (SpawnChannels *ch)
       sbx_clear_fd (&ch->egress[i]);
       sbx_clear_fd (&ch->pty[i]);
       sbx_clear_fd (&ch->unotify[i]);
-      sbx_clear_fd (&ch->view[i]);
     }
 }
 
@@ -259,7 +258,6 @@ spawn_channels_close_child_ends (SpawnChannels *ch)
   sbx_clear_fd (&ch->egress[1]);
   sbx_clear_fd (&ch->pty[1]);
   sbx_clear_fd (&ch->unotify[1]);
-  sbx_clear_fd (&ch->view[1]);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SpawnChannels, spawn_channels_clear)
@@ -450,7 +448,7 @@ spawn_cold_context (SbxLinuxSpec            *spec,
 
   ctx->spec = spec;
   ctx->egress_fd = -1;
-  ctx->view_sock = -1;
+  ctx->view_sock = ctx->view_pid_fd = ctx->view_go_fd = ctx->view_go_w = -1;
   started->tmpfs_fds = g_new (int, n_slots);
   for (int i = 0; i < n_slots; i++)
     started->tmpfs_fds[i] = -1;
@@ -534,43 +532,6 @@ clone_failure_message (const SbxLinuxSpec *spec,
                           : "");
 }
 
-/* Step 2, cold, a direct clone whose view has a root of our own
- * (spec->view_fuse): the view supervisor that will answer A's FUSE root,
- * serving before the clone (A's binds look their mountpoints up through
- * it).  It gets the request's denial sink now.  When it cannot start, A
- * builds the tmpfs root as before (ctx->view_sock stays -1): a spawn never
- * fails for the view supervisor. */
-static void
-spawn_view_open (const SbxLinuxSpec      *spec,
-                 const SbxSpawnRequestV1 *request,
-                 SpawnChannels           *ch,
-                 SpawnStarted            *started)
-{
-  const SbxLinuxMountPlan *plan = spec->mounts;
-  g_autoptr(SbxViewServer) view = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *failed_call = NULL;
-
-  if (!spec->view_fuse || sbx_linux_seqpacket (ch->view, &failed_call) != 0)
-    return;
-  view = sbx_view_server_new (plan->skeleton, plan->n_skeleton, spec->policy_flags, &error);
-  if (view == NULL)
-    {
-      g_debug ("%s: the view supervisor: %s", backend_name (spec), error->message);
-      return;
-    }
-  sbx_view_server_set_sink (view, request->struct_size >= SBX_SPAWN_REQUEST_V1_DENIALS_SIZE
-                            ? request->denial_sink : NULL);
-  if (!sbx_view_server_start_receive (view, sbx_steal_fd (&ch->view[0]), &error))
-    {
-      g_debug ("%s: the view supervisor: %s", backend_name (spec), error->message);
-      sbx_clear_fd (&ch->view[1]);
-      return;
-    }
-  started->view = g_steal_pointer (&view);
-  started->ctx->view_sock = ch->view[1];
-}
-
 /* Step 2, cold: A cloned for the request, through the spec's zygote from
  * its second spawn on (rung 1), else directly on our stacks, which A and B
  * use until they exec (CLONE_VFORK: we resume once A has exec'd sbx-init
@@ -586,6 +547,7 @@ spawn_start_cold (SbxLinuxSpec                     *spec,
 {
   int32_t status = spawn_cold_context (spec, request, dns_envp, ch, started, error_message);
   ChildCtx *ctx = started->ctx;
+  SbxLinuxViewStart *view_start;
   int flags = CLONE_PIDFD;
   long pid;
 
@@ -610,9 +572,9 @@ spawn_start_cold (SbxLinuxSpec                     *spec,
       break;
     case SBX_LINUX_ZYGOTE_SPAWN_DIRECT:
     default:
-      if (spec->rung == SBX_LINUX_RUNG_USERNS)
-        spawn_view_open (spec, request, ch, started);
+      view_start = spec->rung == SBX_LINUX_RUNG_USERNS ? sbx_linux_view_start_new (spec, request, ctx) : NULL;
       pid = sbx_linux_clone_vfork_on (sbx_linux_child_a_main, ctx, flags, ctx->stack_a_top, &started->pidfd);
+      started->view = sbx_linux_view_start_finish (view_start);
       break;
     }
   if (pid < 0)
@@ -782,7 +744,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
                  char                   **error_message)
 {
   g_autoptr(GPtrArray) dns_envp = NULL;
-  g_auto(SpawnChannels) ch = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
+  g_auto(SpawnChannels) ch = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
   g_auto(SpawnStarted) started = { spec->rung, FALSE, -1, -1, NULL, NULL, NULL, NULL, NULL, NULL };
   g_auto(SpawnHandoffs) handoffs = { NULL, -1, NULL, -1 };
   g_autofree const SbxLinuxStageMount **stage = NULL;
