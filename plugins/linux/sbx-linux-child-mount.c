@@ -592,6 +592,7 @@ child_pivot (long rootfd)
 SBX_CHILD_FUNC long
 sbx_linux_child_fuse_mount (long  uid,
                             long  gid,
+                            int   mount,
                             long *dev_fd)
 {
   char fd_buf[24], uid_buf[24], gid_buf[24];
@@ -606,8 +607,9 @@ sbx_linux_child_fuse_mount (long  uid,
   sbx_child_format_long (fd_buf, dev);
   sbx_child_format_long (uid_buf, uid);
   sbx_child_format_long (gid_buf, gid);
-  mfd = sbx_child_fsmount ("fuse", options,
-                           MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  mfd = mount ? sbx_child_fsmount ("fuse", options,
+                                   MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)
+        : sbx_child_fscreate ("fuse", options);
   if (mfd < 0)
     {
       sbx_child_close (dev);
@@ -656,7 +658,7 @@ child_fuse_root (ChildCtx *ctx)
   int fds[1];
 
   sbx_child_close (ctx->view_go_w);
-  mfd = sbx_linux_child_fuse_mount (spec->view_uid, spec->view_gid, &dev);
+  mfd = sbx_linux_child_fuse_mount (spec->view_uid, spec->view_gid, 1, &dev);
   if (mfd < 0)
     return mfd;
   fds[0] = (int) dev;

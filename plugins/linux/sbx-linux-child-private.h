@@ -54,9 +54,7 @@ typedef struct
   const char         *cwd;
   char *const        *argv;
   char *const        *envp;
-  const char         *path_env;     /* PATH of envp, or SBX_SPAWN_DEFAULT_PATH (rung 1: the entries the
-                                     * view shows, in path_search), NULL: none to search */
-  char                path_search[4096];
+  const char         *path_env;     /* PATH of envp, or SBX_SPAWN_DEFAULT_PATH */
   int                 stdio[3];
   /* The filter B loads: spec->seccomp, or spec->seccomp_terminal when a
    * standard stream is the caller's terminal (set per request). */
@@ -155,9 +153,12 @@ long sbx_linux_child_enter_template (ChildCtx *ctx,
  * mount to share it, so the child opens the device (*dev_fd, CLOEXEC; the
  * caller sends it to the server and closes it).  @uid and @gid: the
  * caller's ids in that namespace.  The mount fd, or -errno with nothing
- * left open. */
+ * left open.  Without @mount, the superblock only (its filesystem context
+ * fd): what the probe needs, without a mount whose release would wait for
+ * an RCU grace period. */
 long sbx_linux_child_fuse_mount (long  uid,
                                  long  gid,
+                                 int   mount,
                                  long *dev_fd);
 
 /* The zygote (rung 1): builds the template view once, then clones one A per

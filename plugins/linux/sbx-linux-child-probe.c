@@ -102,7 +102,7 @@ sbx_linux_probe_ns_child (void *data)
   /* Best effort: whether the view's root can be the view supervisor's FUSE
    * filesystem (sbx-linux-child-mount.c does the same in A).  Nobody serves
    * this connection: closing the superblock and then the device aborts it. */
-  r = sbx_linux_child_fuse_mount (p->fuse_uid, p->fuse_gid, &tree);
+  r = sbx_linux_child_fuse_mount (p->fuse_uid, p->fuse_gid, 0, &tree);
   p->fuse_err = r < 0 ? (int) -r : 0;
   if (r >= 0)
     {

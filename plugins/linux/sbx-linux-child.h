@@ -212,15 +212,14 @@ sbx_child_set_sigmask (uint64_t mask)
   return sbx_raw_syscall4 (__NR_rt_sigprocmask, SIG_SETMASK, &mask, 0, 8);
 }
 
-/* A fresh filesystem instance of @fstype (fsopen/fsconfig/fsmount), not yet
- * attached.  @options: NULL-terminated key, value pairs (a NULL value sets
- * the key as a flag).  Returns the mount fd or -errno. */
+/* A fresh filesystem instance of @fstype (fsopen/fsconfig), created but
+ * not mounted.  @options: NULL-terminated key, value pairs (a NULL value
+ * sets the key as a flag).  Returns the filesystem context fd or -errno. */
 SBX_CHILD_FUNC static inline long
-sbx_child_fsmount (const char        *fstype,
-                   const char *const *options,
-                   unsigned int       attr)
+sbx_child_fscreate (const char        *fstype,
+                    const char *const *options)
 {
-  long fsfd, mfd, r;
+  long fsfd, r;
   size_t i;
 
   fsfd = sbx_raw_syscall2 (__NR_fsopen, fstype, FSOPEN_CLOEXEC);
@@ -242,6 +241,20 @@ sbx_child_fsmount (const char        *fstype,
       sbx_child_close (fsfd);
       return r;
     }
+  return fsfd;
+}
+
+/* The same instance as a mount fd (fsmount), not yet attached, or -errno. */
+SBX_CHILD_FUNC static inline long
+sbx_child_fsmount (const char        *fstype,
+                   const char *const *options,
+                   unsigned int       attr)
+{
+  long fsfd, mfd;
+
+  fsfd = sbx_child_fscreate (fstype, options);
+  if (fsfd < 0)
+    return fsfd;
   mfd = sbx_raw_syscall3 (__NR_fsmount, fsfd, FSMOUNT_CLOEXEC, attr);
   sbx_child_close (fsfd);
   return mfd;

@@ -863,19 +863,3 @@ sbx_linux_mount_plan_free (SbxLinuxMountPlan *plan)
     g_string_chunk_free (plan->strings);
   g_free (plan);
 }
-
-gboolean
-sbx_linux_mount_plan_shows (const SbxLinuxMountPlan *plan,
-                            const char              *path)
-{
-  if (plan->root_is_host || path[0] != '/')
-    return TRUE;
-  for (gsize i = 0; i < plan->n_ops; i++)
-    if ((plan->ops[i].kind == SBX_MOUNT_OP_BIND || plan->ops[i].kind == SBX_MOUNT_OP_TMPFS)
-        && path_is_under (path, plan->ops[i].path))
-      return TRUE;
-  for (gsize i = 0; i < plan->n_skeleton; i++)
-    if (strcmp (path, plan->skeleton[i].path) == 0)
-      return TRUE;
-  return strcmp (path, "/") == 0 || path_is_under (path, "/dev") || path_is_under (path, "/proc");
-}

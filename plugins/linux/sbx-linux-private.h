@@ -211,7 +211,8 @@ void               sbx_linux_mount_plan_free  (SbxLinuxMountPlan  *plan);
 /* Whether the view of @plan shows the absolute path @path (in the view's
  * terms) at all: under a mount of the plan, a skeleton entry, /dev, /proc
  * or a host root; a relative path counts as shown.  A lookup of a path not
- * shown fails (and, with the view supervisor's root, is a denial). */
+ * shown fails (and, with the view supervisor's root, is a denial).  In
+ * sbx-linux-tmp.c, with the environment rewrites that use it. */
 gboolean           sbx_linux_mount_plan_shows (const SbxLinuxMountPlan *plan,
                                                const char              *path);
 

@@ -133,41 +133,6 @@ envp_with_dns_over_tcp (const char *const *envp)
   return out;
 }
 
-/* Rung 1: the entries of @path_env that B's search for argv[0] tries, into
- * ctx->path_search: those the view shows.  An entry outside the view (the
- * caller's ~/.cargo/bin in its PATH) would only answer EACCES through the
- * view supervisor, a denial the target never asked for, and turn "not
- * found" (127) into "not executable" (126).  The target's environment keeps
- * its PATH as given.  NULL when none is left. */
-static const char *
-search_path_in_view (const SbxLinuxSpec *spec,
-                     ChildCtx           *ctx,
-                     const char         *path_env)
-{
-  g_auto(GStrv) entries = NULL;
-  g_autoptr(GString) kept = NULL;
-  guint n = 0;
-
-  if (spec->rung != SBX_LINUX_RUNG_USERNS || spec->mounts->root_is_host)
-    return path_env;
-  entries = g_strsplit (path_env, ":", -1);
-  kept = g_string_new (NULL);
-  for (guint i = 0; entries[i] != NULL; i++)
-    {
-      if (!sbx_linux_mount_plan_shows (spec->mounts, entries[i]))
-        continue;
-      if (n++ > 0)
-        g_string_append_c (kept, ':');
-      g_string_append (kept, entries[i]);
-    }
-  if (n == 0)
-    return NULL;
-  if (kept->len >= sizeof ctx->path_search)
-    return path_env;
-  memcpy (ctx->path_search, kept->str, kept->len + 1);
-  return ctx->path_search;
-}
-
 /* The request's part of @ctx: what the target runs, with which stdio; the
  * same for a fresh A and a warm one. */
 static void
@@ -184,10 +149,11 @@ set_request (ChildCtx                *ctx,
   ctx->cwd = request->cwd;
   ctx->argv = (char *const *) request->argv;
   ctx->envp = dns_envp != NULL ? (char *const *) dns_envp->pdata : (char *const *) request->envp;
-  ctx->path_env = find_path_env (request->envp);
+  /* The target's own PATH (rung 1: the entries the view shows,
+   * sbx_linux_view_envp()) */
+  ctx->path_env = find_path_env ((const char *const *) ctx->envp);
   if (ctx->path_env == NULL)
     ctx->path_env = SBX_SPAWN_DEFAULT_PATH;   /* the ABI's search list without PATH */
-  ctx->path_env = search_path_in_view (spec, ctx, ctx->path_env);
   ctx->stdio[0] = request->stdin_fd;
   ctx->stdio[1] = request->stdout_fd;
   ctx->stdio[2] = request->stderr_fd;

@@ -275,6 +275,61 @@ test_no_spurious (void)
   fixture_teardown (&fx);
 }
 
+/* A PATH entry outside the view (a caller's ~/.cargo/bin) is left out of
+ * the target's PATH and of the search for the command: otherwise every
+ * command a shell or make looks up would be a round trip to the server, an
+ * EACCES and a denial, and a missing command would be "not executable"
+ * (126) instead of "not found" (127). */
+static void
+test_path_outside (void)
+{
+  Fixture fx = { 0 };
+  g_autofree char *path = NULL;
+  g_autofree char *home = NULL;
+  g_autofree char *tmpdir = NULL;
+  const char *argv[] = { "sh", "-c", "cat /dev/null && echo \"PATH=$PATH\"; sbx-no-such-command", NULL };
+  const char *missing[] = { "sbx-no-such-command", NULL };
+  g_autoptr(LinuxTestRun) run = NULL;
+  g_autoptr(LinuxTestRun) run_missing = NULL;
+  g_autoptr(GPtrArray) denials = NULL;
+
+  if (!fixture_setup (&fx, 0, 0))
+    return;
+  if (!fx.observed)
+    {
+      g_test_skip ("the view supervisor's FUSE root is unavailable here (fs-denials: not enforced)");
+      fixture_teardown (&fx);
+      return;
+    }
+  path = g_strdup_printf ("PATH=%s:/usr/bin:/bin", fx.outside);
+  home = g_strdup_printf ("HOME=%s", linux_test_policy_home (fx.policy));
+  tmpdir = g_strdup_printf ("TMPDIR=%s", linux_test_policy_tmpdir (fx.policy));
+  {
+    const char *envp[] = { path, home, tmpdir, NULL };
+
+    run = linux_test_backend_run (fx.backend, fx.policy, fx.workspace, argv, envp, NULL);
+    g_assert_cmpint (linux_test_backend_compile (fx.backend, linux_test_policy_get (fx.policy)), ==,
+                     SBX_STATUS_OK);
+    run_missing = linux_test_backend_run (fx.backend, fx.policy, fx.workspace, missing, envp, NULL);
+  }
+  g_test_message ("out %s err %s", run->out, run->err);
+  g_assert_nonnull (strstr (run->out, "PATH=/usr/bin:/bin\n"));
+  g_assert_cmpint (run->exit.code, ==, 127);   /* the shell's own search */
+  g_assert_cmpint (run_missing->spawn_status, ==, SBX_STATUS_EXEC_NOT_FOUND);
+  denials = linux_test_backend_denials (fx.backend);
+  dump_denials (denials);
+  g_assert_cmpuint (denials->len, ==, 0);
+  /* The control: that entry is searched outside the sandbox. */
+  {
+    g_autofree char *out = NULL;
+    g_autofree char *script = g_strdup_printf ("%s; x", path);
+
+    g_assert_cmpint (linux_test_host_sh (fx.workspace, script, &out), ==, 0);
+    g_assert_nonnull (strstr (out, "ran"));
+  }
+  fixture_teardown (&fx);
+}
+
 /* The executor's second spawn goes through its zygote and the third takes
  * the warm sandbox: their shared view keeps a tmpfs root, as the report
  * says (ENOENT, nothing reported); the first observes. */
@@ -381,6 +436,7 @@ main (int    argc,
   g_test_add_func ("/linux/view/attempts/eacces", test_attempts_eacces);
   g_test_add_func ("/linux/view/attempts/not-found", test_attempts_not_found);
   g_test_add_func ("/linux/view/no-spurious", test_no_spurious);
+  g_test_add_func ("/linux/view/path-outside", test_path_outside);
   g_test_add_func ("/linux/view/zygote-and-warm", test_zygote_and_warm);
   g_test_add_func ("/linux/view/fallback", test_fallback);
   g_test_add_func ("/linux/view/host-root", test_host_root);
