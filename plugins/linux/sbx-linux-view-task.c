@@ -18,6 +18,7 @@
  * reopened then.
  */
 #include "sbx-linux-view-private.h"
+#include "sbx-linux-proc-status.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,34 +60,6 @@ sbx_view_task_clear (SbxViewTask *task)
 {
   forget (task);
   sbx_clear_fd (&task->proc_root);
-}
-
-/* The last number of the NStgid line of status: the process (not the
- * thread a request names) as its own pid namespace (the sandbox's)
- * numbers it; 0 when unknown. */
-static int64_t
-read_nspid (int dir)
-{
-  char buf[4096];
-  const char *line;
-  int64_t inside = 0;
-  ssize_t n;
-  int fd = openat (dir, "status", O_RDONLY | O_CLOEXEC);
-
-  if (fd < 0)
-    return 0;
-  n = read (fd, buf, sizeof buf - 1);
-  close (fd);
-  if (n <= 0)
-    return 0;
-  buf[n] = '\0';
-  line = strstr (buf, "\nNStgid:");
-  if (line == NULL)
-    return 0;
-  for (const char *p = line + 8; *p != '\0' && *p != '\n'; p++)
-    if (*p >= '0' && *p <= '9' && (p[-1] == ' ' || p[-1] == '\t'))
-      inside = g_ascii_strtoll (p, NULL, 10);
-  return inside;
 }
 
 /* The sandbox's own procfs, when its pid namespace numbers the requests:
@@ -142,7 +115,8 @@ open_task (SbxViewTask *task, pid_t pid)
   task->syscall_fd = openat (task->dir, "syscall", O_RDONLY | O_CLOEXEC);
   task->mem_fd = openat (task->dir, "mem", O_RDONLY | O_CLOEXEC);
   task->cmdline_fd = openat (task->dir, "cmdline", O_RDONLY | O_CLOEXEC);
-  task->nspid = read_nspid (task->dir);
+  /* the process, not the thread a request names */
+  task->nspid = sbx_linux_status_ns_last (task->dir, "status", "NStgid");
   return TRUE;
 }
 
