@@ -95,6 +95,7 @@ struct _SbxViewServer
   SbxBackendDenialSinkV1 sink;   /* sink.denied NULL: nowhere */
 
   GThread       *thread;
+  gboolean       started;
   int            wake_fd;
   int            sock;       /* until the FUSE descriptor arrives */
   int            fuse_fd;
@@ -766,7 +767,7 @@ sbx_view_server_feed (SbxViewServer *self,
                       const void    *request,
                       size_t         len)
 {
-  g_return_if_fail (self != NULL && self->thread == NULL && self->fuse_fd < 0);
+  g_return_if_fail (self != NULL && !self->started && self->fuse_fd < 0);
   if (self->buf == NULL)
     self->buf = g_malloc (REQUEST_BUF);
   if (self->task.proc_root < 0 && self->task.sandbox_pid == 0)
@@ -799,6 +800,13 @@ receive_fuse (SbxViewServer *self)
     return;   /* the sandbox sent nothing (gone) or something else: nothing to serve */
   if (fstat (fds[0], &st) != 0 || !S_ISCHR (st.st_mode) || major (st.st_rdev) != FUSE_MISC_MAJOR
       || minor (st.st_rdev) != FUSE_MINOR)
+    {
+      close (fds[0]);
+      return;
+    }
+  /* Nonblocking: a request interrupted between poll() and read() must not
+   * leave the thread in read(), where stop() could not wake it. */
+  if (fcntl (fds[0], F_SETFL, fcntl (fds[0], F_GETFL) | O_NONBLOCK) != 0)
     {
       close (fds[0]);
       return;
@@ -858,7 +866,7 @@ void
 sbx_view_server_set_sandbox_pid (SbxViewServer *self,
                                  pid_t          pid)
 {
-  g_return_if_fail (self != NULL && self->thread == NULL && pid >= 0);
+  g_return_if_fail (self != NULL && !self->started && pid >= 0);
   self->task.sandbox_pid = pid;
 }
 
@@ -870,12 +878,14 @@ sbx_view_server_start_receive (SbxViewServer *self,
   GError *local = NULL;
   int saved;
 
-  g_return_val_if_fail (self != NULL && self->thread == NULL, FALSE);
+  g_return_val_if_fail (self != NULL && !self->started, FALSE);
+  self->started = TRUE;   /* once: a stopped server stays stopped */
   self->sock = sock;
   self->wake_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (self->wake_fd < 0)
     {
       saved = errno;
+      sbx_clear_fd (&self->sock);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "view supervisor: eventfd: %s",
                    g_strerror (saved));
       return FALSE;
@@ -886,8 +896,9 @@ sbx_view_server_start_receive (SbxViewServer *self,
   self->thread = g_thread_try_new ("sbx-view", serve, self, &local);
   if (self->thread == NULL)
     {
+      sbx_clear_fd (&self->sock);
       g_propagate_prefixed_error (error, local, "view supervisor: ");
-      return FALSE;   /* stop()/free() close the socket and the eventfd */
+      return FALSE;   /* stop()/free() close the eventfd */
     }
   return TRUE;
 }
