@@ -12,6 +12,7 @@
 
 #include <glib.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -85,7 +86,12 @@ gboolean sbx_view_path_at_or_below  (const char *path,
 typedef struct
 {
   int     proc_root;   /* the procfs the request pids are numbered in (owned), or -1 */
-  pid_t   sandbox_pid; /* when not 0: take the procfs of this process's root (once) */
+  pid_t   proc_root_for; /* the sandbox_pid @proc_root was taken for */
+  /* 0: requests are numbered in our pid namespace (/proc); else in this
+   * process's (as we number it), read through the procfs below its root.
+   * Written by set_sandbox_pid() from any thread, or from the sender of
+   * the FUSE descriptor. */
+  atomic_int sandbox_pid;
   pid_t   pid;         /* the cached task, 0: none */
   int     dir;         /* /proc/PID, O_PATH */
   int     syscall_fd;  /* /proc/PID/syscall */
@@ -103,6 +109,11 @@ typedef struct
 } SbxViewAttempt;
 
 void     sbx_view_task_init        (SbxViewTask *task);
+/* The process @mounter (in our pid namespace) made the FUSE mount: when
+ * its pid namespace is not ours, FUSE numbers the requests in its, and the
+ * tasks are read through its procfs (unless set_sandbox_pid() chose). */
+void     sbx_view_task_set_mounter (SbxViewTask *task,
+                                    pid_t        mounter);
 void     sbx_view_task_clear       (SbxViewTask *task);
 /* What @pid was doing when it looked up @looked_up (clean, absolute):
  * the operation and whole path its system call named when that lies at

@@ -52,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
@@ -770,8 +771,6 @@ sbx_view_server_feed (SbxViewServer *self,
   g_return_if_fail (self != NULL && !self->started && self->fuse_fd < 0);
   if (self->buf == NULL)
     self->buf = g_malloc (REQUEST_BUF);
-  if (self->task.proc_root < 0 && self->task.sandbox_pid == 0)
-    self->task.proc_root = open ("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
   memcpy (self->buf, request, MIN (len, (size_t) REQUEST_BUF));
   self->fuse_fd = reply_fd;
   (void) handle_request (self, MIN (len, (size_t) REQUEST_BUF));
@@ -782,36 +781,72 @@ sbx_view_server_feed (SbxViewServer *self,
 /* The thread                                                                */
 /* ------------------------------------------------------------------------- */
 
-/* The /dev/fuse descriptor from self->sock.  The socket is closed once a
- * message (or its end) came; only a /dev/fuse descriptor is kept. */
+/* The /dev/fuse descriptor from self->sock, and who sent it (SO_PASSCRED:
+ * the kernel adds the sender's pid, in our numbering): the process that
+ * made the mount, whose pid namespace numbers the requests.  The socket is
+ * closed once a message (or its end) came; only a /dev/fuse descriptor is
+ * kept. */
 static void
 receive_fuse (SbxViewServer *self)
 {
-  int fds[1] = { -1 };
+  union
+  {
+    char           buf[CMSG_SPACE (sizeof (int) * SBX_LINUX_MAX_RECEIVED_FDS) + CMSG_SPACE (sizeof (struct ucred))];
+    struct cmsghdr align;
+  } control;
+  struct msghdr msg = { 0 };
+  struct iovec iov;
+  struct ucred cred = { 0 };
   struct stat st;
+  int fd = -1, n_fds = 0;
   char byte;
-  int n = sbx_linux_receive_fds (self->sock, &byte, fds, 1);
+  ssize_t n;
 
+  iov.iov_base = &byte;
+  iov.iov_len = 1;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.buf;
+  msg.msg_controllen = sizeof control.buf;
+  n = recvmsg (self->sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
   if (n < 0 && (errno == EAGAIN || errno == EINTR))
     return;
-  close (self->sock);
-  self->sock = -1;
-  if (n != 1)
-    return;   /* the sandbox sent nothing (gone) or something else: nothing to serve */
-  if (fstat (fds[0], &st) != 0 || !S_ISCHR (st.st_mode) || major (st.st_rdev) != FUSE_MISC_MAJOR
-      || minor (st.st_rdev) != FUSE_MINOR)
+  for (struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR (&msg) : NULL; c != NULL; c = CMSG_NXTHDR (&msg, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+      for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN (0)) / sizeof (int); k++)
+        {
+          int got;
+
+          memcpy (&got, CMSG_DATA (c) + k * sizeof (int), sizeof got);
+          if (n_fds++ == 0)
+            fd = got;
+          else
+            close (got);   /* one descriptor is the protocol: extras are dropped */
+        }
+    else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS
+             && c->cmsg_len >= CMSG_LEN (sizeof cred))
+      memcpy (&cred, CMSG_DATA (c), sizeof cred);
+  sbx_clear_fd (&self->sock);
+  if (fd < 0)
+    return;   /* the sandbox sent nothing (gone) or no descriptor: nothing to serve */
+  if (n_fds != 1 || (msg.msg_flags & MSG_CTRUNC) || fstat (fd, &st) != 0 || !S_ISCHR (st.st_mode)
+      || major (st.st_rdev) != FUSE_MISC_MAJOR || minor (st.st_rdev) != FUSE_MINOR)
     {
-      close (fds[0]);
+      close (fd);
       return;
     }
   /* Nonblocking: a request interrupted between poll() and read() must not
    * leave the thread in read(), where stop() could not wake it. */
-  if (fcntl (fds[0], F_SETFL, fcntl (fds[0], F_GETFL) | O_NONBLOCK) != 0)
+  if (fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK) != 0)
     {
-      close (fds[0]);
+      close (fd);
       return;
     }
-  self->fuse_fd = fds[0];
+  fd = sbx_linux_fd_above_stdio (fd);
+  if (fd < 0)
+    return;
+  sbx_view_task_set_mounter (&self->task, cred.pid);
+  self->fuse_fd = fd;
 }
 
 static gpointer
@@ -866,8 +901,8 @@ void
 sbx_view_server_set_sandbox_pid (SbxViewServer *self,
                                  pid_t          pid)
 {
-  g_return_if_fail (self != NULL && !self->started && pid >= 0);
-  self->task.sandbox_pid = pid;
+  g_return_if_fail (self != NULL && pid >= 0);
+  atomic_store (&self->task.sandbox_pid, (int) pid);
 }
 
 gboolean
@@ -881,6 +916,8 @@ sbx_view_server_start_receive (SbxViewServer *self,
   g_return_val_if_fail (self != NULL && !self->started, FALSE);
   self->started = TRUE;   /* once: a stopped server stays stopped */
   self->sock = sock;
+  /* before the sandbox sends: the kernel adds the sender's credentials */
+  (void) setsockopt (sock, SOL_SOCKET, SO_PASSCRED, &(int) { 1 }, sizeof (int));
   self->wake_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (self->wake_fd < 0)
     {
@@ -890,8 +927,6 @@ sbx_view_server_start_receive (SbxViewServer *self,
                    g_strerror (saved));
       return FALSE;
     }
-  if (self->task.sandbox_pid == 0)
-    self->task.proc_root = open ("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
   self->buf = g_malloc (REQUEST_BUF);
   self->thread = g_thread_try_new ("sbx-view", serve, self, &local);
   if (self->thread == NULL)

@@ -95,6 +95,7 @@ struct _Fixture
   char      *mnt;       /* where the child mounts the view */
   char      *bound;     /* a host directory bound at /bound */
   gboolean   pidns;
+  gboolean   explicit_pid; /* /pidns: also set_sandbox_pid() while serving */
   guint      n_loop;    /* /million */
   /* parent side */
   Sink       sink;
@@ -415,7 +416,6 @@ run_view (Fixture *f, SbxViewServer *server, ChildProbe probe, guint64 stop_at)
   g_autoptr(GError) error = NULL;
   SbxBackendDenialSinkV1 sink = { sizeof sink, 0, sink_denied, &f->sink };
   int sv[2], msg[2], ack[2], status;
-  gboolean started = FALSE;
   pid_t pid;
   Msg m;
 
@@ -437,20 +437,16 @@ run_view (Fixture *f, SbxViewServer *server, ChildProbe probe, guint64 stop_at)
   close (sv[1]);
   close (msg[1]);
   close (ack[0]);
-  if (!f->pidns)
-    {
-      g_assert_true (sbx_view_server_start_receive (server, sv[0], &error));
-      g_assert_no_error (error);
-      started = TRUE;
-    }
+  /* before the child sends: the server learns the mounter from the message */
+  g_assert_true (sbx_view_server_start_receive (server, sv[0], &error));
+  g_assert_no_error (error);
   while (read (msg[0], &m, sizeof m) == (ssize_t) sizeof m)
     switch (m.kind)
       {
       case MSG_PID:
-        sbx_view_server_set_sandbox_pid (server, m.value);
-        g_assert_true (sbx_view_server_start_receive (server, sv[0], &error));
-        g_assert_no_error (error);
-        started = TRUE;
+        /* as a spawn that knows its sbx-init once the clone returned */
+        if (f->explicit_pid)
+          sbx_view_server_set_sandbox_pid (server, m.value);
         break;
       case MSG_SYNC:
         snapshot (f, server);
@@ -469,8 +465,6 @@ run_view (Fixture *f, SbxViewServer *server, ChildProbe probe, guint64 stop_at)
       }
   close (msg[0]);
   close (ack[1]);
-  if (!started)
-    close (sv[0]);
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   g_assert_true (WIFEXITED (status));
   switch (WEXITSTATUS (status))
@@ -868,17 +862,18 @@ test_classify (Fixture *f, gconstpointer data)
   check_cases (f, FALSE);
 }
 
-/* The pid namespace of the mounter numbers the requests: the server reads
- * the tasks through the sandbox's procfs. */
+/* The pid namespace of the mounter numbers the requests: the server learns
+ * it from the descriptor's sender (or set_sandbox_pid(), while serving)
+ * and reads the tasks through the sandbox's procfs. */
 static void
 test_classify_pidns (Fixture *f, gconstpointer data)
 {
   g_autoptr(SbxViewServer) server = NULL;
 
-  (void) data;
   if (!fuse_usable ())
     return;
   f->pidns = TRUE;
+  f->explicit_pid = GPOINTER_TO_INT (data);
   server = new_server (f, 0);
   if (!run_view (f, server, probe_cases, 0))
     {
@@ -1420,7 +1415,10 @@ main (int argc, char **argv)
   g_test_add_func ("/view-server/cost", test_cost);
   g_test_add ("/view-server/skeleton", Fixture, NULL, fixture_setup, test_skeleton, fixture_teardown);
   g_test_add ("/view-server/classify", Fixture, NULL, fixture_setup, test_classify, fixture_teardown);
-  g_test_add ("/view-server/classify/pidns", Fixture, NULL, fixture_setup, test_classify_pidns, fixture_teardown);
+  g_test_add ("/view-server/classify/pidns", Fixture, GINT_TO_POINTER (FALSE), fixture_setup, test_classify_pidns,
+              fixture_teardown);
+  g_test_add ("/view-server/classify/pidns-explicit", Fixture, GINT_TO_POINTER (TRUE), fixture_setup,
+              test_classify_pidns, fixture_teardown);
   g_test_add ("/view-server/not-found", Fixture, NULL, fixture_setup, test_not_found, fixture_teardown);
   g_test_add ("/view-server/stop-pending", Fixture, NULL, fixture_setup, test_stop_pending, fixture_teardown);
   g_test_add ("/view-server/million", Fixture, NULL, fixture_setup, test_million, fixture_teardown);
