@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The view supervisor's parts: sbx-linux-view-server.c (the skeleton, the
- * FUSE protocol and the thread), sbx-linux-view-task.c (reads the blocked
- * task behind a denied lookup) and sbx-linux-view-classify.c (pure: which
- * system call, which operation, which paths; lexical path cleaning).  Calls
- * go from the server to the task reader and from both to the classifier,
- * never back.  Never installed; everything here runs on the server's
+ * The view supervisor's parts: sbx-linux-view-server.c (the FUSE protocol
+ * and the thread), sbx-linux-view-skeleton.c (what the view shows),
+ * sbx-linux-view-task.c (reads the blocked task behind a denied lookup) and
+ * sbx-linux-view-classify.c (pure: which system call, which operation,
+ * which paths; lexical path cleaning).  Calls go from the server to the
+ * skeleton and the task reader, and from those to the classifier, never
+ * back.  Never installed; everything here runs on the server's
  * thread, except where a function says it is pure.
  */
 #pragma once
@@ -15,6 +16,36 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "sbx-linux-view-server.h"
+
+/* sbx-linux-view-skeleton.c: what the view shows.  Node i is FUSE node
+ * id i + 1; node 0 is the root, its own parent. */
+typedef struct
+{
+  char       *path;          /* absolute, clean; "/" for the root */
+  const char *name;          /* the last component, in @path */
+  guint       parent;        /* index */
+  mode_t      type;          /* S_IFDIR, S_IFREG or S_IFLNK */
+  char       *link_target;
+  GArray     *children;      /* guint indices, directories only */
+  guint       n_subdirs;
+  gboolean    explicit;      /* an entry of the caller's, not only implied */
+} SbxViewNode;
+
+typedef struct
+{
+  GArray     *nodes;         /* SbxViewNode */
+  GHashTable *by_path;       /* path -> index + 1 (keys owned by @nodes) */
+} SbxViewSkeleton;
+
+/* Builds @self from @entries (see sbx_view_server_new()); FALSE with
+ * @error set naming the entry at fault.  Clear it either way. */
+gboolean sbx_view_skeleton_build    (SbxViewSkeleton    *self,
+                                     const SbxViewEntry *entries,
+                                     size_t              n_entries,
+                                     GError            **error);
+void     sbx_view_skeleton_clear    (SbxViewSkeleton    *self);
 
 /* Which system call entry a blocked task used (its numbering). */
 typedef enum
@@ -131,7 +162,6 @@ void     sbx_view_task_identify    (SbxViewTask    *task,
 /* sbx-linux-view-server.c, for tests: one request of @len bytes handled as
  * if read from the FUSE descriptor, answered on @reply_fd, by a server that
  * is not started (the garbage cases need no kernel to send them). */
-typedef struct _SbxViewServer SbxViewServer;
 void     sbx_view_server_feed      (SbxViewServer *self,
                                     int            reply_fd,
                                     const void    *request,

@@ -1001,6 +1001,7 @@ probe_not_found (const Fixture *f)
 {
   g_autofree char *secret = in_dir (f, "secret");
   g_autofree char *missing = in_dir (f, "missing");
+  g_autofree char *other = g_build_filename (f->parent, "sbx-view-no-such-name", NULL);
 
   child_sync ();
   child_result (open_errno (secret, O_RDONLY));
@@ -1012,19 +1013,30 @@ probe_not_found (const Fixture *f)
   child_sync ();
   child_result (open_errno (missing, O_RDONLY));
   child_sync ();
+  /* removing and creating names in a skeleton directory: the same errno
+   * whether the host has the name or not (existence never shows) */
+  child_result (errno_of (rmdir (f->dir)));
+  child_result (errno_of (rmdir (other)));
+  child_result (errno_of (mkdir (f->dir, 0755)));
+  child_result (errno_of (mkdir (other, 0755)));
+  child_sync ();
 }
 
 static void
 test_not_found (Fixture *f, gconstpointer data)
 {
   g_autoptr(SbxViewServer) server = NULL;
+  g_autofree char *other = g_build_filename (f->parent, "sbx-view-no-such-name", NULL);
   Snap *s;
   Rec *r;
 
   (void) data;
   if (!fuse_usable ())
     return;
-  g_assert_cmpint (c_read (f), ==, 0);   /* positive control */
+  /* positive controls: the read, and mkdir and rmdir of a name beside D */
+  g_assert_cmpint (c_read (f), ==, 0);
+  g_assert_no_errno (g_mkdir (other, 0755));
+  g_assert_no_errno (rmdir (other));
   server = new_server (f, SBX_POLICY_DENIED_NOT_FOUND);
   if (!run_view (f, server, probe_not_found, 0))
     {
@@ -1032,7 +1044,7 @@ test_not_found (Fixture *f, gconstpointer data)
       return;
     }
   s = (Snap *) (void *) f->snaps->data;
-  g_assert_cmpuint (f->results->len, ==, 5);
+  g_assert_cmpuint (f->results->len, ==, 9);
   /* a denied existing path reads as missing, still reported, once per
    * attempt (the kernel drops the uncached negative entry each time) */
   for (guint i = 0; i < 3; i++)
@@ -1050,6 +1062,19 @@ test_not_found (Fixture *f, gconstpointer data)
   /* missing on the host: ENOENT, nothing to report */
   g_assert_cmpint (g_array_index (f->results, int32_t, 4), ==, ENOENT);
   g_assert_cmpuint (s[3].denials - s[2].denials, ==, 0);
+  /* rmdir: ENOENT, mkdir: EACCES, for an existing and a missing name alike;
+   * one write denial each */
+  g_assert_cmpint (g_array_index (f->results, int32_t, 5), ==, ENOENT);
+  g_assert_cmpint (g_array_index (f->results, int32_t, 6), ==, ENOENT);
+  g_assert_cmpint (g_array_index (f->results, int32_t, 7), ==, EACCES);
+  g_assert_cmpint (g_array_index (f->results, int32_t, 8), ==, EACCES);
+  g_assert_cmpuint (s[4].denials - s[3].denials, ==, 4);
+  for (guint i = 0; i < 4; i++)
+    {
+      r = g_ptr_array_index (f->sink.recs, s[3].sink + i);
+      g_assert_cmpuint (r->op, ==, SBX_ABI_DENIAL_WRITE);
+      g_assert_cmpstr (r->target, ==, i % 2 == 0 ? f->dir : other);
+    }
 }
 
 /* ------------------------------------------------------------------------- */
