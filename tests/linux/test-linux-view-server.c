@@ -32,6 +32,7 @@
 #include <linux/fuse.h>
 
 #include <gio/gio.h>
+#include <gio/gunixfdmessage.h>
 #include <glib/gstdio.h>
 #include <seccomp.h>
 
@@ -270,21 +271,26 @@ write_file (const char *path, const char *text)
   return ok;
 }
 
+/* @fd over @sock, one byte with SCM_RIGHTS (GIO's message, not ours: the
+ * test sends what the server receives through another implementation). */
+static gboolean
+send_descriptor (int sock, int fd)
+{
+  g_autoptr(GSocket) socket = g_socket_new_from_fd (dup (sock), NULL);
+  g_autoptr(GSocketControlMessage) message = g_unix_fd_message_new ();
+  GOutputVector vec = { "F", 1 };
+
+  if (socket == NULL || !g_unix_fd_message_append_fd (G_UNIX_FD_MESSAGE (message), fd, NULL))
+    return FALSE;
+  return g_socket_send_message (socket, NULL, &vec, 1, &message, 1, 0, NULL, NULL) == 1;
+}
+
 static void
 child_main (const Fixture *f, int sock, ChildProbe probe)
 {
   char text[256], path[PATH_MAX];
   uid_t uid = getuid ();
   gid_t gid = getgid ();
-  struct msghdr msg = { 0 };
-  union
-  {
-    char           buf[CMSG_SPACE (sizeof (int))];
-    struct cmsghdr align;
-  } control;
-  struct iovec iov;
-  struct cmsghdr *cmsg;
-  char byte = 'F';
   int fd;
 
   if (unshare (CLONE_NEWUSER | CLONE_NEWNS | (f->pidns ? CLONE_NEWPID : 0)) != 0)
@@ -323,18 +329,7 @@ child_main (const Fixture *f, int sock, ChildProbe probe)
               f->pidns ? ",default_permissions" : "");
   if (mount ("sbx-view", f->mnt, "fuse", MS_NOSUID | MS_NODEV, text) != 0)
     _exit (CHILD_SKIP_MOUNT);
-  iov.iov_base = &byte;
-  iov.iov_len = 1;
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.buf;
-  msg.msg_controllen = sizeof control.buf;
-  cmsg = CMSG_FIRSTHDR (&msg);
-  cmsg->cmsg_level = SOL_SOCKET;
-  cmsg->cmsg_type = SCM_RIGHTS;
-  cmsg->cmsg_len = CMSG_LEN (sizeof (int));
-  memcpy (CMSG_DATA (cmsg), &fd, sizeof fd);
-  if (sendmsg (sock, &msg, 0) != 1)
+  if (!send_descriptor (sock, fd))
     _exit (CHILD_SETUP_FAILED);
   close (fd);   /* the server holds the only descriptor of the connection */
   close (sock);
@@ -844,14 +839,21 @@ check_cases (Fixture *f, gboolean pidns)
     }
 }
 
+/* @data: CLASSIFY_*.  In a pid namespace of its own, the mounter numbers
+ * the requests: the server learns it from the descriptor's sender (or
+ * set_sandbox_pid(), while serving) and reads the tasks through the
+ * sandbox's procfs. */
+enum { CLASSIFY_HOST_PIDS, CLASSIFY_PIDNS, CLASSIFY_PIDNS_EXPLICIT };
+
 static void
 test_classify (Fixture *f, gconstpointer data)
 {
   g_autoptr(SbxViewServer) server = NULL;
 
-  (void) data;
   if (!fuse_usable ())
     return;
+  f->pidns = GPOINTER_TO_INT (data) != CLASSIFY_HOST_PIDS;
+  f->explicit_pid = GPOINTER_TO_INT (data) == CLASSIFY_PIDNS_EXPLICIT;
   host_controls (f);
   server = new_server (f, 0);
   if (!run_view (f, server, probe_cases, 0))
@@ -859,28 +861,7 @@ test_classify (Fixture *f, gconstpointer data)
       g_test_skip (f->skip);
       return;
     }
-  check_cases (f, FALSE);
-}
-
-/* The pid namespace of the mounter numbers the requests: the server learns
- * it from the descriptor's sender (or set_sandbox_pid(), while serving)
- * and reads the tasks through the sandbox's procfs. */
-static void
-test_classify_pidns (Fixture *f, gconstpointer data)
-{
-  g_autoptr(SbxViewServer) server = NULL;
-
-  if (!fuse_usable ())
-    return;
-  f->pidns = TRUE;
-  f->explicit_pid = GPOINTER_TO_INT (data);
-  server = new_server (f, 0);
-  if (!run_view (f, server, probe_cases, 0))
-    {
-      g_test_skip (f->skip);
-      return;
-    }
-  check_cases (f, TRUE);
+  check_cases (f, f->pidns);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1439,11 +1420,12 @@ main (int argc, char **argv)
   g_test_add_func ("/view-server/garbage", test_garbage);
   g_test_add_func ("/view-server/cost", test_cost);
   g_test_add ("/view-server/skeleton", Fixture, NULL, fixture_setup, test_skeleton, fixture_teardown);
-  g_test_add ("/view-server/classify", Fixture, NULL, fixture_setup, test_classify, fixture_teardown);
-  g_test_add ("/view-server/classify/pidns", Fixture, GINT_TO_POINTER (FALSE), fixture_setup, test_classify_pidns,
+  g_test_add ("/view-server/classify", Fixture, GINT_TO_POINTER (CLASSIFY_HOST_PIDS), fixture_setup, test_classify,
               fixture_teardown);
-  g_test_add ("/view-server/classify/pidns-explicit", Fixture, GINT_TO_POINTER (TRUE), fixture_setup,
-              test_classify_pidns, fixture_teardown);
+  g_test_add ("/view-server/classify/pidns", Fixture, GINT_TO_POINTER (CLASSIFY_PIDNS), fixture_setup, test_classify,
+              fixture_teardown);
+  g_test_add ("/view-server/classify/pidns-explicit", Fixture, GINT_TO_POINTER (CLASSIFY_PIDNS_EXPLICIT),
+              fixture_setup, test_classify, fixture_teardown);
   g_test_add ("/view-server/not-found", Fixture, NULL, fixture_setup, test_not_found, fixture_teardown);
   g_test_add ("/view-server/stop-pending", Fixture, NULL, fixture_setup, test_stop_pending, fixture_teardown);
   g_test_add ("/view-server/million", Fixture, NULL, fixture_setup, test_million, fixture_teardown);
