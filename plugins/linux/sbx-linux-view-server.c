@@ -668,48 +668,19 @@ sbx_view_server_feed (SbxViewServer *self,
 static void
 receive_fuse (SbxViewServer *self)
 {
-  union
-  {
-    char           buf[CMSG_SPACE (sizeof (int) * SBX_LINUX_MAX_RECEIVED_FDS) + CMSG_SPACE (sizeof (struct ucred))];
-    struct cmsghdr align;
-  } control;
-  struct msghdr msg = { 0 };
-  struct iovec iov;
-  struct ucred cred = { 0 };
   struct stat st;
-  int fd = -1, n_fds = 0;
+  pid_t sender = 0;
+  int fd = -1;
   char byte;
-  ssize_t n;
+  int n = sbx_linux_receive_fds_from (self->sock, &byte, &fd, 1, &sender);
 
-  iov.iov_base = &byte;
-  iov.iov_len = 1;
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.buf;
-  msg.msg_controllen = sizeof control.buf;
-  n = recvmsg (self->sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-  if (n < 0 && (errno == EAGAIN || errno == EINTR))
+  if (n < 0 && errno == EAGAIN)
     return;
-  for (struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR (&msg) : NULL; c != NULL; c = CMSG_NXTHDR (&msg, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-      for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN (0)) / sizeof (int); k++)
-        {
-          int got;
-
-          memcpy (&got, CMSG_DATA (c) + k * sizeof (int), sizeof got);
-          if (n_fds++ == 0)
-            fd = got;
-          else
-            close (got);   /* one descriptor is the protocol: extras are dropped */
-        }
-    else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS
-             && c->cmsg_len >= CMSG_LEN (sizeof cred))
-      memcpy (&cred, CMSG_DATA (c), sizeof cred);
   sbx_clear_fd (&self->sock);
-  if (fd < 0)
-    return;   /* the sandbox sent nothing (gone) or no descriptor: nothing to serve */
-  if (n_fds != 1 || (msg.msg_flags & MSG_CTRUNC) || fstat (fd, &st) != 0 || !S_ISCHR (st.st_mode)
-      || major (st.st_rdev) != FUSE_MISC_MAJOR || minor (st.st_rdev) != FUSE_MINOR)
+  if (n != 1)
+    return;   /* the sandbox sent nothing (gone), no descriptor or more than one: nothing to serve */
+  if (fstat (fd, &st) != 0 || !S_ISCHR (st.st_mode) || major (st.st_rdev) != FUSE_MISC_MAJOR
+      || minor (st.st_rdev) != FUSE_MINOR)
     {
       close (fd);
       return;
@@ -721,10 +692,7 @@ receive_fuse (SbxViewServer *self)
       close (fd);
       return;
     }
-  fd = sbx_linux_fd_above_stdio (fd);
-  if (fd < 0)
-    return;
-  sbx_view_task_set_mounter (&self->task, cred.pid);
+  sbx_view_task_set_mounter (&self->task, sender);
   self->fuse_fd = fd;
 }
 
