@@ -52,7 +52,9 @@ SbxViewServer *sbx_view_server_new            (const SbxViewEntry *entries,
                                                GError            **error);
 /* Where refusals are reported from now on (copied; NULL: nowhere).  May be
  * called while serving (a warm sandbox gets its spawn's sink late);
- * refusals before the first call are not reported. */
+ * refusals before the first call are not reported.  It waits for a call of
+ * the old sink in flight, so it returns with the old sink never called
+ * again: never call it holding a lock that sink takes. */
 void           sbx_view_server_set_sink       (SbxViewServer                *self,
                                                const SbxBackendDenialSinkV1 *sink);
 /* Where the server finds the tasks its requests name.  FUSE numbers a
