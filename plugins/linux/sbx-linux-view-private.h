@@ -1,19 +1,51 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The view supervisor's parts: sbx-linux-view-server.c (the skeleton, the
- * FUSE protocol and the thread), sbx-linux-view-task.c (reads the blocked
- * task behind a denied lookup) and sbx-linux-view-classify.c (pure: which
- * system call, which operation, which paths; lexical path cleaning).  Calls
- * go from the server to the task reader and from both to the classifier,
- * never back.  Never installed; everything here runs on the server's
+ * The view supervisor's parts: sbx-linux-view-server.c (the FUSE protocol
+ * and the thread), sbx-linux-view-skeleton.c (what the view shows),
+ * sbx-linux-view-task.c (reads the blocked task behind a denied lookup) and
+ * sbx-linux-view-classify.c (pure: which system call, which operation,
+ * which paths; lexical path cleaning).  Calls go from the server to the
+ * skeleton and the task reader, and from those to the classifier, never
+ * back.  Never installed; everything here runs on the server's
  * thread, except where a function says it is pure.
  */
 #pragma once
 
 #include <glib.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "sbx-linux-view-server.h"
+
+/* sbx-linux-view-skeleton.c: what the view shows.  Node i is FUSE node
+ * id i + 1; node 0 is the root, its own parent. */
+typedef struct
+{
+  char       *path;          /* absolute, clean; "/" for the root */
+  const char *name;          /* the last component, in @path */
+  guint       parent;        /* index */
+  mode_t      type;          /* S_IFDIR, S_IFREG or S_IFLNK */
+  char       *link_target;
+  GArray     *children;      /* guint indices, directories only */
+  guint       n_subdirs;
+  gboolean    explicit;      /* an entry of the caller's, not only implied */
+} SbxViewNode;
+
+typedef struct
+{
+  GArray     *nodes;         /* SbxViewNode */
+  GHashTable *by_path;       /* path -> index + 1 (keys owned by @nodes) */
+} SbxViewSkeleton;
+
+/* Builds @self from @entries (see sbx_view_server_new()); FALSE with
+ * @error set naming the entry at fault.  Clear it either way. */
+gboolean sbx_view_skeleton_build    (SbxViewSkeleton    *self,
+                                     const SbxViewEntry *entries,
+                                     size_t              n_entries,
+                                     GError            **error);
+void     sbx_view_skeleton_clear    (SbxViewSkeleton    *self);
 
 /* Which system call entry a blocked task used (its numbering). */
 typedef enum
@@ -85,7 +117,12 @@ gboolean sbx_view_path_at_or_below  (const char *path,
 typedef struct
 {
   int     proc_root;   /* the procfs the request pids are numbered in (owned), or -1 */
-  pid_t   sandbox_pid; /* when not 0: take the procfs of this process's root (once) */
+  pid_t   proc_root_for; /* the sandbox_pid @proc_root was taken for */
+  /* 0: requests are numbered in our pid namespace (/proc); else in this
+   * process's (as we number it), read through the procfs below its root.
+   * Written by set_sandbox_pid() from any thread, or from the sender of
+   * the FUSE descriptor. */
+  atomic_int sandbox_pid;
   pid_t   pid;         /* the cached task, 0: none */
   int     dir;         /* /proc/PID, O_PATH */
   int     syscall_fd;  /* /proc/PID/syscall */
@@ -103,6 +140,11 @@ typedef struct
 } SbxViewAttempt;
 
 void     sbx_view_task_init        (SbxViewTask *task);
+/* The process @mounter (in our pid namespace) made the FUSE mount: when
+ * its pid namespace is not ours, FUSE numbers the requests in its, and the
+ * tasks are read through its procfs (unless set_sandbox_pid() chose). */
+void     sbx_view_task_set_mounter (SbxViewTask *task,
+                                    pid_t        mounter);
 void     sbx_view_task_clear       (SbxViewTask *task);
 /* What @pid was doing when it looked up @looked_up (clean, absolute):
  * the operation and whole path its system call named when that lies at
@@ -120,7 +162,6 @@ void     sbx_view_task_identify    (SbxViewTask    *task,
 /* sbx-linux-view-server.c, for tests: one request of @len bytes handled as
  * if read from the FUSE descriptor, answered on @reply_fd, by a server that
  * is not started (the garbage cases need no kernel to send them). */
-typedef struct _SbxViewServer SbxViewServer;
 void     sbx_view_server_feed      (SbxViewServer *self,
                                     int            reply_fd,
                                     const void    *request,

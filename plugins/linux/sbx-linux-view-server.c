@@ -27,9 +27,14 @@
  *  - another name under a skeleton directory (an attempt on a host path
  *    outside the view): classified from the blocked task
  *    (sbx-linux-view-task.c), then EACCES when the target exists on the
- *    host (ENOENT with SBX_POLICY_DENIED_NOT_FOUND) and a denial; when it
- *    does not exist, EACCES and a write denial for an operation that would
- *    create it, else ENOENT and no denial (there is nothing to grant).
+ *    host and a denial; when it does not exist, EACCES and a write denial
+ *    for an operation that would create it, else ENOENT and no denial
+ *    (there is nothing to grant).  With SBX_POLICY_DENIED_NOT_FOUND always
+ *    ENOENT (the same reports): existence never shows, and a create that
+ *    follows gets EACCES as for a missing name.  The answer depends on the
+ *    host and the request only through the target's existence; what the
+ *    task's memory says can change which path is reported, never whether
+ *    anything is allowed.
  *    Always an error reply: the kernel caches no negative entry, so every
  *    attempt reaches us and is counted;
  *  - a request that would change a skeleton node: EACCES and a write
@@ -52,6 +57,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
@@ -70,22 +76,9 @@
 #define FUSE_MISC_MAJOR 10
 #define FUSE_MINOR 229
 
-typedef struct
-{
-  char       *path;       /* absolute, clean; "/" for the root */
-  const char *name;       /* the last component, in @path */
-  guint       parent;     /* index; the root is its own parent */
-  mode_t      type;       /* S_IFDIR, S_IFREG or S_IFLNK */
-  char       *link_target;
-  GArray     *children;   /* guint indices, directories only */
-  guint       n_subdirs;
-  gboolean    explicit;   /* an entry of the caller's, not only implied */
-} Node;
-
 struct _SbxViewServer
 {
-  GArray        *nodes;     /* Node; node i is FUSE node id i + 1 */
-  GHashTable    *by_path;   /* path -> index + 1 (owned by @nodes) */
+  SbxViewSkeleton skel;
   uint32_t       policy_flags;
   uid_t          uid;
   gid_t          gid;
@@ -95,6 +88,7 @@ struct _SbxViewServer
   SbxBackendDenialSinkV1 sink;   /* sink.denied NULL: nowhere */
 
   GThread       *thread;
+  gboolean       started;
   int            wake_fd;
   int            sock;       /* until the FUSE descriptor arrives */
   int            fuse_fd;
@@ -114,97 +108,10 @@ struct _SbxViewServer
   }              last_reported;   /* the last denied lookup answered ENOENT */
 };
 
-static inline Node *
+static inline SbxViewNode *
 node_at (SbxViewServer *self, guint i)
 {
-  return &g_array_index (self->nodes, Node, i);
-}
-
-static void
-node_clear (gpointer data)
-{
-  Node *n = data;
-
-  g_free (n->path);
-  g_free (n->link_target);
-  if (n->children != NULL)
-    g_array_unref (n->children);
-}
-
-/* ------------------------------------------------------------------------- */
-/* The skeleton                                                              */
-/* ------------------------------------------------------------------------- */
-
-static gboolean
-path_is_clean_absolute (const char *path)
-{
-  g_autofree char *copy = NULL;
-
-  if (path == NULL || path[0] != '/' || strcmp (path, "/") == 0 || strlen (path) >= PATH_MAX)
-    return FALSE;
-  copy = g_strdup (path);
-  return sbx_view_clean_path (copy) && strcmp (copy, path) == 0;
-}
-
-/* The node of @path, adding it (and its missing ancestors, as directories)
- * as @type.  @explicit: the caller's entry (twice is an error), not an
- * implied ancestor. */
-static gboolean
-add_node (SbxViewServer *self, const char *path, mode_t type, const char *link, gboolean explicit, guint *out,
-          GError **error)
-{
-  gpointer found = g_hash_table_lookup (self->by_path, path);
-  g_autofree char *parent_path = NULL;
-  guint parent = 0, idx;
-  Node node = { 0 };
-  Node *p;
-
-  if (found != NULL)
-    {
-      Node *n = node_at (self, GPOINTER_TO_UINT (found) - 1);
-
-      if (explicit && n->explicit)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "view skeleton: \"%s\" is given twice", path);
-          return FALSE;
-        }
-      if (n->type != S_IFDIR || type != S_IFDIR)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       "view skeleton: \"%s\" has entries below it but is not a directory", path);
-          return FALSE;
-        }
-      n->explicit |= explicit;
-      *out = GPOINTER_TO_UINT (found) - 1;
-      return TRUE;
-    }
-  parent_path = g_path_get_dirname (path);
-  if (strcmp (parent_path, "/") != 0 && !add_node (self, parent_path, S_IFDIR, NULL, FALSE, &parent, error))
-    return FALSE;
-  p = node_at (self, parent);
-  if (p->type != S_IFDIR)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "view skeleton: \"%s\" lies below \"%s\", which is not a directory", path, p->path);
-      return FALSE;
-    }
-  node.path = g_strdup (path);
-  node.name = strrchr (node.path, '/') + 1;
-  node.parent = parent;
-  node.type = type;
-  node.link_target = g_strdup (link);
-  node.explicit = explicit;
-  if (type == S_IFDIR)
-    node.children = g_array_new (FALSE, FALSE, sizeof (guint));
-  idx = self->nodes->len;
-  g_array_append_val (self->nodes, node);
-  p = node_at (self, parent);
-  g_array_append_val (p->children, idx);
-  if (type == S_IFDIR)
-    p->n_subdirs++;
-  g_hash_table_insert (self->by_path, node_at (self, idx)->path, GUINT_TO_POINTER (idx + 1));
-  *out = idx;
-  return TRUE;
+  return &g_array_index (self->skel.nodes, SbxViewNode, i);
 }
 
 SbxViewServer *
@@ -214,12 +121,8 @@ sbx_view_server_new (const SbxViewEntry *entries,
                      GError            **error)
 {
   g_autoptr(SbxViewServer) self = g_new0 (SbxViewServer, 1);
-  Node root = { 0 };
 
   g_return_val_if_fail (entries != NULL || n_entries == 0, NULL);
-  self->nodes = g_array_new (FALSE, FALSE, sizeof (Node));
-  g_array_set_clear_func (self->nodes, node_clear);
-  self->by_path = g_hash_table_new (g_str_hash, g_str_equal);
   self->policy_flags = policy_flags;
   /* FUSE reads our uids in the mounter's user namespace, where the sandbox
    * maps its caller to itself: ours are what the tmpfs root showed. */
@@ -229,36 +132,8 @@ sbx_view_server_new (const SbxViewEntry *entries,
   g_mutex_init (&self->sink_lock);
   self->wake_fd = self->sock = self->fuse_fd = -1;
   sbx_view_task_init (&self->task);
-  root.path = g_strdup ("/");
-  root.name = root.path;
-  root.type = S_IFDIR;
-  root.children = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_array_append_val (self->nodes, root);
-  g_hash_table_insert (self->by_path, node_at (self, 0)->path, GUINT_TO_POINTER (1));
-  for (size_t i = 0; i < n_entries; i++)
-    {
-      const SbxViewEntry *e = &entries[i];
-      guint idx;
-
-      if (!path_is_clean_absolute (e->path))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       "view skeleton: entry %zu: \"%s\" is not a clean absolute path below /", i,
-                       e->path != NULL ? e->path : "(null)");
-          return NULL;
-        }
-      if ((e->type != S_IFDIR && e->type != S_IFREG && e->type != S_IFLNK)
-          || (e->type == S_IFLNK) != (e->link_target != NULL)
-          || (e->link_target != NULL && (e->link_target[0] == '\0' || strlen (e->link_target) >= PATH_MAX)))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       "view skeleton: \"%s\": type 0%o with%s a link target (a directory, a file, or a symlink "
-                       "with a target)", e->path, (unsigned) e->type, e->link_target != NULL ? "" : "out");
-          return NULL;
-        }
-      if (!add_node (self, e->path, e->type, e->link_target, TRUE, &idx, error))
-        return NULL;
-    }
+  if (!sbx_view_skeleton_build (&self->skel, entries, n_entries, error))
+    return NULL;
   return g_steal_pointer (&self);
 }
 
@@ -342,7 +217,7 @@ reply (SbxViewServer *self, uint64_t unique, int err, const void *data, size_t l
 static void
 fill_attr (SbxViewServer *self, guint idx, struct fuse_attr *attr)
 {
-  Node *n = node_at (self, idx);
+  SbxViewNode *n = node_at (self, idx);
 
   memset (attr, 0, sizeof *attr);
   attr->ino = idx + 1;
@@ -389,7 +264,7 @@ reply_entry (SbxViewServer *self, uint64_t unique, guint idx)
 static gboolean
 request_node (SbxViewServer *self, const struct fuse_in_header *h, guint *idx)
 {
-  if (h->nodeid < 1 || h->nodeid > self->nodes->len)
+  if (h->nodeid < 1 || h->nodeid > self->skel.nodes->len)
     {
       reply (self, h->unique, ESTALE, NULL, 0);
       return FALSE;
@@ -400,7 +275,7 @@ request_node (SbxViewServer *self, const struct fuse_in_header *h, guint *idx)
 
 /* A NUL-terminated name at @body (@len bytes left), one component. */
 static const char *
-request_name (const uint8_t *body, size_t len, size_t *used)
+request_name (const uint8_t *body, size_t len)
 {
   const uint8_t *nul = memchr (body, '\0', len);
   size_t n;
@@ -410,8 +285,6 @@ request_name (const uint8_t *body, size_t len, size_t *used)
   n = (size_t) (nul - body);
   if (n == 0 || n > 255 || memchr (body, '/', n) != NULL)
     return NULL;
-  if (used != NULL)
-    *used = n + 1;
   return (const char *) body;
 }
 
@@ -428,7 +301,7 @@ static void
 handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_t *body, size_t len)
 {
   char looked_up[PATH_MAX + 256];
-  const char *name = request_name (body, len, NULL);
+  const char *name = request_name (body, len);
   SbxViewAttempt a;
   gpointer found;
   struct stat st;
@@ -449,7 +322,7 @@ handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_
       return;
     }
   child_path (self, parent, name, looked_up, sizeof looked_up);
-  found = g_hash_table_lookup (self->by_path, looked_up);
+  found = g_hash_table_lookup (self->skel.by_path, looked_up);
   if (found != NULL)
     {
       reply_entry (self, h->unique, GPOINTER_TO_UINT (found) - 1);
@@ -458,8 +331,16 @@ handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_
   /* An attempt outside the view. */
   sbx_view_task_classify (&self->task, (pid_t) h->pid, looked_up, &a);
   exists = lstat (a.target, &st) == 0;
-  if (exists)
-    err = (self->policy_flags & SBX_POLICY_DENIED_NOT_FOUND) ? ENOENT : EACCES;
+  if (self->policy_flags & SBX_POLICY_DENIED_NOT_FOUND)
+    {
+      /* Hiding: the answer never depends on existence (or on the task's
+       * memory, which it controls): a create that follows our ENOENT gets
+       * EACCES from handle_write_request() whether or not the name exists,
+       * as a missing name would. */
+      err = ENOENT;
+    }
+  else if (exists)
+    err = EACCES;
   else
     err = a.op == SBX_ABI_DENIAL_WRITE ? EACCES : ENOENT;
   if (exists || a.op == SBX_ABI_DENIAL_WRITE)
@@ -493,7 +374,7 @@ static void
 handle_readlink (SbxViewServer *self, const struct fuse_in_header *h)
 {
   guint idx;
-  Node *n;
+  SbxViewNode *n;
 
   if (!request_node (self, h, &idx))
     return;
@@ -542,7 +423,7 @@ handle_readdir (SbxViewServer *self, const struct fuse_in_header *h, const uint8
   uint8_t out[8192];
   size_t used = 0, size;
   guint idx;
-  Node *n;
+  SbxViewNode *n;
 
   if (!request_node (self, h, &idx))
     return;
@@ -584,7 +465,7 @@ handle_statfs (SbxViewServer *self, const struct fuse_in_header *h)
   out.st.bsize = 4096;
   out.st.frsize = 4096;
   out.st.namelen = 255;
-  out.st.files = self->nodes->len;
+  out.st.files = self->skel.nodes->len;
   reply (self, h->unique, 0, &out, sizeof out);
 }
 
@@ -616,7 +497,7 @@ handle_write_request (SbxViewServer *self, const struct fuse_in_header *h, const
     return;
   if (name_off >= 0)
     {
-      const char *name = (size_t) name_off <= len ? request_name (body + name_off, len - (size_t) name_off, NULL)
+      const char *name = (size_t) name_off <= len ? request_name (body + name_off, len - (size_t) name_off)
                                                   : NULL;
 
       if (name == NULL)
@@ -766,11 +647,9 @@ sbx_view_server_feed (SbxViewServer *self,
                       const void    *request,
                       size_t         len)
 {
-  g_return_if_fail (self != NULL && self->thread == NULL && self->fuse_fd < 0);
+  g_return_if_fail (self != NULL && !self->started && self->fuse_fd < 0);
   if (self->buf == NULL)
     self->buf = g_malloc (REQUEST_BUF);
-  if (self->task.proc_root < 0 && self->task.sandbox_pid == 0)
-    self->task.proc_root = open ("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
   memcpy (self->buf, request, MIN (len, (size_t) REQUEST_BUF));
   self->fuse_fd = reply_fd;
   (void) handle_request (self, MIN (len, (size_t) REQUEST_BUF));
@@ -781,29 +660,40 @@ sbx_view_server_feed (SbxViewServer *self,
 /* The thread                                                                */
 /* ------------------------------------------------------------------------- */
 
-/* The /dev/fuse descriptor from self->sock.  The socket is closed once a
- * message (or its end) came; only a /dev/fuse descriptor is kept. */
+/* The /dev/fuse descriptor from self->sock, and who sent it (SO_PASSCRED:
+ * the kernel adds the sender's pid, in our numbering): the process that
+ * made the mount, whose pid namespace numbers the requests.  The socket is
+ * closed once a message (or its end) came; only a /dev/fuse descriptor is
+ * kept. */
 static void
 receive_fuse (SbxViewServer *self)
 {
-  int fds[1] = { -1 };
   struct stat st;
+  pid_t sender = 0;
+  int fd = -1;
   char byte;
-  int n = sbx_linux_receive_fds (self->sock, &byte, fds, 1);
+  int n = sbx_linux_receive_fds_from (self->sock, &byte, &fd, 1, &sender);
 
-  if (n < 0 && (errno == EAGAIN || errno == EINTR))
+  if (n < 0 && errno == EAGAIN)
     return;
-  close (self->sock);
-  self->sock = -1;
+  sbx_clear_fd (&self->sock);
   if (n != 1)
-    return;   /* the sandbox sent nothing (gone) or something else: nothing to serve */
-  if (fstat (fds[0], &st) != 0 || !S_ISCHR (st.st_mode) || major (st.st_rdev) != FUSE_MISC_MAJOR
+    return;   /* the sandbox sent nothing (gone), no descriptor or more than one: nothing to serve */
+  if (fstat (fd, &st) != 0 || !S_ISCHR (st.st_mode) || major (st.st_rdev) != FUSE_MISC_MAJOR
       || minor (st.st_rdev) != FUSE_MINOR)
     {
-      close (fds[0]);
+      close (fd);
       return;
     }
-  self->fuse_fd = fds[0];
+  /* Nonblocking: a request interrupted between poll() and read() must not
+   * leave the thread in read(), where stop() could not wake it. */
+  if (fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK) != 0)
+    {
+      close (fd);
+      return;
+    }
+  sbx_view_task_set_mounter (&self->task, sender);
+  self->fuse_fd = fd;
 }
 
 static gpointer
@@ -858,8 +748,8 @@ void
 sbx_view_server_set_sandbox_pid (SbxViewServer *self,
                                  pid_t          pid)
 {
-  g_return_if_fail (self != NULL && self->thread == NULL && pid >= 0);
-  self->task.sandbox_pid = pid;
+  g_return_if_fail (self != NULL && pid >= 0);
+  atomic_store (&self->task.sandbox_pid, (int) pid);
 }
 
 gboolean
@@ -870,24 +760,27 @@ sbx_view_server_start_receive (SbxViewServer *self,
   GError *local = NULL;
   int saved;
 
-  g_return_val_if_fail (self != NULL && self->thread == NULL, FALSE);
+  g_return_val_if_fail (self != NULL && !self->started, FALSE);
+  self->started = TRUE;   /* once: a stopped server stays stopped */
   self->sock = sock;
+  /* before the sandbox sends: the kernel adds the sender's credentials */
+  (void) setsockopt (sock, SOL_SOCKET, SO_PASSCRED, &(int) { 1 }, sizeof (int));
   self->wake_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (self->wake_fd < 0)
     {
       saved = errno;
+      sbx_clear_fd (&self->sock);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "view supervisor: eventfd: %s",
                    g_strerror (saved));
       return FALSE;
     }
-  if (self->task.sandbox_pid == 0)
-    self->task.proc_root = open ("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
   self->buf = g_malloc (REQUEST_BUF);
   self->thread = g_thread_try_new ("sbx-view", serve, self, &local);
   if (self->thread == NULL)
     {
+      sbx_clear_fd (&self->sock);
       g_propagate_prefixed_error (error, local, "view supervisor: ");
-      return FALSE;   /* stop()/free() close the socket and the eventfd */
+      return FALSE;   /* stop()/free() close the eventfd */
     }
   return TRUE;
 }
@@ -922,10 +815,7 @@ sbx_view_server_free (SbxViewServer *self)
     return;
   sbx_view_server_stop (self);
   g_mutex_clear (&self->sink_lock);
-  if (self->by_path != NULL)
-    g_hash_table_unref (self->by_path);
-  if (self->nodes != NULL)
-    g_array_unref (self->nodes);
+  sbx_view_skeleton_clear (&self->skel);
   g_free (self);
 }
 

@@ -18,6 +18,7 @@
  * reopened then.
  */
 #include "sbx-linux-view-private.h"
+#include "sbx-linux-proc-status.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,7 +38,8 @@ void
 sbx_view_task_init (SbxViewTask *task)
 {
   task->proc_root = -1;
-  task->sandbox_pid = 0;
+  task->proc_root_for = 0;
+  atomic_store (&task->sandbox_pid, 0);
   task->pid = 0;
   task->dir = task->syscall_fd = task->mem_fd = task->cmdline_fd = -1;
   task->nspid = 0;
@@ -61,63 +63,79 @@ sbx_view_task_clear (SbxViewTask *task)
   sbx_clear_fd (&task->proc_root);
 }
 
-/* The last number of the NStgid line of status: the process (not the
- * thread a request names) as its own pid namespace (the sandbox's)
- * numbers it; 0 when unknown. */
-static int64_t
-read_nspid (int dir)
+static gboolean
+same_inode (const struct stat *a, const struct stat *b)
 {
-  char buf[4096];
-  const char *line;
-  int64_t inside = 0;
-  ssize_t n;
-  int fd = openat (dir, "status", O_RDONLY | O_CLOEXEC);
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
 
-  if (fd < 0)
-    return 0;
-  n = read (fd, buf, sizeof buf - 1);
-  close (fd);
-  if (n <= 0)
-    return 0;
-  buf[n] = '\0';
-  line = strstr (buf, "\nNStgid:");
-  if (line == NULL)
-    return 0;
-  for (const char *p = line + 8; *p != '\0' && *p != '\n'; p++)
-    if (*p >= '0' && *p <= '9' && (p[-1] == ' ' || p[-1] == '\t'))
-      inside = g_ascii_strtoll (p, NULL, 10);
-  return inside;
+void
+sbx_view_task_set_mounter (SbxViewTask *task,
+                           pid_t        mounter)
+{
+  struct stat theirs, ours;
+  char path[64];
+  int none = 0;
+
+  g_snprintf (path, sizeof path, "/proc/%d/ns/pid", (int) mounter);
+  if (mounter <= 0 || stat (path, &theirs) != 0 || stat ("/proc/self/ns/pid", &ours) != 0
+      || same_inode (&theirs, &ours))
+    return;
+  atomic_compare_exchange_strong (&task->sandbox_pid, &none, (int) mounter);
 }
 
 /* The sandbox's own procfs, when its pid namespace numbers the requests:
- * "proc" below the root of its process, resolved from the dentry cache
+ * "proc" below the root of its process @sp, resolved from the dentry cache
  * only (RESOLVE_CACHED): a lookup that missed would come to this server's
  * own thread and never be answered.  "proc" is a mountpoint, so it is
- * cached from the moment the sandbox's procfs is mounted. */
-static void
-open_sandbox_proc (SbxViewTask *task)
+ * cached from the moment the sandbox's procfs is mounted.  Taken only when
+ * it is the procfs of @sp's pid namespace (its PID 1 is in it): before the
+ * sandbox's root is the view, "proc" there is another's. */
+static int
+open_sandbox_proc (pid_t sp)
 {
   struct open_how how = { 0 };
   struct statfs sfs;
+  struct stat want, got;
   char path[64];
   int root, fd;
 
-  g_snprintf (path, sizeof path, "/proc/%d/root", (int) task->sandbox_pid);
+  g_snprintf (path, sizeof path, "/proc/%d/ns/pid", (int) sp);
+  if (stat (path, &want) != 0)
+    return -1;
+  g_snprintf (path, sizeof path, "/proc/%d/root", (int) sp);
   root = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root < 0)
-    return;
+    return -1;
   how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
   how.resolve = RESOLVE_CACHED | RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
   fd = (int) syscall (SYS_openat2, root, "proc", &how, sizeof how);
   close (root);
   if (fd < 0)
-    return;
-  if (fstatfs (fd, &sfs) != 0 || sfs.f_type != PROC_SUPER_MAGIC)
+    return -1;
+  if (fstatfs (fd, &sfs) != 0 || sfs.f_type != PROC_SUPER_MAGIC || fstatat (fd, "1/ns/pid", &got, 0) != 0
+      || !same_inode (&want, &got))
     {
       close (fd);
-      return;
+      return -1;
     }
-  task->proc_root = fd;
+  return fd;
+}
+
+/* The procfs the request pids are numbered in, (re)taken when the
+ * numbering changed; FALSE when it cannot be had (yet). */
+static gboolean
+have_proc_root (SbxViewTask *task)
+{
+  pid_t sp = (pid_t) atomic_load (&task->sandbox_pid);
+
+  if (task->proc_root >= 0 && task->proc_root_for == sp)
+    return TRUE;
+  forget (task);
+  sbx_clear_fd (&task->proc_root);
+  task->proc_root = sp == 0 ? open ("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC) : open_sandbox_proc (sp);
+  task->proc_root_for = sp;
+  return task->proc_root >= 0;
 }
 
 /* Opens @pid's files (the cache); FALSE when its /proc directory cannot be
@@ -127,12 +145,12 @@ open_task (SbxViewTask *task, pid_t pid)
 {
   char name[32];
 
+  if (!have_proc_root (task))
+    return FALSE;
   if (task->pid == pid && task->dir >= 0)
     return TRUE;
   forget (task);
-  if (task->proc_root < 0 && task->sandbox_pid > 0)
-    open_sandbox_proc (task);
-  if (pid <= 0 || task->proc_root < 0)
+  if (pid <= 0)
     return FALSE;
   g_snprintf (name, sizeof name, "%d", (int) pid);
   task->dir = openat (task->proc_root, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -142,7 +160,8 @@ open_task (SbxViewTask *task, pid_t pid)
   task->syscall_fd = openat (task->dir, "syscall", O_RDONLY | O_CLOEXEC);
   task->mem_fd = openat (task->dir, "mem", O_RDONLY | O_CLOEXEC);
   task->cmdline_fd = openat (task->dir, "cmdline", O_RDONLY | O_CLOEXEC);
-  task->nspid = read_nspid (task->dir);
+  /* the process, not the thread a request names */
+  task->nspid = sbx_linux_status_ns_last (task->dir, "status", "NStgid");
   return TRUE;
 }
 

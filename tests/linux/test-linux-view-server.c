@@ -32,6 +32,7 @@
 #include <linux/fuse.h>
 
 #include <gio/gio.h>
+#include <gio/gunixfdmessage.h>
 #include <glib/gstdio.h>
 #include <seccomp.h>
 
@@ -95,6 +96,7 @@ struct _Fixture
   char      *mnt;       /* where the child mounts the view */
   char      *bound;     /* a host directory bound at /bound */
   gboolean   pidns;
+  gboolean   explicit_pid; /* /pidns: also set_sandbox_pid() while serving */
   guint      n_loop;    /* /million */
   /* parent side */
   Sink       sink;
@@ -269,21 +271,26 @@ write_file (const char *path, const char *text)
   return ok;
 }
 
+/* @fd over @sock, one byte with SCM_RIGHTS (GIO's message, not ours: the
+ * test sends what the server receives through another implementation). */
+static gboolean
+send_descriptor (int sock, int fd)
+{
+  g_autoptr(GSocket) socket = g_socket_new_from_fd (dup (sock), NULL);
+  g_autoptr(GSocketControlMessage) message = g_unix_fd_message_new ();
+  GOutputVector vec = { "F", 1 };
+
+  if (socket == NULL || !g_unix_fd_message_append_fd (G_UNIX_FD_MESSAGE (message), fd, NULL))
+    return FALSE;
+  return g_socket_send_message (socket, NULL, &vec, 1, &message, 1, 0, NULL, NULL) == 1;
+}
+
 static void
 child_main (const Fixture *f, int sock, ChildProbe probe)
 {
   char text[256], path[PATH_MAX];
   uid_t uid = getuid ();
   gid_t gid = getgid ();
-  struct msghdr msg = { 0 };
-  union
-  {
-    char           buf[CMSG_SPACE (sizeof (int))];
-    struct cmsghdr align;
-  } control;
-  struct iovec iov;
-  struct cmsghdr *cmsg;
-  char byte = 'F';
   int fd;
 
   if (unshare (CLONE_NEWUSER | CLONE_NEWNS | (f->pidns ? CLONE_NEWPID : 0)) != 0)
@@ -322,18 +329,7 @@ child_main (const Fixture *f, int sock, ChildProbe probe)
               f->pidns ? ",default_permissions" : "");
   if (mount ("sbx-view", f->mnt, "fuse", MS_NOSUID | MS_NODEV, text) != 0)
     _exit (CHILD_SKIP_MOUNT);
-  iov.iov_base = &byte;
-  iov.iov_len = 1;
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.buf;
-  msg.msg_controllen = sizeof control.buf;
-  cmsg = CMSG_FIRSTHDR (&msg);
-  cmsg->cmsg_level = SOL_SOCKET;
-  cmsg->cmsg_type = SCM_RIGHTS;
-  cmsg->cmsg_len = CMSG_LEN (sizeof (int));
-  memcpy (CMSG_DATA (cmsg), &fd, sizeof fd);
-  if (sendmsg (sock, &msg, 0) != 1)
+  if (!send_descriptor (sock, fd))
     _exit (CHILD_SETUP_FAILED);
   close (fd);   /* the server holds the only descriptor of the connection */
   close (sock);
@@ -415,7 +411,6 @@ run_view (Fixture *f, SbxViewServer *server, ChildProbe probe, guint64 stop_at)
   g_autoptr(GError) error = NULL;
   SbxBackendDenialSinkV1 sink = { sizeof sink, 0, sink_denied, &f->sink };
   int sv[2], msg[2], ack[2], status;
-  gboolean started = FALSE;
   pid_t pid;
   Msg m;
 
@@ -437,20 +432,16 @@ run_view (Fixture *f, SbxViewServer *server, ChildProbe probe, guint64 stop_at)
   close (sv[1]);
   close (msg[1]);
   close (ack[0]);
-  if (!f->pidns)
-    {
-      g_assert_true (sbx_view_server_start_receive (server, sv[0], &error));
-      g_assert_no_error (error);
-      started = TRUE;
-    }
+  /* before the child sends: the server learns the mounter from the message */
+  g_assert_true (sbx_view_server_start_receive (server, sv[0], &error));
+  g_assert_no_error (error);
   while (read (msg[0], &m, sizeof m) == (ssize_t) sizeof m)
     switch (m.kind)
       {
       case MSG_PID:
-        sbx_view_server_set_sandbox_pid (server, m.value);
-        g_assert_true (sbx_view_server_start_receive (server, sv[0], &error));
-        g_assert_no_error (error);
-        started = TRUE;
+        /* as a spawn that knows its sbx-init once the clone returned */
+        if (f->explicit_pid)
+          sbx_view_server_set_sandbox_pid (server, m.value);
         break;
       case MSG_SYNC:
         snapshot (f, server);
@@ -469,8 +460,6 @@ run_view (Fixture *f, SbxViewServer *server, ChildProbe probe, guint64 stop_at)
       }
   close (msg[0]);
   close (ack[1]);
-  if (!started)
-    close (sv[0]);
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   g_assert_true (WIFEXITED (status));
   switch (WEXITSTATUS (status))
@@ -699,6 +688,22 @@ c_i386_open (const Fixture *f)
     }
   return (int) -ret;
 }
+
+/* open(2) through the x32 entry (2 | __X32_SYSCALL_BIT), where the kernel
+ * has it. */
+static int
+c_x32_open (const Fixture *f)
+{
+  g_autofree char *p = in_dir (f, "secret");
+  long ret = syscall (0x40000000L | 2, p, O_RDONLY | O_CLOEXEC);
+
+  if (ret >= 0)
+    {
+      close ((int) ret);
+      return 0;
+    }
+  return errno;
+}
 #endif
 
 static const Case cases[] = {
@@ -717,6 +722,7 @@ static const Case cases[] = {
   { "in-view", c_in_view, 0, 0, 0, NULL },
 #if defined(__x86_64__)
   { "i386-open", c_i386_open, EACCES, 1, SBX_ABI_DENIAL_READ, "secret" },
+  { "x32-open", c_x32_open, EACCES, 1, SBX_ABI_DENIAL_READ, "secret" },
 #endif
 };
 
@@ -772,6 +778,16 @@ host_controls (const Fixture *f)
 }
 
 static gboolean
+x32_gate_open (void)
+{
+#if defined(__x86_64__)
+  return syscall (0x40000000L | 39) > 0;   /* getpid */
+#else
+  return FALSE;
+#endif
+}
+
+static gboolean
 i386_gate_open (void)
 {
 #if defined(__x86_64__)
@@ -788,6 +804,7 @@ static void
 check_cases (Fixture *f, gboolean pidns)
 {
   gboolean i386 = i386_gate_open ();
+  gboolean x32 = x32_gate_open ();
 
   g_assert_cmpuint (f->results->len, ==, G_N_ELEMENTS (cases));
   g_assert_cmpuint (f->snaps->len, ==, G_N_ELEMENTS (cases) + 1);
@@ -800,9 +817,11 @@ check_cases (Fixture *f, gboolean pidns)
 
       g_test_message ("case %s: errno %d (%s), denials %" G_GUINT64_FORMAT, c->label, got,
                       g_strerror (got), after->denials - before->denials);
-      if (g_str_equal (c->label, "i386-open") && !i386)
+      if ((g_str_equal (c->label, "i386-open") && !i386) || (g_str_equal (c->label, "x32-open") && !x32))
         {
+          g_test_message ("case %s: this kernel has no such entry", c->label);
           g_assert_cmpint (got, ==, ENOSYS);
+          g_assert_cmpuint (after->denials - before->denials, ==, 0);
           continue;
         }
       g_assert_cmpint (got, ==, c->expect_errno);
@@ -820,14 +839,21 @@ check_cases (Fixture *f, gboolean pidns)
     }
 }
 
+/* @data: CLASSIFY_*.  In a pid namespace of its own, the mounter numbers
+ * the requests: the server learns it from the descriptor's sender (or
+ * set_sandbox_pid(), while serving) and reads the tasks through the
+ * sandbox's procfs. */
+enum { CLASSIFY_HOST_PIDS, CLASSIFY_PIDNS, CLASSIFY_PIDNS_EXPLICIT };
+
 static void
 test_classify (Fixture *f, gconstpointer data)
 {
   g_autoptr(SbxViewServer) server = NULL;
 
-  (void) data;
   if (!fuse_usable ())
     return;
+  f->pidns = GPOINTER_TO_INT (data) != CLASSIFY_HOST_PIDS;
+  f->explicit_pid = GPOINTER_TO_INT (data) == CLASSIFY_PIDNS_EXPLICIT;
   host_controls (f);
   server = new_server (f, 0);
   if (!run_view (f, server, probe_cases, 0))
@@ -835,27 +861,7 @@ test_classify (Fixture *f, gconstpointer data)
       g_test_skip (f->skip);
       return;
     }
-  check_cases (f, FALSE);
-}
-
-/* The pid namespace of the mounter numbers the requests: the server reads
- * the tasks through the sandbox's procfs. */
-static void
-test_classify_pidns (Fixture *f, gconstpointer data)
-{
-  g_autoptr(SbxViewServer) server = NULL;
-
-  (void) data;
-  if (!fuse_usable ())
-    return;
-  f->pidns = TRUE;
-  server = new_server (f, 0);
-  if (!run_view (f, server, probe_cases, 0))
-    {
-      g_test_skip (f->skip);
-      return;
-    }
-  check_cases (f, TRUE);
+  check_cases (f, f->pidns);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -904,7 +910,16 @@ probe_skeleton (const Fixture *f)
   child_sync ();
   child_result (errno_of (rmdir ("/emptydir")));
   child_result (errno_of (chmod ("/emptydir", 0700)));
+  child_result (open_errno ("/file", O_WRONLY));
   child_sync ();
+  /* a skeleton file reads as the empty file the tmpfs had */
+  {
+    int fd = open ("/file", O_RDONLY | O_CLOEXEC);
+
+    child_result (fd >= 0 && read (fd, buf, sizeof buf) == 0);
+    if (fd >= 0)
+      close (fd);
+  }
 }
 
 static void
@@ -916,13 +931,23 @@ test_skeleton (Fixture *f, gconstpointer data)
   (void) data;
   if (!fuse_usable ())
     return;
+  {
+    /* positive controls of the skeleton writes: the same calls on the host */
+    g_autofree char *d = g_build_filename (f->dir, "emptydir", NULL);
+    g_autofree char *file = g_build_filename (f->dir, "secret", NULL);
+
+    g_assert_no_errno (g_mkdir (d, 0755));
+    g_assert_no_errno (chmod (d, 0700));
+    g_assert_no_errno (rmdir (d));
+    g_assert_cmpint (open_errno (file, O_WRONLY), ==, 0);
+  }
   server = new_server (f, 0);
   if (!run_view (f, server, probe_skeleton, 0))
     {
       g_test_skip (f->skip);
       return;
     }
-  g_assert_cmpuint (f->results->len, ==, 9);
+  g_assert_cmpuint (f->results->len, ==, 11);
   g_assert_cmpint (g_array_index (f->results, int32_t, 0), ==, 0);
   g_assert_cmpint (g_array_index (f->results, int32_t, 1), ==, 1);
   g_assert_cmpint (g_array_index (f->results, int32_t, 2), ==, 0);
@@ -938,14 +963,16 @@ test_skeleton (Fixture *f, gconstpointer data)
   /* rmdir and chmod of a skeleton entry: EACCES, one write denial each */
   g_assert_cmpint (g_array_index (f->results, int32_t, 7), ==, EACCES);
   g_assert_cmpint (g_array_index (f->results, int32_t, 8), ==, EACCES);
-  g_assert_cmpuint (s[3].denials - s[2].denials, ==, 2);
-  for (guint i = 0; i < 2; i++)
+  g_assert_cmpint (g_array_index (f->results, int32_t, 9), ==, EACCES);
+  g_assert_cmpuint (s[3].denials - s[2].denials, ==, 3);
+  for (guint i = 0; i < 3; i++)
     {
       Rec *r = g_ptr_array_index (f->sink.recs, s[2].sink + i);
 
       g_assert_cmpuint (r->op, ==, SBX_ABI_DENIAL_WRITE);
-      g_assert_cmpstr (r->target, ==, "/emptydir");
+      g_assert_cmpstr (r->target, ==, i < 2 ? "/emptydir" : "/file");
     }
+  g_assert_cmpint (g_array_index (f->results, int32_t, 10), ==, 1);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -955,8 +982,11 @@ probe_not_found (const Fixture *f)
 {
   g_autofree char *secret = in_dir (f, "secret");
   g_autofree char *missing = in_dir (f, "missing");
+  g_autofree char *other = g_build_filename (f->parent, "sbx-view-no-such-name", NULL);
 
   child_sync ();
+  child_result (open_errno (secret, O_RDONLY));
+  child_result (open_errno (secret, O_RDONLY));
   child_result (open_errno (secret, O_RDONLY));
   child_sync ();
   /* creating a name that exists on the host, in a skeleton directory */
@@ -964,19 +994,30 @@ probe_not_found (const Fixture *f)
   child_sync ();
   child_result (open_errno (missing, O_RDONLY));
   child_sync ();
+  /* removing and creating names in a skeleton directory: the same errno
+   * whether the host has the name or not (existence never shows) */
+  child_result (errno_of (rmdir (f->dir)));
+  child_result (errno_of (rmdir (other)));
+  child_result (errno_of (mkdir (f->dir, 0755)));
+  child_result (errno_of (mkdir (other, 0755)));
+  child_sync ();
 }
 
 static void
 test_not_found (Fixture *f, gconstpointer data)
 {
   g_autoptr(SbxViewServer) server = NULL;
+  g_autofree char *other = g_build_filename (f->parent, "sbx-view-no-such-name", NULL);
   Snap *s;
   Rec *r;
 
   (void) data;
   if (!fuse_usable ())
     return;
-  g_assert_cmpint (c_read (f), ==, 0);   /* positive control */
+  /* positive controls: the read, and mkdir and rmdir of a name beside D */
+  g_assert_cmpint (c_read (f), ==, 0);
+  g_assert_no_errno (g_mkdir (other, 0755));
+  g_assert_no_errno (rmdir (other));
   server = new_server (f, SBX_POLICY_DENIED_NOT_FOUND);
   if (!run_view (f, server, probe_not_found, 0))
     {
@@ -984,22 +1025,37 @@ test_not_found (Fixture *f, gconstpointer data)
       return;
     }
   s = (Snap *) (void *) f->snaps->data;
-  g_assert_cmpuint (f->results->len, ==, 3);
-  /* a denied existing path reads as missing, still reported */
-  g_assert_cmpint (g_array_index (f->results, int32_t, 0), ==, ENOENT);
-  g_assert_cmpuint (s[1].denials - s[0].denials, ==, 1);
+  g_assert_cmpuint (f->results->len, ==, 9);
+  /* a denied existing path reads as missing, still reported, once per
+   * attempt (the kernel drops the uncached negative entry each time) */
+  for (guint i = 0; i < 3; i++)
+    g_assert_cmpint (g_array_index (f->results, int32_t, i), ==, ENOENT);
+  g_assert_cmpuint (s[1].denials - s[0].denials, ==, 3);
   r = g_ptr_array_index (f->sink.recs, s[0].sink);
   g_assert_cmpuint (r->op, ==, SBX_ABI_DENIAL_READ);
   /* a create after the hiding ENOENT: EACCES (as for a missing name), one
    * denial for the attempt, not one per request */
-  g_assert_cmpint (g_array_index (f->results, int32_t, 1), ==, EACCES);
+  g_assert_cmpint (g_array_index (f->results, int32_t, 3), ==, EACCES);
   g_assert_cmpuint (s[2].denials - s[1].denials, ==, 1);
   r = g_ptr_array_index (f->sink.recs, s[1].sink);
   g_assert_cmpuint (r->op, ==, SBX_ABI_DENIAL_WRITE);
   g_assert_cmpstr (r->target, ==, f->dir);
   /* missing on the host: ENOENT, nothing to report */
-  g_assert_cmpint (g_array_index (f->results, int32_t, 2), ==, ENOENT);
+  g_assert_cmpint (g_array_index (f->results, int32_t, 4), ==, ENOENT);
   g_assert_cmpuint (s[3].denials - s[2].denials, ==, 0);
+  /* rmdir: ENOENT, mkdir: EACCES, for an existing and a missing name alike;
+   * one write denial each */
+  g_assert_cmpint (g_array_index (f->results, int32_t, 5), ==, ENOENT);
+  g_assert_cmpint (g_array_index (f->results, int32_t, 6), ==, ENOENT);
+  g_assert_cmpint (g_array_index (f->results, int32_t, 7), ==, EACCES);
+  g_assert_cmpint (g_array_index (f->results, int32_t, 8), ==, EACCES);
+  g_assert_cmpuint (s[4].denials - s[3].denials, ==, 4);
+  for (guint i = 0; i < 4; i++)
+    {
+      r = g_ptr_array_index (f->sink.recs, s[3].sink + i);
+      g_assert_cmpuint (r->op, ==, SBX_ABI_DENIAL_WRITE);
+      g_assert_cmpstr (r->target, ==, i % 2 == 0 ? f->dir : other);
+    }
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1364,8 +1420,12 @@ main (int argc, char **argv)
   g_test_add_func ("/view-server/garbage", test_garbage);
   g_test_add_func ("/view-server/cost", test_cost);
   g_test_add ("/view-server/skeleton", Fixture, NULL, fixture_setup, test_skeleton, fixture_teardown);
-  g_test_add ("/view-server/classify", Fixture, NULL, fixture_setup, test_classify, fixture_teardown);
-  g_test_add ("/view-server/classify/pidns", Fixture, NULL, fixture_setup, test_classify_pidns, fixture_teardown);
+  g_test_add ("/view-server/classify", Fixture, GINT_TO_POINTER (CLASSIFY_HOST_PIDS), fixture_setup, test_classify,
+              fixture_teardown);
+  g_test_add ("/view-server/classify/pidns", Fixture, GINT_TO_POINTER (CLASSIFY_PIDNS), fixture_setup, test_classify,
+              fixture_teardown);
+  g_test_add ("/view-server/classify/pidns-explicit", Fixture, GINT_TO_POINTER (CLASSIFY_PIDNS_EXPLICIT),
+              fixture_setup, test_classify, fixture_teardown);
   g_test_add ("/view-server/not-found", Fixture, NULL, fixture_setup, test_not_found, fixture_teardown);
   g_test_add ("/view-server/stop-pending", Fixture, NULL, fixture_setup, test_stop_pending, fixture_teardown);
   g_test_add ("/view-server/million", Fixture, NULL, fixture_setup, test_million, fixture_teardown);
