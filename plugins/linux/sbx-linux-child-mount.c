@@ -619,35 +619,11 @@ sbx_linux_child_fuse_mount (long  uid,
   return mfd;
 }
 
-/* Writes this process's pid as the supervisor numbers it (a long) to @fd:
- * the host's procfs is still mounted at /proc (the view is not built yet),
- * and its "self" names the reader in that procfs's pid namespace, the
- * supervisor's, not the sandbox's.  0 or -errno. */
-SBX_CHILD_FUNC static long
-child_say_pid (int fd)
-{
-  char buf[24];
-  long pid = 0, r;
-  long i;
-
-  r = sbx_raw_syscall4 (__NR_readlinkat, AT_FDCWD, "/proc/self", buf, sizeof buf - 1);
-  if (r <= 0)
-    return r < 0 ? r : -EINVAL;
-  for (i = 0; i < r; i++)
-    {
-      if (buf[i] < '0' || buf[i] > '9')
-        return -EINVAL;
-      pid = pid * 10 + (buf[i] - '0');
-    }
-  do
-    r = sbx_raw_syscall3 (__NR_write, fd, &pid, sizeof pid);
-  while (r == -EINTR);
-  return r == (long) sizeof pid ? 0 : r < 0 ? r : -EIO;
-}
-
 /* The view's root as the view supervisor's FUSE filesystem (ctx->view_sock):
- * the device handed to the server, the mount read-only from the start
- * (nothing is created in it: the server shows the skeleton).  The mount fd,
+ * the device handed to the server by the process that made the mount (the
+ * server learns the sandbox's pid namespace from the message's sender),
+ * the mount read-only from the start (nothing is created in it: the server
+ * shows the skeleton).  The mount fd,
  * or -errno when the device cannot be opened, mounted or handed over
  * (nothing is left: the caller builds the tmpfs root instead). */
 SBX_CHILD_FUNC static long
@@ -657,25 +633,12 @@ child_fuse_root (ChildCtx *ctx)
   long dev = -1, mfd, r;
   int fds[1];
 
-  sbx_child_close (ctx->view_go_w);
   mfd = sbx_linux_child_fuse_mount (spec->view_uid, spec->view_gid, 1, &dev);
   if (mfd < 0)
     return mfd;
   fds[0] = (int) dev;
   r = sbx_child_send_fds (ctx->view_sock, fds, 1);
   sbx_child_close (dev);
-  if (r >= 0)
-    r = child_say_pid (ctx->view_pid_fd);
-  if (r >= 0)
-    {
-      char go = 0;
-
-      do
-        r = sbx_raw_syscall3 (__NR_read, ctx->view_go_fd, &go, 1);
-      while (r == -EINTR);
-      if (r == 0 || (r == 1 && go != 'g'))
-        r = -ENOTCONN;   /* no server: nothing would answer this root */
-    }
   if (r < 0)
     {
       sbx_child_close (mfd);

@@ -80,15 +80,6 @@ typedef struct
    * A sets view_fuse once that root is mounted; when the device cannot be
    * opened or mounted it builds the tmpfs root instead (view_fuse 0). */
   int                 view_sock;
-  /* ... and, once the device is sent, A's pid as the supervisor numbers it
-   * (a long) on view_pid_fd, then one byte on view_go_fd before the first
-   * lookup in that root: the server must know the sandbox's pid namespace
-   * before it serves (sbx_view_server_set_sandbox_pid), and only A can say
-   * its pid while the cloning thread waits in vfork.  A closes its copy of
-   * view_go_w first, so the go pipe's EOF means "no server". */
-  int                 view_pid_fd;
-  int                 view_go_fd;
-  int                 view_go_w;
   volatile int        view_fuse;
   int                 needs_empty;  /* the plan masks a file */
   int                 template;     /* the zygote building its template view */

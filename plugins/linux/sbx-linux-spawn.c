@@ -414,7 +414,7 @@ spawn_cold_context (SbxLinuxSpec            *spec,
 
   ctx->spec = spec;
   ctx->egress_fd = -1;
-  ctx->view_sock = ctx->view_pid_fd = ctx->view_go_fd = ctx->view_go_w = -1;
+  ctx->view_sock = -1;
   started->tmpfs_fds = g_new (int, n_slots);
   for (int i = 0; i < n_slots; i++)
     started->tmpfs_fds[i] = -1;
@@ -513,7 +513,7 @@ spawn_start_cold (SbxLinuxSpec                     *spec,
 {
   int32_t status = spawn_cold_context (spec, request, dns_envp, ch, started, error_message);
   ChildCtx *ctx = started->ctx;
-  SbxLinuxViewStart *view_start;
+  int view_end = -1;   /* A's end of the view supervisor's socket pair */
   int flags = CLONE_PIDFD;
   long pid;
 
@@ -538,9 +538,10 @@ spawn_start_cold (SbxLinuxSpec                     *spec,
       break;
     case SBX_LINUX_ZYGOTE_SPAWN_DIRECT:
     default:
-      view_start = spec->rung == SBX_LINUX_RUNG_USERNS ? sbx_linux_view_start_new (spec, request, ctx) : NULL;
+      if (spec->rung == SBX_LINUX_RUNG_USERNS)
+        started->view = sbx_linux_view_start (spec, request, ctx, &view_end);
       pid = sbx_linux_clone_vfork_on (sbx_linux_child_a_main, ctx, flags, ctx->stack_a_top, &started->pidfd);
-      started->view = sbx_linux_view_start_finish (view_start);
+      sbx_clear_fd (&view_end);
       break;
     }
   if (pid < 0)
