@@ -362,12 +362,14 @@ decide_unix (SbxUnotify         *u,
             sbx_unotify_report_denial (u, pid, path, "its path leads out of the sandbox's view through a link");
             return -EACCES;
           }
-        if (fd == -ENOENT && stat (path, &st) == 0 && S_ISSOCK (st.st_mode))
+        if ((fd == -ENOENT || fd == -EACCES) && stat (path, &st) == 0 && S_ISSOCK (st.st_mode))
           {
             /* Not in the sandbox's view, but a host socket by that name:
              * reported (to the caller of sbx, never to the sandbox), and
-             * answered as the view has it. */
-            return refuse_host (u, pid, path, "a host socket outside the sandbox's view", ENOENT, held);
+             * answered as the view has it (ENOENT from a tmpfs root; the
+             * view supervisor's FUSE root answers a host path that exists
+             * EACCES, or ENOENT where the profile hides denied paths). */
+            return refuse_host (u, pid, path, "a host socket outside the sandbox's view", -fd, held);
           }
         if (fd < 0)
           return fd;

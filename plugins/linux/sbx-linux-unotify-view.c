@@ -6,6 +6,7 @@
  * resolved as the target's own root and cwd name it.
  */
 #include "sbx-linux-unotify-private.h"
+#include "sbx-linux-proc-status.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -113,33 +114,15 @@ sbx_unotify_resolve_in_target_nofollow (pid_t pid, const char *path)
   return fd < 0 ? -saved : fd;
 }
 
-/* The last number of the NSpid line of /proc/@pid/status: the pid as the
- * caller's own pid namespace (the sandbox's) numbers it; 0 when unknown. */
+/* The pid as the caller's own pid namespace (the sandbox's) numbers it;
+ * 0 when unknown. */
 static gint64
 pid_inside (pid_t pid)
 {
-  char path[64], buf[2048];
-  const char *line;
-  gint64 inside = 0;
-  ssize_t n;
-  int fd;
+  char path[64];
 
   g_snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  n = read (fd, buf, sizeof buf - 1);
-  close (fd);
-  if (n <= 0)
-    return 0;
-  buf[n] = '\0';
-  line = strstr (buf, "\nNSpid:");
-  if (line == NULL)
-    return 0;
-  for (const char *p = line + 7; *p != '\0' && *p != '\n'; p++)
-    if (*p >= '0' && *p <= '9' && (p[-1] == ' ' || p[-1] == '\t'))
-      inside = g_ascii_strtoll (p, NULL, 10);
-  return inside;
+  return sbx_linux_status_ns_last (AT_FDCWD, path, "NSpid");
 }
 
 void

@@ -169,12 +169,22 @@ count_lines (const char *out,
   return n;
 }
 
-/* The errno a refused connect to a host socket gets: outside the rung-1
- * view it does not exist there; at rung 2 it is not the sandbox's. */
+/* The errno a refused connect to a host socket gets: at rung 1 what the
+ * view answers for a host path outside it (EACCES from the view
+ * supervisor's FUSE root, whose report entry "fs-denials" is enforced,
+ * ENOENT from a tmpfs root); at rung 2 it is not the sandbox's. */
 static const char *
 refused (Fx *fx)
 {
-  return strcmp (fx->backend, "linux-userns") == 0 ? "ERR 2" : "ERR 13";
+  SbxCompileReport *report;
+
+  if (strcmp (fx->backend, "linux-userns") != 0)
+    return "ERR 13";
+  report = sbx_executor_get_report (fx->executor);
+  for (guint i = 0; i < sbx_compile_report_get_n_entries (report); i++)
+    if (g_str_equal (sbx_compile_report_get_entry_feature (report, i), "fs-denials"))
+      return sbx_compile_report_get_entry_status (report, i) == SBX_REPORT_STATUS_ENFORCED ? "ERR 13" : "ERR 2";
+  return "ERR 2";
 }
 
 static void
