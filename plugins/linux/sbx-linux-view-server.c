@@ -4,20 +4,27 @@
  * the raw FUSE protocol (<linux/fuse.h>, no libfuse) over the /dev/fuse
  * descriptor the sandbox sends, on one thread per server.
  *
- * Why a thread per server and not the connect supervisor's hub: a server
- * has one descriptor and no waits of its own, so the hub's bookkeeping
- * (generations, pending lists, one lock for every sandbox) would buy
- * nothing but a lock on every request; a thread costs one clone at spawn
- * and one join at finish (measured in tests/linux/test-linux-view-server.c,
- * /view-server/cost, and stated in docs/linux-backend.md).  The thread
- * blocks in poll() on the FUSE descriptor and a wake eventfd: no busy loop.
+ * One thread for the whole process serves every sandbox's server (the
+ * hub, as the connect supervisor's): a thousand live sandboxes cost one
+ * thread, not a thousand (tests/test-process.c, /process/many-waits, counts
+ * them).  The hub blocks in epoll_wait() on every registered descriptor
+ * (a server's socket until its /dev/fuse descriptor arrives, then that
+ * descriptor) and handles one event at a time: no busy loop.  A request
+ * is answered under the hub's lock, so a server's lookups wait while
+ * another sandbox's request is answered (each is a few system calls; a
+ * host filesystem that hangs in lstat() stalls every view's lookups
+ * outside the view, never those inside).  The hub never looks anything up
+ * in a view it serves (a task's procfs is taken from the dentry cache
+ * only), so it cannot wait on itself.
  *
- * LOCKING: @sink_lock protects @sink; the thread holds it across a sink
- * call, so after set_sink() returns the old sink is neither in flight nor
- * called again.  stop() joins the thread, so after it returns nothing of
- * the server runs at all.  The counters are atomics.  Nothing else is
- * shared: the thread owns the FUSE descriptor, the task cache and the
- * request buffer from start to join.
+ * LOCKING: @sink_lock protects @sink; the hub holds it across a sink call,
+ * so after set_sink() returns the old sink is neither in flight nor
+ * called again.  hub.lock is held while the hub handles an event and while
+ * a server is registered or unregistered: stop() unregisters under it, so
+ * after it returns no event of that server is being handled or will be
+ * (the hub finds a server by its id, never by a pointer an event kept).
+ * The counters are atomics.  The FUSE descriptor, the task cache and the
+ * request buffer are touched only under hub.lock.
  *
  * Answers (the rules in one place):
  *  - a skeleton entry: found, with entry and attribute timeouts the kernel
@@ -52,11 +59,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -87,12 +95,10 @@ struct _SbxViewServer
   GMutex                 sink_lock;
   SbxBackendDenialSinkV1 sink;   /* sink.denied NULL: nowhere */
 
-  GThread       *thread;
   gboolean       started;
-  int            wake_fd;
+  guint64        hub_id;     /* 0: not registered with the hub */
   int            sock;       /* until the FUSE descriptor arrives */
   int            fuse_fd;
-  atomic_bool    quit;
   atomic_uint_fast64_t n_requests;
   atomic_uint_fast64_t n_denials;
 
@@ -130,7 +136,7 @@ sbx_view_server_new (const SbxViewEntry *entries,
   self->gid = getegid ();
   clock_gettime (CLOCK_REALTIME, &self->born);
   g_mutex_init (&self->sink_lock);
-  self->wake_fd = self->sock = self->fuse_fd = -1;
+  self->sock = self->fuse_fd = -1;
   sbx_view_task_init (&self->task);
   if (!sbx_view_skeleton_build (&self->skel, entries, n_entries, error))
     return NULL;
@@ -326,6 +332,17 @@ handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_
   if (found != NULL)
     {
       reply_entry (self, h->unique, GPOINTER_TO_UINT (found) - 1);
+      return;
+    }
+  /* A lookup by a process the sandbox's pid namespace cannot see (the
+   * kernel numbers it 0): sbx's own connect supervisor resolving a socket
+   * path in the sandbox's view, never a process of the sandbox.  It gets
+   * the answer the view gives, and is no attempt of the sandbox's. */
+  if (h->pid == 0)
+    {
+      reply (self, h->unique,
+             (self->policy_flags & SBX_POLICY_DENIED_NOT_FOUND) || lstat (looked_up, &st) != 0 ? ENOENT : EACCES,
+             NULL, 0);
       return;
     }
   /* An attempt outside the view. */
@@ -696,52 +713,134 @@ receive_fuse (SbxViewServer *self)
   self->fuse_fd = fd;
 }
 
-static gpointer
-serve (gpointer data)
+/* The hub: one thread, one epoll set, the live servers by id. */
+static struct
 {
-  SbxViewServer *self = data;
+  GMutex      lock;
+  int         epfd;
+  GHashTable *servers;   /* guint64 id -> SbxViewServer* (not owned) */
+  guint64     next_id;
+} hub;
 
-  while (!atomic_load (&self->quit))
+/* One event of @self, under hub.lock: the descriptor arriving on its
+ * socket, or one request. */
+static void
+hub_handle (SbxViewServer *self)
+{
+  ssize_t n;
+
+  if (self->fuse_fd < 0)
     {
-      struct pollfd pfd[2] = {
-        { self->wake_fd, POLLIN, 0 },
-        { self->fuse_fd >= 0 ? self->fuse_fd : self->sock, POLLIN, 0 },
-      };
-      ssize_t n;
+      int sock = self->sock;
 
-      if (pfd[1].fd < 0)
-        pfd[1].events = 0;   /* nothing left to serve: wait for stop() */
-      if (poll (pfd, 2, -1) < 0)
+      receive_fuse (self);
+      if (self->sock >= 0)
+        return;   /* spurious wake-up: still waiting */
+      (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, sock, NULL);
+      if (self->fuse_fd >= 0)
         {
-          if (errno == EINTR)
-            continue;
-          break;   /* ENOMEM: the sandbox's lookups outside the view hang until stop() aborts them */
+          struct epoll_event ev = { .events = EPOLLIN, .data.u64 = self->hub_id };
+
+          if (epoll_ctl (hub.epfd, EPOLL_CTL_ADD, self->fuse_fd, &ev) != 0)
+            sbx_clear_fd (&self->fuse_fd);   /* ENOMEM: the connection aborts; lookups outside fail */
         }
-      if (pfd[0].revents != 0)
-        break;
-      if (pfd[1].revents == 0)
-        continue;
-      if (self->fuse_fd < 0)
-        {
-          receive_fuse (self);
-          continue;
-        }
-      n = read (self->fuse_fd, self->buf, REQUEST_BUF);
-      if (n < 0)
-        {
-          if (errno == EINTR || errno == EAGAIN || errno == ENOENT || errno == EIO)
-            continue;   /* interrupted, gone, or larger than we take (the kernel failed it) */
-          close (self->fuse_fd);   /* ENODEV: unmounted, the connection is over */
-          self->fuse_fd = -1;
-          continue;
-        }
-      if (!handle_request (self, (size_t) n))
-        {
-          close (self->fuse_fd);
-          self->fuse_fd = -1;
-        }
+      return;
+    }
+  n = read (self->fuse_fd, self->buf, REQUEST_BUF);
+  if (n < 0)
+    {
+      if (errno == EINTR || errno == EAGAIN || errno == ENOENT || errno == EIO)
+        return;   /* interrupted, gone, or larger than we take (the kernel failed it) */
+      /* ENODEV: unmounted, the connection is over */
+    }
+  else if (handle_request (self, (size_t) n))
+    return;
+  (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, self->fuse_fd, NULL);
+  sbx_clear_fd (&self->fuse_fd);
+}
+
+static gpointer
+hub_main (gpointer data)
+{
+  for (;;)
+    {
+      struct epoll_event ev;
+      SbxViewServer *self;
+
+      if (epoll_wait (hub.epfd, &ev, 1, -1) != 1)
+        continue;   /* EINTR (the hub lives as long as the process) */
+      g_mutex_lock (&hub.lock);
+      self = g_hash_table_lookup (hub.servers, &ev.data.u64);
+      if (self != NULL)
+        hub_handle (self);
+      g_mutex_unlock (&hub.lock);
     }
   return NULL;
+}
+
+/* The process the hub runs in (0: none yet in this process), and why it
+ * could not start there (0: it did). */
+static GMutex hub_start_lock;
+static pid_t  hub_pid;
+static int    hub_start_errno;
+
+/* In the child of a fork(): the hub's thread is not there (only the
+ * forking thread is), and its epoll set is the parent's.  The child's
+ * first server starts a hub of its own; the parent's servers are not the
+ * child's (their table is left behind, not freed: another thread of the
+ * parent may have been using it at the fork). */
+static void
+hub_atfork_child (void)
+{
+  g_mutex_init (&hub.lock);
+  g_mutex_init (&hub_start_lock);
+  if (hub.epfd >= 0)
+    close (hub.epfd);
+  hub.epfd = -1;
+  hub.servers = NULL;
+  hub_pid = 0;
+  hub_start_errno = 0;
+}
+
+/* The hub of this process, started at its first server; FALSE with
+ * @error when it cannot be. */
+static gboolean
+hub_ensure (GError **error)
+{
+  static gboolean atfork_registered;
+  int err;
+
+  g_mutex_lock (&hub_start_lock);
+  if (!atfork_registered)
+    {
+      atfork_registered = pthread_atfork (NULL, NULL, hub_atfork_child) == 0;
+      hub.epfd = -1;
+    }
+  if (hub_pid == 0 && hub_start_errno == 0)
+    {
+      hub.epfd = epoll_create1 (EPOLL_CLOEXEC);
+      if (hub.epfd < 0)
+        hub_start_errno = errno;
+      else
+        {
+          hub.servers = g_hash_table_new (g_int64_hash, g_int64_equal);
+          hub.next_id = 1;
+          /* the hub's thread is never joined: it lives as long as the process */
+          if (g_thread_try_new ("sbx-view", hub_main, NULL, NULL) == NULL)
+            hub_start_errno = EAGAIN;
+          else
+            hub_pid = getpid ();
+        }
+    }
+  err = hub_start_errno;
+  g_mutex_unlock (&hub_start_lock);
+  if (err != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
+                   "view supervisor: cannot start its thread: %s", g_strerror (err));
+      return FALSE;
+    }
+  return TRUE;
 }
 
 void
@@ -757,7 +856,7 @@ sbx_view_server_start_receive (SbxViewServer *self,
                                int            sock,
                                GError       **error)
 {
-  GError *local = NULL;
+  struct epoll_event ev = { .events = EPOLLIN };
   int saved;
 
   g_return_val_if_fail (self != NULL && !self->started, FALSE);
@@ -765,45 +864,52 @@ sbx_view_server_start_receive (SbxViewServer *self,
   self->sock = sock;
   /* before the sandbox sends: the kernel adds the sender's credentials */
   (void) setsockopt (sock, SOL_SOCKET, SO_PASSCRED, &(int) { 1 }, sizeof (int));
-  self->wake_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (self->wake_fd < 0)
+  if (!hub_ensure (error))
     {
-      saved = errno;
       sbx_clear_fd (&self->sock);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "view supervisor: eventfd: %s",
-                   g_strerror (saved));
       return FALSE;
     }
   self->buf = g_malloc (REQUEST_BUF);
-  self->thread = g_thread_try_new ("sbx-view", serve, self, &local);
-  if (self->thread == NULL)
+  g_mutex_lock (&hub.lock);
+  self->hub_id = hub.next_id++;
+  ev.data.u64 = self->hub_id;
+  if (epoll_ctl (hub.epfd, EPOLL_CTL_ADD, sock, &ev) != 0)
     {
+      saved = errno;
+      self->hub_id = 0;
+      g_mutex_unlock (&hub.lock);
       sbx_clear_fd (&self->sock);
-      g_propagate_prefixed_error (error, local, "view supervisor: ");
-      return FALSE;   /* stop()/free() close the eventfd */
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "view supervisor: epoll: %s",
+                   g_strerror (saved));
+      return FALSE;
     }
+  g_hash_table_insert (hub.servers, &self->hub_id, self);
+  g_mutex_unlock (&hub.lock);
   return TRUE;
 }
 
 void
 sbx_view_server_stop (SbxViewServer *self)
 {
-  uint64_t one = 1;
-
   if (self == NULL)
     return;
-  if (self->thread != NULL)
+  if (self->hub_id != 0)
     {
-      atomic_store (&self->quit, TRUE);
-      (void) write (self->wake_fd, &one, sizeof one);
-      g_thread_join (self->thread);
-      self->thread = NULL;
+      /* Under the hub's lock: no event of ours is being handled, and once
+       * we are out of the table none will be. */
+      g_mutex_lock (&hub.lock);
+      g_hash_table_remove (hub.servers, &self->hub_id);
+      if (self->sock >= 0)
+        (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, self->sock, NULL);
+      if (self->fuse_fd >= 0)
+        (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, self->fuse_fd, NULL);
+      g_mutex_unlock (&hub.lock);
+      self->hub_id = 0;
     }
   /* Closing the last descriptor of the connection aborts it: requests
    * still queued fail with ECONNABORTED, later ones with ENOTCONN. */
   sbx_clear_fd (&self->fuse_fd);
   sbx_clear_fd (&self->sock);
-  sbx_clear_fd (&self->wake_fd);
   sbx_view_task_clear (&self->task);
   g_clear_pointer (&self->buf, g_free);
 }

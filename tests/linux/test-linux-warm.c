@@ -52,7 +52,10 @@ fixture_setup (Fixture    *fx,
       return FALSE;
     }
   fx->workspace = etu_make_tmpdir ("sbx-warm-XXXXXX");
-  fx->policy = linux_test_policy_new (fx->workspace, 2, 2, 0, 0);
+  /* Host read allowed: the view's root is the host's (read-only), not the
+   * view supervisor's FUSE filesystem, whose specs never spawn through the
+   * zygote (sbx-linux-zygote.c says why) and so have no warm sandbox. */
+  fx->policy = linux_test_policy_new (fx->workspace, 2, 2, 2, 0);
   fx->backend = linux_test_backend_new (rung);
   g_assert_cmpint (linux_test_backend_compile (fx->backend, linux_test_policy_get (fx->policy)), ==,
                    SBX_STATUS_OK);
