@@ -12,8 +12,9 @@
  * (an existing one only with --force, and never BASE itself).
  *
  * The run is BASE's, with one difference so that network attempts are
- * seen: a network BASE denies runs gated, through a direct egress route
- * that asks about every connection and is answered "deny" at once.  No
+ * seen: a network BASE denies runs gated, through the direct egress route
+ * sbx run gives a gated network, which refuses every connection at once
+ * (asking, with nobody to answer: sbx-cmd-run-egress.c).  No
  * grant is issued and nothing is approved, so the tool reaches nothing
  * BASE would not let it reach; each refused target becomes a denial
  * instead of an unseen "no route".  The command's stdout goes to stderr
@@ -36,6 +37,7 @@
 #include <glib-unix.h>
 #include <sbx/sbx.h>
 
+#include "sbx-cmd-run-egress.h"
 #include "sbx-cmds.h"
 #include "sbx-profile-learn.h"
 
@@ -102,15 +104,6 @@ learning_profile (SbxProfile *base,
   config = sbx_profile_dup_config (base);
   sbx_profile_config_set_network (config, SBX_ACCESS_GATED);
   return sbx_profile_new (config, error);
-}
-
-/* Every live question of the run (a connection of the gated network) is
- * refused at once: it then is a denial of the run. */
-static void
-deny_at_once (SbxDecisionRequest *request,
-              gpointer            user_data)
-{
-  sbx_decision_request_deny (request);
 }
 
 /* What the run's report says of filesystem refusals: observed when the
@@ -223,9 +216,9 @@ run_signalled (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* The run, on this thread's default main context: the run's questions
- * (deny_at_once) are dispatched there, so it must be the one iterated.
- * *@out_signo: the signal that interrupted it, or 0. */
+/* The run, on this thread's default main context, iterated until it ends
+ * or a signal cancels it.  *@out_signo: the signal that interrupted it, or
+ * 0. */
 static SbxRunResult *
 run_prepared (SbxPreparedProcess *prepared,
               int                *out_signo,
@@ -284,11 +277,9 @@ learn_run (SbxLearn    *learn,
   options = sbx_executor_set_options_new ();
   sbx_executor_set_options_set_scratch_root (options, g_get_tmp_dir ());
   sbx_executor_set_options_set_max_executors (options, 1);
-  if (sbx_profile_get_network (profile) == SBX_ACCESS_GATED)
-    {
-      route = sbx_egress_route_new_direct ();
-      sbx_executor_set_options_set_egress_route (options, route);
-    }
+  /* sbx run's route for a gated network (sbx-cmd-run-egress.c) */
+  route = sbx_run_egress_gated_route (profile);
+  sbx_executor_set_options_set_egress_route (options, route);
   set = sbx_executor_set_new (profile, options, &error);
   if (set == NULL)
     {
@@ -308,10 +299,7 @@ learn_run (SbxLearn    *learn,
   sbx_run_options_set_stdout_fd (run_options, STDERR_FILENO);
   sbx_run_options_set_stderr_fd (run_options, STDERR_FILENO);
   if (route != NULL)
-    {
-      sbx_run_options_set_ask (run_options, TRUE);
-      sbx_run_options_set_decision_func (run_options, deny_at_once, NULL, NULL);
-    }
+    sbx_run_egress_observe (executor, run_options);
   prepared = sbx_executor_prepare (executor, cwd, (const char *const *) argv, run_options, NULL, &error);
   if (prepared != NULL)
     {

@@ -7,6 +7,14 @@
  * spent by it; a Gated network gets the same grants; under Allow the route
  * already lets every target through.  --upstream-proxy alone routes an
  * Allow network through the organisation's proxy.
+ *
+ * A Gated network is observed with or without these options: with no route
+ * asked for, a Sandboxed run gets the direct route --allow-host uses
+ * (sbx_run_egress_gated_route), and each connection of a Gated network
+ * that no grant opens is refused at once, as a denial naming the
+ * network.proxy-target.v1 grant that opens it (sbx_run_egress_observe).
+ * Without the route such a run has no proxy: its connections fail unseen,
+ * and the grant a denial would name has nothing to authorize.
  */
 #include "sbx-cmd-run-egress.h"
 #include "sbx-cmds.h"
@@ -148,6 +156,36 @@ sbx_run_egress_set_options (SbxRunEgress          *egress,
   sbx_executor_set_options_set_egress_route (options, egress->route);
 }
 
+SbxEgressRoute *
+sbx_run_egress_gated_route (SbxProfile *profile)
+{
+  /* An Unconfined profile cannot take a route (no sandbox to keep the
+   * network to it); Allow needs none to be reached and Deny is never
+   * asked. */
+  if (sbx_profile_get_network (profile) != SBX_ACCESS_GATED
+      || sbx_profile_get_isolation (profile) != SBX_ISOLATION_SANDBOXED)
+    return NULL;
+  return sbx_egress_route_new_direct ();
+}
+
+void
+sbx_run_egress_observe (SbxExecutor   *executor,
+                        SbxRunOptions *options)
+{
+  /* Where the backend cannot keep the network to the route (rung 2: no
+   * network namespace), the proxy would be named to a sandbox that cannot
+   * reach it: the run is not authorized on it, its connections fail
+   * unseen, and the report's egress-route entry says the route is not
+   * kept. */
+  if (!(sbx_executor_get_guarantees (executor) & SBX_GUARANTEE_TARGET_NETWORK))
+    return;
+  /* Asking with nobody to answer: the library refuses each question at
+   * once (no delivery, no main-loop round trip) and the refusal is a
+   * denial of the run.  Without asking, a run authorized for no target
+   * gets no proxy at all, so nothing would be seen. */
+  sbx_run_options_set_ask (options, TRUE);
+}
+
 gboolean
 sbx_run_egress_mint (SbxRunEgress  *egress,
                      SbxExecutor   *executor,
@@ -184,7 +222,13 @@ sbx_run_egress_report_denial (SbxRunResult *result)
   const char *target = sbx_run_result_get_denied_target (result);
   const char *reason = sbx_run_result_get_denial_reason (result);
 
-  if (target == NULL)
+  /* A route that reports every refusal has them in the run's denials,
+   * each printed once with the grant that opens it
+   * (sbx-cmd-run-denials.c): this line would repeat the first one, with
+   * the plugin's own wording ("not approved when asked" for a run sbx
+   * asked on nobody's behalf).  Only the first is known otherwise. */
+  if (target == NULL || sbx_run_result_get_denials (result)->len > 0
+      || sbx_run_result_get_denials_dropped (result) > 0)
     return;
   if (reason != NULL)
     sbx_cli_error ("run: network target denied: %s (%s)", target, reason);
