@@ -97,18 +97,6 @@ denial_line (guint16     port,
                           "network.proxy-target.v1:tcp:127.0.0.1:%u would open it\n", port, count, port);
 }
 
-/* How many times @needle occurs in @haystack. */
-static guint
-count (const char *haystack,
-       const char *needle)
-{
-  guint n = 0;
-
-  for (const char *p = strstr (haystack, needle); p != NULL; p = strstr (p + 1, needle))
-    n++;
-  return n;
-}
-
 /* The control: each server answers the same curl without the sandbox. */
 static void
 assert_servers_answer (Fx *fx)
@@ -143,9 +131,9 @@ test_gated_rung1 (void)
   g_assert_cmpint (status, ==, 0);
   g_assert_nonnull (strstr (out, "done"));
   g_assert_null (strstr (out, "GET /"));
-  g_assert_cmpuint (count (err, line1_twice), ==, 1);
-  g_assert_cmpuint (count (err, line2), ==, 1);
-  g_assert_cmpuint (count (err, "sbx: denied "), ==, 2);
+  g_assert_cmpuint (etu_count (err, line1_twice), ==, 1);
+  g_assert_cmpuint (etu_count (err, line2), ==, 1);
+  g_assert_cmpuint (etu_count (err, "sbx: denied "), ==, 2);
   g_assert_null (strstr (err, "sbx: run: network target denied"));
   g_assert_nonnull (strstr (err, "\"grant_class\":\"network.proxy-target.v1\""));
   g_assert_nonnull (strstr (err, "\"denials_dropped\":0}"));
@@ -167,12 +155,12 @@ test_gated_rung1 (void)
   status = etu_run_sbx (&fx.tree, "linux-userns", &out, &err, "run", "--profile", fx.gated, "--approve", approve, "--",
                         "sh", "-c", script, NULL);
   g_assert_cmpint (status, ==, 0);
-  g_assert_cmpuint (count (out, "GET /one"), ==, 2);
+  g_assert_cmpuint (etu_count (out, "GET /one"), ==, 2);
   g_assert_null (strstr (out, "GET /two"));
   g_assert_null (strstr (err, line1));
   g_assert_null (strstr (err, line1_twice));
-  g_assert_cmpuint (count (err, line2), ==, 1);
-  g_assert_cmpuint (count (err, "sbx: denied "), ==, 1);
+  g_assert_cmpuint (etu_count (err, line2), ==, 1);
+  g_assert_cmpuint (etu_count (err, "sbx: denied "), ==, 1);
   g_assert_cmpuint (test_server_get_n_accepted (fx.one), ==, seen1 + 2);
   g_assert_cmpuint (test_server_get_n_accepted (fx.two), ==, seen2);
   g_clear_pointer (&out, g_free);
