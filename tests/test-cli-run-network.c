@@ -16,6 +16,8 @@
  *    its forwarder; an unapproved one reaches nothing (no mechanism sees
  *    such a connect: what the run printed is logged, not asserted);
  *  - --report=json lists the denials with the grant;
+ *  - --approve network.broad.v1 still opens its port (that run gets no
+ *    route: the core refuses the grant on a set with one);
  *  - a denied network gets no route (the report has no egress-route
  *    entry, the sandbox no proxy) and its refusals name no grant;
  *  - rung 2 (no network namespace): the route is configured but not kept,
@@ -195,6 +197,31 @@ test_gated_rung1 (void)
   fx_clear (&fx);
 }
 
+/* --approve network.broad.v1 still opens its port to every address with
+ * no route (the core refuses that grant on a set with one): the gated
+ * network's own route is not made for such a run. */
+static void
+test_gated_broad (void)
+{
+  Fx fx;
+  g_autofree char *script = NULL, *out = NULL, *err = NULL, *approve = NULL;
+  int status;
+
+  if (!fx_init (&fx, "linux-userns"))
+    return;
+  script = g_strdup_printf ("curl -sf %s; curl -sf --connect-timeout 5 %s; echo done", fx.url1, fx.url2);
+  approve = g_strdup_printf ("network.broad.v1:tcp:*:%u", test_server_get_port (fx.one));
+  status = etu_run_sbx (&fx.tree, "linux-userns", &out, &err, "run", "--profile", fx.gated, "--approve", approve, "--",
+                        "sh", "-c", script, NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_cmpuint (etu_count (out, "GET /one"), ==, 1);
+  g_assert_null (strstr (out, "GET /two"));
+  g_assert_cmpuint (test_server_get_n_accepted (fx.one), ==, 1);
+  g_assert_cmpuint (test_server_get_n_accepted (fx.two), ==, 0);
+  assert_servers_answer (&fx);
+  fx_clear (&fx);
+}
+
 /* A denied network: no route, nothing reached, no grant named. */
 static void
 test_denied (void)
@@ -263,6 +290,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli-run-network/gated/rung1", test_gated_rung1);
   g_test_add_func ("/cli-run-network/gated/rung2", test_gated_rung2);
+  g_test_add_func ("/cli-run-network/gated/broad", test_gated_broad);
   g_test_add_func ("/cli-run-network/denied", test_denied);
   return g_test_run ();
 }

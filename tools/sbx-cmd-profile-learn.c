@@ -278,7 +278,7 @@ learn_run (SbxLearn    *learn,
   sbx_executor_set_options_set_scratch_root (options, g_get_tmp_dir ());
   sbx_executor_set_options_set_max_executors (options, 1);
   /* sbx run's route for a gated network (sbx-cmd-run-egress.c) */
-  route = sbx_run_egress_gated_route (profile);
+  route = sbx_run_egress_gated_route (profile, NULL);
   sbx_executor_set_options_set_egress_route (options, route);
   set = sbx_executor_set_new (profile, options, &error);
   if (set == NULL)

@@ -157,7 +157,8 @@ sbx_run_egress_set_options (SbxRunEgress          *egress,
 }
 
 SbxEgressRoute *
-sbx_run_egress_gated_route (SbxProfile *profile)
+sbx_run_egress_gated_route (SbxProfile        *profile,
+                            const char *const *approve)
 {
   /* An Unconfined profile cannot take a route (no sandbox to keep the
    * network to it); Allow needs none to be reached and Deny is never
@@ -165,6 +166,14 @@ sbx_run_egress_gated_route (SbxProfile *profile)
   if (sbx_profile_get_network (profile) != SBX_ACCESS_GATED
       || sbx_profile_get_isolation (profile) != SBX_ISOLATION_SANDBOXED)
     return NULL;
+  /* A network.broad.v1 grant opens its port to every address for the run,
+   * which then claims no network guarantee; the core refuses it on a set
+   * with a route (the run would lack the target-network its executor
+   * promises), so such a run keeps no route, as before. */
+  for (gsize i = 0; approve != NULL && approve[i] != NULL; i++)
+    if (g_str_has_prefix (approve[i], SBX_GRANT_CLASS_NETWORK_BROAD ":")
+        || g_str_equal (approve[i], SBX_GRANT_CLASS_NETWORK_BROAD))
+      return NULL;
   return sbx_egress_route_new_direct ();
 }
 

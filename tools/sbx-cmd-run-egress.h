@@ -40,9 +40,12 @@ void        sbx_run_egress_set_options    (SbxRunEgress           *egress,
 /* The route a Sandboxed profile's Gated network needs when no option gave
  * one: a new direct route, authorized per run for the targets its grants
  * name and nothing else; NULL for any other profile (no route: nothing is
- * created for Allow, Deny or an Unconfined profile).  sbx run, its --ask
- * and sbx profile learn use it. */
-SbxEgressRoute *sbx_run_egress_gated_route (SbxProfile            *profile);
+ * created for Allow, Deny or an Unconfined profile) and when @approve (the
+ * --approve values, nullable) names a network.broad.v1 grant, which the
+ * core refuses on a set with a route.  sbx run, its --ask and sbx profile
+ * learn use it. */
+SbxEgressRoute *sbx_run_egress_gated_route (SbxProfile            *profile,
+                                            const char *const     *approve);
 /* Makes a run of @executor (of a set with a route) refuse every
  * connection of its Gated network that no grant opens at once, each
  * refusal a denial naming the grant that opens it, instead of failing

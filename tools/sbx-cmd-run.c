@@ -721,7 +721,7 @@ sbx_cmd_run (int    argc,
    * its connections are held, refused as denials or asked about, and an
    * --approve network.proxy-target.v1 has a route to authorize. */
   if (egress.route == NULL)
-    egress.route = sbx_run_egress_gated_route (profile);
+    egress.route = sbx_run_egress_gated_route (profile, (const char *const *) args.approve);
   /* --ask: the terminal that answers while the command runs
    * (sbx-cmd-run-ask.c). */
   if (args.ask)
