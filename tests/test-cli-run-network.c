@@ -18,6 +18,8 @@
  *  - --report=json lists the denials with the grant;
  *  - --approve network.broad.v1 still opens its port (that run gets no
  *    route: the core refuses the grant on a set with one);
+ *  - without the egress-http plugin a gated run still runs, closed, with
+ *    no route claimed;
  *  - a denied network gets no route (the report has no egress-route
  *    entry, the sandbox no proxy) and its refusals name no grant;
  *  - rung 2 (no network namespace): the route is configured but not kept,
@@ -222,6 +224,34 @@ test_gated_broad (void)
   fx_clear (&fx);
 }
 
+/* Without the egress-http plugin no route can be served: the gated run
+ * keeps its closed network (as before the route) instead of failing, and
+ * neither its report nor its output pretends a route. */
+static void
+test_gated_no_egress_plugin (void)
+{
+  Fx fx;
+  g_autofree char *egress_dir = NULL, *script = NULL, *out = NULL, *err = NULL;
+  int status;
+
+  if (!fx_init (&fx, "linux-userns"))
+    return;
+  /* etu_run_sbx's plugin path is then the Linux plugin's directory alone */
+  egress_dir = g_strdup (g_getenv ("SBX_TEST_EGRESS_HTTP_PLUGIN_DIR"));
+  g_unsetenv ("SBX_TEST_EGRESS_HTTP_PLUGIN_DIR");
+  script = g_strdup_printf ("curl -sf --connect-timeout 5 %s; env | grep -ci _proxy=; echo done", fx.url1);
+  status = etu_run_sbx (&fx.tree, "linux-userns", &out, &err, "run", "--profile", fx.gated, "--report", "--", "sh",
+                        "-c", script, NULL);
+  g_setenv ("SBX_TEST_EGRESS_HTTP_PLUGIN_DIR", egress_dir, TRUE);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_cmpstr (out, ==, "0\ndone\n");
+  g_assert_null (strstr (err, "egress-route"));
+  g_assert_null (strstr (err, "sbx: denied"));
+  g_assert_cmpuint (test_server_get_n_accepted (fx.one), ==, 0);
+  assert_servers_answer (&fx);
+  fx_clear (&fx);
+}
+
 /* A denied network: no route, nothing reached, no grant named. */
 static void
 test_denied (void)
@@ -291,6 +321,7 @@ main (int    argc,
   g_test_add_func ("/cli-run-network/gated/rung1", test_gated_rung1);
   g_test_add_func ("/cli-run-network/gated/rung2", test_gated_rung2);
   g_test_add_func ("/cli-run-network/gated/broad", test_gated_broad);
+  g_test_add_func ("/cli-run-network/gated/no-egress-plugin", test_gated_no_egress_plugin);
   g_test_add_func ("/cli-run-network/denied", test_denied);
   return g_test_run ();
 }

@@ -130,10 +130,10 @@ note_fs_observation (SbxLearn         *learn,
                       sbx_compile_report_get_backend (report));
 }
 
-/* With a route (a gated network), whether the run's report says the
- * route carries the network: where it does not (rung 2 has no network of
- * its own to serve), a connection fails unseen, so a note says the change
- * may lack network approvals. */
+/* For a gated network, whether the run's report says a route carries
+ * it: where none does (rung 2 has no network of its own to serve; without
+ * the egress-http plugin there is no route), a connection fails unseen,
+ * so a note says the change may lack network approvals. */
 static void
 note_network_observation (SbxLearn         *learn,
                           SbxCompileReport *report)
@@ -142,9 +142,9 @@ note_network_observation (SbxLearn         *learn,
     if (g_str_equal (sbx_compile_report_get_entry_feature (report, i), "egress-route")
         && sbx_compile_report_get_entry_status (report, i) == SBX_REPORT_STATUS_ENFORCED)
       return;
-  sbx_learn_add_note (learn, "network attempts were not observed on this run (backend %s gives the egress "
-                             "route no network of its own: a refused connection fails unseen): the change may lack "
-                             "network approvals", sbx_compile_report_get_backend (report));
+  sbx_learn_add_note (learn, "network attempts were not observed on this run (backend %s, no egress route "
+                             "enforced: a refused connection fails unseen): the change may lack network approvals",
+                      sbx_compile_report_get_backend (report));
 }
 
 /* How the run ended, as a note; a refused command start is a denial. */
@@ -304,7 +304,7 @@ learn_run (SbxLearn    *learn,
   if (prepared != NULL)
     {
       note_fs_observation (learn, sbx_prepared_process_get_report (prepared));
-      if (route != NULL)
+      if (sbx_profile_get_network (profile) == SBX_ACCESS_GATED)
         note_network_observation (learn, sbx_prepared_process_get_report (prepared));
       result = run_prepared (prepared, &signo, &error);
     }

@@ -156,6 +156,21 @@ sbx_run_egress_set_options (SbxRunEgress          *egress,
   sbx_executor_set_options_set_egress_route (options, egress->route);
 }
 
+/* Whether the default registry (the one sbx's executor sets use) has the
+ * egress extension a direct route is served by, "http-connect" of the
+ * egress-http plugin. */
+static gboolean
+have_direct_route_extension (void)
+{
+  g_autoptr(GPtrArray) extensions = sbx_registry_list_extensions (sbx_registry_get_default ());
+
+  for (guint i = 0; i < extensions->len; i++)
+    if (sbx_extension_info_get_kind (extensions->pdata[i]) == SBX_EXTENSION_KIND_EGRESS
+        && g_str_equal (sbx_extension_info_get_name (extensions->pdata[i]), "http-connect"))
+      return TRUE;
+  return FALSE;
+}
+
 SbxEgressRoute *
 sbx_run_egress_gated_route (SbxProfile        *profile,
                             const char *const *approve)
@@ -174,6 +189,12 @@ sbx_run_egress_gated_route (SbxProfile        *profile,
     if (g_str_has_prefix (approve[i], SBX_GRANT_CLASS_NETWORK_BROAD ":")
         || g_str_equal (approve[i], SBX_GRANT_CLASS_NETWORK_BROAD))
       return NULL;
+  /* Without the egress-http plugin (a build or an installation without
+   * it) the route cannot be served: the run keeps the closed network it
+   * had before (its connections refused unseen, no route in its report)
+   * rather than failing. */
+  if (!have_direct_route_extension ())
+    return NULL;
   return sbx_egress_route_new_direct ();
 }
 

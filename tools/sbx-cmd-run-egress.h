@@ -40,10 +40,11 @@ void        sbx_run_egress_set_options    (SbxRunEgress           *egress,
 /* The route a Sandboxed profile's Gated network needs when no option gave
  * one: a new direct route, authorized per run for the targets its grants
  * name and nothing else; NULL for any other profile (no route: nothing is
- * created for Allow, Deny or an Unconfined profile) and when @approve (the
+ * created for Allow, Deny or an Unconfined profile), when @approve (the
  * --approve values, nullable) names a network.broad.v1 grant, which the
- * core refuses on a set with a route.  sbx run, its --ask and sbx profile
- * learn use it. */
+ * core refuses on a set with a route, and when no loaded plugin serves a
+ * direct route (egress-http).  sbx run, its --ask and sbx profile learn
+ * use it. */
 SbxEgressRoute *sbx_run_egress_gated_route (SbxProfile            *profile,
                                             const char *const     *approve);
 /* Makes a run of @executor (of a set with a route) refuse every
