@@ -41,3 +41,16 @@ if [ "${SBX_SKIP_APT:-0}" != "1" ]; then
       || echo "setup: Debian's npm could not be installed; /stage/tool/npm will skip" >&2
   fi
 fi
+
+# /dev/fuse as a standard Debian host has it.  udev's default rule
+# (50-udev-default.rules: KERNEL=="fuse", MODE="0666") lets every user open
+# it, which is what an unprivileged caller's rung-1 view needs to observe
+# denials outside the view (docs/linux-backend.md, "Denials outside the
+# view").  Where /dev is not managed by udev (containers, some VMs) the
+# node stays 0600 and those runs report "fs-denials: not observed"; the
+# test machine is set up like the standard host, and the not-observed path
+# is tested on its own (sbx inside sbx has no /dev/fuse).
+if [ -c /dev/fuse ] && [ ! -e /run/udev/control ] && [ "$(stat -c %a /dev/fuse)" != 666 ]; then
+  $SUDO chmod 0666 /dev/fuse
+  echo "setup: /dev/fuse set to mode 0666, as udev's default rule on Debian does" >&2
+fi

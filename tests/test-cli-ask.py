@@ -13,15 +13,19 @@ phase):
     question;
   - --no-pty (the command shares the terminal, which stays cooked): the
     question takes a line;
+  - a host unix socket the profile gates, both rungs: "o" performs that
+    connect, the next one is asked again and "n" refuses it (its denial);
   - without a terminal (no controlling terminal, pipes) --ask is refused
     with exit 125 and nothing runs;
   - the server answers without the sandbox (the positive control).
 Skipped when tmux or curl is missing.  Output is TAP.
 """
 import http.server
+import json
 import os
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -63,11 +67,19 @@ PROFILE = """{ "version": 1,
 
 
 
-def script_for(ws, scratch, args, command):
-    return ("#!/bin/sh\ncd %s\nexport SBX_PLUGIN_PATH=%s SBX_BACKEND=linux-userns TMPDIR=%s\n"
-            "%s run --profile ../profile.json %s -- sh -c %s\necho \"EXIT $?\"\nexec sleep 600\n"
-            % (shlex.quote(ws), shlex.quote(PLUGIN_PATH), shlex.quote(scratch), shlex.quote(SBX),
-               " ".join(args), shlex.quote(command)))
+PROFILE_SOCKET = """{ "version": 1,
+  "workspace": { "root": ".", "read": "allow", "write": "allow" },
+  "host": { "read": "deny", "write": "deny" },
+  "network": "deny", "command": "allow", "home": "isolated",
+  "host-sockets": [ { "path": %s, "access": "gated" } ] }
+"""
+
+
+def script_for(ws, scratch, args, command, backend="linux-userns", profile="../profile.json"):
+    return ("#!/bin/sh\ncd %s\nexport SBX_PLUGIN_PATH=%s SBX_BACKEND=%s TMPDIR=%s\n"
+            "%s run --profile %s %s -- sh -c %s\necho \"EXIT $?\"\nexec sleep 600\n"
+            % (shlex.quote(ws), shlex.quote(PLUGIN_PATH), backend, shlex.quote(scratch), shlex.quote(SBX),
+               profile, " ".join(args), shlex.quote(command)))
 
 
 QUESTION = "Allow [o]nce, for this [r]un, or [N]o?"
@@ -147,6 +159,46 @@ def main():
                 tap(ok and "NOPTY-OK" in screen and "EXIT 0" in screen, "/cli-ask/no-pty", screen)
             finally:
                 s.close()
+
+        # a gated host socket, both rungs: "o" performs that connect, and a
+        # second connect to it is asked again ("n"): refused, with its denial
+        sock_dir = tempfile.mkdtemp(prefix="sbx-cli-ask-sock-", dir="/var/tmp")
+        os.chmod(sock_dir, 0o755)
+        gated = os.path.join(sock_dir, "gated.sock")
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(gated)
+        listener.listen(16)
+        with open(os.path.join(tmp, "profile-sock.json"), "w") as f:
+            f.write(PROFILE_SOCKET % json.dumps(gated))
+        try:
+            control = socket.socket(socket.AF_UNIX)
+            control.connect(gated)   # the positive control
+            control.close()
+            connect = ("/usr/bin/python3 -c 'import socket,sys\nfor i in (1,2):\n s=socket.socket(socket.AF_UNIX)\n"
+                       " try:\n  s.connect(sys.argv[1]); print(\"SOCK-OK\", i)\n"
+                       " except OSError as e: print(\"SOCK-ERR\", i)' %s" % shlex.quote(gated))
+            for backend in ("linux-userns", "linux-landlock"):
+                s = Session(tmp, "sock-" + backend,
+                            script_for(ws, scratch, ["--ask"], connect, backend, "../profile-sock.json"))
+                try:
+                    # the question is longer than the pane's line: wrapped
+                    # (so QUESTION is not on one line) and its first line
+                    # stays on the screen once answered, so count those
+                    ok = s.wait_for("wants to unix-connect", 1)
+                    s.keys("o")
+                    ok = ok and s.wait_for("SOCK-OK 1") and s.wait_for("wants to unix-connect", 2)
+                    s.keys("n")
+                    ok = ok and s.wait_for("EXIT ")
+                    screen = s.screen()
+                    tap(ok and "SOCK-ERR 2" in screen and "EXIT 0" in screen
+                        and "unix.connect.v1 %s" % gated in screen
+                        and "sbx: denied unix-connect %s" % gated in screen,
+                        "/cli-ask/unix-socket/%s" % backend, screen)
+                finally:
+                    s.close()
+        finally:
+            listener.close()
+            shutil.rmtree(sock_dir, ignore_errors=True)
 
         # no terminal at all: refused, nothing runs
         marker = os.path.join(ws, "ran")

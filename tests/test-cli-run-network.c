@@ -18,6 +18,8 @@
  *  - --report=json lists the denials with the grant;
  *  - --approve network.broad.v1 still opens its port (that run gets no
  *    route: the core refuses the grant on a set with one);
+ *  - a profile that also gates a host socket keeps its read, write and
+ *    network boundaries (sbx run does not make it ask);
  *  - without the egress-http plugin a gated run still runs, closed, with
  *    no route claimed;
  *  - a denied network gets no route (the report has no egress-route
@@ -137,7 +139,7 @@ test_gated_rung1 (void)
   g_assert_null (strstr (out, "GET /"));
   g_assert_cmpuint (etu_count (err, line1_twice), ==, 1);
   g_assert_cmpuint (etu_count (err, line2), ==, 1);
-  g_assert_cmpuint (etu_count (err, "sbx: denied "), ==, 2);
+  g_assert_cmpuint (etu_count (err, "sbx: denied connect "), ==, 2);
   g_assert_null (strstr (err, "sbx: run: network target denied"));
   g_assert_nonnull (strstr (err, "\"grant_class\":\"network.proxy-target.v1\""));
   g_assert_nonnull (strstr (err, "\"denials_dropped\":0}"));
@@ -164,7 +166,7 @@ test_gated_rung1 (void)
   g_assert_null (strstr (err, line1));
   g_assert_null (strstr (err, line1_twice));
   g_assert_cmpuint (etu_count (err, line2), ==, 1);
-  g_assert_cmpuint (etu_count (err, "sbx: denied "), ==, 1);
+  g_assert_cmpuint (etu_count (err, "sbx: denied connect "), ==, 1);
   g_assert_cmpuint (test_server_get_n_accepted (fx.one), ==, seen1 + 2);
   g_assert_cmpuint (test_server_get_n_accepted (fx.two), ==, seen2);
   g_clear_pointer (&out, g_free);
@@ -192,7 +194,7 @@ test_gated_rung1 (void)
     g_assert_nonnull (strstr (out, refused));
   }
   g_test_message ("a raw connect to an unapproved port: stderr says %s",
-                  strstr (err, "sbx: denied") != NULL ? "a denial" : "nothing (not observed)");
+                  strstr (err, "sbx: denied connect") != NULL ? "a denial" : "nothing (not observed)");
   g_assert_null (strstr (err, line1));
   g_assert_cmpuint (test_server_get_n_accepted (fx.one), ==, seen1 + 3);
   g_assert_cmpuint (test_server_get_n_accepted (fx.two), ==, seen2);
@@ -246,9 +248,39 @@ test_gated_no_egress_plugin (void)
   g_assert_cmpint (status, ==, 0);
   g_assert_cmpstr (out, ==, "0\ndone\n");
   g_assert_null (strstr (err, "egress-route"));
-  g_assert_null (strstr (err, "sbx: denied"));
+  g_assert_null (strstr (err, "sbx: denied connect"));
+  g_assert_null (strstr (err, "--approve network."));
   g_assert_cmpuint (test_server_get_n_accepted (fx.one), ==, 0);
   assert_servers_answer (&fx);
+  fx_clear (&fx);
+}
+
+/* A profile that also gates a host socket: sbx run does not make its run
+ * ask (an asking run with a gated host socket claims no read, write or
+ * network boundary), so the run keeps its boundaries; --ask still may. */
+static void
+test_gated_host_socket (void)
+{
+  Fx fx;
+  g_autofree char *profile = NULL, *json = NULL, *out = NULL, *err = NULL;
+  int status;
+
+  if (!fx_init (&fx, "linux-userns"))
+    return;
+  json = g_strdup_printf ("{ \"version\": 1,\n"
+                          "  \"workspace\": { \"root\": \".\", \"read\": \"allow\", \"write\": \"allow\" },\n"
+                          "  \"host\": { \"read\": \"deny\", \"write\": \"deny\" },\n"
+                          "  \"host-sockets\": [ { \"path\": \"%s/daemon.sock\", \"access\": \"gated\" } ],\n"
+                          "  \"network\": \"gated\", \"command\": \"allow\", \"home\": \"isolated\" }\n",
+                          fx.tree.tmp);
+  profile = etu_write_file (fx.tree.tmp, "socket.json", json);
+  status = etu_run_sbx (&fx.tree, "linux-userns", &out, &err, "run", "--profile", profile, "--report", "--", "true",
+                        NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_nonnull (strstr (err, "\n  enforced   read-boundary: "));
+  g_assert_nonnull (strstr (err, "\n  enforced   write-boundary: "));
+  g_assert_nonnull (strstr (err, "\n  enforced   network-boundary: "));
+  g_assert_null (strstr (err, "it asks while running"));
   fx_clear (&fx);
 }
 
@@ -298,7 +330,8 @@ test_gated_rung2 (void)
   g_assert_cmpstr (out, ==, "0\ndone\n");
   g_assert_null (strstr (out, "GET /"));
   g_assert_nonnull (strstr (err, "unenforced egress-route: "));
-  g_assert_null (strstr (err, "sbx: denied"));
+  g_assert_null (strstr (err, "sbx: denied connect"));
+  g_assert_null (strstr (err, "--approve network."));
   g_assert_cmpuint (test_server_get_n_accepted (fx.one), ==, 0);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
@@ -321,6 +354,7 @@ main (int    argc,
   g_test_add_func ("/cli-run-network/gated/rung1", test_gated_rung1);
   g_test_add_func ("/cli-run-network/gated/rung2", test_gated_rung2);
   g_test_add_func ("/cli-run-network/gated/broad", test_gated_broad);
+  g_test_add_func ("/cli-run-network/gated/host-socket", test_gated_host_socket);
   g_test_add_func ("/cli-run-network/gated/no-egress-plugin", test_gated_no_egress_plugin);
   g_test_add_func ("/cli-run-network/denied", test_denied);
   return g_test_run ();

@@ -105,8 +105,10 @@ def attempts(tree):
         ("exec", Sbx.DenialOperation.EXEC, f"{tree.host}/tool",
          f"{tree.host}/tool", "H-TOOL-RAN",
          Sbx.GRANT_CLASS_FILESYSTEM_PATH_READ, f"{tree.host}/tool"),
+        # A listing alone: `ls DIR` stats DIR first, and that attempt (a
+        # read of its metadata) is the one refused and reported.
         ("list", Sbx.DenialOperation.LIST, f"{tree.root}/sub",
-         f"ls {tree.root}/sub", "deep",
+         f"python3 -c 'import os, sys; print(*os.listdir(sys.argv[1]))' {tree.root}/sub", "deep",
          Sbx.GRANT_CLASS_FILESYSTEM_TREE_READ, tree.root),
     ]
 

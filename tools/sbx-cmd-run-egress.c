@@ -198,6 +198,18 @@ sbx_run_egress_gated_route (SbxProfile        *profile,
   return sbx_egress_route_new_direct ();
 }
 
+gboolean
+sbx_run_egress_may_observe (SbxProfile *profile)
+{
+  const char *const *gated = sbx_profile_get_gated_host_sockets (profile);
+
+  /* Asking is observing (nobody answers) only while it approves nothing:
+   * a run that asks with a gated host socket claims no read, write or
+   * network boundary (an approval would hand it a host daemon), so
+   * without --ask such a run is not made to ask. */
+  return sbx_profile_get_unix_sockets (profile) || gated == NULL || gated[0] == NULL;
+}
+
 void
 sbx_run_egress_observe (SbxExecutor   *executor,
                         SbxRunOptions *options)

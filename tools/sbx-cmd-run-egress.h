@@ -55,6 +55,10 @@ SbxEgressRoute *sbx_run_egress_gated_route (SbxProfile            *profile,
  * 2), so no proxy is named to a sandbox that cannot reach it. */
 void        sbx_run_egress_observe        (SbxExecutor            *executor,
                                            SbxRunOptions          *options);
+/* FALSE when observing would cost @profile's run guarantees: it gates a
+ * host socket (an asking run then claims no read, write or network
+ * boundary), so sbx run observes it only with --ask, which asks. */
+gboolean    sbx_run_egress_may_observe    (SbxProfile             *profile);
 /* Mints one network.proxy-target.v1 grant per target when the network is
  * Gated (appended to @tokens, the approvals to @approved); under Allow the
  * route already lets every target through. */

@@ -422,8 +422,8 @@ gated_capabilities (SbxProfile *profile)
     ADD_CAP (SBX_GRANT_CLASS_FILESYSTEM_HOST_READ, "host:*");
   if (sbx_profile_get_host_write (profile) == SBX_ACCESS_GATED)
     ADD_CAP (SBX_GRANT_CLASS_FILESYSTEM_HOST_WRITE, "host:*");
-  for (const char * const *p = sbx_profile_get_gated_host_sockets (profile); *p != NULL; p++)
-    ADD_CAP (SBX_GRANT_CLASS_UNIX_CONNECT, *p);
+  /* Gated host sockets are not asked here: the connect supervisor asks
+   * while the command runs (docs/live-approvals.md), as for the network. */
 #undef ADD_CAP
   return caps;
 }
@@ -768,7 +768,8 @@ sbx_cmd_run (int    argc,
   sbx_run_options_set_staged (run_options, args.stage || args.review);
   if (ask != NULL)
     sbx_run_ask_attach (ask, run_options);
-  else if (egress.route != NULL && sbx_profile_get_network (profile) == SBX_ACCESS_GATED)
+  else if (egress.route != NULL && sbx_profile_get_network (profile) == SBX_ACCESS_GATED
+           && sbx_run_egress_may_observe (profile))
     sbx_run_egress_observe (executor, run_options);
   /* A terminal for the command when sbx runs in one (or when asked).  An
    * Unconfined profile runs without a sandbox to open it in: it keeps the

@@ -11,6 +11,7 @@
 #include "sbx-plugin-abi.h"
 #include "sbx-profile.h"
 #include "sbx-denial-private.h"
+#include "sbx-decision-private.h"
 
 G_BEGIN_DECLS
 
@@ -23,6 +24,11 @@ SbxBackendDenials            *sbx_backend_denials_new  (SbxDenialLog       *log,
                                                         SbxProfile         *profile);
 const SbxBackendDenialSinkV1 *sbx_backend_denials_sink (SbxBackendDenials  *self);
 void                          sbx_backend_denials_free (SbxBackendDenials  *self);
+/* An asking run: the sink gets SbxBackendDenialSinkV1.ask, which puts a
+ * refusal naming a grant (a gated host socket) to @broker (referenced)
+ * and denies any other at once.  Before the spawn. */
+void                          sbx_backend_denials_set_broker (SbxBackendDenials *self,
+                                                              SbxDecisionBroker *broker);
 
 /* The SbxDenial of one backend refusal under @profile, or NULL for a
  * record that is not one (unknown operation, no target, too small). */

@@ -18,6 +18,7 @@
 
 #include <string.h>
 
+#include "sbx-decision-private.h"
 #include "sbx-grant.h"
 #include "sbx-profile-private.h"
 #include "sbx-fs-denial-private.h"
@@ -29,6 +30,7 @@ struct _SbxBackendDenials
   SbxBackendDenialSinkV1 sink;
   SbxDenialLog          *log;       /* (owned) */
   SbxProfile            *profile;   /* (owned) */
+  SbxDecisionBroker     *broker;    /* (nullable) (owned) an asking run's questions */
 };
 
 /* @text as valid UTF-8 of at most @max bytes without control characters
@@ -121,6 +123,38 @@ backend_denied (void                     *data,
     sbx_denial_log_add (self->log, d);
 }
 
+/* SbxBackendDenialSinkV1.ask: from any thread of the backend, with its
+ * lock held (answers only queue there).  Only a refusal that names a grant
+ * (a host socket the profile gates) is asked; anything else, a Deny
+ * dimension included, is denied at once. */
+static void
+backend_ask (void                     *data,
+             const SbxBackendDenialV1 *request,
+             SbxBackendAnswerFunc     *answer,
+             void                     *ticket)
+{
+  SbxBackendDenials *self = data;
+  g_autoptr(SbxDenial) d = sbx_backend_denial_new (request, self->profile);
+
+  /* The approval opens what the backend names: only when that is exactly
+   * the gated path (the denial's target is cleaned for display, so a path
+   * with a control byte could otherwise pass as another). */
+  if (d != NULL && g_strcmp0 (sbx_denial_get_grant_target (d), request->target) != 0)
+    g_clear_pointer (&d, sbx_denial_unref);
+  sbx_decision_broker_ask_or_deny (self->broker, d, answer, ticket);
+}
+
+void
+sbx_backend_denials_set_broker (SbxBackendDenials *self,
+                                SbxDecisionBroker *broker)
+{
+  if (self == NULL || broker == NULL)
+    return;
+  g_clear_pointer (&self->broker, sbx_decision_broker_unref);
+  self->broker = sbx_decision_broker_ref (broker);
+  self->sink.ask = backend_ask;
+}
+
 SbxBackendDenials *
 sbx_backend_denials_new (SbxDenialLog *log,
                          SbxProfile   *profile)
@@ -148,5 +182,6 @@ sbx_backend_denials_free (SbxBackendDenials *self)
     return;
   sbx_denial_log_unref (self->log);
   sbx_profile_unref (self->profile);
+  g_clear_pointer (&self->broker, sbx_decision_broker_unref);
   g_free (self);
 }

@@ -73,6 +73,12 @@ void                sbx_decision_broker_ask     (SbxDecisionBroker  *self,
                                                  SbxDenial          *denial,
                                                  SbxDecisionAnswerFunc answer,
                                                  void               *ticket);
+/* A mechanism's ask: sbx_decision_broker_ask() when @self (nullable) and
+ * @denial (nullable) name a grant, else @answer(@ticket, DENY) at once. */
+void                sbx_decision_broker_ask_or_deny (SbxDecisionBroker    *self,
+                                                     SbxDenial            *denial,
+                                                     SbxDecisionAnswerFunc answer,
+                                                     void                 *ticket);
 /* Denies every pending request and every later one; drops the delivery. */
 void                sbx_decision_broker_close   (SbxDecisionBroker  *self);
 /* The approvals given so far, one "CLASS TARGET: approved while running,

@@ -100,10 +100,11 @@ settings_for_change (SbxRunOptions *options)
  * default), no handler and the end of the run all deny.  A capability the
  * profile denies is never asked.
  *
- * Asked today: network connections through the egress route's proxy (a
- * `Gated` network).  Not yet asked: names the sandbox's DNS stub refuses,
- * host unix sockets and files, which are refused with a denial as without
- * asking.
+ * Asked: network connections through the egress route's proxy and names
+ * the sandbox's DNS stub refuses (a `Gated` network), and connects to a
+ * host unix socket the profile gates (such a run claims no read, write or
+ * network boundary: an approved host daemon acts outside them).  Not yet
+ * asked: files, which are refused with a denial as without asking.
  *
  * Since: 0.2
  */
@@ -509,6 +510,18 @@ sbx_decision_broker_ask (SbxDecisionBroker    *self,
 answer_now:
   g_mutex_unlock (&self->lock);
   answer (ticket, at_once);
+}
+
+void
+sbx_decision_broker_ask_or_deny (SbxDecisionBroker    *self,
+                                 SbxDenial            *denial,
+                                 SbxDecisionAnswerFunc answer,
+                                 void                 *ticket)
+{
+  if (self == NULL || denial == NULL || sbx_denial_get_grant_target (denial) == NULL)
+    answer (ticket, SBX_DECISION_DENY);
+  else
+    sbx_decision_broker_ask (self, denial, answer, ticket);
 }
 
 void

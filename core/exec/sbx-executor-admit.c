@@ -27,6 +27,9 @@
 #include "sbx-path-private.h"
 #include "sbx-denial-private.h"
 #include "sbx-backend-denials-private.h"
+#include "sbx-executor-ask-private.h"
+#include "sbx-grant-private.h"
+#include "sbx-compile-report-private.h"
 #include "sbx-executor-shared-private.h"
 #include "sbx-run-options-private.h"
 
@@ -493,6 +496,65 @@ report_command_denial (SbxExecutor           *self,
   sbx_executor_shared_emit_denial (self->shared, self->key, 0, denial);
 }
 
+/* A run starting with @ask: when it asks about gated host sockets (the
+ * connect supervisor holds their connects), *@report and *@guarantees (the
+ * run's, before the spawn event) lose every boundary an approved host
+ * socket defeats (SBX_GRANT_UNIX_CONNECT_TAKES, as a spent unix.connect.v1
+ * grant takes them: its report is written before anyone answers), each
+ * said UNENFORCED with why, and TRUE.  FALSE (unchanged): it does not ask
+ * about them. */
+static gboolean
+ask_host_sockets (SbxExecutorShared *shared,
+                  SbxAskSettings    *ask,
+                  SbxCompileReport **report,
+                  SbxGuarantees     *guarantees)
+{
+  SbxProfile *profile = sbx_executor_shared_get_profile (shared);
+  SbxGuarantees required = sbx_compile_report_get_required (*report);
+  SbxGuarantees taken = *guarantees & SBX_GRANT_UNIX_CONNECT_TAKES;
+  const char *const *gated = sbx_profile_get_gated_host_sockets (profile);
+  g_autofree char *sockets = NULL;
+  SbxCompileReport *fresh;
+
+  /* Required boundaries included: as with a spent unix.connect.v1 grant,
+   * the caller chose this for the run (it asks, the profile gates the
+   * socket), and the executor's own report still claims them. */
+  if (!sbx_ask_gates_host_sockets (ask, profile))
+    return FALSE;
+  if (taken == 0)
+    return TRUE;
+  sockets = g_strjoinv (", ", (char **) gated);
+  fresh = sbx_executor_report_new (shared, required);
+  for (guint i = 0; i < sbx_compile_report_get_n_entries (*report); i++)
+    {
+      const char *feature = sbx_compile_report_get_entry_feature (*report, i);
+      SbxGuarantees bit = 0;
+
+      if (sbx_guarantee_from_string (feature, &bit) && (bit & taken) != 0)
+        continue;
+      sbx_compile_report_add_entry (fresh, feature, sbx_compile_report_get_entry_status (*report, i),
+                                    sbx_compile_report_get_entry_detail (*report, i));
+    }
+  for (SbxGuarantees bit = 1; bit <= SBX_GUARANTEES_ALL; bit <<= 1)
+    if ((taken & bit) != 0)
+      {
+        g_autofree char *detail = g_strdup_printf ("not claimed for this run: it asks while running, and "
+                                                   "approving a gated host socket (unix.connect.v1 %s) "
+                                                   "hands it a host daemon outside every mechanism",
+                                                   sockets);
+
+        sbx_compile_report_add_entry (fresh, sbx_guarantee_to_string (bit), SBX_REPORT_STATUS_UNENFORCED, detail);
+      }
+  sbx_compile_report_set_level (fresh, sbx_compile_report_get_level (*report));
+  sbx_compile_report_set_guarantees (fresh, *guarantees & ~taken);
+  sbx_compile_report_set_scope (fresh, SBX_REPORT_SCOPE_RUN);
+  sbx_compile_report_freeze (fresh);
+  sbx_compile_report_unref (*report);
+  *report = fresh;
+  *guarantees &= ~taken;
+  return TRUE;
+}
+
 gboolean
 sbx_executor_admit (SbxExecutor            *self,
                     const SbxStartRequest  *rr,
@@ -632,6 +694,12 @@ sbx_executor_admit (SbxExecutor            *self,
       out->level = self->level;
       out->guarantees = self->guarantees;
     }
+  /* An asking run's connect supervisor holds a gated host socket's
+   * connect and asks, as the egress proxy does a connection; the run then
+   * claims no boundary an approval would defeat. */
+  if (out->egress.broker != NULL
+      && ask_host_sockets (shared, rr->ask, &out->report, &out->guarantees))
+    sbx_backend_denials_set_broker (out->backend_denials, out->egress.broker);
   out->run_id = run_id;
   out->spec = g_steal_pointer (&spec);
   out->cwd = g_steal_pointer (&cwd);

@@ -8,6 +8,7 @@
 #include "sbx-decision-private.h"
 #include "sbx-executor-shared-private.h"
 #include "sbx-run-result.h"
+#include "sbx-profile.h"
 
 G_BEGIN_DECLS
 
@@ -20,4 +21,16 @@ void           sbx_executor_report_live_approvals (SbxExecutorShared *shared,
                                                    SbxRunResult      *result,
                                                    SbxDecisionBroker *broker);
 
+/* The question for a name the DNS stub would refuse under a profile whose
+ * network is @network, or NULL (not asked: not gated, or not a name).
+ * An approval answers the name (the stub's SBX_DNS_APPROVED_ADDRESS, where
+ * no forwarder listens) and opens no connection: it spends
+ * network.proxy-target.v1 "tcp:NAME:*", the name at any port as far as
+ * resolving goes; a connection through the proxy asks for tcp:NAME:PORT. */
+SbxDenial     *sbx_ask_resolve_question           (const char        *name,
+                                                   SbxAccess          network);
+/* Whether @ask asks and @profile gates a host socket the connect
+ * supervisor can ask about. */
+gboolean       sbx_ask_gates_host_sockets         (SbxAskSettings    *ask,
+                                                   SbxProfile        *profile);
 G_END_DECLS

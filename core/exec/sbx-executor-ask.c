@@ -7,7 +7,41 @@
  */
 #include "sbx-executor-ask-private.h"
 
+#include <string.h>
+
+#include "sbx-grant.h"
+#include "sbx-profile-private.h"
 #include "sbx-run-result-private.h"
+
+SbxDenial *
+sbx_ask_resolve_question (const char *name,
+                          SbxAccess   network)
+{
+  g_autofree char *grant_target = NULL;
+
+  /* Only a gated network is asked; a name as the stub parses it (labels
+   * of printable ASCII, no controls) and no longer than a name can be. */
+  if (name == NULL || name[0] == '\0' || network != SBX_ACCESS_GATED || strlen (name) > 253)
+    return NULL;
+  for (const char *p = name; *p != '\0'; p++)
+    if ((guchar) *p <= 0x20 || (guchar) *p >= 0x7f || *p == ':')
+      return NULL;
+  grant_target = g_strdup_printf ("tcp:%s:*", name);
+  return sbx_denial_new (SBX_DENIAL_OPERATION_RESOLVE, name, "dns-stub", SBX_GRANT_CLASS_NETWORK_PROXY_TARGET,
+                         grant_target, "network is gated");
+}
+
+gboolean
+sbx_ask_gates_host_sockets (SbxAskSettings *ask,
+                            SbxProfile     *profile)
+{
+  const char *const *gated = sbx_profile_get_gated_host_sockets (profile);
+
+  /* a profile that opens unix sockets has no connect supervisor to ask */
+  return sbx_ask_settings_get_ask (ask) && !sbx_profile_get_unix_sockets (profile)
+         && gated != NULL && gated[0] != NULL;
+}
+
 
 typedef struct
 {

@@ -142,8 +142,9 @@ typedef struct
  * target yet, every connection asked; otherwise nothing (TRUE, envp
  * NULL).  With @ask and a Gated network, the plugin's refusals of
  * approvable targets become questions delivered on @ask_context.  @env is
- * the executor's environment.  Without a route, nothing.  On FALSE
- * nothing is left authorized. */
+ * the executor's environment.  Without a route, nothing, except that an
+ * asking run whose profile gates a host socket gets its broker either way
+ * (the backend asks through it).  On FALSE nothing is left authorized. */
 gboolean       sbx_egress_run_begin             (SbxEgressRun       *run,
                                                  SbxEgress          *egress,
                                                  SbxProfile         *profile,

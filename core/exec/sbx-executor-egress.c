@@ -602,8 +602,8 @@ run_denied (void                    *data,
 }
 
 /* SbxEgressDenialSinkV1.ask: from any thread of the plugin, with its lock
- * held (so nothing here calls back into it; answers only queue).  Only a
- * refusal that names a grant is asked; anything else is denied at once. */
+ * held (answers only queue).  Only a refusal that names a grant (a name:
+ * sbx_ask_resolve_question) is asked; anything else is denied at once. */
 static void
 run_ask (void                    *data,
          const SbxEgressDenialV1 *request,
@@ -611,14 +611,11 @@ run_ask (void                    *data,
          void                    *ticket)
 {
   DenialWatch *watch = data;
-  g_autoptr(SbxDenial) d = request != NULL ? sbx_egress_denial_new (request, watch->network) : NULL;
+  g_autoptr(SbxDenial) d = request == NULL ? NULL : request->operation == SBX_ABI_DENIAL_RESOLVE
+                           ? sbx_ask_resolve_question (request->target, watch->network)
+                           : sbx_egress_denial_new (request, watch->network);
 
-  if (d == NULL || watch->broker == NULL || sbx_denial_get_grant_target (d) == NULL)
-    {
-      answer (ticket, SBX_ABI_DECISION_DENY);
-      return;
-    }
-  sbx_decision_broker_ask (watch->broker, d, answer, ticket);
+  sbx_decision_broker_ask_or_deny (watch->broker, d, answer, ticket);
 }
 
 G_STATIC_ASSERT (SBX_ABI_DECISION_DENY == (guint) SBX_DECISION_DENY);
@@ -681,6 +678,9 @@ sbx_egress_run_begin (SbxEgressRun       *run,
   void *route;
 
   memset (run, 0, sizeof *run);
+  /* gated host sockets are asked with or without a route (the backend) */
+  if (sbx_ask_gates_host_sockets (ask, profile))
+    run->broker = sbx_decision_broker_new (ask, ask_context);
   if (egress == NULL)
     return TRUE;
   if (targets != NULL && targets[0] == NULL)
@@ -740,7 +740,7 @@ sbx_egress_run_begin (SbxEgressRun       *run,
 
   run->egress = sbx_egress_ref (egress);
   run->execution_id = g_strdup (execution_id);
-  if (asking)
+  if (asking && run->broker == NULL)
     run->broker = sbx_decision_broker_new (ask, ask_context);
   route = route_enter (egress);
   if (route != NULL)
@@ -869,12 +869,11 @@ sbx_egress_run_end (SbxEgressRun *run)
   char *denial = NULL;
   void *route;
 
-  if (run->egress == NULL || run->execution_id == NULL)
-    return;
-  /* Every question is answered before the revoke (the ABI's rule): the
-   * run's end denies what is still pending. */
+  /* The run's end denies every pending question before the revoke. */
   if (run->broker != NULL)
     sbx_decision_broker_close (run->broker);
+  if (run->egress == NULL || run->execution_id == NULL)
+    return;
   route = route_enter (run->egress);
   if (route != NULL)
     {

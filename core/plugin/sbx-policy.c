@@ -99,6 +99,19 @@ static const SbxRuntimePath runtime_closure[] = {
    * (rung 2) an unreadable existing file is EACCES, which git treats as
    * fatal, unlike the ENOENT of a mount view. */
   { "/etc/gitconfig",     R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
+  /* Files real programs read at start-up and treat as fatal when they
+   * exist but cannot be read: where the view answers a denied host path
+   * EACCES (the view supervisor at rung 1, Landlock at rung 2) pip dies on
+   * an unreadable /etc/debian_version (its vendored distro module), and
+   * Python's locale and ssl modules, sysconfig's site customisation and
+   * every os-release reader (systemd-detect-virt, pip, platform) would
+   * report a denial on every start.  All are public system facts. */
+  { "/etc/debian_version", R,    EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
+  { "/etc/os-release",    R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
+  { "/etc/locale.alias",  R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
+  { "/etc/ssl/openssl.cnf", R,   EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
+  { "/etc/python3",       R,     OPT,       SBX_FS_ORIGIN_RUNTIME },
+  { "/etc/python3.11",    R,     OPT,       SBX_FS_ORIGIN_RUNTIME },
   /* User and group names (id, ls -l, whoami, git). */
   { "/etc/passwd",        R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
   { "/etc/group",         R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },

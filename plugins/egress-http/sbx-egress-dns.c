@@ -172,6 +172,18 @@ sbx_dns_build_answer (const SbxDnsQuery *q,
                       guint8            *out,
                       gsize              out_size)
 {
+  return sbx_dns_build_answer_ttl (q, with_question, rcode, ipv4, ANSWER_TTL, out, out_size);
+}
+
+gsize
+sbx_dns_build_answer_ttl (const SbxDnsQuery *q,
+                          gboolean           with_question,
+                          guint              rcode,
+                          const guint8      *ipv4,
+                          guint32            ttl,
+                          guint8            *out,
+                          gsize              out_size)
+{
   gsize n = SBX_DNS_HEADER_SIZE;
   guint16 flags;
 
@@ -195,8 +207,8 @@ sbx_dns_build_answer (const SbxDnsQuery *q,
           put16 (out + n, 0xc000 | SBX_DNS_HEADER_SIZE);   /* the question's name */
           put16 (out + n + 2, SBX_DNS_TYPE_A);
           put16 (out + n + 4, SBX_DNS_CLASS_IN);
-          put16 (out + n + 6, 0);
-          put16 (out + n + 8, ANSWER_TTL);
+          put16 (out + n + 6, (guint16) (ttl >> 16));
+          put16 (out + n + 8, (guint16) (ttl & 0xffff));
           put16 (out + n + 10, 4);
           memcpy (out + n + 12, ipv4, 4);
           n += 16;
@@ -257,6 +269,30 @@ sbx_dns_answer_full (const guint8 *packet,
   return sbx_dns_build_answer (&q, TRUE, SBX_DNS_RCODE_NOERROR, (const guint8 *) &address, out, out_size);
 }
 
+gsize
+sbx_dns_approved_answer (const guint8 *refused,
+                         gsize         len,
+                         guint8       *out,
+                         gsize         out_size)
+{
+  static const guint8 address[4] = SBX_DNS_APPROVED_ADDRESS;
+  guint8 query[SBX_DNS_MAX_ANSWER];
+  SbxDnsQuery q;
+
+  g_return_val_if_fail (out_size >= SBX_DNS_MAX_ANSWER && len <= SBX_DNS_MAX_ANSWER, 0);
+  memcpy (query, refused, len);
+  /* the REFUSED answer with QR clear is the query again (1/0/0/0) */
+  if (len >= SBX_DNS_HEADER_SIZE)
+    query[2] &= 0x7f;
+  if (sbx_dns_parse_query (query, len, &q) != SBX_DNS_PARSE_OK)
+    {
+      memcpy (out, refused, len);
+      return len;
+    }
+  return sbx_dns_build_answer_ttl (&q, TRUE, SBX_DNS_RCODE_NOERROR, q.qtype == SBX_DNS_TYPE_A ? address : NULL,
+                                   0, out, out_size);
+}
+
 SbxDnsStreamStep
 sbx_dns_stream_next (SbxDnsStream *s,
                      GHashTable   *names)
@@ -296,7 +332,10 @@ typedef struct
   GSource      *source;    /* the socket's watch, or a TCP listener's back-off */
   GHashTable   *names;
   GPtrArray    *conns;     /* a TCP listener's open connections (Conn); NULL for UDP */
+  guint         n_held;    /* UDP: queries held for the host's answer */
 } Served;
+
+typedef struct _Held Held;
 
 typedef struct
 {
@@ -306,8 +345,26 @@ typedef struct
   GIOCondition  watching;
   GSource      *idle;      /* closes the connection when it fires */
   gsize         out_sent;  /* of stream.out */
+  Held         *held;      /* (nullable) its query waits for the host: nothing is read or sent */
   SbxDnsStream  stream;
 } Conn;
+
+/* A query held for the host's answer: the REFUSED answer it would get,
+ * sent as is when denied, rewritten (sbx_dns_approved_answer) when
+ * approved.  In dns->held until answered; when its socket or connection
+ * closes first, @udp and @conn are NULL and the answer goes nowhere. */
+struct _Held
+{
+  SbxEgressDns           *dns;
+  Served                 *udp;
+  Conn                   *conn;
+  struct sockaddr_storage from;
+  socklen_t               from_len;
+  guint32                 decision;   /* written by the answer, read on the thread */
+  gsize                   len;
+  guint8                  answer[SBX_DNS_MAX_ANSWER];
+  char                    name[SBX_DNS_MAX_NAME + 1];
+};
 
 struct _SbxEgressDns
 {
@@ -322,6 +379,9 @@ struct _SbxEgressDns
   GPtrArray    *served;    /* DNS thread: Served */
   SbxEgressDnsRefused refused;       /* (nullable) set before serving */
   gpointer            refused_data;
+  SbxEgressDnsAsk     ask;           /* (nullable) set before serving */
+  gpointer            ask_data;
+  GHashTable         *held;          /* DNS thread: Held set (owned) */
 };
 
 static void
@@ -340,6 +400,8 @@ conn_free (Conn *c)
 {
   SbxEgressDns *dns = c->listener->dns;
 
+  if (c->held != NULL)
+    c->held->conn = NULL;   /* its answer goes nowhere */
   source_clear (&c->source);
   source_clear (&c->idle);
   g_socket_close (c->socket, NULL);
@@ -391,6 +453,104 @@ conn_watch (Conn         *c,
   c->watching = condition;
 }
 
+/* On the stub's thread: the host answered @data (a Held). */
+static gboolean
+held_dispatch (gpointer data)
+{
+  Held *h = data;
+  SbxEgressDns *dns = h->dns;
+  gboolean approved = h->decision == SBX_EGRESS_DNS_ONCE || h->decision == SBX_EGRESS_DNS_FOR_RUN;
+  Served *owner = h->udp != NULL ? h->udp : h->conn != NULL ? h->conn->listener : NULL;
+  guint8 out[SBX_DNS_MAX_ANSWER];
+  gsize n;
+
+  g_hash_table_steal (dns->held, h);
+  if (owner != NULL && !approved && dns->refused != NULL)
+    dns->refused (dns->refused_data, owner->exec_id, h->name);
+  n = approved ? sbx_dns_approved_answer (h->answer, h->len, out, sizeof out) : h->len;
+  if (!approved)
+    memcpy (out, h->answer, n);
+  if (h->udp != NULL)
+    {
+      (void) sendto (g_socket_get_fd (h->udp->socket), out, n, MSG_DONTWAIT | MSG_NOSIGNAL,
+                     (struct sockaddr *) &h->from, h->from_len);
+      h->udp->n_held--;
+    }
+  else if (h->conn != NULL)
+    {
+      Conn *c = h->conn;
+
+      c->held = NULL;
+      put16 (c->stream.out, (guint16) n);
+      memcpy (c->stream.out + 2, out, n);
+      c->stream.out_len = 2 + n;
+      c->out_sent = 0;
+      conn_arm_idle (c);
+      conn_watch (c, G_IO_OUT);
+    }
+  g_free (h);
+  return G_SOURCE_REMOVE;
+}
+
+/* SbxEgressDnsAnswer: from any thread (maybe inside the ask). */
+static void
+held_answered (void    *ticket,
+               guint32  decision)
+{
+  Held *h = ticket;
+  GSource *idle = g_idle_source_new ();
+
+  h->decision = decision;
+  g_source_set_callback (idle, held_dispatch, h, NULL);
+  g_source_set_static_name (idle, "[sbx-egress-dns] answer");
+  g_source_attach (idle, h->dns->context);
+  g_source_unref (idle);
+}
+
+/* Holds the query of @udp (from @from) or @conn that got the REFUSED
+ * @answer for @name and asks: FALSE (nothing held) when it cannot. */
+static gboolean
+hold (SbxEgressDns                  *dns,
+      Served                        *udp,
+      Conn                          *conn,
+      const struct sockaddr_storage *from,
+      socklen_t                      from_len,
+      const guint8                  *answer,
+      gsize                          len,
+      const char                    *name)
+{
+  Served *owner = udp != NULL ? udp : conn->listener;
+  Held *h;
+
+  if (dns->ask == NULL || len > SBX_DNS_MAX_ANSWER || (udp != NULL && udp->n_held >= SBX_DNS_MAX_HELD))
+    return FALSE;
+  h = g_new0 (Held, 1);
+  h->dns = dns;
+  h->udp = udp;
+  h->conn = conn;
+  if (from != NULL)
+    h->from = *from;
+  h->from_len = from_len;
+  h->len = len;
+  memcpy (h->answer, answer, len);
+  g_strlcpy (h->name, name, sizeof h->name);
+  g_hash_table_add (dns->held, h);
+  if (udp != NULL)
+    udp->n_held++;
+  else
+    conn->held = h;
+  /* the answer comes back through an idle on this thread, never inside */
+  if (dns->ask (dns->ask_data, owner->exec_id, name, held_answered, h))
+    return TRUE;
+  g_hash_table_remove (dns->held, h);
+  if (udp != NULL)
+    udp->n_held--;
+  else
+    conn->held = NULL;
+  g_free (h);
+  return FALSE;
+}
+
 static gboolean
 would_block (void)
 {
@@ -431,6 +591,17 @@ conn_ready (GSocket      *socket,
       switch (sbx_dns_stream_next (&c->stream, c->listener->names))
         {
         case SBX_DNS_STREAM_ANSWER:
+          if (c->stream.refused[0] != '\0'
+              && hold (c->listener->dns, NULL, c, NULL, 0, c->stream.out + 2, c->stream.out_len - 2,
+                       c->stream.refused))
+            {
+              /* nothing read or sent until the answer; no idle limit */
+              c->stream.out_len = 0;
+              c->stream.refused[0] = '\0';
+              source_clear (&c->idle);
+              source_clear (&c->source);
+              return G_SOURCE_REMOVE;
+            }
           if (c->stream.refused[0] != '\0' && c->listener->dns->refused != NULL)
             c->listener->dns->refused (c->listener->dns->refused_data, c->listener->exec_id,
                                        c->stream.refused);
@@ -528,6 +699,13 @@ acceptable (GSocket      *socket,
 static void
 served_free (Served *s)
 {
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, s->dns->held);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (((Held *) key)->udp == s)
+      ((Held *) key)->udp = NULL;
   source_clear (&s->source);
   if (s->conns != NULL)
     g_ptr_array_unref (s->conns);
@@ -567,6 +745,8 @@ readable (GSocket      *socket,
       if ((gsize) n > sizeof packet)
         continue;   /* truncated by us: dropped */
       out = sbx_dns_answer_full (packet, (gsize) n, s->names, answer, sizeof answer, refused);
+      if (refused[0] != '\0' && hold (s->dns, s, NULL, &from, from_len, answer, out, refused))
+        continue;
       if (out > 0)
         (void) sendto (fd, answer, out, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *) &from, from_len);
       if (refused[0] != '\0' && s->dns->refused != NULL)
@@ -595,10 +775,21 @@ sbx_egress_dns_set_refused (SbxEgressDns       *self,
   self->refused_data = data;
 }
 
+void
+sbx_egress_dns_set_ask (SbxEgressDns   *self,
+                        SbxEgressDnsAsk ask,
+                        gpointer        data)
+{
+  self->ask = ask;
+  self->ask_data = data;
+}
+
 SbxEgressDns *
 sbx_egress_dns_new (void)
 {
   SbxEgressDns *self = g_new0 (SbxEgressDns, 1);
+
+  self->held = g_hash_table_new (NULL, NULL);
 
   g_mutex_init (&self->lock);
   self->tcp_idle_ms = SBX_DNS_TCP_IDLE_MS;
@@ -632,6 +823,9 @@ sbx_egress_dns_free (SbxEgressDns *self)
   /* anything queued after the stop (a late serve) is freed here */
   while (g_main_context_iteration (self->context, FALSE))
     ;
+  /* held queries were answered before their revoke (the ABI's rule) */
+  g_warn_if_fail (g_hash_table_size (self->held) == 0);
+  g_hash_table_unref (self->held);
   g_ptr_array_unref (self->served);
   g_main_loop_unref (self->loop);
   g_main_context_unref (self->context);

@@ -44,6 +44,15 @@ G_BEGIN_DECLS
 #define SBX_DNS_MAX_ANSWER    512     /* one question and at most one record always fit */
 #define SBX_DNS_TCP_IDLE_MS   10000
 #define SBX_DNS_TCP_MAX_CONNECTIONS 16
+/* Queries one UDP socket holds for the host's answer at a time (an asking
+ * run); past them a refused name is refused at once.  A TCP connection
+ * holds one (it reads nothing meanwhile). */
+#define SBX_DNS_MAX_HELD      256
+/* Where a name approved while the tool runs resolves: no forwarder
+ * listens there (forwarders exist only for targets approved at spawn, at
+ * 127.83.x.y), so a direct connection is refused at once and the name is
+ * reached only through the proxy. */
+#define SBX_DNS_APPROVED_ADDRESS { 127, 84, 0, 1 }
 
 #define SBX_DNS_TYPE_A        1
 #define SBX_DNS_TYPE_AAAA     28
@@ -90,6 +99,26 @@ typedef struct
 SbxDnsParse  sbx_dns_parse_query     (const guint8  *packet,
                                       gsize          len,
                                       SbxDnsQuery   *q);
+
+/* sbx_dns_build_answer() with the A record's TTL @ttl (seconds). */
+gsize        sbx_dns_build_answer_ttl (const SbxDnsQuery *q,
+                                       gboolean           with_question,
+                                       guint              rcode,
+                                       const guint8      *ipv4,
+                                       guint32            ttl,
+                                       guint8            *out,
+                                       gsize              out_size);
+
+/* The answer the stub gives a name approved while the tool runs, from the
+ * REFUSED answer @refused (@len bytes, as the stub built it) that it
+ * replaces: for type A one record of SBX_DNS_APPROVED_ADDRESS, TTL 0 (no
+ * cache keeps it past this answer); any other type NOERROR without one.
+ * Its length in @out (>= 512 bytes); a copy of @refused when it is not
+ * one. */
+gsize        sbx_dns_approved_answer (const guint8  *refused,
+                                      gsize          len,
+                                      guint8        *out,
+                                      gsize          out_size);
 
 /* Writes the answer to @q into @out (at least 512 bytes): @rcode, and with
  * @ipv4 (4 bytes, network order; only with NOERROR) one A record for the
@@ -163,6 +192,24 @@ typedef void (*SbxEgressDnsRefused) (gpointer    data,
 void          sbx_egress_dns_set_refused (SbxEgressDns       *self,
                                           SbxEgressDnsRefused refused,
                                           gpointer            data);
+/* Asks the host, on the stub's thread, about @name that @execution_id's
+ * query would be refused: TRUE when it asks (then @answer(@ticket,
+ * SBX_ABI_DECISION_*) is called exactly once, from any thread, maybe
+ * before this returns), FALSE when it does not (the execution does not
+ * ask; the query is refused at once).  Set before the first serve. */
+#define SBX_EGRESS_DNS_DENY     0u   /* equal to SBX_ABI_DECISION_DENY */
+#define SBX_EGRESS_DNS_ONCE     1u   /* equal to SBX_ABI_DECISION_ONCE */
+#define SBX_EGRESS_DNS_FOR_RUN  2u   /* equal to SBX_ABI_DECISION_FOR_RUN */
+typedef void (*SbxEgressDnsAnswer) (void    *ticket,
+                                    guint32  decision);
+typedef gboolean (*SbxEgressDnsAsk) (gpointer           data,
+                                     const char        *execution_id,
+                                     const char        *name,
+                                     SbxEgressDnsAnswer answer,
+                                     void              *ticket);
+void          sbx_egress_dns_set_ask   (SbxEgressDns       *self,
+                                        SbxEgressDnsAsk     ask,
+                                        gpointer            data);
 /* Serves @fd, a bound UDP socket (@stream FALSE) or a listening TCP
  * socket (@stream TRUE) in @execution_id's sandbox, answering @names
  * (taken: lower-case name -> address as in sbx_dns_answer).  Takes

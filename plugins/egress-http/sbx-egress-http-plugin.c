@@ -74,9 +74,10 @@ egress_http_fini (void *plugin_ctx)
 }
 
 /* The route's stub, made on first use; NULL only with @create FALSE. */
-/* The stub's refusals are the execution's resolve denials.  No approval of
- * a name alone opens it: the stub answers the names of approved targets
- * (host and port), so the denial names no grant. */
+/* The stub's refusals are the execution's resolve denials.  Reported, a
+ * refused name names no grant: the stub answers the names of targets
+ * approved at spawn (host and port); only an asking run's question names
+ * one (see sbx_egress_denial_new). */
 static void
 dns_refused (gpointer    data,
              const char *execution_id,
@@ -84,6 +85,23 @@ dns_refused (gpointer    data,
 {
   sbx_egress_proxy_deny (data, execution_id, SBX_ABI_DENIAL_RESOLVE, 0, name, "dns-stub",
                          "the sandbox resolves only the names of approved targets");
+}
+
+/* An asking execution's refused name is held and asked (the stub answers
+ * it once approved; see SBX_DNS_APPROVED_ADDRESS for what that reaches). */
+G_STATIC_ASSERT (SBX_EGRESS_DNS_DENY == SBX_ABI_DECISION_DENY);
+G_STATIC_ASSERT (SBX_EGRESS_DNS_ONCE == SBX_ABI_DECISION_ONCE);
+G_STATIC_ASSERT (SBX_EGRESS_DNS_FOR_RUN == SBX_ABI_DECISION_FOR_RUN);
+
+static gboolean
+dns_ask (gpointer           data,
+         const char        *execution_id,
+         const char        *name,
+         SbxEgressDnsAnswer answer,
+         void              *ticket)
+{
+  return sbx_egress_proxy_ask (data, execution_id, SBX_ABI_DENIAL_RESOLVE, name, "dns-stub",
+                               "the sandbox resolves only the names of approved targets", answer, ticket);
 }
 
 static SbxEgressDns *
@@ -99,6 +117,7 @@ route_dns (Plugin  *plugin,
     {
       dns = sbx_egress_dns_new ();
       sbx_egress_dns_set_refused (dns, dns_refused, route);
+      sbx_egress_dns_set_ask (dns, dns_ask, route);
       g_hash_table_insert (plugin->dns, route, dns);
     }
   g_mutex_unlock (&plugin->lock);

@@ -457,6 +457,39 @@ sbx_egress_proxy_watch (SbxEgressProxy              *self,
   return e != NULL;
 }
 
+gboolean
+sbx_egress_proxy_ask (SbxEgressProxy      *self,
+                      const char          *execution_id,
+                      guint32              operation,
+                      const char          *target,
+                      const char          *mechanism,
+                      const char          *reason,
+                      SbxEgressAnswerFunc *answer,
+                      void                *ticket)
+{
+  SbxEgressDenialV1 request = { 0 };
+  gboolean asked = FALSE;
+  Exec *e;
+
+  if (execution_id == NULL)
+    return FALSE;
+  g_mutex_lock (&self->lock);
+  e = self->closing ? NULL : g_hash_table_lookup (self->execs, execution_id);
+  if (e != NULL && e->sink.ask != NULL)
+    {
+      request.struct_size = sizeof request;
+      request.operation = operation;
+      request.flags = SBX_ABI_DENIAL_APPROVABLE;
+      request.target = target;
+      request.mechanism = mechanism;
+      request.reason = reason;
+      e->sink.ask (e->sink.data, &request, answer, ticket);
+      asked = TRUE;
+    }
+  g_mutex_unlock (&self->lock);
+  return asked;
+}
+
 void
 sbx_egress_proxy_deny (SbxEgressProxy *self,
                        const char     *execution_id,

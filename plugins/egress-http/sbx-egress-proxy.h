@@ -56,6 +56,19 @@ gboolean        sbx_egress_proxy_revoke             (SbxEgressProxy             
 gboolean        sbx_egress_proxy_watch              (SbxEgressProxy             *self,
                                                      const char                 *execution_id,
                                                      const SbxEgressDenialSinkV1 *sink);
+/* Asks @execution_id's host (its sink's ask) about one refusal made
+ * outside the proxy (the DNS stub's RESOLVE of @target), under the
+ * proxy's lock as the proxy's own asks are (none follows the revoke):
+ * TRUE when asked (@answer(@ticket, ...) follows exactly once), FALSE
+ * when the execution is gone or its host does not ask. */
+gboolean        sbx_egress_proxy_ask                (SbxEgressProxy             *self,
+                                                     const char                 *execution_id,
+                                                     guint32                     operation,
+                                                     const char                 *target,
+                                                     const char                 *mechanism,
+                                                     const char                 *reason,
+                                                     SbxEgressAnswerFunc        *answer,
+                                                     void                       *ticket);
 /* Records one refusal of @execution_id made outside the proxy (the DNS
  * stub): @operation and @flags as in SbxEgressDenialV1.  Nothing when the
  * execution is not (or no longer) authorized. */

@@ -301,7 +301,7 @@ child_build_dev (ChildCtx *ctx,
 
   *step = SBX_LINUX_STEP_DEV;
   *index = -1;
-  if (plan->dev_mkdir)
+  if (plan->dev_mkdir && !ctx->view_fuse)
     {
       r = sbx_raw_syscall3 (__NR_mkdirat, rootfd, "dev", 0755);
       if (r < 0 && r != -EEXIST)
@@ -588,6 +588,65 @@ child_pivot (long rootfd)
   return sbx_raw_syscall1 (__NR_chdir, "/");
 }
 
+/* sbx-linux-child-private.h */
+SBX_CHILD_FUNC long
+sbx_linux_child_fuse_mount (long  uid,
+                            long  gid,
+                            int   mount,
+                            long *dev_fd)
+{
+  char fd_buf[24], uid_buf[24], gid_buf[24];
+  const char *options[] = {
+    "fd", fd_buf, "rootmode", "40000", "user_id", uid_buf, "group_id", gid_buf, "default_permissions", 0, 0, 0
+  };
+  long dev, mfd;
+
+  dev = sbx_raw_syscall4 (__NR_openat, AT_FDCWD, "/dev/fuse", O_RDWR | O_CLOEXEC, 0);
+  if (dev < 0)
+    return dev;
+  sbx_child_format_long (fd_buf, dev);
+  sbx_child_format_long (uid_buf, uid);
+  sbx_child_format_long (gid_buf, gid);
+  mfd = mount ? sbx_child_fsmount ("fuse", options,
+                                   MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)
+        : sbx_child_fscreate ("fuse", options);
+  if (mfd < 0)
+    {
+      sbx_child_close (dev);
+      return mfd;
+    }
+  *dev_fd = dev;
+  return mfd;
+}
+
+/* The view's root as the view supervisor's FUSE filesystem (ctx->view_sock):
+ * the device handed to the server by the process that made the mount (the
+ * server learns the sandbox's pid namespace from the message's sender),
+ * the mount read-only from the start (nothing is created in it: the server
+ * shows the skeleton).  The mount fd,
+ * or -errno when the device cannot be opened, mounted or handed over
+ * (nothing is left: the caller builds the tmpfs root instead). */
+SBX_CHILD_FUNC static long
+child_fuse_root (ChildCtx *ctx)
+{
+  const SbxLinuxSpec *spec = ctx->spec;
+  long dev = -1, mfd, r;
+  int fds[1];
+
+  mfd = sbx_linux_child_fuse_mount (spec->view_uid, spec->view_gid, 1, &dev);
+  if (mfd < 0)
+    return mfd;
+  fds[0] = (int) dev;
+  r = sbx_child_send_fds (ctx->view_sock, fds, 1);
+  sbx_child_close (dev);
+  if (r < 0)
+    {
+      sbx_child_close (mfd);
+      return r;
+    }
+  return mfd;
+}
+
 /* Builds the view under spec->root_dir and pivots into it (a zygote's
  * template: builds it and stays outside). */
 SBX_CHILD_FUNC long
@@ -599,6 +658,7 @@ sbx_linux_child_mount_view (ChildCtx *ctx,
   const SbxLinuxMountPlan *plan = spec->mounts;
   ParentCache cache = { 0, -1 };
   long rootfd, devfd, r;
+  int fuse = 0;
   size_t i;
 
   /* Nothing we mount propagates back to the host. */
@@ -628,11 +688,18 @@ sbx_linux_child_mount_view (ChildCtx *ctx,
     }
   else
     {
-      rootfd = sbx_child_fsmount ("tmpfs", tmpfs_options,
-                                  MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+      /* The view supervisor's FUSE root where the spawn asked for it;
+       * where the device cannot be opened or mounted, the tmpfs root as
+       * before (the spawn never fails for it). */
+      rootfd = ctx->view_sock >= 0 ? child_fuse_root (ctx) : -1;
+      fuse = rootfd >= 0;
+      if (!fuse)
+        rootfd = sbx_child_fsmount ("tmpfs", tmpfs_options,
+                                    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
       if (rootfd < 0)
         return rootfd;
       ctx->tmpfs_fds[plan->n_tmpfs_slots] = (int) rootfd;
+      ctx->view_fuse = fuse;
     }
   r = sbx_raw_syscall5 (__NR_move_mount, rootfd, "", AT_FDCWD, spec->root_dir, MOVE_MOUNT_F_EMPTY_PATH);
   if (r < 0)
@@ -647,6 +714,8 @@ sbx_linux_child_mount_view (ChildCtx *ctx,
       const SbxMountOp *op = &plan->ops[i];
 
       *index = (int) i;
+      if (fuse && (op->flags & SBX_MOUNT_F_SKELETON))
+        continue;   /* the server shows it */
       switch (op->kind)
         {
         case SBX_MOUNT_OP_MKDIR:
@@ -699,7 +768,7 @@ sbx_linux_child_mount_view (ChildCtx *ctx,
 
   *step = SBX_LINUX_STEP_PROC;
   *index = -1;
-  if (plan->proc_mkdir)
+  if (plan->proc_mkdir && !fuse)
     {
       r = sbx_raw_syscall3 (__NR_mkdirat, rootfd, "proc", 0555);
       if (r < 0 && r != -EEXIST)

@@ -75,6 +75,12 @@ typedef struct
   char               *stack_a_top;
   char               *stack_b_top;
   int                *tmpfs_fds;    /* plan->n_tmpfs_slots + 2 (root, dev) */
+  /* The view supervisor (sbx-linux-view-server.h): where A sends the
+   * /dev/fuse descriptor of the view's FUSE root, or -1 (a tmpfs root).
+   * A sets view_fuse once that root is mounted; when the device cannot be
+   * opened or mounted it builds the tmpfs root instead (view_fuse 0). */
+  int                 view_sock;
+  volatile int        view_fuse;
   int                 needs_empty;  /* the plan masks a file */
   int                 template;     /* the zygote building its template view */
   long                a_pid;        /* A's pid as B sees it */
@@ -132,6 +138,20 @@ long sbx_linux_child_enter_template (ChildCtx *ctx,
                                      int      *step,
                                      int      *index);
 
+/* The view supervisor's FUSE filesystem (sbx-linux-view-server.h) as a
+ * detached mount (read-only, nosuid, nodev, noexec), created in the
+ * caller's user namespace: the kernel requires the /dev/fuse opener and the
+ * mount to share it, so the child opens the device (*dev_fd, CLOEXEC; the
+ * caller sends it to the server and closes it).  @uid and @gid: the
+ * caller's ids in that namespace.  The mount fd, or -errno with nothing
+ * left open.  Without @mount, the superblock only (its filesystem context
+ * fd): what the probe needs, without a mount whose release would wait for
+ * an RCU grace period. */
+long sbx_linux_child_fuse_mount (long  uid,
+                                 long  gid,
+                                 int   mount,
+                                 long *dev_fd);
+
 /* The zygote (rung 1): builds the template view once, then clones one A per
  * ChildCtx pointer read from ctx->z_req_fd.  @data: its own ChildCtx. */
 int sbx_linux_child_zygote_main (void *data);
@@ -173,6 +193,13 @@ typedef struct
   int         init_fd;
   int         landlock_err;     /* 0: restricted */
   int         seccomp_err;      /* 0: filter loaded */
+  /* The view supervisor's FUSE root (sbx-linux-view-server.h): the child
+   * opens /dev/fuse in its user namespace and creates a FUSE superblock on
+   * it with these ids, as a spawn's A does; 0 when that worked, else the
+   * errno (best effort: never fails the probe). */
+  long        fuse_uid;
+  long        fuse_gid;
+  int         fuse_err;
 } ProbeShared;
 
 int sbx_linux_probe_ns_child   (void *data);   /* namespaces, mounts, pivot, LSMs, init exec */

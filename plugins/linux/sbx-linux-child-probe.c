@@ -99,6 +99,17 @@ sbx_linux_probe_ns_child (void *data)
   if (r < 0)
     goto fail;
 
+  /* Best effort: whether the view's root can be the view supervisor's FUSE
+   * filesystem (sbx-linux-child-mount.c does the same in A).  Nobody serves
+   * this connection: closing the superblock and then the device aborts it. */
+  r = sbx_linux_child_fuse_mount (p->fuse_uid, p->fuse_gid, 0, &tree);
+  p->fuse_err = r < 0 ? (int) -r : 0;
+  if (r >= 0)
+    {
+      sbx_child_close (r);
+      sbx_child_close (tree);
+    }
+
   p->step = SBX_LINUX_PROBE_PIDNS;
   r = sbx_raw_syscall0 (__NR_getpid);
   if (r != 1)

@@ -303,51 +303,6 @@ child_open_sandbox_pty (ChildCtx *ctx)
   return slave;
 }
 
-/* Sends @fds (n <= 2) to the supervisor over @sock (SCM_RIGHTS), one byte
- * of payload.  0 or -errno. */
-SBX_CHILD_FUNC static long
-child_send_fds (int sock, const int *fds, int n)
-{
-  struct msghdr msg;
-  struct iovec iov;
-  union
-  {
-    struct cmsghdr hdr;
-    char           buf[CMSG_SPACE (2 * sizeof (int))];
-  } control;
-  struct cmsghdr *cmsg;
-  char byte = 'U';
-  long r;
-  int i;
-
-  sbx_child_zero (&msg, sizeof msg);
-  sbx_child_zero (&control, sizeof control);
-  iov.iov_base = &byte;
-  iov.iov_len = 1;
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  if (n == 0)
-    {
-      /* the byte alone: "no descriptor to hand over" */
-      do
-        r = sbx_raw_syscall3 (__NR_sendmsg, sock, &msg, MSG_NOSIGNAL);
-      while (r == -EINTR);
-      return r < 0 ? r : 0;
-    }
-  msg.msg_control = control.buf;
-  msg.msg_controllen = CMSG_SPACE (n * sizeof (int));
-  cmsg = &control.hdr;
-  cmsg->cmsg_level = SOL_SOCKET;
-  cmsg->cmsg_type = SCM_RIGHTS;
-  cmsg->cmsg_len = CMSG_LEN (n * sizeof (int));
-  for (i = 0; i < n; i++)
-    ((int *) (void *) CMSG_DATA (cmsg))[i] = fds[i];
-  do
-    r = sbx_raw_syscall3 (__NR_sendmsg, sock, &msg, MSG_NOSIGNAL);
-  while (r == -EINTR);
-  return r < 0 ? r : 0;
-}
-
 /* B: becomes the target. */
 SBX_CHILD_FUNC static int
 child_b_main (void *data)
@@ -573,12 +528,12 @@ child_b_main (void *data)
               unotify[1] = -1;
               r = sbx_seccomp_program_apply (ctx->seccomp);
               if (r == 0)
-                r = child_send_fds (ctx->unotify_sock, unotify, 0);
+                r = sbx_child_send_fds (ctx->unotify_sock, unotify, 0);
             }
           else if (r > 0)
             {
               unotify[0] = (int) r;
-              r = child_send_fds (ctx->unotify_sock, unotify, unotify[1] >= 0 ? 2 : 1);
+              r = sbx_child_send_fds (ctx->unotify_sock, unotify, unotify[1] >= 0 ? 2 : 1);
               sbx_child_close (unotify[0]);
               if (unotify[1] >= 0)
                 sbx_child_close (unotify[1]);

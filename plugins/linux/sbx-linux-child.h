@@ -212,15 +212,14 @@ sbx_child_set_sigmask (uint64_t mask)
   return sbx_raw_syscall4 (__NR_rt_sigprocmask, SIG_SETMASK, &mask, 0, 8);
 }
 
-/* A fresh filesystem instance of @fstype (fsopen/fsconfig/fsmount), not yet
- * attached.  @options: NULL-terminated key, value pairs (a NULL value sets
- * the key as a flag).  Returns the mount fd or -errno. */
+/* A fresh filesystem instance of @fstype (fsopen/fsconfig), created but
+ * not mounted.  @options: NULL-terminated key, value pairs (a NULL value
+ * sets the key as a flag).  Returns the filesystem context fd or -errno. */
 SBX_CHILD_FUNC static inline long
-sbx_child_fsmount (const char        *fstype,
-                   const char *const *options,
-                   unsigned int       attr)
+sbx_child_fscreate (const char        *fstype,
+                    const char *const *options)
 {
-  long fsfd, mfd, r;
+  long fsfd, r;
   size_t i;
 
   fsfd = sbx_raw_syscall2 (__NR_fsopen, fstype, FSOPEN_CLOEXEC);
@@ -242,6 +241,20 @@ sbx_child_fsmount (const char        *fstype,
       sbx_child_close (fsfd);
       return r;
     }
+  return fsfd;
+}
+
+/* The same instance as a mount fd (fsmount), not yet attached, or -errno. */
+SBX_CHILD_FUNC static inline long
+sbx_child_fsmount (const char        *fstype,
+                   const char *const *options,
+                   unsigned int       attr)
+{
+  long fsfd, mfd;
+
+  fsfd = sbx_child_fscreate (fstype, options);
+  if (fsfd < 0)
+    return fsfd;
   mfd = sbx_raw_syscall3 (__NR_fsmount, fsfd, FSMOUNT_CLOEXEC, attr);
   sbx_child_close (fsfd);
   return mfd;
@@ -294,6 +307,53 @@ sbx_child_loopback_up (void)
     }
   sbx_child_close (fd);
   return r;
+}
+
+/* Sends @fds (n <= 2) to the supervisor over @sock (SCM_RIGHTS), one byte
+ * of payload (n == 0: the byte alone).  0 or -errno. */
+SBX_CHILD_FUNC static inline long
+sbx_child_send_fds (int        sock,
+                    const int *fds,
+                    int        n)
+{
+  struct msghdr msg;
+  struct iovec iov;
+  union
+  {
+    struct cmsghdr hdr;
+    char           buf[CMSG_SPACE (2 * sizeof (int))];
+  } control;
+  struct cmsghdr *cmsg;
+  char byte = 'U';
+  long r;
+  int i;
+
+  sbx_child_zero (&msg, sizeof msg);
+  sbx_child_zero (&control, sizeof control);
+  iov.iov_base = &byte;
+  iov.iov_len = 1;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  if (n == 0)
+    {
+      /* the byte alone: "no descriptor to hand over" */
+      do
+        r = sbx_raw_syscall3 (__NR_sendmsg, sock, &msg, MSG_NOSIGNAL);
+      while (r == -EINTR);
+      return r < 0 ? r : 0;
+    }
+  msg.msg_control = control.buf;
+  msg.msg_controllen = CMSG_SPACE (n * sizeof (int));
+  cmsg = &control.hdr;
+  cmsg->cmsg_level = SOL_SOCKET;
+  cmsg->cmsg_type = SCM_RIGHTS;
+  cmsg->cmsg_len = CMSG_LEN (n * sizeof (int));
+  for (i = 0; i < n; i++)
+    ((int *) (void *) CMSG_DATA (cmsg))[i] = fds[i];
+  do
+    r = sbx_raw_syscall3 (__NR_sendmsg, sock, &msg, MSG_NOSIGNAL);
+  while (r == -EINTR);
+  return r < 0 ? r : 0;
 }
 
 SBX_CHILD_FUNC static inline __attribute__ ((noreturn)) void

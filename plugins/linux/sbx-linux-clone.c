@@ -118,10 +118,21 @@ sbx_linux_receive_fds (int   sock,
                        int  *fds,
                        int   max_fds)
 {
+  return sbx_linux_receive_fds_from (sock, byte, fds, max_fds, NULL);
+}
+
+int
+sbx_linux_receive_fds_from (int    sock,
+                            char  *byte,
+                            int   *fds,
+                            int    max_fds,
+                            pid_t *sender)
+{
   union
   {
     struct cmsghdr hdr;
-    char           buf[CMSG_SPACE ((SBX_LINUX_MAX_RECEIVED_FDS + 1) * sizeof (int))];
+    char           buf[CMSG_SPACE ((SBX_LINUX_MAX_RECEIVED_FDS + 1) * sizeof (int))
+                       + CMSG_SPACE (sizeof (struct ucred))];
   } control;
   int got[SBX_LINUX_MAX_RECEIVED_FDS + 1];
   struct msghdr msg = { 0 };
@@ -131,6 +142,8 @@ sbx_linux_receive_fds (int   sock,
 
   memset (&control, 0, sizeof control);
   *byte = 0;
+  if (sender != NULL)
+    *sender = 0;
   iov.iov_base = byte;
   iov.iov_len = 1;
   msg.msg_iov = &iov;
@@ -149,6 +162,14 @@ sbx_linux_receive_fds (int   sock,
 
         for (size_t k = 0; k < len && n_got < (int) (sizeof got / sizeof got[0]); k++)
           memcpy (&got[n_got++], CMSG_DATA (cmsg) + k * sizeof (int), sizeof (int));
+      }
+    else if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_CREDENTIALS && sender != NULL
+             && cmsg->cmsg_len >= CMSG_LEN (sizeof (struct ucred)))
+      {
+        struct ucred cred;
+
+        memcpy (&cred, CMSG_DATA (cmsg), sizeof cred);
+        *sender = cred.pid;
       }
   if (n != 1 || n_got > max_fds || (msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
     {

@@ -54,6 +54,14 @@ int sbx_linux_receive_fds (int   sock,
                            char *byte,
                            int  *fds,
                            int   max_fds);
+/* The same, and *@sender the sending process's pid as we number it, where
+ * @sock has SO_PASSCRED set (the kernel adds the sender's credentials);
+ * 0 when the message carried none. */
+int sbx_linux_receive_fds_from (int    sock,
+                                char  *byte,
+                                int   *fds,
+                                int    max_fds,
+                                pid_t *sender);
 
 /* Clones @fn (@arg) on @stack_top with CLONE_VM|CLONE_VFORK|@flags
  * (+SIGCHLD), every signal blocked in the calling thread around the clone

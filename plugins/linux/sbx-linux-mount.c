@@ -736,6 +736,70 @@ plan_add_path (MountBuilder  *b,
   return TRUE;
 }
 
+/* Whether the op at @i creates its node in the root tmpfs itself: no
+ * directory mounted before it (a bind, a tmpfs of ours) encloses it. */
+static gboolean
+plan_op_in_root (const SbxMountOp *ops,
+                 gsize             i)
+{
+  for (gsize k = 0; k < i; k++)
+    if ((ops[k].kind == SBX_MOUNT_OP_TMPFS || (ops[k].kind == SBX_MOUNT_OP_BIND && (ops[k].flags & SBX_MOUNT_F_DIR)))
+        && strcmp (ops[k].path, ops[i].path) != 0 && path_is_under (ops[i].path, ops[k].path))
+      return FALSE;
+  return TRUE;
+}
+
+static void
+plan_skeleton_add (GArray     *entries,
+                   GHashTable *seen,
+                   const char *path,
+                   mode_t      type,
+                   const char *link)
+{
+  SbxViewEntry e = { path, type, link };
+
+  if (!g_hash_table_add (seen, (gpointer) path))
+    return;
+  g_array_append_val (entries, e);
+}
+
+/* Step 5: the view's skeleton, with a root of our own.  What the child
+ * would create in the root tmpfs (the mountpoints of the top binds, the
+ * directories leading to them, the replicated symlinks, /dev, /proc) is
+ * what the view supervisor shows when the root is its FUSE filesystem;
+ * those ops are flagged SBX_MOUNT_F_SKELETON, and a child that mounted that
+ * root skips them.  Nested tmpfs mounts (a hidden directory's, /dev's) keep
+ * their own ops: they are not the root's. */
+static void
+plan_skeleton (SbxLinuxMountPlan *plan)
+{
+  g_autoptr(GArray) entries = NULL;
+  g_autoptr(GHashTable) seen = NULL;
+
+  if (plan->root_is_host)
+    return;
+  entries = g_array_new (FALSE, TRUE, sizeof (SbxViewEntry));
+  seen = g_hash_table_new (g_str_hash, g_str_equal);
+  if (plan->dev_mkdir)
+    plan_skeleton_add (entries, seen, g_string_chunk_insert_const (plan->strings, "/dev"), S_IFDIR, NULL);
+  if (plan->proc_mkdir)
+    plan_skeleton_add (entries, seen, g_string_chunk_insert_const (plan->strings, "/proc"), S_IFDIR, NULL);
+  for (gsize i = 0; i < plan->n_ops; i++)
+    {
+      SbxMountOp *op = &plan->ops[i];
+      mode_t type = op->kind == SBX_MOUNT_OP_MKDIR ? S_IFDIR
+                    : op->kind == SBX_MOUNT_OP_MKFILE ? S_IFREG
+                    : op->kind == SBX_MOUNT_OP_SYMLINK ? S_IFLNK : 0;
+
+      if (type == 0 || !plan_op_in_root (plan->ops, i))
+        continue;
+      op->flags |= SBX_MOUNT_F_SKELETON;
+      plan_skeleton_add (entries, seen, op->path, type, type == S_IFLNK ? op->link : NULL);
+    }
+  plan->n_skeleton = entries->len;
+  plan->skeleton = (SbxViewEntry *) g_array_free (g_steal_pointer (&entries), FALSE);
+}
+
 /* The plan out of the builder, once every path is placed. */
 static SbxLinuxMountPlan *
 plan_finish (MountBuilder  *b,
@@ -758,6 +822,7 @@ plan_finish (MountBuilder  *b,
   plan->bind_sources = (char **) g_ptr_array_steal (b->binds, NULL);
   g_ptr_array_add (b->masked, NULL);
   plan->masked = (char **) g_ptr_array_steal (b->masked, NULL);
+  plan_skeleton (plan);
   return plan;
 }
 
@@ -791,6 +856,7 @@ sbx_linux_mount_plan_free (SbxLinuxMountPlan *plan)
   if (plan == NULL)
     return;
   g_free (plan->ops);
+  g_free (plan->skeleton);
   g_strfreev (plan->bind_sources);
   g_strfreev (plan->masked);
   if (plan->strings != NULL)

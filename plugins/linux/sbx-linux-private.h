@@ -28,6 +28,7 @@
 #include "sbx-linux-cgroup.h"
 #include "sbx-landlock.h"
 #include "sbx-seccomp.h"
+#include "sbx-linux-view-server.h"
 
 G_BEGIN_DECLS
 
@@ -93,6 +94,8 @@ typedef struct
   int       init_fd;             /* sealed init program, exec'd with execveat */
   int       init_errno;
   char     *hint_userns;         /* "Hint: ..." for a missing user namespace */
+  int       fuse_errno;          /* 0: a user namespace can open /dev/fuse and mount FUSE on it
+                                  * (the view supervisor's root); else why not */
 } SbxLinuxProbe;
 
 /* Measures this host for the calling process's credentials (forks
@@ -126,6 +129,9 @@ typedef enum
 #define SBX_MOUNT_F_RDONLY    2u
 #define SBX_MOUNT_F_NOEXEC    4u
 #define SBX_MOUNT_F_OPTIONAL  8u   /* absent at spawn: skip (narrower) */
+#define SBX_MOUNT_F_SKELETON 16u   /* MKDIR/MKFILE/SYMLINK in the root tmpfs itself: an entry of the
+                                    * view's skeleton, not made by a child whose root is the view
+                                    * supervisor's FUSE filesystem (it shows the entry) */
 
 typedef struct
 {
@@ -180,6 +186,11 @@ struct _SbxLinuxMountPlan
   const char  *tmp_source;
   const char  *home_source;
   const char  *tmp_why_not;
+  /* A root of our own (!root_is_host): what the ops flagged SBX_MOUNT_F_SKELETON create in it,
+   * and /dev and /proc, as the view supervisor's skeleton (sbx-linux-view-server.h): with a FUSE
+   * root the child makes none of them, the server shows them.  NULL with a host root. */
+  SbxViewEntry *skeleton;
+  gsize         n_skeleton;
   GStringChunk *strings;
 };
 
@@ -197,6 +208,13 @@ SbxLinuxMountPlan *sbx_linux_mount_plan_new   (const SbxPolicyV1  *policy,
                                                const char         *hosts_source,
                                                GError            **error);
 void               sbx_linux_mount_plan_free  (SbxLinuxMountPlan  *plan);
+/* Whether the view of @plan shows the absolute path @path (in the view's
+ * terms) at all: under a mount of the plan, a skeleton entry, /dev, /proc
+ * or a host root; a relative path counts as shown.  A lookup of a path not
+ * shown fails (and, with the view supervisor's root, is a denial).  In
+ * sbx-linux-tmp.c, with the environment rewrites that use it. */
+gboolean           sbx_linux_mount_plan_shows (const SbxLinuxMountPlan *plan,
+                                               const char              *path);
 
 /* The sandbox's /tmp (sbx-linux-tmp.c). */
 #define SBX_LINUX_VIEW_TMP  "/tmp"
@@ -273,6 +291,13 @@ struct _SbxLinuxSpec
   guint64             cgroup_max_pids;
   guint64             cgroup_max_memory;
   SbxLinuxZygote     *zygote;      /* rung 1: namespaces and view made once (spawn.c) */
+  /* rung 1 with a root of our own, where the probe mounted FUSE in a user
+   * namespace: a direct spawn's root is the view supervisor's FUSE
+   * filesystem (sbx-linux-view-server.h), A's ids in its namespace */
+  gboolean            view_fuse;
+  long                view_uid;
+  long                view_gid;
+  uint32_t            policy_flags;/* SBX_POLICY_* (the view supervisor reads DENIED_NOT_FOUND) */
   gboolean            transient;   /* carries grant rules: one spawn, never a zygote */
   gboolean            mask_proc;   /* rung 1, root caller: mask sbx-linux-proc-mask.h's entries */
   guint16             proxy_port;  /* rung 1, net mode proxy: A's listener port (sbx-linux-egress.c) */

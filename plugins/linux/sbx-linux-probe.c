@@ -331,6 +331,9 @@ probe_run (SbxLinuxProbe *probe)
   /* The rung-1 namespaces, then Landlock, seccomp and the init exec, in one
    * child on the common path. */
   shared.landlock_err = shared.seccomp_err = ENOEXEC;
+  shared.fuse_err = ENOEXEC;   /* the child did not get that far */
+  shared.fuse_uid = (long) geteuid ();
+  shared.fuse_gid = (long) getegid ();
   shared.init_fd = init_fd;
   grandchild_stack = sbx_linux_stacks_new (1);
   if (grandchild_stack == NULL)
@@ -403,6 +406,7 @@ probe_run (SbxLinuxProbe *probe)
       if (probe->init_fd < 0)
         probe->init_mode = SBX_LINUX_INIT_NONE;
     }
+  probe->fuse_errno = probe->userns ? shared.fuse_err : ENOSYS;
   probe->hint_userns = userns_hint (probe);
 }
 

@@ -67,6 +67,8 @@
 #include "sbx-linux-egress.h"
 #include "sbx-linux-stage.h"
 #include "sbx-linux-unotify.h"
+#include "sbx-linux-view-server.h"
+#include "sbx-linux-view-start.h"
 #include "sbx-linux-zygote.h"
 #include "init/sbx-init-proto.h"
 
@@ -82,6 +84,7 @@ struct _SbxLinuxChild
   int        exit_fd;    /* read end of the exit-record pipe */
   SbxCgroup *cgroup;     /* the sandbox's own cgroup, or NULL */
   SbxUnotify *unotify;   /* the connect supervisor, or NULL */
+  SbxViewServer *view;   /* the view supervisor (its FUSE root), or NULL */
 };
 
 static const char *
@@ -146,7 +149,9 @@ set_request (ChildCtx                *ctx,
   ctx->cwd = request->cwd;
   ctx->argv = (char *const *) request->argv;
   ctx->envp = dns_envp != NULL ? (char *const *) dns_envp->pdata : (char *const *) request->envp;
-  ctx->path_env = find_path_env (request->envp);
+  /* The target's own PATH (rung 1: the entries the view shows,
+   * sbx_linux_view_envp()) */
+  ctx->path_env = find_path_env ((const char *const *) ctx->envp);
   if (ctx->path_env == NULL)
     ctx->path_env = SBX_SPAWN_DEFAULT_PATH;   /* the ABI's search list without PATH */
   ctx->stdio[0] = request->stdin_fd;
@@ -236,6 +241,7 @@ typedef struct
   char                 *stacks;     /* A's and B's, until both have exec'd */
   SbxCgroup            *cgroup;     /* the sandbox's own cgroup, or NULL */
   SbxLinuxEgressListen *egress_listens;
+  SbxViewServer        *view;       /* the view supervisor serving A's FUSE root, or NULL */
 } SpawnStarted;
 
 /* The one abort path.  Nothing may be left behind: A is killed (rung 1:
@@ -265,6 +271,8 @@ spawn_abort (SpawnStarted *s)
   g_clear_pointer (&s->tmpfs_fds, g_free);
   g_clear_pointer (&s->cgroup, sbx_cgroup_free);
   g_clear_pointer (&s->egress_listens, g_free);
+  /* After A is reaped: the sandbox's lookups are over. */
+  g_clear_pointer (&s->view, sbx_view_server_free);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SpawnStarted, spawn_abort)
@@ -406,6 +414,7 @@ spawn_cold_context (SbxLinuxSpec            *spec,
 
   ctx->spec = spec;
   ctx->egress_fd = -1;
+  ctx->view_sock = -1;
   started->tmpfs_fds = g_new (int, n_slots);
   for (int i = 0; i < n_slots; i++)
     started->tmpfs_fds[i] = -1;
@@ -504,6 +513,7 @@ spawn_start_cold (SbxLinuxSpec                     *spec,
 {
   int32_t status = spawn_cold_context (spec, request, dns_envp, ch, started, error_message);
   ChildCtx *ctx = started->ctx;
+  int view_end = -1;   /* A's end of the view supervisor's socket pair */
   int flags = CLONE_PIDFD;
   long pid;
 
@@ -528,7 +538,10 @@ spawn_start_cold (SbxLinuxSpec                     *spec,
       break;
     case SBX_LINUX_ZYGOTE_SPAWN_DIRECT:
     default:
+      if (spec->rung == SBX_LINUX_RUNG_USERNS)
+        started->view = sbx_linux_view_start (spec, request, ctx, &view_end);
       pid = sbx_linux_clone_vfork_on (sbx_linux_child_a_main, ctx, flags, ctx->stack_a_top, &started->pidfd);
+      sbx_clear_fd (&view_end);
       break;
     }
   if (pid < 0)
@@ -564,6 +577,10 @@ spawn_await_exec (const SbxLinuxSpec       *spec,
   if (n == 0)
     {
       started->exec_ok = TRUE;
+      /* A built the tmpfs root instead (the device could not be opened or
+       * mounted): nothing will ever reach the view supervisor. */
+      if (started->view != NULL && !started->ctx->view_fuse)
+        g_clear_pointer (&started->view, sbx_view_server_free);
       return SBX_STATUS_OK;
     }
   if (n == (ssize_t) sizeof rec && rec.magic == SBX_LINUX_SETUP_ERROR_MAGIC)
@@ -667,6 +684,7 @@ spawn_publish (const SbxLinuxSpec      *spec,
   child->exit_fd = sbx_steal_fd (&ch->exit[0]);
   fcntl (child->exit_fd, F_SETFL, O_NONBLOCK);
   child->unotify = g_steal_pointer (&handoffs->unotify);
+  child->view = g_steal_pointer (&started->view);
   if (started->cgroup != NULL)
     sbx_cgroup_close_procs (started->cgroup);
   child->cgroup = g_steal_pointer (&started->cgroup);
@@ -694,7 +712,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
 {
   g_autoptr(GPtrArray) dns_envp = NULL;
   g_auto(SpawnChannels) ch = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
-  g_auto(SpawnStarted) started = { spec->rung, FALSE, -1, -1, NULL, NULL, NULL, NULL, NULL };
+  g_auto(SpawnStarted) started = { spec->rung, FALSE, -1, -1, NULL, NULL, NULL, NULL, NULL, NULL };
   g_auto(SpawnHandoffs) handoffs = { NULL, -1, NULL, -1 };
   g_autofree const SbxLinuxStageMount **stage = NULL;
   int32_t status;
@@ -848,6 +866,9 @@ sbx_linux_finish (SbxLinuxChild *child,
       sbx_cgroup_free (child->cgroup);
     }
   sbx_unotify_stop (child->unotify);
+  /* The tree is gone: no lookup is left, and no denial is reported after
+   * this returns. */
+  sbx_view_server_free (child->view);
   if (child->pidfd >= 0)
     close (child->pidfd);
   close (child->exit_fd);

@@ -7,6 +7,7 @@
  * say exactly what the spec enforces on this host.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -498,6 +499,12 @@ spec_add_namespaces (SpecBuild  *b,
       g_propagate_error (error, g_steal_pointer (&local_error));
       return FALSE;
     }
+  /* The view supervisor's FUSE root (sbx-linux-view-server.h): where the
+   * root is ours and the probe mounted FUSE in a user namespace. */
+  spec->view_fuse = !spec->mounts->root_is_host && b->probe->fuse_errno == 0;
+  spec->view_uid = (long) geteuid ();
+  spec->view_gid = (long) getegid ();
+  spec->policy_flags = policy->flags;
   spec->root_dir = make_root_dir (policy, error);
   if (spec->root_dir == NULL)
     {
@@ -762,6 +769,53 @@ spec_report_sys (const SpecBuild *b)
             "the host's /sys, read-only, through the host root the policy lets the sandbox read");
 }
 
+/* Rung 1: whether attempts on paths outside the view are observed (the
+ * view supervisor's FUSE root answers and reports them), and if not, why.
+ * Rung 2's entry of the same name is the Landlock audit's. */
+static void
+spec_report_fs_denials (const SpecBuild *b)
+{
+  const SbxLinuxSpec *spec = b->spec;
+  const SbxLinuxMountPlan *plan = spec->mounts;
+  gboolean not_found = (spec->policy_flags & SBX_POLICY_DENIED_NOT_FOUND) != 0;
+  int open_errno = 0;
+
+  if (spec->view_fuse)
+    {
+      reportf (b->reporter, "fs-denials", SBX_ABI_REPORT_ENFORCED,
+               "names outside the view are answered by the view supervisor (FUSE): a denied host "
+               "path that exists answers %s, and each attempt is reported (every spawn of this "
+               "view is direct: none goes through the executor's zygote, whose view is shared)",
+               not_found ? "ENOENT (denied-paths: not-found)" : "EACCES");
+      return;
+    }
+  if (plan->root_is_host)
+    {
+      report (b->reporter, "fs-denials", SBX_ABI_REPORT_UNENFORCED,
+              plan->root_flags & SBX_MOUNT_F_RDONLY
+              ? "the view shows the host read-only: writes are refused with EROFS and not reported"
+              : "the view shows the host writable: nothing outside the view is refused");
+      return;
+    }
+  /* Which step failed, for the words: the device's open, or the mount. */
+  {
+    int fd = open ("/dev/fuse", O_RDWR | O_CLOEXEC);
+
+    if (fd < 0)
+      open_errno = errno;
+    else
+      close (fd);
+  }
+  if (open_errno != 0)
+    reportf (b->reporter, "fs-denials", SBX_ABI_REPORT_UNENFORCED,
+             "/dev/fuse cannot be opened (%s): a path outside the view answers ENOENT and is not "
+             "reported", g_strerror (open_errno));
+  else
+    reportf (b->reporter, "fs-denials", SBX_ABI_REPORT_UNENFORCED,
+             "FUSE cannot be mounted in the sandbox's user namespace (%s): a path outside the view "
+             "answers ENOENT and is not reported", g_strerror (b->probe->fuse_errno));
+}
+
 /* Rung 1's boundaries: the namespaces and the mount view. */
 static void
 spec_report_namespaces (const SpecBuild *b)
@@ -778,7 +832,9 @@ spec_report_namespaces (const SpecBuild *b)
   reportf (reporter, "mount-view", SBX_ABI_REPORT_ENFORCED,
            "%s; %u bind mounts (read-only unless writable by policy, nosuid, nodev)%s%s%s",
            plan->root_is_host ? "root: the host's / bound with the policy's flags"
-                              : "root: a private read-only tmpfs",
+           : spec->view_fuse ? "root: the view supervisor's read-only FUSE filesystem showing only "
+                               "the view's skeleton (a private read-only tmpfs where FUSE fails)"
+           : "root: a private read-only tmpfs",
            plan->n_binds, hidden != NULL ? "; hidden: " : "", hidden != NULL ? hidden : "",
            plan->n_unreadable_binds > 0 ? "; write-only paths are mounted for writing, "
                                           "Landlock refuses reading them" : "");
@@ -803,6 +859,7 @@ spec_report_namespaces (const SpecBuild *b)
             "(D-Bus, systemd, docker, ssh-agent, tmux) ignore read-only mounts");
   report_claim (reporter, held, &b->claims, SBX_LINUX_CLAIM_WRITE_BOUNDARY, NULL);
   report_claim (reporter, held, &b->claims, SBX_LINUX_CLAIM_READ_BOUNDARY, NULL);
+  spec_report_fs_denials (b);
 }
 
 /* Rung 2's boundaries: Landlock, seccomp and sbx-init as subreaper. */

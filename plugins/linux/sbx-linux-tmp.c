@@ -25,6 +25,10 @@
  * inodes, wherever they are mounted; the connect supervisor and the chmod
  * supervisor resolve names in the target's own view.  Rung 2 has no mount
  * namespace: TMPDIR stays the long path there.
+ *
+ * PATH, where the view's root is ours, keeps only the entries the view
+ * shows (sbx_linux_mount_plan_shows, here with the other rewrites of the
+ * target's environment).
  */
 #include <string.h>
 
@@ -131,6 +135,47 @@ sbx_linux_view_tmp_decide (const SbxPolicyV1 *policy,
   return TRUE;
 }
 
+gboolean
+sbx_linux_mount_plan_shows (const SbxLinuxMountPlan *plan,
+                            const char              *path)
+{
+  if (plan->root_is_host || path[0] != '/')
+    return TRUE;
+  for (gsize i = 0; i < plan->n_ops; i++)
+    if ((plan->ops[i].kind == SBX_MOUNT_OP_BIND || plan->ops[i].kind == SBX_MOUNT_OP_TMPFS)
+        && under (path, plan->ops[i].path))
+      return TRUE;
+  for (gsize i = 0; i < plan->n_skeleton; i++)
+    if (strcmp (path, plan->skeleton[i].path) == 0)
+      return TRUE;
+  return strcmp (path, "/") == 0 || under (path, "/dev") || under (path, "/proc");
+}
+
+/* "PATH=" with the entries the view shows (sbx_linux_mount_plan_shows()):
+ * an entry outside it can never hold a command there, and with the view
+ * supervisor's root each search through it (every command a shell or make
+ * runs, for a caller's ~/.cargo/bin first in PATH) would be a round trip,
+ * an EACCES and a denial the command never asked for.  @entry is
+ * "PATH=..." (allocated result). */
+static char *
+view_search_path (const SbxLinuxMountPlan *plan,
+                  const char              *entry)
+{
+  g_auto(GStrv) dirs = g_strsplit (entry + 5, ":", -1);
+  g_autoptr(GString) kept = g_string_new ("PATH=");
+  guint n = 0;
+
+  for (guint i = 0; dirs[i] != NULL; i++)
+    {
+      if (!sbx_linux_mount_plan_shows (plan, dirs[i]))
+        continue;
+      if (n++ > 0)
+        g_string_append_c (kept, ':');
+      g_string_append (kept, dirs[i]);
+    }
+  return g_string_free (g_steal_pointer (&kept), FALSE);
+}
+
 GPtrArray *
 sbx_linux_view_envp (const SbxLinuxSpec *spec,
                      GPtrArray          *given,
@@ -140,7 +185,7 @@ sbx_linux_view_envp (const SbxLinuxSpec *spec,
   g_autoptr(GPtrArray) in = given;
   GPtrArray *out;
 
-  if (plan == NULL || plan->tmp_source == NULL)
+  if (plan == NULL || (plan->tmp_source == NULL && plan->root_is_host))
     return g_steal_pointer (&in);
   if (in != NULL)
     envp = (const char *const *) in->pdata;
@@ -149,11 +194,14 @@ sbx_linux_view_envp (const SbxLinuxSpec *spec,
     {
       /* Exactly the values the core forced (sbx-executor.c): anything
        * else the caller set is the caller's. */
-      if (strncmp (*envp, "TMPDIR=", 7) == 0 && strcmp (*envp + 7, plan->tmp_source) == 0)
+      if (plan->tmp_source != NULL && strncmp (*envp, "TMPDIR=", 7) == 0
+          && strcmp (*envp + 7, plan->tmp_source) == 0)
         g_ptr_array_add (out, g_strdup ("TMPDIR=" SBX_LINUX_VIEW_TMP));
       else if (plan->home_source != NULL && strncmp (*envp, "HOME=", 5) == 0
                && strcmp (*envp + 5, plan->home_source) == 0)
         g_ptr_array_add (out, g_strdup ("HOME=" SBX_LINUX_VIEW_HOME));
+      else if (!plan->root_is_host && strncmp (*envp, "PATH=", 5) == 0)
+        g_ptr_array_add (out, view_search_path (plan, *envp));
       else
         g_ptr_array_add (out, g_strdup (*envp));
     }

@@ -255,9 +255,53 @@ refuse_abstract (SbxUnotify *u, pid_t pid, const char *name, size_t len, const c
   return -EACCES;
 }
 
+/* The refusal of a connect to the host socket @path: held for an answer
+ * when the sandbox asks (@held set, nothing reported), else reported.
+ * Returns -@err either way. */
+static int
+refuse_host (SbxUnotify  *u,
+             pid_t        pid,
+             const char  *path,
+             const char  *reason,
+             int          err,
+             SbxUnotifyHeld *held)
+{
+  if (u->asks != NULL && u->n_held < SBX_UNOTIFY_MAX_HELD)
+    {
+      held->path = g_strdup (path);
+      held->reason = reason;
+    }
+  else
+    sbx_unotify_report_denial (u, pid, path, reason);
+  return -err;
+}
+
+/* The pinned socket @fd (taken) as the address our connect uses:
+ * /proc/self/fd/N, *opath set; 0, or a negative errno (@fd closed). */
+static int
+pin_target (int                 fd,
+            struct sockaddr_un *out,
+            socklen_t          *out_len,
+            int                *opath)
+{
+  struct stat st;
+
+  if (fstat (fd, &st) != 0 || !S_ISSOCK (st.st_mode))
+    {
+      close (fd);
+      return -ECONNREFUSED;
+    }
+  memset (out, 0, sizeof *out);
+  out->sun_family = AF_UNIX;
+  g_snprintf (out->sun_path, sizeof out->sun_path, "/proc/self/fd/%d", fd);
+  *out_len = (socklen_t) (offsetof (struct sockaddr_un, sun_path) + strlen (out->sun_path) + 1);
+  *opath = fd;
+  return 0;
+}
+
 /* A unix connect: fills @out with what our connect uses (a copy of the
  * address, or /proc/self/fd/N of the pinned inode, *opath set) and returns
- * 0, or a negative errno to answer. */
+ * 0, or a negative errno to answer (with @held set: hold it instead). */
 static int
 decide_unix (SbxUnotify         *u,
              pid_t               pid,
@@ -266,7 +310,8 @@ decide_unix (SbxUnotify         *u,
              socklen_t           len,
              struct sockaddr_un *out,
              socklen_t          *out_len,
-             int                *opath)
+             int                *opath,
+             SbxUnotifyHeld     *held)
 {
   const struct sockaddr_un *sun = (const struct sockaddr_un *) (const void *) addr;
   size_t path_len;
@@ -317,13 +362,14 @@ decide_unix (SbxUnotify         *u,
             sbx_unotify_report_denial (u, pid, path, "its path leads out of the sandbox's view through a link");
             return -EACCES;
           }
-        if (fd == -ENOENT && stat (path, &st) == 0 && S_ISSOCK (st.st_mode))
+        if ((fd == -ENOENT || fd == -EACCES) && stat (path, &st) == 0 && S_ISSOCK (st.st_mode))
           {
             /* Not in the sandbox's view, but a host socket by that name:
              * reported (to the caller of sbx, never to the sandbox), and
-             * answered as the view has it. */
-            sbx_unotify_report_denial (u, pid, path, "a host socket outside the sandbox's view");
-            return fd;
+             * answered as the view has it (ENOENT from a tmpfs root; the
+             * view supervisor's FUSE root answers a host path that exists
+             * EACCES, or ENOENT where the profile hides denied paths). */
+            return refuse_host (u, pid, path, "a host socket outside the sandbox's view", -fd, held);
           }
         if (fd < 0)
           return fd;
@@ -334,23 +380,12 @@ decide_unix (SbxUnotify         *u,
             if (sock_ino == 0 || (!u->policy.private_netns && !held_by_sandbox (u, sock_ino)))
               {
                 close (fd);
-                sbx_unotify_report_denial (u, pid, path, "a socket the sandbox did not bind");
-                return -EACCES;
+                return refuse_host (u, pid, path, "a socket the sandbox did not bind", EACCES, held);
               }
           }
       }
   }
-  if (fstat (fd, &st) != 0 || !S_ISSOCK (st.st_mode))
-    {
-      close (fd);
-      return -ECONNREFUSED;
-    }
-  memset (out, 0, sizeof *out);
-  out->sun_family = AF_UNIX;
-  g_snprintf (out->sun_path, sizeof out->sun_path, "/proc/self/fd/%d", fd);
-  *out_len = (socklen_t) (offsetof (struct sockaddr_un, sun_path) + strlen (out->sun_path) + 1);
-  *opath = fd;
-  return 0;
+  return pin_target (fd, out, out_len, opath);
 }
 
 /* Landlock's TCP connect rule, for our connect of an inet socket: AF_UNSPEC
@@ -442,7 +477,7 @@ connect_for (SbxUnotify *u, uint64_t id, int sock, const struct sockaddr *addr, 
 }
 
 void
-sbx_unotify_handle_connect (SbxUnotify *u, const struct seccomp_notif *req, GPtrArray *pending)
+sbx_unotify_handle_connect (SbxUnotify *u, const struct seccomp_notif *req, GPtrArray *pending, SbxUnotifyHeld *held)
 {
   char addr[sizeof (struct sockaddr_storage)];
   struct sockaddr_un target;
@@ -505,7 +540,8 @@ sbx_unotify_handle_connect (SbxUnotify *u, const struct seccomp_notif *req, GPtr
   use_len = (socklen_t) len;
   if (domain == AF_UNIX)
     {
-      verdict = decide_unix (u, (pid_t) req->pid, sock, addr, (socklen_t) len, &target, &target_len, &opath);
+      verdict = decide_unix (u, (pid_t) req->pid, sock, addr, (socklen_t) len, &target, &target_len, &opath,
+                             held);
       use = (const struct sockaddr *) &target;
       use_len = target_len;
     }
@@ -513,6 +549,14 @@ sbx_unotify_handle_connect (SbxUnotify *u, const struct seccomp_notif *req, GPtr
     verdict = decide_tcp (u, sock, addr, (socklen_t) len);
   else
     verdict = 0;
+  if (held->path != NULL)
+    {
+      /* An asking run: the caller holds it (the socket is the held
+       * connect's now). */
+      held->sock = sock;
+      held->err = -verdict;
+      return;
+    }
   if (verdict < 0)
     {
       close (sock);
@@ -520,6 +564,28 @@ sbx_unotify_handle_connect (SbxUnotify *u, const struct seccomp_notif *req, GPtr
       return;
     }
   connect_for (u, req->id, sock, use, use_len, opath, pending);
+}
+
+void
+sbx_unotify_connect_host_socket (SbxUnotify *u,
+                                 uint64_t    id,
+                                 int         sock,
+                                 const char *path,
+                                 GPtrArray  *pending)
+{
+  struct sockaddr_un target;
+  socklen_t target_len = 0;
+  int opath = -1, verdict;
+  int fd = open (path, O_PATH | O_CLOEXEC);
+
+  verdict = fd < 0 ? -errno : pin_target (fd, &target, &target_len, &opath);
+  if (verdict < 0)
+    {
+      close (sock);
+      sbx_unotify_respond (u, id, -verdict);
+      return;
+    }
+  connect_for (u, id, sock, (const struct sockaddr *) &target, target_len, opath, pending);
 }
 
 /* A pending connect is ready (POLLOUT) or due for a retry. */

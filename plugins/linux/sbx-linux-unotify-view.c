@@ -6,6 +6,7 @@
  * resolved as the target's own root and cwd name it.
  */
 #include "sbx-linux-unotify-private.h"
+#include "sbx-linux-proc-status.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -113,33 +114,45 @@ sbx_unotify_resolve_in_target_nofollow (pid_t pid, const char *path)
   return fd < 0 ? -saved : fd;
 }
 
-/* The last number of the NSpid line of /proc/@pid/status: the pid as the
- * caller's own pid namespace (the sandbox's) numbers it; 0 when unknown. */
+/* The pid as the caller's own pid namespace (the sandbox's) numbers it;
+ * 0 when unknown. */
 static gint64
 pid_inside (pid_t pid)
 {
-  char path[64], buf[2048];
-  const char *line;
-  gint64 inside = 0;
-  ssize_t n;
-  int fd;
+  char path[64];
 
   g_snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
+  return sbx_linux_status_ns_last (AT_FDCWD, path, "NSpid");
+}
+
+void
+sbx_unotify_denial_init (SbxBackendDenialV1 *denial,
+                         char                argv0[SBX_UNOTIFY_ARGV0_MAX],
+                         pid_t               pid,
+                         const char         *target,
+                         const char         *reason)
+{
+  char path[64];
+  ssize_t n = -1;
+  int fd;
+
+  memset (denial, 0, sizeof *denial);
+  /* argv[0] as the process set it (its first NUL-terminated string). */
+  g_snprintf (path, sizeof path, "/proc/%d/cmdline", (int) pid);
   fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  n = read (fd, buf, sizeof buf - 1);
-  close (fd);
-  if (n <= 0)
-    return 0;
-  buf[n] = '\0';
-  line = strstr (buf, "\nNSpid:");
-  if (line == NULL)
-    return 0;
-  for (const char *p = line + 7; *p != '\0' && *p != '\n'; p++)
-    if (*p >= '0' && *p <= '9' && (p[-1] == ' ' || p[-1] == '\t'))
-      inside = g_ascii_strtoll (p, NULL, 10);
-  return inside;
+  if (fd >= 0)
+    {
+      n = read (fd, argv0, SBX_UNOTIFY_ARGV0_MAX - 1);
+      close (fd);
+    }
+  argv0[n > 0 ? n : 0] = '\0';
+  denial->struct_size = sizeof *denial;
+  denial->operation = SBX_ABI_DENIAL_UNIX_CONNECT;
+  denial->pid = pid_inside (pid);
+  denial->target = target;
+  denial->mechanism = "connect-supervisor";
+  denial->process = argv0[0] != '\0' ? argv0 : NULL;
+  denial->reason = reason;
 }
 
 void
@@ -148,28 +161,11 @@ sbx_unotify_report_denial (SbxUnotify *u,
                            const char *target,
                            const char *reason)
 {
-  SbxBackendDenialV1 denial = { 0 };
-  char path[64], argv0[256];
-  ssize_t n = -1;
-  int fd;
+  SbxBackendDenialV1 denial;
+  char argv0[SBX_UNOTIFY_ARGV0_MAX];
 
   if (u->denials.denied == NULL)
     return;
-  /* argv[0] as the process set it (its first NUL-terminated string). */
-  g_snprintf (path, sizeof path, "/proc/%d/cmdline", (int) pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd >= 0)
-    {
-      n = read (fd, argv0, sizeof argv0 - 1);
-      close (fd);
-    }
-  argv0[n > 0 ? n : 0] = '\0';
-  denial.struct_size = sizeof denial;
-  denial.operation = SBX_ABI_DENIAL_UNIX_CONNECT;
-  denial.pid = pid_inside (pid);
-  denial.target = target;
-  denial.mechanism = "connect-supervisor";
-  denial.process = argv0[0] != '\0' ? argv0 : NULL;
-  denial.reason = reason;
+  sbx_unotify_denial_init (&denial, argv0, pid, target, reason);
   u->denials.denied (u->denials.data, &denial);
 }

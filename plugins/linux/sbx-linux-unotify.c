@@ -147,7 +147,19 @@ handle_one (SbxUnotify *u, GPtrArray *pending)
   if (ioctl (u->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0)
     return;   /* ENOENT: the caller went away before we read it */
   if (is_call (&req, "connect"))
-    sbx_unotify_handle_connect (u, &req, pending);
+    {
+      SbxUnotifyHeld held = { NULL, NULL, 0, -1 };
+
+      sbx_unotify_handle_connect (u, &req, pending, &held);
+      if (held.path != NULL && !sbx_unotify_hold (u, req.id, (pid_t) req.pid, held.sock, held.path, held.reason,
+                                                  held.err))
+        {
+          sbx_unotify_report_denial (u, (pid_t) req.pid, held.path, held.reason);
+          close (held.sock);
+          sbx_unotify_respond (u, req.id, held.err);
+        }
+      g_free (held.path);
+    }
   else if (is_call (&req, "chmod") || is_call (&req, "fchmod") || is_call (&req, "fchmodat")
            || is_call (&req, "fchmodat2"))
     {
@@ -166,7 +178,8 @@ handle_one (SbxUnotify *u, GPtrArray *pending)
 typedef struct
 {
   SbxUnotify *u;
-  SbxUnotifyPending    *p;   /* NULL: the listener */
+  SbxUnotifyPending    *p;   /* NULL: the listener, or the asks' eventfd */
+  gboolean              asks; /* the asks' eventfd: answers to held connects */
 } Polled;
 
 static void
@@ -206,18 +219,27 @@ serve (gpointer data)
         {
           SbxUnotify *u = g_ptr_array_index (hub.entries, i);
           struct pollfd pfd = { u->listener, POLLIN, 0 };
-          Polled item = { u, NULL };
+          Polled item = { u, NULL, FALSE };
 
           if (!u->ended)
             {
               g_array_append_val (pfds, pfd);
               g_array_append_val (polled, item);
             }
+          if (u->asks != NULL)
+            {
+              /* polled after POLLHUP too: a late answer frees its ticket */
+              struct pollfd apfd = { sbx_unotify_asks_fd (u->asks), POLLIN, 0 };
+              Polled aitem = { u, NULL, TRUE };
+
+              g_array_append_val (pfds, apfd);
+              g_array_append_val (polled, aitem);
+            }
           for (guint k = 0; k < u->pending->len; k++)
             {
               SbxUnotifyPending *p = g_ptr_array_index (u->pending, k);
               struct pollfd ppfd = { p->sock, p->retry ? 0 : POLLOUT, 0 };
-              Polled pitem = { u, p };
+              Polled pitem = { u, p, FALSE };
 
               any_retry |= p->retry;
               g_array_append_val (pfds, ppfd);
@@ -244,6 +266,12 @@ serve (gpointer data)
           Polled *item = &g_array_index (polled, Polled, i);
           short revents = g_array_index (pfds, struct pollfd, i).revents;
 
+          if (item->asks)
+            {
+              if (revents & POLLIN)
+                sbx_unotify_asks_drain (item->u, item->u->pending);
+              continue;
+            }
           if (item->p != NULL && sbx_unotify_pending_step (item->u, item->p, revents))
             {
               g_ptr_array_remove (item->u->pending, item->p);
@@ -280,8 +308,11 @@ sbx_unotify_start (int                     listener,
   u->policy.tcp_ports = u->tcp_ports;
   u->host_sockets = g_strdupv ((char **) policy->host_sockets);
   u->policy.host_sockets = (const char * const *) u->host_sockets;
+  /* The sink as far as the host's struct_size goes (an older host's is
+   * shorter: no ask). */
   if (policy->denials != NULL && policy->denials->struct_size >= SBX_BACKEND_DENIAL_SINK_V1_MIN_SIZE)
-    u->denials = *policy->denials;
+    memcpy (&u->denials, policy->denials, MIN ((size_t) policy->denials->struct_size, sizeof u->denials));
+  u->asks = sbx_unotify_asks_new (&u->denials);
   u->policy.denials = NULL;
   u->pending = g_ptr_array_new_with_free_func (sbx_unotify_pending_free);
 
@@ -350,6 +381,7 @@ sbx_unotify_stop (SbxUnotify *self)
       g_free (ending);
     }
   /* Unregistered: the thread drops what it polled before it looks again. */
+  sbx_unotify_asks_stop (self->asks);
   g_ptr_array_unref (self->pending);
   if (self->listener >= 0)
     close (self->listener);

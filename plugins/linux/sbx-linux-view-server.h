@@ -52,14 +52,32 @@ SbxViewServer *sbx_view_server_new            (const SbxViewEntry *entries,
                                                GError            **error);
 /* Where refusals are reported from now on (copied; NULL: nowhere).  May be
  * called while serving (a warm sandbox gets its spawn's sink late);
- * refusals before the first call are not reported. */
+ * refusals before the first call are not reported.  It waits for a call of
+ * the old sink in flight, so it returns with the old sink never called
+ * again: never call it holding a lock that sink takes. */
 void           sbx_view_server_set_sink       (SbxViewServer                *self,
                                                const SbxBackendDenialSinkV1 *sink);
+/* Where the server finds the tasks its requests name.  FUSE numbers a
+ * request's pid in the pid namespace of the process that made the mount
+ * (the kernel reads it when the superblock is made); at rung 1 that is the
+ * sandbox's (child A).  The server learns it from the sender of the
+ * /dev/fuse descriptor, which must be the process that made the mount (the
+ * kernel adds its credentials to the message): when its pid namespace is
+ * not ours, the server reads the tasks through the sandbox's own procfs
+ * (/proc/SENDER/root/proc, taken from the dentry cache only once it is the
+ * procfs of the sender's namespace, so the server never looks a name up in
+ * its own filesystem).  @pid (a process of the sandbox's pid namespace as
+ * this process numbers it, e.g. its sbx-init) overrides that; 0: requests
+ * are numbered in ours.  May be called at any time. */
+void           sbx_view_server_set_sandbox_pid (SbxViewServer *self,
+                                                pid_t          pid);
 /* Starts serving: the server waits on @sock (taken) for one SCM_RIGHTS
  * message carrying the /dev/fuse descriptor the sandbox opened and
  * mounted (the kernel requires the opener and the mount to share a user
- * namespace, so the child opens it), then answers its requests.  Returns
- * FALSE with @error set when it cannot start (@sock closed). */
+ * namespace, so the child opens it), then answers its requests.  Call it
+ * before the sandbox sends (SO_PASSCRED is set on @sock here), and only
+ * once.  Returns FALSE with @error set when it cannot start (@sock
+ * closed). */
 gboolean       sbx_view_server_start_receive  (SbxViewServer *self,
                                                int            sock,
                                                GError       **error);

@@ -138,6 +138,7 @@ zygote_try_start (SbxLinuxSpec *spec)
   z->ctx->tmpfs_fds = z->tmpfs_fds;
   z->ctx->err_fd = -1;
   z->ctx->egress_fd = -1;
+  z->ctx->view_sock = -1;   /* the template keeps a tmpfs root (sbx-linux-view-server.h) */
   z->ctx->z_req_fd = z->req[0];
   z->ctx->z_resp_fd = z->resp[1];
   z->ctx->z_sup_pidfd = z->sup_pidfd;
@@ -203,8 +204,13 @@ sbx_linux_zygote_spawn (SbxLinuxSpec *spec,
    * grants: its view and Landlock rules are wider than the executor's) is
    * always spawned directly, outside any zygote: it has none of its own,
    * and the executor's shared zygote, built for the base spec, is never
-   * asked to make a wider view. */
-  if (spec->transient || z == NULL || g_atomic_int_add (&z->n_spawns, 1) == 0)
+   * asked to make a wider view.  A spec whose view root is the view
+   * supervisor's FUSE filesystem is always spawned directly too: the
+   * zygote's view is shared by every sandbox of the executor, while the
+   * view supervisor and its denial sink are per spawn, so a spawn through
+   * the zygote would answer ENOENT and report nothing where the spec's
+   * report says every attempt outside the view is reported. */
+  if (spec->transient || spec->view_fuse || z == NULL || g_atomic_int_add (&z->n_spawns, 1) == 0)
     return SBX_LINUX_ZYGOTE_SPAWN_DIRECT;
   g_mutex_lock (&z->lock);
   if (z->state == ZYGOTE_RUNNING)
@@ -376,6 +382,7 @@ warm_new (SbxLinuxSpec *spec)
   ctx->err_fd = w->err_pipe[1];
   ctx->exit_fd = w->exit_pipe[1];
   ctx->egress_fd = -1;
+  ctx->view_sock = -1;
   ctx->pty_sock = -1;
   ctx->stdio[0] = ctx->stdio[1] = ctx->stdio[2] = -1;
   ctx->warm = 1;

@@ -284,6 +284,53 @@ test_answers (void)
   }
 }
 
+/* A name approved while the tool runs: the REFUSED answer the stub kept,
+ * rewritten.  Type A: one record of SBX_DNS_APPROVED_ADDRESS, TTL 0, the
+ * question and RD as asked; AAAA: NOERROR without a record; anything that
+ * is not a REFUSED answer to a query comes back as it was. */
+static void
+test_approved_answer (void)
+{
+  static const guint8 addr[4] = SBX_DNS_APPROVED_ADDRESS;
+  guint8 refused[512], out[512];
+  gsize n, r;
+
+  {
+    g_autoptr(GByteArray) p = query_for ("Live.Example", SBX_DNS_TYPE_A);
+
+    r = sbx_dns_answer (p->data, p->len, NULL, refused, sizeof refused);
+    g_assert_cmpuint (refused[3] & 0x0f, ==, SBX_DNS_RCODE_REFUSED);
+    n = sbx_dns_approved_answer (refused, r, out, sizeof out);
+    g_assert_cmpuint (n, ==, p->len + 16);
+    g_assert_cmpuint (out[0], ==, 0x12);
+    g_assert_cmpuint (out[2] & 0x81, ==, 0x81);   /* QR, RD copied */
+    g_assert_cmpuint (out[3] & 0x0f, ==, SBX_DNS_RCODE_NOERROR);
+    g_assert_cmpuint (out[7], ==, 1);
+    g_assert_cmpmem (out + 12, p->len - 12, p->data + 12, p->len - 12);
+    g_assert_cmpmem (out + n - 10, 4, "\0\0\0\0", 4);   /* TTL 0 */
+    g_assert_cmpmem (out + n - 4, 4, addr, 4);
+  }
+  {
+    g_autoptr(GByteArray) p = query_for ("live.example", SBX_DNS_TYPE_AAAA);
+
+    r = sbx_dns_answer (p->data, p->len, NULL, refused, sizeof refused);
+    n = sbx_dns_approved_answer (refused, r, out, sizeof out);
+    g_assert_cmpuint (n, ==, p->len);
+    g_assert_cmpuint (out[3] & 0x0f, ==, SBX_DNS_RCODE_NOERROR);
+    g_assert_cmpuint (out[7], ==, 0);
+  }
+  /* a FORMERR header only (no question): unchanged */
+  {
+    g_autoptr(GByteArray) p = query_for ("live.example", SBX_DNS_TYPE_A);
+
+    p->data[5] = 2;
+    r = sbx_dns_answer (p->data, p->len, NULL, refused, sizeof refused);
+    n = sbx_dns_approved_answer (refused, r, out, sizeof out);
+    g_assert_cmpuint (n, ==, r);
+    g_assert_cmpmem (out, n, refused, r);
+  }
+}
+
 /* @p framed for TCP: the two-byte length, then the message. */
 static GByteArray *
 framed (GByteArray *p)
@@ -1067,6 +1114,7 @@ main (int    argc,
   g_test_add_func ("/egress-dns/parse/compression", test_parse_compression);
   g_test_add_func ("/egress-dns/parse/oversized", test_parse_oversized);
   g_test_add_func ("/egress-dns/answers", test_answers);
+  g_test_add_func ("/egress-dns/approved-answer", test_approved_answer);
   g_test_add_func ("/egress-dns/stream-framing", test_stream_framing);
   g_test_add_func ("/egress-dns/serve-listeners", test_serve_listeners);
   g_test_add_func ("/egress-dns/serve-tcp", test_serve_tcp);

@@ -207,5 +207,16 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
     }
   else if (out[5] != 0 || out[7] != 0)
     fail ("a refused packet got a question or an answer");
+  /* What an approval while running makes of that answer: its own length
+   * bounds, the question kept, at most the one record. */
+  {
+    guint8 approved[512];
+    gsize m = sbx_dns_approved_answer (out, n, approved, sizeof approved);
+
+    if (m < 12 || m > 512 || approved[0] != out[0] || approved[1] != out[1])
+      fail ("approved answer header");
+    if (approved[7] > 1 || (approved[7] == 1 && (r != SBX_DNS_PARSE_OK || q.qtype != SBX_DNS_TYPE_A)))
+      fail ("an approved answer for a packet or type that gets none");
+  }
   return 0;
 }

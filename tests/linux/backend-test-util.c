@@ -298,6 +298,34 @@ linux_test_policy_free (LinuxTestPolicy *self)
 /* Backend                                                                    */
 /* ------------------------------------------------------------------------- */
 
+static void
+backend_denied (void                     *data,
+                const SbxBackendDenialV1 *denial)
+{
+  LinuxTestBackend *self = data;
+  static const char *const ops[] = { "read", "write", "exec", "list", "4", "5", "unix-connect" };
+
+  g_mutex_lock (&self->denials_lock);
+  g_ptr_array_add (self->denials, g_strdup_printf ("%s|%s|%s|%" G_GINT64_FORMAT,
+                                                   denial->operation < G_N_ELEMENTS (ops)
+                                                   ? ops[denial->operation] : "?",
+                                                   denial->target, denial->mechanism,
+                                                   (gint64) denial->pid));
+  g_mutex_unlock (&self->denials_lock);
+}
+
+GPtrArray *
+linux_test_backend_denials (LinuxTestBackend *self)
+{
+  GPtrArray *out;
+
+  g_mutex_lock (&self->denials_lock);
+  out = g_steal_pointer (&self->denials);
+  self->denials = g_ptr_array_new_with_free_func (g_free);
+  g_mutex_unlock (&self->denials_lock);
+  return out;
+}
+
 LinuxTestBackend *
 linux_test_backend_new (const char *name)
 {
@@ -316,6 +344,11 @@ linux_test_backend_new (const char *name)
   self->th.host.release = host_release;
   self->th.entries = g_ptr_array_new_with_free_func (entry_free);
   self->name = g_strdup (name);
+  self->denials = g_ptr_array_new_with_free_func (g_free);
+  g_mutex_init (&self->denials_lock);
+  self->denial_sink.struct_size = sizeof self->denial_sink;
+  self->denial_sink.denied = backend_denied;
+  self->denial_sink.data = self;
 
   g_assert_nonnull (desc);
   g_assert_cmpuint (desc->abi_version, ==, SBX_PLUGIN_ABI_VERSION);
@@ -337,6 +370,8 @@ linux_test_backend_free (LinuxTestBackend *self)
     self->vtable->release (self->plugin_ctx, self->spec);
   sbx_plugin_linux_entry ()->fini (self->plugin_ctx);
   g_ptr_array_unref (self->th.entries);
+  g_ptr_array_unref (self->denials);
+  g_mutex_clear (&self->denials_lock);
   g_free (self->th.error);
   g_free (self->name);
   g_free (self);
@@ -525,6 +560,7 @@ linux_test_backend_start (LinuxTestBackend  *self,
   req.stdin_fd = stdin_fd >= 0 ? stdin_fd : in_pipe[0];
   req.stdout_fd = out_pipe[1];
   req.stderr_fd = err_pipe[1];
+  req.denial_sink = &self->denial_sink;
   res.struct_size = sizeof res;
   host_reset (&self->th);
   status = self->vtable->spawn (self->plugin_ctx, (SbxHostCall *) &self->th, self->spec, &req, &res);

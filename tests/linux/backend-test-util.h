@@ -86,6 +86,11 @@ typedef struct
 {
   LinuxTestHost             th;
   const SbxBackendVTableV1 *vtable;
+  /* Every spawn's denial sink: "op|target|mechanism|pid" of each denial,
+   * under denials_lock (linux_test_backend_denials()). */
+  SbxBackendDenialSinkV1    denial_sink;
+  GPtrArray                *denials;
+  GMutex                    denials_lock;
   void                     *plugin_ctx;
   void                     *spec;
   uint32_t                  level;
@@ -102,6 +107,10 @@ int32_t           linux_test_backend_probe   (LinuxTestBackend *self,
 /* Compile (keeps the spec in @self, releasing a previous one). */
 int32_t           linux_test_backend_compile (LinuxTestBackend  *self,
                                               const SbxPolicyV1 *policy);
+/* The denials reported through the spawns' sink since the last call, as
+ * "op|target|mechanism|pid" (op: read, write, exec, list, unix-connect);
+ * the caller owns the array, the record starts empty again. */
+GPtrArray        *linux_test_backend_denials (LinuxTestBackend *self);
 /* The report entry @feature, or NULL. */
 const LinuxTestEntry *linux_test_backend_entry (LinuxTestBackend *self,
                                                 const char       *feature);

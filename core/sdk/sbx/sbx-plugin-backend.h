@@ -513,14 +513,57 @@ typedef struct SbxBackendDenialV1
  */
 typedef void SbxBackendDeniedFunc (void *data, const SbxBackendDenialV1 *denial);
 
+/* Backend asks (live approvals), since 0.2: the same answers as an egress
+ * plugin's (sbx-plugin-egress.h defines these identically). */
+#define SBX_ABI_DECISION_DENY      0u   /* refuse this request */
+#define SBX_ABI_DECISION_ONCE      1u   /* open this request (and those merged with it) */
+#define SBX_ABI_DECISION_FOR_RUN   2u   /* open the target for the rest of the execution */
+
+/**
+ * SbxBackendAnswerFunc:
+ *
+ * The backend's: the host's answer to one ask (SBX_ABI_DECISION_*), given
+ * exactly once per ask, from any thread, possibly before the ask returns
+ * (then on the asking thread) and possibly much later, also after
+ * finish() of the child returned.  It must not block and must not take a
+ * lock the backend holds while it calls @ask; @ticket stays the backend's
+ * to free.
+ */
+typedef void SbxBackendAnswerFunc (void *ticket, uint32_t decision);
+
+/**
+ * SbxBackendAskFunc:
+ *
+ * The host's (optional; see SbxBackendDenialSinkV1.ask), since 0.2.
+ * Instead of refusing an attempt its mechanism can still perform (today a
+ * unix connect to a host socket, SBX_ABI_DENIAL_UNIX_CONNECT with an
+ * absolute @target), a backend whose sink has @ask holds the attempt and
+ * calls @ask(@data, @request, @answer, @ticket): @request is the denial it
+ * would have reported (valid for the call only).  The host decides whether
+ * to ask at all (only a target the profile gates is asked; any other is
+ * answered DENY at once) and answers through @answer(@ticket, decision)
+ * exactly once.  DENY: the backend refuses the attempt as it would have
+ * without asking (reporting the denial to @denied); ONCE: it performs that
+ * attempt as for a granted target; FOR_RUN: the same (the host answers
+ * later attempts on that target ONCE or FOR_RUN at once).  A held attempt
+ * costs the backend no thread and no polling; a backend bounds how many it
+ * holds and refuses the rest as without asking.
+ */
+typedef void SbxBackendAskFunc (void *data, const SbxBackendDenialV1 *request,
+                                SbxBackendAnswerFunc *answer, void *ticket);
+
 typedef struct SbxBackendDenialSinkV1
 {
   uint32_t              struct_size;
   uint32_t              reserved0;   /* 0 */
   SbxBackendDeniedFunc *denied;
   void                 *data;
+  /* Appended (0.2): optional, read only when struct_size covers it; NULL:
+   * the host does not ask (every refusal is reported to @denied). */
+  SbxBackendAskFunc    *ask;
 } SbxBackendDenialSinkV1;
 #define SBX_BACKEND_DENIAL_SINK_V1_MIN_SIZE (offsetof (SbxBackendDenialSinkV1, data) + sizeof (void *))
+#define SBX_BACKEND_DENIAL_SINK_V1_ASK_SIZE (offsetof (SbxBackendDenialSinkV1, ask) + sizeof (void *))
 
 
 #ifdef __cplusplus

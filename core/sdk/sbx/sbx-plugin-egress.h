@@ -155,7 +155,11 @@ typedef void SbxEgressAnswerFunc (void *ticket, uint32_t decision);
  *
  * The host's (optional; see SbxEgressDenialSinkV1.ask).  Instead of
  * refusing an APPROVABLE CONNECT of an execution (the target is not
- * approved for it), a plugin whose sink has @ask holds the request and
+ * approved for it), or, since 0.2, an APPROVABLE RESOLVE of a name its DNS
+ * stub would refuse (@target the lower-case name; the host asks it only
+ * under a gated network, and the approved answer must reach nothing the
+ * execution was not approved for: egress-http answers an address where no
+ * forwarder listens), a plugin whose sink has @ask holds the request and
  * calls @ask(@data, @request, @answer, @ticket): @request is the denial it
  * would have reported (valid for the call only).  The host answers through
  * @answer(@ticket, decision) exactly once, at the latest before @revoke of

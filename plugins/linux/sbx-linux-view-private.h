@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The view supervisor's parts: sbx-linux-view-server.c (the FUSE protocol
+ * and the thread), sbx-linux-view-skeleton.c (what the view shows),
+ * sbx-linux-view-task.c (reads the blocked task behind a denied lookup) and
+ * sbx-linux-view-classify.c (pure: which system call, which operation,
+ * which paths; lexical path cleaning).  Calls go from the server to the
+ * skeleton and the task reader, and from those to the classifier, never
+ * back.  Never installed; everything here runs on the server's
+ * thread, except where a function says it is pure.
+ */
+#pragma once
+
+#include <glib.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sbx-linux-view-server.h"
+
+/* sbx-linux-view-skeleton.c: what the view shows.  Node i is FUSE node
+ * id i + 1; node 0 is the root, its own parent. */
+typedef struct
+{
+  char       *path;          /* absolute, clean; "/" for the root */
+  const char *name;          /* the last component, in @path */
+  guint       parent;        /* index */
+  mode_t      type;          /* S_IFDIR, S_IFREG or S_IFLNK */
+  char       *link_target;
+  GArray     *children;      /* guint indices, directories only */
+  guint       n_subdirs;
+  gboolean    explicit;      /* an entry of the caller's, not only implied */
+} SbxViewNode;
+
+typedef struct
+{
+  GArray     *nodes;         /* SbxViewNode */
+  GHashTable *by_path;       /* path -> index + 1 (keys owned by @nodes) */
+} SbxViewSkeleton;
+
+/* Builds @self from @entries (see sbx_view_server_new()); FALSE with
+ * @error set naming the entry at fault.  Clear it either way. */
+gboolean sbx_view_skeleton_build    (SbxViewSkeleton    *self,
+                                     const SbxViewEntry *entries,
+                                     size_t              n_entries,
+                                     GError            **error);
+void     sbx_view_skeleton_clear    (SbxViewSkeleton    *self);
+
+/* Which system call entry a blocked task used (its numbering). */
+typedef enum
+{
+  SBX_VIEW_ABI_NATIVE,
+  SBX_VIEW_ABI_I386,   /* int $0x80 / sysenter on x86_64 */
+  SBX_VIEW_ABI_X32,    /* syscall with __X32_SYSCALL_BIT */
+  SBX_VIEW_N_ABIS
+} SbxViewAbi;
+
+/* An operation a call is classified as: SBX_ABI_DENIAL_READ/WRITE/EXEC/LIST,
+ * or SBX_VIEW_OP_FROM_FLAGS (open-type: decided by its flags). */
+#define SBX_VIEW_OP_FROM_FLAGS 0xffu
+
+/* Where a call's path arguments are: up to two (rename, link), each a
+ * path argument index and the index of its directory descriptor argument
+ * (-1: relative to the cwd, as AT_FDCWD). */
+typedef struct
+{
+  uint32_t op;            /* SBX_ABI_DENIAL_* or SBX_VIEW_OP_FROM_FLAGS */
+  int      n_paths;
+  int8_t   path_arg[2];
+  int8_t   dirfd_arg[2];
+  int8_t   flags_arg;     /* open flags (FROM_FLAGS), or -1 */
+  gboolean flags_in_how;  /* openat2: @flags_arg points at a struct open_how */
+} SbxViewCall;
+
+/* One line of /proc/PID/syscall of a task blocked in a system call. */
+typedef struct
+{
+  long     nr;
+  uint64_t args[6];
+  uint64_t sp;
+  uint64_t pc;
+} SbxViewSyscall;
+
+/* Big enough for a cwd (PATH_MAX) joined to a path (PATH_MAX). */
+#define SBX_VIEW_PATH_BUF (2 * PATH_MAX + 2)
+
+/* sbx-linux-view-classify.c (pure) */
+/* The call @nr of @abi, or FALSE when no path call of that number is
+ * known (the table is built once, from libseccomp's names). */
+gboolean sbx_view_classify_call     (SbxViewAbi   abi,
+                                     long         nr,
+                                     SbxViewCall *out);
+/* The operation open flags ask for: O_WRONLY, O_RDWR, O_CREAT or O_TRUNC
+ * write, else O_DIRECTORY list, else read. */
+uint32_t sbx_view_open_operation    (uint64_t     flags);
+/* Parses /proc/PID/syscall's text (NUL-terminated); FALSE when the task is
+ * not blocked in a system call ("running", "-1 ..."), or garbage. */
+gboolean sbx_view_parse_syscall     (const char     *text,
+                                     SbxViewSyscall *out);
+/* Which entry the two bytes before @pc show (syscall, int $0x80,
+ * sysenter), with @nr's x32 bit; FALSE when they show none. */
+gboolean sbx_view_abi_from_insn     (const uint8_t insn[2],
+                                     long          nr,
+                                     SbxViewAbi   *out);
+/* @path (absolute) cleaned lexically in place: repeated and trailing
+ * slashes, "." and ".." (at the root, ".." stays at the root).  FALSE
+ * when @path is not absolute. */
+gboolean sbx_view_clean_path        (char *path);
+/* TRUE when the clean absolute @path is @prefix or lies below it. */
+gboolean sbx_view_path_at_or_below  (const char *path,
+                                     const char *prefix);
+
+/* sbx-linux-view-task.c: the blocked task of a request, cached between
+ * requests from the same task (its /proc directory, syscall and mem files,
+ * its pid as its sandbox numbers it). */
+typedef struct
+{
+  int     proc_root;   /* the procfs the request pids are numbered in (owned), or -1 */
+  pid_t   proc_root_for; /* the sandbox_pid @proc_root was taken for */
+  /* 0: requests are numbered in our pid namespace (/proc); else in this
+   * process's (as we number it), read through the procfs below its root.
+   * Written by set_sandbox_pid() from any thread, or from the sender of
+   * the FUSE descriptor. */
+  atomic_int sandbox_pid;
+  pid_t   pid;         /* the cached task, 0: none */
+  int     dir;         /* /proc/PID, O_PATH */
+  int     syscall_fd;  /* /proc/PID/syscall */
+  int     mem_fd;      /* /proc/PID/mem, or -1 when it cannot be opened */
+  int     cmdline_fd;  /* /proc/PID/cmdline, or -1 */
+  int64_t nspid;       /* the pid inside the sandbox, 0: unknown */
+} SbxViewTask;
+
+typedef struct
+{
+  uint32_t op;                        /* SBX_ABI_DENIAL_* */
+  char     target[SBX_VIEW_PATH_BUF]; /* clean absolute host path */
+  int64_t  nspid;
+  char     process[256];              /* argv[0] or comm; "" unknown */
+} SbxViewAttempt;
+
+void     sbx_view_task_init        (SbxViewTask *task);
+/* The process @mounter (in our pid namespace) made the FUSE mount: when
+ * its pid namespace is not ours, FUSE numbers the requests in its, and the
+ * tasks are read through its procfs (unless set_sandbox_pid() chose). */
+void     sbx_view_task_set_mounter (SbxViewTask *task,
+                                    pid_t        mounter);
+void     sbx_view_task_clear       (SbxViewTask *task);
+/* What @pid was doing when it looked up @looked_up (clean, absolute):
+ * the operation and whole path its system call named when that lies at
+ * or below @looked_up, else SBX_ABI_DENIAL_READ on @looked_up.  Also its
+ * pid inside the sandbox and its name.  Never fails. */
+void     sbx_view_task_classify    (SbxViewTask    *task,
+                                    pid_t           pid,
+                                    const char     *looked_up,
+                                    SbxViewAttempt *out);
+/* Only the pid and name of @pid (for requests that name their path). */
+void     sbx_view_task_identify    (SbxViewTask    *task,
+                                    pid_t           pid,
+                                    SbxViewAttempt *out);
+
+/* sbx-linux-view-server.c, for tests: one request of @len bytes handled as
+ * if read from the FUSE descriptor, answered on @reply_fd, by a server that
+ * is not started (the garbage cases need no kernel to send them). */
+void     sbx_view_server_feed      (SbxViewServer *self,
+                                    int            reply_fd,
+                                    const void    *request,
+                                    size_t         len);

@@ -1,0 +1,834 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The view supervisor (see sbx-linux-view-server.h for what it is for):
+ * the raw FUSE protocol (<linux/fuse.h>, no libfuse) over the /dev/fuse
+ * descriptor the sandbox sends, on one thread per server.
+ *
+ * Why a thread per server and not the connect supervisor's hub: a server
+ * has one descriptor and no waits of its own, so the hub's bookkeeping
+ * (generations, pending lists, one lock for every sandbox) would buy
+ * nothing but a lock on every request; a thread costs one clone at spawn
+ * and one join at finish (measured in tests/linux/test-linux-view-server.c,
+ * /view-server/cost, and stated in docs/linux-backend.md).  The thread
+ * blocks in poll() on the FUSE descriptor and a wake eventfd: no busy loop.
+ *
+ * LOCKING: @sink_lock protects @sink; the thread holds it across a sink
+ * call, so after set_sink() returns the old sink is neither in flight nor
+ * called again.  stop() joins the thread, so after it returns nothing of
+ * the server runs at all.  The counters are atomics.  Nothing else is
+ * shared: the thread owns the FUSE descriptor, the task cache and the
+ * request buffer from start to join.
+ *
+ * Answers (the rules in one place):
+ *  - a skeleton entry: found, with entry and attribute timeouts the kernel
+ *    treats as forever, so it never asks again.  A skeleton name is never
+ *    answered negatively: a failed revalidation of a mountpoint's dentry
+ *    would detach every mount below it;
+ *  - another name under a skeleton directory (an attempt on a host path
+ *    outside the view): classified from the blocked task
+ *    (sbx-linux-view-task.c), then EACCES when the target exists on the
+ *    host and a denial; when it does not exist, EACCES and a write denial
+ *    for an operation that would create it, else ENOENT and no denial
+ *    (there is nothing to grant).  With SBX_POLICY_DENIED_NOT_FOUND always
+ *    ENOENT (the same reports): existence never shows, and a create that
+ *    follows gets EACCES as for a missing name.  The answer depends on the
+ *    host and the request only through the target's existence; what the
+ *    task's memory says can change which path is reported, never whether
+ *    anything is allowed.
+ *    Always an error reply: the kernel caches no negative entry, so every
+ *    attempt reaches us and is counted;
+ *  - a request that would change a skeleton node: EACCES and a write
+ *    denial of the path it names (a create after our ENOENT for the same
+ *    name and task was reported by its lookup already);
+ *  - the view's own reads (getattr, readdir, readlink, statfs, access):
+ *    answered from the skeleton; anything else ENOSYS.
+ */
+#include "sbx-linux-view-server.h"
+#include "sbx-linux-view-private.h"
+#include "sbx-linux-clone.h"
+
+#include <sbx/sbx-cleanup.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <linux/fuse.h>
+
+#include <gio/gio.h>
+
+/* "Forever" for entry and attribute timeouts: 136 years, well inside what
+ * the kernel converts to jiffies without overflow. */
+#define FOREVER_S UINT32_MAX
+
+/* The largest request we take whole: a page of write data is more than we
+ * negotiate, and an xattr value is at most 64 KiB. */
+#define REQUEST_BUF (FUSE_MIN_READ_BUFFER + 65536)
+
+#define FUSE_MISC_MAJOR 10
+#define FUSE_MINOR 229
+
+struct _SbxViewServer
+{
+  SbxViewSkeleton skel;
+  uint32_t       policy_flags;
+  uid_t          uid;
+  gid_t          gid;
+  struct timespec born;
+
+  GMutex                 sink_lock;
+  SbxBackendDenialSinkV1 sink;   /* sink.denied NULL: nowhere */
+
+  GThread       *thread;
+  gboolean       started;
+  int            wake_fd;
+  int            sock;       /* until the FUSE descriptor arrives */
+  int            fuse_fd;
+  atomic_bool    quit;
+  atomic_uint_fast64_t n_requests;
+  atomic_uint_fast64_t n_denials;
+
+  /* The thread's own */
+  gboolean       initialized;
+  SbxViewTask    task;
+  uint8_t       *buf;
+  struct
+  {
+    pid_t    pid;
+    uint64_t parent;
+    char     name[256];
+  }              last_reported;   /* the last denied lookup answered ENOENT */
+};
+
+static inline SbxViewNode *
+node_at (SbxViewServer *self, guint i)
+{
+  return &g_array_index (self->skel.nodes, SbxViewNode, i);
+}
+
+SbxViewServer *
+sbx_view_server_new (const SbxViewEntry *entries,
+                     size_t              n_entries,
+                     uint32_t            policy_flags,
+                     GError            **error)
+{
+  g_autoptr(SbxViewServer) self = g_new0 (SbxViewServer, 1);
+
+  g_return_val_if_fail (entries != NULL || n_entries == 0, NULL);
+  self->policy_flags = policy_flags;
+  /* FUSE reads our uids in the mounter's user namespace, where the sandbox
+   * maps its caller to itself: ours are what the tmpfs root showed. */
+  self->uid = geteuid ();
+  self->gid = getegid ();
+  clock_gettime (CLOCK_REALTIME, &self->born);
+  g_mutex_init (&self->sink_lock);
+  self->wake_fd = self->sock = self->fuse_fd = -1;
+  sbx_view_task_init (&self->task);
+  if (!sbx_view_skeleton_build (&self->skel, entries, n_entries, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Denials                                                                   */
+/* ------------------------------------------------------------------------- */
+
+void
+sbx_view_server_set_sink (SbxViewServer                *self,
+                          const SbxBackendDenialSinkV1 *sink)
+{
+  g_return_if_fail (self != NULL);
+  g_mutex_lock (&self->sink_lock);
+  memset (&self->sink, 0, sizeof self->sink);
+  if (sink != NULL && sink->struct_size >= SBX_BACKEND_DENIAL_SINK_V1_MIN_SIZE)
+    {
+      self->sink.struct_size = sizeof self->sink;
+      self->sink.denied = sink->denied;
+      self->sink.data = sink->data;
+    }
+  g_mutex_unlock (&self->sink_lock);
+}
+
+static void
+report (SbxViewServer *self, const SbxViewAttempt *a)
+{
+  SbxBackendDenialV1 denial = { 0 };
+
+  atomic_fetch_add (&self->n_denials, 1);
+  denial.struct_size = sizeof denial;
+  denial.operation = a->op;
+  denial.pid = a->nspid;
+  denial.target = a->target;
+  denial.mechanism = "view-supervisor";
+  denial.process = a->process[0] != '\0' ? a->process : NULL;
+  denial.reason = NULL;
+  if (!g_utf8_validate (a->target, -1, NULL))
+    denial.target = "(a path that is not UTF-8)";
+  g_mutex_lock (&self->sink_lock);
+  if (self->sink.denied != NULL)
+    self->sink.denied (self->sink.data, &denial);
+  g_mutex_unlock (&self->sink_lock);
+}
+
+/* A write denial of @path by the task of @h (a request on a skeleton node). */
+static void
+report_write (SbxViewServer *self, const struct fuse_in_header *h, const char *path)
+{
+  SbxViewAttempt a;
+
+  sbx_view_task_identify (&self->task, (pid_t) h->pid, &a);
+  a.op = SBX_ABI_DENIAL_WRITE;
+  g_strlcpy (a.target, path, sizeof a.target);
+  report (self, &a);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Replies                                                                   */
+/* ------------------------------------------------------------------------- */
+
+static void
+reply (SbxViewServer *self, uint64_t unique, int err, const void *data, size_t len)
+{
+  struct fuse_out_header out = { 0 };
+  struct iovec iov[2];
+  ssize_t n;
+
+  out.len = (uint32_t) (sizeof out + (err == 0 ? len : 0));
+  out.error = -err;
+  out.unique = unique;
+  iov[0].iov_base = &out;
+  iov[0].iov_len = sizeof out;
+  iov[1].iov_base = (void *) data;
+  iov[1].iov_len = err == 0 ? len : 0;
+  do
+    n = writev (self->fuse_fd, iov, iov[1].iov_len > 0 ? 2 : 1);
+  while (n < 0 && errno == EINTR);
+  /* ENOENT: the request was interrupted and is gone; nothing to do. */
+}
+
+static void
+fill_attr (SbxViewServer *self, guint idx, struct fuse_attr *attr)
+{
+  SbxViewNode *n = node_at (self, idx);
+
+  memset (attr, 0, sizeof *attr);
+  attr->ino = idx + 1;
+  attr->atime = attr->mtime = attr->ctime = (uint64_t) self->born.tv_sec;
+  attr->atimensec = attr->mtimensec = attr->ctimensec = (uint32_t) self->born.tv_nsec;
+  attr->uid = self->uid;
+  attr->gid = self->gid;
+  attr->blksize = 4096;
+  switch (n->type)
+    {
+    case S_IFDIR:
+      attr->mode = S_IFDIR | 0755;
+      attr->nlink = 2 + n->n_subdirs;
+      attr->size = 4096;
+      break;
+    case S_IFLNK:
+      attr->mode = S_IFLNK | 0777;
+      attr->nlink = 1;
+      attr->size = strlen (n->link_target);
+      break;
+    default:
+      attr->mode = S_IFREG | 0644;
+      attr->nlink = 1;
+      break;
+    }
+}
+
+static void
+reply_entry (SbxViewServer *self, uint64_t unique, guint idx)
+{
+  struct fuse_entry_out e = { 0 };
+
+  e.nodeid = idx + 1;
+  e.entry_valid = e.attr_valid = FOREVER_S;
+  fill_attr (self, idx, &e.attr);
+  reply (self, unique, 0, &e, sizeof e);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Requests                                                                  */
+/* ------------------------------------------------------------------------- */
+
+/* The request's node, or FALSE (answered ESTALE) for an id we never gave. */
+static gboolean
+request_node (SbxViewServer *self, const struct fuse_in_header *h, guint *idx)
+{
+  if (h->nodeid < 1 || h->nodeid > self->skel.nodes->len)
+    {
+      reply (self, h->unique, ESTALE, NULL, 0);
+      return FALSE;
+    }
+  *idx = (guint) (h->nodeid - 1);
+  return TRUE;
+}
+
+/* A NUL-terminated name at @body (@len bytes left), one component. */
+static const char *
+request_name (const uint8_t *body, size_t len)
+{
+  const uint8_t *nul = memchr (body, '\0', len);
+  size_t n;
+
+  if (nul == NULL)
+    return NULL;
+  n = (size_t) (nul - body);
+  if (n == 0 || n > 255 || memchr (body, '/', n) != NULL)
+    return NULL;
+  return (const char *) body;
+}
+
+/* parent path + "/" + name, into @out (PATH_MAX + 256 at least). */
+static void
+child_path (SbxViewServer *self, guint parent, const char *name, char *out, size_t size)
+{
+  const char *dir = node_at (self, parent)->path;
+
+  g_snprintf (out, size, "%s/%s", strcmp (dir, "/") == 0 ? "" : dir, name);
+}
+
+static void
+handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_t *body, size_t len)
+{
+  char looked_up[PATH_MAX + 256];
+  const char *name = request_name (body, len);
+  SbxViewAttempt a;
+  gpointer found;
+  struct stat st;
+  gboolean exists;
+  guint parent;
+  int err;
+
+  if (!request_node (self, h, &parent))
+    return;
+  if (name == NULL || node_at (self, parent)->type != S_IFDIR)
+    {
+      reply (self, h->unique, name == NULL ? EINVAL : ENOTDIR, NULL, 0);
+      return;
+    }
+  if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
+    {
+      reply_entry (self, h->unique, name[1] == '\0' ? parent : node_at (self, parent)->parent);
+      return;
+    }
+  child_path (self, parent, name, looked_up, sizeof looked_up);
+  found = g_hash_table_lookup (self->skel.by_path, looked_up);
+  if (found != NULL)
+    {
+      reply_entry (self, h->unique, GPOINTER_TO_UINT (found) - 1);
+      return;
+    }
+  /* An attempt outside the view. */
+  sbx_view_task_classify (&self->task, (pid_t) h->pid, looked_up, &a);
+  exists = lstat (a.target, &st) == 0;
+  if (self->policy_flags & SBX_POLICY_DENIED_NOT_FOUND)
+    {
+      /* Hiding: the answer never depends on existence (or on the task's
+       * memory, which it controls): a create that follows our ENOENT gets
+       * EACCES from handle_write_request() whether or not the name exists,
+       * as a missing name would. */
+      err = ENOENT;
+    }
+  else if (exists)
+    err = EACCES;
+  else
+    err = a.op == SBX_ABI_DENIAL_WRITE ? EACCES : ENOENT;
+  if (exists || a.op == SBX_ABI_DENIAL_WRITE)
+    {
+      report (self, &a);
+      if (err == ENOENT)
+        {
+          /* a create may follow for this name: it is the same attempt */
+          self->last_reported.pid = (pid_t) h->pid;
+          self->last_reported.parent = h->nodeid;
+          g_strlcpy (self->last_reported.name, name, sizeof self->last_reported.name);
+        }
+    }
+  reply (self, h->unique, err, NULL, 0);
+}
+
+static void
+handle_getattr (SbxViewServer *self, const struct fuse_in_header *h)
+{
+  struct fuse_attr_out out = { 0 };
+  guint idx;
+
+  if (!request_node (self, h, &idx))
+    return;
+  out.attr_valid = FOREVER_S;
+  fill_attr (self, idx, &out.attr);
+  reply (self, h->unique, 0, &out, sizeof out);
+}
+
+static void
+handle_readlink (SbxViewServer *self, const struct fuse_in_header *h)
+{
+  guint idx;
+  SbxViewNode *n;
+
+  if (!request_node (self, h, &idx))
+    return;
+  n = node_at (self, idx);
+  if (n->type != S_IFLNK)
+    reply (self, h->unique, EINVAL, NULL, 0);
+  else
+    reply (self, h->unique, 0, n->link_target, strlen (n->link_target));
+}
+
+static void
+handle_open (SbxViewServer *self, const struct fuse_in_header *h, const uint8_t *body, size_t len, gboolean dir)
+{
+  struct fuse_open_out out = { 0 };
+  const struct fuse_open_in *in = (const void *) body;
+  guint idx;
+
+  if (!request_node (self, h, &idx))
+    return;
+  if (len < sizeof *in)
+    {
+      reply (self, h->unique, EINVAL, NULL, 0);
+      return;
+    }
+  if ((node_at (self, idx)->type == S_IFDIR) != dir)
+    {
+      reply (self, h->unique, dir ? ENOTDIR : EISDIR, NULL, 0);
+      return;
+    }
+  if (sbx_view_open_operation (in->flags) == SBX_ABI_DENIAL_WRITE)
+    {
+      report_write (self, h, node_at (self, idx)->path);
+      reply (self, h->unique, EACCES, NULL, 0);
+      return;
+    }
+  /* A skeleton file reads as the empty file the tmpfs had. */
+  out.fh = h->nodeid;
+  out.open_flags = dir ? FOPEN_KEEP_CACHE : FOPEN_DIRECT_IO;
+  reply (self, h->unique, 0, &out, sizeof out);
+}
+
+static void
+handle_readdir (SbxViewServer *self, const struct fuse_in_header *h, const uint8_t *body, size_t len)
+{
+  const struct fuse_read_in *in = (const void *) body;
+  uint8_t out[8192];
+  size_t used = 0, size;
+  guint idx;
+  SbxViewNode *n;
+
+  if (!request_node (self, h, &idx))
+    return;
+  if (len < sizeof *in || node_at (self, idx)->type != S_IFDIR)
+    {
+      reply (self, h->unique, len < sizeof *in ? EINVAL : ENOTDIR, NULL, 0);
+      return;
+    }
+  n = node_at (self, idx);
+  size = MIN ((size_t) in->size, sizeof out);
+  /* Entry k: 0 ".", 1 "..", 2 + i the i-th child; the offset of an entry
+   * is the index of the one after it. */
+  for (uint64_t k = in->offset; k < 2 + (uint64_t) n->children->len; k++)
+    {
+      guint target = k == 0 ? idx : k == 1 ? n->parent : g_array_index (n->children, guint, k - 2);
+      const char *name = k == 0 ? "." : k == 1 ? ".." : node_at (self, target)->name;
+      size_t namelen = strlen (name);
+      size_t entlen = FUSE_DIRENT_ALIGN (FUSE_NAME_OFFSET + namelen);
+      struct fuse_dirent *d = (struct fuse_dirent *) (void *) (out + used);
+
+      if (used + entlen > size)
+        break;
+      memset (d, 0, entlen);
+      d->ino = target + 1;
+      d->off = k + 1;
+      d->namelen = (uint32_t) namelen;
+      d->type = node_at (self, target)->type >> 12;
+      memcpy (d->name, name, namelen);
+      used += entlen;
+    }
+  reply (self, h->unique, 0, out, used);
+}
+
+static void
+handle_statfs (SbxViewServer *self, const struct fuse_in_header *h)
+{
+  struct fuse_statfs_out out = { 0 };
+
+  out.st.bsize = 4096;
+  out.st.frsize = 4096;
+  out.st.namelen = 255;
+  out.st.files = self->skel.nodes->len;
+  reply (self, h->unique, 0, &out, sizeof out);
+}
+
+static void
+handle_access (SbxViewServer *self, const struct fuse_in_header *h, const uint8_t *body, size_t len)
+{
+  const struct fuse_access_in *in = (const void *) body;
+  guint idx;
+
+  if (!request_node (self, h, &idx))
+    return;
+  if (len < sizeof *in)
+    reply (self, h->unique, EINVAL, NULL, 0);
+  else
+    reply (self, h->unique, (in->mask & W_OK) ? EACCES : 0, NULL, 0);
+}
+
+/* A request that would change the skeleton: EACCES, and a write denial of
+ * the path it names.  @name_off: where the name is in @body for requests
+ * that name a child of the node (-1: the node itself). */
+static void
+handle_write_request (SbxViewServer *self, const struct fuse_in_header *h, const uint8_t *body, size_t len,
+                      ssize_t name_off)
+{
+  char path[PATH_MAX + 256];
+  guint idx;
+
+  if (!request_node (self, h, &idx))
+    return;
+  if (name_off >= 0)
+    {
+      const char *name = (size_t) name_off <= len ? request_name (body + name_off, len - (size_t) name_off)
+                                                  : NULL;
+
+      if (name == NULL)
+        {
+          reply (self, h->unique, EINVAL, NULL, 0);
+          return;
+        }
+      if (self->last_reported.pid == (pid_t) h->pid && self->last_reported.parent == h->nodeid
+          && strcmp (self->last_reported.name, name) == 0)
+        {
+          /* its lookup was reported (answered ENOENT to hide the host path) */
+          self->last_reported.pid = 0;
+          reply (self, h->unique, EACCES, NULL, 0);
+          return;
+        }
+      child_path (self, idx, name, path, sizeof path);
+    }
+  else
+    g_strlcpy (path, node_at (self, idx)->path, sizeof path);
+  report_write (self, h, path);
+  reply (self, h->unique, EACCES, NULL, 0);
+}
+
+static gboolean
+handle_init (SbxViewServer *self, const struct fuse_in_header *h, const uint8_t *body, size_t len)
+{
+  const struct fuse_init_in *in = (const void *) body;
+  struct fuse_init_out out = { 0 };
+
+  if (len < 16 || in->major != FUSE_KERNEL_VERSION)
+    {
+      /* A kernel of another major version: refuse; it ends the connection. */
+      reply (self, h->unique, EPROTO, NULL, 0);
+      return FALSE;
+    }
+  out.major = FUSE_KERNEL_VERSION;
+  out.minor = MIN (in->minor, FUSE_KERNEL_MINOR_VERSION);
+  out.max_readahead = 0;
+  out.flags = in->flags & FUSE_CACHE_SYMLINKS;
+  out.max_background = 1;
+  out.congestion_threshold = 1;
+  out.max_write = 4096;
+  out.time_gran = 1;
+  self->initialized = TRUE;
+  reply (self, h->unique, 0, &out, in->minor < 23 ? FUSE_COMPAT_22_INIT_OUT_SIZE : sizeof out);
+  return TRUE;
+}
+
+/* One request of @len bytes in self->buf; FALSE: the connection is over. */
+static gboolean
+handle_request (SbxViewServer *self, size_t len)
+{
+  const struct fuse_in_header *h = (const void *) self->buf;
+  const uint8_t *body = self->buf + sizeof *h;
+  size_t blen;
+
+  if (len < sizeof *h || h->len != len)
+    return TRUE;   /* the kernel never sends this: drop it rather than guess */
+  atomic_fetch_add (&self->n_requests, 1);
+  blen = len - sizeof *h;
+  if (!self->initialized && h->opcode != FUSE_INIT)
+    {
+      reply (self, h->unique, EIO, NULL, 0);
+      return TRUE;
+    }
+  switch (h->opcode)
+    {
+    case FUSE_INIT:
+      return handle_init (self, h, body, blen);
+    case FUSE_LOOKUP:
+      handle_lookup (self, h, body, blen);
+      break;
+    case FUSE_FORGET:
+    case FUSE_BATCH_FORGET:
+    case FUSE_INTERRUPT:
+      break;   /* no reply; the skeleton is never freed, every request answered at once */
+    case FUSE_GETATTR:
+      handle_getattr (self, h);
+      break;
+    case FUSE_READLINK:
+      handle_readlink (self, h);
+      break;
+    case FUSE_OPENDIR:
+      handle_open (self, h, body, blen, TRUE);
+      break;
+    case FUSE_OPEN:
+      handle_open (self, h, body, blen, FALSE);
+      break;
+    case FUSE_READDIR:
+      handle_readdir (self, h, body, blen);
+      break;
+    case FUSE_READ:
+    case FUSE_RELEASE:
+    case FUSE_RELEASEDIR:
+    case FUSE_DESTROY:
+      reply (self, h->unique, 0, NULL, 0);   /* READ: a skeleton file is empty */
+      break;
+    case FUSE_STATFS:
+      handle_statfs (self, h);
+      break;
+    case FUSE_ACCESS:
+      handle_access (self, h, body, blen);
+      break;
+    case FUSE_MKDIR:
+      handle_write_request (self, h, body, blen, sizeof (struct fuse_mkdir_in));
+      break;
+    case FUSE_MKNOD:
+      handle_write_request (self, h, body, blen, sizeof (struct fuse_mknod_in));
+      break;
+    case FUSE_CREATE:
+      handle_write_request (self, h, body, blen, sizeof (struct fuse_create_in));
+      break;
+    case FUSE_UNLINK:
+    case FUSE_RMDIR:
+      handle_write_request (self, h, body, blen, 0);
+      break;
+    case FUSE_RENAME:
+      handle_write_request (self, h, body, blen, sizeof (struct fuse_rename_in));
+      break;
+    case FUSE_RENAME2:
+      handle_write_request (self, h, body, blen, sizeof (struct fuse_rename2_in));
+      break;
+    case FUSE_LINK:
+      handle_write_request (self, h, body, blen, sizeof (struct fuse_link_in));
+      break;
+    case FUSE_SYMLINK:
+      handle_write_request (self, h, body, blen, 0);   /* the link's name comes first, then its target */
+      break;
+    case FUSE_SETATTR:
+    case FUSE_SETXATTR:
+    case FUSE_REMOVEXATTR:
+    case FUSE_WRITE:
+    case FUSE_FALLOCATE:
+    case FUSE_TMPFILE:
+      handle_write_request (self, h, body, blen, -1);
+      break;
+    default:
+      reply (self, h->unique, ENOSYS, NULL, 0);
+      break;
+    }
+  return TRUE;
+}
+
+void
+sbx_view_server_feed (SbxViewServer *self,
+                      int            reply_fd,
+                      const void    *request,
+                      size_t         len)
+{
+  g_return_if_fail (self != NULL && !self->started && self->fuse_fd < 0);
+  if (self->buf == NULL)
+    self->buf = g_malloc (REQUEST_BUF);
+  memcpy (self->buf, request, MIN (len, (size_t) REQUEST_BUF));
+  self->fuse_fd = reply_fd;
+  (void) handle_request (self, MIN (len, (size_t) REQUEST_BUF));
+  self->fuse_fd = -1;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The thread                                                                */
+/* ------------------------------------------------------------------------- */
+
+/* The /dev/fuse descriptor from self->sock, and who sent it (SO_PASSCRED:
+ * the kernel adds the sender's pid, in our numbering): the process that
+ * made the mount, whose pid namespace numbers the requests.  The socket is
+ * closed once a message (or its end) came; only a /dev/fuse descriptor is
+ * kept. */
+static void
+receive_fuse (SbxViewServer *self)
+{
+  struct stat st;
+  pid_t sender = 0;
+  int fd = -1;
+  char byte;
+  int n = sbx_linux_receive_fds_from (self->sock, &byte, &fd, 1, &sender);
+
+  if (n < 0 && errno == EAGAIN)
+    return;
+  sbx_clear_fd (&self->sock);
+  if (n != 1)
+    return;   /* the sandbox sent nothing (gone), no descriptor or more than one: nothing to serve */
+  if (fstat (fd, &st) != 0 || !S_ISCHR (st.st_mode) || major (st.st_rdev) != FUSE_MISC_MAJOR
+      || minor (st.st_rdev) != FUSE_MINOR)
+    {
+      close (fd);
+      return;
+    }
+  /* Nonblocking: a request interrupted between poll() and read() must not
+   * leave the thread in read(), where stop() could not wake it. */
+  if (fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK) != 0)
+    {
+      close (fd);
+      return;
+    }
+  sbx_view_task_set_mounter (&self->task, sender);
+  self->fuse_fd = fd;
+}
+
+static gpointer
+serve (gpointer data)
+{
+  SbxViewServer *self = data;
+
+  while (!atomic_load (&self->quit))
+    {
+      struct pollfd pfd[2] = {
+        { self->wake_fd, POLLIN, 0 },
+        { self->fuse_fd >= 0 ? self->fuse_fd : self->sock, POLLIN, 0 },
+      };
+      ssize_t n;
+
+      if (pfd[1].fd < 0)
+        pfd[1].events = 0;   /* nothing left to serve: wait for stop() */
+      if (poll (pfd, 2, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          break;   /* ENOMEM: the sandbox's lookups outside the view hang until stop() aborts them */
+        }
+      if (pfd[0].revents != 0)
+        break;
+      if (pfd[1].revents == 0)
+        continue;
+      if (self->fuse_fd < 0)
+        {
+          receive_fuse (self);
+          continue;
+        }
+      n = read (self->fuse_fd, self->buf, REQUEST_BUF);
+      if (n < 0)
+        {
+          if (errno == EINTR || errno == EAGAIN || errno == ENOENT || errno == EIO)
+            continue;   /* interrupted, gone, or larger than we take (the kernel failed it) */
+          close (self->fuse_fd);   /* ENODEV: unmounted, the connection is over */
+          self->fuse_fd = -1;
+          continue;
+        }
+      if (!handle_request (self, (size_t) n))
+        {
+          close (self->fuse_fd);
+          self->fuse_fd = -1;
+        }
+    }
+  return NULL;
+}
+
+void
+sbx_view_server_set_sandbox_pid (SbxViewServer *self,
+                                 pid_t          pid)
+{
+  g_return_if_fail (self != NULL && pid >= 0);
+  atomic_store (&self->task.sandbox_pid, (int) pid);
+}
+
+gboolean
+sbx_view_server_start_receive (SbxViewServer *self,
+                               int            sock,
+                               GError       **error)
+{
+  GError *local = NULL;
+  int saved;
+
+  g_return_val_if_fail (self != NULL && !self->started, FALSE);
+  self->started = TRUE;   /* once: a stopped server stays stopped */
+  self->sock = sock;
+  /* before the sandbox sends: the kernel adds the sender's credentials */
+  (void) setsockopt (sock, SOL_SOCKET, SO_PASSCRED, &(int) { 1 }, sizeof (int));
+  self->wake_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (self->wake_fd < 0)
+    {
+      saved = errno;
+      sbx_clear_fd (&self->sock);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "view supervisor: eventfd: %s",
+                   g_strerror (saved));
+      return FALSE;
+    }
+  self->buf = g_malloc (REQUEST_BUF);
+  self->thread = g_thread_try_new ("sbx-view", serve, self, &local);
+  if (self->thread == NULL)
+    {
+      sbx_clear_fd (&self->sock);
+      g_propagate_prefixed_error (error, local, "view supervisor: ");
+      return FALSE;   /* stop()/free() close the eventfd */
+    }
+  return TRUE;
+}
+
+void
+sbx_view_server_stop (SbxViewServer *self)
+{
+  uint64_t one = 1;
+
+  if (self == NULL)
+    return;
+  if (self->thread != NULL)
+    {
+      atomic_store (&self->quit, TRUE);
+      (void) write (self->wake_fd, &one, sizeof one);
+      g_thread_join (self->thread);
+      self->thread = NULL;
+    }
+  /* Closing the last descriptor of the connection aborts it: requests
+   * still queued fail with ECONNABORTED, later ones with ENOTCONN. */
+  sbx_clear_fd (&self->fuse_fd);
+  sbx_clear_fd (&self->sock);
+  sbx_clear_fd (&self->wake_fd);
+  sbx_view_task_clear (&self->task);
+  g_clear_pointer (&self->buf, g_free);
+}
+
+void
+sbx_view_server_free (SbxViewServer *self)
+{
+  if (self == NULL)
+    return;
+  sbx_view_server_stop (self);
+  g_mutex_clear (&self->sink_lock);
+  sbx_view_skeleton_clear (&self->skel);
+  g_free (self);
+}
+
+uint64_t
+sbx_view_server_n_requests (SbxViewServer *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return atomic_load (&self->n_requests);
+}
+
+uint64_t
+sbx_view_server_n_denials (SbxViewServer *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return atomic_load (&self->n_denials);
+}
