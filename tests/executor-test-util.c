@@ -676,6 +676,17 @@ etu_run_sbx (EtuTree    *tree,
   return status;
 }
 
+guint
+etu_count (const char *haystack,
+           const char *needle)
+{
+  guint n = 0;
+
+  for (const char *p = strstr (haystack, needle); p != NULL; p = strstr (p + 1, needle))
+    n++;
+  return n;
+}
+
 int
 etu_run_outside (const char *command,
                  char      **out)

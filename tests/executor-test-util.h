@@ -146,6 +146,10 @@ int   etu_run_sbx     (EtuTree    *tree,
                        char      **err,
                        const char *first,
                        ...) G_GNUC_NULL_TERMINATED;
+/* How many times @needle occurs in @haystack (overlapping ones too): a
+ * line printed once, an event sent once. */
+guint etu_count       (const char *haystack,
+                       const char *needle);
 /* Runs `/bin/sh -c @command` without the sandbox (a positive control);
  * returns its exit status (-1 for a signal), its stdout in *@out. */
 int   etu_run_outside (const char *command,

@@ -237,17 +237,6 @@ find_denial (GPtrArray          *denials,
   return found;
 }
 
-static guint
-count_substrings (const char *haystack,
-                  const char *needle)
-{
-  guint n = 0;
-
-  for (const char *p = strstr (haystack, needle); p != NULL; p = strstr (p + 1, needle))
-    n++;
-  return n;
-}
-
 /* ------------------------------------------------------------------------- */
 
 static void
@@ -336,7 +325,7 @@ test_network_denials (void)
 
   /* the reporters: one "denied" event per distinct denial */
   events = read_events (&fx);
-  g_assert_cmpuint (count_substrings (events, "\"event\":\"denied\""), ==, 3);
+  g_assert_cmpuint (etu_count (events, "\"event\":\"denied\""), ==, 3);
   g_assert_nonnull (strstr (events, "\"grant_target\":\"tcp:127.0.0.1:"));
   g_assert_nonnull (strstr (events, "\"operation\":\"resolve\""));
   g_clear_pointer (&out, g_free);
@@ -601,7 +590,7 @@ test_command_gate (gconstpointer data)
   bound = sbx_grant_command_for_argv (SBX_SH_ARGV ("echo gate-ok"));
   events = read_events (&fx);
   g_test_message ("events: %s", events);
-  g_assert_cmpuint (count_substrings (events, "\"event\":\"denied\""), ==, 1);
+  g_assert_cmpuint (etu_count (events, "\"event\":\"denied\""), ==, 1);
   g_assert_nonnull (strstr (events, "\"operation\":\"command-start\""));
   g_assert_nonnull (strstr (events, "\"mechanism\":\"command-gate\""));
   g_assert_nonnull (strstr (events, "\"grant_class\":\"command.start.v1\""));
@@ -629,7 +618,7 @@ test_command_gate (gconstpointer data)
   g_clear_error (&error);
   g_clear_pointer (&events, g_free);
   events = read_events (&fx);
-  g_assert_cmpuint (count_substrings (events, "\"event\":\"denied\""), ==, 1);
+  g_assert_cmpuint (etu_count (events, "\"event\":\"denied\""), ==, 1);
   g_assert_nonnull (strstr (events, "\"reason\":\"the profile denies command execution\""));
   g_assert_null (strstr (events, "grant_class"));
   fx_clear (&fx);
@@ -670,9 +659,9 @@ test_cli (void)
   g_test_message ("refused: %d %s %s", status, out, err);
   g_assert_cmpint (status, ==, 0);
   g_assert_null (strstr (out, "GET /cli"));
-  g_assert_cmpuint (count_substrings (err, line1), ==, 1);
-  g_assert_cmpuint (count_substrings (err, line2), ==, 1);
-  g_assert_cmpuint (count_substrings (err, "sbx: denied "), ==, 2);
+  g_assert_cmpuint (etu_count (err, line1), ==, 1);
+  g_assert_cmpuint (etu_count (err, line2), ==, 1);
+  g_assert_cmpuint (etu_count (err, "sbx: denied "), ==, 2);
   g_assert_nonnull (strstr (err, "{\"denials\":[{\"operation\":\"connect\""));
   g_assert_nonnull (strstr (err, "\"denials_dropped\":0}"));
   g_clear_pointer (&out, g_free);
@@ -684,10 +673,10 @@ test_cli (void)
                         script, NULL);
   g_test_message ("approved: %d %s %s", status, out, err);
   g_assert_cmpint (status, ==, 0);
-  g_assert_cmpuint (count_substrings (out, "GET /cli1"), ==, 2);
+  g_assert_cmpuint (etu_count (out, "GET /cli1"), ==, 2);
   g_assert_null (strstr (out, "GET /cli2"));
   g_assert_null (strstr (err, line1));
-  g_assert_cmpuint (count_substrings (err, line2), ==, 1);
+  g_assert_cmpuint (etu_count (err, line2), ==, 1);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 

@@ -12,8 +12,9 @@
  * (an existing one only with --force, and never BASE itself).
  *
  * The run is BASE's, with one difference so that network attempts are
- * seen: a network BASE denies runs gated, through a direct egress route
- * that asks about every connection and is answered "deny" at once.  No
+ * seen: a network BASE denies runs gated, through the direct egress route
+ * sbx run gives a gated network, which refuses every connection at once
+ * (asking, with nobody to answer: sbx-cmd-run-egress.c).  No
  * grant is issued and nothing is approved, so the tool reaches nothing
  * BASE would not let it reach; each refused target becomes a denial
  * instead of an unseen "no route".  The command's stdout goes to stderr
@@ -36,6 +37,7 @@
 #include <glib-unix.h>
 #include <sbx/sbx.h>
 
+#include "sbx-cmd-run-egress.h"
 #include "sbx-cmds.h"
 #include "sbx-profile-learn.h"
 
@@ -104,15 +106,6 @@ learning_profile (SbxProfile *base,
   return sbx_profile_new (config, error);
 }
 
-/* Every live question of the run (a connection of the gated network) is
- * refused at once: it then is a denial of the run. */
-static void
-deny_at_once (SbxDecisionRequest *request,
-              gpointer            user_data)
-{
-  sbx_decision_request_deny (request);
-}
-
 /* What the run's report says of filesystem refusals: observed when the
  * backend has an "fs-denials" entry that is not unenforced (as the typelib
  * test reads it); otherwise a note says the change may lack roots. */
@@ -137,10 +130,10 @@ note_fs_observation (SbxLearn         *learn,
                       sbx_compile_report_get_backend (report));
 }
 
-/* With a route (a gated network), whether the run's report says the
- * route carries the network: where it does not (rung 2 has no network of
- * its own to serve), a connection fails unseen, so a note says the change
- * may lack network approvals. */
+/* For a gated network, whether the run's report says a route carries
+ * it: where none does (rung 2 has no network of its own to serve; without
+ * the egress-http plugin there is no route), a connection fails unseen,
+ * so a note says the change may lack network approvals. */
 static void
 note_network_observation (SbxLearn         *learn,
                           SbxCompileReport *report)
@@ -149,9 +142,9 @@ note_network_observation (SbxLearn         *learn,
     if (g_str_equal (sbx_compile_report_get_entry_feature (report, i), "egress-route")
         && sbx_compile_report_get_entry_status (report, i) == SBX_REPORT_STATUS_ENFORCED)
       return;
-  sbx_learn_add_note (learn, "network attempts were not observed on this run (backend %s gives the egress "
-                             "route no network of its own: a refused connection fails unseen): the change may lack "
-                             "network approvals", sbx_compile_report_get_backend (report));
+  sbx_learn_add_note (learn, "network attempts were not observed on this run (backend %s, no egress route "
+                             "enforced: a refused connection fails unseen): the change may lack network approvals",
+                      sbx_compile_report_get_backend (report));
 }
 
 /* How the run ended, as a note; a refused command start is a denial. */
@@ -223,9 +216,9 @@ run_signalled (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* The run, on this thread's default main context: the run's questions
- * (deny_at_once) are dispatched there, so it must be the one iterated.
- * *@out_signo: the signal that interrupted it, or 0. */
+/* The run, on this thread's default main context, iterated until it ends
+ * or a signal cancels it.  *@out_signo: the signal that interrupted it, or
+ * 0. */
 static SbxRunResult *
 run_prepared (SbxPreparedProcess *prepared,
               int                *out_signo,
@@ -284,11 +277,9 @@ learn_run (SbxLearn    *learn,
   options = sbx_executor_set_options_new ();
   sbx_executor_set_options_set_scratch_root (options, g_get_tmp_dir ());
   sbx_executor_set_options_set_max_executors (options, 1);
-  if (sbx_profile_get_network (profile) == SBX_ACCESS_GATED)
-    {
-      route = sbx_egress_route_new_direct ();
-      sbx_executor_set_options_set_egress_route (options, route);
-    }
+  /* sbx run's route for a gated network (sbx-cmd-run-egress.c) */
+  route = sbx_run_egress_gated_route (profile, NULL);
+  sbx_executor_set_options_set_egress_route (options, route);
   set = sbx_executor_set_new (profile, options, &error);
   if (set == NULL)
     {
@@ -308,15 +299,12 @@ learn_run (SbxLearn    *learn,
   sbx_run_options_set_stdout_fd (run_options, STDERR_FILENO);
   sbx_run_options_set_stderr_fd (run_options, STDERR_FILENO);
   if (route != NULL)
-    {
-      sbx_run_options_set_ask (run_options, TRUE);
-      sbx_run_options_set_decision_func (run_options, deny_at_once, NULL, NULL);
-    }
+    sbx_run_egress_observe (executor, run_options);
   prepared = sbx_executor_prepare (executor, cwd, (const char *const *) argv, run_options, NULL, &error);
   if (prepared != NULL)
     {
       note_fs_observation (learn, sbx_prepared_process_get_report (prepared));
-      if (route != NULL)
+      if (sbx_profile_get_network (profile) == SBX_ACCESS_GATED)
         note_network_observation (learn, sbx_prepared_process_get_report (prepared));
       result = run_prepared (prepared, &signo, &error);
     }

@@ -309,12 +309,3 @@ sbx_run_ask_attach (SbxRunAsk     *self,
   sbx_run_options_set_ask (options, TRUE);
   sbx_run_options_set_decision_func (options, on_request, self, NULL);
 }
-
-void
-sbx_run_ask_route (SbxProfile      *profile,
-                   SbxEgressRoute **route)
-{
-  if (*route == NULL && sbx_profile_get_network (profile) == SBX_ACCESS_GATED
-      && sbx_profile_get_isolation (profile) == SBX_ISOLATION_SANDBOXED)
-    *route = sbx_egress_route_new_direct ();
-}

@@ -30,10 +30,6 @@ void        sbx_run_ask_attach        (SbxRunAsk             *self,
 gboolean    sbx_run_ask_relay_stdin   (SbxRunAsk             *self,
                                        SbxRunOptions         *options,
                                        int                    stdin_fd);
-/* A profile whose network is Gated needs the route that holds its
- * connections: a direct one when none was given. */
-void        sbx_run_ask_route         (SbxProfile            *profile,
-                                       SbxEgressRoute       **route);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxRunAsk, sbx_run_ask_free)
 

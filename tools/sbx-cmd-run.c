@@ -717,14 +717,18 @@ sbx_cmd_run (int    argc,
     profile = routed;
   }
 
-  /* --ask: the terminal that answers while the command runs, and the
-   * route that holds a Gated network's connections (sbx-cmd-run-ask.c). */
+  /* A Gated network that no option routed gets the direct route, so that
+   * its connections are held, refused as denials or asked about, and an
+   * --approve network.proxy-target.v1 has a route to authorize. */
+  if (egress.route == NULL)
+    egress.route = sbx_run_egress_gated_route (profile, (const char *const *) args.approve);
+  /* --ask: the terminal that answers while the command runs
+   * (sbx-cmd-run-ask.c). */
   if (args.ask)
     {
       ask = sbx_run_ask_new (command, &error);
       if (ask == NULL)
         return refuse ("%s", error->message);
-      sbx_run_ask_route (profile, &egress.route);
     }
 
   set_options = sbx_executor_set_options_new ();
@@ -764,6 +768,9 @@ sbx_cmd_run (int    argc,
   sbx_run_options_set_staged (run_options, args.stage || args.review);
   if (ask != NULL)
     sbx_run_ask_attach (ask, run_options);
+  else if (egress.route != NULL && sbx_profile_get_network (profile) == SBX_ACCESS_GATED
+           && sbx_run_egress_may_observe (profile))
+    sbx_run_egress_observe (executor, run_options);
   /* A terminal for the command when sbx runs in one (or when asked).  An
    * Unconfined profile runs without a sandbox to open it in: it keeps the
    * real terminal unless --pty insists (and the backend then refuses). */
