@@ -16,7 +16,7 @@
  * from the blocked task (/proc/PID/syscall and its memory), or the looked-up
  * path and "read" when that cannot be read.
  *
- * Nothing here is CLONE_VM child code: the server runs on a thread of the
+ * Nothing here is CLONE_VM child code: every server is served by one thread of the
  * spawning process.
  */
 #pragma once
