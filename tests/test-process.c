@@ -1077,12 +1077,13 @@ test_many_waits (gconstpointer data)
     return;
   /* Two fds per process here (its stdin pipe and its pidfd), two more for
    * its connect supervisor (the seccomp listener and the sock_diag socket of
-   * its network namespace), and room for what a sandbox's setup opens in a
-   * child that starts with a copy of this fd table. */
+   * its network namespace), two for its view supervisor (the FUSE
+   * connection and the sandbox's procfs), and room for what a sandbox's
+   * setup opens in a child that starts with a copy of this fd table. */
   g_assert_cmpint (getrlimit (RLIMIT_NOFILE, &rl), ==, 0);
-  if (rl.rlim_cur < 6 * n + 256)
+  if (rl.rlim_cur < 9 * n + 256)
     {
-      rl.rlim_cur = MIN (rl.rlim_max, (rlim_t) (6 * n + 256));
+      rl.rlim_cur = MIN (rl.rlim_max, (rlim_t) (9 * n + 256));
       g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &rl), ==, 0);
     }
   if (rl.rlim_cur < 2 * n + 256)

@@ -146,6 +146,11 @@ void     sbx_view_task_init        (SbxViewTask *task);
 void     sbx_view_task_set_mounter (SbxViewTask *task,
                                     pid_t        mounter);
 void     sbx_view_task_clear       (SbxViewTask *task);
+/* Closes the cached descriptors of the last task read (its /proc files),
+ * keeping the procfs: a lookup nobody reports (a name missing on the host,
+ * as ld.so's /etc/ld.so.preload at every exec) must not keep four
+ * descriptors per live sandbox. */
+void     sbx_view_task_forget      (SbxViewTask *task);
 /* What @pid was doing when it looked up @looked_up (clean, absolute):
  * the operation and whole path its system call named when that lies at
  * or below @looked_up, else SBX_ABI_DENIAL_READ on @looked_up.  Also its

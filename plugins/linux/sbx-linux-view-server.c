@@ -360,7 +360,9 @@ handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_
     err = EACCES;
   else
     err = a.op == SBX_ABI_DENIAL_WRITE ? EACCES : ENOENT;
-  if (exists || a.op == SBX_ABI_DENIAL_WRITE)
+  if (!exists && a.op != SBX_ABI_DENIAL_WRITE)
+    sbx_view_task_forget (&self->task);   /* nothing reported: keep no descriptor of the task */
+  else
     {
       report (self, &a);
       if (err == ENOENT)

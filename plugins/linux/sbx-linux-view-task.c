@@ -57,6 +57,12 @@ forget (SbxViewTask *task)
 }
 
 void
+sbx_view_task_forget (SbxViewTask *task)
+{
+  forget (task);
+}
+
+void
 sbx_view_task_clear (SbxViewTask *task)
 {
   forget (task);
