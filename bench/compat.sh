@@ -131,6 +131,13 @@ compat_python () {
     broken=$(sed -n 's/^test \(test_[a-z0-9_]*\) \(crashed\|timed out\).*/\1/p' "$ws/log.txt" | sort -u | tr '\n' ' ')
     printf '%-10s %8s %8s %8s %8s  %s\n' "$config" "${1:-0}" "${2:-0}" "${3:-0}" "${4:-0}" "$broken"
     junit_failed "$ws/junit.xml" | sort > "$ws/failed.txt"
+    # A failed subtest (self.subTest) fails its module but is no case of
+    # the JUnit file: the log's "test X failed" lines name every module
+    # that failed, so a module failing by subtests alone still shows.
+    sed -n 's/^test \(test_[a-z0-9_]*\) failed.*/\1/p' "$ws/log.txt" | sort -u > "$ws/failed-modules.txt"
+  done
+  for config in $CONFIGS; do
+    printf '%-10s modules failed (log): %s\n' "$config" "$(tr '\n' ' ' < "$WORK/python-$config/failed-modules.txt")"
   done
   for config in $CONFIGS; do
     [ "$config" = outside ] && continue

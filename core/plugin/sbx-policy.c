@@ -112,6 +112,18 @@ static const SbxRuntimePath runtime_closure[] = {
   { "/etc/ssl/openssl.cnf", R,   EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
   { "/etc/python3",       R,     OPT,       SBX_FS_ORIGIN_RUNTIME },
   { "/etc/python3.11",    R,     OPT,       SBX_FS_ORIGIN_RUNTIME },
+  /* Package data that programs look up by its /etc name and that bubblewrap
+   * shows: each read of a denied one is a denial on every use, though the
+   * program carries on.  The table of media types (media-types: Python's
+   * mimetypes, mailcap users), file(1)'s local magic (libmagic1: file, and
+   * Python's platform.architecture through it) and iproute2's tables of
+   * names for numbers (group, rt_tables, rt_protos: `ip link` reads group on
+   * every listing).  None names a user, a secret or anything of the host
+   * the sandbox's own namespaces do not already show. */
+  { "/etc/mime.types",    R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
+  { "/etc/magic",         R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
+  { "/etc/magic.mime",    R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
+  { "/etc/iproute2",      R,     OPT,       SBX_FS_ORIGIN_RUNTIME },
   /* User and group names (id, ls -l, whoami, git). */
   { "/etc/passwd",        R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
   { "/etc/group",         R,     EXA | OPT, SBX_FS_ORIGIN_RUNTIME },
