@@ -371,6 +371,13 @@ decide_unix (SbxUnotify         *u,
              * EACCES, or ENOENT where the profile hides denied paths). */
             return refuse_host (u, pid, path, "a host socket outside the sandbox's view", -fd, held);
           }
+        /* The view supervisor answers the first component outside the
+         * view (an existing host directory such as /var) EACCES; a socket
+         * path that does not exist on the host is answered as the stat of
+         * that path in the sandbox is, and as outside: ENOENT (glibc's nscd
+         * client, /var/run/nscd/socket). */
+        if (fd == -EACCES && stat (path, &st) != 0 && errno == ENOENT)
+          return -ENOENT;
         if (fd < 0)
           return fd;
         if (fstat (fd, &st) == 0 && S_ISSOCK (st.st_mode))

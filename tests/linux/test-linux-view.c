@@ -228,10 +228,9 @@ test_attempts_not_found (void)
 }
 
 /* Ordinary programs probe many paths inside the view (gcc's search paths,
- * git's configuration): none of it is a denial.  A Python start-up with
- * ssl is not here yet: it reads /etc/locale.alias, /etc/python3.X and
- * /etc/ssl/openssl.cnf, host files the runtime closure does not name
- * (core/plugin/sbx-policy.c), so each is a denial. */
+ * git's configuration, a Python start-up with its locale, ssl, sqlite and
+ * mimetypes modules, whose /etc files the runtime closure names:
+ * core/plugin/sbx-policy.c): none of it is a denial. */
 static void
 test_no_spurious (void)
 {
@@ -239,6 +238,7 @@ test_no_spurious (void)
   static const struct { const char *tool; const char *command; } commands[] = {
     { "gcc", "printf 'int main(void){return 0;}\\n' > a.c && gcc -o a a.c && ./a" },
     { "git", "git status --short" },
+    { "python3", "python3 -c 'import json, locale, mimetypes, ssl, sqlite3; mimetypes.init(); locale.setlocale(locale.LC_ALL, \"\")'" },
   };
 
   if (!fixture_setup (&fx, 0, 0))
@@ -365,6 +365,49 @@ test_zygote_and_warm (void)
   etu_assert_no_children ();
 }
 
+/* A connect to a socket path that does not exist on the host, under a host
+ * directory outside the view that does (glibc's nscd client connects to
+ * /var/run/nscd/socket for every user lookup): ENOENT, as outside and as
+ * the stat of that path inside, and no denial (nothing is there to open).
+ * The control: outside the sandbox the same connect gets ENOENT too. */
+static void
+test_missing_socket (void)
+{
+  Fixture fx = { 0 };
+  g_autofree char *path = NULL;
+  g_autofree char *script = NULL;
+  g_autoptr(LinuxTestRun) run = NULL;
+  g_autoptr(GPtrArray) denials = NULL;
+  const char *probe = "import socket, sys\n"
+                      "s = socket.socket(socket.AF_UNIX)\n"
+                      "try:\n    s.connect(sys.argv[1]); print('connected')\n"
+                      "except OSError as e:\n    print('errno', e.errno)\n";
+  g_autofree char *out = NULL;
+
+  if (!fixture_setup (&fx, 0, 0))
+    return;
+  path = g_strdup_printf ("%s/no-such.sock", fx.outside);
+  {
+    const char *argv[] = { "python3", "-c", probe, path, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL, NULL,
+                                 NULL));
+    g_assert_cmpstr (out, ==, "errno 2\n");
+  }
+  {
+    g_autofree char *quoted = g_shell_quote (probe);
+
+    script = g_strdup_printf ("python3 -c %s %s", quoted, path);
+  }
+  run = run_sh (&fx, script);
+  denials = linux_test_backend_denials (fx.backend);
+  dump_denials (denials);
+  g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_OK);
+  g_assert_cmpstr (run->out, ==, "errno 2\n");
+  g_assert_cmpuint (denials->len, ==, 0);
+  fixture_teardown (&fx);
+}
+
 /* Without FUSE (an unprivileged caller where /dev/fuse is 0600, sbx inside
  * sbx): the report says why, a path outside the view answers ENOENT and
  * nothing is reported; the spawn works as before. */
@@ -439,6 +482,7 @@ main (int    argc,
   g_test_add_func ("/linux/view/no-spurious", test_no_spurious);
   g_test_add_func ("/linux/view/path-outside", test_path_outside);
   g_test_add_func ("/linux/view/zygote-and-warm", test_zygote_and_warm);
+  g_test_add_func ("/linux/view/missing-socket", test_missing_socket);
   g_test_add_func ("/linux/view/fallback", test_fallback);
   g_test_add_func ("/linux/view/host-root", test_host_root);
   return g_test_run ();
