@@ -1156,8 +1156,14 @@ test_million (Fixture *f, gconstpointer data)
   g_test_message ("%u denied lookups in %.2f s (%.0f/s, the whole run); RSS %" G_GSIZE_FORMAT " KiB -> %"
                   G_GSIZE_FORMAT " KiB", f->n_loop, (double) (t1 - t0) / 1e6,
                   f->n_loop / ((double) (t1 - t0) / 1e6), s[0].rss_kib, s[1].rss_kib);
-  /* bounded: nothing is kept per request */
+  /* bounded: nothing is kept per request.  Not asserted under ASan: its
+   * quarantine keeps every freed block resident (up to 256 MiB), so RSS
+   * grows with any temporary allocation of a request; LeakSanitizer checks
+   * that nothing is kept there, and the count above is asserted in every
+   * build. */
+#ifndef UNDER_ASAN
   g_assert_cmpuint (s[1].rss_kib, <, s[0].rss_kib + 4096);
+#endif
 }
 
 /* ------------------------------------------------------------------------- */
