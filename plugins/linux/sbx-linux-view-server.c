@@ -575,7 +575,12 @@ handle_request (SbxViewServer *self, size_t len)
 
   if (len < sizeof *h || h->len != len)
     return TRUE;   /* the kernel never sends this: drop it rather than guess */
-  atomic_fetch_add (&self->n_requests, 1);
+  /* Counted: the requests a process's own system call waits for; not the
+   * forgets, interrupts and releases the kernel sends on its own schedule
+   * (a release of a directory closed earlier may come at any time). */
+  if (h->opcode != FUSE_FORGET && h->opcode != FUSE_BATCH_FORGET && h->opcode != FUSE_INTERRUPT
+      && h->opcode != FUSE_RELEASE && h->opcode != FUSE_RELEASEDIR)
+    atomic_fetch_add (&self->n_requests, 1);
   blen = len - sizeof *h;
   if (!self->initialized && h->opcode != FUSE_INIT)
     {

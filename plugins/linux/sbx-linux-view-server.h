@@ -88,7 +88,9 @@ void           sbx_view_server_stop           (SbxViewServer *self);
 /* Stops (if needed) and frees.  NULL is allowed. */
 void           sbx_view_server_free           (SbxViewServer *self);
 
-/* Counters, for the report and tests: requests answered, refusals reported. */
+/* Counters, for the report and tests: requests a process waited for (not
+ * the forgets, interrupts and releases the kernel sends on its own
+ * schedule), refusals reported. */
 uint64_t       sbx_view_server_n_requests     (SbxViewServer *self);
 uint64_t       sbx_view_server_n_denials      (SbxViewServer *self);
 
