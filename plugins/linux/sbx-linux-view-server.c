@@ -709,8 +709,8 @@ receive_fuse (SbxViewServer *self)
       close (fd);
       return;
     }
-  /* Nonblocking: a request interrupted between poll() and read() must not
-   * leave the thread in read(), where stop() could not wake it. */
+  /* Nonblocking: a request interrupted between epoll_wait() and read()
+   * must not leave the hub in read(), holding its lock for every view. */
   if (fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK) != 0)
     {
       close (fd);
@@ -832,11 +832,17 @@ hub_ensure (GError **error)
         {
           hub.servers = g_hash_table_new (g_int64_hash, g_int64_equal);
           hub.next_id = 1;
-          /* the hub's thread is never joined: it lives as long as the process */
-          if (g_thread_try_new ("sbx-view", hub_main, NULL, NULL) == NULL)
+          /* the hub's thread is never joined: it lives as long as the
+           * process, so its reference is dropped at once */
+          GThread *thread = g_thread_try_new ("sbx-view", hub_main, NULL, NULL);
+
+          if (thread == NULL)
             hub_start_errno = EAGAIN;
           else
-            hub_pid = getpid ();
+            {
+              g_thread_unref (thread);
+              hub_pid = getpid ();
+            }
         }
     }
   err = hub_start_errno;
