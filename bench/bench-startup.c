@@ -157,9 +157,10 @@ main (int    argc,
     {
       Command *command = commands->pdata[k];
 
-      /* median() sorts: the minimum is then the first */
-      printf ("startup %s %.3f %.3f %.3f\n", command->name, median (command->wall), median (command->cpu),
-              g_array_index (command->wall, double, 0));
+      double wall = median (command->wall);   /* sorts: the minimum is then the first */
+      double cpu = median (command->cpu);
+
+      printf ("startup %s %.3f %.3f %.3f\n", command->name, wall, cpu, g_array_index (command->wall, double, 0));
     }
   return 0;
 }

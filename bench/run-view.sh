@@ -56,8 +56,8 @@ TRUE_BIN=$(command -v true)
 echo "sbx run latency, interleaved: $RUNS rounds after $WARMUP (load: $(cut -d' ' -f1-3 /proc/loadavg))"
 "$BUILD/bench/bench-startup" "$RUNS" "$WARMUP" \
   plain "$TRUE_BIN" \
-  before "env SBX_PLUGIN_PATH=$BASE/plugins/linux LD_LIBRARY_PATH=$BASE/core $BASE/tools/sbx run --no-pty -- $TRUE_BIN" \
-  after "env SBX_PLUGIN_PATH=$BUILD/plugins/linux LD_LIBRARY_PATH=$BUILD/core $BUILD/tools/sbx run --no-pty -- $TRUE_BIN" \
+  before "/usr/bin/env SBX_PLUGIN_PATH=$BASE/plugins/linux LD_LIBRARY_PATH=$BASE/core $BASE/tools/sbx run --no-pty -- $TRUE_BIN" \
+  after "/usr/bin/env SBX_PLUGIN_PATH=$BUILD/plugins/linux LD_LIBRARY_PATH=$BUILD/core $BUILD/tools/sbx run --no-pty -- $TRUE_BIN" \
   > "$SCRATCH/latency.txt"
 python3 - "$SCRATCH/latency.txt" <<'EOF'
 import sys
