@@ -156,7 +156,7 @@ spawn = hf("spawn.json")
 table("start-up", startup)
 inter = {}
 for line in open(out + "/startup-interleaved.txt"):
-    _, name, wall, cpu = line.split()
+    _, name, wall, cpu = line.split()[:4]
     inter[name] = (float(wall), float(cpu))
 print("%-44s %10s %10s %8s %8s" % ("start-up, interleaved (bench-startup)", "wall ms", "CPU ms", "wall", "CPU"))
 for name in ("baseline", "version", "show", "doctor"):

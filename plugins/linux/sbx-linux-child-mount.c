@@ -588,7 +588,9 @@ child_pivot (long rootfd)
   return sbx_raw_syscall1 (__NR_chdir, "/");
 }
 
-/* sbx-linux-child-private.h */
+/* sbx-linux-child-private.h.  The superblock is read-only too ("ro"), not
+ * only the mount: FUSE then never marks a listed directory's atime stale,
+ * which would cost a GETATTR round trip at its next stat. */
 SBX_CHILD_FUNC long
 sbx_linux_child_fuse_mount (long  uid,
                             long  gid,
@@ -597,7 +599,8 @@ sbx_linux_child_fuse_mount (long  uid,
 {
   char fd_buf[24], uid_buf[24], gid_buf[24];
   const char *options[] = {
-    "fd", fd_buf, "rootmode", "40000", "user_id", uid_buf, "group_id", gid_buf, "default_permissions", 0, 0, 0
+    "fd", fd_buf, "rootmode", "40000", "user_id", uid_buf, "group_id", gid_buf, "default_permissions", 0,
+    "ro", 0, 0, 0
   };
   long dev, mfd;
 
@@ -645,6 +648,41 @@ child_fuse_root (ChildCtx *ctx)
       return r;
     }
   return mfd;
+}
+
+/* With the view supervisor's FUSE root: lists the root and each skeleton
+ * directory that holds entries (SBX_MOUNT_F_LIST) once, in the plan's
+ * order (a directory after its parent), so
+ * every mountpoint is in the dentry cache before a bind looks it up.  The
+ * server answers READDIRPLUS (each entry with its lookup's answer, kept
+ * forever): one round trip per directory instead of one per entry, about
+ * 12 instead of 40 for the default profile.  Only the first page of a
+ * directory is asked for (about 25 entries); the rest are looked up one
+ * by one as before.  Nothing here can fail the build: a directory that
+ * cannot be listed is looked up as before, and the binds check what they
+ * find. */
+SBX_CHILD_FUNC static void
+child_prime_skeleton (long                     rootfd,
+                      const SbxLinuxMountPlan *plan)
+{
+  char entries[2048];
+  size_t i;
+
+  for (i = 0; i <= plan->n_ops; i++)
+    {
+      const SbxMountOp *op = i > 0 ? &plan->ops[i - 1] : NULL;   /* 0: the root */
+      long fd;
+
+      if (op != NULL && !(op->flags & SBX_MOUNT_F_LIST))
+        continue;
+      fd = sbx_child_openat2 (rootfd, op == NULL ? "." : op->rel,
+                              O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+      if (fd < 0)
+        continue;
+      (void) sbx_raw_syscall3 (__NR_getdents64, fd, entries, sizeof entries);
+      sbx_child_close (fd);
+    }
 }
 
 /* Builds the view under spec->root_dir and pivots into it (a zygote's
@@ -704,6 +742,8 @@ sbx_linux_child_mount_view (ChildCtx *ctx,
   r = sbx_raw_syscall5 (__NR_move_mount, rootfd, "", AT_FDCWD, spec->root_dir, MOVE_MOUNT_F_EMPTY_PATH);
   if (r < 0)
     return r;
+  if (fuse)
+    child_prime_skeleton (rootfd, plan);
 
   devfd = child_build_dev (ctx, rootfd, step, index);
   if (devfd < 0)

@@ -768,18 +768,22 @@ plan_skeleton_add (GArray     *entries,
  * directories leading to them, the replicated symlinks, /dev, /proc) is
  * what the view supervisor shows when the root is its FUSE filesystem;
  * those ops are flagged SBX_MOUNT_F_SKELETON, and a child that mounted that
- * root skips them.  Nested tmpfs mounts (a hidden directory's, /dev's) keep
+ * root skips them; the directories among them that hold entries are
+ * flagged SBX_MOUNT_F_LIST too (the child lists them to learn their
+ * entries in one round trip).  Nested tmpfs mounts (a hidden directory's, /dev's) keep
  * their own ops: they are not the root's. */
 static void
 plan_skeleton (SbxLinuxMountPlan *plan)
 {
   g_autoptr(GArray) entries = NULL;
   g_autoptr(GHashTable) seen = NULL;
+  g_autoptr(GHashTable) parents = NULL;   /* parent_rel of every skeleton op */
 
   if (plan->root_is_host)
     return;
   entries = g_array_new (FALSE, TRUE, sizeof (SbxViewEntry));
   seen = g_hash_table_new (g_str_hash, g_str_equal);
+  parents = g_hash_table_new (g_str_hash, g_str_equal);
   if (plan->dev_mkdir)
     plan_skeleton_add (entries, seen, g_string_chunk_insert_const (plan->strings, "/dev"), S_IFDIR, NULL);
   if (plan->proc_mkdir)
@@ -795,6 +799,15 @@ plan_skeleton (SbxLinuxMountPlan *plan)
         continue;
       op->flags |= SBX_MOUNT_F_SKELETON;
       plan_skeleton_add (entries, seen, op->path, type, type == S_IFLNK ? op->link : NULL);
+      g_hash_table_add (parents, (gpointer) op->parent_rel);
+    }
+  for (gsize i = 0; i < plan->n_ops; i++)
+    {
+      SbxMountOp *op = &plan->ops[i];
+
+      if (op->kind == SBX_MOUNT_OP_MKDIR && (op->flags & SBX_MOUNT_F_SKELETON)
+          && g_hash_table_contains (parents, op->rel))
+        op->flags |= SBX_MOUNT_F_LIST;
     }
   plan->n_skeleton = entries->len;
   plan->skeleton = (SbxViewEntry *) g_array_free (g_steal_pointer (&entries), FALSE);

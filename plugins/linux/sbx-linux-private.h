@@ -132,6 +132,9 @@ typedef enum
 #define SBX_MOUNT_F_SKELETON 16u   /* MKDIR/MKFILE/SYMLINK in the root tmpfs itself: an entry of the
                                     * view's skeleton, not made by a child whose root is the view
                                     * supervisor's FUSE filesystem (it shows the entry) */
+#define SBX_MOUNT_F_LIST     32u   /* a SKELETON directory holding skeleton entries: a child whose
+                                    * root is the FUSE filesystem lists it once before it mounts
+                                    * under it (one READDIRPLUS answers every entry's lookup) */
 
 typedef struct
 {

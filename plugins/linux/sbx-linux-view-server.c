@@ -57,6 +57,7 @@
 #include <sbx/sbx-cleanup.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -104,6 +105,7 @@ struct _SbxViewServer
 
   /* The thread's own */
   gboolean       initialized;
+  gboolean       no_opendir;  /* the kernel skips OPENDIR once we answer ENOSYS */
   SbxViewTask    task;
   uint8_t       *buf;
   struct
@@ -418,6 +420,14 @@ handle_open (SbxViewServer *self, const struct fuse_in_header *h, const uint8_t 
       reply (self, h->unique, EINVAL, NULL, 0);
       return;
     }
+  /* A directory holds nothing per open: where the kernel can do without
+   * OPENDIR (FUSE_NO_OPENDIR_SUPPORT), ENOSYS tells it to stop sending it
+   * (and its RELEASEDIR), a round trip less per directory opened. */
+  if (dir && self->no_opendir && node_at (self, idx)->type == S_IFDIR)
+    {
+      reply (self, h->unique, ENOSYS, NULL, 0);
+      return;
+    }
   if ((node_at (self, idx)->type == S_IFDIR) != dir)
     {
       reply (self, h->unique, dir ? ENOTDIR : EISDIR, NULL, 0);
@@ -435,8 +445,14 @@ handle_open (SbxViewServer *self, const struct fuse_in_header *h, const uint8_t 
   reply (self, h->unique, 0, &out, sizeof out);
 }
 
+/* READDIR and READDIRPLUS (@plus): the entries of a skeleton directory.
+ * With @plus each entry carries the lookup's answer, so one request
+ * teaches the kernel a whole directory of the skeleton: A lists each
+ * skeleton directory once before it mounts under it
+ * (sbx-linux-child-mount.c), instead of a lookup per mountpoint. */
 static void
-handle_readdir (SbxViewServer *self, const struct fuse_in_header *h, const uint8_t *body, size_t len)
+handle_readdir (SbxViewServer *self, const struct fuse_in_header *h, const uint8_t *body, size_t len,
+                gboolean plus)
 {
   const struct fuse_read_in *in = (const void *) body;
   uint8_t out[8192];
@@ -461,17 +477,27 @@ handle_readdir (SbxViewServer *self, const struct fuse_in_header *h, const uint8
       const char *name = k == 0 ? "." : k == 1 ? ".." : node_at (self, target)->name;
       size_t namelen = strlen (name);
       size_t entlen = FUSE_DIRENT_ALIGN (FUSE_NAME_OFFSET + namelen);
-      struct fuse_dirent *d = (struct fuse_dirent *) (void *) (out + used);
+      size_t head = plus ? offsetof (struct fuse_direntplus, dirent) : 0;
+      struct fuse_dirent *d = (struct fuse_dirent *) (void *) (out + used + head);
 
-      if (used + entlen > size)
+      if (used + head + entlen > size)
         break;
-      memset (d, 0, entlen);
+      memset (out + used, 0, head + entlen);
+      /* "." and ".." carry no answer (nodeid 0: the kernel links neither) */
+      if (plus && k >= 2)
+        {
+          struct fuse_entry_out *e = (struct fuse_entry_out *) (void *) (out + used);
+
+          e->nodeid = target + 1;
+          e->entry_valid = e->attr_valid = FOREVER_S;
+          fill_attr (self, target, &e->attr);
+        }
       d->ino = target + 1;
       d->off = k + 1;
       d->namelen = (uint32_t) namelen;
       d->type = node_at (self, target)->type >> 12;
       memcpy (d->name, name, namelen);
-      used += entlen;
+      used += head + entlen;
     }
   reply (self, h->unique, 0, out, used);
 }
@@ -555,7 +581,11 @@ handle_init (SbxViewServer *self, const struct fuse_in_header *h, const uint8_t 
   out.major = FUSE_KERNEL_VERSION;
   out.minor = MIN (in->minor, FUSE_KERNEL_MINOR_VERSION);
   out.max_readahead = 0;
-  out.flags = in->flags & FUSE_CACHE_SYMLINKS;
+  /* READDIRPLUS always (not the kernel's heuristic): a listing of the
+   * skeleton is its lookups too.  Where the kernel offers it, OPENDIR is
+   * answered ENOSYS (handle_open). */
+  out.flags = in->flags & (FUSE_CACHE_SYMLINKS | FUSE_DO_READDIRPLUS);
+  self->no_opendir = (in->flags & FUSE_NO_OPENDIR_SUPPORT) != 0;
   out.max_background = 1;
   out.congestion_threshold = 1;
   out.max_write = 4096;
@@ -611,7 +641,8 @@ handle_request (SbxViewServer *self, size_t len)
       handle_open (self, h, body, blen, FALSE);
       break;
     case FUSE_READDIR:
-      handle_readdir (self, h, body, blen);
+    case FUSE_READDIRPLUS:
+      handle_readdir (self, h, body, blen, h->opcode == FUSE_READDIRPLUS);
       break;
     case FUSE_READ:
     case FUSE_RELEASE:

@@ -222,6 +222,26 @@ test_plan_default (void)
   g_assert_nonnull (find_op (plan, SBX_MOUNT_OP_MKDIR, ws_parent));
   g_assert_nonnull (find_op (plan, SBX_MOUNT_OP_MKDIR, fx.ws));
   g_assert_null (find_op (plan, SBX_MOUNT_OP_MKDIR, ro));
+  /* The skeleton's directories that hold entries are listed by a child
+   * with the FUSE root (SBX_MOUNT_F_LIST); the workspace's mountpoint holds
+   * none of the skeleton (what is under it is the bind's) and is not. */
+  op = find_op (plan, SBX_MOUNT_OP_MKDIR, ws_parent);
+  g_assert_cmpuint (op->flags & (SBX_MOUNT_F_SKELETON | SBX_MOUNT_F_LIST), ==,
+                    SBX_MOUNT_F_SKELETON | SBX_MOUNT_F_LIST);
+  op = find_op (plan, SBX_MOUNT_OP_MKDIR, fx.ws);
+  g_assert_cmpuint (op->flags & (SBX_MOUNT_F_SKELETON | SBX_MOUNT_F_LIST), ==, SBX_MOUNT_F_SKELETON);
+  for (gsize i = 0; i < plan->n_ops; i++)
+    if (plan->ops[i].flags & SBX_MOUNT_F_LIST)
+      {
+        gboolean holds = FALSE;
+
+        g_assert_cmpuint (plan->ops[i].kind, ==, SBX_MOUNT_OP_MKDIR);
+        g_assert_true (plan->ops[i].flags & SBX_MOUNT_F_SKELETON);
+        for (gsize k = 0; k < plan->n_ops; k++)
+          holds |= (plan->ops[k].flags & SBX_MOUNT_F_SKELETON)
+                   && strcmp (plan->ops[k].parent_rel, plan->ops[i].rel) == 0;
+        g_assert_true (holds);
+      }
   /* Landlock's mount roots are the bind sources. */
   g_assert_true (g_strv_contains ((const char *const *) plan->bind_sources, fx.ws));
   g_assert_true (g_strv_contains ((const char *const *) plan->bind_sources, ro));

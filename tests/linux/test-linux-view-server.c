@@ -975,6 +975,203 @@ test_skeleton (Fixture *f, gconstpointer data)
   g_assert_cmpint (g_array_index (f->results, int32_t, 10), ==, 1);
 }
 
+/* One listing of a skeleton directory teaches the kernel every entry
+ * (READDIRPLUS): the lookups after it make no request.  This is what A's
+ * listing of each skeleton directory before its binds relies on
+ * (sbx-linux-child-mount.c); without READDIRPLUS each stat would be a
+ * LOOKUP. */
+static void
+probe_listed (const Fixture *f)
+{
+  struct stat st;
+  DIR *d;
+  int n = 0;
+
+  (void) f;
+  child_sync ();
+  d = opendir ("/");
+  if (d == NULL)
+    _exit (CHILD_SETUP_FAILED);
+  while (readdir (d) != NULL)
+    n++;
+  closedir (d);
+  child_sync ();
+  child_result (n);
+  child_result (errno_of (stat ("/emptydir", &st)));
+  child_result (errno_of (lstat ("/file", &st)));
+  child_result (errno_of (lstat ("/lnk", &st)));
+  child_result (errno_of (stat ("/proc", &st)));
+  child_sync ();
+  /* a second listing: its own request(s), still no lookup after it */
+  d = opendir ("/");
+  if (d == NULL)
+    _exit (CHILD_SETUP_FAILED);
+  while (readdir (d) != NULL)
+    ;
+  closedir (d);
+  child_sync ();
+}
+
+static void
+test_listed (Fixture *f, gconstpointer data)
+{
+  g_autoptr(SbxViewServer) server = NULL;
+  Snap *s;
+
+  (void) data;
+  if (!fuse_usable ())
+    return;
+  server = new_server (f, 0);
+  if (!run_view (f, server, probe_listed, 0))
+    {
+      g_test_skip (f->skip);
+      return;
+    }
+  g_assert_cmpuint (f->results->len, ==, 5);
+  /* ".", "..", the fixture's top directory, bound, emptydir, file, lnk, proc */
+  g_assert_cmpint (g_array_index (f->results, int32_t, 0), ==, 8);
+  for (guint i = 1; i < 5; i++)
+    g_assert_cmpint (g_array_index (f->results, int32_t, i), ==, 0);
+  g_assert_cmpuint (f->snaps->len, ==, 4);
+  s = (Snap *) (void *) f->snaps->data;
+  /* the listing: OPENDIR, the root's attributes, READDIRPLUS and the
+   * final empty page; never one per entry */
+  g_assert_cmpuint (s[1].requests - s[0].requests, >=, 1);
+  g_assert_cmpuint (s[1].requests - s[0].requests, <=, 4);
+  /* four lookups of listed names: no request */
+  g_assert_cmpuint (s[2].requests, ==, s[1].requests);
+  g_assert_cmpuint (s[3].denials, ==, s[0].denials);
+}
+
+/* READDIRPLUS and OPENDIR at the protocol: each entry carries the answer
+ * its lookup gets ("." and ".." none), a short buffer continues at the
+ * next entry's offset, and OPENDIR is ENOSYS only where the kernel said
+ * it copes (FUSE_NO_OPENDIR_SUPPORT). */
+static void
+feed_init (SbxViewServer *server, int sv[2], uint32_t flags, uint32_t *out_flags)
+{
+  uint8_t req[256], out[512];
+  struct fuse_in_header *h = (void *) req;
+  struct fuse_init_in *in = (void *) (req + sizeof *h);
+  const struct fuse_init_out *o = (const void *) (out + sizeof (struct fuse_out_header));
+
+  memset (req, 0, sizeof req);
+  h->len = sizeof *h + sizeof *in;
+  h->opcode = FUSE_INIT;
+  h->unique = 1;
+  in->major = FUSE_KERNEL_VERSION;
+  in->minor = FUSE_KERNEL_MINOR_VERSION;
+  in->flags = flags;
+  sbx_view_server_feed (server, sv[0], req, h->len);
+  g_assert_cmpint (read (sv[1], out, sizeof out), ==, sizeof (struct fuse_out_header) + sizeof *o);
+  *out_flags = o->flags;
+}
+
+static ssize_t
+feed_read (SbxViewServer *server, int sv[2], uint32_t opcode, uint64_t nodeid, uint64_t offset,
+           uint32_t size, uint8_t *out, size_t out_size)
+{
+  uint8_t req[256];
+  struct fuse_in_header *h = (void *) req;
+  struct fuse_read_in *in = (void *) (req + sizeof *h);
+
+  memset (req, 0, sizeof req);
+  h->len = sizeof *h + sizeof *in;
+  h->opcode = opcode;
+  h->unique = 2;
+  h->nodeid = nodeid;
+  in->offset = offset;
+  in->size = size;
+  sbx_view_server_feed (server, sv[0], req, h->len);
+  return read (sv[1], out, out_size);
+}
+
+static void
+test_readdirplus_protocol (void)
+{
+  const SbxViewEntry skeleton[] = {
+    { "/usr", S_IFDIR, NULL }, { "/lnk", S_IFLNK, "usr" }, { "/etc/passwd", S_IFREG, NULL },
+  };
+  uint8_t out[16384];
+  const struct fuse_out_header *oh = (const void *) out;
+  int sv[2];
+  uint32_t flags;
+  ssize_t n;
+  size_t at;
+  guint count = 0;
+  uint64_t last_off = 0, lnk = 0;
+  g_autoptr(GString) names = g_string_new (NULL);
+
+  g_assert_no_errno (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv));
+  {
+    g_autoptr(SbxViewServer) server = sbx_view_server_new (skeleton, G_N_ELEMENTS (skeleton), 0, NULL);
+
+    feed_init (server, sv, FUSE_DO_READDIRPLUS | FUSE_NO_OPENDIR_SUPPORT | FUSE_CACHE_SYMLINKS, &flags);
+    g_assert_true (flags & FUSE_DO_READDIRPLUS);
+    g_assert_false (flags & FUSE_READDIRPLUS_AUTO);
+    /* OPENDIR: ENOSYS, the kernel stops sending it */
+    n = feed_read (server, sv, FUSE_OPENDIR, 1, 0, 0, out, sizeof out);
+    g_assert_cmpint (n, ==, sizeof *oh);
+    g_assert_cmpint (oh->error, ==, -ENOSYS);
+    /* the whole root in one answer */
+    n = feed_read (server, sv, FUSE_READDIRPLUS, 1, 0, 4096, out, sizeof out);
+    g_assert_cmpint (n, >, (ssize_t) sizeof *oh);
+    g_assert_cmpint (oh->error, ==, 0);
+    for (at = sizeof *oh; at < (size_t) n; count++)
+      {
+        const struct fuse_direntplus *e = (const void *) (out + at);
+        g_autofree char *name = g_strndup (e->dirent.name, e->dirent.namelen);
+
+        g_string_append_printf (names, "%s:%" G_GUINT64_FORMAT ",", name, e->entry_out.nodeid);
+        if (strcmp (name, "lnk") == 0)
+          lnk = e->entry_out.nodeid;
+        if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
+          g_assert_cmpuint (e->entry_out.nodeid, ==, 0);
+        else
+          {
+            /* the answer a lookup gives: the entry's id, kept forever, its type */
+            g_assert_cmpuint (e->entry_out.nodeid, ==, e->dirent.ino);
+            g_assert_cmpuint (e->entry_out.entry_valid, ==, UINT32_MAX);
+            g_assert_cmpuint (e->entry_out.attr.ino, ==, e->dirent.ino);
+            g_assert_cmpuint (e->entry_out.attr.mode >> 12, ==, e->dirent.type);
+          }
+        g_assert_cmpuint (e->dirent.off, >, last_off);
+        last_off = e->dirent.off;
+        at += FUSE_DIRENTPLUS_SIZE (e);
+      }
+    g_assert_cmpuint (at, ==, (size_t) n);
+    g_assert_cmpuint (count, ==, 5);   /* ".", "..", usr, lnk, etc */
+    g_assert_nonnull (strstr (names->str, "usr:"));
+    g_assert_nonnull (strstr (names->str, "lnk:"));
+    g_assert_nonnull (strstr (names->str, "etc:"));
+    /* a buffer for one entry: one entry, and the next call continues after it */
+    n = feed_read (server, sv, FUSE_READDIRPLUS, 1, 2, 200, out, sizeof out);
+    g_assert_cmpint (n, ==, sizeof *oh + FUSE_DIRENTPLUS_SIZE ((const struct fuse_direntplus *) (out + sizeof *oh)));
+    g_assert_cmpuint (((const struct fuse_direntplus *) (out + sizeof *oh))->dirent.off, ==, 3);
+    /* past the end: empty */
+    n = feed_read (server, sv, FUSE_READDIRPLUS, 1, 5, 4096, out, sizeof out);
+    g_assert_cmpint (n, ==, sizeof *oh);
+    /* not a directory */
+    g_assert_cmpuint (lnk, >, 1);
+    n = feed_read (server, sv, FUSE_READDIRPLUS, lnk, 0, 4096, out, sizeof out);
+    g_assert_cmpint (oh->error, ==, -ENOTDIR);
+  }
+  {
+    /* a kernel without FUSE_NO_OPENDIR_SUPPORT: OPENDIR succeeds */
+    g_autoptr(SbxViewServer) server = sbx_view_server_new (skeleton, G_N_ELEMENTS (skeleton), 0, NULL);
+
+    feed_init (server, sv, FUSE_DO_READDIRPLUS, &flags);
+    n = feed_read (server, sv, FUSE_OPENDIR, 1, 0, 0, out, sizeof out);
+    g_assert_cmpint (n, ==, sizeof *oh + sizeof (struct fuse_open_out));
+    g_assert_cmpint (oh->error, ==, 0);
+    /* and a kernel without READDIRPLUS is not told to use it */
+    feed_init (server, sv, 0, &flags);
+    g_assert_false (flags & FUSE_DO_READDIRPLUS);
+  }
+  close (sv[0]);
+  close (sv[1]);
+}
+
 /* ------------------------------------------------------------------------- */
 
 static void
@@ -1423,9 +1620,11 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/view-server/skeleton/malformed", test_malformed_skeleton);
   g_test_add_func ("/view-server/classify/pure", test_classify_pure);
+  g_test_add_func ("/view-server/readdirplus/protocol", test_readdirplus_protocol);
   g_test_add_func ("/view-server/garbage", test_garbage);
   g_test_add_func ("/view-server/cost", test_cost);
   g_test_add ("/view-server/skeleton", Fixture, NULL, fixture_setup, test_skeleton, fixture_teardown);
+  g_test_add ("/view-server/listed", Fixture, NULL, fixture_setup, test_listed, fixture_teardown);
   g_test_add ("/view-server/classify", Fixture, GINT_TO_POINTER (CLASSIFY_HOST_PIDS), fixture_setup, test_classify,
               fixture_teardown);
   g_test_add ("/view-server/classify/pidns", Fixture, GINT_TO_POINTER (CLASSIFY_PIDNS), fixture_setup, test_classify,
