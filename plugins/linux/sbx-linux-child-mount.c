@@ -657,7 +657,8 @@ child_fuse_root (ChildCtx *ctx)
  * server answers READDIRPLUS (each entry with its lookup's answer, kept
  * forever): one round trip per directory instead of one per entry, about
  * 12 instead of 40 for the default profile.  Only the first page of a
- * directory is asked for (about 25 entries); the rest are looked up one
+ * directory is asked for (about 25 entries; about 100 from Linux 6.14,
+ * which asks for as much as the reader takes); the rest are looked up one
  * by one as before.  Nothing here can fail the build: a directory that
  * cannot be listed is looked up as before, and the binds check what they
  * find. */
@@ -665,7 +666,7 @@ SBX_CHILD_FUNC static void
 child_prime_skeleton (long                     rootfd,
                       const SbxLinuxMountPlan *plan)
 {
-  char entries[2048];
+  char entries[16384];   /* the kernel asks for as much as we read, up to 32 pages (6.14 on) */
   size_t i;
 
   for (i = 0; i <= plan->n_ops; i++)

@@ -455,7 +455,7 @@ handle_readdir (SbxViewServer *self, const struct fuse_in_header *h, const uint8
                 gboolean plus)
 {
   const struct fuse_read_in *in = (const void *) body;
-  uint8_t out[8192];
+  uint8_t out[16384];
   size_t used = 0, size;
   guint idx;
   SbxViewNode *n;
