@@ -11,6 +11,9 @@ phase):
     refuses it (with its denial line); the command never sees the keys;
   - "r" opens the server for the rest of the run: three connections, one
     question;
+  - a full-screen command (its PTY raw, every row drawn): once answered it
+    gets SIGWINCH and redraws, and the pane shows its screen, nothing of
+    the question;
   - --no-pty (the command shares the terminal, which stays cooked): the
     question takes a line;
   - a host unix socket the profile gates, both rungs: "o" performs that
@@ -75,6 +78,38 @@ PROFILE_SOCKET = """{ "version": 1,
 """
 
 
+# A full-screen command: fills every row, connects twice (each asked),
+# and after each connection waits for SIGWINCH and redraws; then waits for
+# "q".  (Two: the first resize of the PTY may change its pixel size, which
+# the kernel signals anyway; the second question is the one a run without
+# the run's own SIGWINCH would leave STALE.)
+FULLSCREEN = """import os, signal, subprocess, sys, termios, time, tty
+winch = []
+signal.signal(signal.SIGWINCH, lambda *a: winch.append(1))
+tty.setraw(0)
+
+
+def draw(tag):
+    rows = os.get_terminal_size(1).lines
+    os.write(1, ("\\033[H\\033[2J" + "\\r\\n".join("%%s ROW %%d" %% (tag, i + 1) for i in range(rows))).encode())
+    return rows
+
+
+rows = [draw("FIRST")]
+curl = []
+for k in (1, 2):
+    curl.append(subprocess.run(["curl", "-sf", "-o", "/dev/null", %s]).returncode == 0)
+    deadline = time.monotonic() + 20
+    while len(winch) < k and time.monotonic() < deadline:
+        time.sleep(0.05)
+    rows.append(draw(("REDRAWN%%d" %% k) if len(winch) >= k else "STALE"))
+with open("result", "w") as f:
+    f.write("curl %%s, rows %%s" %% (curl, rows))
+while os.read(0, 1) != b"q":
+    pass
+"""
+
+
 def script_for(ws, scratch, args, command, backend="linux-userns", profile="../profile.json"):
     return ("#!/bin/sh\ncd %s\nexport SBX_PLUGIN_PATH=%s SBX_BACKEND=%s TMPDIR=%s\n"
             "%s run --profile %s %s -- sh -c %s\necho \"EXIT $?\"\nexec sleep 600\n"
@@ -110,7 +145,7 @@ def main():
                                env=dict(os.environ, SBX_PLUGIN_PATH=PLUGIN_PATH,
                                         SBX_BACKEND="linux-userns", TMPDIR=scratch))
         if probe.returncode != 0:
-            for name in ("once", "for-run", "no-pty"):
+            for name in ("once", "for-run", "redraw", "no-pty"):
                 tap(True, "/cli-ask/%s # SKIP linux-userns cannot run here: %s"
                     % (name, probe.stderr.strip().splitlines()[-1:]))
         else:
@@ -145,6 +180,35 @@ def main():
                 screen = s.screen()
                 tap(ok and "ALL-OK" in screen and "EXIT 0" in screen and screen.count(QUESTION) <= 1
                     and Hello.hits == hits + 3, "/cli-ask/for-run", screen)
+            finally:
+                s.close()
+
+            # a full-screen command: the question's line scrolls its screen;
+            # once answered, the command gets SIGWINCH (the size unchanged)
+            # and redraws, so the pane shows its screen again and nothing
+            # of the question (without the SIGWINCH it draws STALE)
+            with open(os.path.join(ws, "fullscreen.py"), "w") as f:
+                f.write(FULLSCREEN % json.dumps(url))
+            s = Session(tmp, "redraw", script_for(ws, scratch, ["--ask"], "/usr/bin/python3 fullscreen.py"))
+            try:
+                ok = s.wait_for("FIRST ROW 40") and s.wait_visible(QUESTION)
+                s.keys("o")
+                ok = ok and s.wait_visible("ROW 40") and "REDRAWN1 ROW 40" in s.visible()
+                ok = ok and s.wait_visible(QUESTION)
+                s.keys("o")
+                ok = ok and s.wait_visible("REDRAWN2 ROW 40", timeout=30)
+                visible = s.visible().rstrip("\n").split("\n")
+                s.keys("q")
+                ok = ok and s.wait_for("EXIT ")
+                try:
+                    with open(os.path.join(ws, "result")) as f:
+                        result = f.read()
+                except FileNotFoundError:
+                    result = "(no result: the command did not get that far)"
+                tap(ok and result == "curl [True, True], rows [40, 40, 40]"
+                    and visible == ["REDRAWN2 ROW %d" % (i + 1) for i in range(40)]
+                    and "EXIT 0" in s.screen(),
+                    "/cli-ask/redraw", "%s\n%s" % ("\n".join(visible), result))
             finally:
                 s.close()
 

@@ -589,7 +589,9 @@ test_run_pty (gconstpointer data)
     "stty -echo; "
     "if test -t 0 && test -t 1 && test -t 2 && tty | grep -q '^/dev/pts/'; "
     "then echo tty; else echo no-tty; fi; "
-    "stty size; echo ready; read x; stty size; echo \"got $x\"";
+    "stty size; echo ready; read x; stty size; echo \"got $x\"; "
+    "trap 'echo winch; exit 0' WINCH; echo armed; "
+    "i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done; echo no-winch";
   Fixture fx;
   g_autoptr(SbxRunOptions) options = sbx_run_options_new ();
   g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
@@ -660,17 +662,23 @@ test_run_pty (gconstpointer data)
           g_assert_cmpint (write (resize[1], "w", 1), ==, 1);
           g_assert_cmpint (write (in[1], "go\n", 3), ==, 3);
         }
+      /* A resize event with the size unchanged: the kernel would send no
+       * SIGWINCH; the run sends it (the hook's promise). */
+      if (g_str_equal (line, "armed"))
+        g_assert_cmpint (write (resize[1], "w", 1), ==, 1);
     }
   g_thread_join (thread);
   g_assert_no_error (r.error);
   g_assert_nonnull (r.result);
   g_assert_true (sbx_run_result_get_successful (r.result));
-  g_assert_cmpuint (lines->len, ==, 5);
+  g_assert_cmpuint (lines->len, ==, 7);
   g_assert_cmpstr (lines->pdata[0], ==, "tty");
   g_assert_cmpstr (lines->pdata[1], ==, "24 80");
   g_assert_cmpstr (lines->pdata[2], ==, "ready");
   g_assert_cmpstr (lines->pdata[3], ==, "42 111");
   g_assert_cmpstr (lines->pdata[4], ==, "got go");
+  g_assert_cmpstr (lines->pdata[5], ==, "armed");
+  g_assert_cmpstr (lines->pdata[6], ==, "winch");
   g_clear_pointer (&r.result, sbx_run_result_unref);
   for (int i = 0; i < 2; i++)
     {

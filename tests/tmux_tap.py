@@ -51,6 +51,20 @@ class Session:
                             "-%d" % self.history], capture_output=True, text=True)
         return r.stdout.rstrip("\n") + "\n"
 
+    def visible(self):
+        """The pane as it shows now, without its history."""
+        r = subprocess.run(["tmux", "-S", self.socket, "capture-pane", "-p"], capture_output=True, text=True)
+        return r.stdout
+
+    def wait_visible(self, text, timeout=60):
+        """Waits until the pane shows @text now (its history not counted)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if text in self.visible():
+                return True
+            time.sleep(0.05)
+        return False
+
     def wait_for(self, text, count=1, timeout=60):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

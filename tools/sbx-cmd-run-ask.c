@@ -11,8 +11,10 @@
  * When the command owns the terminal through its own PTY, its stdin is a
  * pipe sbx feeds from the terminal: a question pauses that relay, so the
  * answer's key never reaches the command, and resumes it after.  The
- * question is written on a line of its own with the cursor saved and the
- * line erased and the cursor restored afterwards.  Without a PTY the
+ * question is written on a line of its own with the cursor saved; after
+ * the answer the line is erased, the cursor restored, and the command gets
+ * SIGWINCH through the run's resize hook (sbx_run_ask_set_redraw_fd), so a
+ * full-screen command redraws what the question's line scrolled.  Without a PTY the
  * command shares the terminal; a command that reads it too may take the
  * answer's keys (sbx asks anyway; an unanswered question times out).
  */
@@ -37,6 +39,7 @@ struct _SbxRunAsk
   int                 relay_fd;     /* the pipe's write end, or -1 */
   guint               relay_source;
   gboolean            raw;          /* the terminal is raw (the PTY relay): one key answers */
+  int                 redraw_fd;    /* (not owned) the run's resize hook, or -1 */
 };
 
 SbxRunAsk *
@@ -63,6 +66,7 @@ sbx_run_ask_new (const char *command,
   self->tty = tty;
   self->stdin_fd = -1;
   self->relay_fd = -1;
+  self->redraw_fd = -1;
   g_queue_init (&self->questions);
   return self;
 }
@@ -180,6 +184,13 @@ sbx_run_ask_relay_stdin (SbxRunAsk     *self,
   return TRUE;
 }
 
+void
+sbx_run_ask_set_redraw_fd (SbxRunAsk *self,
+                           int        fd)
+{
+  self->redraw_fd = fd;
+}
+
 /* ------------------------------------------------------------------------- */
 /* Questions                                                                  */
 /* ------------------------------------------------------------------------- */
@@ -197,9 +208,13 @@ close_question (SbxRunAsk  *self,
   g_clear_object (&self->open);
   if (self->raw)
     {
-      /* the question's line erased, the command's cursor back */
+      /* the question's line erased, the command's cursor back, and the
+       * command asked to redraw (the question's line may have scrolled
+       * its screen) */
       line = g_strdup_printf ("%s\r\033[2K\0338", outcome);
       say (self, line);
+      if (self->redraw_fd >= 0 && write (self->redraw_fd, "r", 1) < 0 && errno != EAGAIN)
+        g_debug ("asking the command to redraw: %s", g_strerror (errno));
     }
   else
     {

@@ -31,6 +31,12 @@ gboolean    sbx_run_ask_relay_stdin   (SbxRunAsk             *self,
                                        SbxRunOptions         *options,
                                        int                    stdin_fd);
 
+/* With the PTY relay: after each question, a byte written to @fd (the
+ * run's resize hook, sbx_run_options_set_pty_resize_fd) has the command
+ * redraw its screen (the run sends it SIGWINCH).  @fd stays the caller's. */
+void        sbx_run_ask_set_redraw_fd (SbxRunAsk             *self,
+                                       int                    fd);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxRunAsk, sbx_run_ask_free)
 
 G_END_DECLS

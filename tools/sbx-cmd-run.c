@@ -837,6 +837,8 @@ sbx_cmd_run (int    argc,
           sbx_executor_set_close (set, NULL, &close_error);
           return refuse ("cannot set up --ask's terminal relay: %s", g_strerror (errsv));
         }
+      if (ask != NULL)
+        sbx_run_ask_set_redraw_fd (ask, term.resize_pipe[1]);
     }
 
   /* The run is a grant transaction (the execution ID is always set), with

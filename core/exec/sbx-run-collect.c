@@ -378,7 +378,10 @@ relay_write_input (Collect *c)
 }
 
 /* The followed terminal was resized: give the sandbox's terminal the same
- * size (the kernel then sends SIGWINCH to its foreground group). */
+ * size.  The kernel sends SIGWINCH to its foreground group only when the
+ * size changed; when it did not, the run sends it (the hook's promise:
+ * each event is a SIGWINCH, so a caller that wrote over the command's
+ * screen, `sbx run --ask`'s question, has a full-screen command redraw). */
 static void
 relay_resize (Collect *c)
 {
@@ -396,7 +399,21 @@ relay_resize (Collect *c)
       return;
     }
   if (c->size_fd >= 0 && c->streams[0].read_fd >= 0 && ioctl (c->size_fd, TIOCGWINSZ, &ws) == 0)
-    ioctl (c->streams[0].read_fd, TIOCSWINSZ, &ws);
+    {
+      struct winsize was;
+      pid_t group;
+
+      if (ioctl (c->streams[0].read_fd, TIOCGWINSZ, &was) == 0 && was.ws_row == ws.ws_row
+          && was.ws_col == ws.ws_col && was.ws_xpixel == ws.ws_xpixel && was.ws_ypixel == ws.ws_ypixel)
+        {
+          /* the master's TIOCGPGRP names the sandbox terminal's foreground
+           * group, as this process numbers it */
+          if (ioctl (c->streams[0].read_fd, TIOCGPGRP, &group) == 0 && group > 1)
+            (void) kill (-group, SIGWINCH);
+        }
+      else
+        ioctl (c->streams[0].read_fd, TIOCSWINSZ, &ws);
+    }
 }
 
 /* Hands a run's verdict (@result or @error, taken) to its caller. */

@@ -533,7 +533,9 @@ sbx_run_options_get_pty (const SbxRunOptions *self,
  * The resize hook of a run with a PTY ([method@Sbx.RunOptions.set_pty]):
  * each time @resize_fd is readable, the run reads it and copies the window
  * size of @size_fd to the sandbox's terminal, whose foreground process group
- * then gets SIGWINCH.  The descriptors stay owned by the caller; the
+ * then gets SIGWINCH, also when the size did not change (a caller that
+ * wrote over the command's screen has a full-screen command redraw it this
+ * way).  The descriptors stay owned by the caller; the
  * executor duplicates them for the duration of the run.  Without a PTY, and
  * for [method@Sbx.Executor.spawn] (which has [method@Sbx.Process.resize]),
  * the hook is not used.
