@@ -52,7 +52,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fs_tree import ScratchTree  # noqa: E402
 
 SBX = os.environ.get("SBX_TEST_SBX", "")
 PLUGIN_DIR = os.environ.get("SBX_TEST_LINUX_PLUGIN_DIR", "")
@@ -76,17 +78,13 @@ def report(ok, name, details=(), skip=None, todo=None):
             print(f"# {part}")
 
 
-class Tree:
+class Tree(ScratchTree):
     """The workspace, two gated roots and a host directory outside every
-    root, side by side as a user's are.  Not under /tmp, which rung 1
-    replaces by the executor's own (a lookup there never reaches the view's
-    root).  sbx's scratch root (TMPDIR) is a directory of its own, removed
-    with the tree."""
+    root, side by side as a user's are (fs_tree.ScratchTree); sbx's scratch
+    root (TMPDIR) is the tree's scratch directory."""
 
     def __init__(self):
-        self.tmp = os.path.realpath(tempfile.mkdtemp(prefix="sbx-cli-fs-", dir="/var/tmp"))
-        os.chmod(self.tmp, 0o755)
-        self.scratch = os.path.realpath(tempfile.mkdtemp(prefix="sbx-cli-fs-scratch-"))
+        super().__init__("sbx-cli-fs-")
         self.ws = os.path.join(self.tmp, "ws")
         self.root = os.path.join(self.tmp, "root")
         self.root2 = os.path.join(self.tmp, "root2")
@@ -112,17 +110,6 @@ class Tree:
                        "network": "deny", "command": "allow",
                        "roots": [{"path": self.root, "read": "gated", "write": "gated"},
                                  {"path": self.root2, "read": "gated", "write": "gated"}]}, f)
-
-    @staticmethod
-    def put(base, name, text, mode=0o644):
-        path = os.path.join(base, name)
-        with open(path, "w") as f:
-            f.write(text)
-        os.chmod(path, mode)
-
-    def clear(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
-        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 class Case:
