@@ -23,7 +23,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fs_tree import ScratchTree  # noqa: E402
 
 n = 0
 
@@ -59,17 +61,12 @@ RUNGS = ("linux-userns", "linux-landlock")
 FS_MECHANISMS = ("view-supervisor", "landlock-audit")
 
 
-class Tree:
+class Tree(ScratchTree):
     """A workspace, a scratch root, a gated root (read and write) and a
     host directory outside every root (host read gated, write denied)."""
 
     def __init__(self):
-        # Not under /tmp, which rung 1 replaces by the executor's own (a
-        # lookup there never reaches the view's root): the workspace, the
-        # root and the host files lie side by side, as a user's do.
-        self.tmp = os.path.realpath(tempfile.mkdtemp(prefix="sbx-typelib-fs-", dir="/var/tmp"))
-        os.chmod(self.tmp, 0o755)
-        self.scratch = os.path.realpath(tempfile.mkdtemp(prefix="sbx-typelib-fs-scratch-"))
+        super().__init__("sbx-typelib-fs-")
         self.ws = os.path.join(self.tmp, "ws")
         self.root = os.path.join(self.tmp, "root")
         self.host = os.path.join(self.tmp, "host")
@@ -79,17 +76,6 @@ class Tree:
         self.put(self.root, "sub/deep", "R-DEEP\n")
         self.put(self.host, "config", "H-CONFIG\n")
         self.put(self.host, "tool", "#!/bin/sh\necho H-TOOL-RAN\n", 0o755)
-
-    @staticmethod
-    def put(base, name, text, mode=0o644):
-        path = os.path.join(base, name)
-        with open(path, "w") as f:
-            f.write(text)
-        os.chmod(path, mode)
-
-    def clear(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
-        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def attempts(tree):

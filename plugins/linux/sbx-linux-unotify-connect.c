@@ -241,6 +241,32 @@ held_by_sandbox (SbxUnotify *u, uint64_t sock_ino)
   return FALSE;
 }
 
+/* TRUE when no socket at all is bound at the socket file @fd (an O_PATH
+ * descriptor of it): every connect there gets ECONNREFUSED, in any network
+ * namespace.  The sandbox's dump cannot say so (a host daemon, another
+ * sandbox, bind in namespaces of their own), the kernel can: a connect of a
+ * datagram socket of ours through /proc/self/fd/N finds the bound socket by
+ * its inode wherever it was bound, and answers ECONNREFUSED only when there
+ * is none.  When there is one, the connect fails with EPROTOTYPE (a stream
+ * or seqpacket socket) or records a datagram peer: no connection is queued
+ * and nothing is sent, so its owner observes nothing.  Any other answer
+ * (EACCES: the file is not ours to write) is FALSE: the socket stays
+ * refused as a host socket. */
+static gboolean
+nobody_bound (int fd)
+{
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  int probe = socket (AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  gboolean none;
+
+  if (probe < 0)
+    return FALSE;
+  g_snprintf (addr.sun_path, sizeof addr.sun_path, "/proc/self/fd/%d", fd);
+  none = connect (probe, (struct sockaddr *) &addr, sizeof addr) != 0 && errno == ECONNREFUSED;
+  close (probe);
+  return none;
+}
+
 /* An abstract name refused: reported as "@NAME" (its bytes, a NUL or
  * control byte as '?'); -EACCES. */
 static int
@@ -384,6 +410,15 @@ decide_unix (SbxUnotify         *u,
           {
             /* Not named: only the sandbox's own socket. */
             sock_ino = diag_find (u, 0, st.st_dev, st.st_ino, NULL, 0);
+            if (sock_ino == 0 && nobody_bound (fd))
+              {
+                /* A stale socket file (a server of the sandbox that
+                 * stopped, in its own /tmp or the workspace): nothing is
+                 * reached and no grant would open anything, so it answers
+                 * as outside, ECONNREFUSED, and is no denial. */
+                close (fd);
+                return -ECONNREFUSED;
+              }
             if (sock_ino == 0 || (!u->policy.private_netns && !held_by_sandbox (u, sock_ino)))
               {
                 close (fd);

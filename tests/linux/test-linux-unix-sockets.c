@@ -6,7 +6,8 @@
  * forkserver pool, an asyncio unix server, git's credential cache, gpg key
  * generation with its agent), a host daemon's socket in the workspace does
  * not (a tmux server), an ssh agent's socket works only when the policy
- * names it, a thread that swaps a symlink while another connects never
+ * names it, a stale socket the sandbox left (no listener) answers
+ * ECONNREFUSED as outside, a thread that swaps a symlink while another connects never
  * reaches the host's socket, set-gid works on a directory and not on a
  * file (the same supervisor performs it), and the supervisor leaves no
  * thread or descriptor behind.  Every refusal has its positive control
@@ -286,6 +287,75 @@ test_host_tmux (gconstpointer rung)
   fixture_teardown (&fx);
 }
 
+/* A stale socket file the sandbox made (its server stopped), in its own
+ * TMPDIR (at rung 1 the sandbox's private /tmp) and in the workspace:
+ * nobody listens, so the connect gets ECONNREFUSED as outside, and no
+ * denial (nothing is reached, no grant would open anything).  A host
+ * process's live socket in the workspace beside it is still refused
+ * (EACCES, one unix-connect denial), and the supervisor's check that
+ * nobody is bound queues no connection on it.  Positive control: outside,
+ * the same code gets ECONNREFUSED for the stale ones and connects to the
+ * live one. */
+static const char stale_code[] =
+  "import errno, os, socket, sys\n"
+  "def stale(d):\n"
+  "    p = os.path.join(d, 'stale.sock')\n"
+  "    s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(); s.close()\n"
+  "    return attempt(p, True)\n"
+  "def attempt(p, unlink=False):\n"
+  "    c = socket.socket(socket.AF_UNIX)\n"
+  "    try:\n"
+  "        c.connect(p); r = 'connected'\n"
+  "    except OSError as e:\n"
+  "        r = errno.errorcode[e.errno]\n"
+  "    c.close()\n"
+  "    if unlink:\n"
+  "        os.unlink(p)\n"
+  "    return r\n"
+  "print(stale(sys.argv[2]), stale(os.getcwd()), attempt(sys.argv[1]))\n";
+
+static void
+test_stale_own_socket (gconstpointer rung)
+{
+  Fixture fx = { 0 };
+  g_autoptr(LinuxTestRun) run = NULL;
+  g_autoptr(GPtrArray) denials = NULL;
+  g_autofree char *live = NULL, *code = NULL, *host = NULL, *want = NULL;
+  g_autofree char *host_tmp = NULL;
+  int listener;
+
+  if (!fixture_setup (&fx, rung))
+    return;
+  live = g_build_filename (fx.workspace, "live.sock", NULL);
+  listener = listen_unix (live);
+  host_tmp = g_build_filename (fx.parent, "host-tmp", NULL);
+  g_assert_cmpint (g_mkdir (host_tmp, 0755), ==, 0);
+  /* argv[1] the live socket, argv[2] the TMPDIR (the sandbox's own inside) */
+  code = g_strdup_printf ("import sys; sys.argv += ['%s', '%s']\n%s", live, host_tmp, stale_code);
+  host = host_python (fx.workspace, code);
+  g_clear_pointer (&code, g_free);
+  code = g_strdup_printf ("import sys; sys.argv += ['%s', '%s']\n%s", live,
+                          linux_test_policy_tmpdir (fx.policy), stale_code);
+  g_assert_cmpstr (host, ==, "ECONNREFUSED ECONNREFUSED connected\n");
+  g_assert_cmpuint (drain_accepts (listener), ==, 1);
+
+  g_ptr_array_unref (linux_test_backend_denials (fx.backend));
+  run = run_python (&fx, code, NULL);
+  g_test_message ("%s: %s%s", fx.rung, run->out, run->err);
+  g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_OK);
+  g_assert_cmpint (run->exit.code, ==, 0);
+  g_assert_cmpstr (run->out, ==, "ECONNREFUSED ECONNREFUSED EACCES\n");
+  g_assert_cmpuint (drain_accepts (listener), ==, 0);
+  denials = linux_test_backend_denials (fx.backend);
+  for (guint i = 0; i < denials->len; i++)
+    g_test_message ("denial: %s", (const char *) g_ptr_array_index (denials, i));
+  want = g_strdup_printf ("unix-connect|%s|", live);
+  g_assert_cmpuint (denials->len, ==, 1);
+  g_assert_true (g_str_has_prefix (g_ptr_array_index (denials, 0), want));
+  close (listener);
+  fixture_teardown (&fx);
+}
+
 /* An ssh agent the test starts, outside every root: `ssh-add -l` reaches
  * it inside only when the policy names its socket (the supervisor then
  * connects to the host path itself: at rung 1 the path is not even in the
@@ -528,6 +598,7 @@ main (int argc, char **argv)
   linux_test_add_both ("unix-sockets/host-tmux", test_host_tmux);
   linux_test_add_both ("unix-sockets/symlink-race", test_symlink_race);
   linux_test_add_both ("unix-sockets/ssh-agent-named", test_ssh_agent_named);
+  linux_test_add_both ("unix-sockets/stale-own-socket", test_stale_own_socket);
   linux_test_add_both ("unix-sockets/no-leak", test_no_leak);
   linux_test_add_both ("unix-sockets/setgid-dir", test_setgid_dir);
   return g_test_run ();
