@@ -193,7 +193,7 @@ def main():
             try:
                 ok = s.wait_for("FIRST ROW 40") and s.wait_visible(QUESTION)
                 s.keys("o")
-                ok = ok and s.wait_visible("ROW 40") and "REDRAWN1 ROW 40" in s.visible()
+                ok = ok and s.wait_visible("REDRAWN1 ROW 40", timeout=30)
                 ok = ok and s.wait_visible(QUESTION)
                 s.keys("o")
                 ok = ok and s.wait_visible("REDRAWN2 ROW 40", timeout=30)

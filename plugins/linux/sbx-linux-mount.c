@@ -695,6 +695,28 @@ plan_add_covered (MountBuilder *b,
       b->plan->hides_host_sockets = TRUE;
 }
 
+/* With a root of our own, the host's /run is not shown (unless a rule
+ * names it); the view still has a /run: an empty tmpfs of the sandbox's
+ * own, read-only like the root, where whatever a rule shows under /run is
+ * mounted.  Programs walk /run component by component (glibc's systemd
+ * NSS module: /run/userdb, /run/host/userdb on every lookup of an unknown
+ * user), and bubblewrap's views answer them ENOENT from a /run of their
+ * own; without it every such walk reached the view supervisor as an
+ * attempt on the host's /run, a "denied read /run" the profile does not
+ * mean (nothing there was ever asked for). */
+static void
+plan_add_own_run (MountBuilder    *b,
+                  const Container *top,
+                  const char      *path)
+{
+  Container c = { intern (b, path), TRUE, 0 };
+
+  ensure_dirs (b, top, path);
+  add_op (b, SBX_MOUNT_OP_TMPFS, SBX_MOUNT_F_DIR, path, NULL);
+  g_array_append_val (b->stack, c);
+  b->plan->own_run = TRUE;
+}
+
 /* Step 4, for one path: what the view shows there. */
 static gboolean
 plan_add_path (MountBuilder  *b,
@@ -732,6 +754,8 @@ plan_add_path (MountBuilder  *b,
     plan_add_visible (b, top, path, want, is_dir);
   else if (!top->own && (top->access & SBX_FS_READ))
     plan_add_covered (b, path, is_dir);
+  else if (is_dir && strcmp (path, "/run") == 0 && strcmp (top->path, "/") == 0)
+    plan_add_own_run (b, top, path);
   /* else: hidden under our own tmpfs, which shows nothing by default. */
   return TRUE;
 }

@@ -182,6 +182,8 @@ struct _SbxLinuxMountPlan
   gboolean     curated_sys;       /* the view has our read-only /sys (CPU topology, NUMA nodes, the
                                    * sandbox's cgroup at SBX_LINUX_SYS_CGROUP): Landlock gets a read
                                    * rule for /sys in the view */
+  gboolean     own_run;           /* a root of our own: /run is the sandbox's own empty read-only
+                                   * tmpfs (plan_add_own_run) */
   gboolean     own_hosts;         /* the view's /etc/hosts is the sandbox's own file (hosts_source):
                                    * Landlock gets a read rule for it in the view */
   /* The sandbox's /tmp (sbx-linux-tmp.c): the executor's TMPDIR bound at /tmp (NULL: not moved,

@@ -830,12 +830,13 @@ spec_report_namespaces (const SpecBuild *b)
   report (reporter, SBX_ABI_FEATURE_PROCESS_CONTAINMENT, SBX_ABI_REPORT_ENFORCED,
           "the pid namespace dies with sbx-init: no descendant outlives the run");
   reportf (reporter, "mount-view", SBX_ABI_REPORT_ENFORCED,
-           "%s; %u bind mounts (read-only unless writable by policy, nosuid, nodev)%s%s%s",
+           "%s; %u bind mounts (read-only unless writable by policy, nosuid, nodev)%s%s%s%s",
            plan->root_is_host ? "root: the host's / bound with the policy's flags"
            : spec->view_fuse ? "root: the view supervisor's read-only FUSE filesystem showing only "
                                "the view's skeleton (a private read-only tmpfs where FUSE fails)"
            : "root: a private read-only tmpfs",
-           plan->n_binds, hidden != NULL ? "; hidden: " : "", hidden != NULL ? hidden : "",
+           plan->n_binds, plan->own_run ? "; /run: an empty read-only tmpfs of the sandbox's own" : "",
+           hidden != NULL ? "; hidden: " : "", hidden != NULL ? hidden : "",
            plan->n_unreadable_binds > 0 ? "; write-only paths are mounted for writing, "
                                           "Landlock refuses reading them" : "");
   report (reporter, "proc", SBX_ABI_REPORT_ENFORCED,

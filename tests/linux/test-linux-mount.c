@@ -207,8 +207,18 @@ test_plan_default (void)
   g_assert_cmpint (op_index (plan, SBX_MOUNT_OP_BIND, fx.ws), <, op_index (plan, SBX_MOUNT_OP_BIND, ro));
   op = find_op (plan, SBX_MOUNT_OP_TMPFS, hidden);
   g_assert_nonnull (op);
-  g_assert_cmpint (op->tmpfs_slot, ==, 0);
-  g_assert_cmpint (plan->n_tmpfs_slots, ==, 1);
+  g_assert_cmpint (op->tmpfs_slot, >=, 0);
+  /* /run: the sandbox's own empty tmpfs on a mountpoint of the root's
+   * (the host's /run is not shown; programs walking it find nothing) */
+  g_assert_true (plan->own_run);
+  op = find_op (plan, SBX_MOUNT_OP_TMPFS, "/run");
+  g_assert_nonnull (op);
+  g_assert_cmpint (op->tmpfs_slot, >=, 0);
+  g_assert_cmpint (op->tmpfs_slot, !=, find_op (plan, SBX_MOUNT_OP_TMPFS, hidden)->tmpfs_slot);
+  g_assert_cmpint (op_index (plan, SBX_MOUNT_OP_MKDIR, "/run"), <, op_index (plan, SBX_MOUNT_OP_TMPFS, "/run"));
+  g_assert_true (find_op (plan, SBX_MOUNT_OP_MKDIR, "/run")->flags & SBX_MOUNT_F_SKELETON);
+  g_assert_cmpint (plan->n_tmpfs_slots, ==, 2);
+  g_assert_false (g_strv_contains ((const char *const *) plan->masked, "/run"));
   /* Nothing under /dev or /proc, nothing for the host root. */
   for (gsize i = 0; i < plan->n_ops; i++)
     {
@@ -269,6 +279,7 @@ test_plan_host_read (void)
   g_assert_false (plan->dev_mkdir);
   g_assert_nonnull (find_op (plan, SBX_MOUNT_OP_TMPFS, "/run"));
   g_assert_true (plan->hides_host_sockets);
+  g_assert_false (plan->own_run);   /* the host's /run covered, not a /run of our root's */
   if (g_str_has_prefix (fx.ws, "/tmp/"))
     {
       g_assert_cmpint (op_index (plan, SBX_MOUNT_OP_TMPFS, "/tmp"), <,
@@ -278,6 +289,33 @@ test_plan_host_read (void)
     }
   /* /usr is already visible through the root: no separate bind. */
   g_assert_null (find_op (plan, SBX_MOUNT_OP_BIND, "/usr"));
+  plan_fixture_teardown (&fx);
+}
+
+/* A root of our own and a rule naming /run: the host's /run is bound (the
+ * policy's word wins), no /run of the sandbox's own. */
+static void
+test_plan_own_root_explicit_run (void)
+{
+  PlanFixture fx;
+  g_autoptr(SbxLinuxMountPlan) plan = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!g_file_test ("/run", G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("this host has no /run");
+      return;
+    }
+  plan_fixture_setup (&fx);
+  add (&fx, fx.ws, R | X | W, 0, 0, SBX_FS_ORIGIN_WORKSPACE);
+  add (&fx, "/run", R, W, 0, SBX_FS_ORIGIN_ROOT);
+  add (&fx, "/", 0, R | X | W, 0, SBX_FS_ORIGIN_HOST);
+  plan = sbx_linux_mount_plan_new (policy (&fx), TRUE, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (plan->root_is_host);
+  g_assert_false (plan->own_run);
+  g_assert_null (find_op (plan, SBX_MOUNT_OP_TMPFS, "/run"));
+  g_assert_nonnull (find_op (plan, SBX_MOUNT_OP_BIND, "/run"));
   plan_fixture_teardown (&fx);
 }
 
@@ -513,6 +551,7 @@ main (int argc, char **argv)
   g_test_add_func ("/linux/mount/plan/default", test_plan_default);
   g_test_add_func ("/linux/mount/plan/host-read", test_plan_host_read);
   g_test_add_func ("/linux/mount/plan/host-read-explicit-run", test_plan_host_read_explicit_run);
+  g_test_add_func ("/linux/mount/plan/own-root-explicit-run", test_plan_own_root_explicit_run);
   g_test_add_func ("/linux/mount/plan/runtime-symlink", test_plan_runtime_symlink);
   g_test_add_func ("/linux/mount/plan/absent-protected", test_plan_absent_protected);
   g_test_add_func ("/linux/mount/plan/masks-and-narrowing", test_plan_masks_and_narrowing);
