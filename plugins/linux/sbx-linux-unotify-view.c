@@ -53,16 +53,37 @@ sbx_unotify_caller_pidfd (pid_t pid)
   return fd;
 }
 
+/* @path without its empty and "." components ("/ws/./a//b.sock" is
+ * "/ws/a/b.sock": the same file whatever the links on the way, so the
+ * denial, its grant and a host-sockets entry name it alike); ".." is kept:
+ * removing it by text would change the path where a component is a
+ * symlink. */
+static char *
+drop_dot_components (const char *path)
+{
+  g_auto(GStrv) parts = g_strsplit (path, "/", -1);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    if (parts[i][0] != '\0' && strcmp (parts[i], ".") != 0)
+      g_string_append_printf (out, "/%s", parts[i]);
+  if (out->len == 0)
+    g_string_append_c (out, '/');
+  return g_string_free (out, FALSE);
+}
+
 /* @path as the target passed it, made absolute with the target's cwd (as
- * its own view names it); NULL when the cwd is gone. */
+ * its own view names it), its empty and "." components dropped; NULL when
+ * the cwd is gone. */
 char *
 sbx_unotify_absolute_in_target (pid_t pid, const char *path)
 {
   char proc[64], cwd[PATH_MAX];
+  g_autofree char *joined = NULL;
   ssize_t n;
 
   if (path[0] == '/')
-    return g_strdup (path);
+    return drop_dot_components (path);
   g_snprintf (proc, sizeof proc, "/proc/%d/cwd", (int) pid);
   n = readlink (proc, cwd, sizeof cwd - 1);
   if (n <= 0)
@@ -70,7 +91,8 @@ sbx_unotify_absolute_in_target (pid_t pid, const char *path)
   cwd[n] = '\0';
   if (cwd[0] != '/' || g_str_has_suffix (cwd, " (deleted)"))
     return NULL;
-  return g_build_filename (cwd, path, NULL);
+  joined = g_build_filename (cwd, path, NULL);
+  return drop_dot_components (joined);
 }
 
 /* The absolute @path resolved in the target's view (its root, with ".."
