@@ -527,13 +527,29 @@ plan_enclosing (MountBuilder *b,
   return &g_array_index (b->stack, Container, b->stack->len - 1);
 }
 
-/* The curated /sys (step 3b): always under our root tmpfs. */
+/* The curated /sys (step 3b): an empty tmpfs of ours at /sys, on a
+ * mountpoint of the root's, holding the curated paths.  Not the root's
+ * own directories: with the view supervisor's FUSE root each of those is
+ * a listing round trip at every spawn (/sys, devices, system, fs: four of
+ * the default profile's sixteen requests), and a name under /sys outside
+ * the curated paths is no host path a profile would grant (ENOENT from the
+ * tmpfs, as from the root tmpfs before, and no denial). */
 static void
 plan_add_sys_path (MountBuilder    *b,
                    const Container *top,
                    const char      *path)
 {
   g_autofree char *sys_parent = g_path_get_dirname (path);
+
+  if (strcmp (top->path, "/sys") != 0)
+    {
+      Container sys = { intern (b, "/sys"), TRUE, 0 };
+
+      ensure_dirs (b, top, "/sys");
+      add_op (b, SBX_MOUNT_OP_TMPFS, SBX_MOUNT_F_DIR, "/sys", NULL);
+      g_array_append_val (b->stack, sys);
+      top = &g_array_index (b->stack, Container, b->stack->len - 1);
+    }
 
   ensure_dirs (b, top, sys_parent);
   add_op (b, SBX_MOUNT_OP_MKDIR, SBX_MOUNT_F_DIR, path, NULL);

@@ -217,8 +217,22 @@ test_plan_default (void)
   g_assert_cmpint (op->tmpfs_slot, !=, find_op (plan, SBX_MOUNT_OP_TMPFS, hidden)->tmpfs_slot);
   g_assert_cmpint (op_index (plan, SBX_MOUNT_OP_MKDIR, "/run"), <, op_index (plan, SBX_MOUNT_OP_TMPFS, "/run"));
   g_assert_true (find_op (plan, SBX_MOUNT_OP_MKDIR, "/run")->flags & SBX_MOUNT_F_SKELETON);
-  g_assert_cmpint (plan->n_tmpfs_slots, ==, 2);
   g_assert_false (g_strv_contains ((const char *const *) plan->masked, "/run"));
+  /* the curated /sys: a tmpfs of ours on a mountpoint of the root's, the
+   * curated paths made and bound inside it (none of them the root's own
+   * skeleton, so none is a round trip to the view supervisor) */
+  g_assert_true (plan->curated_sys);
+  op = find_op (plan, SBX_MOUNT_OP_TMPFS, "/sys");
+  g_assert_nonnull (op);
+  g_assert_true (find_op (plan, SBX_MOUNT_OP_MKDIR, "/sys")->flags & SBX_MOUNT_F_SKELETON);
+  g_assert_cmpint (op_index (plan, SBX_MOUNT_OP_MKDIR, "/sys"), <, op_index (plan, SBX_MOUNT_OP_TMPFS, "/sys"));
+  op = find_op (plan, SBX_MOUNT_OP_MKDIR, SBX_LINUX_SYS_CGROUP);
+  g_assert_nonnull (op);
+  g_assert_false (op->flags & SBX_MOUNT_F_SKELETON);
+  g_assert_cmpint (op_index (plan, SBX_MOUNT_OP_TMPFS, "/sys"), <, op_index (plan, SBX_MOUNT_OP_MKDIR, SBX_LINUX_SYS_CGROUP));
+  for (gsize i = 0; i < plan->n_skeleton; i++)
+    g_assert_false (g_str_has_prefix (plan->skeleton[i].path, "/sys/"));
+  g_assert_cmpint (plan->n_tmpfs_slots, ==, 3);   /* the hidden directory, /run, /sys */
   /* Nothing under /dev or /proc, nothing for the host root. */
   for (gsize i = 0; i < plan->n_ops; i++)
     {
