@@ -5,8 +5,9 @@
  * view each give the target EACCES (ENOENT with SBX_POLICY_DENIED_NOT_FOUND)
  * and exactly one denial naming the operation and the whole path, while the
  * same commands outside the sandbox succeed; ordinary programs give none;
- * spawns through the executor's zygote and warm sandbox keep a tmpfs root,
- * as the report says; where FUSE is unavailable the report says why and a
+ * spawns through the executor's zygote and its warm sandboxes each have a
+ * view supervisor of their own (one denial each, to that spawn's sink only,
+ * also with two spawns or two executors at once); where FUSE is unavailable the report says why and a
  * path outside the view answers ENOENT with no denial; a host-read view says
  * writes are refused with EROFS and not reported.
  */
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 
@@ -187,8 +189,8 @@ check_attempts (uint32_t flags)
       if (a->eacces_says == NULL)
         g_assert_nonnull (strstr (host_out, "/sub/e"));
 
-      /* A spec's first spawn goes directly (later ones through its
-       * zygote, which keeps a tmpfs root): one spec per attempt. */
+      /* A spec of its own per attempt: the first spawn of each (direct);
+       * test_zygote_and_warm() covers the later ones. */
       g_assert_cmpint (linux_test_backend_compile (fx.backend, linux_test_policy_get (fx.policy)), ==,
                        SBX_STATUS_OK);
       g_ptr_array_unref (linux_test_backend_denials (fx.backend));
@@ -330,15 +332,47 @@ test_path_outside (void)
   fixture_teardown (&fx);
 }
 
-/* A spec with the FUSE root never spawns through its zygote (whose view is
- * shared by every sandbox of the executor) nor a warm sandbox: each of
- * three spawns of one spec is direct, answers EACCES and reports its one
- * attempt, as the report says. */
+/* A file under the outside directory, made here, that the host reads
+ * (the positive control of its denial). */
+static char *
+outside_file (Fixture    *fx,
+              const char *name)
+{
+  char *file = g_build_filename (fx->outside, name, NULL);
+  g_autofree char *script = g_strdup_printf ("cat %s", file);
+  g_autofree char *out = NULL;
+
+  g_assert_true (g_file_set_contents (file, "secret\n", -1, NULL));
+  g_assert_cmpint (linux_test_host_sh (fx->workspace, script, &out), ==, 0);
+  g_assert_cmpstr (out, ==, "secret\n");
+  return file;
+}
+
+/* Clock ticks since boot now (the unit of /proc/PID/stat's starttime). */
+static long long
+boot_ticks_now (void)
+{
+  struct timespec ts;
+
+  g_assert_cmpint (clock_gettime (CLOCK_BOOTTIME, &ts), ==, 0);
+  return (long long) ts.tv_sec * sysconf (_SC_CLK_TCK) + ts.tv_nsec / (1000000000LL / sysconf (_SC_CLK_TCK));
+}
+
+/* Every spawn of a spec with the FUSE root has a view supervisor of its
+ * own: the first (direct), the second (through the executor's zygote) and
+ * the third and later (each the warm sandbox the one before prepared) each
+ * answer EACCES and report exactly their one attempt.  That the later ones
+ * really went through the zygote and a warm sandbox is seen inside: from
+ * the second on the target is in the zygote's user namespace (the first's
+ * is its own), and from the third on the sandbox's PID 1 started before the
+ * call (built ahead of need, at the end of the spawn before). */
 static void
 test_zygote_and_warm (void)
 {
+  enum { N = 5 };
   Fixture fx = { 0 };
-  g_autofree char *script = NULL;
+  g_autofree char *first_userns = NULL;
+  g_autofree char *zygote_userns = NULL;
 
   if (!fixture_setup (&fx, 0, 0))
     return;
@@ -349,19 +383,248 @@ test_zygote_and_warm (void)
       return;
     }
   g_assert_nonnull (strstr (linux_test_backend_entry (fx.backend, "fs-denials")->detail, "zygote"));
-  script = g_strdup_printf ("cat %s/f", fx.outside);
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < N; i++)
     {
-      g_autoptr(LinuxTestRun) run = run_sh (&fx, script);
-      g_autoptr(GPtrArray) denials = linux_test_backend_denials (fx.backend);
+      g_autofree char *name = g_strdup_printf ("f-%d", i);
+      g_autofree char *file = outside_file (&fx, name);
+      g_autofree char *script = g_strdup_printf ("readlink /proc/self/ns/user; cut -d' ' -f22 /proc/1/stat; "
+                                                 "cat %s", file);
+      g_autofree char *want = g_strdup_printf ("read|%s|view-supervisor|", file);
+      g_autoptr(LinuxTestRun) run = NULL;
+      g_autoptr(GPtrArray) denials = NULL;
+      g_auto(GStrv) lines = NULL;
+      long long before;
 
+      /* A margin for the start times: the warm sandbox is built at the
+       * end of the spawn before, well before this call. */
+      if (i >= 2)
+        g_usleep (300 * 1000);
+      before = boot_ticks_now ();
+      run = run_sh (&fx, script);
+      denials = linux_test_backend_denials (fx.backend);
       dump_denials (denials);
+      g_test_message ("spawn %d: out %s err %s", i, run->out, run->err);
       g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_OK);
       g_assert_cmpint (run->exit.code, !=, 0);
       g_assert_nonnull (strstr (run->err, "Permission denied"));
+      g_assert_null (strstr (run->out, "secret"));
       g_assert_cmpuint (denials->len, ==, 1);
+      g_assert_true (g_str_has_prefix (g_ptr_array_index (denials, 0), want));
+      lines = g_strsplit (run->out, "\n", -1);
+      g_assert_cmpuint (g_strv_length (lines), >=, 2);
+      if (i == 0)
+        first_userns = g_strdup (lines[0]);
+      else if (i == 1)
+        {
+          g_assert_cmpstr (lines[0], !=, first_userns);
+          zygote_userns = g_strdup (lines[0]);
+        }
+      else
+        {
+          g_assert_cmpstr (lines[0], ==, zygote_userns);
+          /* 300 ms is 30 ticks of 100 Hz: 10 is a third of the margin. */
+          g_assert_cmpint (g_ascii_strtoll (lines[1], NULL, 10), <, before - 10);
+        }
     }
   fixture_teardown (&fx);
+  etu_assert_no_children ();
+}
+
+/* A denial sink of one spawn: "op|target" of each denial. */
+typedef struct
+{
+  SbxBackendDenialSinkV1 sink;
+  GMutex                 lock;
+  GPtrArray             *got;
+} SpawnSink;
+
+static void
+spawn_sink_denied (void                     *data,
+                   const SbxBackendDenialV1 *denial)
+{
+  SpawnSink *s = data;
+
+  g_mutex_lock (&s->lock);
+  g_ptr_array_add (s->got, g_strdup_printf ("%u|%s", denial->operation, denial->target));
+  g_mutex_unlock (&s->lock);
+}
+
+static void
+spawn_sink_init (SpawnSink *s)
+{
+  s->sink.struct_size = sizeof s->sink;
+  s->sink.denied = spawn_sink_denied;
+  s->sink.data = s;
+  g_mutex_init (&s->lock);
+  s->got = g_ptr_array_new_with_free_func (g_free);
+}
+
+static void
+spawn_sink_clear (SpawnSink *s)
+{
+  g_ptr_array_unref (s->got);
+  g_mutex_clear (&s->lock);
+}
+
+/* Exactly one read denial of @file in @s. */
+static void
+spawn_sink_assert_one (SpawnSink  *s,
+                       const char *file)
+{
+  g_autofree char *want = g_strdup_printf ("%u|%s", SBX_ABI_DENIAL_READ, file);
+
+  g_mutex_lock (&s->lock);
+  for (guint i = 0; i < s->got->len; i++)
+    g_test_message ("sink %p: %s", (void *) s, (const char *) g_ptr_array_index (s->got, i));
+  g_assert_cmpuint (s->got->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (s->got, 0), ==, want);
+  g_mutex_unlock (&s->lock);
+}
+
+/* Two spawns of one executor alive at once, each with a sink of its own
+ * (the third and fourth: warm sandboxes): each attempt reaches its own
+ * spawn's sink only, also while the other sandbox is alive. */
+static void
+test_sinks_apart_one_executor (void)
+{
+  Fixture fx = { 0 };
+  SpawnSink sinks[2];
+  LinuxTestProc *procs[2];
+  char *files[2];
+
+  if (!fixture_setup (&fx, 0, 0))
+    return;
+  if (!fx.observed)
+    {
+      g_test_skip ("the view supervisor's FUSE root is unavailable here (fs-denials: not enforced)");
+      fixture_teardown (&fx);
+      return;
+    }
+  for (int i = 0; i < 2; i++)
+    {
+      g_autoptr(LinuxTestRun) run = run_sh (&fx, "true");
+
+      g_assert_cmpint (run->exit.code, ==, 0);
+    }
+  for (int i = 0; i < 2; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("g-%d", i);
+      g_autofree char *script = NULL;
+      const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+      LinuxTestRun *failed = NULL;
+
+      files[i] = outside_file (&fx, name);
+      script = g_strdup_printf ("echo ready; read x; cat %s", files[i]);
+      argv[2] = script;
+      spawn_sink_init (&sinks[i]);
+      procs[i] = linux_test_backend_start_sink (fx.backend, fx.policy, fx.workspace, argv, NULL, -1, 0,
+                                                &sinks[i].sink, &failed);
+      if (procs[i] == NULL)
+        g_error ("spawn %d failed: %s", i, failed != NULL ? failed->spawn_error : "?");
+      g_assert_true (linux_test_proc_read_until (procs[i], "ready\n", 30000));
+    }
+  /* The first attempts while the second sandbox waits, then the second. */
+  for (int i = 0; i < 2; i++)
+    {
+      g_autoptr(LinuxTestRun) run = linux_test_proc_wait (procs[i], "go\n");
+
+      g_test_message ("spawn %d: err %s", i, run->err);
+      g_assert_cmpint (run->exit.code, !=, 0);
+      g_assert_nonnull (strstr (run->err, "Permission denied"));
+    }
+  for (int i = 0; i < 2; i++)
+    {
+      spawn_sink_assert_one (&sinks[i], files[i]);
+      spawn_sink_clear (&sinks[i]);
+      g_free (files[i]);
+    }
+  /* Nothing went to the backend's record (the sink of every other spawn). */
+  g_assert_cmpuint (linux_test_backend_denials (fx.backend)->len, ==, 0);
+  fixture_teardown (&fx);
+  etu_assert_no_children ();
+}
+
+/* One executor's spawns on a thread of their own. */
+typedef struct
+{
+  Fixture    *fx;
+  const char *tag;
+  GPtrArray  *files;   /* the file each spawn reads, in order */
+} ExecutorRun;
+
+static gpointer
+executor_run_thread (gpointer data)
+{
+  ExecutorRun *er = data;
+
+  for (guint i = 0; i < er->files->len; i++)
+    {
+      g_autofree char *script = g_strdup_printf ("cat %s", (const char *) g_ptr_array_index (er->files, i));
+      g_autoptr(LinuxTestRun) run = run_sh (er->fx, script);
+
+      g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_OK);
+      g_assert_cmpint (run->exit.code, !=, 0);
+      g_assert_nonnull (strstr (run->err, "Permission denied"));
+    }
+  return NULL;
+}
+
+/* Two executors spawning at the same time on two threads (direct, zygote
+ * and warm spawns of each overlapping the other's): each executor's record
+ * holds exactly its own spawns' attempts, one each, in order. */
+static void
+test_sinks_apart_two_executors (void)
+{
+  enum { N = 5 };
+  Fixture fx[2] = { { 0 }, { 0 } };
+  ExecutorRun runs[2];
+  GThread *threads[2];
+
+  for (int e = 0; e < 2; e++)
+    {
+      if (!fixture_setup (&fx[e], 0, 0))
+        {
+          if (e == 1)
+            fixture_teardown (&fx[0]);
+          return;
+        }
+      if (!fx[e].observed)
+        {
+          g_test_skip ("the view supervisor's FUSE root is unavailable here (fs-denials: not enforced)");
+          for (int k = 0; k <= e; k++)
+            fixture_teardown (&fx[k]);
+          return;
+        }
+      runs[e].fx = &fx[e];
+      runs[e].tag = e == 0 ? "a" : "b";
+      runs[e].files = g_ptr_array_new_with_free_func (g_free);
+      for (int i = 0; i < N; i++)
+        {
+          g_autofree char *name = g_strdup_printf ("%s-%d", runs[e].tag, i);
+
+          g_ptr_array_add (runs[e].files, outside_file (&fx[e], name));
+        }
+    }
+  for (int e = 0; e < 2; e++)
+    threads[e] = g_thread_new (runs[e].tag, executor_run_thread, &runs[e]);
+  for (int e = 0; e < 2; e++)
+    g_thread_join (threads[e]);
+  for (int e = 0; e < 2; e++)
+    {
+      g_autoptr(GPtrArray) denials = linux_test_backend_denials (fx[e].backend);
+
+      dump_denials (denials);
+      g_assert_cmpuint (denials->len, ==, N);
+      for (int i = 0; i < N; i++)
+        {
+          g_autofree char *want = g_strdup_printf ("read|%s|view-supervisor|",
+                                                   (const char *) g_ptr_array_index (runs[e].files, i));
+
+          g_assert_true (g_str_has_prefix (g_ptr_array_index (denials, i), want));
+        }
+      g_ptr_array_unref (runs[e].files);
+      fixture_teardown (&fx[e]);
+    }
   etu_assert_no_children ();
 }
 
@@ -482,6 +745,8 @@ main (int    argc,
   g_test_add_func ("/linux/view/no-spurious", test_no_spurious);
   g_test_add_func ("/linux/view/path-outside", test_path_outside);
   g_test_add_func ("/linux/view/zygote-and-warm", test_zygote_and_warm);
+  g_test_add_func ("/linux/view/sinks-apart/one-executor", test_sinks_apart_one_executor);
+  g_test_add_func ("/linux/view/sinks-apart/two-executors", test_sinks_apart_two_executors);
   g_test_add_func ("/linux/view/missing-socket", test_missing_socket);
   g_test_add_func ("/linux/view/fallback", test_fallback);
   g_test_add_func ("/linux/view/host-root", test_host_root);
