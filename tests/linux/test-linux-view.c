@@ -98,6 +98,22 @@ fixture_teardown (Fixture *fx)
   g_clear_pointer (&fx->outside, g_free);
 }
 
+/* fixture_setup() with the FUSE root (flags 0, no host read); skips the
+ * test (torn down) where it is unavailable (fs-denials not enforced). */
+static gboolean
+fixture_setup_observed (Fixture *fx)
+{
+  if (!fixture_setup (fx, 0, 0))
+    return FALSE;
+  if (!fx->observed)
+    {
+      g_test_skip ("the view supervisor's FUSE root is unavailable here (fs-denials: not enforced)");
+      fixture_teardown (fx);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Whether this process can open /dev/fuse (what the sandbox's A needs). */
 static gboolean
 fuse_openable (int *open_errno)
@@ -243,14 +259,8 @@ test_no_spurious (void)
     { "python3", "python3 -c 'import json, locale, mimetypes, ssl, sqlite3; mimetypes.init(); locale.setlocale(locale.LC_ALL, \"\")'" },
   };
 
-  if (!fixture_setup (&fx, 0, 0))
+  if (!fixture_setup_observed (&fx))
     return;
-  if (!fx.observed)
-    {
-      g_test_skip ("the view supervisor's FUSE root is unavailable here (fs-denials: not enforced)");
-      fixture_teardown (&fx);
-      return;
-    }
   g_assert_cmpint (linux_test_host_sh (fx.workspace, "git init -q . 2>/dev/null || true", NULL), ==, 0);
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     {
@@ -295,14 +305,8 @@ test_path_outside (void)
   g_autoptr(LinuxTestRun) run_missing = NULL;
   g_autoptr(GPtrArray) denials = NULL;
 
-  if (!fixture_setup (&fx, 0, 0))
+  if (!fixture_setup_observed (&fx))
     return;
-  if (!fx.observed)
-    {
-      g_test_skip ("the view supervisor's FUSE root is unavailable here (fs-denials: not enforced)");
-      fixture_teardown (&fx);
-      return;
-    }
   path = g_strdup_printf ("PATH=%s:/usr/bin:/bin", fx.outside);
   home = g_strdup_printf ("HOME=%s", linux_test_policy_home (fx.policy));
   tmpdir = g_strdup_printf ("TMPDIR=%s", linux_test_policy_tmpdir (fx.policy));
@@ -374,14 +378,8 @@ test_zygote_and_warm (void)
   g_autofree char *first_userns = NULL;
   g_autofree char *zygote_userns = NULL;
 
-  if (!fixture_setup (&fx, 0, 0))
+  if (!fixture_setup_observed (&fx))
     return;
-  if (!fx.observed)
-    {
-      g_test_skip ("the view supervisor's FUSE root is unavailable here (fs-denials: not enforced)");
-      fixture_teardown (&fx);
-      return;
-    }
   g_assert_nonnull (strstr (linux_test_backend_entry (fx.backend, "fs-denials")->detail, "zygote"));
   for (int i = 0; i < N; i++)
     {
@@ -492,14 +490,8 @@ test_sinks_apart_one_executor (void)
   LinuxTestProc *procs[2];
   char *files[2];
 
-  if (!fixture_setup (&fx, 0, 0))
+  if (!fixture_setup_observed (&fx))
     return;
-  if (!fx.observed)
-    {
-      g_test_skip ("the view supervisor's FUSE root is unavailable here (fs-denials: not enforced)");
-      fixture_teardown (&fx);
-      return;
-    }
   for (int i = 0; i < 2; i++)
     {
       g_autoptr(LinuxTestRun) run = run_sh (&fx, "true");
@@ -582,17 +574,10 @@ test_sinks_apart_two_executors (void)
 
   for (int e = 0; e < 2; e++)
     {
-      if (!fixture_setup (&fx[e], 0, 0))
+      if (!fixture_setup_observed (&fx[e]))
         {
           if (e == 1)
             fixture_teardown (&fx[0]);
-          return;
-        }
-      if (!fx[e].observed)
-        {
-          g_test_skip ("the view supervisor's FUSE root is unavailable here (fs-denials: not enforced)");
-          for (int k = 0; k <= e; k++)
-            fixture_teardown (&fx[k]);
           return;
         }
       runs[e].fx = &fx[e];
