@@ -7,7 +7,8 @@
  * same commands outside the sandbox succeed; ordinary programs give none;
  * spawns through the executor's zygote and its warm sandboxes each have a
  * view supervisor of their own (one denial each, to that spawn's sink only,
- * also with two spawns or two executors at once); where FUSE is unavailable the report says why and a
+ * also with two spawns or two executors at once; through the library, each
+ * names its filesystem.path.read.v1 grant, which opens that file); where FUSE is unavailable the report says why and a
  * path outside the view answers ENOENT with no denial; a host-read view says
  * writes are refused with EROFS and not reported.
  */
@@ -613,6 +614,152 @@ test_sinks_apart_two_executors (void)
   etu_assert_no_children ();
 }
 
+/* The build's linux plugin directory (SBX_TEST_PLUGIN_DIRS lists the real
+ * plugins' build directories). */
+static char *
+linux_plugin_dir (void)
+{
+  g_auto(GStrv) dirs = g_strsplit (g_getenv ("SBX_TEST_PLUGIN_DIRS") != NULL ? g_getenv ("SBX_TEST_PLUGIN_DIRS")
+                                   : "", ":", -1);
+
+  for (int i = 0; dirs[i] != NULL; i++)
+    if (g_str_has_suffix (dirs[i], "/plugins/linux"))
+      return g_strdup (dirs[i]);
+  g_error ("SBX_TEST_PLUGIN_DIRS names no plugins/linux directory");
+  return NULL;
+}
+
+/* Through the library, as a caller sees it (the core maps each backend
+ * denial to an SbxDenial with its grant): host read gated, one executor's
+ * first four runs (direct, through the zygote, then two warm sandboxes)
+ * each end with exactly one denial, the read of that run's file by the
+ * view supervisor, naming the grant filesystem.path.read.v1 of that file;
+ * that grant, passed back, opens that file and no other (a run with grants
+ * is a transient spec, spawned directly). */
+static void
+test_library_grants (void)
+{
+  enum { N = 4 };
+  Fixture fx = { 0 };
+  EtuTree tree = { 0 };
+  g_autofree char *plugin_dir = NULL;
+  g_autoptr(SbxRegistry) registry = NULL;
+  g_autoptr(SbxProfileConfig) config = NULL;
+  g_autoptr(SbxProfile) profile = NULL;
+  g_autoptr(SbxExecutorSetOptions) options = NULL;
+  g_autoptr(SbxExecutorSet) set = NULL;
+  g_autoptr(SbxExecutor) executor = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *dirs[2] = { NULL, NULL };
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) usernss = g_ptr_array_new_with_free_func (g_free);
+
+  /* The backend fixture tells whether the FUSE root is there (and makes
+   * the outside directory). */
+  if (!fixture_setup_observed (&fx))
+    return;
+  plugin_dir = linux_plugin_dir ();
+  dirs[0] = plugin_dir;
+  registry = sbx_registry_new_for_directories (dirs, &error);
+  g_assert_no_error (error);
+  etu_tree_init (&tree);
+  config = sbx_profile_config_new ();
+  sbx_profile_config_set_workspace (config, tree.ws, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_host (config, SBX_ACCESS_GATED, SBX_ACCESS_DENY);
+  sbx_profile_config_set_network (config, SBX_ACCESS_DENY);
+  sbx_profile_config_set_command (config, SBX_ACCESS_ALLOW);   /* a grant is bound to a command */
+  sbx_profile_config_set_home (config, SBX_HOME_ISOLATED);
+  profile = sbx_profile_new (config, &error);
+  g_assert_no_error (error);
+  options = etu_options (tree.scratch, 2, registry);
+  sbx_executor_set_options_set_backend (options, RUNG1);
+  set = sbx_executor_set_new (profile, options, &error);
+  g_assert_no_error (error);
+  executor = sbx_executor_set_for_key (set, "k", &error);
+  g_assert_no_error (error);
+  for (int i = 0; i < N; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("lib-%d", i);
+      g_autofree char *file = outside_file (&fx, name);
+      g_autofree char *script = g_strdup_printf ("readlink /proc/self/ns/user; cat %s", file);
+      g_autoptr(SbxRunResult) result = sbx_executor_run (executor, tree.ws, SBX_SH_ARGV (script), NULL, NULL,
+                                                         &error);
+      GPtrArray *denials;
+      SbxDenial *d;
+      gsize len = 0;
+      const char *out;
+      g_autofree char *userns = NULL;
+
+      g_assert_no_error (error);
+      /* The first run is in a user namespace of its own, the later ones in
+       * the zygote's. */
+      out = g_bytes_get_data (sbx_run_result_get_output (result), &len);
+      userns = g_strndup (out, len);
+      g_assert_nonnull (strchr (userns, '\n'));
+      *strchr (userns, '\n') = '\0';
+      if (i == 1)
+        g_assert_cmpstr (userns, !=, g_ptr_array_index (usernss, 0));
+      else if (i > 1)
+        g_assert_cmpstr (userns, ==, g_ptr_array_index (usernss, 1));
+      g_ptr_array_add (usernss, g_steal_pointer (&userns));
+      denials = sbx_run_result_get_denials (result);
+      g_assert_nonnull (denials);
+      for (guint k = 0; k < denials->len; k++)
+        {
+          g_autofree char *line = sbx_denial_to_string (denials->pdata[k]);
+
+          g_test_message ("run %d: %s", i, line);
+        }
+      g_assert_cmpint (sbx_run_result_get_exit_status (result), !=, 0);
+      g_assert_cmpuint (denials->len, ==, 1);
+      d = denials->pdata[0];
+      g_assert_cmpint (sbx_denial_get_operation (d), ==, SBX_DENIAL_OPERATION_READ);
+      g_assert_cmpstr (sbx_denial_get_target (d), ==, file);
+      g_assert_cmpstr (sbx_denial_get_mechanism (d), ==, "view-supervisor");
+      g_assert_cmpuint (sbx_denial_get_count (d), ==, 1);
+      g_assert_cmpstr (sbx_denial_get_grant_class (d), ==, "filesystem.path.read.v1");
+      g_assert_cmpstr (sbx_denial_get_grant_target (d), ==, file);
+      g_ptr_array_add (files, g_steal_pointer (&file));
+    }
+  /* That grant passed back opens exactly that file: the last run's file is
+   * read, the one before it is still refused (and reported). */
+  {
+    g_autofree char *script = g_strdup_printf ("cat %s; cat %s", (const char *) files->pdata[N - 1],
+                                               (const char *) files->pdata[N - 2]);
+    g_autofree char *bound = sbx_grant_command_for_argv (SBX_SH_ARGV (script));
+    g_autofree char *token = sbx_executor_issue_grant (executor, "exec-1", bound, tree.ws,
+                                                       SBX_GRANT_CLASS_FILESYSTEM_PATH_READ,
+                                                       files->pdata[N - 1], NULL, &error);
+    const char *grants[] = { token, NULL };
+    g_autoptr(SbxRunResult) result = NULL;
+    GPtrArray *denials;
+    gsize len = 0;
+    const char *out;
+    g_autofree char *text = NULL;
+
+    g_assert_no_error (error);
+    result = etu_run_with_grants (executor, tree.ws, SBX_SH_ARGV (script), "exec-1", grants, NULL, NULL, &error);
+    g_assert_no_error (error);
+    /* stdout and stderr together: the first file's contents, then cat's
+     * complaint about the second */
+    out = g_bytes_get_data (sbx_run_result_get_output (result), &len);
+    text = g_strndup (out, len);
+    g_test_message ("granted run: %s", text);
+    g_assert_true (g_str_has_prefix (text, "secret\n"));
+    g_assert_null (strstr (text + strlen ("secret\n"), "secret"));
+    g_assert_nonnull (strstr (text, "Permission denied"));
+    denials = sbx_run_result_get_denials (result);
+    g_assert_cmpuint (denials->len, ==, 1);
+    g_assert_cmpstr (sbx_denial_get_target (denials->pdata[0]), ==, files->pdata[N - 2]);
+  }
+  g_assert_true (sbx_executor_set_close (set, NULL, NULL));
+  g_clear_object (&executor);
+  g_clear_object (&set);
+  etu_tree_clear (&tree);
+  fixture_teardown (&fx);
+  etu_assert_no_children ();
+}
+
 /* A connect to a socket path that does not exist on the host, under a host
  * directory outside the view that does (glibc's nscd client connects to
  * /var/run/nscd/socket for every user lookup): ENOENT, as outside and as
@@ -732,6 +879,7 @@ main (int    argc,
   g_test_add_func ("/linux/view/zygote-and-warm", test_zygote_and_warm);
   g_test_add_func ("/linux/view/sinks-apart/one-executor", test_sinks_apart_one_executor);
   g_test_add_func ("/linux/view/sinks-apart/two-executors", test_sinks_apart_two_executors);
+  g_test_add_func ("/linux/view/library/grants", test_library_grants);
   g_test_add_func ("/linux/view/missing-socket", test_missing_socket);
   g_test_add_func ("/linux/view/fallback", test_fallback);
   g_test_add_func ("/linux/view/host-root", test_host_root);
