@@ -8,9 +8,10 @@
  * spawns through the executor's zygote and its warm sandboxes each have a
  * view supervisor of their own (one denial each, to that spawn's sink only,
  * also with two spawns or two executors at once; through the library, each
- * names its filesystem.path.read.v1 grant, which opens that file); where FUSE is unavailable the report says why and a
- * path outside the view answers ENOENT with no denial; a host-read view says
- * writes are refused with EROFS and not reported.
+ * names its filesystem.path.read.v1 grant, which opens that file); where
+ * FUSE is unavailable the report says why and a path outside the view
+ * answers ENOENT with no denial; a host-read view says writes are refused
+ * with EROFS and not reported.
  */
 #include "backend-test-util.h"
 #include "executor-test-util.h"
