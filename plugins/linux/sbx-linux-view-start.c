@@ -7,7 +7,9 @@
  * mount, sends the /dev/fuse descriptor, and the kernel adds A's
  * credentials to the message (the server set SO_PASSCRED): FUSE numbers a
  * request's pid in the pid namespace of the process that made the mount,
- * A's, and the server reads tasks through /proc/A/root/proc.  When
+ * A's, and the server reads tasks through /proc/A/root/proc.  (A warm A
+ * has a helper in its pid namespace make the mount and send it, and the
+ * spawning process names A to the server: sbx-linux-zygote.c.)  When
  * anything here fails, A builds the tmpfs root as before: a spawn never
  * fails for the view supervisor.
  */
