@@ -785,6 +785,66 @@ child_warm_wait (ChildCtx *ctx)
   return n == 1 ? 0 : n < 0 ? n : -EIO;
 }
 
+/* The view of a warm A with its own FUSE root, built by a helper A clones
+ * (CLONE_VM | CLONE_VFORK | CLONE_FS, on B's stack, which is unused until
+ * B): the helper shares A's mount namespace, root and working directory,
+ * so the pivot is A's too, but has a private copy of the descriptor table.
+ * A shares the supervisor's table while it waits (child_warm_wait()), and
+ * the full build (sbx_linux_child_mount_view) leaves its mounts' and the
+ * device's descriptors open on its error paths: in the helper's table they
+ * all close when it exits, on every path.  The helper is in the sandbox's
+ * pid namespace, so the FUSE mount it makes numbers requests there; the
+ * supervisor names A (its PID 1) to the server (sbx-linux-zygote.c), since
+ * the helper that sent the device is gone by then.  The helper reports its
+ * failing step itself and exits 127; A then exits 127 too. */
+SBX_CHILD_FUNC static int
+child_az_view_main (void *data)
+{
+  ChildCtx *ctx = data;
+  int step = SBX_LINUX_STEP_ROOT;
+  int index = -1;
+  long r;
+
+  r = sbx_linux_child_mount_view (ctx, &step, &index);
+  if (r < 0)
+    {
+      child_report (ctx, step, r, index);
+      sbx_child_exit (127);
+    }
+  sbx_child_exit (0);
+}
+
+/* A made by the zygote with its own FUSE root (ctx->view_sock): the whole
+ * view, as a direct A builds it, on top of the zygote's template (which
+ * the pivot detaches).  A warm A builds it through child_az_view_main(),
+ * and exits here when the helper failed (it reported its step).  0 or
+ * -errno. */
+SBX_CHILD_FUNC static long
+child_az_fuse_view (ChildCtx *ctx,
+                    int      *step,
+                    int      *index)
+{
+  long helper, r;
+  int status = 0;
+
+  if (!ctx->warm)
+    return sbx_linux_child_mount_view (ctx, step, index);
+  *step = SBX_LINUX_STEP_ROOT;
+  *index = -1;
+  helper = sbx_linux_raw_clone (CLONE_VM | CLONE_VFORK | CLONE_FS, ctx->stack_b_top, NULL,
+                                child_az_view_main, ctx);
+  if (helper < 0)
+    return helper;
+  do
+    r = sbx_raw_syscall4 (__NR_wait4, helper, &status, __WALL, 0);
+  while (r == -EINTR);
+  if (r < 0)
+    return r;
+  if (status != 0)
+    sbx_child_exit (127);
+  return 0;
+}
+
 /* A, cloned by a zygote into fresh mount, pid and ipc namespaces (the user,
  * network and uts namespaces are the zygote's). */
 SBX_CHILD_FUNC static int
@@ -802,7 +862,8 @@ child_az_main (void *data)
       child_report (ctx, SBX_LINUX_STEP_CGROUP, r, -1);
       sbx_child_exit (127);
     }
-  r = sbx_linux_child_enter_template (ctx, &step, &index);
+  r = ctx->view_sock >= 0 ? child_az_fuse_view (ctx, &step, &index)
+      : sbx_linux_child_enter_template (ctx, &step, &index);
   if (r < 0)
     {
       child_report (ctx, step, r, index);

@@ -380,8 +380,13 @@ spawn_start_warm (SbxLinuxSpec            *spec,
   if (warm == NULL)
     return FALSE;
   set_request (warm->ctx, spec, request, dns_envp, ch->pty[1], ch->unotify[1]);
+  /* Its view supervisor reports this spawn's attempts from now on (before
+   * the request: the target's first lookup may follow at once). */
+  if (warm->view != NULL)
+    sbx_view_server_set_sink (warm->view, sbx_linux_view_request_sink (request));
   if (!sbx_linux_warm_start (warm))
     return FALSE;
+  started->view = g_steal_pointer (&warm->view);
   started->ctx = g_steal_pointer (&warm->ctx);
   started->tmpfs_fds = g_steal_pointer (&warm->tmpfs_fds);
   started->cgroup = g_steal_pointer (&warm->cgroup);
@@ -526,6 +531,11 @@ spawn_start_cold (SbxLinuxSpec                     *spec,
       if (spec->netns)
         flags |= CLONE_NEWNET;
     }
+  /* The view supervisor first, either way: A, direct or the zygote's, has
+   * a copy of our table with its end of the socket pair in it, and runs
+   * to its exec before the call returns (CLONE_VFORK). */
+  if (spec->rung == SBX_LINUX_RUNG_USERNS)
+    started->view = sbx_linux_view_start (spec, request, ctx, &view_end);
   switch (spec->rung == SBX_LINUX_RUNG_USERNS && stage == NULL ? sbx_linux_zygote_spawn (spec, ctx)
           : SBX_LINUX_ZYGOTE_SPAWN_DIRECT)
     {
@@ -538,12 +548,10 @@ spawn_start_cold (SbxLinuxSpec                     *spec,
       break;
     case SBX_LINUX_ZYGOTE_SPAWN_DIRECT:
     default:
-      if (spec->rung == SBX_LINUX_RUNG_USERNS)
-        started->view = sbx_linux_view_start (spec, request, ctx, &view_end);
       pid = sbx_linux_clone_vfork_on (sbx_linux_child_a_main, ctx, flags, ctx->stack_a_top, &started->pidfd);
-      sbx_clear_fd (&view_end);
       break;
     }
+  sbx_clear_fd (&view_end);
   if (pid < 0)
     {
       *error_message = clone_failure_message (spec, (int) -pid);

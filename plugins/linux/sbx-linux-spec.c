@@ -784,8 +784,8 @@ spec_report_fs_denials (const SpecBuild *b)
     {
       reportf (b->reporter, "fs-denials", SBX_ABI_REPORT_ENFORCED,
                "names outside the view are answered by the view supervisor (FUSE): a denied host "
-               "path that exists answers %s, and each attempt is reported (every spawn of this "
-               "view is direct: none goes through the executor's zygote, whose view is shared)",
+               "path that exists answers %s, and each attempt is reported (every spawn has a "
+               "server of its own, also through the executor's zygote and its warm sandboxes)",
                not_found ? "ENOENT (denied-paths: not-found)" : "EACCES");
       return;
     }

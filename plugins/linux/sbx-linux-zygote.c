@@ -21,6 +21,7 @@
 #include "sbx-linux-child.h"
 #include "sbx-linux-child-private.h"
 #include "sbx-linux-clone.h"
+#include "sbx-linux-view-start.h"
 
 /* The zygote itself (sbx_linux_child_zygote_main) is child code: sbx-linux-child.c. */
 struct _SbxLinuxZygote
@@ -205,12 +206,12 @@ sbx_linux_zygote_spawn (SbxLinuxSpec *spec,
    * always spawned directly, outside any zygote: it has none of its own,
    * and the executor's shared zygote, built for the base spec, is never
    * asked to make a wider view.  A spec whose view root is the view
-   * supervisor's FUSE filesystem is always spawned directly too: the
-   * zygote's view is shared by every sandbox of the executor, while the
-   * view supervisor and its denial sink are per spawn, so a spawn through
-   * the zygote would answer ENOENT and report nothing where the spec's
-   * report says every attempt outside the view is reported. */
-  if (spec->transient || spec->view_fuse || z == NULL || g_atomic_int_add (&z->n_spawns, 1) == 0)
+   * supervisor's FUSE filesystem goes through the zygote too, but its A
+   * (ctx->view_sock set by the caller) builds a view of its own over a
+   * FUSE root of its own instead of taking the template's tmpfs root
+   * (child_az_main): the view supervisor and its denial sink are per
+   * spawn. */
+  if (spec->transient || z == NULL || g_atomic_int_add (&z->n_spawns, 1) == 0)
     return SBX_LINUX_ZYGOTE_SPAWN_DIRECT;
   g_mutex_lock (&z->lock);
   if (z->state == ZYGOTE_RUNNING)
@@ -270,7 +271,14 @@ sbx_linux_zygote_spawn (SbxLinuxSpec *spec,
  *    private copy;
  *  - one that died or failed to build is discarded, and the spawn goes the
  *    way it would have without it (the zygote, which reports its own
- *    errors). */
+ *    errors);
+ *  - with spec->view_fuse it has a view supervisor of its own, started
+ *    before the request to the zygote (A's binds look their mountpoints up
+ *    in its FUSE root) and with no denial sink: what reaches it while the
+ *    sandbox is built or waits is no attempt of any spawn.  The spawn that
+ *    takes the sandbox gives the server its sink and frees it at finish()
+ *    as a direct spawn's; a sandbox discarded unused frees it after A is
+ *    reaped (a server stopped first would fail A's build lookups). */
 
 /* The next byte A says on the ack pipe ('r' built, 'u' holds its own
  * table), or 0 when A died first. */
@@ -312,6 +320,9 @@ sbx_linux_warm_free (SbxLinuxWarm *w)
     }
   if (w->pidfd >= 0)
     close (w->pidfd);
+  if (w->view_end >= 0)
+    close (w->view_end);
+  g_clear_pointer (&w->view, sbx_view_server_free);
   for (i = 0; i < 2; i++)
     {
       if (w->err_pipe[i] >= 0)
@@ -349,6 +360,7 @@ warm_new (SbxLinuxSpec *spec)
   w->pidfd = -1;
   w->err_pipe[0] = w->err_pipe[1] = w->exit_pipe[0] = w->exit_pipe[1] = -1;
   w->go[0] = w->go[1] = w->ack[0] = w->ack[1] = -1;
+  w->view_end = -1;
   if (sbx_linux_pipe (w->err_pipe, &failed_call) != 0 || sbx_linux_pipe (w->exit_pipe, &failed_call) != 0
       || sbx_linux_pipe (w->go, &failed_call) != 0 || sbx_linux_pipe (w->ack, &failed_call) != 0)
     return NULL;
@@ -399,6 +411,9 @@ warm_new (SbxLinuxSpec *spec)
   ctx->init_envp[0] = NULL;
   ctx->zpid = -EIO;
   ctx->z_pidfd = -1;
+  /* Its own view supervisor, serving before A builds (no sink yet); none:
+   * A takes the template's tmpfs root. */
+  w->view = sbx_linux_view_start (spec, NULL, ctx, &w->view_end);
 
   if (write (z->req[1], &ctx, sizeof ctx) != (ssize_t) sizeof ctx)
     {
@@ -429,6 +444,10 @@ warm_new (SbxLinuxSpec *spec)
     return NULL;
   w->pid = (pid_t) ctx->zpid;
   w->pidfd = ctx->z_pidfd;
+  /* The FUSE mount is made by A's helper, which is gone once the view is
+   * built: the server reads the sandbox's tasks through A (its PID 1). */
+  if (w->view != NULL)
+    sbx_view_server_set_sandbox_pid (w->view, w->pid);
   return g_steal_pointer (&w);
 }
 
@@ -460,6 +479,17 @@ sbx_linux_zygote_prepare_warm (SbxLinuxSpec *spec)
    * descriptors in the table it shares with the caller, and a spawn call
    * must return with nothing of its own open but what it returns. */
   w->ready = warm_read_ack (w) == 'r';
+  /* Built (or dead): A's helper has sent the device or is gone, and A
+   * itself never uses its end of the server's socket pair. */
+  if (w->view_end >= 0)
+    {
+      close (w->view_end);
+      w->view_end = -1;
+      w->ctx->view_sock = -1;   /* the number may be reused from now on */
+    }
+  /* A built the tmpfs root instead: nothing will ever reach the server. */
+  if (w->ready && w->view != NULL && !w->ctx->view_fuse)
+    g_clear_pointer (&w->view, sbx_view_server_free);
   g_mutex_lock (&z->lock);
   z->preparing = FALSE;
   /* Kept only for the zygote it was asked of: a reset meanwhile closed the

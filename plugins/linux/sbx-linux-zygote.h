@@ -12,6 +12,7 @@
 
 #include "sbx-linux-cgroup.h"
 #include "sbx-linux-child-private.h"
+#include "sbx-linux-view-server.h"
 
 G_BEGIN_DECLS
 
@@ -50,10 +51,12 @@ typedef struct
   pid_t      pid;          /* A, or -1 */
   int        pidfd;
   SbxCgroup *cgroup;       /* the sandbox's cgroup (A has joined it), or NULL */
+  SbxViewServer *view;     /* its view supervisor (spec->view_fuse), or NULL; no sink until taken */
+  int        view_end;     /* A's end of the server's socket pair, until A is built */
 } SbxLinuxWarm;
 
 /* Kills and reaps an A still there (pid > 0), destroys the cgroup, closes
- * and frees what is left. */
+ * and frees what is left (the view supervisor after A is reaped). */
 void          sbx_linux_warm_free           (SbxLinuxWarm *warm);
 /* After a spawn through the zygote: prepares the next sandbox of @spec if
  * none is waiting (no-op without a running zygote). */

@@ -530,6 +530,21 @@ linux_test_backend_start (LinuxTestBackend  *self,
                           uint32_t           flags,
                           LinuxTestRun     **run_out)
 {
+  return linux_test_backend_start_sink (self, policy, cwd, argv, envp, stdin_fd, flags, &self->denial_sink,
+                                        run_out);
+}
+
+LinuxTestProc *
+linux_test_backend_start_sink (LinuxTestBackend             *self,
+                               LinuxTestPolicy              *policy,
+                               const char                   *cwd,
+                               const char *const            *argv,
+                               const char *const            *envp,
+                               int                           stdin_fd,
+                               uint32_t                      flags,
+                               const SbxBackendDenialSinkV1 *sink,
+                               LinuxTestRun                **run_out)
+{
   LinuxTestProc *proc;
   SbxSpawnRequestV1 req = { 0 };
   SbxSpawnResultV1 res = { 0 };
@@ -560,7 +575,7 @@ linux_test_backend_start (LinuxTestBackend  *self,
   req.stdin_fd = stdin_fd >= 0 ? stdin_fd : in_pipe[0];
   req.stdout_fd = out_pipe[1];
   req.stderr_fd = err_pipe[1];
-  req.denial_sink = &self->denial_sink;
+  req.denial_sink = sink;
   res.struct_size = sizeof res;
   host_reset (&self->th);
   status = self->vtable->spawn (self->plugin_ctx, (SbxHostCall *) &self->th, self->spec, &req, &res);

@@ -153,6 +153,17 @@ LinuxTestProc *linux_test_backend_start (LinuxTestBackend  *self,
                                          int                stdin_fd,
                                          uint32_t           flags,
                                          LinuxTestRun     **run_out);
+/* The same with @sink as the spawn's denial sink (NULL: none) instead of
+ * the backend's record: a test that tells spawns' denials apart. */
+LinuxTestProc *linux_test_backend_start_sink (LinuxTestBackend             *self,
+                                              LinuxTestPolicy              *policy,
+                                              const char                   *cwd,
+                                              const char *const            *argv,
+                                              const char *const            *envp,
+                                              int                           stdin_fd,
+                                              uint32_t                      flags,
+                                              const SbxBackendDenialSinkV1 *sink,
+                                              LinuxTestRun                **run_out);
 /* SBX_SPAWN_PTY_SANDBOX: the backend opens the terminal inside; the output
  * is read from the master it hands back (which the wait closes). */
 LinuxTestProc *linux_test_backend_start_sandbox_pty (LinuxTestBackend  *self,

@@ -5,10 +5,13 @@
  * view each give the target EACCES (ENOENT with SBX_POLICY_DENIED_NOT_FOUND)
  * and exactly one denial naming the operation and the whole path, while the
  * same commands outside the sandbox succeed; ordinary programs give none;
- * spawns through the executor's zygote and warm sandbox keep a tmpfs root,
- * as the report says; where FUSE is unavailable the report says why and a
- * path outside the view answers ENOENT with no denial; a host-read view says
- * writes are refused with EROFS and not reported.
+ * spawns through the executor's zygote and its warm sandboxes each have a
+ * view supervisor of their own (one denial each, to that spawn's sink only,
+ * also with two spawns or two executors at once; through the library, each
+ * names its filesystem.path.read.v1 grant, which opens that file); where
+ * FUSE is unavailable the report says why and a path outside the view
+ * answers ENOENT with no denial; a host-read view says writes are refused
+ * with EROFS and not reported.
  */
 #include "backend-test-util.h"
 #include "executor-test-util.h"
@@ -16,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 
@@ -94,6 +98,22 @@ fixture_teardown (Fixture *fx)
     etu_rm_rf (fx->outside);
   g_clear_pointer (&fx->workspace, g_free);
   g_clear_pointer (&fx->outside, g_free);
+}
+
+/* fixture_setup() with the FUSE root (flags 0, no host read); skips the
+ * test (torn down) where it is unavailable (fs-denials not enforced). */
+static gboolean
+fixture_setup_observed (Fixture *fx)
+{
+  if (!fixture_setup (fx, 0, 0))
+    return FALSE;
+  if (!fx->observed)
+    {
+      g_test_skip ("the view supervisor's FUSE root is unavailable here (fs-denials: not enforced)");
+      fixture_teardown (fx);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* Whether this process can open /dev/fuse (what the sandbox's A needs). */
@@ -187,8 +207,8 @@ check_attempts (uint32_t flags)
       if (a->eacces_says == NULL)
         g_assert_nonnull (strstr (host_out, "/sub/e"));
 
-      /* A spec's first spawn goes directly (later ones through its
-       * zygote, which keeps a tmpfs root): one spec per attempt. */
+      /* A spec of its own per attempt: the first spawn of each (direct);
+       * test_zygote_and_warm() covers the later ones. */
       g_assert_cmpint (linux_test_backend_compile (fx.backend, linux_test_policy_get (fx.policy)), ==,
                        SBX_STATUS_OK);
       g_ptr_array_unref (linux_test_backend_denials (fx.backend));
@@ -241,14 +261,8 @@ test_no_spurious (void)
     { "python3", "python3 -c 'import json, locale, mimetypes, ssl, sqlite3; mimetypes.init(); locale.setlocale(locale.LC_ALL, \"\")'" },
   };
 
-  if (!fixture_setup (&fx, 0, 0))
+  if (!fixture_setup_observed (&fx))
     return;
-  if (!fx.observed)
-    {
-      g_test_skip ("the view supervisor's FUSE root is unavailable here (fs-denials: not enforced)");
-      fixture_teardown (&fx);
-      return;
-    }
   g_assert_cmpint (linux_test_host_sh (fx.workspace, "git init -q . 2>/dev/null || true", NULL), ==, 0);
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     {
@@ -293,14 +307,8 @@ test_path_outside (void)
   g_autoptr(LinuxTestRun) run_missing = NULL;
   g_autoptr(GPtrArray) denials = NULL;
 
-  if (!fixture_setup (&fx, 0, 0))
+  if (!fixture_setup_observed (&fx))
     return;
-  if (!fx.observed)
-    {
-      g_test_skip ("the view supervisor's FUSE root is unavailable here (fs-denials: not enforced)");
-      fixture_teardown (&fx);
-      return;
-    }
   path = g_strdup_printf ("PATH=%s:/usr/bin:/bin", fx.outside);
   home = g_strdup_printf ("HOME=%s", linux_test_policy_home (fx.policy));
   tmpdir = g_strdup_printf ("TMPDIR=%s", linux_test_policy_tmpdir (fx.policy));
@@ -330,37 +338,425 @@ test_path_outside (void)
   fixture_teardown (&fx);
 }
 
-/* A spec with the FUSE root never spawns through its zygote (whose view is
- * shared by every sandbox of the executor) nor a warm sandbox: each of
- * three spawns of one spec is direct, answers EACCES and reports its one
- * attempt, as the report says. */
+/* A file under the outside directory, made here, that the host reads
+ * (the positive control of its denial). */
+static char *
+outside_file (Fixture    *fx,
+              const char *name)
+{
+  char *file = g_build_filename (fx->outside, name, NULL);
+  g_autofree char *script = g_strdup_printf ("cat %s", file);
+  g_autofree char *out = NULL;
+
+  g_assert_true (g_file_set_contents (file, "secret\n", -1, NULL));
+  g_assert_cmpint (linux_test_host_sh (fx->workspace, script, &out), ==, 0);
+  g_assert_cmpstr (out, ==, "secret\n");
+  return file;
+}
+
+/* Clock ticks since boot now (the unit of /proc/PID/stat's starttime). */
+static long long
+boot_ticks_now (void)
+{
+  struct timespec ts;
+
+  g_assert_cmpint (clock_gettime (CLOCK_BOOTTIME, &ts), ==, 0);
+  return (long long) ts.tv_sec * sysconf (_SC_CLK_TCK) + ts.tv_nsec / (1000000000LL / sysconf (_SC_CLK_TCK));
+}
+
+/* Every spawn of a spec with the FUSE root has a view supervisor of its
+ * own: the first (direct), the second (through the executor's zygote) and
+ * the third and later (each the warm sandbox the one before prepared) each
+ * answer EACCES and report exactly their one attempt.  That the later ones
+ * really went through the zygote and a warm sandbox is seen inside: from
+ * the second on the target is in the zygote's user namespace (the first's
+ * is its own), and from the third on the sandbox's PID 1 started before the
+ * call (built ahead of need, at the end of the spawn before). */
 static void
 test_zygote_and_warm (void)
 {
+  enum { N = 5 };
   Fixture fx = { 0 };
-  g_autofree char *script = NULL;
+  g_autofree char *first_userns = NULL;
+  g_autofree char *zygote_userns = NULL;
 
-  if (!fixture_setup (&fx, 0, 0))
+  if (!fixture_setup_observed (&fx))
     return;
-  if (!fx.observed)
-    {
-      g_test_skip ("the view supervisor's FUSE root is unavailable here (fs-denials: not enforced)");
-      fixture_teardown (&fx);
-      return;
-    }
   g_assert_nonnull (strstr (linux_test_backend_entry (fx.backend, "fs-denials")->detail, "zygote"));
-  script = g_strdup_printf ("cat %s/f", fx.outside);
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < N; i++)
     {
-      g_autoptr(LinuxTestRun) run = run_sh (&fx, script);
-      g_autoptr(GPtrArray) denials = linux_test_backend_denials (fx.backend);
+      g_autofree char *name = g_strdup_printf ("f-%d", i);
+      g_autofree char *file = outside_file (&fx, name);
+      g_autofree char *script = g_strdup_printf ("readlink /proc/self/ns/user; cut -d' ' -f22 /proc/1/stat; "
+                                                 "cat %s", file);
+      g_autofree char *want = g_strdup_printf ("read|%s|view-supervisor|", file);
+      g_autoptr(LinuxTestRun) run = NULL;
+      g_autoptr(GPtrArray) denials = NULL;
+      g_auto(GStrv) lines = NULL;
+      long long before;
 
+      /* A margin for the start times: the warm sandbox is built at the
+       * end of the spawn before, well before this call. */
+      if (i >= 2)
+        g_usleep (300 * 1000);
+      before = boot_ticks_now ();
+      run = run_sh (&fx, script);
+      denials = linux_test_backend_denials (fx.backend);
       dump_denials (denials);
+      g_test_message ("spawn %d: out %s err %s", i, run->out, run->err);
       g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_OK);
       g_assert_cmpint (run->exit.code, !=, 0);
       g_assert_nonnull (strstr (run->err, "Permission denied"));
+      g_assert_null (strstr (run->out, "secret"));
       g_assert_cmpuint (denials->len, ==, 1);
+      g_assert_true (g_str_has_prefix (g_ptr_array_index (denials, 0), want));
+      lines = g_strsplit (run->out, "\n", -1);
+      g_assert_cmpuint (g_strv_length (lines), >=, 2);
+      if (i == 0)
+        first_userns = g_strdup (lines[0]);
+      else if (i == 1)
+        {
+          g_assert_cmpstr (lines[0], !=, first_userns);
+          zygote_userns = g_strdup (lines[0]);
+        }
+      else
+        {
+          g_assert_cmpstr (lines[0], ==, zygote_userns);
+          /* 300 ms is 30 ticks of 100 Hz: 10 is a third of the margin. */
+          g_assert_cmpint (g_ascii_strtoll (lines[1], NULL, 10), <, before - 10);
+        }
     }
+  fixture_teardown (&fx);
+  etu_assert_no_children ();
+}
+
+/* A denial sink of one spawn: "op|target" of each denial. */
+typedef struct
+{
+  SbxBackendDenialSinkV1 sink;
+  GMutex                 lock;
+  GPtrArray             *got;
+} SpawnSink;
+
+static void
+spawn_sink_denied (void                     *data,
+                   const SbxBackendDenialV1 *denial)
+{
+  SpawnSink *s = data;
+
+  g_mutex_lock (&s->lock);
+  g_ptr_array_add (s->got, g_strdup_printf ("%u|%s", denial->operation, denial->target));
+  g_mutex_unlock (&s->lock);
+}
+
+static void
+spawn_sink_init (SpawnSink *s)
+{
+  s->sink.struct_size = sizeof s->sink;
+  s->sink.denied = spawn_sink_denied;
+  s->sink.data = s;
+  g_mutex_init (&s->lock);
+  s->got = g_ptr_array_new_with_free_func (g_free);
+}
+
+static void
+spawn_sink_clear (SpawnSink *s)
+{
+  g_ptr_array_unref (s->got);
+  g_mutex_clear (&s->lock);
+}
+
+/* Exactly one read denial of @file in @s. */
+static void
+spawn_sink_assert_one (SpawnSink  *s,
+                       const char *file)
+{
+  g_autofree char *want = g_strdup_printf ("%u|%s", SBX_ABI_DENIAL_READ, file);
+
+  g_mutex_lock (&s->lock);
+  for (guint i = 0; i < s->got->len; i++)
+    g_test_message ("sink %p: %s", (void *) s, (const char *) g_ptr_array_index (s->got, i));
+  g_assert_cmpuint (s->got->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (s->got, 0), ==, want);
+  g_mutex_unlock (&s->lock);
+}
+
+/* Two spawns of one executor alive at once, each with a sink of its own
+ * (the third and fourth: warm sandboxes): each attempt reaches its own
+ * spawn's sink only, also while the other sandbox is alive. */
+static void
+test_sinks_apart_one_executor (void)
+{
+  Fixture fx = { 0 };
+  SpawnSink sinks[2];
+  LinuxTestProc *procs[2];
+  char *files[2];
+
+  if (!fixture_setup_observed (&fx))
+    return;
+  for (int i = 0; i < 2; i++)
+    {
+      g_autoptr(LinuxTestRun) run = run_sh (&fx, "true");
+
+      g_assert_cmpint (run->exit.code, ==, 0);
+    }
+  for (int i = 0; i < 2; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("g-%d", i);
+      g_autofree char *script = NULL;
+      const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+      LinuxTestRun *failed = NULL;
+
+      files[i] = outside_file (&fx, name);
+      script = g_strdup_printf ("echo ready; read x; cat %s", files[i]);
+      argv[2] = script;
+      spawn_sink_init (&sinks[i]);
+      procs[i] = linux_test_backend_start_sink (fx.backend, fx.policy, fx.workspace, argv, NULL, -1, 0,
+                                                &sinks[i].sink, &failed);
+      if (procs[i] == NULL)
+        g_error ("spawn %d failed: %s", i, failed != NULL ? failed->spawn_error : "?");
+      g_assert_true (linux_test_proc_read_until (procs[i], "ready\n", 30000));
+    }
+  /* The first attempts while the second sandbox waits, then the second. */
+  for (int i = 0; i < 2; i++)
+    {
+      g_autoptr(LinuxTestRun) run = linux_test_proc_wait (procs[i], "go\n");
+
+      g_test_message ("spawn %d: err %s", i, run->err);
+      g_assert_cmpint (run->exit.code, !=, 0);
+      g_assert_nonnull (strstr (run->err, "Permission denied"));
+    }
+  for (int i = 0; i < 2; i++)
+    {
+      spawn_sink_assert_one (&sinks[i], files[i]);
+      spawn_sink_clear (&sinks[i]);
+      g_free (files[i]);
+    }
+  /* Nothing went to the backend's record (the sink of every other spawn). */
+  g_assert_cmpuint (linux_test_backend_denials (fx.backend)->len, ==, 0);
+  fixture_teardown (&fx);
+  etu_assert_no_children ();
+}
+
+/* One executor's spawns on a thread of their own. */
+typedef struct
+{
+  Fixture    *fx;
+  const char *tag;
+  GPtrArray  *files;   /* the file each spawn reads, in order */
+} ExecutorRun;
+
+static gpointer
+executor_run_thread (gpointer data)
+{
+  ExecutorRun *er = data;
+
+  for (guint i = 0; i < er->files->len; i++)
+    {
+      g_autofree char *script = g_strdup_printf ("cat %s", (const char *) g_ptr_array_index (er->files, i));
+      g_autoptr(LinuxTestRun) run = run_sh (er->fx, script);
+
+      g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_OK);
+      g_assert_cmpint (run->exit.code, !=, 0);
+      g_assert_nonnull (strstr (run->err, "Permission denied"));
+    }
+  return NULL;
+}
+
+/* Two executors spawning at the same time on two threads (direct, zygote
+ * and warm spawns of each overlapping the other's): each executor's record
+ * holds exactly its own spawns' attempts, one each, in order. */
+static void
+test_sinks_apart_two_executors (void)
+{
+  enum { N = 5 };
+  Fixture fx[2] = { { 0 }, { 0 } };
+  ExecutorRun runs[2];
+  GThread *threads[2];
+
+  for (int e = 0; e < 2; e++)
+    {
+      if (!fixture_setup_observed (&fx[e]))
+        {
+          if (e == 1)
+            fixture_teardown (&fx[0]);
+          return;
+        }
+      runs[e].fx = &fx[e];
+      runs[e].tag = e == 0 ? "a" : "b";
+      runs[e].files = g_ptr_array_new_with_free_func (g_free);
+      for (int i = 0; i < N; i++)
+        {
+          g_autofree char *name = g_strdup_printf ("%s-%d", runs[e].tag, i);
+
+          g_ptr_array_add (runs[e].files, outside_file (&fx[e], name));
+        }
+    }
+  for (int e = 0; e < 2; e++)
+    threads[e] = g_thread_new (runs[e].tag, executor_run_thread, &runs[e]);
+  for (int e = 0; e < 2; e++)
+    g_thread_join (threads[e]);
+  for (int e = 0; e < 2; e++)
+    {
+      g_autoptr(GPtrArray) denials = linux_test_backend_denials (fx[e].backend);
+
+      dump_denials (denials);
+      g_assert_cmpuint (denials->len, ==, N);
+      for (int i = 0; i < N; i++)
+        {
+          g_autofree char *want = g_strdup_printf ("read|%s|view-supervisor|",
+                                                   (const char *) g_ptr_array_index (runs[e].files, i));
+
+          g_assert_true (g_str_has_prefix (g_ptr_array_index (denials, i), want));
+        }
+      g_ptr_array_unref (runs[e].files);
+      fixture_teardown (&fx[e]);
+    }
+  etu_assert_no_children ();
+}
+
+/* The build's linux plugin directory (SBX_TEST_PLUGIN_DIRS lists the real
+ * plugins' build directories). */
+static char *
+linux_plugin_dir (void)
+{
+  g_auto(GStrv) dirs = g_strsplit (g_getenv ("SBX_TEST_PLUGIN_DIRS") != NULL ? g_getenv ("SBX_TEST_PLUGIN_DIRS")
+                                   : "", ":", -1);
+
+  for (int i = 0; dirs[i] != NULL; i++)
+    if (g_str_has_suffix (dirs[i], "/plugins/linux"))
+      return g_strdup (dirs[i]);
+  g_error ("SBX_TEST_PLUGIN_DIRS names no plugins/linux directory");
+  return NULL;
+}
+
+/* Through the library, as a caller sees it (the core maps each backend
+ * denial to an SbxDenial with its grant): host read gated, one executor's
+ * first four runs (direct, through the zygote, then two warm sandboxes)
+ * each end with exactly one denial, the read of that run's file by the
+ * view supervisor, naming the grant filesystem.path.read.v1 of that file;
+ * that grant, passed back, opens that file and no other (a run with grants
+ * is a transient spec, spawned directly). */
+static void
+test_library_grants (void)
+{
+  enum { N = 4 };
+  Fixture fx = { 0 };
+  EtuTree tree = { 0 };
+  g_autofree char *plugin_dir = NULL;
+  g_autoptr(SbxRegistry) registry = NULL;
+  g_autoptr(SbxProfileConfig) config = NULL;
+  g_autoptr(SbxProfile) profile = NULL;
+  g_autoptr(SbxExecutorSetOptions) options = NULL;
+  g_autoptr(SbxExecutorSet) set = NULL;
+  g_autoptr(SbxExecutor) executor = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *dirs[2] = { NULL, NULL };
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) usernss = g_ptr_array_new_with_free_func (g_free);
+
+  /* The backend fixture tells whether the FUSE root is there (and makes
+   * the outside directory). */
+  if (!fixture_setup_observed (&fx))
+    return;
+  plugin_dir = linux_plugin_dir ();
+  dirs[0] = plugin_dir;
+  registry = sbx_registry_new_for_directories (dirs, &error);
+  g_assert_no_error (error);
+  etu_tree_init (&tree);
+  config = sbx_profile_config_new ();
+  sbx_profile_config_set_workspace (config, tree.ws, SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+  sbx_profile_config_set_host (config, SBX_ACCESS_GATED, SBX_ACCESS_DENY);
+  sbx_profile_config_set_network (config, SBX_ACCESS_DENY);
+  sbx_profile_config_set_command (config, SBX_ACCESS_ALLOW);   /* a grant is bound to a command */
+  sbx_profile_config_set_home (config, SBX_HOME_ISOLATED);
+  profile = sbx_profile_new (config, &error);
+  g_assert_no_error (error);
+  options = etu_options (tree.scratch, 2, registry);
+  sbx_executor_set_options_set_backend (options, RUNG1);
+  set = sbx_executor_set_new (profile, options, &error);
+  g_assert_no_error (error);
+  executor = sbx_executor_set_for_key (set, "k", &error);
+  g_assert_no_error (error);
+  for (int i = 0; i < N; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("lib-%d", i);
+      g_autofree char *file = outside_file (&fx, name);
+      g_autofree char *script = g_strdup_printf ("readlink /proc/self/ns/user; cat %s", file);
+      g_autoptr(SbxRunResult) result = sbx_executor_run (executor, tree.ws, SBX_SH_ARGV (script), NULL, NULL,
+                                                         &error);
+      GPtrArray *denials;
+      SbxDenial *d;
+      gsize len = 0;
+      const char *out;
+      g_autofree char *userns = NULL;
+
+      g_assert_no_error (error);
+      /* The first run is in a user namespace of its own, the later ones in
+       * the zygote's. */
+      out = g_bytes_get_data (sbx_run_result_get_output (result), &len);
+      userns = g_strndup (out, len);
+      g_assert_nonnull (strchr (userns, '\n'));
+      *strchr (userns, '\n') = '\0';
+      if (i == 1)
+        g_assert_cmpstr (userns, !=, g_ptr_array_index (usernss, 0));
+      else if (i > 1)
+        g_assert_cmpstr (userns, ==, g_ptr_array_index (usernss, 1));
+      g_ptr_array_add (usernss, g_steal_pointer (&userns));
+      denials = sbx_run_result_get_denials (result);
+      g_assert_nonnull (denials);
+      for (guint k = 0; k < denials->len; k++)
+        {
+          g_autofree char *line = sbx_denial_to_string (denials->pdata[k]);
+
+          g_test_message ("run %d: %s", i, line);
+        }
+      g_assert_cmpint (sbx_run_result_get_exit_status (result), !=, 0);
+      g_assert_cmpuint (denials->len, ==, 1);
+      d = denials->pdata[0];
+      g_assert_cmpint (sbx_denial_get_operation (d), ==, SBX_DENIAL_OPERATION_READ);
+      g_assert_cmpstr (sbx_denial_get_target (d), ==, file);
+      g_assert_cmpstr (sbx_denial_get_mechanism (d), ==, "view-supervisor");
+      g_assert_cmpuint (sbx_denial_get_count (d), ==, 1);
+      g_assert_cmpstr (sbx_denial_get_grant_class (d), ==, "filesystem.path.read.v1");
+      g_assert_cmpstr (sbx_denial_get_grant_target (d), ==, file);
+      g_ptr_array_add (files, g_steal_pointer (&file));
+    }
+  /* That grant passed back opens exactly that file: the last run's file is
+   * read, the one before it is still refused (and reported). */
+  {
+    g_autofree char *script = g_strdup_printf ("cat %s; cat %s", (const char *) files->pdata[N - 1],
+                                               (const char *) files->pdata[N - 2]);
+    g_autofree char *bound = sbx_grant_command_for_argv (SBX_SH_ARGV (script));
+    g_autofree char *token = sbx_executor_issue_grant (executor, "exec-1", bound, tree.ws,
+                                                       SBX_GRANT_CLASS_FILESYSTEM_PATH_READ,
+                                                       files->pdata[N - 1], NULL, &error);
+    const char *grants[] = { token, NULL };
+    g_autoptr(SbxRunResult) result = NULL;
+    GPtrArray *denials;
+    gsize len = 0;
+    const char *out;
+    g_autofree char *text = NULL;
+
+    g_assert_no_error (error);
+    result = etu_run_with_grants (executor, tree.ws, SBX_SH_ARGV (script), "exec-1", grants, NULL, NULL, &error);
+    g_assert_no_error (error);
+    /* stdout and stderr together: the first file's contents, then cat's
+     * complaint about the second */
+    out = g_bytes_get_data (sbx_run_result_get_output (result), &len);
+    text = g_strndup (out, len);
+    g_test_message ("granted run: %s", text);
+    g_assert_true (g_str_has_prefix (text, "secret\n"));
+    g_assert_null (strstr (text + strlen ("secret\n"), "secret"));
+    g_assert_nonnull (strstr (text, "Permission denied"));
+    denials = sbx_run_result_get_denials (result);
+    g_assert_cmpuint (denials->len, ==, 1);
+    g_assert_cmpstr (sbx_denial_get_target (denials->pdata[0]), ==, files->pdata[N - 2]);
+  }
+  g_assert_true (sbx_executor_set_close (set, NULL, NULL));
+  g_clear_object (&executor);
+  g_clear_object (&set);
+  etu_tree_clear (&tree);
   fixture_teardown (&fx);
   etu_assert_no_children ();
 }
@@ -482,6 +878,9 @@ main (int    argc,
   g_test_add_func ("/linux/view/no-spurious", test_no_spurious);
   g_test_add_func ("/linux/view/path-outside", test_path_outside);
   g_test_add_func ("/linux/view/zygote-and-warm", test_zygote_and_warm);
+  g_test_add_func ("/linux/view/sinks-apart/one-executor", test_sinks_apart_one_executor);
+  g_test_add_func ("/linux/view/sinks-apart/two-executors", test_sinks_apart_two_executors);
+  g_test_add_func ("/linux/view/library/grants", test_library_grants);
   g_test_add_func ("/linux/view/missing-socket", test_missing_socket);
   g_test_add_func ("/linux/view/fallback", test_fallback);
   g_test_add_func ("/linux/view/host-root", test_host_root);

@@ -19,7 +19,10 @@
  * At rung 2 there is no zygote and so no warm sandbox (and no pid or mount
  * namespace to tell sandboxes apart by): the confinement and release cases
  * run there too (every spawn is fresh), the three that observe the warm
- * sandbox itself are rung 1 only.
+ * sandbox itself are rung 1 only.  Every rung-1 case runs twice: with a
+ * host-read view (the host's root) and with the view supervisor's FUSE
+ * root, where each warm sandbox is built with a server of its own
+ * (tests/linux/test-linux-view.c checks its denials).
  */
 #include "backend-test-util.h"
 #include "executor-test-util.h"
@@ -40,25 +43,43 @@ typedef struct
   LinuxTestBackend *backend;
 } Fixture;
 
+static void fixture_teardown (Fixture *fx);
+
+/* @data: the rung, or "linux-userns/fuse".  The plain cases allow host
+ * read, so the view's root is the host's (read-only); the /fuse cases do
+ * not, so it is the view supervisor's FUSE filesystem, and every sandbox,
+ * warm ones too, has a server of its own (skipped where FUSE is not
+ * available: the report says so). */
 static gboolean
 fixture_setup (Fixture    *fx,
-               const char *rung)
+               const char *data)
 {
+  g_auto(GStrv) parts = g_strsplit (data, "/", 2);
+  gboolean fuse = parts[1] != NULL;
   g_autofree char *why = NULL;
+  const LinuxTestEntry *e;
 
-  if (!linux_test_have_rung (rung, &why))
+  if (!linux_test_have_rung (parts[0], &why))
     {
       g_test_skip (why);
       return FALSE;
     }
   fx->workspace = etu_make_tmpdir ("sbx-warm-XXXXXX");
-  /* Host read allowed: the view's root is the host's (read-only), not the
-   * view supervisor's FUSE filesystem, whose specs never spawn through the
-   * zygote (sbx-linux-zygote.c says why) and so have no warm sandbox. */
-  fx->policy = linux_test_policy_new (fx->workspace, 2, 2, 2, 0);
-  fx->backend = linux_test_backend_new (rung);
+  fx->policy = linux_test_policy_new (fx->workspace, 2, 2, fuse ? 0 : 2, 0);
+  fx->backend = linux_test_backend_new (parts[0]);
   g_assert_cmpint (linux_test_backend_compile (fx->backend, linux_test_policy_get (fx->policy)), ==,
                    SBX_STATUS_OK);
+  if (fuse)
+    {
+      e = linux_test_backend_entry (fx->backend, "fs-denials");
+      g_assert_nonnull (e);
+      if (e->status != SBX_ABI_REPORT_ENFORCED)
+        {
+          g_test_skip ("the view supervisor's FUSE root is unavailable here (fs-denials: not enforced)");
+          fixture_teardown (fx);
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 
@@ -220,7 +241,7 @@ test_confined (gconstpointer data)
       /* From the third spawn on at rung 1 this is a warm sandbox.  (At
        * rung 2 the fixture's Landlock rules do not grant /proc, so the
        * status is read at rung 1 only; the write below is checked on both.) */
-      if (g_strcmp0 (data, "linux-userns") == 0)
+      if (g_str_has_prefix (data, "linux-userns"))
         {
           g_autofree char *status = run_ok (&fx, "grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status");
 
@@ -404,5 +425,15 @@ main (int argc, char **argv)
   g_test_add_data_func ("/linux/linux-userns/warm/supervisor-death", "linux-userns", test_supervisor_death);
   linux_test_add_both ("warm/confined", test_confined);
   linux_test_add_both ("warm/release-leaves-nothing", test_release_leaves_nothing);
+  /* The same with the FUSE root: a view supervisor per warm sandbox. */
+  g_test_add_data_func ("/linux/linux-userns/warm/fuse/ahead-of-need", "linux-userns/fuse", test_ahead_of_need);
+  g_test_add_data_func ("/linux/linux-userns/warm/fuse/killed-while-waiting", "linux-userns/fuse",
+                        test_killed_while_waiting);
+  g_test_add_data_func ("/linux/linux-userns/warm/fuse/one-execution", "linux-userns/fuse", test_one_execution);
+  g_test_add_data_func ("/linux/linux-userns/warm/fuse/supervisor-death", "linux-userns/fuse",
+                        test_supervisor_death);
+  g_test_add_data_func ("/linux/linux-userns/warm/fuse/confined", "linux-userns/fuse", test_confined);
+  g_test_add_data_func ("/linux/linux-userns/warm/fuse/release-leaves-nothing", "linux-userns/fuse",
+                        test_release_leaves_nothing);
   return g_test_run ();
 }
