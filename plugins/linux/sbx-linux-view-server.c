@@ -85,37 +85,6 @@
 #define FUSE_MISC_MAJOR 10
 #define FUSE_MINOR 229
 
-struct _SbxViewServer
-{
-  SbxViewSkeleton skel;
-  uint32_t       policy_flags;
-  uid_t          uid;
-  gid_t          gid;
-  struct timespec born;
-
-  GMutex                 sink_lock;
-  SbxBackendDenialSinkV1 sink;   /* sink.denied NULL: nowhere */
-
-  gboolean       started;
-  guint64        hub_id;     /* 0: not registered with the hub */
-  int            sock;       /* until the FUSE descriptor arrives */
-  int            fuse_fd;
-  atomic_uint_fast64_t n_requests;
-  atomic_uint_fast64_t n_denials;
-
-  /* The thread's own */
-  gboolean       initialized;
-  gboolean       no_opendir;  /* the kernel skips OPENDIR once we answer ENOSYS */
-  SbxViewTask    task;
-  uint8_t       *buf;
-  struct
-  {
-    pid_t    pid;
-    uint64_t parent;
-    char     name[256];
-  }              last_reported;   /* the last denied lookup answered ENOENT */
-};
-
 static inline SbxViewNode *
 node_at (SbxViewServer *self, guint i)
 {
@@ -142,6 +111,7 @@ sbx_view_server_new (const SbxViewEntry *entries,
   sbx_view_task_init (&self->task);
   if (!sbx_view_skeleton_build (&self->skel, entries, n_entries, error))
     return NULL;
+  self->files = sbx_view_files_new (self->skel.nodes->len + 1);
   return g_steal_pointer (&self);
 }
 
@@ -161,6 +131,8 @@ sbx_view_server_set_sink (SbxViewServer                *self,
       self->sink.struct_size = sizeof self->sink;
       self->sink.denied = sink->denied;
       self->sink.data = sink->data;
+      if (sink->struct_size >= SBX_BACKEND_DENIAL_SINK_V1_ASK_SIZE && sink->denied != NULL)
+        self->sink.ask = sink->ask;
     }
   g_mutex_unlock (&self->sink_lock);
 }
@@ -184,6 +156,13 @@ report (SbxViewServer *self, const SbxViewAttempt *a)
   if (self->sink.denied != NULL)
     self->sink.denied (self->sink.data, &denial);
   g_mutex_unlock (&self->sink_lock);
+}
+
+void
+sbx_view_server_report (SbxViewServer        *self,
+                        const SbxViewAttempt *a)
+{
+  report (self, a);
 }
 
 /* A write denial of @path by the task of @h (a request on a skeleton node). */
@@ -220,6 +199,16 @@ reply (SbxViewServer *self, uint64_t unique, int err, const void *data, size_t l
     n = writev (self->fuse_fd, iov, iov[1].iov_len > 0 ? 2 : 1);
   while (n < 0 && errno == EINTR);
   /* ENOENT: the request was interrupted and is gone; nothing to do. */
+}
+
+void
+sbx_view_server_reply (SbxViewServer *self,
+                       uint64_t       unique,
+                       int            err,
+                       const void    *data,
+                       size_t         len)
+{
+  reply (self, unique, err, data, len);
 }
 
 static void
@@ -315,7 +304,6 @@ handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_
   struct stat st;
   gboolean exists;
   guint parent;
-  int err;
 
   if (!request_node (self, h, &parent))
     return;
@@ -336,6 +324,8 @@ handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_
       reply_entry (self, h->unique, GPOINTER_TO_UINT (found) - 1);
       return;
     }
+  if (parent == 0 && sbx_view_files_slot_name (self, h, name))
+    return;
   /* A lookup by a process the sandbox's pid namespace cannot see (the
    * kernel numbers it 0): sbx's own connect supervisor resolving a socket
    * path in the sandbox's view, never a process of the sandbox.  It gets
@@ -347,9 +337,26 @@ handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_
              NULL, 0);
       return;
     }
-  /* An attempt outside the view. */
+  /* An attempt outside the view: asked (a read the host may approve while
+   * the tool runs, sbx-linux-view-files.c), or refused. */
   sbx_view_task_classify (&self->task, (pid_t) h->pid, looked_up, &a);
   exists = lstat (a.target, &st) == 0;
+  if (sbx_view_files_lookup (self, h, name, looked_up, &a, &st, exists))
+    return;
+  sbx_view_server_refuse (self, h->unique, (pid_t) h->pid, h->nodeid, name, &a, exists);
+}
+
+void
+sbx_view_server_refuse (SbxViewServer        *self,
+                        uint64_t              unique,
+                        pid_t                 pid,
+                        uint64_t              parent,
+                        const char           *name,
+                        const SbxViewAttempt *a,
+                        gboolean              exists)
+{
+  int err;
+
   if (self->policy_flags & SBX_POLICY_DENIED_NOT_FOUND)
     {
       /* Hiding: the answer never depends on existence (or on the task's
@@ -361,21 +368,21 @@ handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_
   else if (exists)
     err = EACCES;
   else
-    err = a.op == SBX_ABI_DENIAL_WRITE ? EACCES : ENOENT;
-  if (!exists && a.op != SBX_ABI_DENIAL_WRITE)
+    err = a->op == SBX_ABI_DENIAL_WRITE ? EACCES : ENOENT;
+  if (!exists && a->op != SBX_ABI_DENIAL_WRITE)
     sbx_view_task_forget (&self->task);   /* nothing reported: keep no descriptor of the task */
   else
     {
-      report (self, &a);
+      report (self, a);
       if (err == ENOENT)
         {
           /* a create may follow for this name: it is the same attempt */
-          self->last_reported.pid = (pid_t) h->pid;
-          self->last_reported.parent = h->nodeid;
+          self->last_reported.pid = pid;
+          self->last_reported.parent = parent;
           g_strlcpy (self->last_reported.name, name, sizeof self->last_reported.name);
         }
     }
-  reply (self, h->unique, err, NULL, 0);
+  reply (self, unique, err, NULL, 0);
 }
 
 static void
@@ -617,6 +624,16 @@ handle_request (SbxViewServer *self, size_t len)
       reply (self, h->unique, EIO, NULL, 0);
       return TRUE;
     }
+  /* The files part's nodes (slots, directories to an approved file); the
+   * requests that name no node or get no reply stay below. */
+  if (h->nodeid > self->skel.nodes->len && h->opcode != FUSE_INIT && h->opcode != FUSE_FORGET
+      && h->opcode != FUSE_BATCH_FORGET && h->opcode != FUSE_INTERRUPT && h->opcode != FUSE_DESTROY)
+    {
+      sbx_view_files_handle (self, h, body, blen);
+      return TRUE;
+    }
+  if (h->opcode == FUSE_INTERRUPT)
+    sbx_view_files_interrupt (self, body, blen);
   switch (h->opcode)
     {
     case FUSE_INIT:
@@ -751,6 +768,10 @@ receive_fuse (SbxViewServer *self)
   self->fuse_fd = fd;
 }
 
+/* The hub's event tag of a server's files part (its eventfd), beside the
+ * server's id. */
+#define HUB_FILES_BIT (G_GUINT64_CONSTANT (1) << 63)
+
 /* The hub: one thread, one epoll set, the live servers by id. */
 static struct
 {
@@ -804,12 +825,16 @@ hub_main (gpointer data)
     {
       struct epoll_event ev;
       SbxViewServer *self;
+      guint64 id;
 
       if (epoll_wait (hub.epfd, &ev, 1, -1) != 1)
         continue;   /* EINTR (the hub lives as long as the process) */
+      id = ev.data.u64 & ~HUB_FILES_BIT;
       g_mutex_lock (&hub.lock);
-      self = g_hash_table_lookup (hub.servers, &ev.data.u64);
-      if (self != NULL)
+      self = g_hash_table_lookup (hub.servers, &id);
+      if (self != NULL && (ev.data.u64 & HUB_FILES_BIT))
+        sbx_view_files_drain (self);
+      else if (self != NULL)
         hub_handle (self);
       g_mutex_unlock (&hub.lock);
     }
@@ -887,6 +912,15 @@ hub_ensure (GError **error)
   return TRUE;
 }
 
+gboolean
+sbx_view_server_watch (SbxViewServer *self,
+                       int            fd)
+{
+  struct epoll_event ev = { .events = EPOLLIN, .data.u64 = self->hub_id | HUB_FILES_BIT };
+
+  return self->hub_id != 0 && epoll_ctl (hub.epfd, EPOLL_CTL_ADD, fd, &ev) == 0;
+}
+
 void
 sbx_view_server_set_sandbox_pid (SbxViewServer *self,
                                  pid_t          pid)
@@ -947,9 +981,16 @@ sbx_view_server_stop (SbxViewServer *self)
         (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, self->sock, NULL);
       if (self->fuse_fd >= 0)
         (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, self->fuse_fd, NULL);
+      /* held lookups end with the connection; answers that come later
+       * free their tickets (their eventfd leaves the set now: it stays
+       * open while a ticket is out) */
+      if (self->files != NULL && sbx_view_files_fd (self->files) >= 0)
+        (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, sbx_view_files_fd (self->files), NULL);
+      g_clear_pointer (&self->files, sbx_view_files_free);
       g_mutex_unlock (&hub.lock);
       self->hub_id = 0;
     }
+  g_clear_pointer (&self->files, sbx_view_files_free);
   /* Closing the last descriptor of the connection aborts it: requests
    * still queued fail with ECONNABORTED, later ones with ENOTCONN. */
   sbx_clear_fd (&self->fuse_fd);
