@@ -123,6 +123,12 @@ struct _SbxViewFiles
   GHashTable *held;         /* &Held.unique -> Held* (not owned: a ticket is the host's until answered) */
   guint       n_held;       /* tickets not yet drained */
   Asks       *asks;         /* made at the first question */
+  struct
+  {
+    pid_t    tid;
+    uint64_t parent;
+    char    *looked_up;
+  }           last_denied;  /* the last held lookup refused */
 };
 
 static void
@@ -194,6 +200,7 @@ sbx_view_files_free (SbxViewFiles *files)
     }
   for (guint i = 0; i < SBX_VIEW_N_SLOTS; i++)
     g_free (files->slots[i].path);
+  g_free (files->last_denied.looked_up);
   g_hash_table_unref (files->held);
   g_hash_table_unref (files->opens);
   g_hash_table_unref (files->dir_ids);
@@ -543,6 +550,17 @@ sbx_view_files_lookup (SbxViewServer               *self,
         files->slots[i].st = *st;
       return reply_approved (self, h->unique, looked_up, a->target, i);
     }
+  if (files->last_denied.tid == (pid_t) h->pid && files->last_denied.parent == h->nodeid
+      && g_strcmp0 (files->last_denied.looked_up, looked_up) == 0)
+    {
+      /* The same thread's next lookup of the name just refused: the
+       * kernel's fresh lookup after the failed revalidation of a cached
+       * name (a directory node of an earlier approval), in the same
+       * system call.  Refused again, not asked twice. */
+      files->last_denied.tid = 0;
+      return FALSE;
+    }
+  files->last_denied.tid = 0;
   if (slot_to_bind (files, a->target) < 0)
     return FALSE;   /* no slot could show it: refused as without asking */
   proto.parent = h->nodeid;
@@ -981,8 +999,14 @@ sbx_view_files_drain (SbxViewServer *self)
               if (h->open)
                 refuse_open (self, h->unique, h->tid, SBX_ABI_DENIAL_READ, h->a.target, EACCES);
               else
-                sbx_view_server_refuse (self, h->unique, h->tid, h->parent, h->name, &h->a,
-                                        lstat (h->a.target, &st) == 0);
+                {
+                  files->last_denied.tid = h->tid;
+                  files->last_denied.parent = h->parent;
+                  g_free (files->last_denied.looked_up);
+                  files->last_denied.looked_up = g_strdup (h->looked_up);
+                  sbx_view_server_refuse (self, h->unique, h->tid, h->parent, h->name, &h->a,
+                                          lstat (h->a.target, &st) == 0);
+                }
             }
         }
       held_free (h);

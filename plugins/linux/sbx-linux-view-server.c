@@ -590,8 +590,11 @@ handle_init (SbxViewServer *self, const struct fuse_in_header *h, const uint8_t 
   out.max_readahead = 0;
   /* READDIRPLUS always (not the kernel's heuristic): a listing of the
    * skeleton is its lookups too.  Where the kernel offers it, OPENDIR is
-   * answered ENOSYS (handle_open). */
-  out.flags = in->flags & (FUSE_CACHE_SYMLINKS | FUSE_DO_READDIRPLUS);
+   * answered ENOSYS (handle_open).  FUSE_PARALLEL_DIROPS: lookups of
+   * distinct names of one directory are not serialized by the kernel, so
+   * a lookup held for a question (sbx-linux-view-files.c) makes only the
+   * lookups of that same name wait. */
+  out.flags = in->flags & (FUSE_CACHE_SYMLINKS | FUSE_DO_READDIRPLUS | FUSE_PARALLEL_DIROPS);
   self->no_opendir = (in->flags & FUSE_NO_OPENDIR_SUPPORT) != 0;
   out.max_background = 1;
   out.congestion_threshold = 1;
