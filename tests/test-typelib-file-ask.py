@@ -27,7 +27,9 @@
 #                 tool runs)
 #   reopen        a ONCE-approved file reopened through /proc/self/fd is
 #                 asked again (and refused when denied)
-#   rung-2        linux-landlock: nothing observes the attempt, nothing asked
+#   rung-2        linux-landlock: nothing observes the attempt, nothing asked,
+#                 and the "fs-denials" report entry says files are not asked
+#                 (rung 1's, in for-run, says a gated read is asked)
 #
 #   test-typelib-file-ask.py SANITIZED(true|false)
 # Environment: GI_TYPELIB_PATH and LD_LIBRARY_PATH at the build's core/,
@@ -194,6 +196,17 @@ def denials_of(result, path):
     return [d for d in result.get_denials() if d.get_target() == path]
 
 
+def fs_denials_detail(result):
+    """The run's "fs-denials" report entry: what it says about files."""
+    if result is None or isinstance(result, GLib.Error):
+        return ""
+    spawn_report = result.get_spawn_report()
+    for i in range(spawn_report.get_n_entries()):
+        if spawn_report.get_entry_feature(i) == "fs-denials":
+            return spawn_report.get_entry_detail(i) or ""
+    return ""
+
+
 def answer(*decisions):
     """A policy answering the questions in order, the last one for all
     that follow."""
@@ -223,10 +236,12 @@ def check_rung1(tree, executor):
     # for-run: three reads, one question
     result, asker, _ = run(executor, tree, f"cat {a}; cat {a}; cat {a}", answer("run"), "for-run")
     out = output_of(result)
+    detail = fs_denials_detail(result)
     ok = (out.count("H-ALPHA") == 3 and asker.targets() == [a]
-          and any(s.startswith(f"{read_grant} {a}: approved while running, for the") for s in spent_of(result)))
+          and any(s.startswith(f"{read_grant} {a}: approved while running, for the") for s in spent_of(result))
+          and "a read of a gated host file is asked" in detail)
     report(ok, "/typelib/file-ask/for-run", [f"output: {out!r}", f"asked: {asker.targets()}",
-                                             f"spent: {spent_of(result)}"])
+                                             f"spent: {spent_of(result)}", f"fs-denials: {detail}"])
 
     # deny: EACCES and the denial with the exact grant
     result, asker, _ = run(executor, tree, f"cat {a}", answer("deny"), "deny")
@@ -360,8 +375,10 @@ def main():
         if landlock is not None:
             result, asker, _ = run(landlock, tree, f"cat {tree.path('a')}", answer("run"), "rung-2")
             out = output_of(result)
-            report("Permission denied" in out and "H-ALPHA" not in out and not asker.requests,
-                   "/typelib/file-ask/rung-2", [f"output: {out!r}"])
+            detail = fs_denials_detail(result)
+            report("Permission denied" in out and "H-ALPHA" not in out and not asker.requests
+                   and "files are not asked" in detail,
+                   "/typelib/file-ask/rung-2", [f"output: {out!r}", f"fs-denials: {detail}"])
     finally:
         for es in sets:
             es.close(None)

@@ -785,7 +785,9 @@ spec_report_fs_denials (const SpecBuild *b)
       reportf (b->reporter, "fs-denials", SBX_ABI_REPORT_ENFORCED,
                "names outside the view are answered by the view supervisor (FUSE): a denied host "
                "path that exists answers %s, and each attempt is reported (every spawn of this "
-               "view is direct: none goes through the executor's zygote, whose view is shared)",
+               "view is direct: none goes through the executor's zygote, whose view is shared); "
+               "in a run that asks, a read of a gated host file is asked and served once approved "
+               "(reads only: writes, execs and listings are refused)",
                not_found ? "ENOENT (denied-paths: not-found)" : "EACCES");
       return;
     }

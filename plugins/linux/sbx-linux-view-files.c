@@ -1,45 +1,33 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The view supervisor's live file approvals: a read of a host file outside
- * the rung-1 view that the host approves while the tool runs
- * (SbxBackendAskFunc, sbx-plugin-backend.h) is served here, through one of
- * the view's file slots (sbx-linux-view-slots.h).  Landlock's domain was
- * made before the tool ran and never widens: it lets the target read the
- * slots' inodes and no other file of the FUSE root, so an approved file is
- * shown as a slot.
+ * The view supervisor's live file approvals (docs/linux-backend.md, "Reads
+ * approved while running"): a read of a host file outside the rung-1 view
+ * that the host approves while the tool runs (SbxBackendAskFunc) is served
+ * through one of the view's file slots (sbx-linux-view-slots.h), since
+ * Landlock's domain, made before the tool ran, lets it read those inodes
+ * and no other file of the FUSE root.
  *
  * Rules:
- *  - only a read by an open-type call (open, openat, openat2 without write
- *    flags or O_DIRECTORY) of an existing regular host file is asked; the
- *    host decides whether it is a question at all (only a path the profile
- *    gates is asked; any other is answered DENY at once).  A stat, a
- *    listing, a write or an exec of the same path is refused as without
- *    asking, and the view is read-only and noexec: nothing but reading the
- *    file is ever served;
- *  - the lookup (or the open of a slot) is held, not answered: the task
- *    sleeps in its system call, the hub neither polls nor wakes for it (an
- *    answer writes an eventfd the hub polls), and serves every other
- *    request meanwhile.  The answer function takes only the asks' own lock
- *    (the hub calls ask with its lock held; the host may answer at once);
- *  - an approval answers the lookups along the path: each directory on the
- *    way is a read-only directory node of its own, the file's name a slot
- *    bound to that path, all with timeouts 0 (every later walk comes back
- *    here).  Only the approved read's lookups get them: a directory node
- *    shows nothing to a lookup of another name, and cannot be listed;
+ *  - only a read by an open-type call of an existing regular host file is
+ *    asked; the host decides whether it is a question (only a path the
+ *    profile gates; anything else is answered DENY at once).  Nothing but
+ *    reading that file is ever served: the view is read-only and noexec,
+ *    a directory node on the way lists nothing and shows nothing else;
+ *  - a held lookup (or open of a slot) stays unanswered: the task sleeps in
+ *    its system call, the hub serves every other request; an answer, from
+ *    any thread, takes only the asks' own lock and writes an eventfd the
+ *    hub polls (the hub calls ask with its lock held);
  *  - a slot opens the host file by exactly the approved path (no symlink
- *    anywhere in it, O_RDONLY), as the caller, only when it is still the
- *    file that was approved (same inode); what an open reads is bound to
- *    that open, never to the slot;
- *  - ONCE serves one open, by the thread whose read was asked; a second
- *    open, or a reopen through /proc/PID/fd, is asked again.  FOR_RUN serves
- *    every open of that path until the run ends.  A slot is rebound to
- *    another path only when nothing of it is open, approved or held;
- *  - DENY, a timeout, the run ending, no free slot, or more than
- *    MAX_HELD held requests: refused exactly as without asking (reported,
- *    EACCES or ENOENT).  An interrupted held request (its task got a
- *    signal, or was killed as the run ends) is answered EINTR at once, so
- *    no task waits on a question nobody is asked any more.  A ticket
- *    answered after stop() is freed.
+ *    anywhere, O_RDONLY), as the caller, only while it is the inode that
+ *    was approved; what an open reads is bound to the open, not the slot;
+ *  - ONCE serves one open by the thread whose read was asked; any other
+ *    open of the slot is asked again.  FOR_RUN serves every open of the
+ *    path until the run ends.  A slot is rebound only when nothing of it
+ *    is open, held or approved;
+ *  - DENY, a timeout, the run ending, no free slot or more than MAX_HELD
+ *    held: refused exactly as without asking.  An interrupted held request
+ *    is answered EINTR at once (the end of a run never waits for a
+ *    question); a ticket answered after the server stopped is freed.
  */
 #include "sbx-linux-view-private.h"
 
@@ -115,6 +103,7 @@ typedef struct
 struct _SbxViewFiles
 {
   guint       first;        /* slot 0's node id */
+  SbxViewWatchFunc watch;
   Slot        slots[SBX_VIEW_N_SLOTS];
   GPtrArray  *dirs;         /* char*: directory node i is first + N_SLOTS + i */
   GHashTable *dir_ids;      /* path -> i + 1 (keys owned by @dirs) */
@@ -161,11 +150,13 @@ open_free (gpointer data)
 }
 
 SbxViewFiles *
-sbx_view_files_new (guint first_nodeid)
+sbx_view_files_new (guint            first_nodeid,
+                    SbxViewWatchFunc watch)
 {
   SbxViewFiles *files = g_new0 (SbxViewFiles, 1);
 
   files->first = first_nodeid;
+  files->watch = watch;
   files->dirs = g_ptr_array_new_with_free_func (g_free);
   files->dir_ids = g_hash_table_new (g_str_hash, g_str_equal);
   files->opens = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, open_free);
@@ -265,7 +256,7 @@ reply_slot_entry (SbxViewServer *self, uint64_t unique, int i)
 
   e.nodeid = self->files->first + (guint) i;
   slot_attr (self, i, &e.attr);
-  sbx_view_server_reply (self, unique, 0, &e, sizeof e);
+  sbx_view_reply (self, unique, 0, &e, sizeof e);
 }
 
 /* The directory node of @path (made when new); 0 past MAX_DIRS. */
@@ -304,7 +295,7 @@ reply_approved (SbxViewServer *self, uint64_t unique, const char *looked_up, con
   if (e.nodeid == 0)
     return FALSE;
   dir_attr (self, e.nodeid, &e.attr);
-  sbx_view_server_reply (self, unique, 0, &e, sizeof e);
+  sbx_view_reply (self, unique, 0, &e, sizeof e);
   return TRUE;
 }
 
@@ -414,7 +405,7 @@ sbx_view_files_slot_name (SbxViewServer               *self,
    * reach a slot by its name. */
   if (files == NULL || files->slots[i].shown || !can_ask)
     {
-      sbx_view_server_reply (self, h->unique, ENOENT, NULL, 0);
+      sbx_view_reply (self, h->unique, ENOENT, NULL, 0);
       return TRUE;
     }
   files->slots[i].shown = TRUE;
@@ -460,7 +451,7 @@ asks_ensure (SbxViewServer *self)
   fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (fd < 0)
     return NULL;
-  if (!sbx_view_server_watch (self, fd))
+  if (!files->watch (self, fd))
     {
       close (fd);
       return NULL;   /* no way to hear answers (a server not started): never ask */
@@ -589,7 +580,7 @@ sbx_view_files_interrupt (SbxViewServer *self,
     return;   /* answered already, or not ours */
   g_hash_table_remove (self->files->held, &h->unique);
   h->cancelled = TRUE;
-  sbx_view_server_reply (self, h->unique, EINTR, NULL, 0);
+  sbx_view_reply (self, h->unique, EINTR, NULL, 0);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -651,7 +642,7 @@ reply_open (SbxViewServer *self, uint64_t unique, uint64_t fh)
 
   out.fh = fh;
   out.open_flags = FOPEN_DIRECT_IO;   /* no page cache: every read comes here, to this open */
-  sbx_view_server_reply (self, unique, 0, &out, sizeof out);
+  sbx_view_reply (self, unique, 0, &out, sizeof out);
 }
 
 /* A refused read (or @op) of @path by @tid, reported; EACCES. */
@@ -665,9 +656,9 @@ refuse_open (SbxViewServer *self, uint64_t unique, pid_t tid, uint32_t op, const
       sbx_view_task_identify (&self->task, tid, &a);
       a.op = op;
       g_strlcpy (a.target, path, sizeof a.target);
-      sbx_view_server_report (self, &a);
+      sbx_view_report (self, &a);
     }
-  sbx_view_server_reply (self, unique, err, NULL, 0);
+  sbx_view_reply (self, unique, err, NULL, 0);
 }
 
 static void
@@ -682,12 +673,12 @@ handle_slot_open (SbxViewServer *self, const struct fuse_in_header *h, int i, co
 
   if (len < sizeof *in)
     {
-      sbx_view_server_reply (self, h->unique, EINVAL, NULL, 0);
+      sbx_view_reply (self, h->unique, EINVAL, NULL, 0);
       return;
     }
   if (s->path == NULL)
     {
-      sbx_view_server_reply (self, h->unique, EACCES, NULL, 0);
+      sbx_view_reply (self, h->unique, EACCES, NULL, 0);
       return;
     }
   op = sbx_view_open_operation (in->flags);
@@ -731,13 +722,13 @@ handle_slot_read (SbxViewServer *self, const struct fuse_in_header *h, int i, co
 
   if (len < sizeof *in)
     {
-      sbx_view_server_reply (self, h->unique, EINVAL, NULL, 0);
+      sbx_view_reply (self, h->unique, EINVAL, NULL, 0);
       return;
     }
   o = g_hash_table_lookup (self->files->opens, &in->fh);
   if (o == NULL || o->slot != i || in->offset > (uint64_t) G_MAXINT64)
     {
-      sbx_view_server_reply (self, h->unique, EBADF, NULL, 0);
+      sbx_view_reply (self, h->unique, EBADF, NULL, 0);
       return;
     }
   size = MIN ((size_t) in->size, (size_t) READ_MAX);
@@ -750,14 +741,14 @@ handle_slot_read (SbxViewServer *self, const struct fuse_in_header *h, int i, co
         continue;
       if (n < 0 && have == 0)
         {
-          sbx_view_server_reply (self, h->unique, errno, NULL, 0);
+          sbx_view_reply (self, h->unique, errno, NULL, 0);
           return;
         }
       if (n <= 0)
         break;
       have += (size_t) n;
     }
-  sbx_view_server_reply (self, h->unique, 0, buf, have);
+  sbx_view_reply (self, h->unique, 0, buf, have);
 }
 
 static void
@@ -776,7 +767,7 @@ handle_slot_release (SbxViewServer *self, const struct fuse_in_header *h, int i,
       if (s->n_open == 0 && s->n_held == 0 && !s->run && s->once_used)
         slot_unbind (s);
     }
-  sbx_view_server_reply (self, h->unique, 0, NULL, 0);
+  sbx_view_reply (self, h->unique, 0, NULL, 0);
 }
 
 /* A lookup below directory node @d (on the way to an approved file). */
@@ -793,22 +784,22 @@ handle_dir_lookup (SbxViewServer *self, const struct fuse_in_header *h, guint d,
   if (nul == NULL || nul == body || (size_t) (nul - body) > 255 || memchr (body, '/', (size_t) (nul - body)) != NULL
       || strcmp ((const char *) body, ".") == 0 || strcmp ((const char *) body, "..") == 0)
     {
-      sbx_view_server_reply (self, h->unique, EINVAL, NULL, 0);
+      sbx_view_reply (self, h->unique, EINVAL, NULL, 0);
       return;
     }
   g_snprintf (looked_up, sizeof looked_up, "%s/%s", dir, (const char *) body);
   if (h->pid == 0)
     {
       /* sbx's own connect supervisor: the answer the view gives */
-      sbx_view_server_reply (self, h->unique,
-                             (self->policy_flags & SBX_POLICY_DENIED_NOT_FOUND) || lstat (looked_up, &st) != 0
+      sbx_view_reply (self, h->unique,
+                      (self->policy_flags & SBX_POLICY_DENIED_NOT_FOUND) || lstat (looked_up, &st) != 0
                              ? ENOENT : EACCES, NULL, 0);
       return;
     }
   sbx_view_task_classify (&self->task, (pid_t) h->pid, looked_up, &a);
   exists = lstat (a.target, &st) == 0;
   if (!sbx_view_files_lookup (self, h, (const char *) body, looked_up, &a, &st, exists))
-    sbx_view_server_refuse (self, h->unique, (pid_t) h->pid, h->nodeid, (const char *) body, &a, exists);
+    sbx_view_refuse (self, h->unique, (pid_t) h->pid, h->nodeid, (const char *) body, &a, exists);
 }
 
 static void
@@ -817,9 +808,9 @@ handle_access (SbxViewServer *self, const struct fuse_in_header *h, const uint8_
   const struct fuse_access_in *in = (const void *) body;
 
   if (len < sizeof *in)
-    sbx_view_server_reply (self, h->unique, EINVAL, NULL, 0);
+    sbx_view_reply (self, h->unique, EINVAL, NULL, 0);
   else
-    sbx_view_server_reply (self, h->unique, (in->mask & (W_OK | X_OK)) ? EACCES : 0, NULL, 0);
+    sbx_view_reply (self, h->unique, (in->mask & (W_OK | X_OK)) ? EACCES : 0, NULL, 0);
 }
 
 void
@@ -835,7 +826,7 @@ sbx_view_files_handle (SbxViewServer               *self,
   if (files == NULL || h->nodeid < files->first
       || (id = h->nodeid - files->first) >= SBX_VIEW_N_SLOTS + (uint64_t) files->dirs->len)
     {
-      sbx_view_server_reply (self, h->unique, ESTALE, NULL, 0);
+      sbx_view_reply (self, h->unique, ESTALE, NULL, 0);
       return;
     }
   if (id < SBX_VIEW_N_SLOTS)
@@ -843,7 +834,7 @@ sbx_view_files_handle (SbxViewServer               *self,
       {
       case FUSE_GETATTR:
         slot_attr (self, (int) id, &attr.attr);
-        sbx_view_server_reply (self, h->unique, 0, &attr, sizeof attr);
+        sbx_view_reply (self, h->unique, 0, &attr, sizeof attr);
         return;
       case FUSE_OPEN:
         handle_slot_open (self, h, (int) id, body, len);
@@ -855,17 +846,14 @@ sbx_view_files_handle (SbxViewServer               *self,
         handle_slot_release (self, h, (int) id, body, len);
         return;
       case FUSE_FLUSH:
-        sbx_view_server_reply (self, h->unique, 0, NULL, 0);
+        sbx_view_reply (self, h->unique, 0, NULL, 0);
         return;
       case FUSE_ACCESS:
         handle_access (self, h, body, len);
         return;
       case FUSE_LOOKUP:
       case FUSE_OPENDIR:
-        sbx_view_server_reply (self, h->unique, ENOTDIR, NULL, 0);
-        return;
-      case FUSE_READLINK:
-        sbx_view_server_reply (self, h->unique, EINVAL, NULL, 0);
+        sbx_view_reply (self, h->unique, ENOTDIR, NULL, 0);
         return;
       default:
         break;
@@ -875,7 +863,7 @@ sbx_view_files_handle (SbxViewServer               *self,
       {
       case FUSE_GETATTR:
         dir_attr (self, h->nodeid, &attr.attr);
-        sbx_view_server_reply (self, h->unique, 0, &attr, sizeof attr);
+        sbx_view_reply (self, h->unique, 0, &attr, sizeof attr);
         return;
       case FUSE_LOOKUP:
         handle_dir_lookup (self, h, (guint) (id - SBX_VIEW_N_SLOTS), body, len);
@@ -888,20 +876,15 @@ sbx_view_files_handle (SbxViewServer               *self,
       case FUSE_ACCESS:
         handle_access (self, h, body, len);
         return;
-      case FUSE_OPEN:
-        sbx_view_server_reply (self, h->unique, EISDIR, NULL, 0);
-        return;
-      case FUSE_READLINK:
-        sbx_view_server_reply (self, h->unique, EINVAL, NULL, 0);
-        return;
       case FUSE_RELEASEDIR:
-        sbx_view_server_reply (self, h->unique, 0, NULL, 0);
+        sbx_view_reply (self, h->unique, 0, NULL, 0);
         return;
       default:
         break;
       }
   /* Nothing else is served here: the view is read-only (a change is
-   * refused), and no other request names these nodes. */
+   * refused), and the kernel sends nothing else for such nodes (a readlink,
+   * an open of a directory) but garbage: ENOSYS. */
   switch (h->opcode)
     {
     case FUSE_SETATTR:
@@ -919,10 +902,10 @@ sbx_view_files_handle (SbxViewServer               *self,
     case FUSE_LINK:
     case FUSE_SYMLINK:
     case FUSE_TMPFILE:
-      sbx_view_server_reply (self, h->unique, EACCES, NULL, 0);
+      sbx_view_reply (self, h->unique, EACCES, NULL, 0);
       break;
     default:
-      sbx_view_server_reply (self, h->unique, ENOSYS, NULL, 0);
+      sbx_view_reply (self, h->unique, ENOSYS, NULL, 0);
       break;
     }
 }
@@ -1004,8 +987,8 @@ sbx_view_files_drain (SbxViewServer *self)
                   files->last_denied.parent = h->parent;
                   g_free (files->last_denied.looked_up);
                   files->last_denied.looked_up = g_strdup (h->looked_up);
-                  sbx_view_server_refuse (self, h->unique, h->tid, h->parent, h->name, &h->a,
-                                          lstat (h->a.target, &st) == 0);
+                  sbx_view_refuse (self, h->unique, h->tid, h->parent, h->name, &h->a,
+                                   lstat (h->a.target, &st) == 0);
                 }
             }
         }

@@ -218,31 +218,35 @@ struct _SbxViewServer
   SbxViewFiles  *files;
 };
 
-/* sbx-linux-view-server.c, for the files part */
-void     sbx_view_server_reply     (SbxViewServer *self,
+/* sbx-linux-view-answer.c: answers the server and the files part give */
+void     sbx_view_reply            (SbxViewServer *self,
                                     uint64_t       unique,
                                     int            err,
                                     const void    *data,
                                     size_t         len);
-void     sbx_view_server_report    (SbxViewServer        *self,
+/* A refusal to the spawn's denial sink (counted). */
+void     sbx_view_report           (SbxViewServer        *self,
                                     const SbxViewAttempt *a);
 /* The answer a refused attempt on @name below node @parent gets, as
  * without asking (sbx-linux-view-server.c, "Answers"): reported, then
  * EACCES or ENOENT. */
-void     sbx_view_server_refuse    (SbxViewServer        *self,
+void     sbx_view_refuse           (SbxViewServer        *self,
                                     uint64_t              unique,
                                     pid_t                 pid,
                                     uint64_t              parent,
                                     const char           *name,
                                     const SbxViewAttempt *a,
                                     gboolean              exists);
-/* Adds @fd (an eventfd of the files part) to the hub's set: its events
- * call sbx_view_files_drain().  FALSE when it cannot. */
-gboolean sbx_view_server_watch     (SbxViewServer *self,
-                                    int            fd);
+
+/* How the files part is woken for answers: adds @fd (its eventfd) to the
+ * hub's set, whose events call sbx_view_files_drain(); FALSE when it
+ * cannot (then nothing is asked).  The server's, given at creation. */
+typedef gboolean (*SbxViewWatchFunc) (SbxViewServer *self,
+                                      int            fd);
 
 /* sbx-linux-view-files.c */
-SbxViewFiles *sbx_view_files_new   (guint first_nodeid);
+SbxViewFiles *sbx_view_files_new   (guint            first_nodeid,
+                                    SbxViewWatchFunc watch);
 /* The eventfd the hub watches for answers, or -1 (nothing asked yet). */
 int      sbx_view_files_fd         (SbxViewFiles *files);
 /* The hub's lock is held (or the server is not started), the eventfd out

@@ -85,6 +85,9 @@
 #define FUSE_MISC_MAJOR 10
 #define FUSE_MINOR 229
 
+static gboolean hub_watch (SbxViewServer *self,
+                           int            fd);
+
 static inline SbxViewNode *
 node_at (SbxViewServer *self, guint i)
 {
@@ -111,7 +114,7 @@ sbx_view_server_new (const SbxViewEntry *entries,
   sbx_view_task_init (&self->task);
   if (!sbx_view_skeleton_build (&self->skel, entries, n_entries, error))
     return NULL;
-  self->files = sbx_view_files_new (self->skel.nodes->len + 1);
+  self->files = sbx_view_files_new (self->skel.nodes->len + 1, hub_watch);
   return g_steal_pointer (&self);
 }
 
@@ -137,32 +140,10 @@ sbx_view_server_set_sink (SbxViewServer                *self,
   g_mutex_unlock (&self->sink_lock);
 }
 
-static void
+static inline void
 report (SbxViewServer *self, const SbxViewAttempt *a)
 {
-  SbxBackendDenialV1 denial = { 0 };
-
-  atomic_fetch_add (&self->n_denials, 1);
-  denial.struct_size = sizeof denial;
-  denial.operation = a->op;
-  denial.pid = a->nspid;
-  denial.target = a->target;
-  denial.mechanism = "view-supervisor";
-  denial.process = a->process[0] != '\0' ? a->process : NULL;
-  denial.reason = NULL;
-  if (!g_utf8_validate (a->target, -1, NULL))
-    denial.target = "(a path that is not UTF-8)";
-  g_mutex_lock (&self->sink_lock);
-  if (self->sink.denied != NULL)
-    self->sink.denied (self->sink.data, &denial);
-  g_mutex_unlock (&self->sink_lock);
-}
-
-void
-sbx_view_server_report (SbxViewServer        *self,
-                        const SbxViewAttempt *a)
-{
-  report (self, a);
+  sbx_view_report (self, a);
 }
 
 /* A write denial of @path by the task of @h (a request on a skeleton node). */
@@ -181,34 +162,10 @@ report_write (SbxViewServer *self, const struct fuse_in_header *h, const char *p
 /* Replies                                                                   */
 /* ------------------------------------------------------------------------- */
 
-static void
+static inline void
 reply (SbxViewServer *self, uint64_t unique, int err, const void *data, size_t len)
 {
-  struct fuse_out_header out = { 0 };
-  struct iovec iov[2];
-  ssize_t n;
-
-  out.len = (uint32_t) (sizeof out + (err == 0 ? len : 0));
-  out.error = -err;
-  out.unique = unique;
-  iov[0].iov_base = &out;
-  iov[0].iov_len = sizeof out;
-  iov[1].iov_base = (void *) data;
-  iov[1].iov_len = err == 0 ? len : 0;
-  do
-    n = writev (self->fuse_fd, iov, iov[1].iov_len > 0 ? 2 : 1);
-  while (n < 0 && errno == EINTR);
-  /* ENOENT: the request was interrupted and is gone; nothing to do. */
-}
-
-void
-sbx_view_server_reply (SbxViewServer *self,
-                       uint64_t       unique,
-                       int            err,
-                       const void    *data,
-                       size_t         len)
-{
-  reply (self, unique, err, data, len);
+  sbx_view_reply (self, unique, err, data, len);
 }
 
 static void
@@ -343,46 +300,7 @@ handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_
   exists = lstat (a.target, &st) == 0;
   if (sbx_view_files_lookup (self, h, name, looked_up, &a, &st, exists))
     return;
-  sbx_view_server_refuse (self, h->unique, (pid_t) h->pid, h->nodeid, name, &a, exists);
-}
-
-void
-sbx_view_server_refuse (SbxViewServer        *self,
-                        uint64_t              unique,
-                        pid_t                 pid,
-                        uint64_t              parent,
-                        const char           *name,
-                        const SbxViewAttempt *a,
-                        gboolean              exists)
-{
-  int err;
-
-  if (self->policy_flags & SBX_POLICY_DENIED_NOT_FOUND)
-    {
-      /* Hiding: the answer never depends on existence (or on the task's
-       * memory, which it controls): a create that follows our ENOENT gets
-       * EACCES from handle_write_request() whether or not the name exists,
-       * as a missing name would. */
-      err = ENOENT;
-    }
-  else if (exists)
-    err = EACCES;
-  else
-    err = a->op == SBX_ABI_DENIAL_WRITE ? EACCES : ENOENT;
-  if (!exists && a->op != SBX_ABI_DENIAL_WRITE)
-    sbx_view_task_forget (&self->task);   /* nothing reported: keep no descriptor of the task */
-  else
-    {
-      report (self, a);
-      if (err == ENOENT)
-        {
-          /* a create may follow for this name: it is the same attempt */
-          self->last_reported.pid = pid;
-          self->last_reported.parent = parent;
-          g_strlcpy (self->last_reported.name, name, sizeof self->last_reported.name);
-        }
-    }
-  reply (self, unique, err, NULL, 0);
+  sbx_view_refuse (self, h->unique, (pid_t) h->pid, h->nodeid, name, &a, exists);
 }
 
 static void
@@ -915,9 +833,10 @@ hub_ensure (GError **error)
   return TRUE;
 }
 
-gboolean
-sbx_view_server_watch (SbxViewServer *self,
-                       int            fd)
+/* SbxViewWatchFunc: under hub.lock (the files part asks from the hub). */
+static gboolean
+hub_watch (SbxViewServer *self,
+           int            fd)
 {
   struct epoll_event ev = { .events = EPOLLIN, .data.u64 = self->hub_id | HUB_FILES_BIT };
 
