@@ -30,6 +30,7 @@
  *    question); a ticket answered after the server stopped is freed.
  */
 #include "sbx-linux-view-private.h"
+#include "sbx-linux-ask-queue.h"
 
 #include <sbx/sbx-cleanup.h>
 #include <sbx/sbx-plugin-abi.h>
@@ -38,7 +39,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
@@ -58,16 +58,7 @@
 
 typedef struct
 {
-  gatomicrefcount ref;
-  GMutex          lock;
-  gboolean        dead;       /* (lock) the server stopped: answers free their ticket */
-  GQueue          answered;   /* (lock) Held */
-  int             fd;         /* eventfd: written for each answer */
-} Asks;
-
-typedef struct
-{
-  Asks          *asks;        /* (owned) */
+  SbxAskQueue   *queue;       /* (owned) */
   uint64_t       unique;
   pid_t          tid;         /* the thread in the system call (FUSE's numbering) */
   uint64_t       parent;      /* LOOKUP: the parent node; OPEN: the slot's node */
@@ -111,7 +102,7 @@ struct _SbxViewFiles
   uint64_t    next_fh;
   GHashTable *held;         /* &Held.unique -> Held* (not owned: a ticket is the host's until answered) */
   guint       n_held;       /* tickets not yet drained */
-  Asks       *asks;         /* made at the first question */
+  SbxAskQueue *asks;        /* answered Held; made at the first question, stopped with the server */
   struct
   {
     pid_t    tid;
@@ -121,22 +112,13 @@ struct _SbxViewFiles
 };
 
 static void
-asks_unref (Asks *asks)
+held_free (gpointer data)
 {
-  if (!g_atomic_ref_count_dec (&asks->ref))
-    return;
-  g_assert (g_queue_is_empty (&asks->answered));
-  close (asks->fd);
-  g_mutex_clear (&asks->lock);
-  g_free (asks);
-}
+  Held *h = data;
 
-static void
-held_free (Held *h)
-{
   g_free (h->name);
   g_free (h->looked_up);
-  asks_unref (h->asks);
+  sbx_ask_queue_unref (h->queue);
   g_free (h);
 }
 
@@ -167,27 +149,18 @@ sbx_view_files_new (guint            first_nodeid,
 int
 sbx_view_files_fd (SbxViewFiles *files)
 {
-  return files->asks != NULL ? files->asks->fd : -1;
+  return files->asks != NULL ? sbx_ask_queue_fd (files->asks) : -1;
 }
 
 void
 sbx_view_files_free (SbxViewFiles *files)
 {
-  GQueue answered = G_QUEUE_INIT;
-  Held *h;
-
   if (files == NULL)
     return;
   if (files->asks != NULL)
     {
-      g_mutex_lock (&files->asks->lock);
-      files->asks->dead = TRUE;
-      answered = files->asks->answered;
-      g_queue_init (&files->asks->answered);
-      g_mutex_unlock (&files->asks->lock);
-      while ((h = g_queue_pop_head (&answered)) != NULL)
-        held_free (h);
-      asks_unref (files->asks);
+      sbx_ask_queue_stop (files->asks, held_free);
+      sbx_ask_queue_unref (files->asks);
     }
   for (guint i = 0; i < SBX_VIEW_N_SLOTS; i++)
     g_free (files->slots[i].path);
@@ -423,44 +396,28 @@ held_answered (void    *ticket,
                uint32_t decision)
 {
   Held *h = ticket;
-  Asks *asks = h->asks;
-  uint64_t one = 1;
 
-  g_mutex_lock (&asks->lock);
-  if (!asks->dead)
-    {
-      h->decision = decision;
-      g_queue_push_tail (&asks->answered, h);
-      (void) write (asks->fd, &one, sizeof one);
-      h = NULL;
-    }
-  g_mutex_unlock (&asks->lock);
-  if (h != NULL)
-    held_free (h);
+  h->decision = decision;
+  if (!sbx_ask_queue_push (h->queue, h))
+    held_free (h);   /* the server stopped */
 }
 
-static Asks *
+static SbxAskQueue *
 asks_ensure (SbxViewServer *self)
 {
   SbxViewFiles *files = self->files;
-  Asks *asks;
-  int fd;
+  SbxAskQueue *asks;
 
   if (files->asks != NULL)
     return files->asks;
-  fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (fd < 0)
+  asks = sbx_ask_queue_new ();
+  if (asks == NULL)
     return NULL;
-  if (!files->watch (self, fd))
+  if (!files->watch (self, sbx_ask_queue_fd (asks)))
     {
-      close (fd);
+      sbx_ask_queue_unref (asks);
       return NULL;   /* no way to hear answers (a server not started): never ask */
     }
-  asks = g_new0 (Asks, 1);
-  g_atomic_ref_count_init (&asks->ref);
-  g_mutex_init (&asks->lock);
-  g_queue_init (&asks->answered);
-  asks->fd = fd;
   files->asks = asks;
   return asks;
 }
@@ -472,7 +429,7 @@ hold (SbxViewServer *self, uint64_t unique, pid_t tid, const SbxViewAttempt *a, 
 {
   SbxViewFiles *files = self->files;
   SbxBackendDenialV1 request = { 0 };
-  Asks *asks;
+  SbxAskQueue *asks;
   Held *h;
 
   if (files->n_held >= MAX_HELD || !g_utf8_validate (a->target, -1, NULL))
@@ -485,8 +442,7 @@ hold (SbxViewServer *self, uint64_t unique, pid_t tid, const SbxViewAttempt *a, 
   h->unique = unique;
   h->tid = tid;
   h->a = *a;
-  g_atomic_ref_count_inc (&asks->ref);
-  h->asks = asks;
+  h->queue = sbx_ask_queue_ref (asks);
   request.struct_size = sizeof request;
   request.operation = SBX_ABI_DENIAL_READ;
   request.pid = a->nspid;
@@ -954,16 +910,11 @@ sbx_view_files_drain (SbxViewServer *self)
 {
   SbxViewFiles *files = self->files;
   GQueue answered = G_QUEUE_INIT;
-  uint64_t count;
   Held *h;
 
   if (files == NULL || files->asks == NULL)
     return;
-  (void) read (files->asks->fd, &count, sizeof count);
-  g_mutex_lock (&files->asks->lock);
-  answered = files->asks->answered;
-  g_queue_init (&files->asks->answered);
-  g_mutex_unlock (&files->asks->lock);
+  sbx_ask_queue_take (files->asks, &answered);
   while ((h = g_queue_pop_head (&answered)) != NULL)
     {
       files->n_held--;
