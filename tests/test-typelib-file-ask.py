@@ -21,10 +21,11 @@
 #   flood         many reads held at once: at most the supervisor's bound is
 #                 asked, every read ends refused (timeout), the run ends
 #   deny-dim      a profile denying host read: never asked, refused
-#   same-path     after a FOR_RUN approval of a read, an exec and a write of
-#                 that path and a listing of its directory are refused and
-#                 never asked, and the host file is unchanged (outside, the
-#                 tool runs)
+#   same-path     a stat is never asked (refused before any approval; after a
+#                 FOR_RUN approval of a read the path's metadata reads too);
+#                 after it, an exec and a write of that path and a listing
+#                 of its directory are refused and never asked, and the host
+#                 file is unchanged (outside, the tool runs)
 #   reopen        a ONCE-approved file reopened through /proc/self/fd is
 #                 asked again (and refused when denied)
 #   rung-2        linux-landlock: nothing observes the attempt, nothing asked,
@@ -282,14 +283,16 @@ def check_rung1(tree, executor):
     # else of that path: not an exec, a write or a listing of its
     # directory, none of them asked (outside, the tool runs: the control)
     ran = subprocess.run([tool], capture_output=True, text=True, check=False).stdout
-    script = (f"cat {tool} >/dev/null && echo READ-OK; {tool}; echo X >> {tool} && echo WROTE; "
+    script = (f"test -r {tool} || echo STAT-REFUSED; cat {tool} >/dev/null && echo READ-OK; "
+              f"test -f {tool} && echo STAT-OK; {tool}; echo X >> {tool} && echo WROTE; "
               f"python3 -c 'import os, sys; print(os.listdir(sys.argv[1]))' {tree.host} || echo LIST-REFUSED; "
               f"cat {tool} >/dev/null && echo READ-AGAIN")
     result, asker, _ = run(executor, tree, script, answer("run"), "same-path")
     out = output_of(result)
     with open(tool) as f:
         unchanged = f.read() == "#!/bin/sh\necho H-TOOL-RAN\n"
-    ok = ("H-TOOL-RAN" in ran and "READ-OK" in out and "READ-AGAIN" in out and "H-TOOL-RAN" not in out
+    ok = ("H-TOOL-RAN" in ran and "STAT-REFUSED" in out and "READ-OK" in out and "STAT-OK" in out
+          and "READ-AGAIN" in out and "H-TOOL-RAN" not in out
           and "WROTE" not in out and "LIST-REFUSED" in out and unchanged and asker.targets() == [tool])
     report(ok, "/typelib/file-ask/same-path", [f"output: {out!r}", f"asked: {asker.targets()}",
                                                f"host file unchanged: {unchanged}", f"outside: {ran!r}"])

@@ -487,16 +487,20 @@ sbx_view_files_lookup (SbxViewServer               *self,
   Held proto = { 0 };
   int i;
 
-  if (files == NULL || !askable (a, st, exists) || !sbx_view_path_at_or_below (a->target, looked_up))
+  if (files == NULL || a->op != SBX_ABI_DENIAL_READ || !exists || !S_ISREG (st->st_mode)
+      || !sbx_view_path_at_or_below (a->target, looked_up))
     return FALSE;
   i = slot_for (files, a->target, (pid_t) h->pid);
-  if (i >= 0)
+  if (i >= 0 && (a->open_call || files->slots[i].run))
     {
-      /* approved already (for the run, or this thread's ONCE) */
+      /* approved already: this thread's ONCE (its open), or the path for
+       * the run (then also its metadata: stat, access) */
       if (files->slots[i].n_open == 0)
         files->slots[i].st = *st;
       return reply_approved (self, h->unique, looked_up, a->target, i);
     }
+  if (!askable (a, st, exists))
+    return FALSE;
   if (files->last_denied.tid == (pid_t) h->pid && files->last_denied.parent == h->nodeid
       && g_strcmp0 (files->last_denied.looked_up, looked_up) == 0)
     {
