@@ -36,14 +36,13 @@
 # Environment: GI_TYPELIB_PATH and LD_LIBRARY_PATH at the build's core/,
 # SBX_TEST_PLUGIN_DIRS (tests/meson.build).
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fs_tree import ScratchTree  # noqa: E402
 from typelib_tap import Tap, load_sbx  # noqa: E402
 
 report = Tap()
@@ -53,47 +52,32 @@ N_FLOOD = 100
 MAX_HELD = 64   # sbx-linux-view-files.c
 
 
-class Tree:
-    """A workspace and a host directory outside every root (host read
+class Tree(ScratchTree):
+    """A workspace and host directories outside every root (host read
     gated, host write denied)."""
 
     def __init__(self):
-        # Not under /tmp, which rung 1 replaces by the executor's own.
-        self.tmp = os.path.realpath(tempfile.mkdtemp(prefix="sbx-typelib-ask-", dir="/var/tmp"))
-        os.chmod(self.tmp, 0o755)
-        self.scratch = os.path.realpath(tempfile.mkdtemp(prefix="sbx-typelib-ask-scratch-"))
+        super().__init__("sbx-typelib-ask-")
         self.ws = os.path.join(self.tmp, "ws")
         self.host = os.path.join(self.tmp, "host")
         self.other = os.path.join(self.tmp, "other")
         for d in (self.ws, self.host, self.other):
             os.makedirs(d)
-        self.put("a", "H-ALPHA\n")
-        self.put("b", "H-BRAVO\n")
-        self.put("tool", "#!/bin/sh\necho H-TOOL-RAN\n", 0o755)
-        with open(os.path.join(self.other, "c"), "w") as f:
-            f.write("O-CHARLIE\n")
+        self.put(self.host, "a", "H-ALPHA\n")
+        self.put(self.host, "b", "H-BRAVO\n")
+        self.put(self.host, "tool", "#!/bin/sh\necho H-TOOL-RAN\n", 0o755)
+        self.put(self.other, "c", "O-CHARLIE\n")
         # The kernel looks one name of a directory up at a time: reads held
         # together are of files in distinct directories outside the view.
         for i in range(N_FLOOD):
             os.makedirs(self.flood(i))
-            with open(os.path.join(self.flood(i), "f"), "w") as f:
-                f.write(f"F{i}\n")
+            self.put(self.flood(i), "f", f"F{i}\n")
 
     def flood(self, i):
         return os.path.join(self.tmp, f"fl{i}")
 
-    def put(self, name, text, mode=0o644):
-        path = os.path.join(self.host, name)
-        with open(path, "w") as f:
-            f.write(text)
-        os.chmod(path, mode)
-
     def path(self, name):
         return os.path.join(self.host, name)
-
-    def clear(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
-        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def make_executor(tree, backend, host_read=None):

@@ -26,8 +26,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fs_tree import ScratchTree  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from typelib_tap import Tap, load_sbx  # noqa: E402
 
 report = Tap()

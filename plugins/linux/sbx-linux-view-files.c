@@ -813,6 +813,8 @@ sbx_view_files_handle (SbxViewServer               *self,
         return;
       case FUSE_LOOKUP:
       case FUSE_OPENDIR:
+      case FUSE_READDIR:
+      case FUSE_READDIRPLUS:
         sbx_view_reply (self, h->unique, ENOTDIR, NULL, 0);
         return;
       default:
@@ -829,6 +831,8 @@ sbx_view_files_handle (SbxViewServer               *self,
         handle_dir_lookup (self, h, (guint) (id - SBX_VIEW_N_SLOTS), body, len);
         return;
       case FUSE_OPENDIR:
+      case FUSE_READDIR:   /* the kernel sends no OPENDIR once answered ENOSYS */
+      case FUSE_READDIRPLUS:
         /* a listing is never served: only the approved read's lookups */
         refuse_open (self, h->unique, (pid_t) h->pid, SBX_ABI_DENIAL_LIST,
                      g_ptr_array_index (files->dirs, id - SBX_VIEW_N_SLOTS), EACCES);
