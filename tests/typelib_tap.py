@@ -19,8 +19,9 @@ class Tap:
             print(f"ok {self.n} {name} # SKIP {skip}")
         else:
             print(f"{'ok' if ok else 'not ok'} {self.n} {name}")
-            for line in details:
-                print(f"# {line}")
+            for detail in details:
+                for line in str(detail).splitlines() or [""]:
+                    print(f"# {line}")
         sys.stdout.flush()
 
     def plan(self):
