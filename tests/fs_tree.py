@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The scratch tree of the filesystem-denial tests (test-typelib-fs-denials.py,
-test-cli-fs-denials.py): a directory for the workspace, the roots and the
+test-cli-fs-denials.py, test-typelib-file-ask.py): a directory for the workspace, the roots and the
 host files, and a directory for sbx's scratch root, both removed by clear()."""
 import os
 import shutil

@@ -103,8 +103,11 @@ settings_for_change (SbxRunOptions *options)
  * Asked: network connections through the egress route's proxy and names
  * the sandbox's DNS stub refuses (a `Gated` network), and connects to a
  * host unix socket the profile gates (such a run claims no read, write or
- * network boundary: an approved host daemon acts outside them).  Not yet
- * asked: files, which are refused with a denial as without asking.
+ * network boundary: an approved host daemon acts outside them), and at
+ * rung 1 reads of host files outside the view that the profile gates (an
+ * approval lets the tool read exactly that file).  Not asked: writes,
+ * execs and listings of files, and files at rung 2, which are refused with
+ * a denial as without asking.
  *
  * Since: 0.2
  */

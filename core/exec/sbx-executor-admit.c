@@ -698,7 +698,8 @@ sbx_executor_admit (SbxExecutor            *self,
    * connect and asks, as the egress proxy does a connection; the run then
    * claims no boundary an approval would defeat. */
   if (out->egress.broker != NULL
-      && ask_host_sockets (shared, rr->ask, &out->report, &out->guarantees))
+      && (ask_host_sockets (shared, rr->ask, &out->report, &out->guarantees)
+          || sbx_ask_gates_files (rr->ask, sbx_executor_shared_get_profile (shared))))
     sbx_backend_denials_set_broker (out->backend_denials, out->egress.broker);
   out->run_id = run_id;
   out->spec = g_steal_pointer (&spec);

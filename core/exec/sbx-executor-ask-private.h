@@ -33,4 +33,10 @@ SbxDenial     *sbx_ask_resolve_question           (const char        *name,
  * supervisor can ask about. */
 gboolean       sbx_ask_gates_host_sockets         (SbxAskSettings    *ask,
                                                    SbxProfile        *profile);
+/* Whether @ask asks and @profile gates reading some files (host read, the
+ * workspace's or a root's): the backend's view supervisor may then ask
+ * about a read outside the view (rung 1; the host answers DENY for
+ * anything the profile does not gate). */
+gboolean       sbx_ask_gates_files                (SbxAskSettings    *ask,
+                                                   SbxProfile        *profile);
 G_END_DECLS

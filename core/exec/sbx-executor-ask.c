@@ -32,6 +32,21 @@ sbx_ask_resolve_question (const char *name,
 }
 
 gboolean
+sbx_ask_gates_files (SbxAskSettings *ask,
+                     SbxProfile     *profile)
+{
+  if (!sbx_ask_settings_get_ask (ask))
+    return FALSE;
+  if (sbx_profile_get_host_read (profile) == SBX_ACCESS_GATED
+      || sbx_profile_get_workspace_read (profile) == SBX_ACCESS_GATED)
+    return TRUE;
+  for (guint i = 0; i < sbx_profile_get_n_roots (profile); i++)
+    if (sbx_profile_get_root_read (profile, i) == SBX_ACCESS_GATED)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
 sbx_ask_gates_host_sockets (SbxAskSettings *ask,
                             SbxProfile     *profile)
 {

@@ -678,8 +678,9 @@ sbx_egress_run_begin (SbxEgressRun       *run,
   void *route;
 
   memset (run, 0, sizeof *run);
-  /* gated host sockets are asked with or without a route (the backend) */
-  if (sbx_ask_gates_host_sockets (ask, profile))
+  /* gated host sockets and gated file reads are asked with or without a
+   * route (the backend) */
+  if (sbx_ask_gates_host_sockets (ask, profile) || sbx_ask_gates_files (ask, profile))
     run->broker = sbx_decision_broker_new (ask, ask_context);
   if (egress == NULL)
     return TRUE;

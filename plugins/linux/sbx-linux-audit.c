@@ -182,7 +182,9 @@ sbx_linux_audit_measure (int            landlock_abi,
 }
 
 /* What a refused path does for the target, whatever the reason. */
-#define UNREPORTED "; Landlock still refuses a path outside the policy with EACCES, unreported"
+/* Nothing at this rung holds an attempt, so a file is never asked either. */
+#define UNREPORTED "; Landlock still refuses a path outside the policy with EACCES, unreported, and files are " \
+  "not asked while running at this rung"
 
 char *
 sbx_linux_audit_detail (const SbxLinuxAudit *audit,

@@ -36,6 +36,7 @@
 #include "sbx-linux-child.h"
 #include "sbx-linux-cgroup-child.h"
 #include "sbx-landlock-private.h"
+#include "sbx-linux-view-slots.h"
 #include "init/sbx-init-proto.h"
 
 /* ------------------------------------------------------------------------- */
@@ -380,7 +381,7 @@ child_b_main (void *data)
 
   if (spec->landlock != NULL)
     {
-      SbxLandlockExtraRule extra[12 + SBX_LINUX_MAX_STAGE_ROOTS];
+      SbxLandlockExtraRule extra[12 + SBX_LINUX_MAX_STAGE_ROOTS + SBX_VIEW_N_SLOTS];
       size_t n_extra = 0;
       const char *failed_step = NULL;
 
@@ -427,6 +428,22 @@ child_b_main (void *data)
                 continue;
               if (r < 0)
                 goto fail;
+              extra[n_extra].fd = (int) r;
+              extra[n_extra].access = LANDLOCK_ACCESS_FS_READ_FILE;
+              n_extra++;
+            }
+          /* The view supervisor's file slots (sbx-linux-view-slots.h):
+           * READ_FILE on each hidden file inode of its FUSE root, so a
+           * read approved while the tool runs can be served through one.
+           * A slot the supervisor does not show (it shows each once) is
+           * skipped: then nothing is served through it. */
+          for (i = 0; ctx->view_fuse && i < SBX_VIEW_N_SLOTS; i++)
+            {
+              static const char *const slots[SBX_VIEW_N_SLOTS] = SBX_VIEW_SLOT_NAMES;
+
+              r = sbx_raw_syscall4 (__NR_openat, AT_FDCWD, slots[i], O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
+              if (r < 0)
+                continue;
               extra[n_extra].fd = (int) r;
               extra[n_extra].access = LANDLOCK_ACCESS_FS_READ_FILE;
               n_extra++;

@@ -785,7 +785,9 @@ spec_report_fs_denials (const SpecBuild *b)
       reportf (b->reporter, "fs-denials", SBX_ABI_REPORT_ENFORCED,
                "names outside the view are answered by the view supervisor (FUSE): a denied host "
                "path that exists answers %s, and each attempt is reported (every spawn has a "
-               "server of its own, also through the executor's zygote and its warm sandboxes)",
+               "server of its own, also through the executor's zygote and its warm sandboxes); "
+               "in a run that asks, a read of a gated host file is asked and served once approved "
+               "(reads only: writes, execs and listings are refused)",
                not_found ? "ENOENT (denied-paths: not-found)" : "EACCES");
       return;
     }

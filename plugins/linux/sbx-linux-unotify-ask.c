@@ -21,25 +21,21 @@
  *    the refusal is immediate.  A ticket answered after stop() is freed.
  */
 #include "sbx-linux-unotify-private.h"
+#include "sbx-linux-ask-queue.h"
 
 #include <errno.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
 
 struct _SbxUnotifyAsks
 {
-  gatomicrefcount     ref;
   SbxBackendAskFunc  *ask;
   void               *data;
-  GMutex              lock;
-  gboolean            dead;       /* (lock) stop() ran: answers free their ticket */
-  GQueue              answered;   /* (lock) Held */
-  int                 fd;         /* eventfd: written for each answer */
+  SbxAskQueue        *queue;   /* answered Held; stopped by stop(): answers then free their ticket */
 };
 
 typedef struct
 {
-  SbxUnotifyAsks *asks;       /* (owned) */
+  SbxAskQueue    *queue;      /* (owned) */
   uint64_t        id;
   pid_t           pid;
   int             sock;       /* the caller's socket (our copy) */
@@ -50,24 +46,15 @@ typedef struct
 } Held;
 
 static void
-asks_unref (SbxUnotifyAsks *asks)
+held_free (gpointer data)
 {
-  if (!g_atomic_ref_count_dec (&asks->ref))
-    return;
-  g_assert (g_queue_is_empty (&asks->answered));
-  close (asks->fd);
-  g_mutex_clear (&asks->lock);
-  g_free (asks);
-}
+  Held *h = data;
 
-static void
-held_free (Held *h)
-{
   if (h->sock >= 0)
     close (h->sock);
   g_free (h->path);
   g_free (h->reason);
-  asks_unref (h->asks);
+  sbx_ask_queue_unref (h->queue);
   g_free (h);
 }
 
@@ -75,28 +62,25 @@ SbxUnotifyAsks *
 sbx_unotify_asks_new (const SbxBackendDenialSinkV1 *sink)
 {
   SbxUnotifyAsks *asks;
-  int fd;
+  SbxAskQueue *queue;
 
   if (sink == NULL || sink->struct_size < SBX_BACKEND_DENIAL_SINK_V1_ASK_SIZE || sink->ask == NULL
       || sink->denied == NULL)
     return NULL;
-  fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (fd < 0)
+  queue = sbx_ask_queue_new ();
+  if (queue == NULL)
     return NULL;   /* no way to hear answers: refuse as without asking */
   asks = g_new0 (SbxUnotifyAsks, 1);
-  g_atomic_ref_count_init (&asks->ref);
-  g_mutex_init (&asks->lock);
-  g_queue_init (&asks->answered);
   asks->ask = sink->ask;
   asks->data = sink->data;
-  asks->fd = fd;
+  asks->queue = queue;
   return asks;
 }
 
 int
 sbx_unotify_asks_fd (SbxUnotifyAsks *asks)
 {
-  return asks->fd;
+  return sbx_ask_queue_fd (asks->queue);
 }
 
 /* SbxBackendAnswerFunc: from any thread, maybe inside ask (hub lock held). */
@@ -105,20 +89,10 @@ held_answered (void    *ticket,
                uint32_t decision)
 {
   Held *h = ticket;
-  SbxUnotifyAsks *asks = h->asks;
-  uint64_t one = 1;
 
-  g_mutex_lock (&asks->lock);
-  if (!asks->dead)
-    {
-      h->decision = decision;
-      g_queue_push_tail (&asks->answered, h);
-      (void) write (asks->fd, &one, sizeof one);
-      h = NULL;
-    }
-  g_mutex_unlock (&asks->lock);
-  if (h != NULL)
-    held_free (h);
+  h->decision = decision;
+  if (!sbx_ask_queue_push (h->queue, h))
+    held_free (h);   /* stop() ran */
 }
 
 gboolean
@@ -136,8 +110,7 @@ sbx_unotify_hold (SbxUnotify *u,
   if (u->asks == NULL || u->n_held >= SBX_UNOTIFY_MAX_HELD || path == NULL || path[0] != '/')
     return FALSE;
   h = g_new0 (Held, 1);
-  g_atomic_ref_count_inc (&u->asks->ref);
-  h->asks = u->asks;
+  h->queue = sbx_ask_queue_ref (u->asks->queue);
   h->id = id;
   h->pid = pid;
   h->sock = sock;
@@ -159,16 +132,11 @@ sbx_unotify_asks_drain (SbxUnotify *u,
                         GPtrArray  *pending)
 {
   GQueue answered = G_QUEUE_INIT;
-  uint64_t count;
   Held *h;
 
   if (u->asks == NULL)
     return;
-  (void) read (u->asks->fd, &count, sizeof count);
-  g_mutex_lock (&u->asks->lock);
-  answered = u->asks->answered;
-  g_queue_init (&u->asks->answered);
-  g_mutex_unlock (&u->asks->lock);
+  sbx_ask_queue_take (u->asks->queue, &answered);
   while ((h = g_queue_pop_head (&answered)) != NULL)
     {
       u->n_held--;
@@ -191,17 +159,9 @@ sbx_unotify_asks_drain (SbxUnotify *u,
 void
 sbx_unotify_asks_stop (SbxUnotifyAsks *asks)
 {
-  GQueue answered;
-  Held *h;
-
   if (asks == NULL)
     return;
-  g_mutex_lock (&asks->lock);
-  asks->dead = TRUE;
-  answered = asks->answered;
-  g_queue_init (&asks->answered);
-  g_mutex_unlock (&asks->lock);
-  while ((h = g_queue_pop_head (&answered)) != NULL)
-    held_free (h);
-  asks_unref (asks);
+  sbx_ask_queue_stop (asks->queue, held_free);
+  sbx_ask_queue_unref (asks->queue);
+  g_free (asks);
 }

@@ -15,9 +15,13 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
+#include <linux/fuse.h>
 
 #include "sbx-linux-view-server.h"
+#include "sbx-linux-view-slots.h"
 
 /* sbx-linux-view-skeleton.c: what the view shows.  Node i is FUSE node
  * id i + 1; node 0 is the root, its own parent. */
@@ -137,6 +141,7 @@ typedef struct
   char     target[SBX_VIEW_PATH_BUF]; /* clean absolute host path */
   int64_t  nspid;
   char     process[256];              /* argv[0] or comm; "" unknown */
+  gboolean open_call;                 /* an open-type call (open, openat, openat2) named @target */
 } SbxViewAttempt;
 
 void     sbx_view_task_init        (SbxViewTask *task);
@@ -171,3 +176,106 @@ void     sbx_view_server_feed      (SbxViewServer *self,
                                     int            reply_fd,
                                     const void    *request,
                                     size_t         len);
+
+/* sbx-linux-view-files.c: reads approved while the tool runs, served
+ * through the slots (sbx-linux-view-slots.h).  Node ids after the
+ * skeleton's: the slots, then the directories leading to an approved file
+ * (shown only to the lookups of its approved read). */
+typedef struct _SbxViewFiles SbxViewFiles;
+
+/* The server: what sbx-linux-view-server.c serves and the files part reads
+ * (all of it on the hub's thread, under its lock; see the server's LOCKING
+ * comment for @sink). */
+struct _SbxViewServer
+{
+  SbxViewSkeleton skel;
+  uint32_t       policy_flags;
+  uid_t          uid;
+  gid_t          gid;
+  struct timespec born;
+
+  GMutex                 sink_lock;
+  SbxBackendDenialSinkV1 sink;   /* sink.denied NULL: nowhere; sink.ask NULL: never asks */
+
+  gboolean       started;
+  guint64        hub_id;     /* 0: not registered with the hub */
+  int            sock;       /* until the FUSE descriptor arrives */
+  int            fuse_fd;
+  atomic_uint_fast64_t n_requests;
+  atomic_uint_fast64_t n_denials;
+
+  /* The thread's own */
+  gboolean       initialized;
+  gboolean       no_opendir;  /* the kernel skips OPENDIR once we answer ENOSYS */
+  SbxViewTask    task;
+  uint8_t       *buf;
+  struct
+  {
+    pid_t    pid;
+    uint64_t parent;
+    char     name[256];
+  }              last_reported;   /* the last denied lookup answered ENOENT */
+  SbxViewFiles  *files;
+};
+
+/* sbx-linux-view-answer.c: answers the server and the files part give */
+void     sbx_view_reply            (SbxViewServer *self,
+                                    uint64_t       unique,
+                                    int            err,
+                                    const void    *data,
+                                    size_t         len);
+/* A refusal to the spawn's denial sink (counted). */
+void     sbx_view_report           (SbxViewServer        *self,
+                                    const SbxViewAttempt *a);
+/* The answer a refused attempt on @name below node @parent gets, as
+ * without asking (sbx-linux-view-server.c, "Answers"): reported, then
+ * EACCES or ENOENT. */
+void     sbx_view_refuse           (SbxViewServer        *self,
+                                    uint64_t              unique,
+                                    pid_t                 pid,
+                                    uint64_t              parent,
+                                    const char           *name,
+                                    const SbxViewAttempt *a,
+                                    gboolean              exists);
+
+/* How the files part is woken for answers: adds @fd (its eventfd) to the
+ * hub's set, whose events call sbx_view_files_drain(); FALSE when it
+ * cannot (then nothing is asked).  The server's, given at creation. */
+typedef gboolean (*SbxViewWatchFunc) (SbxViewServer *self,
+                                      int            fd);
+
+/* sbx-linux-view-files.c */
+SbxViewFiles *sbx_view_files_new   (guint            first_nodeid,
+                                    SbxViewWatchFunc watch);
+/* The eventfd the hub watches for answers, or -1 (nothing asked yet). */
+int      sbx_view_files_fd         (SbxViewFiles *files);
+/* The hub's lock is held (or the server is not started), the eventfd out
+ * of its set.  Answers that come later only free their tickets. */
+void     sbx_view_files_free       (SbxViewFiles *files);
+/* A lookup at the root of a slot's name: TRUE when @name is one (then
+ * answered: the slot the first time, while the host can ask; else ENOENT). */
+gboolean sbx_view_files_slot_name  (SbxViewServer                *self,
+                                    const struct fuse_in_header *h,
+                                    const char                  *name);
+/* An attempt @a outside the view (a lookup of @name, whose whole path is
+ * @looked_up, below @parent): TRUE when answered or held here (an approved
+ * read, or one asked); FALSE: answer it as without asking. */
+gboolean sbx_view_files_lookup     (SbxViewServer                *self,
+                                    const struct fuse_in_header *h,
+                                    const char                  *name,
+                                    const char                  *looked_up,
+                                    const SbxViewAttempt        *a,
+                                    const struct stat           *st,
+                                    gboolean                     exists);
+/* A request on a node of the files part (h->nodeid past the skeleton's),
+ * answered. */
+void     sbx_view_files_handle     (SbxViewServer                *self,
+                                    const struct fuse_in_header *h,
+                                    const uint8_t               *body,
+                                    size_t                       len);
+/* FUSE_INTERRUPT of a held lookup: answered EINTR now. */
+void     sbx_view_files_interrupt  (SbxViewServer                *self,
+                                    const uint8_t               *body,
+                                    size_t                       len);
+/* The host's answers that came (the eventfd was written). */
+void     sbx_view_files_drain      (SbxViewServer *self);

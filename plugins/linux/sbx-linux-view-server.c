@@ -85,36 +85,8 @@
 #define FUSE_MISC_MAJOR 10
 #define FUSE_MINOR 229
 
-struct _SbxViewServer
-{
-  SbxViewSkeleton skel;
-  uint32_t       policy_flags;
-  uid_t          uid;
-  gid_t          gid;
-  struct timespec born;
-
-  GMutex                 sink_lock;
-  SbxBackendDenialSinkV1 sink;   /* sink.denied NULL: nowhere */
-
-  gboolean       started;
-  guint64        hub_id;     /* 0: not registered with the hub */
-  int            sock;       /* until the FUSE descriptor arrives */
-  int            fuse_fd;
-  atomic_uint_fast64_t n_requests;
-  atomic_uint_fast64_t n_denials;
-
-  /* The thread's own */
-  gboolean       initialized;
-  gboolean       no_opendir;  /* the kernel skips OPENDIR once we answer ENOSYS */
-  SbxViewTask    task;
-  uint8_t       *buf;
-  struct
-  {
-    pid_t    pid;
-    uint64_t parent;
-    char     name[256];
-  }              last_reported;   /* the last denied lookup answered ENOENT */
-};
+static gboolean hub_watch (SbxViewServer *self,
+                           int            fd);
 
 static inline SbxViewNode *
 node_at (SbxViewServer *self, guint i)
@@ -142,6 +114,7 @@ sbx_view_server_new (const SbxViewEntry *entries,
   sbx_view_task_init (&self->task);
   if (!sbx_view_skeleton_build (&self->skel, entries, n_entries, error))
     return NULL;
+  self->files = sbx_view_files_new (self->skel.nodes->len + 1, hub_watch);
   return g_steal_pointer (&self);
 }
 
@@ -161,29 +134,16 @@ sbx_view_server_set_sink (SbxViewServer                *self,
       self->sink.struct_size = sizeof self->sink;
       self->sink.denied = sink->denied;
       self->sink.data = sink->data;
+      if (sink->struct_size >= SBX_BACKEND_DENIAL_SINK_V1_ASK_SIZE && sink->denied != NULL)
+        self->sink.ask = sink->ask;
     }
   g_mutex_unlock (&self->sink_lock);
 }
 
-static void
+static inline void
 report (SbxViewServer *self, const SbxViewAttempt *a)
 {
-  SbxBackendDenialV1 denial = { 0 };
-
-  atomic_fetch_add (&self->n_denials, 1);
-  denial.struct_size = sizeof denial;
-  denial.operation = a->op;
-  denial.pid = a->nspid;
-  denial.target = a->target;
-  denial.mechanism = "view-supervisor";
-  denial.process = a->process[0] != '\0' ? a->process : NULL;
-  denial.reason = NULL;
-  if (!g_utf8_validate (a->target, -1, NULL))
-    denial.target = "(a path that is not UTF-8)";
-  g_mutex_lock (&self->sink_lock);
-  if (self->sink.denied != NULL)
-    self->sink.denied (self->sink.data, &denial);
-  g_mutex_unlock (&self->sink_lock);
+  sbx_view_report (self, a);
 }
 
 /* A write denial of @path by the task of @h (a request on a skeleton node). */
@@ -202,24 +162,10 @@ report_write (SbxViewServer *self, const struct fuse_in_header *h, const char *p
 /* Replies                                                                   */
 /* ------------------------------------------------------------------------- */
 
-static void
+static inline void
 reply (SbxViewServer *self, uint64_t unique, int err, const void *data, size_t len)
 {
-  struct fuse_out_header out = { 0 };
-  struct iovec iov[2];
-  ssize_t n;
-
-  out.len = (uint32_t) (sizeof out + (err == 0 ? len : 0));
-  out.error = -err;
-  out.unique = unique;
-  iov[0].iov_base = &out;
-  iov[0].iov_len = sizeof out;
-  iov[1].iov_base = (void *) data;
-  iov[1].iov_len = err == 0 ? len : 0;
-  do
-    n = writev (self->fuse_fd, iov, iov[1].iov_len > 0 ? 2 : 1);
-  while (n < 0 && errno == EINTR);
-  /* ENOENT: the request was interrupted and is gone; nothing to do. */
+  sbx_view_reply (self, unique, err, data, len);
 }
 
 static void
@@ -315,7 +261,6 @@ handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_
   struct stat st;
   gboolean exists;
   guint parent;
-  int err;
 
   if (!request_node (self, h, &parent))
     return;
@@ -336,6 +281,8 @@ handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_
       reply_entry (self, h->unique, GPOINTER_TO_UINT (found) - 1);
       return;
     }
+  if (parent == 0 && sbx_view_files_slot_name (self, h, name))
+    return;
   /* A lookup by a process the sandbox's pid namespace cannot see (the
    * kernel numbers it 0): sbx's own connect supervisor resolving a socket
    * path in the sandbox's view, never a process of the sandbox.  It gets
@@ -347,35 +294,13 @@ handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_
              NULL, 0);
       return;
     }
-  /* An attempt outside the view. */
+  /* An attempt outside the view: asked (a read the host may approve while
+   * the tool runs, sbx-linux-view-files.c), or refused. */
   sbx_view_task_classify (&self->task, (pid_t) h->pid, looked_up, &a);
   exists = lstat (a.target, &st) == 0;
-  if (self->policy_flags & SBX_POLICY_DENIED_NOT_FOUND)
-    {
-      /* Hiding: the answer never depends on existence (or on the task's
-       * memory, which it controls): a create that follows our ENOENT gets
-       * EACCES from handle_write_request() whether or not the name exists,
-       * as a missing name would. */
-      err = ENOENT;
-    }
-  else if (exists)
-    err = EACCES;
-  else
-    err = a.op == SBX_ABI_DENIAL_WRITE ? EACCES : ENOENT;
-  if (!exists && a.op != SBX_ABI_DENIAL_WRITE)
-    sbx_view_task_forget (&self->task);   /* nothing reported: keep no descriptor of the task */
-  else
-    {
-      report (self, &a);
-      if (err == ENOENT)
-        {
-          /* a create may follow for this name: it is the same attempt */
-          self->last_reported.pid = (pid_t) h->pid;
-          self->last_reported.parent = h->nodeid;
-          g_strlcpy (self->last_reported.name, name, sizeof self->last_reported.name);
-        }
-    }
-  reply (self, h->unique, err, NULL, 0);
+  if (sbx_view_files_lookup (self, h, name, looked_up, &a, &st, exists))
+    return;
+  sbx_view_refuse (self, h->unique, (pid_t) h->pid, h->nodeid, name, &a, exists);
 }
 
 static void
@@ -583,8 +508,11 @@ handle_init (SbxViewServer *self, const struct fuse_in_header *h, const uint8_t 
   out.max_readahead = 0;
   /* READDIRPLUS always (not the kernel's heuristic): a listing of the
    * skeleton is its lookups too.  Where the kernel offers it, OPENDIR is
-   * answered ENOSYS (handle_open). */
-  out.flags = in->flags & (FUSE_CACHE_SYMLINKS | FUSE_DO_READDIRPLUS);
+   * answered ENOSYS (handle_open).  FUSE_PARALLEL_DIROPS: lookups of
+   * distinct names of one directory are not serialized by the kernel, so
+   * a lookup held for a question (sbx-linux-view-files.c) makes only the
+   * lookups of that same name wait. */
+  out.flags = in->flags & (FUSE_CACHE_SYMLINKS | FUSE_DO_READDIRPLUS | FUSE_PARALLEL_DIROPS);
   self->no_opendir = (in->flags & FUSE_NO_OPENDIR_SUPPORT) != 0;
   out.max_background = 1;
   out.congestion_threshold = 1;
@@ -617,6 +545,16 @@ handle_request (SbxViewServer *self, size_t len)
       reply (self, h->unique, EIO, NULL, 0);
       return TRUE;
     }
+  /* The files part's nodes (slots, directories to an approved file); the
+   * requests that name no node or get no reply stay below. */
+  if (h->nodeid > self->skel.nodes->len && h->opcode != FUSE_INIT && h->opcode != FUSE_FORGET
+      && h->opcode != FUSE_BATCH_FORGET && h->opcode != FUSE_INTERRUPT && h->opcode != FUSE_DESTROY)
+    {
+      sbx_view_files_handle (self, h, body, blen);
+      return TRUE;
+    }
+  if (h->opcode == FUSE_INTERRUPT)
+    sbx_view_files_interrupt (self, body, blen);
   switch (h->opcode)
     {
     case FUSE_INIT:
@@ -751,6 +689,10 @@ receive_fuse (SbxViewServer *self)
   self->fuse_fd = fd;
 }
 
+/* The hub's event tag of a server's files part (its eventfd), beside the
+ * server's id. */
+#define HUB_FILES_BIT (G_GUINT64_CONSTANT (1) << 63)
+
 /* The hub: one thread, one epoll set, the live servers by id. */
 static struct
 {
@@ -804,12 +746,16 @@ hub_main (gpointer data)
     {
       struct epoll_event ev;
       SbxViewServer *self;
+      guint64 id;
 
       if (epoll_wait (hub.epfd, &ev, 1, -1) != 1)
         continue;   /* EINTR (the hub lives as long as the process) */
+      id = ev.data.u64 & ~HUB_FILES_BIT;
       g_mutex_lock (&hub.lock);
-      self = g_hash_table_lookup (hub.servers, &ev.data.u64);
-      if (self != NULL)
+      self = g_hash_table_lookup (hub.servers, &id);
+      if (self != NULL && (ev.data.u64 & HUB_FILES_BIT))
+        sbx_view_files_drain (self);
+      else if (self != NULL)
         hub_handle (self);
       g_mutex_unlock (&hub.lock);
     }
@@ -887,6 +833,16 @@ hub_ensure (GError **error)
   return TRUE;
 }
 
+/* SbxViewWatchFunc: under hub.lock (the files part asks from the hub). */
+static gboolean
+hub_watch (SbxViewServer *self,
+           int            fd)
+{
+  struct epoll_event ev = { .events = EPOLLIN, .data.u64 = self->hub_id | HUB_FILES_BIT };
+
+  return self->hub_id != 0 && epoll_ctl (hub.epfd, EPOLL_CTL_ADD, fd, &ev) == 0;
+}
+
 void
 sbx_view_server_set_sandbox_pid (SbxViewServer *self,
                                  pid_t          pid)
@@ -947,9 +903,16 @@ sbx_view_server_stop (SbxViewServer *self)
         (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, self->sock, NULL);
       if (self->fuse_fd >= 0)
         (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, self->fuse_fd, NULL);
+      /* held lookups end with the connection; answers that come later
+       * free their tickets (their eventfd leaves the set now: it stays
+       * open while a ticket is out) */
+      if (self->files != NULL && sbx_view_files_fd (self->files) >= 0)
+        (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, sbx_view_files_fd (self->files), NULL);
+      g_clear_pointer (&self->files, sbx_view_files_free);
       g_mutex_unlock (&hub.lock);
       self->hub_id = 0;
     }
+  g_clear_pointer (&self->files, sbx_view_files_free);
   /* Closing the last descriptor of the connection aborts it: requests
    * still queued fail with ECONNABORTED, later ones with ENOTCONN. */
   sbx_clear_fd (&self->fuse_fd);

@@ -365,6 +365,7 @@ sbx_view_task_classify (SbxViewTask    *task,
   uint64_t flags = 0;
 
   out->op = SBX_ABI_DENIAL_READ;
+  out->open_call = FALSE;
   g_strlcpy (out->target, looked_up, sizeof out->target);
   sbx_view_task_identify (task, pid, out);
   if (task->dir < 0 || !read_call (task, pid, &sc, &call))
@@ -378,6 +379,7 @@ sbx_view_task_classify (SbxViewTask    *task,
       if (call_path (task, pid, &sc, &call, k, full) && sbx_view_path_at_or_below (full, looked_up))
         {
           out->op = call.op == SBX_VIEW_OP_FROM_FLAGS ? sbx_view_open_operation (flags) : call.op;
+          out->open_call = call.op == SBX_VIEW_OP_FROM_FLAGS;
           memcpy (out->target, full, strlen (full) + 1);
           return;
         }

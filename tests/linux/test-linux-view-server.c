@@ -1467,7 +1467,8 @@ test_garbage (void)
         {
           h->len = g_rand_boolean (rand) ? (uint32_t) len : h->len;
           h->opcode = (uint32_t) g_rand_int_range (rand, 0, 60);
-          h->nodeid = (uint64_t) g_rand_int_range (rand, 0, 6);
+          /* the skeleton's nodes, the file slots and past them */
+          h->nodeid = (uint64_t) g_rand_int_range (rand, 0, 6 + SBX_VIEW_N_SLOTS + 4);
           if (h->opcode == FUSE_INIT)
             h->opcode = FUSE_LOOKUP;
           if (g_rand_boolean (rand))
@@ -1494,6 +1495,123 @@ test_garbage (void)
   close (sv[0]);
   close (sv[1]);
   g_rand_free (rand);
+}
+
+typedef struct
+{
+  int asked;
+  int denied;
+} SinkCounts;
+
+static void
+counts_denied (void *data, const SbxBackendDenialV1 *denial)
+{
+  (void) denial;
+  ((SinkCounts *) data)->denied++;
+}
+
+static void
+counts_ask (void *data, const SbxBackendDenialV1 *request, SbxBackendAnswerFunc *answer, void *ticket)
+{
+  (void) request;
+  ((SinkCounts *) data)->asked++;
+  answer (ticket, SBX_ABI_DECISION_FOR_RUN);
+}
+
+/* One request on the fed server (@body of @blen bytes); the reply's error,
+ * its payload in @out. */
+static int
+feed_one (SbxViewServer *server, int sv[2], uint32_t opcode, uint64_t nodeid, const void *body, size_t blen,
+          uint8_t *out, size_t size)
+{
+  uint8_t req[512] = { 0 };
+  struct fuse_in_header *h = (void *) req;
+  ssize_t n;
+
+  g_assert_cmpuint (blen, <=, sizeof req - sizeof *h);
+  h->len = (uint32_t) (sizeof *h + blen);
+  h->opcode = opcode;
+  h->unique = 42;
+  h->nodeid = nodeid;
+  h->pid = 1;
+  memcpy (req + sizeof *h, body, blen);
+  sbx_view_server_feed (server, sv[0], req, h->len);
+  n = read (sv[1], out, size);
+  g_assert_cmpint (n, >=, (ssize_t) sizeof (struct fuse_out_header));
+  return ((struct fuse_out_header *) (void *) out)->error;
+}
+
+/* The file slots (sbx-linux-view-files.c): a slot's name answers one
+ * lookup, and only when the sink can ask; a slot is a regular file, opens
+ * nothing unbound, and refuses every garbage request with an error; with
+ * no attempt, nothing is asked. */
+static void
+test_slots (void)
+{
+  const SbxViewEntry skeleton[] = { { "/usr", S_IFDIR, NULL } };
+  g_autoptr(SbxViewServer) server = sbx_view_server_new (skeleton, 1, 0, NULL);
+  const uint64_t slot0 = 3;   /* after the root and /usr */
+  SinkCounts counts = { 0 };
+  SbxBackendDenialSinkV1 sink = { 0 };
+  struct fuse_init_in init = { 0 };
+  struct fuse_open_in open_in = { 0 };
+  struct fuse_read_in read_in = { 0 };
+  struct fuse_release_in release_in = { 0 };
+  struct fuse_setattr_in setattr_in = { 0 };
+  uint8_t out[8192];
+  const struct fuse_entry_out *e = (const void *) (out + sizeof (struct fuse_out_header));
+  const struct fuse_attr_out *attr = (const void *) (out + sizeof (struct fuse_out_header));
+  int sv[2];
+
+  g_assert_no_errno (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv));
+  init.major = FUSE_KERNEL_VERSION;
+  init.minor = FUSE_KERNEL_MINOR_VERSION;
+  g_assert_cmpint (feed_one (server, sv, FUSE_INIT, 0, &init, sizeof init, out, sizeof out), ==, 0);
+  /* no sink that asks: the name is missing, and stays unshown */
+  g_assert_cmpint (feed_one (server, sv, FUSE_LOOKUP, 1, ".sbx-view-slot-0", 17, out, sizeof out), ==, -ENOENT);
+  sink.struct_size = sizeof sink;
+  sink.denied = counts_denied;
+  sink.ask = counts_ask;
+  sink.data = &counts;
+  sbx_view_server_set_sink (server, &sink);
+  /* shown once, as a regular file with timeouts 0; then missing */
+  g_assert_cmpint (feed_one (server, sv, FUSE_LOOKUP, 1, ".sbx-view-slot-0", 17, out, sizeof out), ==, 0);
+  g_assert_cmpuint (e->nodeid, ==, slot0);
+  g_assert_cmpuint (e->attr.mode & S_IFMT, ==, S_IFREG);
+  g_assert_cmpuint (e->entry_valid, ==, 0);
+  g_assert_cmpuint (e->attr_valid, ==, 0);
+  g_assert_cmpint (feed_one (server, sv, FUSE_LOOKUP, 1, ".sbx-view-slot-0", 17, out, sizeof out), ==, -ENOENT);
+  g_assert_cmpint (feed_one (server, sv, FUSE_LOOKUP, 1, ".sbx-view-slot-15", 18, out, sizeof out), ==, 0);
+  g_assert_cmpuint (e->nodeid, ==, slot0 + SBX_VIEW_N_SLOTS - 1);
+  /* not slot names: the view's answer for a name outside it */
+  g_assert_cmpint (feed_one (server, sv, FUSE_LOOKUP, 1, ".sbx-view-slot-16", 18, out, sizeof out), <, 0);
+  g_assert_cmpint (feed_one (server, sv, FUSE_LOOKUP, 1, ".sbx-view-slot-01", 18, out, sizeof out), <, 0);
+  g_assert_cmpint (feed_one (server, sv, FUSE_LOOKUP, 2, ".sbx-view-slot-1", 17, out, sizeof out), <, 0);
+  /* an unbound slot: a regular file of nothing, opening nothing */
+  g_assert_cmpint (feed_one (server, sv, FUSE_GETATTR, slot0, NULL, 0, out, sizeof out), ==, 0);
+  g_assert_cmpuint (attr->attr.mode, ==, S_IFREG);
+  g_assert_cmpuint (attr->attr.size, ==, 0);
+  open_in.flags = O_RDONLY;
+  g_assert_cmpint (feed_one (server, sv, FUSE_OPEN, slot0, &open_in, sizeof open_in, out, sizeof out), ==, -EACCES);
+  g_assert_cmpint (feed_one (server, sv, FUSE_OPEN, slot0, &open_in, 2, out, sizeof out), ==, -EINVAL);
+  read_in.fh = 99;
+  read_in.size = 4096;
+  g_assert_cmpint (feed_one (server, sv, FUSE_READ, slot0, &read_in, sizeof read_in, out, sizeof out), ==, -EBADF);
+  g_assert_cmpint (feed_one (server, sv, FUSE_READ, slot0, &read_in, 3, out, sizeof out), ==, -EINVAL);
+  release_in.fh = 99;
+  g_assert_cmpint (feed_one (server, sv, FUSE_RELEASE, slot0, &release_in, sizeof release_in, out, sizeof out), ==, 0);
+  g_assert_cmpint (feed_one (server, sv, FUSE_LOOKUP, slot0, "x", 2, out, sizeof out), ==, -ENOTDIR);
+  g_assert_cmpint (feed_one (server, sv, FUSE_OPENDIR, slot0, &open_in, sizeof open_in, out, sizeof out), ==,
+                   -ENOTDIR);
+  g_assert_cmpint (feed_one (server, sv, FUSE_SETATTR, slot0, &setattr_in, sizeof setattr_in, out, sizeof out), ==,
+                   -EACCES);
+  g_assert_cmpint (feed_one (server, sv, FUSE_READLINK, slot0, NULL, 0, out, sizeof out), <, 0);
+  /* no directory node was made: past the slots, nothing */
+  g_assert_cmpint (feed_one (server, sv, FUSE_GETATTR, slot0 + SBX_VIEW_N_SLOTS, NULL, 0, out, sizeof out), ==,
+                   -ESTALE);
+  g_assert_cmpint (counts.asked, ==, 0);
+  close (sv[0]);
+  close (sv[1]);
 }
 
 static void
@@ -1622,6 +1740,7 @@ main (int argc, char **argv)
   g_test_add_func ("/view-server/classify/pure", test_classify_pure);
   g_test_add_func ("/view-server/readdirplus/protocol", test_readdirplus_protocol);
   g_test_add_func ("/view-server/garbage", test_garbage);
+  g_test_add_func ("/view-server/slots", test_slots);
   g_test_add_func ("/view-server/cost", test_cost);
   g_test_add ("/view-server/skeleton", Fixture, NULL, fixture_setup, test_skeleton, fixture_teardown);
   g_test_add ("/view-server/listed", Fixture, NULL, fixture_setup, test_listed, fixture_teardown);
