@@ -452,6 +452,7 @@ spawn_sink_denied (void                     *data,
 static void
 spawn_sink_init (SpawnSink *s)
 {
+  memset (s, 0, sizeof *s);   /* no ask: a sink's unset members are NULL, as the ABI reads them */
   s->sink.struct_size = sizeof s->sink;
   s->sink.denied = spawn_sink_denied;
   s->sink.data = s;
