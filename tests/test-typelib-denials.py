@@ -40,36 +40,10 @@ import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fs_tree import ScratchTree  # noqa: E402
+from typelib_tap import Tap, load_sbx  # noqa: E402
 
-n = 0
-
-
-def report(ok, name, details=(), skip=None):
-    global n
-    n += 1
-    if skip is not None:
-        print(f"ok {n} {name} # SKIP {skip}")
-        return
-    print(f"{'ok' if ok else 'not ok'} {n} {name}")
-    for line in details:
-        print(f"# {line}")
-
-
-def skip_all(reason):
-    print(f"1..0 # SKIP {reason}")
-    sys.exit(0)
-
-
-if sys.argv[1:2] == ["true"]:
-    skip_all("sanitizer build: python3 cannot load an ASan-built libsbx-1")
-os.environ["SBX_PLUGIN_PATH"] = os.environ.get("SBX_TEST_PLUGIN_DIRS", "")
-os.environ.pop("SBX_BACKEND", None)
-try:
-    import gi
-    gi.require_version("Sbx", "1.0")
-    from gi.repository import GLib, Sbx
-except (ImportError, ValueError) as e:
-    skip_all(f"PyGObject or the Sbx-1.0 typelib is unavailable: {e}")
+report = Tap()
+GLib, Sbx = load_sbx(sys.argv[1] if len(sys.argv) > 1 else "false")
 
 
 class Hello(http.server.BaseHTTPRequestHandler):
@@ -306,7 +280,7 @@ def main():
             report(True, f"/typelib-denials/command/{backend}", skip=why)
         else:
             test_command(backend)
-    print(f"1..{n}")
+    report.plan()
 
 
 if __name__ == "__main__":
