@@ -16,6 +16,8 @@ phase):
     the question;
   - --no-pty (the command shares the terminal, which stays cooked): the
     question takes a line;
+  - a host file the profile gates (host read gated), rung 1: "o" serves
+    that read, the next is asked again and "n" refuses it (its denial);
   - a host unix socket the profile gates, both rungs: "o" performs that
     connect, the next one is asked again and "n" refuses it (its denial);
   - without a terminal (no controlling terminal, pipes) --ask is refused
@@ -68,6 +70,13 @@ PROFILE = """{ "version": 1,
 """
 
 
+
+
+PROFILE_READ = """{ "version": 1,
+  "workspace": { "root": ".", "read": "allow", "write": "allow" },
+  "host": { "read": "gated", "write": "deny" },
+  "network": "deny", "command": "allow", "home": "isolated" }
+"""
 
 
 PROFILE_SOCKET = """{ "version": 1,
@@ -223,6 +232,54 @@ def main():
                 tap(ok and "NOPTY-OK" in screen and "EXIT 0" in screen, "/cli-ask/no-pty", screen)
             finally:
                 s.close()
+
+        # a gated host read at rung 1 (the view supervisor asks; rung 2
+        # observes no file attempt): "o" serves that one read, the next
+        # read of the same file is asked again and "n" refuses it (EACCES,
+        # its denial line, counted once: the kernel's retry of the refused
+        # lookup is the same attempt); positive control: the file reads
+        # outside
+        host_dir = tempfile.mkdtemp(prefix="sbx-cli-ask-host-", dir="/var/tmp")
+        os.chmod(host_dir, 0o755)
+        secret = os.path.join(host_dir, "secret")
+        with open(secret, "w") as f:
+            f.write("SECRET-CONTENT\n")
+        os.chmod(secret, 0o644)
+        with open(os.path.join(tmp, "profile-read.json"), "w") as f:
+            f.write(PROFILE_READ)
+        try:
+            with open(secret) as f:
+                control = f.read()
+            if probe.returncode != 0:
+                tap(True, "/cli-ask/file-read # SKIP linux-userns cannot run here")
+            else:
+                command = ("cat %s; cat %s 2>&1 || echo SECOND-REFUSED"
+                           % (shlex.quote(secret), shlex.quote(secret)))
+                s = Session(tmp, "file", script_for(ws, scratch, ["--ask"], command, "linux-userns",
+                                                    "../profile-read.json"))
+                try:
+                    # before the run, --ask offers the whole gated dimension
+                    # (filesystem.host.read.v1 host:*): declined, so each
+                    # read is asked while the command runs
+                    ok = s.wait_for("[y/N]")
+                    s.keys("n", "Enter")
+                    ok = ok and s.wait_for("wants to read")
+                    s.keys("o")
+                    ok = ok and s.wait_for("SECRET-CONTENT") and s.wait_for("wants to read", 2)
+                    s.keys("n")
+                    ok = ok and s.wait_for("EXIT ")
+                    screen = s.screen()
+                    joined = screen.replace("\n", "")   # the pane wraps long lines
+                    tap(ok and control == "SECRET-CONTENT\n" and screen.count("SECRET-CONTENT") == 1
+                        and "Permission denied" in screen and "SECOND-REFUSED" in screen
+                        and "sbx: denied read %s (host read is gated); " % secret in joined
+                        and "--approve filesystem.path.read.v1:%s would open it" % secret in joined
+                        and "EXIT 0" in screen,
+                        "/cli-ask/file-read", screen)
+                finally:
+                    s.close()
+        finally:
+            shutil.rmtree(host_dir, ignore_errors=True)
 
         # a gated host socket, both rungs: "o" performs that connect, and a
         # second connect to it is asked again ("n"): refused, with its denial

@@ -507,9 +507,13 @@ sbx_view_files_lookup (SbxViewServer               *self,
       /* The same thread's next lookup of the name just refused: the
        * kernel's fresh lookup after the failed revalidation of a cached
        * name (a directory node of an earlier approval), in the same
-       * system call.  Refused again, not asked twice. */
+       * system call.  Refused again, not asked twice, and not reported
+       * twice: it is the same attempt, whose denial is counted already. */
       files->last_denied.tid = 0;
-      return FALSE;
+      sbx_view_task_forget (&self->task);
+      sbx_view_reply (self, h->unique, (self->policy_flags & SBX_POLICY_DENIED_NOT_FOUND) ? ENOENT : EACCES,
+                      NULL, 0);
+      return TRUE;
     }
   files->last_denied.tid = 0;
   if (slot_to_bind (files, a->target) < 0)
