@@ -717,6 +717,13 @@ main (int    argc,
 {
   static const char *const rungs[][2] = { { "rung1", RUNG1 }, { "rung2", RUNG2 } };
 
+  /* The cases set the dispositions they test (trap '' INT, nohup) and
+   * compare with a plain child: they start from the defaults, whoever
+   * launched the suite (a shell's background job starts with SIGINT and
+   * SIGQUIT ignored, and the controls would inherit that). */
+  signal (SIGINT, SIG_DFL);
+  signal (SIGQUIT, SIG_DFL);
+  signal (SIGHUP, SIG_DFL);
   g_test_init (&argc, &argv, NULL);
   for (guint i = 0; i < G_N_ELEMENTS (rungs); i++)
     {
