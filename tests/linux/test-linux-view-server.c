@@ -1534,7 +1534,8 @@ feed_one (SbxViewServer *server, int sv[2], uint32_t opcode, uint64_t nodeid, co
   h->unique = 42;
   h->nodeid = nodeid;
   h->pid = 1;
-  memcpy (req + sizeof *h, body, blen);
+  if (blen > 0)
+    memcpy (req + sizeof *h, body, blen);   /* a request without a body passes NULL */
   sbx_view_server_feed (server, sv[0], req, h->len);
   n = read (sv[1], out, size);
   g_assert_cmpint (n, >=, (ssize_t) sizeof (struct fuse_out_header));
