@@ -527,6 +527,19 @@ plan_enclosing (MountBuilder *b,
   return &g_array_index (b->stack, Container, b->stack->len - 1);
 }
 
+/* An empty tmpfs of ours mounted at @path (an existing mountpoint), which
+ * then encloses what follows under @path; the container on the stack. */
+static const Container *
+push_own_tmpfs (MountBuilder *b,
+                const char   *path)
+{
+  Container c = { intern (b, path), TRUE, 0 };
+
+  add_op (b, SBX_MOUNT_OP_TMPFS, SBX_MOUNT_F_DIR, path, NULL);
+  g_array_append_val (b->stack, c);
+  return &g_array_index (b->stack, Container, b->stack->len - 1);
+}
+
 /* The curated /sys (step 3b): an empty tmpfs of ours at /sys, on a
  * mountpoint of the root's, holding the curated paths.  Not the root's
  * own directories: with the view supervisor's FUSE root each of those is
@@ -543,12 +556,8 @@ plan_add_sys_path (MountBuilder    *b,
 
   if (strcmp (top->path, "/sys") != 0)
     {
-      Container sys = { intern (b, "/sys"), TRUE, 0 };
-
       ensure_dirs (b, top, "/sys");
-      add_op (b, SBX_MOUNT_OP_TMPFS, SBX_MOUNT_F_DIR, "/sys", NULL);
-      g_array_append_val (b->stack, sys);
-      top = &g_array_index (b->stack, Container, b->stack->len - 1);
+      top = push_own_tmpfs (b, "/sys");
     }
 
   ensure_dirs (b, top, sys_parent);
@@ -697,12 +706,7 @@ plan_add_covered (MountBuilder *b,
                   gboolean      is_dir)
 {
   if (is_dir)
-    {
-      Container c = { intern (b, path), TRUE, 0 };
-
-      add_op (b, SBX_MOUNT_OP_TMPFS, SBX_MOUNT_F_DIR, path, NULL);
-      g_array_append_val (b->stack, c);
-    }
+    push_own_tmpfs (b, path);
   else
     add_op (b, SBX_MOUNT_OP_MASK_FILE, 0, path, NULL);
   g_ptr_array_add (b->masked, g_strdup (path));
@@ -725,11 +729,8 @@ plan_add_own_run (MountBuilder    *b,
                   const Container *top,
                   const char      *path)
 {
-  Container c = { intern (b, path), TRUE, 0 };
-
   ensure_dirs (b, top, path);
-  add_op (b, SBX_MOUNT_OP_TMPFS, SBX_MOUNT_F_DIR, path, NULL);
-  g_array_append_val (b->stack, c);
+  push_own_tmpfs (b, path);
   b->plan->own_run = TRUE;
 }
 

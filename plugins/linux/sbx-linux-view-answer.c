@@ -60,6 +60,24 @@ sbx_view_report (SbxViewServer        *self,
   g_mutex_unlock (&self->sink_lock);
 }
 
+int
+sbx_view_refusal_errno (SbxViewServer        *self,
+                        const SbxViewAttempt *a,
+                        gboolean              exists)
+{
+  if (self->policy_flags & SBX_POLICY_DENIED_NOT_FOUND)
+    {
+      /* Hiding: the answer never depends on existence (or on the task's
+       * memory, which it controls): a create that follows our ENOENT gets
+       * EACCES from handle_write_request() whether or not the name exists,
+       * as a missing name would. */
+      return ENOENT;
+    }
+  if (exists)
+    return EACCES;
+  return a->op == SBX_ABI_DENIAL_WRITE ? EACCES : ENOENT;
+}
+
 void
 sbx_view_refuse (SbxViewServer        *self,
                  uint64_t              unique,
@@ -69,20 +87,8 @@ sbx_view_refuse (SbxViewServer        *self,
                  const SbxViewAttempt *a,
                  gboolean              exists)
 {
-  int err;
+  int err = sbx_view_refusal_errno (self, a, exists);
 
-  if (self->policy_flags & SBX_POLICY_DENIED_NOT_FOUND)
-    {
-      /* Hiding: the answer never depends on existence (or on the task's
-       * memory, which it controls): a create that follows our ENOENT gets
-       * EACCES from handle_write_request() whether or not the name exists,
-       * as a missing name would. */
-      err = ENOENT;
-    }
-  else if (exists)
-    err = EACCES;
-  else
-    err = a->op == SBX_ABI_DENIAL_WRITE ? EACCES : ENOENT;
   if (!exists && a->op != SBX_ABI_DENIAL_WRITE)
     sbx_view_task_forget (&self->task);   /* nothing reported: keep no descriptor of the task */
   else

@@ -511,8 +511,7 @@ sbx_view_files_lookup (SbxViewServer               *self,
        * twice: it is the same attempt, whose denial is counted already. */
       files->last_denied.tid = 0;
       sbx_view_task_forget (&self->task);
-      sbx_view_reply (self, h->unique, (self->policy_flags & SBX_POLICY_DENIED_NOT_FOUND) ? ENOENT : EACCES,
-                      NULL, 0);
+      sbx_view_reply (self, h->unique, sbx_view_refusal_errno (self, a, exists), NULL, 0);
       return TRUE;
     }
   files->last_denied.tid = 0;

@@ -227,6 +227,10 @@ void     sbx_view_reply            (SbxViewServer *self,
 /* A refusal to the spawn's denial sink (counted). */
 void     sbx_view_report           (SbxViewServer        *self,
                                     const SbxViewAttempt *a);
+/* The errno a refused lookup of @a answers (@exists: the target does). */
+int      sbx_view_refusal_errno    (SbxViewServer        *self,
+                                    const SbxViewAttempt *a,
+                                    gboolean              exists);
 /* The answer a refused attempt on @name below node @parent gets, as
  * without asking (sbx-linux-view-server.c, "Answers"): reported, then
  * EACCES or ENOENT. */
