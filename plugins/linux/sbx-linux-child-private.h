@@ -81,6 +81,13 @@ typedef struct
    * opened or mounted it builds the tmpfs root instead (view_fuse 0). */
   int                 view_sock;
   volatile int        view_fuse;
+  /* The spawn's denial sink can ask: a read approved while the tool runs
+   * is served through the view supervisor's file slots
+   * (sbx-linux-view-slots.h), so B looks each slot up for its Landlock
+   * rule.  Without an ask the supervisor shows none, and B does not look:
+   * each lookup is a round trip to the supervisor before the target
+   * starts (16 of them, most of what the FUSE root added to `sbx run`). */
+  int                 view_slots;
   int                 needs_empty;  /* the plan masks a file */
   int                 template;     /* the zygote building its template view */
   long                a_pid;        /* A's pid as B sees it */

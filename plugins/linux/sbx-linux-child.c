@@ -436,8 +436,9 @@ child_b_main (void *data)
            * READ_FILE on each hidden file inode of its FUSE root, so a
            * read approved while the tool runs can be served through one.
            * A slot the supervisor does not show (it shows each once) is
-           * skipped: then nothing is served through it. */
-          for (i = 0; ctx->view_fuse && i < SBX_VIEW_N_SLOTS; i++)
+           * skipped: then nothing is served through it.  A spawn that
+           * cannot ask has none (ctx->view_slots). */
+          for (i = 0; ctx->view_fuse && ctx->view_slots && i < SBX_VIEW_N_SLOTS; i++)
             {
               static const char *const slots[SBX_VIEW_N_SLOTS] = SBX_VIEW_SLOT_NAMES;
 

@@ -143,7 +143,12 @@ set_request (ChildCtx                *ctx,
              int                      pty_sock,
              int                      unotify_sock)
 {
+  const SbxBackendDenialSinkV1 *sink = sbx_linux_view_request_sink (request);
+
   ctx->unotify_sock = unotify_sock;
+  /* the condition sbx_view_server_set_sink() keeps an ask under */
+  ctx->view_slots = spec->view_fuse && sink != NULL && sink->struct_size >= SBX_BACKEND_DENIAL_SINK_V1_ASK_SIZE
+                    && sink->denied != NULL && sink->ask != NULL;
   /* Not ctx->spec: a warm A reads it while it builds (it was set when the
    * warm context was made, to the same spec). */
   ctx->cwd = request->cwd;

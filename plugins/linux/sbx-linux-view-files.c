@@ -354,6 +354,14 @@ slot_bind (Slot *s, const char *path, const struct stat *st, pid_t tid, gboolean
     }
 }
 
+static atomic_uint_fast64_t slot_lookups;
+
+guint64
+sbx_view_files_slot_lookups (void)
+{
+  return atomic_load (&slot_lookups);
+}
+
 gboolean
 sbx_view_files_slot_name (SbxViewServer               *self,
                           const struct fuse_in_header *h,
@@ -370,6 +378,7 @@ sbx_view_files_slot_name (SbxViewServer               *self,
   if (!g_ascii_string_to_unsigned (digits, 10, 0, SBX_VIEW_N_SLOTS - 1, &i, NULL)
       || (digits[0] == '0' && digits[1] != '\0') || digits[0] == '+' || digits[0] == '-')
     return FALSE;
+  atomic_fetch_add (&slot_lookups, 1);
   g_mutex_lock (&self->sink_lock);
   can_ask = self->sink.ask != NULL;
   g_mutex_unlock (&self->sink_lock);

@@ -129,10 +129,11 @@ typedef struct
   atomic_int sandbox_pid;
   pid_t   pid;         /* the cached task, 0: none */
   int     dir;         /* /proc/PID, O_PATH */
-  int     syscall_fd;  /* /proc/PID/syscall */
-  int     mem_fd;      /* /proc/PID/mem, or -1 when it cannot be opened */
+  int     syscall_fd;  /* /proc/PID/syscall, or -1 (each opened at its first read) */
+  int     mem_fd;      /* /proc/PID/mem, or -1 */
   int     cmdline_fd;  /* /proc/PID/cmdline, or -1 */
   int64_t nspid;       /* the pid inside the sandbox, 0: unknown */
+  gboolean nspid_read; /* /proc/PID/status was read for @nspid */
 } SbxViewTask;
 
 typedef struct
@@ -164,6 +165,15 @@ void     sbx_view_task_classify    (SbxViewTask    *task,
                                     pid_t           pid,
                                     const char     *looked_up,
                                     SbxViewAttempt *out);
+/* Whether the system call @pid is blocked in could be one that writes
+ * (creates, renames, links, removes, opens for writing): FALSE only when
+ * sbx_view_task_classify() would certainly give no write (the call is
+ * known and does not write, or it cannot be read: then classify falls
+ * back to a read).  Reads the call's number and flags alone, no path and
+ * no process name: the cheap question for a name the host lacks too,
+ * where only a write is reported. */
+gboolean sbx_view_task_may_write   (SbxViewTask *task,
+                                    pid_t        pid);
 /* Only the pid and name of @pid (for requests that name their path). */
 void     sbx_view_task_identify    (SbxViewTask    *task,
                                     pid_t           pid,
@@ -261,6 +271,9 @@ void     sbx_view_files_free       (SbxViewFiles *files);
 gboolean sbx_view_files_slot_name  (SbxViewServer                *self,
                                     const struct fuse_in_header *h,
                                     const char                  *name);
+/* How many lookups of a slot's name this process's servers have had, for
+ * tests: a spawn whose sink cannot ask makes none (sbx-linux-child.c). */
+guint64  sbx_view_files_slot_lookups (void);
 /* An attempt @a outside the view (a lookup of @name, whose whole path is
  * @looked_up, below @parent): TRUE when answered or held here (an approved
  * read, or one asked); FALSE: answer it as without asking. */

@@ -294,6 +294,18 @@ handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_
              NULL, 0);
       return;
     }
+  /* A name the host lacks too: the answer is ENOENT and nothing is
+   * reported unless the call writes (sbx_view_refuse()), so when its
+   * number and flags say it does not, neither its path nor its process
+   * is read (every process the sandbox starts looks up a missing
+   * /etc/ld.so.preload, and tools probe many missing names). */
+  if (lstat (looked_up, &st) != 0 && (errno == ENOENT || errno == ENOTDIR)
+      && !sbx_view_task_may_write (&self->task, (pid_t) h->pid))
+    {
+      sbx_view_task_forget (&self->task);   /* as sbx_view_refuse() for a missing read */
+      reply (self, h->unique, ENOENT, NULL, 0);
+      return;
+    }
   /* An attempt outside the view: asked (a read the host may approve while
    * the tool runs, sbx-linux-view-files.c), or refused. */
   sbx_view_task_classify (&self->task, (pid_t) h->pid, looked_up, &a);

@@ -43,6 +43,7 @@ sbx_view_task_init (SbxViewTask *task)
   task->pid = 0;
   task->dir = task->syscall_fd = task->mem_fd = task->cmdline_fd = -1;
   task->nspid = 0;
+  task->nspid_read = FALSE;
 }
 
 static void
@@ -54,6 +55,7 @@ forget (SbxViewTask *task)
   sbx_clear_fd (&task->cmdline_fd);
   task->pid = 0;
   task->nspid = 0;
+  task->nspid_read = FALSE;
 }
 
 void
@@ -144,8 +146,10 @@ have_proc_root (SbxViewTask *task)
   return task->proc_root >= 0;
 }
 
-/* Opens @pid's files (the cache); FALSE when its /proc directory cannot be
- * opened (gone, or in no procfs we can see). */
+/* Opens @pid's /proc directory (the cache; each file in it is opened at
+ * its first read, read_cached(): a lookup nobody reports reads the
+ * syscall and mem files, never cmdline or status); FALSE when it cannot
+ * be opened (gone, or in no procfs we can see). */
 static gboolean
 open_task (SbxViewTask *task, pid_t pid)
 {
@@ -163,18 +167,14 @@ open_task (SbxViewTask *task, pid_t pid)
   if (task->dir < 0)
     return FALSE;
   task->pid = pid;
-  task->syscall_fd = openat (task->dir, "syscall", O_RDONLY | O_CLOEXEC);
-  task->mem_fd = openat (task->dir, "mem", O_RDONLY | O_CLOEXEC);
-  task->cmdline_fd = openat (task->dir, "cmdline", O_RDONLY | O_CLOEXEC);
-  /* the process, not the thread a request names */
-  task->nspid = sbx_linux_status_ns_last (task->dir, "status", "NStgid");
   return TRUE;
 }
 
-/* pread of a cached file; a task that went away (ESRCH) is reopened once,
- * as its pid may now name another task. */
+/* pread of a cached file of the task (@name in its /proc directory, opened
+ * at its first read into @fd_field); a task that went away (ESRCH) is
+ * reopened once, as its pid may now name another task. */
 static ssize_t
-read_cached (SbxViewTask *task, pid_t pid, int *fd_field, void *buf, size_t len, off_t off)
+read_cached (SbxViewTask *task, pid_t pid, const char *name, int *fd_field, void *buf, size_t len, off_t off)
 {
   for (int attempt = 0; attempt < 2; attempt++)
     {
@@ -182,6 +182,8 @@ read_cached (SbxViewTask *task, pid_t pid, int *fd_field, void *buf, size_t len,
 
       if (!open_task (task, pid))
         return -1;
+      if (*fd_field < 0 && name != NULL)
+        *fd_field = openat (task->dir, name, O_RDONLY | O_CLOEXEC);
       if (*fd_field < 0)
         return -1;
       do
@@ -197,7 +199,7 @@ read_cached (SbxViewTask *task, pid_t pid, int *fd_field, void *buf, size_t len,
 static void
 read_process_name (SbxViewTask *task, pid_t pid, SbxViewAttempt *out)
 {
-  ssize_t n = read_cached (task, pid, &task->cmdline_fd, out->process, sizeof out->process - 1, 0);
+  ssize_t n = read_cached (task, pid, "cmdline", &task->cmdline_fd, out->process, sizeof out->process - 1, 0);
 
   out->process[n > 0 ? n : 0] = '\0';
   if (out->process[0] == '\0' && task->dir >= 0)
@@ -226,6 +228,12 @@ sbx_view_task_identify (SbxViewTask    *task,
   out->process[0] = '\0';
   if (!open_task (task, pid))
     return;
+  if (!task->nspid_read)
+    {
+      /* the process, not the thread a request names */
+      task->nspid = sbx_linux_status_ns_last (task->dir, "status", "NStgid");
+      task->nspid_read = TRUE;
+    }
   out->nspid = task->nspid;
   read_process_name (task, pid, out);
 }
@@ -252,7 +260,7 @@ read_string (SbxViewTask *task, pid_t pid, uint64_t addr, char *buf, size_t size
         chunk = size - have;
       if ((off_t) at < 0)
         return FALSE;
-      n = read_cached (task, pid, &task->mem_fd, buf + have, chunk, (off_t) at);
+      n = read_cached (task, pid, "mem", &task->mem_fd, buf + have, chunk, (off_t) at);
       if (n <= 0)
         return FALSE;
       if (memchr (buf + have, '\0', (size_t) n) != NULL)
@@ -321,7 +329,7 @@ call_flags (SbxViewTask *task, pid_t pid, const SbxViewSyscall *sc, const SbxVie
       return TRUE;
     }
   return (off_t) arg >= 0
-         && read_cached (task, pid, &task->mem_fd, flags, sizeof *flags, (off_t) arg) == (ssize_t) sizeof *flags;
+         && read_cached (task, pid, "mem", &task->mem_fd, flags, sizeof *flags, (off_t) arg) == (ssize_t) sizeof *flags;
 }
 
 /* The call the task is blocked in: FALSE when it cannot be read or is none
@@ -332,7 +340,7 @@ read_call (SbxViewTask *task, pid_t pid, SbxViewSyscall *sc, SbxViewCall *call)
   char text[256];
   uint8_t insn[2];
   SbxViewAbi abi;
-  ssize_t n = read_cached (task, pid, &task->syscall_fd, text, sizeof text - 1, 0);
+  ssize_t n = read_cached (task, pid, "syscall", &task->syscall_fd, text, sizeof text - 1, 0);
 
   if (n <= 0)
     return FALSE;
@@ -340,7 +348,7 @@ read_call (SbxViewTask *task, pid_t pid, SbxViewSyscall *sc, SbxViewCall *call)
   if (!sbx_view_parse_syscall (text, sc) || sc->pc < 2 || (off_t) (sc->pc - 2) < 0)
     return FALSE;
 #if defined(__x86_64__)
-  if (read_cached (task, pid, &task->mem_fd, insn, sizeof insn, (off_t) (sc->pc - 2)) != (ssize_t) sizeof insn)
+  if (read_cached (task, pid, "mem", &task->mem_fd, insn, sizeof insn, (off_t) (sc->pc - 2)) != (ssize_t) sizeof insn)
     return FALSE;
 #else
   memset (insn, 0, sizeof insn);
@@ -352,6 +360,21 @@ read_call (SbxViewTask *task, pid_t pid, SbxViewSyscall *sc, SbxViewCall *call)
       sc->args[i] &= 0xffffffffu;
   /* 32-bit registers: no sign extension */
   return sbx_view_classify_call (abi, sc->nr, call);
+}
+
+gboolean
+sbx_view_task_may_write (SbxViewTask *task,
+                         pid_t        pid)
+{
+  SbxViewSyscall sc;
+  SbxViewCall call;
+  uint64_t flags = 0;
+
+  if (!open_task (task, pid) || !read_call (task, pid, &sc, &call))
+    return FALSE;
+  if (call.op != SBX_VIEW_OP_FROM_FLAGS)
+    return call.op == SBX_ABI_DENIAL_WRITE;
+  return call_flags (task, pid, &sc, &call, &flags) && sbx_view_open_operation (flags) == SBX_ABI_DENIAL_WRITE;
 }
 
 void

@@ -30,6 +30,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/fuse.h>
+#include <linux/openat2.h>
 
 #include <gio/gio.h>
 #include <gio/gunixfdmessage.h>
@@ -649,6 +650,67 @@ c_missing (const Fixture *f)
   return open_errno (p, O_RDONLY);
 }
 
+/* Names the host lacks too, looked up by calls that do not write: ENOENT
+ * and no denial, decided from the call's number and flags alone
+ * (sbx_view_task_may_write()); the calls that do write (c_create,
+ * c_mkdir, c_create_openat2, c_symlink, c_i386_create) are reported. */
+static int
+c_missing_access (const Fixture *f)
+{
+  g_autofree char *p = in_dir (f, "missing");
+
+  return errno_of (access (p, R_OK));
+}
+
+static int
+c_missing_exec (const Fixture *f)
+{
+  g_autofree char *p = in_dir (f, "missing");
+  char *argv[] = { p, NULL };
+
+  execve (p, argv, environ);
+  return errno;
+}
+
+/* openat2(2): its flags are in the struct open_how it points at */
+static int
+openat2_errno (const char *path, uint64_t flags)
+{
+  struct open_how how = { .flags = flags | O_CLOEXEC, .mode = flags & O_CREAT ? 0644 : 0 };
+  long fd = syscall (SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+
+  if (fd >= 0)
+    {
+      close ((int) fd);
+      return 0;
+    }
+  return errno;
+}
+
+static int
+c_missing_openat2 (const Fixture *f)
+{
+  g_autofree char *p = in_dir (f, "missing");
+
+  return openat2_errno (p, O_RDONLY);
+}
+
+static int
+c_create_openat2 (const Fixture *f)
+{
+  g_autofree char *p = in_dir (f, "new2");
+
+  return openat2_errno (p, O_WRONLY | O_CREAT);
+}
+
+static int
+c_symlink (const Fixture *f)
+{
+  g_autofree char *p = in_dir (f, "newlink");
+
+  return errno_of (symlink ("secret", p));
+}
+
 static int
 c_missing_root (const Fixture *f)
 {
@@ -689,6 +751,30 @@ c_i386_open (const Fixture *f)
   return (int) -ret;
 }
 
+/* open(2) with O_CREAT of a missing name through the i386 gate: its
+ * number and flags are the i386 ABI's (5; O_WRONLY | O_CREAT as on
+ * x86-64). */
+static int
+c_i386_create (const Fixture *f)
+{
+  g_autofree char *p = in_dir (f, "new3");
+  char *low = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+  long ret;
+
+  if (low == MAP_FAILED)
+    return -1;
+  g_strlcpy (low, p, 4096);
+  __asm__ volatile ("int $0x80" : "=a" (ret) : "a" (5L), "b" ((long) (uintptr_t) low), "c" ((long) (O_WRONLY | O_CREAT)),
+                    "d" (0644L) : "memory");
+  munmap (low, 4096);
+  if (ret >= 0)
+    {
+      close ((int) ret);
+      return 0;
+    }
+  return (int) -ret;
+}
+
 /* open(2) through the x32 entry (2 | __X32_SYSCALL_BIT), where the kernel
  * has it. */
 static int
@@ -718,11 +804,17 @@ static const Case cases[] = {
   { "dotdot", c_dotdot, EACCES, 1, SBX_ABI_DENIAL_READ, "secret" },
   { "mkdir", c_mkdir, EACCES, 1, SBX_ABI_DENIAL_WRITE, "newdir" },
   { "missing", c_missing, ENOENT, 0, 0, NULL },
+  { "missing-access", c_missing_access, ENOENT, 0, 0, NULL },
+  { "missing-exec", c_missing_exec, ENOENT, 0, 0, NULL },
+  { "missing-openat2", c_missing_openat2, ENOENT, 0, 0, NULL },
+  { "create-openat2", c_create_openat2, EACCES, 1, SBX_ABI_DENIAL_WRITE, "new2" },
+  { "symlink", c_symlink, EACCES, 1, SBX_ABI_DENIAL_WRITE, "newlink" },
   { "missing-root", c_missing_root, ENOENT, 0, 0, NULL },
   { "in-view", c_in_view, 0, 0, 0, NULL },
 #if defined(__x86_64__)
   { "i386-open", c_i386_open, EACCES, 1, SBX_ABI_DENIAL_READ, "secret" },
   { "x32-open", c_x32_open, EACCES, 1, SBX_ABI_DENIAL_READ, "secret" },
+  { "i386-create", c_i386_create, EACCES, 1, SBX_ABI_DENIAL_WRITE, "new3" },
 #endif
 };
 

@@ -15,6 +15,8 @@
  */
 #include "backend-test-util.h"
 #include "executor-test-util.h"
+#include "sbx-linux-view-private.h"
+#include "sbx-linux-view-slots.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -539,6 +541,60 @@ test_sinks_apart_one_executor (void)
   etu_assert_no_children ();
 }
 
+static void
+slots_ask_deny (void                     *data,
+                const SbxBackendDenialV1 *request,
+                SbxBackendAnswerFunc     *answer,
+                void                     *ticket)
+{
+  answer (ticket, SBX_ABI_DECISION_DENY);
+}
+
+/* The view supervisor's file slots are looked up (one lookup each, B adding
+ * its Landlock rule) only by a spawn whose sink can ask: without an ask
+ * none is, on the first spawn (direct), the second (the zygote's) and the
+ * third (a warm sandbox); with one, all of them are, on each.  And the
+ * slots still serve: a spawn that can ask is the one
+ * typelib-file-ask's approvals go through. */
+static void
+test_slots_only_with_ask (void)
+{
+  Fixture fx = { 0 };
+
+  if (!fixture_setup_observed (&fx))
+    return;
+  for (int ask = 0; ask < 2; ask++)
+    {
+      g_assert_cmpint (linux_test_backend_compile (fx.backend, linux_test_policy_get (fx.policy)), ==,
+                       SBX_STATUS_OK);
+      for (int i = 0; i < 3; i++)
+        {
+          const char *argv[] = { "/bin/sh", "-c", "true", NULL };
+          LinuxTestRun *failed = NULL;
+          g_autoptr(LinuxTestRun) run = NULL;
+          SpawnSink sink;
+          guint64 before = sbx_view_files_slot_lookups ();
+          LinuxTestProc *proc;
+
+          spawn_sink_init (&sink);
+          if (ask)
+            sink.sink.ask = slots_ask_deny;
+          proc = linux_test_backend_start_sink (fx.backend, fx.policy, fx.workspace, argv, NULL, -1, 0, &sink.sink,
+                                                &failed);
+          if (proc == NULL)
+            g_error ("spawn failed: %s", failed != NULL ? failed->spawn_error : "?");
+          run = linux_test_proc_wait (proc, NULL);
+          g_assert_cmpint (run->exit.code, ==, 0);
+          g_test_message ("ask %d, spawn %d: %" G_GUINT64_FORMAT " slot lookups", ask, i,
+                          sbx_view_files_slot_lookups () - before);
+          g_assert_cmpuint (sbx_view_files_slot_lookups () - before, ==, ask ? SBX_VIEW_N_SLOTS : 0);
+          spawn_sink_clear (&sink);
+        }
+    }
+  fixture_teardown (&fx);
+  etu_assert_no_children ();
+}
+
 /* One executor's spawns on a thread of their own. */
 typedef struct
 {
@@ -882,6 +938,7 @@ main (int    argc,
   g_test_add_func ("/linux/view/sinks-apart/one-executor", test_sinks_apart_one_executor);
   g_test_add_func ("/linux/view/sinks-apart/two-executors", test_sinks_apart_two_executors);
   g_test_add_func ("/linux/view/library/grants", test_library_grants);
+  g_test_add_func ("/linux/view/slots-only-with-ask", test_slots_only_with_ask);
   g_test_add_func ("/linux/view/missing-socket", test_missing_socket);
   g_test_add_func ("/linux/view/fallback", test_fallback);
   g_test_add_func ("/linux/view/host-root", test_host_root);
