@@ -727,10 +727,23 @@ sbx_linux_child_mount_view (ChildCtx *ctx,
     }
   else
     {
-      /* The view supervisor's FUSE root where the spawn asked for it;
-       * where the device cannot be opened or mounted, the tmpfs root as
-       * before (the spawn never fails for it). */
-      rootfd = ctx->view_sock >= 0 ? child_fuse_root (ctx) : -1;
+      /* The view supervisor's FUSE root where the spawn asked for it:
+       * the one it made ahead of us (the early root, attached as it is),
+       * or one of our own; where the device cannot be opened or mounted,
+       * or the early root cannot be attached, the tmpfs root as before
+       * (the spawn never fails for it). */
+      if (ctx->view_early)
+        {
+          rootfd = ctx->view_early_fd;
+          r = sbx_raw_syscall5 (__NR_move_mount, rootfd, "", AT_FDCWD, spec->root_dir, MOVE_MOUNT_F_EMPTY_PATH);
+          if (r < 0)
+            {
+              ctx->view_early = 0;
+              rootfd = -1;
+            }
+        }
+      else
+        rootfd = ctx->view_sock >= 0 ? child_fuse_root (ctx) : -1;
       fuse = rootfd >= 0;
       if (!fuse)
         rootfd = sbx_child_fsmount ("tmpfs", tmpfs_options,
@@ -740,11 +753,14 @@ sbx_linux_child_mount_view (ChildCtx *ctx,
       ctx->tmpfs_fds[plan->n_tmpfs_slots] = (int) rootfd;
       ctx->view_fuse = fuse;
     }
-  r = sbx_raw_syscall5 (__NR_move_mount, rootfd, "", AT_FDCWD, spec->root_dir, MOVE_MOUNT_F_EMPTY_PATH);
-  if (r < 0)
-    return r;
-  if (fuse)
-    child_prime_skeleton (rootfd, plan);
+  if (!ctx->view_early)
+    {
+      r = sbx_raw_syscall5 (__NR_move_mount, rootfd, "", AT_FDCWD, spec->root_dir, MOVE_MOUNT_F_EMPTY_PATH);
+      if (r < 0)
+        return r;
+    }
+  if (fuse && !ctx->view_early)
+    child_prime_skeleton (rootfd, plan);   /* the early root's server listed it */
 
   devfd = child_build_dev (ctx, rootfd, step, index);
   if (devfd < 0)

@@ -88,6 +88,13 @@ typedef struct
    * each lookup is a round trip to the supervisor before the target
    * starts (16 of them, most of what the FUSE root added to `sbx run`). */
   int                 view_slots;
+  /* The view's FUSE root made by the supervisor ahead of A
+   * (sbx-linux-view-start.c, the early root): A attaches the mount
+   * view_early_fd (in its copy of our table) instead of making one, and
+   * lists nothing (the supervisor did).  view_early_fd is read only when
+   * view_early is set (a context zeroed elsewhere has none). */
+  int                 view_early;
+  int                 view_early_fd;
   int                 needs_empty;  /* the plan masks a file */
   int                 template;     /* the zygote building its template view */
   long                a_pid;        /* A's pid as B sees it */

@@ -259,6 +259,7 @@ typedef struct
 
 typedef struct _SbxLinuxSpec SbxLinuxSpec;
 typedef struct _SbxLinuxZygote SbxLinuxZygote;
+typedef struct _SbxLinuxViewEarly SbxLinuxViewEarly;   /* sbx-linux-view-start.h */
 
 struct _SbxLinuxSpec
 {
@@ -300,6 +301,10 @@ struct _SbxLinuxSpec
    * namespace: a direct spawn's root is the view supervisor's FUSE
    * filesystem (sbx-linux-view-server.h), A's ids in its namespace */
   gboolean            view_fuse;
+  /* The view's FUSE root made and listed while the caller goes on from
+   * compile to its first spawn (sbx-linux-view-start.c), taken by the
+   * spec's first direct spawn (atomically); NULL: none, or taken. */
+  SbxLinuxViewEarly  *early;
   long                view_uid;
   long                view_gid;
   uint32_t            policy_flags;/* SBX_POLICY_* (the view supervisor reads DENIED_NOT_FOUND) */

@@ -525,6 +525,7 @@ spawn_start_cold (SbxLinuxSpec                     *spec,
   ChildCtx *ctx = started->ctx;
   int view_end = -1;   /* A's end of the view supervisor's socket pair */
   int flags = CLONE_PIDFD;
+  gboolean direct;
   long pid;
 
   if (status != SBX_STATUS_OK)
@@ -536,13 +537,22 @@ spawn_start_cold (SbxLinuxSpec                     *spec,
       if (spec->netns)
         flags |= CLONE_NEWNET;
     }
+  direct = spec->rung != SBX_LINUX_RUNG_USERNS || stage != NULL || sbx_linux_zygote_claim_direct (spec);
   /* The view supervisor first, either way: A, direct or the zygote's, has
-   * a copy of our table with its end of the socket pair in it, and runs
-   * to its exec before the call returns (CLONE_VFORK). */
+   * a copy of our table with its end of the socket pair in it (or the
+   * early root's mount, direct only), and runs to its exec before the
+   * call returns (CLONE_VFORK). */
   if (spec->rung == SBX_LINUX_RUNG_USERNS)
-    started->view = sbx_linux_view_start (spec, request, ctx, &view_end);
-  switch (spec->rung == SBX_LINUX_RUNG_USERNS && stage == NULL ? sbx_linux_zygote_spawn (spec, ctx)
-          : SBX_LINUX_ZYGOTE_SPAWN_DIRECT)
+    {
+      /* the spec's early root (made at compile), for its first direct spawn */
+      if (direct)
+        started->view = sbx_linux_view_early_take (g_atomic_pointer_exchange (&spec->early, NULL), ctx);
+      if (started->view != NULL)
+        sbx_view_server_set_sink (started->view, sbx_linux_view_request_sink (request));
+      else
+        started->view = sbx_linux_view_start (spec, request, ctx, &view_end);
+    }
+  switch (!direct ? sbx_linux_zygote_spawn (spec, ctx) : SBX_LINUX_ZYGOTE_SPAWN_DIRECT)
     {
     case SBX_LINUX_ZYGOTE_SPAWN_DONE:
       pid = ctx->zpid;   /* or -errno */

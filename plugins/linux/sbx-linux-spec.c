@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "sbx-linux-private.h"
+#include "sbx-linux-view-start.h"
 #include "sbx-linux-audit.h"
 #include "sbx-linux-claims.h"
 #include "sbx-linux-egress.h"
@@ -505,6 +506,9 @@ spec_add_namespaces (SpecBuild  *b,
   spec->view_uid = (long) geteuid ();
   spec->view_gid = (long) getegid ();
   spec->policy_flags = policy->flags;
+  /* The first spawn's FUSE root, made while the compile and the caller go
+   * on to that spawn (it reads only what is set above). */
+  spec->early = sbx_linux_view_early_start (spec);
   spec->root_dir = make_root_dir (policy, error);
   if (spec->root_dir == NULL)
     {
@@ -968,7 +972,9 @@ sbx_linux_spec_free (SbxLinuxSpec *spec)
 {
   if (spec == NULL)
     return;
-  /* First: the zygote holds the view mounted on root_dir. */
+  /* First: the early root's thread reads the mount plan, and the zygote
+   * holds the view mounted on root_dir. */
+  sbx_linux_view_early_free (g_atomic_pointer_exchange (&spec->early, NULL));
   sbx_linux_zygote_free (spec->zygote);
   if (spec->root_dir != NULL && spec->root_dir_created)
     rmdir (spec->root_dir);

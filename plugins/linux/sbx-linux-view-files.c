@@ -760,7 +760,7 @@ handle_dir_lookup (SbxViewServer *self, const struct fuse_in_header *h, guint d,
       return;
     }
   g_snprintf (looked_up, sizeof looked_up, "%s/%s", dir, (const char *) body);
-  if (h->pid == 0)
+  if (sbx_view_task_is_ours (&self->task, (pid_t) h->pid))
     {
       /* sbx's own connect supervisor: the answer the view gives */
       sbx_view_reply (self, h->unique,

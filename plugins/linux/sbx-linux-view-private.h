@@ -174,10 +174,30 @@ void     sbx_view_task_classify    (SbxViewTask    *task,
  * where only a write is reported. */
 gboolean sbx_view_task_may_write   (SbxViewTask *task,
                                     pid_t        pid);
+/* Whether request pid @pid is a thread of this process (sbx's own:
+ * the connect supervisor resolving a socket path through the sandbox's
+ * view, the primer listing the skeleton), never a process of the sandbox:
+ * 0 where the requests are numbered in the sandbox's pid namespace (it
+ * cannot see us), our own thread's id where they are numbered in ours. */
+gboolean sbx_view_task_is_ours     (SbxViewTask *task,
+                                    pid_t        pid);
 /* Only the pid and name of @pid (for requests that name their path). */
 void     sbx_view_task_identify    (SbxViewTask    *task,
                                     pid_t           pid,
                                     SbxViewAttempt *out);
+
+/* The largest request we take whole: a page of write data is more than we
+ * negotiate, and an xattr value is at most 64 KiB. */
+#define SBX_VIEW_REQUEST_BUF (FUSE_MIN_READ_BUFFER + 65536)
+
+/* sbx-linux-view-server.c: one request of @len bytes in self->buf, under
+ * the hub's lock (sbx-linux-view-hub.c); FALSE: the connection is over. */
+gboolean sbx_view_server_handle_request (SbxViewServer *self,
+                                         size_t         len);
+/* sbx-linux-view-hub.c: the SbxViewWatchFunc every server's files part
+ * gets (adds its eventfd to the hub's set, under hub.lock). */
+gboolean sbx_view_hub_watch             (SbxViewServer *self,
+                                         int            fd);
 
 /* sbx-linux-view-server.c, for tests: one request of @len bytes handled as
  * if read from the FUSE descriptor, answered on @reply_fd, by a server that
@@ -211,6 +231,7 @@ struct _SbxViewServer
   guint64        hub_id;     /* 0: not registered with the hub */
   int            sock;       /* until the FUSE descriptor arrives */
   int            fuse_fd;
+  int            mount_fd;   /* sbx_view_server_start_device(): the mount we made, or -1 */
   atomic_uint_fast64_t n_requests;
   atomic_uint_fast64_t n_denials;
 

@@ -2,20 +2,10 @@
 /*
  * The view supervisor (see sbx-linux-view-server.h for what it is for):
  * the raw FUSE protocol (<linux/fuse.h>, no libfuse) over the /dev/fuse
- * descriptor the sandbox sends, on one thread per server.
+ * descriptor the sandbox sends (or one we made, the early root).
  *
- * One thread for the whole process serves every sandbox's server (the
- * hub, as the connect supervisor's): a thousand live sandboxes cost one
- * thread, not a thousand (tests/test-process.c, /process/many-waits, counts
- * them).  The hub blocks in epoll_wait() on every registered descriptor
- * (a server's socket until its /dev/fuse descriptor arrives, then that
- * descriptor) and handles one event at a time: no busy loop.  A request
- * is answered under the hub's lock, so a server's lookups wait while
- * another sandbox's request is answered (each is a few system calls; a
- * host filesystem that hangs in lstat() stalls every view's lookups
- * outside the view, never those inside).  The hub never looks anything up
- * in a view it serves (a task's procfs is taken from the dentry cache
- * only), so it cannot wait on itself.
+ * The thread that serves every server (the hub), its start and its
+ * stop are in sbx-linux-view-hub.c.
  *
  * LOCKING: @sink_lock protects @sink; the hub holds it across a sink call,
  * so after set_sink() returns the old sink is neither in flight nor
@@ -52,23 +42,15 @@
  */
 #include "sbx-linux-view-server.h"
 #include "sbx-linux-view-private.h"
-#include "sbx-linux-clone.h"
 
 #include <sbx/sbx-cleanup.h>
 
 #include <errno.h>
 #include <stddef.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/epoll.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <linux/fuse.h>
 
@@ -77,16 +59,6 @@
 /* "Forever" for entry and attribute timeouts: 136 years, well inside what
  * the kernel converts to jiffies without overflow. */
 #define FOREVER_S UINT32_MAX
-
-/* The largest request we take whole: a page of write data is more than we
- * negotiate, and an xattr value is at most 64 KiB. */
-#define REQUEST_BUF (FUSE_MIN_READ_BUFFER + 65536)
-
-#define FUSE_MISC_MAJOR 10
-#define FUSE_MINOR 229
-
-static gboolean hub_watch (SbxViewServer *self,
-                           int            fd);
 
 static inline SbxViewNode *
 node_at (SbxViewServer *self, guint i)
@@ -110,11 +82,11 @@ sbx_view_server_new (const SbxViewEntry *entries,
   self->gid = getegid ();
   clock_gettime (CLOCK_REALTIME, &self->born);
   g_mutex_init (&self->sink_lock);
-  self->sock = self->fuse_fd = -1;
+  self->sock = self->fuse_fd = self->mount_fd = -1;
   sbx_view_task_init (&self->task);
   if (!sbx_view_skeleton_build (&self->skel, entries, n_entries, error))
     return NULL;
-  self->files = sbx_view_files_new (self->skel.nodes->len + 1, hub_watch);
+  self->files = sbx_view_files_new (self->skel.nodes->len + 1, sbx_view_hub_watch);
   return g_steal_pointer (&self);
 }
 
@@ -283,11 +255,11 @@ handle_lookup (SbxViewServer *self, const struct fuse_in_header *h, const uint8_
     }
   if (parent == 0 && sbx_view_files_slot_name (self, h, name))
     return;
-  /* A lookup by a process the sandbox's pid namespace cannot see (the
-   * kernel numbers it 0): sbx's own connect supervisor resolving a socket
-   * path in the sandbox's view, never a process of the sandbox.  It gets
-   * the answer the view gives, and is no attempt of the sandbox's. */
-  if (h->pid == 0)
+  /* A lookup by a thread of ours (sbx_view_task_is_ours(): the connect
+   * supervisor resolving a socket path in the sandbox's view), never a
+   * process of the sandbox.  It gets the answer the view gives, and is no
+   * attempt of the sandbox's. */
+  if (sbx_view_task_is_ours (&self->task, (pid_t) h->pid))
     {
       reply (self, h->unique,
              (self->policy_flags & SBX_POLICY_DENIED_NOT_FOUND) || lstat (looked_up, &st) != 0 ? ENOENT : EACCES,
@@ -536,8 +508,9 @@ handle_init (SbxViewServer *self, const struct fuse_in_header *h, const uint8_t 
 }
 
 /* One request of @len bytes in self->buf; FALSE: the connection is over. */
-static gboolean
-handle_request (SbxViewServer *self, size_t len)
+gboolean
+sbx_view_server_handle_request (SbxViewServer *self,
+                                size_t         len)
 {
   const struct fuse_in_header *h = (const void *) self->buf;
   const uint8_t *body = self->buf + sizeof *h;
@@ -654,283 +627,11 @@ sbx_view_server_feed (SbxViewServer *self,
 {
   g_return_if_fail (self != NULL && !self->started && self->fuse_fd < 0);
   if (self->buf == NULL)
-    self->buf = g_malloc (REQUEST_BUF);
-  memcpy (self->buf, request, MIN (len, (size_t) REQUEST_BUF));
+    self->buf = g_malloc (SBX_VIEW_REQUEST_BUF);
+  memcpy (self->buf, request, MIN (len, (size_t) SBX_VIEW_REQUEST_BUF));
   self->fuse_fd = reply_fd;
-  (void) handle_request (self, MIN (len, (size_t) REQUEST_BUF));
+  (void) sbx_view_server_handle_request (self, MIN (len, (size_t) SBX_VIEW_REQUEST_BUF));
   self->fuse_fd = -1;
-}
-
-/* ------------------------------------------------------------------------- */
-/* The thread                                                                */
-/* ------------------------------------------------------------------------- */
-
-/* The /dev/fuse descriptor from self->sock, and who sent it (SO_PASSCRED:
- * the kernel adds the sender's pid, in our numbering): the process that
- * made the mount, whose pid namespace numbers the requests.  The socket is
- * closed once a message (or its end) came; only a /dev/fuse descriptor is
- * kept. */
-static void
-receive_fuse (SbxViewServer *self)
-{
-  struct stat st;
-  pid_t sender = 0;
-  int fd = -1;
-  char byte;
-  int n = sbx_linux_receive_fds_from (self->sock, &byte, &fd, 1, &sender);
-
-  if (n < 0 && errno == EAGAIN)
-    return;
-  sbx_clear_fd (&self->sock);
-  if (n != 1)
-    return;   /* the sandbox sent nothing (gone), no descriptor or more than one: nothing to serve */
-  if (fstat (fd, &st) != 0 || !S_ISCHR (st.st_mode) || major (st.st_rdev) != FUSE_MISC_MAJOR
-      || minor (st.st_rdev) != FUSE_MINOR)
-    {
-      close (fd);
-      return;
-    }
-  /* Nonblocking: a request interrupted between epoll_wait() and read()
-   * must not leave the hub in read(), holding its lock for every view. */
-  if (fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK) != 0)
-    {
-      close (fd);
-      return;
-    }
-  sbx_view_task_set_mounter (&self->task, sender);
-  self->fuse_fd = fd;
-}
-
-/* The hub's event tag of a server's files part (its eventfd), beside the
- * server's id. */
-#define HUB_FILES_BIT (G_GUINT64_CONSTANT (1) << 63)
-
-/* The hub: one thread, one epoll set, the live servers by id. */
-static struct
-{
-  GMutex      lock;
-  int         epfd;
-  GHashTable *servers;   /* guint64 id -> SbxViewServer* (not owned) */
-  guint64     next_id;
-} hub;
-
-/* One event of @self, under hub.lock: the descriptor arriving on its
- * socket, or one request. */
-static void
-hub_handle (SbxViewServer *self)
-{
-  ssize_t n;
-
-  if (self->fuse_fd < 0)
-    {
-      int sock = self->sock;
-
-      receive_fuse (self);
-      if (self->sock >= 0)
-        return;   /* spurious wake-up: still waiting */
-      (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, sock, NULL);
-      if (self->fuse_fd >= 0)
-        {
-          struct epoll_event ev = { .events = EPOLLIN, .data.u64 = self->hub_id };
-
-          if (epoll_ctl (hub.epfd, EPOLL_CTL_ADD, self->fuse_fd, &ev) != 0)
-            sbx_clear_fd (&self->fuse_fd);   /* ENOMEM: the connection aborts; lookups outside fail */
-        }
-      return;
-    }
-  n = read (self->fuse_fd, self->buf, REQUEST_BUF);
-  if (n < 0)
-    {
-      if (errno == EINTR || errno == EAGAIN || errno == ENOENT || errno == EIO)
-        return;   /* interrupted, gone, or larger than we take (the kernel failed it) */
-      /* ENODEV: unmounted, the connection is over */
-    }
-  else if (handle_request (self, (size_t) n))
-    return;
-  (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, self->fuse_fd, NULL);
-  sbx_clear_fd (&self->fuse_fd);
-}
-
-static gpointer
-hub_main (gpointer data)
-{
-  for (;;)
-    {
-      struct epoll_event ev;
-      SbxViewServer *self;
-      guint64 id;
-
-      if (epoll_wait (hub.epfd, &ev, 1, -1) != 1)
-        continue;   /* EINTR (the hub lives as long as the process) */
-      id = ev.data.u64 & ~HUB_FILES_BIT;
-      g_mutex_lock (&hub.lock);
-      self = g_hash_table_lookup (hub.servers, &id);
-      if (self != NULL && (ev.data.u64 & HUB_FILES_BIT))
-        sbx_view_files_drain (self);
-      else if (self != NULL)
-        hub_handle (self);
-      g_mutex_unlock (&hub.lock);
-    }
-  return NULL;
-}
-
-/* The process the hub runs in (0: none yet in this process), and why it
- * could not start there (0: it did). */
-static GMutex hub_start_lock;
-static pid_t  hub_pid;
-static int    hub_start_errno;
-
-/* In the child of a fork(): the hub's thread is not there (only the
- * forking thread is), and its epoll set is the parent's.  The child's
- * first server starts a hub of its own; the parent's servers are not the
- * child's (their table is left behind, not freed: another thread of the
- * parent may have been using it at the fork). */
-static void
-hub_atfork_child (void)
-{
-  g_mutex_init (&hub.lock);
-  g_mutex_init (&hub_start_lock);
-  if (hub.epfd >= 0)
-    close (hub.epfd);
-  hub.epfd = -1;
-  hub.servers = NULL;
-  hub_pid = 0;
-  hub_start_errno = 0;
-}
-
-/* The hub of this process, started at its first server; FALSE with
- * @error when it cannot be. */
-static gboolean
-hub_ensure (GError **error)
-{
-  static gboolean atfork_registered;
-  int err;
-
-  g_mutex_lock (&hub_start_lock);
-  if (!atfork_registered)
-    {
-      atfork_registered = pthread_atfork (NULL, NULL, hub_atfork_child) == 0;
-      hub.epfd = -1;
-    }
-  if (hub_pid == 0 && hub_start_errno == 0)
-    {
-      hub.epfd = epoll_create1 (EPOLL_CLOEXEC);
-      if (hub.epfd < 0)
-        hub_start_errno = errno;
-      else
-        {
-          hub.servers = g_hash_table_new (g_int64_hash, g_int64_equal);
-          hub.next_id = 1;
-          /* the hub's thread is never joined: it lives as long as the
-           * process, so its reference is dropped at once */
-          GThread *thread = g_thread_try_new ("sbx-view", hub_main, NULL, NULL);
-
-          if (thread == NULL)
-            hub_start_errno = EAGAIN;
-          else
-            {
-              g_thread_unref (thread);
-              hub_pid = getpid ();
-            }
-        }
-    }
-  err = hub_start_errno;
-  g_mutex_unlock (&hub_start_lock);
-  if (err != 0)
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
-                   "view supervisor: cannot start its thread: %s", g_strerror (err));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* SbxViewWatchFunc: under hub.lock (the files part asks from the hub). */
-static gboolean
-hub_watch (SbxViewServer *self,
-           int            fd)
-{
-  struct epoll_event ev = { .events = EPOLLIN, .data.u64 = self->hub_id | HUB_FILES_BIT };
-
-  return self->hub_id != 0 && epoll_ctl (hub.epfd, EPOLL_CTL_ADD, fd, &ev) == 0;
-}
-
-void
-sbx_view_server_set_sandbox_pid (SbxViewServer *self,
-                                 pid_t          pid)
-{
-  g_return_if_fail (self != NULL && pid >= 0);
-  atomic_store (&self->task.sandbox_pid, (int) pid);
-}
-
-gboolean
-sbx_view_server_start_receive (SbxViewServer *self,
-                               int            sock,
-                               GError       **error)
-{
-  struct epoll_event ev = { .events = EPOLLIN };
-  int saved;
-
-  g_return_val_if_fail (self != NULL && !self->started, FALSE);
-  self->started = TRUE;   /* once: a stopped server stays stopped */
-  self->sock = sock;
-  /* before the sandbox sends: the kernel adds the sender's credentials */
-  (void) setsockopt (sock, SOL_SOCKET, SO_PASSCRED, &(int) { 1 }, sizeof (int));
-  if (!hub_ensure (error))
-    {
-      sbx_clear_fd (&self->sock);
-      return FALSE;
-    }
-  self->buf = g_malloc (REQUEST_BUF);
-  g_mutex_lock (&hub.lock);
-  self->hub_id = hub.next_id++;
-  ev.data.u64 = self->hub_id;
-  if (epoll_ctl (hub.epfd, EPOLL_CTL_ADD, sock, &ev) != 0)
-    {
-      saved = errno;
-      self->hub_id = 0;
-      g_mutex_unlock (&hub.lock);
-      sbx_clear_fd (&self->sock);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "view supervisor: epoll: %s",
-                   g_strerror (saved));
-      return FALSE;
-    }
-  g_hash_table_insert (hub.servers, &self->hub_id, self);
-  g_mutex_unlock (&hub.lock);
-  return TRUE;
-}
-
-void
-sbx_view_server_stop (SbxViewServer *self)
-{
-  if (self == NULL)
-    return;
-  if (self->hub_id != 0)
-    {
-      /* Under the hub's lock: no event of ours is being handled, and once
-       * we are out of the table none will be. */
-      g_mutex_lock (&hub.lock);
-      g_hash_table_remove (hub.servers, &self->hub_id);
-      if (self->sock >= 0)
-        (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, self->sock, NULL);
-      if (self->fuse_fd >= 0)
-        (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, self->fuse_fd, NULL);
-      /* held lookups end with the connection; answers that come later
-       * free their tickets (their eventfd leaves the set now: it stays
-       * open while a ticket is out) */
-      if (self->files != NULL && sbx_view_files_fd (self->files) >= 0)
-        (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, sbx_view_files_fd (self->files), NULL);
-      g_clear_pointer (&self->files, sbx_view_files_free);
-      g_mutex_unlock (&hub.lock);
-      self->hub_id = 0;
-    }
-  g_clear_pointer (&self->files, sbx_view_files_free);
-  /* Closing the last descriptor of the connection aborts it: requests
-   * still queued fail with ECONNABORTED, later ones with ENOTCONN. */
-  sbx_clear_fd (&self->fuse_fd);
-  sbx_clear_fd (&self->sock);
-  sbx_view_task_clear (&self->task);
-  g_clear_pointer (&self->buf, g_free);
 }
 
 void

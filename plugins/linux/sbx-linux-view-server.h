@@ -81,6 +81,20 @@ void           sbx_view_server_set_sandbox_pid (SbxViewServer *self,
 gboolean       sbx_view_server_start_receive  (SbxViewServer *self,
                                                int            sock,
                                                GError       **error);
+/* Starts serving a connection this process made itself (@fuse_fd, taken:
+ * the /dev/fuse descriptor of a FUSE superblock this process mounted in
+ * its own user and pid namespaces, sbx-linux-view-start.c): requests are
+ * numbered in our pid namespace, and lookups by threads of this process
+ * (the primer, the connect supervisor) are no attempts of the sandbox.
+ * @mount_fd (taken, or -1) is the mount's descriptor, closed after the
+ * connection when the server stops: while it is open the superblock
+ * outlives the sandbox's mount namespace.  Only once, instead of
+ * sbx_view_server_start_receive().  FALSE with @error set when it cannot
+ * start (both closed). */
+gboolean       sbx_view_server_start_device   (SbxViewServer *self,
+                                               int            fuse_fd,
+                                               int            mount_fd,
+                                               GError       **error);
 /* Stops serving and closes the connection (the sandbox's lookups outside
  * the view then fail with ENOTCONN): no sink call is in flight or made
  * after it returns.  Idempotent. */

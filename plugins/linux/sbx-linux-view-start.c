@@ -11,9 +11,17 @@
  * has a helper in its pid namespace make the mount and send it, and the
  * spawning process names A to the server: sbx-linux-zygote.c.)  When
  * anything here fails, A builds the tmpfs root as before: a spawn never
- * fails for the view supervisor.
+ * fails for the view supervisor.  (Where this process may mount FUSE
+ * itself, the first direct spawn of a spec takes an early root instead:
+ * made, served and listed by us while the caller goes on from compile to
+ * that spawn, below.)
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
 
 #include <sbx/sbx-cleanup.h>
 
@@ -59,4 +67,171 @@ sbx_linux_view_start (const SbxLinuxSpec      *spec,
     }
   ctx->view_sock = *child_end = sock[1];
   return g_steal_pointer (&view);
+}
+
+/* ------------------------------------------------------------------------- */
+/* The early root                                                            */
+/* ------------------------------------------------------------------------- */
+
+/* Made by A, the FUSE root costs a direct spawn a superblock and about a
+ * dozen round trips to the server before the target starts (each lookup
+ * A's binds and B's exec make of the skeleton: the root's attributes, one
+ * listing per skeleton directory, one read per symlink), every one on the
+ * way from the call to the exec.  Where this process may mount FUSE itself
+ * (CAP_SYS_ADMIN in its user namespace: root), a thread of ours makes the
+ * superblock, starts its server and lists the whole skeleton through it
+ * while the spawn is still being prepared (its channels, cgroup and
+ * stacks); the kernel keeps every entry (they never expire) and every
+ * symlink's target (FUSE_CACHE_SYMLINKS), and A, cloned once that is
+ * done, attaches the mount as its root (a detached mount moved into its
+ * mount namespace) and finds the skeleton cached.  What differs from a
+ * root A made: the requests are numbered in our pid namespace (the server
+ * reads /proc directly, and tells our own threads apart,
+ * sbx_view_task_is_ours()), and the superblock lives until the server
+ * closes its mount (after the sandbox, not in its last process's exit).
+ * Anything that fails here leaves the spawn to make its root as before. */
+struct _SbxLinuxViewEarly
+{
+  const SbxLinuxSpec *spec;
+  GThread            *thread;
+  gint                cancelled;  /* the spec is freed: stop listing */
+  SbxViewServer      *view;       /* serving, primed; NULL: not made */
+  int                 mount_fd;
+};
+
+/* Set once the superblock could not be made here (EPERM: not root after
+ * all, no /dev/fuse): no later spawn of this process tries again. */
+static gint early_unavailable;
+/* Early roots a spawn took (sbx_linux_view_early_n_taken(), for tests). */
+static gint early_taken;
+
+guint
+sbx_linux_view_early_n_taken (void)
+{
+  return (guint) g_atomic_int_get (&early_taken);
+}
+
+/* Lists each skeleton directory that holds entries (as A would,
+ * child_prime_skeleton()) and reads each symlink once, through @mfd.
+ * Nothing here can fail the spawn: what is not cached is looked up by A
+ * as before. */
+static void
+early_prime (SbxLinuxViewEarly *early, int mfd, const SbxLinuxMountPlan *plan)
+{
+  struct open_how how = { 0 };
+  char entries[16384];
+  char target[4096];
+
+  how.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  for (gsize i = 0; i <= plan->n_ops; i++)
+    {
+      const SbxMountOp *op = i > 0 ? &plan->ops[i - 1] : NULL;   /* 0: the root */
+      int fd;
+
+      if (g_atomic_int_get (&early->cancelled))
+        return;
+      if (op != NULL && !(op->flags & SBX_MOUNT_F_LIST))
+        continue;
+      fd = (int) syscall (SYS_openat2, mfd, op == NULL ? "." : op->rel, &how, sizeof how);
+      if (fd < 0)
+        continue;
+      (void) syscall (SYS_getdents64, fd, entries, sizeof entries);
+      close (fd);
+    }
+  for (gsize i = 0; i < plan->n_skeleton; i++)
+    if (plan->skeleton[i].type == S_IFLNK && plan->skeleton[i].path[0] == '/')
+      (void) readlinkat (mfd, plan->skeleton[i].path + 1, target, sizeof target);
+}
+
+static gpointer
+early_main (gpointer data)
+{
+  SbxLinuxViewEarly *early = data;
+  const SbxLinuxSpec *spec = early->spec;
+  g_autoptr(SbxViewServer) view = NULL;
+  g_autoptr(GError) error = NULL;
+  long dev = -1, mfd;
+
+  mfd = sbx_linux_child_fuse_mount (spec->view_uid, spec->view_gid, 1, &dev);
+  if (mfd < 0)
+    {
+      if (mfd == -EPERM || mfd == -ENOENT || mfd == -ENODEV || mfd == -EACCES)
+        g_atomic_int_set (&early_unavailable, 1);
+      g_debug ("linux-userns: the early view root: %s", g_strerror ((int) -mfd));
+      return NULL;
+    }
+  view = sbx_view_server_new (spec->mounts->skeleton, spec->mounts->n_skeleton, spec->policy_flags, &error);
+  if (view == NULL || !sbx_view_server_start_device (view, (int) dev, (int) mfd, &error))
+    {
+      if (view == NULL)
+        {
+          close ((int) dev);
+          close ((int) mfd);
+        }
+      g_debug ("linux-userns: the early view root: %s", error != NULL ? error->message : "");
+      return NULL;
+    }
+  early_prime (early, (int) mfd, spec->mounts);
+  early->mount_fd = (int) mfd;   /* the server closes it */
+  early->view = g_steal_pointer (&view);
+  return NULL;
+}
+
+SbxLinuxViewEarly *
+sbx_linux_view_early_start (const SbxLinuxSpec *spec)
+{
+  SbxLinuxViewEarly *early;
+
+  if (!spec->view_fuse || spec->rung != SBX_LINUX_RUNG_USERNS || geteuid () != 0
+      || g_atomic_int_get (&early_unavailable))
+    return NULL;
+  early = g_new0 (SbxLinuxViewEarly, 1);
+  early->spec = spec;
+  early->mount_fd = -1;
+  early->thread = g_thread_try_new ("sbx-view-early", early_main, early, NULL);
+  if (early->thread == NULL)
+    {
+      g_free (early);
+      return NULL;
+    }
+  return early;
+}
+
+static void
+early_join (SbxLinuxViewEarly *early)
+{
+  if (early->thread != NULL)
+    g_thread_join (g_steal_pointer (&early->thread));
+}
+
+SbxViewServer *
+sbx_linux_view_early_take (SbxLinuxViewEarly *early,
+                           ChildCtx          *ctx)
+{
+  SbxViewServer *view;
+
+  if (early == NULL)
+    return NULL;
+  early_join (early);
+  view = g_steal_pointer (&early->view);
+  if (view != NULL)
+    {
+      ctx->view_early = 1;
+      ctx->view_early_fd = early->mount_fd;
+      g_atomic_int_inc (&early_taken);
+    }
+  g_free (early);
+  return view;
+}
+
+void
+sbx_linux_view_early_free (SbxLinuxViewEarly *early)
+{
+  if (early == NULL)
+    return;
+  g_atomic_int_set (&early->cancelled, 1);
+  early_join (early);
+  g_clear_pointer (&early->view, sbx_view_server_free);   /* and its mount */
+  g_free (early);
 }

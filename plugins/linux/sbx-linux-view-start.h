@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include <sbx/sbx-plugin-abi.h>
+#include "sbx-linux-private.h"
 #include "sbx-linux-child-private.h"
 #include "sbx-linux-view-server.h"
 
@@ -25,6 +26,30 @@ SbxViewServer *sbx_linux_view_start (const SbxLinuxSpec      *spec,
                                      const SbxSpawnRequestV1 *request,
                                      ChildCtx                *ctx,
                                      int                     *child_end);
+/* The view's FUSE root made and listed ahead of A while the caller goes
+ * on from compile to the spec's first spawn (sbx-linux-view-start.c):
+ * only where this process may mount FUSE itself (root), for a spawn that
+ * clones its A directly. */
+
+/* Starts making @spec's early root on a thread of its own; NULL where it
+ * is not tried (not rung 1 with the FUSE root, not root, or it failed
+ * before in this process).  @spec outlives the result. */
+SbxLinuxViewEarly *sbx_linux_view_early_start (const SbxLinuxSpec *spec);
+/* Waits for @early's thread, then, when the root was made: its server
+ * (serving, primed, no sink yet) and the mount A attaches
+ * (ctx->view_early_fd, the server closes it when it stops), both taken.
+ * NULL when it could not be made (the spawn goes the way it would have
+ * without it).  Frees @early. */
+SbxViewServer     *sbx_linux_view_early_take  (SbxLinuxViewEarly *early,
+                                               ChildCtx          *ctx);
+/* Waits for its thread and frees what it made (a spec freed before a
+ * spawn took it).  NULL is allowed. */
+void               sbx_linux_view_early_free  (SbxLinuxViewEarly *early);
+/* How many early roots spawns of this process took, for tests. */
+guint              sbx_linux_view_early_n_taken (void);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxLinuxViewEarly, sbx_linux_view_early_free)
+
 /* @request's denial sink, or NULL (none, an older request, or no request). */
 const SbxBackendDenialSinkV1 *sbx_linux_view_request_sink (const SbxSpawnRequestV1 *request);
 

@@ -363,6 +363,20 @@ read_call (SbxViewTask *task, pid_t pid, SbxViewSyscall *sc, SbxViewCall *call)
 }
 
 gboolean
+sbx_view_task_is_ours (SbxViewTask *task,
+                       pid_t        pid)
+{
+  char path[48];
+
+  if (pid == 0)
+    return TRUE;
+  if (atomic_load (&task->sandbox_pid) != 0)
+    return FALSE;   /* numbered in the sandbox's namespace: ours read 0 */
+  g_snprintf (path, sizeof path, "/proc/self/task/%d", (int) pid);
+  return access (path, F_OK) == 0;
+}
+
+gboolean
 sbx_view_task_may_write (SbxViewTask *task,
                          pid_t        pid)
 {

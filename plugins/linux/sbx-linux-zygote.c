@@ -187,6 +187,17 @@ zygote_start (SbxLinuxSpec *spec)
   return FALSE;
 }
 
+gboolean
+sbx_linux_zygote_claim_direct (SbxLinuxSpec *spec)
+{
+#ifdef SBX_LINUX_NO_ZYGOTE
+  return TRUE;
+#endif
+  /* the rule of sbx_linux_zygote_spawn(), whose own count then says "not
+   * the first" */
+  return spec->transient || spec->zygote == NULL || g_atomic_int_add (&spec->zygote->n_spawns, 1) == 0;
+}
+
 /* The three outcomes are in sbx-linux-zygote.h. */
 int
 sbx_linux_zygote_spawn (SbxLinuxSpec *spec,

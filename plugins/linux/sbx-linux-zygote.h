@@ -34,6 +34,10 @@ enum
 };
 int  sbx_linux_zygote_spawn (SbxLinuxSpec *spec,
                              ChildCtx     *ctx);
+/* Counts a spawn of @spec and says whether it clones its A directly (as
+ * sbx_linux_zygote_spawn() would answer DIRECT); when not, call
+ * sbx_linux_zygote_spawn() for it. */
+gboolean sbx_linux_zygote_claim_direct   (SbxLinuxSpec *spec);
 
 /* A warm sandbox (sbx-linux-zygote.c, the rules are there): one A the
  * zygote prepared ahead of need, waiting for its one request.  The fields

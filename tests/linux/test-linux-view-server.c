@@ -14,6 +14,7 @@
  */
 #include "sbx-linux-view-server.h"
 #include "sbx-linux-view-private.h"
+#include "sbx-linux-child-private.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1825,6 +1826,68 @@ test_cost (void)
   g_assert_cmpfloat (per, <, 5000.0);
 }
 
+/* A connection this process made itself (sbx_view_server_start_device(),
+ * the early root): requests are numbered in our pid namespace.  A lookup
+ * of a host path outside the view by a thread of ours is answered as the
+ * view answers (EACCES: the path exists) and is no attempt of the
+ * sandbox's (nothing reported); the same lookup by another process (a
+ * child of ours) is refused the same way and reported once, with that
+ * process's pid.  Root only (FUSE mounted in our own user namespace). */
+static void
+test_own_device (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  SbxBackendDenialSinkV1 sink = { sizeof sink, 0, sink_denied, &f->sink };
+  SbxViewServer *server;
+  struct stat st;
+  long dev = -1, mfd;
+  int status;
+  pid_t pid;
+  Rec *rec;
+
+  (void) data;
+  if (geteuid () != 0)
+    {
+      g_test_skip ("a FUSE mount in our own user namespace needs root");
+      return;
+    }
+  mfd = sbx_linux_child_fuse_mount (geteuid (), getegid (), 1, &dev);
+  if (mfd < 0)
+    {
+      g_test_skip_printf ("FUSE cannot be mounted here: %s", g_strerror ((int) -mfd));
+      return;
+    }
+  server = new_server (f, 0);
+  sbx_view_server_set_sink (server, &sink);
+  g_assert_true (sbx_view_server_start_device (server, (int) dev, (int) mfd, &error));
+  g_assert_no_error (error);
+  /* the control: the host itself has the path */
+  g_assert_no_errno (stat (f->dir, &st));
+
+  errno = 0;
+  g_assert_cmpint (fstatat ((int) mfd, f->dir + 1, &st, 0), ==, -1);
+  g_assert_cmpint (errno, ==, EACCES);
+  g_mutex_lock (&f->sink.lock);
+  g_assert_cmpuint (f->sink.n, ==, 0);
+  g_mutex_unlock (&f->sink.lock);
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    _exit (fstatat ((int) mfd, f->dir + 1, &st, 0) == 0 ? 0 : errno);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, EACCES);
+  g_mutex_lock (&f->sink.lock);
+  g_assert_cmpuint (f->sink.n, ==, 1);
+  rec = g_ptr_array_index (f->sink.recs, 0);
+  g_assert_cmpuint (rec->op, ==, SBX_ABI_DENIAL_READ);
+  g_assert_cmpstr (rec->target, ==, f->dir);
+  g_assert_cmpint (rec->pid, ==, pid);
+  g_mutex_unlock (&f->sink.lock);
+  sbx_view_server_free (server);   /* closes the device and the mount */
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1846,5 +1909,6 @@ main (int argc, char **argv)
   g_test_add ("/view-server/not-found", Fixture, NULL, fixture_setup, test_not_found, fixture_teardown);
   g_test_add ("/view-server/stop-pending", Fixture, NULL, fixture_setup, test_stop_pending, fixture_teardown);
   g_test_add ("/view-server/million", Fixture, NULL, fixture_setup, test_million, fixture_teardown);
+  g_test_add ("/view-server/own-device", Fixture, NULL, fixture_setup, test_own_device, fixture_teardown);
   return g_test_run ();
 }

@@ -11,12 +11,18 @@
  * names its filesystem.path.read.v1 grant, which opens that file); where
  * FUSE is unavailable the report says why and a path outside the view
  * answers ENOENT with no denial; a host-read view says writes are refused
- * with EROFS and not reported.
+ * with EROFS and not reported; the file slots are looked up only by a spawn
+ * that can ask; as root a spec's first spawn takes the early root.
+ *
+ * It holds the cases of one module, the rung-1 view supervisor seen
+ * through the plugin's vtable (one GTest binary per concept; the server
+ * alone is tests/linux/test-linux-view-server.c).
  */
 #include "backend-test-util.h"
 #include "executor-test-util.h"
 #include "sbx-linux-view-private.h"
 #include "sbx-linux-view-slots.h"
+#include "sbx-linux-view-start.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -595,6 +601,73 @@ test_slots_only_with_ask (void)
   etu_assert_no_children ();
 }
 
+/* As root, the first spawn of a spec takes the early root
+ * (sbx-linux-view-start.c: made, served and listed while the caller goes
+ * on from compile to that spawn).  It refuses and reports as a root A
+ * made does: EACCES and exactly one denial, naming the pid the process
+ * has inside the sandbox (the requests are numbered in our pid namespace,
+ * the report in the sandbox's).  The spec's second spawn (the zygote's)
+ * takes none and reports the same.  A spec released before any spawn took
+ * its early root leaves nothing open. */
+static void
+test_early_root (void)
+{
+  Fixture fx = { 0 };
+  g_autofree char *file = NULL;
+  g_autofree char *script = NULL;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("the early root is made only where sbx may mount FUSE itself (root)");
+      return;
+    }
+  if (!fixture_setup_observed (&fx))
+    return;
+  file = outside_file (&fx, "early");   /* the positive control: the host reads it */
+  script = g_strdup_printf ("echo $$; exec cat %s", file);
+  g_assert_cmpint (linux_test_backend_compile (fx.backend, linux_test_policy_get (fx.policy)), ==, SBX_STATUS_OK);
+  for (int i = 0; i < 2; i++)
+    {
+      guint taken = sbx_linux_view_early_n_taken ();
+      g_autoptr(LinuxTestRun) run = NULL;
+      g_autoptr(GPtrArray) denials = NULL;
+      g_autofree char *want = NULL;
+
+      g_ptr_array_unref (linux_test_backend_denials (fx.backend));
+      run = run_sh (&fx, script);
+      g_test_message ("spawn %d: out %s err %s", i, run->out, run->err);
+      g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_OK);
+      g_assert_cmpint (run->exit.code, !=, 0);
+      g_assert_nonnull (strstr (run->err, "Permission denied"));
+      denials = linux_test_backend_denials (fx.backend);
+      dump_denials (denials);
+      g_assert_cmpuint (denials->len, ==, 1);
+      want = g_strdup_printf ("read|%s|view-supervisor|%s", file, g_strchomp (run->out));
+      g_assert_cmpstr (g_ptr_array_index (denials, 0), ==, want);
+      g_assert_cmpuint (sbx_linux_view_early_n_taken (), ==, taken + (i == 0 ? 1 : 0));
+    }
+  fixture_teardown (&fx);
+  etu_assert_no_children ();
+
+  /* Released unused: its thread joined, its server and mount closed (the
+   * view supervisor's own thread, started above, stays). */
+  {
+    guint fds = etu_count_fds ();
+    g_autoptr(LinuxTestPolicy) policy = NULL;
+    g_autofree char *ws = etu_make_tmpdir ("sbx-ws-XXXXXX");
+    LinuxTestBackend *backend = linux_test_backend_new (RUNG1);
+    guint taken = sbx_linux_view_early_n_taken ();
+
+    policy = linux_test_policy_new (ws, 2, 2, 0, 0);
+    for (int i = 0; i < 3; i++)
+      g_assert_cmpint (linux_test_backend_compile (backend, linux_test_policy_get (policy)), ==, SBX_STATUS_OK);
+    linux_test_backend_free (backend);
+    g_assert_cmpuint (sbx_linux_view_early_n_taken (), ==, taken);
+    g_assert_cmpuint (etu_count_fds (), ==, fds);
+    etu_rm_rf (ws);
+  }
+}
+
 /* One executor's spawns on a thread of their own. */
 typedef struct
 {
@@ -939,6 +1012,7 @@ main (int    argc,
   g_test_add_func ("/linux/view/sinks-apart/two-executors", test_sinks_apart_two_executors);
   g_test_add_func ("/linux/view/library/grants", test_library_grants);
   g_test_add_func ("/linux/view/slots-only-with-ask", test_slots_only_with_ask);
+  g_test_add_func ("/linux/view/early-root", test_early_root);
   g_test_add_func ("/linux/view/missing-socket", test_missing_socket);
   g_test_add_func ("/linux/view/fallback", test_fallback);
   g_test_add_func ("/linux/view/host-root", test_host_root);
