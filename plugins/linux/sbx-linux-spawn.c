@@ -546,7 +546,7 @@ spawn_start_cold (SbxLinuxSpec                     *spec,
     {
       /* the spec's early root (made at compile), for its first direct spawn */
       if (direct)
-        started->view = sbx_linux_view_early_take (g_atomic_pointer_exchange (&spec->early, NULL), ctx);
+        started->view = sbx_linux_view_early_take (spec, ctx);
       if (started->view != NULL)
         sbx_view_server_set_sink (started->view, sbx_linux_view_request_sink (request));
       else

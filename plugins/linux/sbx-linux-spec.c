@@ -974,7 +974,7 @@ sbx_linux_spec_free (SbxLinuxSpec *spec)
     return;
   /* First: the early root's thread reads the mount plan, and the zygote
    * holds the view mounted on root_dir. */
-  sbx_linux_view_early_free (g_atomic_pointer_exchange (&spec->early, NULL));
+  sbx_linux_view_early_free (g_steal_pointer (&spec->early));
   sbx_linux_zygote_free (spec->zygote);
   if (spec->root_dir != NULL && spec->root_dir_created)
     rmdir (spec->root_dir);

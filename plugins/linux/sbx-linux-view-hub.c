@@ -322,6 +322,7 @@ sbx_view_server_start_receive (SbxViewServer *self,
   self->buf = g_malloc (SBX_VIEW_REQUEST_BUF);
   g_mutex_lock (&hub.lock);
   self->hub_id = hub.next_id++;
+  self->hub_pid = getpid ();
   ev.data.u64 = self->hub_id;
   if (epoll_ctl (hub.epfd, EPOLL_CTL_ADD, sock, &ev) != 0)
     {
@@ -365,6 +366,7 @@ sbx_view_server_start_device (SbxViewServer *self,
   self->fuse_fd = fuse_fd;
   g_mutex_lock (&hub.lock);
   self->hub_id = hub.next_id++;
+  self->hub_pid = getpid ();
   ev.data.u64 = self->hub_id;
   if (epoll_ctl (hub.epfd, EPOLL_CTL_ADD, fuse_fd, &ev) != 0)
     {
@@ -387,6 +389,8 @@ sbx_view_server_stop (SbxViewServer *self)
 {
   if (self == NULL)
     return;
+  if (self->hub_id != 0 && self->hub_pid != getpid ())
+    self->hub_id = 0;   /* another process's hub: we are its fork's child (hub_atfork_child()) */
   if (self->hub_id != 0)
     {
       /* Under the hub's lock: no event of ours is being handled, and once

@@ -229,6 +229,7 @@ struct _SbxViewServer
 
   gboolean       started;
   guint64        hub_id;     /* 0: not registered with the hub */
+  pid_t          hub_pid;    /* the process whose hub registered it */
   int            sock;       /* until the FUSE descriptor arrives */
   int            fuse_fd;
   int            mount_fd;   /* sbx_view_server_start_device(): the mount we made, or -1 */

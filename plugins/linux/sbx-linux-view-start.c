@@ -92,6 +92,7 @@ sbx_linux_view_start (const SbxLinuxSpec      *spec,
  * Anything that fails here leaves the spawn to make its root as before. */
 struct _SbxLinuxViewEarly
 {
+  pid_t               pid;        /* the process whose thread makes it */
   const SbxLinuxSpec *spec;
   GThread            *thread;
   gint                cancelled;  /* the spec is freed: stop listing */
@@ -187,6 +188,7 @@ sbx_linux_view_early_start (const SbxLinuxSpec *spec)
       || g_atomic_int_get (&early_unavailable))
     return NULL;
   early = g_new0 (SbxLinuxViewEarly, 1);
+  early->pid = getpid ();
   early->spec = spec;
   early->mount_fd = -1;
   early->thread = g_thread_try_new ("sbx-view-early", early_main, early, NULL);
@@ -205,14 +207,28 @@ early_join (SbxLinuxViewEarly *early)
     g_thread_join (g_steal_pointer (&early->thread));
 }
 
-SbxViewServer *
-sbx_linux_view_early_take (SbxLinuxViewEarly *early,
-                           ChildCtx          *ctx)
+/* Whether @early is this process's: in the child of a fork() (a spec
+ * compiled before it) its thread does not exist, and what it made may
+ * have been half made when the process was copied: the child leaves all
+ * of it alone (its copies of the descriptors are close-on-exec). */
+static gboolean
+early_is_ours (SbxLinuxViewEarly *early)
 {
+  return early->pid == getpid ();
+}
+
+SbxViewServer *
+sbx_linux_view_early_take (SbxLinuxSpec *spec,
+                           ChildCtx     *ctx)
+{
+  SbxLinuxViewEarly *early = g_atomic_pointer_get (&spec->early);
   SbxViewServer *view;
 
-  if (early == NULL)
+  if (early == NULL || !early_is_ours (early))
     return NULL;
+  early = g_atomic_pointer_exchange (&spec->early, NULL);
+  if (early == NULL)
+    return NULL;   /* another spawn took it */
   early_join (early);
   view = g_steal_pointer (&early->view);
   if (view != NULL)
@@ -228,8 +244,8 @@ sbx_linux_view_early_take (SbxLinuxViewEarly *early,
 void
 sbx_linux_view_early_free (SbxLinuxViewEarly *early)
 {
-  if (early == NULL)
-    return;
+  if (early == NULL || !early_is_ours (early))
+    return;   /* a fork's child: left alone (early_is_ours()) */
   g_atomic_int_set (&early->cancelled, 1);
   early_join (early);
   g_clear_pointer (&early->view, sbx_view_server_free);   /* and its mount */

@@ -35,15 +35,17 @@ SbxViewServer *sbx_linux_view_start (const SbxLinuxSpec      *spec,
  * is not tried (not rung 1 with the FUSE root, not root, or it failed
  * before in this process).  @spec outlives the result. */
 SbxLinuxViewEarly *sbx_linux_view_early_start (const SbxLinuxSpec *spec);
-/* Waits for @early's thread, then, when the root was made: its server
- * (serving, primed, no sink yet) and the mount A attaches
- * (ctx->view_early_fd, the server closes it when it stops), both taken.
- * NULL when it could not be made (the spawn goes the way it would have
- * without it).  Frees @early. */
-SbxViewServer     *sbx_linux_view_early_take  (SbxLinuxViewEarly *early,
+/* Takes @spec's early root (once: the first caller gets it) and waits for
+ * its thread; when the root was made: its server (serving, primed, no
+ * sink yet) and the mount A attaches (ctx->view_early_fd, the server
+ * closes it when it stops).  NULL when there is none, it could not be
+ * made, or it is not this process's (a fork's child): the spawn goes the
+ * way it would have without it. */
+SbxViewServer     *sbx_linux_view_early_take  (SbxLinuxSpec      *spec,
                                                ChildCtx          *ctx);
 /* Waits for its thread and frees what it made (a spec freed before a
- * spawn took it).  NULL is allowed. */
+ * spawn took it); a fork's child leaves another process's alone.  NULL is
+ * allowed. */
 void               sbx_linux_view_early_free  (SbxLinuxViewEarly *early);
 /* How many early roots spawns of this process took, for tests. */
 guint              sbx_linux_view_early_n_taken (void);
