@@ -729,21 +729,22 @@ sbx_linux_child_mount_view (ChildCtx *ctx,
     {
       /* The view supervisor's FUSE root where the spawn asked for it:
        * the one it made ahead of us (the early root, attached as it is),
-       * or one of our own; where the device cannot be opened or mounted,
-       * or the early root cannot be attached, the tmpfs root as before
-       * (the spawn never fails for it). */
+       * else one of our own (its device replaces the early one at the
+       * server, sbx_view_server_watch_replacement()); where the device
+       * cannot be opened or mounted, the tmpfs root as before (the spawn
+       * never fails for it). */
+      rootfd = -1;
       if (ctx->view_early)
         {
-          rootfd = ctx->view_early_fd;
-          r = sbx_raw_syscall5 (__NR_move_mount, rootfd, "", AT_FDCWD, spec->root_dir, MOVE_MOUNT_F_EMPTY_PATH);
-          if (r < 0)
-            {
-              ctx->view_early = 0;
-              rootfd = -1;
-            }
+          r = sbx_raw_syscall5 (__NR_move_mount, ctx->view_early_fd, "", AT_FDCWD, spec->root_dir,
+                                MOVE_MOUNT_F_EMPTY_PATH);
+          if (r >= 0)
+            rootfd = ctx->view_early_fd;
+          else
+            ctx->view_early = 0;
         }
-      else
-        rootfd = ctx->view_sock >= 0 ? child_fuse_root (ctx) : -1;
+      if (rootfd < 0 && ctx->view_sock >= 0)
+        rootfd = child_fuse_root (ctx);
       fuse = rootfd >= 0;
       if (!fuse)
         rootfd = sbx_child_fsmount ("tmpfs", tmpfs_options,

@@ -548,7 +548,21 @@ spawn_start_cold (SbxLinuxSpec                     *spec,
       if (direct)
         started->view = sbx_linux_view_early_take (spec, ctx);
       if (started->view != NULL)
-        sbx_view_server_set_sink (started->view, sbx_linux_view_request_sink (request));
+        {
+          const char *failed_call = NULL;
+          int sock[2];
+
+          sbx_view_server_set_sink (started->view, sbx_linux_view_request_sink (request));
+          /* Where A cannot attach it, A makes a root of its own and sends
+           * its device here, as without the early root. */
+          if (sbx_linux_seqpacket (sock, &failed_call) == 0)
+            {
+              if (sbx_view_server_watch_replacement (started->view, sock[0]))
+                ctx->view_sock = view_end = sock[1];
+              else
+                close (sock[1]);
+            }
+        }
       else
         started->view = sbx_linux_view_start (spec, request, ctx, &view_end);
     }

@@ -89,6 +89,9 @@ receive_fuse (SbxViewServer *self)
 /* The hub's event tag of a server's files part (its eventfd), beside the
  * server's id. */
 #define HUB_FILES_BIT (G_GUINT64_CONSTANT (1) << 63)
+/* ... and of the socket a server that serves already watches for a device
+ * to serve instead (sbx_view_server_watch_replacement()). */
+#define HUB_SOCK_BIT (G_GUINT64_CONSTANT (1) << 62)
 
 /* The hub: one thread, one epoll set, the live servers by id. */
 static struct
@@ -134,6 +137,44 @@ hub_close_queued (void)
   g_mutex_unlock (&hub.lock);
   for (guint i = 0; i < fds->len; i++)
     close (g_array_index (fds, int, i));
+}
+
+/* An event on the replacement socket of @self (under hub.lock): the
+ * sandbox made a root of its own after all (the early root could not be
+ * attached), and its device replaces the one we made, or the socket's end
+ * (A and B have exec'd: the early root is the sandbox's).  The skeleton is
+ * the same; the new connection starts with its own INIT. */
+static void
+hub_replace (SbxViewServer *self)
+{
+  int old = self->fuse_fd;
+  int sock = self->sock;
+
+  self->fuse_fd = -1;
+  receive_fuse (self);
+  if (self->sock >= 0)
+    {
+      self->fuse_fd = old;   /* spurious: still waiting */
+      return;
+    }
+  (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, sock, NULL);
+  if (self->fuse_fd < 0)
+    {
+      self->fuse_fd = old;   /* nothing came: the sandbox has the early root */
+      return;
+    }
+  (void) epoll_ctl (hub.epfd, EPOLL_CTL_DEL, old, NULL);
+  close (old);
+  if (self->mount_fd >= 0)
+    hub_close_later (sbx_steal_fd (&self->mount_fd));
+  self->initialized = FALSE;
+  self->no_opendir = FALSE;
+  {
+    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = self->hub_id };
+
+    if (epoll_ctl (hub.epfd, EPOLL_CTL_ADD, self->fuse_fd, &ev) != 0)
+      sbx_clear_fd (&self->fuse_fd);   /* ENOMEM: the connection aborts; lookups outside fail */
+  }
 }
 
 /* One event of @self, under hub.lock: the descriptor arriving on its
@@ -189,11 +230,13 @@ hub_main (gpointer data)
           hub_close_queued ();
           continue;
         }
-      id = ev.data.u64 & ~HUB_FILES_BIT;
+      id = ev.data.u64 & ~(HUB_FILES_BIT | HUB_SOCK_BIT);
       g_mutex_lock (&hub.lock);
       self = g_hash_table_lookup (hub.servers, &id);
       if (self != NULL && (ev.data.u64 & HUB_FILES_BIT))
         sbx_view_files_drain (self);
+      else if (self != NULL && (ev.data.u64 & HUB_SOCK_BIT))
+        hub_replace (self);
       else if (self != NULL)
         hub_handle (self);
       g_mutex_unlock (&hub.lock);
@@ -382,6 +425,31 @@ sbx_view_server_start_device (SbxViewServer *self,
   g_hash_table_insert (hub.servers, &self->hub_id, self);
   g_mutex_unlock (&hub.lock);
   return TRUE;
+}
+
+gboolean
+sbx_view_server_watch_replacement (SbxViewServer *self,
+                                   int            sock)
+{
+  struct epoll_event ev = { .events = EPOLLIN };
+  gboolean ok;
+
+  g_return_val_if_fail (self != NULL && self->started && self->sock < 0, FALSE);
+  (void) setsockopt (sock, SOL_SOCKET, SO_PASSCRED, &(int) { 1 }, sizeof (int));
+  g_mutex_lock (&hub.lock);
+  ok = self->hub_id != 0 && self->hub_pid == getpid ();
+  if (ok)
+    {
+      ev.data.u64 = self->hub_id | HUB_SOCK_BIT;
+      self->sock = sock;
+      ok = epoll_ctl (hub.epfd, EPOLL_CTL_ADD, sock, &ev) == 0;
+      if (!ok)
+        self->sock = -1;
+    }
+  g_mutex_unlock (&hub.lock);
+  if (!ok)
+    close (sock);
+  return ok;
 }
 
 void

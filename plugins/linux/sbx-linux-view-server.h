@@ -95,6 +95,13 @@ gboolean       sbx_view_server_start_device   (SbxViewServer *self,
                                                int            fuse_fd,
                                                int            mount_fd,
                                                GError       **error);
+/* For a server started with sbx_view_server_start_device(): also waits on
+ * @sock (taken) for a /dev/fuse descriptor the sandbox sends when it could
+ * not use ours (it made a root of its own), which then replaces ours (its
+ * requests numbered as a received one's); the socket's end leaves ours.
+ * FALSE when it cannot watch (@sock closed). */
+gboolean       sbx_view_server_watch_replacement (SbxViewServer *self,
+                                                  int            sock);
 /* Stops serving and closes the connection (the sandbox's lookups outside
  * the view then fail with ENOTCONN): no sink call is in flight or made
  * after it returns.  Idempotent. */

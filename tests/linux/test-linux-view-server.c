@@ -99,6 +99,7 @@ struct _Fixture
   char      *bound;     /* a host directory bound at /bound */
   gboolean   pidns;
   gboolean   explicit_pid; /* /pidns: also set_sandbox_pid() while serving */
+  gboolean   replacing;    /* /replaced: the server serves a mount of ours first, the child's replaces it */
   guint      n_loop;    /* /million */
   /* parent side */
   Sink       sink;
@@ -434,9 +435,23 @@ run_view (Fixture *f, SbxViewServer *server, ChildProbe probe, guint64 stop_at)
   close (sv[1]);
   close (msg[1]);
   close (ack[0]);
-  /* before the child sends: the server learns the mounter from the message */
-  g_assert_true (sbx_view_server_start_receive (server, sv[0], &error));
-  g_assert_no_error (error);
+  if (f->replacing)
+    {
+      /* An early root's server: serving a mount of ours, the child's
+       * device replacing it when it comes (as when A cannot attach ours). */
+      long dev = -1, mfd = sbx_linux_child_fuse_mount (geteuid (), getegid (), 1, &dev);
+
+      g_assert_cmpint (mfd, >=, 0);
+      g_assert_true (sbx_view_server_start_device (server, (int) dev, (int) mfd, &error));
+      g_assert_no_error (error);
+      g_assert_true (sbx_view_server_watch_replacement (server, sv[0]));
+    }
+  else
+    {
+      /* before the child sends: the server learns the mounter from the message */
+      g_assert_true (sbx_view_server_start_receive (server, sv[0], &error));
+      g_assert_no_error (error);
+    }
   while (read (msg[0], &m, sizeof m) == (ssize_t) sizeof m)
     switch (m.kind)
       {
@@ -935,8 +950,11 @@ check_cases (Fixture *f, gboolean pidns)
 /* @data: CLASSIFY_*.  In a pid namespace of its own, the mounter numbers
  * the requests: the server learns it from the descriptor's sender (or
  * set_sandbox_pid(), while serving) and reads the tasks through the
- * sandbox's procfs. */
-enum { CLASSIFY_HOST_PIDS, CLASSIFY_PIDNS, CLASSIFY_PIDNS_EXPLICIT };
+ * sandbox's procfs.  REPLACED (root): the server serves a mount of ours
+ * first (an early root's, sbx_view_server_start_device()) and the child's
+ * device replaces it (sbx_view_server_watch_replacement(), as when A
+ * cannot attach the early root): every case holds on the replacement. */
+enum { CLASSIFY_HOST_PIDS, CLASSIFY_PIDNS, CLASSIFY_PIDNS_EXPLICIT, CLASSIFY_REPLACED };
 
 static void
 test_classify (Fixture *f, gconstpointer data)
@@ -947,6 +965,12 @@ test_classify (Fixture *f, gconstpointer data)
     return;
   f->pidns = GPOINTER_TO_INT (data) != CLASSIFY_HOST_PIDS;
   f->explicit_pid = GPOINTER_TO_INT (data) == CLASSIFY_PIDNS_EXPLICIT;
+  f->replacing = GPOINTER_TO_INT (data) == CLASSIFY_REPLACED;
+  if (f->replacing && geteuid () != 0)
+    {
+      g_test_skip ("a FUSE mount in our own user namespace (the early root's) needs root");
+      return;
+    }
   host_controls (f);
   server = new_server (f, 0);
   if (!run_view (f, server, probe_cases, 0))
@@ -1904,6 +1928,8 @@ main (int argc, char **argv)
               fixture_teardown);
   g_test_add ("/view-server/classify/pidns", Fixture, GINT_TO_POINTER (CLASSIFY_PIDNS), fixture_setup, test_classify,
               fixture_teardown);
+  g_test_add ("/view-server/classify/replaced", Fixture, GINT_TO_POINTER (CLASSIFY_REPLACED), fixture_setup,
+              test_classify, fixture_teardown);
   g_test_add ("/view-server/classify/pidns-explicit", Fixture, GINT_TO_POINTER (CLASSIFY_PIDNS_EXPLICIT),
               fixture_setup, test_classify, fixture_teardown);
   g_test_add ("/view-server/not-found", Fixture, NULL, fixture_setup, test_not_found, fixture_teardown);
