@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The view supervisor's thread (sbx-linux-view-server.h): split from
- * sbx-linux-view-server.c, which answers the requests, along its seam (how
- * a server is started, served and stopped).
+ * The view supervisor's life and thread (sbx-linux-view-server.h): split
+ * from sbx-linux-view-server.c, which answers one request at a time, along
+ * its seam (how a server is made, started, served, stopped and freed; the
+ * hub calls the answers, never the other way round).
  *
  * One thread for the whole process serves every sandbox's server (the
  * hub, as the connect supervisor's): a thousand live sandboxes cost one
@@ -489,4 +490,39 @@ sbx_view_server_stop (SbxViewServer *self)
   sbx_clear_fd (&self->sock);
   sbx_view_task_clear (&self->task);
   g_clear_pointer (&self->buf, g_free);
+}
+
+SbxViewServer *
+sbx_view_server_new (const SbxViewEntry *entries,
+                     size_t              n_entries,
+                     uint32_t            policy_flags,
+                     GError            **error)
+{
+  g_autoptr(SbxViewServer) self = g_new0 (SbxViewServer, 1);
+
+  g_return_val_if_fail (entries != NULL || n_entries == 0, NULL);
+  self->policy_flags = policy_flags;
+  /* FUSE reads our uids in the mounter's user namespace, where the sandbox
+   * maps its caller to itself: ours are what the tmpfs root showed. */
+  self->uid = geteuid ();
+  self->gid = getegid ();
+  clock_gettime (CLOCK_REALTIME, &self->born);
+  g_mutex_init (&self->sink_lock);
+  self->sock = self->fuse_fd = self->mount_fd = -1;
+  sbx_view_task_init (&self->task);
+  if (!sbx_view_skeleton_build (&self->skel, entries, n_entries, error))
+    return NULL;
+  self->files = sbx_view_files_new (self->skel.nodes->len + 1, sbx_view_hub_watch);
+  return g_steal_pointer (&self);
+}
+
+void
+sbx_view_server_free (SbxViewServer *self)
+{
+  if (self == NULL)
+    return;
+  sbx_view_server_stop (self);
+  g_mutex_clear (&self->sink_lock);
+  sbx_view_skeleton_clear (&self->skel);
+  g_free (self);
 }

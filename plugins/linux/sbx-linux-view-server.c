@@ -4,8 +4,8 @@
  * the raw FUSE protocol (<linux/fuse.h>, no libfuse) over the /dev/fuse
  * descriptor the sandbox sends (or one we made, the early root).
  *
- * The thread that serves every server (the hub), its start and its
- * stop are in sbx-linux-view-hub.c.
+ * A server's life (made, started, served by the hub, stopped, freed) is
+ * sbx-linux-view-hub.c's; this file answers one request at a time.
  *
  * LOCKING: @sink_lock protects @sink; the hub holds it across a sink call,
  * so after set_sink() returns the old sink is neither in flight nor
@@ -66,29 +66,6 @@ node_at (SbxViewServer *self, guint i)
   return &g_array_index (self->skel.nodes, SbxViewNode, i);
 }
 
-SbxViewServer *
-sbx_view_server_new (const SbxViewEntry *entries,
-                     size_t              n_entries,
-                     uint32_t            policy_flags,
-                     GError            **error)
-{
-  g_autoptr(SbxViewServer) self = g_new0 (SbxViewServer, 1);
-
-  g_return_val_if_fail (entries != NULL || n_entries == 0, NULL);
-  self->policy_flags = policy_flags;
-  /* FUSE reads our uids in the mounter's user namespace, where the sandbox
-   * maps its caller to itself: ours are what the tmpfs root showed. */
-  self->uid = geteuid ();
-  self->gid = getegid ();
-  clock_gettime (CLOCK_REALTIME, &self->born);
-  g_mutex_init (&self->sink_lock);
-  self->sock = self->fuse_fd = self->mount_fd = -1;
-  sbx_view_task_init (&self->task);
-  if (!sbx_view_skeleton_build (&self->skel, entries, n_entries, error))
-    return NULL;
-  self->files = sbx_view_files_new (self->skel.nodes->len + 1, sbx_view_hub_watch);
-  return g_steal_pointer (&self);
-}
 
 /* ------------------------------------------------------------------------- */
 /* Denials                                                                   */
@@ -634,16 +611,6 @@ sbx_view_server_feed (SbxViewServer *self,
   self->fuse_fd = -1;
 }
 
-void
-sbx_view_server_free (SbxViewServer *self)
-{
-  if (self == NULL)
-    return;
-  sbx_view_server_stop (self);
-  g_mutex_clear (&self->sink_lock);
-  sbx_view_skeleton_clear (&self->skel);
-  g_free (self);
-}
 
 uint64_t
 sbx_view_server_n_requests (SbxViewServer *self)
