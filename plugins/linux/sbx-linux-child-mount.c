@@ -661,10 +661,12 @@ child_fuse_root (ChildCtx *ctx)
  * which asks for as much as the reader takes); the rest are looked up one
  * by one as before.  Nothing here can fail the build: a directory that
  * cannot be listed is looked up as before, and the binds check what they
- * find. */
-SBX_CHILD_FUNC static void
-child_prime_skeleton (long                     rootfd,
-                      const SbxLinuxMountPlan *plan)
+ * find.  Also the early root's thread (sbx-linux-view-start.c), which
+ * stops between directories once *@cancel (NULL: never) is set. */
+SBX_CHILD_FUNC void
+sbx_linux_child_prime_skeleton (long                     rootfd,
+                                const SbxLinuxMountPlan *plan,
+                                const int               *cancel)
 {
   char entries[16384];   /* the kernel asks for as much as we read, up to 32 pages (6.14 on) */
   size_t i;
@@ -674,6 +676,8 @@ child_prime_skeleton (long                     rootfd,
       const SbxMountOp *op = i > 0 ? &plan->ops[i - 1] : NULL;   /* 0: the root */
       long fd;
 
+      if (cancel != NULL && __atomic_load_n (cancel, __ATOMIC_RELAXED))
+        return;
       if (op != NULL && !(op->flags & SBX_MOUNT_F_LIST))
         continue;
       fd = sbx_child_openat2 (rootfd, op == NULL ? "." : op->rel,
@@ -761,7 +765,7 @@ sbx_linux_child_mount_view (ChildCtx *ctx,
         return r;
     }
   if (fuse && !ctx->view_early)
-    child_prime_skeleton (rootfd, plan);   /* the early root's server listed it */
+    sbx_linux_child_prime_skeleton (rootfd, plan, NULL);   /* the early root's server listed it */
 
   devfd = child_build_dev (ctx, rootfd, step, index);
   if (devfd < 0)

@@ -161,6 +161,14 @@ long sbx_linux_child_enter_template (ChildCtx *ctx,
  * left open.  Without @mount, the superblock only (its filesystem context
  * fd): what the probe needs, without a mount whose release would wait for
  * an RCU grace period. */
+struct _SbxLinuxMountPlan;   /* sbx-linux-private.h */
+
+/* Lists the skeleton directories of the view whose FUSE root is @rootfd
+ * (sbx-linux-child-mount.c says how and why); stops early once *@cancel
+ * (NULL: never) is set. */
+void sbx_linux_child_prime_skeleton (long                     rootfd,
+                                     const struct _SbxLinuxMountPlan *plan,
+                                     const int               *cancel);
 long sbx_linux_child_fuse_mount (long  uid,
                                  long  gid,
                                  int   mount,

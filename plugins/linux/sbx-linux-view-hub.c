@@ -345,35 +345,28 @@ sbx_view_server_set_sandbox_pid (SbxViewServer *self,
   atomic_store (&self->task.sandbox_pid, (int) pid);
 }
 
-gboolean
-sbx_view_server_start_receive (SbxViewServer *self,
-                               int            sock,
-                               GError       **error)
+/* Registers @self with the hub (started), waiting on @fd (its socket or
+ * its device): its id, its request buffer, @fd in the hub's set.  FALSE
+ * with @error set when @fd cannot be added (the caller closes what it
+ * gave). */
+static gboolean
+hub_register (SbxViewServer *self,
+              int            fd,
+              GError       **error)
 {
   struct epoll_event ev = { .events = EPOLLIN };
   int saved;
 
-  g_return_val_if_fail (self != NULL && !self->started, FALSE);
-  self->started = TRUE;   /* once: a stopped server stays stopped */
-  self->sock = sock;
-  /* before the sandbox sends: the kernel adds the sender's credentials */
-  (void) setsockopt (sock, SOL_SOCKET, SO_PASSCRED, &(int) { 1 }, sizeof (int));
-  if (!hub_ensure (error))
-    {
-      sbx_clear_fd (&self->sock);
-      return FALSE;
-    }
   self->buf = g_malloc (SBX_VIEW_REQUEST_BUF);
   g_mutex_lock (&hub.lock);
   self->hub_id = hub.next_id++;
   self->hub_pid = getpid ();
   ev.data.u64 = self->hub_id;
-  if (epoll_ctl (hub.epfd, EPOLL_CTL_ADD, sock, &ev) != 0)
+  if (epoll_ctl (hub.epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
     {
       saved = errno;
       self->hub_id = 0;
       g_mutex_unlock (&hub.lock);
-      sbx_clear_fd (&self->sock);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "view supervisor: epoll: %s",
                    g_strerror (saved));
       return FALSE;
@@ -384,12 +377,34 @@ sbx_view_server_start_receive (SbxViewServer *self,
 }
 
 gboolean
+sbx_view_server_start_receive (SbxViewServer *self,
+                               int            sock,
+                               GError       **error)
+{
+  g_return_val_if_fail (self != NULL && !self->started, FALSE);
+  self->started = TRUE;   /* once: a stopped server stays stopped */
+  self->sock = sock;
+  /* before the sandbox sends: the kernel adds the sender's credentials */
+  (void) setsockopt (sock, SOL_SOCKET, SO_PASSCRED, &(int) { 1 }, sizeof (int));
+  if (!hub_ensure (error))
+    {
+      sbx_clear_fd (&self->sock);
+      return FALSE;
+    }
+  if (!hub_register (self, sock, error))
+    {
+      sbx_clear_fd (&self->sock);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
 sbx_view_server_start_device (SbxViewServer *self,
                               int            fuse_fd,
                               int            mount_fd,
                               GError       **error)
 {
-  struct epoll_event ev = { .events = EPOLLIN };
   int saved;
 
   g_return_val_if_fail (self != NULL && !self->started && fuse_fd >= 0, FALSE);
@@ -406,25 +421,13 @@ sbx_view_server_start_device (SbxViewServer *self,
                      g_strerror (saved));
       return FALSE;
     }
-  self->buf = g_malloc (SBX_VIEW_REQUEST_BUF);
   self->fuse_fd = fuse_fd;
-  g_mutex_lock (&hub.lock);
-  self->hub_id = hub.next_id++;
-  self->hub_pid = getpid ();
-  ev.data.u64 = self->hub_id;
-  if (epoll_ctl (hub.epfd, EPOLL_CTL_ADD, fuse_fd, &ev) != 0)
+  if (!hub_register (self, fuse_fd, error))
     {
-      saved = errno;
-      self->hub_id = 0;
-      g_mutex_unlock (&hub.lock);
       sbx_clear_fd (&self->fuse_fd);
       sbx_clear_fd (&self->mount_fd);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "view supervisor: epoll: %s",
-                   g_strerror (saved));
       return FALSE;
     }
-  g_hash_table_insert (hub.servers, &self->hub_id, self);
-  g_mutex_unlock (&hub.lock);
   return TRUE;
 }
 

@@ -17,11 +17,8 @@
  * that spawn, below.)
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <linux/openat2.h>
 
 #include <sbx/sbx-cleanup.h>
 
@@ -112,35 +109,17 @@ sbx_linux_view_early_n_taken (void)
   return (guint) g_atomic_int_get (&early_taken);
 }
 
-/* Lists each skeleton directory that holds entries (as A would,
- * child_prime_skeleton()) and reads each symlink once, through @mfd.
- * Nothing here can fail the spawn: what is not cached is looked up by A
- * as before. */
+/* Lists each skeleton directory that holds entries, as A would
+ * (sbx_linux_child_prime_skeleton()), and reads each symlink once, through
+ * @mfd.  Nothing here can fail the spawn: what is not cached is looked up
+ * by A as before. */
 static void
 early_prime (SbxLinuxViewEarly *early, int mfd, const SbxLinuxMountPlan *plan)
 {
-  struct open_how how = { 0 };
-  char entries[16384];
   char target[4096];
 
-  how.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  for (gsize i = 0; i <= plan->n_ops; i++)
-    {
-      const SbxMountOp *op = i > 0 ? &plan->ops[i - 1] : NULL;   /* 0: the root */
-      int fd;
-
-      if (g_atomic_int_get (&early->cancelled))
-        return;
-      if (op != NULL && !(op->flags & SBX_MOUNT_F_LIST))
-        continue;
-      fd = (int) syscall (SYS_openat2, mfd, op == NULL ? "." : op->rel, &how, sizeof how);
-      if (fd < 0)
-        continue;
-      (void) syscall (SYS_getdents64, fd, entries, sizeof entries);
-      close (fd);
-    }
-  for (gsize i = 0; i < plan->n_skeleton; i++)
+  sbx_linux_child_prime_skeleton (mfd, plan, &early->cancelled);
+  for (gsize i = 0; i < plan->n_skeleton && !g_atomic_int_get (&early->cancelled); i++)
     if (plan->skeleton[i].type == S_IFLNK && plan->skeleton[i].path[0] == '/')
       (void) readlinkat (mfd, plan->skeleton[i].path + 1, target, sizeof target);
 }
