@@ -366,14 +366,14 @@ gboolean
 sbx_view_task_is_ours (SbxViewTask *task,
                        pid_t        pid)
 {
-  char path[48];
-
   if (pid == 0)
     return TRUE;
   if (atomic_load (&task->sandbox_pid) != 0)
     return FALSE;   /* numbered in the sandbox's namespace: ours read 0 */
-  g_snprintf (path, sizeof path, "/proc/self/task/%d", (int) pid);
-  return access (path, F_OK) == 0;
+  /* Signal 0 to (our pid, @pid) answers whether @pid is a thread of our
+   * thread group, in one system call: a lookup of /proc/self/task/PID
+   * costs 5 to 120 µs here, on the way of the lookup it answers. */
+  return syscall (SYS_tgkill, (long) getpid (), (long) pid, 0L) == 0;
 }
 
 gboolean
