@@ -628,7 +628,7 @@ sbx_linux_child_fuse_mount (long  uid,
  * the mount read-only from the start (nothing is created in it: the server
  * shows the skeleton).  The mount fd,
  * or -errno when the device cannot be opened, mounted or handed over
- * (nothing is left: the caller builds the tmpfs root instead). */
+ * (nothing is left: the caller fails the spawn). */
 SBX_CHILD_FUNC static long
 child_fuse_root (ChildCtx *ctx)
 {
@@ -731,13 +731,18 @@ sbx_linux_child_mount_view (ChildCtx *ctx,
     }
   else
     {
-      /* The view supervisor's FUSE root where the spawn asked for it:
-       * the one it made ahead of us (the early root, attached as it is),
-       * else one of our own (its device replaces the early one at the
-       * server, sbx_view_server_watch_replacement()); where the device
-       * cannot be opened or mounted, the tmpfs root as before (the spawn
-       * never fails for it). */
+      /* The view supervisor's FUSE root where the spawn has a server for
+       * it: the one it made ahead of us (the early root, attached as it
+       * is), else one of our own (its device replaces the early one at
+       * the server, sbx_view_server_watch_replacement()).  Where it cannot
+       * be made, the spawn fails: its report promises that attempts
+       * outside the view are observed, and a tmpfs root would leave them
+       * unobserved (a spec without that promise has no server, and gets
+       * the tmpfs root). */
+      int want_fuse = ctx->view_early || ctx->view_sock >= 0;
+
       rootfd = -1;
+      r = 0;
       if (ctx->view_early)
         {
           r = sbx_raw_syscall5 (__NR_move_mount, ctx->view_early_fd, "", AT_FDCWD, spec->root_dir,
@@ -748,8 +753,13 @@ sbx_linux_child_mount_view (ChildCtx *ctx,
             ctx->view_early = 0;
         }
       if (rootfd < 0 && ctx->view_sock >= 0)
-        rootfd = child_fuse_root (ctx);
+        rootfd = r = child_fuse_root (ctx);
       fuse = rootfd >= 0;
+      if (want_fuse && !fuse)
+        {
+          *step = SBX_LINUX_STEP_VIEW_ROOT;
+          return r < 0 ? r : -ENODEV;
+        }
       if (!fuse)
         rootfd = sbx_child_fsmount ("tmpfs", tmpfs_options,
                                     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);

@@ -77,8 +77,9 @@ typedef struct
   int                *tmpfs_fds;    /* plan->n_tmpfs_slots + 2 (root, dev) */
   /* The view supervisor (sbx-linux-view-server.h): where A sends the
    * /dev/fuse descriptor of the view's FUSE root, or -1 (a tmpfs root).
-   * A sets view_fuse once that root is mounted; when the device cannot be
-   * opened or mounted it builds the tmpfs root instead (view_fuse 0). */
+   * A sets view_fuse once that root is mounted; when it cannot be made, A
+   * fails its setup (SBX_LINUX_STEP_VIEW_ROOT): with view_sock set, the
+   * spawn's report promises the root. */
   int                 view_sock;
   volatile int        view_fuse;
   /* The spawn's denial sink can ask: a read approved while the tool runs

@@ -432,6 +432,7 @@ typedef enum
   SBX_LINUX_STEP_WARM,          /* a warm A taking its request (sbx-linux-zygote.c) */
   SBX_LINUX_STEP_SYS_CGROUP,    /* the curated /sys's cgroup namespace and mount (index: controller) */
   SBX_LINUX_STEP_OVERLAY,       /* a staged root's overlay (index = mount op; sbx-linux-stage.c) */
+  SBX_LINUX_STEP_VIEW_ROOT,     /* the view supervisor's FUSE root (its device, mount or hand-over) */
   SBX_LINUX_STEP_LAST
 } SbxLinuxStep;
 

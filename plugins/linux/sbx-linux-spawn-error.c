@@ -95,6 +95,7 @@ static const char *const step_names[SBX_LINUX_STEP_LAST] = {
   [SBX_LINUX_STEP_WARM] = "warm-request",
   [SBX_LINUX_STEP_SYS_CGROUP] = "sys-fs-cgroup",
   [SBX_LINUX_STEP_OVERLAY] = "stage-overlay",
+  [SBX_LINUX_STEP_VIEW_ROOT] = "view-supervisor-root",
 };
 
 const char *
@@ -240,6 +241,12 @@ sbx_linux_spawn_describe_failure (const SbxLinuxSpec       *spec,
     case SBX_LINUX_STEP_ROOT:
     case SBX_LINUX_STEP_PIVOT_ROOT:
       path = spec->root_dir;
+      break;
+    case SBX_LINUX_STEP_VIEW_ROOT:
+      path = "/dev/fuse";
+      hint = " The compile report promises that attempts outside the view are observed "
+             "(fs-denials), and this spawn could not make the FUSE root that observes them: "
+             "it does not run unobserved.";
       break;
     case SBX_LINUX_STEP_CHDIR:
       path = request->cwd;

@@ -564,7 +564,20 @@ spawn_start_cold (SbxLinuxSpec                     *spec,
             }
         }
       else
-        started->view = sbx_linux_view_start (spec, request, ctx, &view_end);
+        {
+          g_autoptr(GError) view_error = NULL;
+
+          started->view = sbx_linux_view_start (spec, request, ctx, &view_end, &view_error);
+          if (view_error != NULL)
+            {
+              *error_message = g_strdup_printf ("%s: the view supervisor could not start (%s); the "
+                                                "compile report promises that attempts outside the "
+                                                "view are observed (fs-denials), so the spawn does "
+                                                "not run without it",
+                                                backend_name (spec), view_error->message);
+              return SBX_STATUS_FAILED;
+            }
+        }
     }
   switch (!direct ? sbx_linux_zygote_spawn (spec, ctx) : SBX_LINUX_ZYGOTE_SPAWN_DIRECT)
     {
@@ -614,10 +627,8 @@ spawn_await_exec (const SbxLinuxSpec       *spec,
   if (n == 0)
     {
       started->exec_ok = TRUE;
-      /* A built the tmpfs root instead (the device could not be opened or
-       * mounted): nothing will ever reach the view supervisor. */
-      if (started->view != NULL && !started->ctx->view_fuse)
-        g_clear_pointer (&started->view, sbx_view_server_free);
+      /* A with a server made its FUSE root or failed (a record, below). */
+      g_assert (started->view == NULL || started->ctx->view_fuse);
       return SBX_STATUS_OK;
     }
   if (n == (ssize_t) sizeof rec && rec.magic == SBX_LINUX_SETUP_ERROR_MAGIC)

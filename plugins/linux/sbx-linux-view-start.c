@@ -10,14 +10,18 @@
  * A's, and the server reads tasks through /proc/A/root/proc.  (A warm A
  * has a helper in its pid namespace make the mount and send it, and the
  * spawning process names A to the server: sbx-linux-zygote.c.)  When
- * anything here fails, A builds the tmpfs root as before: a spawn never
- * fails for the view supervisor.  (Where this process may mount FUSE
+ * anything here or in A's mount fails, the spawn fails (a setup step,
+ * "view-supervisor-root"): the spec's report promises that attempts
+ * outside the view are observed, and a spawn never runs with less than
+ * its report says.  A spec whose report says they are not (no FUSE on
+ * this host) has no server and keeps the tmpfs root.  (Where this process may mount FUSE
  * itself, the first direct spawn of a spec takes an early root instead:
  * made, served and listed by us while the caller goes on from compile to
  * that spawn, below.)
  */
 #include <errno.h>
 #include <unistd.h>
+#include <gio/gio.h>
 #include <sys/stat.h>
 
 #include <sbx/sbx-cleanup.h>
@@ -38,27 +42,30 @@ SbxViewServer *
 sbx_linux_view_start (const SbxLinuxSpec      *spec,
                       const SbxSpawnRequestV1 *request,
                       ChildCtx                *ctx,
-                      int                     *child_end)
+                      int                     *child_end,
+                      GError                 **error)
 {
   const SbxLinuxMountPlan *plan = spec->mounts;
   g_autoptr(SbxViewServer) view = NULL;
-  g_autoptr(GError) error = NULL;
   const char *failed_call = NULL;
   int sock[2] = { -1, -1 };
 
   if (!spec->view_fuse)
     return NULL;
-  view = sbx_view_server_new (plan->skeleton, plan->n_skeleton, spec->policy_flags, &error);
-  if (view == NULL || sbx_linux_seqpacket (sock, &failed_call) != 0)
+  view = sbx_view_server_new (plan->skeleton, plan->n_skeleton, spec->policy_flags, error);
+  if (view == NULL)
+    return NULL;
+  if (sbx_linux_seqpacket (sock, &failed_call) != 0)
     {
-      g_debug ("linux-userns: the view supervisor: %s",
-               error != NULL ? error->message : failed_call != NULL ? failed_call : "");
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno), "%s: %s", failed_call,
+                   g_strerror (saved_errno));
       return NULL;
     }
   sbx_view_server_set_sink (view, sbx_linux_view_request_sink (request));
-  if (!sbx_view_server_start_receive (view, sbx_steal_fd (&sock[0]), &error))
+  if (!sbx_view_server_start_receive (view, sbx_steal_fd (&sock[0]), error))
     {
-      g_debug ("linux-userns: the view supervisor: %s", error->message);
       sbx_clear_fd (&sock[1]);
       return NULL;
     }

@@ -20,12 +20,17 @@ G_BEGIN_DECLS
  * spawn's sink when a spawn takes it), already serving its end of a socket
  * pair; A's end goes to ctx->view_sock and *child_end (the caller closes
  * it once A has sent the device or is gone: for an A with a copy of our
- * table, once the clone returned).  NULL when the spawn keeps the tmpfs
- * root (no FUSE here, or anything failed: ctx->view_sock stays -1). */
+ * table, once the clone returned).  NULL with *@error unset when the
+ * spec has no FUSE root (its report says attempts outside the view are
+ * not observed: A keeps the tmpfs root); NULL with *@error set when it
+ * has one and the server could not start: the spawn fails (a tmpfs root
+ * would leave unobserved what the report promises to observe).
+ * ctx->view_sock stays -1 either way. */
 SbxViewServer *sbx_linux_view_start (const SbxLinuxSpec      *spec,
                                      const SbxSpawnRequestV1 *request,
                                      ChildCtx                *ctx,
-                                     int                     *child_end);
+                                     int                     *child_end,
+                                     GError                 **error);
 /* The view's FUSE root made and listed ahead of A while the caller goes
  * on from compile to the spec's first spawn (sbx-linux-view-start.c):
  * only where this process may mount FUSE itself (root), for a spawn that

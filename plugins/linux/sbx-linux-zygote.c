@@ -422,9 +422,20 @@ warm_new (SbxLinuxSpec *spec)
   ctx->init_envp[0] = NULL;
   ctx->zpid = -EIO;
   ctx->z_pidfd = -1;
-  /* Its own view supervisor, serving before A builds (no sink yet); none:
-   * A takes the template's tmpfs root. */
-  w->view = sbx_linux_view_start (spec, NULL, ctx, &w->view_end);
+  /* Its own view supervisor, serving before A builds (no sink yet); none
+   * where the spec has no FUSE root: A takes the template's tmpfs root.
+   * One that cannot start makes no warm sandbox (the spawn that would
+   * take it fails the same way when it makes its own). */
+  {
+    g_autoptr(GError) view_error = NULL;
+
+    w->view = sbx_linux_view_start (spec, NULL, ctx, &w->view_end, &view_error);
+    if (view_error != NULL)
+      {
+        g_debug ("linux-userns: no warm sandbox: the view supervisor: %s", view_error->message);
+        return NULL;
+      }
+  }
 
   if (write (z->req[1], &ctx, sizeof ctx) != (ssize_t) sizeof ctx)
     {
@@ -498,9 +509,8 @@ sbx_linux_zygote_prepare_warm (SbxLinuxSpec *spec)
       w->view_end = -1;
       w->ctx->view_sock = -1;   /* the number may be reused from now on */
     }
-  /* A built the tmpfs root instead: nothing will ever reach the server. */
-  if (w->ready && w->view != NULL && !w->ctx->view_fuse)
-    g_clear_pointer (&w->view, sbx_view_server_free);
+  /* A with a server made its FUSE root, or failed its setup (not ready). */
+  g_assert (!w->ready || w->view == NULL || w->ctx->view_fuse);
   g_mutex_lock (&z->lock);
   z->preparing = FALSE;
   /* Kept only for the zygote it was asked of: a reset meanwhile closed the

@@ -12,7 +12,8 @@
  * FUSE is unavailable the report says why and a path outside the view
  * answers ENOENT with no denial; a host-read view says writes are refused
  * with EROFS and not reported; the file slots are looked up only by a spawn
- * that can ask; as root a spec's first spawn takes the early root.
+ * that can ask; as root a spec's first spawn takes the early root; a spawn
+ * that cannot make the FUSE root its report promises fails.
  *
  * It holds the cases of one module, the rung-1 view supervisor seen
  * through the plugin's vtable (one GTest binary per concept; the server
@@ -28,7 +29,9 @@
 #include <fcntl.h>
 #include <string.h>
 #include <time.h>
+#include <sched.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <glib/gstdio.h>
 
 #define RUNG1 "linux-userns"
@@ -934,6 +937,76 @@ test_missing_socket (void)
   fixture_teardown (&fx);
 }
 
+/* A spawn whose report promises the FUSE root and that cannot make it
+ * fails, naming the step, instead of running with the tmpfs root and its
+ * attempts unobserved.  Root only: the case needs a mount namespace for
+ * one thread of this process (unshare(CLONE_NEWNS) in a threaded process
+ * needs CAP_SYS_ADMIN), in which /dev/fuse is /dev/null after the probe:
+ * the spec still says "enforced", and every FUSE mount made from that
+ * thread (the early root's, A's, the zygote's A's) fails with EINVAL. */
+static gpointer
+unobservable_thread (gpointer data)
+{
+  Fixture *fx = data;
+  g_autofree char *marker = g_build_filename (fx->workspace, "ran", NULL);
+  g_autofree char *script = g_strdup_printf ("touch %s", marker);
+
+  /* Positive control: the same command runs, the FUSE root made. */
+  g_assert_cmpint (linux_test_backend_compile (fx->backend, linux_test_policy_get (fx->policy)), ==,
+                   SBX_STATUS_OK);
+  {
+    g_autoptr(LinuxTestRun) run = run_sh (fx, script);
+
+    g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_OK);
+    g_assert_cmpint (run->exit.code, ==, 0);
+    g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+    g_assert_cmpint (g_unlink (marker), ==, 0);
+  }
+
+  g_assert_cmpint (unshare (CLONE_NEWNS), ==, 0);
+  g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+  g_assert_cmpint (mount ("/dev/null", "/dev/fuse", NULL, MS_BIND, NULL), ==, 0);
+  g_assert_cmpint (linux_test_backend_compile (fx->backend, linux_test_policy_get (fx->policy)), ==,
+                   SBX_STATUS_OK);
+  g_assert_cmpuint (linux_test_backend_entry (fx->backend, "fs-denials")->status, ==,
+                    SBX_ABI_REPORT_ENFORCED);
+  /* The direct spawn, then the zygote's (and the warm sandbox the zygote
+   * may prepare meanwhile, which fails the same way and is dropped). */
+  for (int i = 0; i < 3; i++)
+    {
+      g_autoptr(LinuxTestRun) run = run_sh (fx, script);
+
+      g_test_message ("spawn %d: %s", i, run->spawn_error != NULL ? run->spawn_error : "(none)");
+      g_assert_cmpint (run->spawn_status, ==, SBX_STATUS_FAILED);
+      g_assert_nonnull (run->spawn_error);
+      g_assert_nonnull (strstr (run->spawn_error, "view-supervisor-root"));
+      g_assert_nonnull (strstr (run->spawn_error, "/dev/fuse"));
+      g_assert_nonnull (strstr (run->spawn_error, g_strerror (EINVAL)));
+      g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+    }
+  g_assert_cmpuint (linux_test_backend_denials (fx->backend)->len, ==, 0);
+  /* The spec (its zygote) goes with this thread's mount namespace. */
+  linux_test_backend_free (g_steal_pointer (&fx->backend));
+  return NULL;
+}
+
+static void
+test_unobservable (void)
+{
+  Fixture fx = { 0 };
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("root only: a mount namespace for one thread of this process");
+      return;
+    }
+  if (!fixture_setup_observed (&fx))
+    return;
+  g_thread_join (g_thread_new ("unobservable", unobservable_thread, &fx));
+  fixture_teardown (&fx);
+  etu_assert_no_children ();
+}
+
 /* Without FUSE (an unprivileged caller where /dev/fuse is 0600, sbx inside
  * sbx): the report says why, a path outside the view answers ENOENT and
  * nothing is reported; the spawn works as before. */
@@ -1015,6 +1088,7 @@ main (int    argc,
   g_test_add_func ("/linux/view/early-root", test_early_root);
   g_test_add_func ("/linux/view/missing-socket", test_missing_socket);
   g_test_add_func ("/linux/view/fallback", test_fallback);
+  g_test_add_func ("/linux/view/unobservable", test_unobservable);
   g_test_add_func ("/linux/view/host-root", test_host_root);
   return g_test_run ();
 }
