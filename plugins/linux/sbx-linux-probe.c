@@ -57,6 +57,7 @@
 #include "sbx-linux-child-private.h"
 #include "sbx-linux-clone.h"
 #include "sbx-linux-init-blob.h"
+#include "sbx-linux-view-start.h"
 #include "init/sbx-init-proto.h"
 
 #ifndef MFD_EXEC
@@ -415,6 +416,9 @@ sbx_linux_probe_new (void)
 {
   SbxLinuxProbe *probe = g_new0 (SbxLinuxProbe, 1);
 
+  /* As root, the first spec's early root is made beside the probe's
+   * children, which this thread waits for (sbx-linux-view-start.c). */
+  sbx_linux_view_early_prepare ();
   probe_run (probe);
   return probe;
 }
@@ -424,6 +428,7 @@ sbx_linux_probe_free (SbxLinuxProbe *probe)
 {
   if (probe == NULL)
     return;
+  sbx_linux_view_early_drop_spare ();
   if (probe->init_fd >= 0)
     close (probe->init_fd);
   sbx_cgroup_host_free (probe->cgroup);

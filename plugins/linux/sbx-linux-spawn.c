@@ -247,6 +247,7 @@ typedef struct
   SbxCgroup            *cgroup;     /* the sandbox's own cgroup, or NULL */
   SbxLinuxEgressListen *egress_listens;
   SbxViewServer        *view;       /* the view supervisor serving A's FUSE root, or NULL */
+  SbxLinuxViewEarly    *primer;     /* the early root's thread, maybe still listing, or NULL */
 } SpawnStarted;
 
 /* The one abort path.  Nothing may be left behind: A is killed (rung 1:
@@ -276,7 +277,9 @@ spawn_abort (SpawnStarted *s)
   g_clear_pointer (&s->tmpfs_fds, g_free);
   g_clear_pointer (&s->cgroup, sbx_cgroup_free);
   g_clear_pointer (&s->egress_listens, g_free);
-  /* After A is reaped: the sandbox's lookups are over. */
+  /* The listing ahead of A stops (A has exec'd or is gone), then the
+   * server: after A is reaped, the sandbox's lookups are over. */
+  g_clear_pointer (&s->primer, sbx_linux_view_early_free);
   g_clear_pointer (&s->view, sbx_view_server_free);
 }
 
@@ -546,7 +549,7 @@ spawn_start_cold (SbxLinuxSpec                     *spec,
     {
       /* the spec's early root (made at compile), for its first direct spawn */
       if (direct)
-        started->view = sbx_linux_view_early_take (spec, ctx);
+        started->view = sbx_linux_view_early_take (spec, ctx, &started->primer);
       if (started->view != NULL)
         {
           const char *failed_call = NULL;
@@ -760,7 +763,7 @@ sbx_linux_spawn (SbxLinuxSpec            *spec,
 {
   g_autoptr(GPtrArray) dns_envp = NULL;
   g_auto(SpawnChannels) ch = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
-  g_auto(SpawnStarted) started = { spec->rung, FALSE, -1, -1, NULL, NULL, NULL, NULL, NULL, NULL };
+  g_auto(SpawnStarted) started = { spec->rung, FALSE, -1, -1, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
   g_auto(SpawnHandoffs) handoffs = { NULL, -1, NULL, -1 };
   g_autofree const SbxLinuxStageMount **stage = NULL;
   int32_t status;

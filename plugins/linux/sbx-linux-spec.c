@@ -988,6 +988,9 @@ sbx_linux_spec_free (SbxLinuxSpec *spec)
   g_free (spec->uid_map);
   g_free (spec->gid_map);
   g_free (spec->root_dir);
+  /* The mounts of its sandboxes' servers, which the view supervisor's
+   * thread closes after them: closed too once the spec is gone. */
+  sbx_view_hub_flush ();
   g_free (spec->hostname);
   g_strfreev (spec->host_sockets);
   sbx_linux_egress_files_free (spec);

@@ -103,6 +103,9 @@ static struct
   guint64     next_id;
   int         close_efd; /* tag 0 in the set: mounts in @to_close */
   GArray     *to_close;  /* int: mounts of stopped servers, closed by the hub */
+  guint64     n_queued;  /* mounts ever queued, and closed: sbx_view_hub_flush() */
+  guint64     n_closed;
+  GCond       closed_cond;
 } hub;
 
 /* Has the hub's thread close @fd (a stopped server's mount) after this
@@ -117,7 +120,10 @@ hub_close_later (int fd)
     {
       g_array_append_val (hub.to_close, fd);
       if (eventfd_write (hub.close_efd, 1) == 0)
-        return;
+        {
+          hub.n_queued++;
+          return;
+        }
       g_array_set_size (hub.to_close, hub.to_close->len - 1);
     }
   close (fd);
@@ -138,6 +144,10 @@ hub_close_queued (void)
   g_mutex_unlock (&hub.lock);
   for (guint i = 0; i < fds->len; i++)
     close (g_array_index (fds, int, i));
+  g_mutex_lock (&hub.lock);
+  hub.n_closed += fds->len;
+  g_cond_broadcast (&hub.closed_cond);
+  g_mutex_unlock (&hub.lock);
 }
 
 /* An event on the replacement socket of @self (under hub.lock): the
@@ -268,12 +278,14 @@ hub_atfork_child (void)
   hub.epfd = hub.close_efd = -1;
   hub.servers = NULL;
   hub.to_close = NULL;   /* the parent's (their descriptors stay open in this child, as any) */
+  hub.n_queued = hub.n_closed = 0;
+  g_cond_init (&hub.closed_cond);
   hub_pid = 0;
   hub_start_errno = 0;
 }
 
-/* The hub of this process, started at its first server; FALSE with
- * @error when it cannot be. */
+/* The hub of this process, started at its first server (or ahead of it,
+ * sbx_view_hub_prestart()); FALSE with @error when it cannot be. */
 static gboolean
 hub_ensure (GError **error)
 {
@@ -325,6 +337,32 @@ hub_ensure (GError **error)
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+sbx_view_hub_prestart (void)
+{
+  return hub_ensure (NULL);
+}
+
+void
+sbx_view_hub_flush (void)
+{
+  g_mutex_lock (&hub_start_lock);
+  if (hub_pid != getpid ())
+    {
+      g_mutex_unlock (&hub_start_lock);
+      return;   /* no hub in this process (none yet, or a fork's child) */
+    }
+  g_mutex_unlock (&hub_start_lock);
+  g_mutex_lock (&hub.lock);
+  {
+    guint64 target = hub.n_queued;
+
+    while (hub.n_closed < target)
+      g_cond_wait (&hub.closed_cond, &hub.lock);
+  }
+  g_mutex_unlock (&hub.lock);
 }
 
 /* SbxViewWatchFunc: under hub.lock (the files part asks from the hub). */

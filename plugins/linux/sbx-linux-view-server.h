@@ -95,6 +95,16 @@ gboolean       sbx_view_server_start_device   (SbxViewServer *self,
                                                int            fuse_fd,
                                                int            mount_fd,
                                                GError       **error);
+/* Starts the view supervisor's thread of this process ahead of its first
+ * server (a spare early root does, while the probe runs); FALSE when it
+ * cannot start (a server's start then says why). */
+gboolean       sbx_view_hub_prestart          (void);
+/* Waits until the view supervisor's thread has closed every mount a
+ * stopped server left it (it closes them after the stop, off the stopping
+ * caller's way: a FUSE superblock's teardown takes a while), so that
+ * nothing of a spec's sandboxes is open once the spec is freed.  Returns
+ * at once where this process has no view supervisor's thread. */
+void           sbx_view_hub_flush             (void);
 /* For a server started with sbx_view_server_start_device(): also waits on
  * @sock (taken) for a /dev/fuse descriptor the sandbox sends when it could
  * not use ours (it made a root of its own), which then replaces ours (its

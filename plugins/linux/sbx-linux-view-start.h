@@ -36,24 +36,38 @@ SbxViewServer *sbx_linux_view_start (const SbxLinuxSpec      *spec,
  * only where this process may mount FUSE itself (root), for a spawn that
  * clones its A directly. */
 
-/* Starts making @spec's early root on a thread of its own; NULL where it
- * is not tried (not rung 1 with the FUSE root, not root, or it failed
- * before in this process).  @spec outlives the result. */
+/* Where this process may mount FUSE itself (root): starts a spare early
+ * root's thread, which makes the superblock and starts the view
+ * supervisor's thread while the probe runs (the caller waits for its
+ * child then, and a CPU is free), for the first spec that can use it.
+ * Does nothing when there is a spare already. */
+void               sbx_linux_view_early_prepare (void);
+/* Stops and frees the spare nobody took (the probe is freed). */
+void               sbx_linux_view_early_drop_spare (void);
+/* Starts making @spec's early root: the spare's, else on a thread of its
+ * own; NULL where it is not tried (not rung 1 with the FUSE root, not
+ * root, or it failed before in this process).  @spec outlives the
+ * result. */
 SbxLinuxViewEarly *sbx_linux_view_early_start (const SbxLinuxSpec *spec);
-/* Takes @spec's early root (once: the first caller gets it) and waits for
- * its thread; when the root was made: its server (serving, primed, no
- * sink yet) and the mount A attaches (ctx->view_early_fd, the server
+/* Takes @spec's early root (once: the first caller gets it) and waits
+ * until its server serves (not for the listing, which goes on while A
+ * builds: *@primer gets the thread, for sbx_linux_view_early_free() once
+ * A has exec'd or failed); when the root was made: its server (serving,
+ * no sink yet) and the mount A attaches (ctx->view_early_fd, the server
  * closes it when it stops).  NULL when there is none, it could not be
  * made, or it is not this process's (a fork's child): the spawn goes the
  * way it would have without it. */
-SbxViewServer     *sbx_linux_view_early_take  (SbxLinuxSpec      *spec,
-                                               ChildCtx          *ctx);
-/* Waits for its thread and frees what it made (a spec freed before a
- * spawn took it); a fork's child leaves another process's alone.  NULL is
- * allowed. */
+SbxViewServer     *sbx_linux_view_early_take  (SbxLinuxSpec       *spec,
+                                               ChildCtx           *ctx,
+                                               SbxLinuxViewEarly **primer);
+/* Stops its listing, waits for its thread and frees what it made (a spec
+ * freed before a spawn took it, or a taken one's primer); a fork's child
+ * leaves another process's alone.  NULL is allowed. */
 void               sbx_linux_view_early_free  (SbxLinuxViewEarly *early);
-/* How many early roots spawns of this process took, for tests. */
+/* How many early roots spawns of this process took, and how many of them
+ * a spec took from the spare, for tests. */
 guint              sbx_linux_view_early_n_taken (void);
+guint              sbx_linux_view_early_n_spares_taken (void);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbxLinuxViewEarly, sbx_linux_view_early_free)
 

@@ -611,7 +611,9 @@ test_slots_only_with_ask (void)
  * has inside the sandbox (the requests are numbered in our pid namespace,
  * the report in the sandbox's).  The spec's second spawn (the zygote's)
  * takes none and reports the same.  A spec released before any spawn took
- * its early root leaves nothing open. */
+ * its early root leaves nothing open; the first spec of a backend takes
+ * the spare made while it probed, and a spare no spec took leaves nothing
+ * open when its backend goes. */
 static void
 test_early_root (void)
 {
@@ -660,14 +662,30 @@ test_early_root (void)
     g_autofree char *ws = etu_make_tmpdir ("sbx-ws-XXXXXX");
     LinuxTestBackend *backend = linux_test_backend_new (RUNG1);
     guint taken = sbx_linux_view_early_n_taken ();
+    guint spares = sbx_linux_view_early_n_spares_taken ();
 
     policy = linux_test_policy_new (ws, 2, 2, 0, 0);
     for (int i = 0; i < 3; i++)
       g_assert_cmpint (linux_test_backend_compile (backend, linux_test_policy_get (policy)), ==, SBX_STATUS_OK);
+    /* The first compile took the spare made while its backend probed. */
+    g_assert_cmpuint (sbx_linux_view_early_n_spares_taken (), ==, spares + 1);
     linux_test_backend_free (backend);
     g_assert_cmpuint (sbx_linux_view_early_n_taken (), ==, taken);
     g_assert_cmpuint (etu_count_fds (), ==, fds);
     etu_rm_rf (ws);
+  }
+
+  /* A spare no spec took goes with its probe: nothing left open. */
+  {
+    guint fds = etu_count_fds ();
+    guint spares = sbx_linux_view_early_n_spares_taken ();
+    LinuxTestBackend *backend = linux_test_backend_new (RUNG1);
+    SbxProbeResultV1 result;
+
+    g_assert_cmpint (linux_test_backend_probe (backend, &result), ==, SBX_STATUS_OK);
+    linux_test_backend_free (backend);
+    g_assert_cmpuint (sbx_linux_view_early_n_spares_taken (), ==, spares);
+    g_assert_cmpuint (etu_count_fds (), ==, fds);
   }
 }
 
