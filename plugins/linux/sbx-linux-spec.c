@@ -839,7 +839,8 @@ spec_report_namespaces (const SpecBuild *b)
            "%s; %u bind mounts (read-only unless writable by policy, nosuid, nodev)%s%s%s%s",
            plan->root_is_host ? "root: the host's / bound with the policy's flags"
            : spec->view_fuse ? "root: the view supervisor's read-only FUSE filesystem showing only "
-                               "the view's skeleton (a private read-only tmpfs where FUSE fails)"
+                               "the view's skeleton (a spawn that cannot make it fails: "
+                               "setup step view-supervisor-root)"
            : "root: a private read-only tmpfs",
            plan->n_binds, plan->own_run ? "; /run: an empty read-only tmpfs of the sandbox's own" : "",
            hidden != NULL ? "; hidden: " : "", hidden != NULL ? hidden : "",
