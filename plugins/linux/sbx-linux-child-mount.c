@@ -768,14 +768,15 @@ sbx_linux_child_mount_view (ChildCtx *ctx,
       ctx->tmpfs_fds[plan->n_tmpfs_slots] = (int) rootfd;
       ctx->view_fuse = fuse;
     }
+  /* The early root is attached and listed already. */
   if (!ctx->view_early)
     {
       r = sbx_raw_syscall5 (__NR_move_mount, rootfd, "", AT_FDCWD, spec->root_dir, MOVE_MOUNT_F_EMPTY_PATH);
       if (r < 0)
         return r;
+      if (fuse)
+        sbx_linux_child_prime_skeleton (rootfd, plan, NULL);
     }
-  if (fuse && !ctx->view_early)
-    sbx_linux_child_prime_skeleton (rootfd, plan, NULL);   /* the early root's server listed it */
 
   devfd = child_build_dev (ctx, rootfd, step, index);
   if (devfd < 0)

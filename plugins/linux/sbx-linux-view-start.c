@@ -14,10 +14,10 @@
  * "view-supervisor-root"): the spec's report promises that attempts
  * outside the view are observed, and a spawn never runs with less than
  * its report says.  A spec whose report says they are not (no FUSE on
- * this host) has no server and keeps the tmpfs root.  (Where this process may mount FUSE
- * itself, the first direct spawn of a spec takes an early root instead:
- * made, served and listed by us while the caller goes on from compile to
- * that spawn, below.)
+ * this host) has no server and keeps the tmpfs root.  (Where this
+ * process may mount FUSE itself, the first direct spawn of a spec takes
+ * an early root instead: made, served and listed by us while the caller
+ * goes on from compile to that spawn, below.)
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -193,8 +193,17 @@ sbx_linux_zygote_claim_direct (SbxLinuxSpec *spec)
 #ifdef SBX_LINUX_NO_ZYGOTE
   return TRUE;
 #endif
-  /* the rule of sbx_linux_zygote_spawn(), whose own count then says "not
-   * the first" */
+  /* The first spawn of a spec goes directly: a single-shot caller (sbx run)
+   * would only pay for the zygote.  A transient spec (one spawn with
+   * grants: its view and Landlock rules are wider than the executor's) is
+   * always spawned directly, outside any zygote: it has none of its own,
+   * and the executor's shared zygote, built for the base spec, is never
+   * asked to make a wider view.  A spec whose view root is the view
+   * supervisor's FUSE filesystem goes through the zygote too, but its A
+   * (ctx->view_sock set by the caller) builds a view of its own over a
+   * FUSE root of its own instead of taking the template's tmpfs root
+   * (child_az_main): the view supervisor and its denial sink are per
+   * spawn. */
   return spec->transient || spec->zygote == NULL || g_atomic_int_add (&spec->zygote->n_spawns, 1) == 0;
 }
 
@@ -208,22 +217,8 @@ sbx_linux_zygote_spawn (SbxLinuxSpec *spec,
   char byte;
   ssize_t n;
 
-#ifdef SBX_LINUX_NO_ZYGOTE
-  return SBX_LINUX_ZYGOTE_SPAWN_DIRECT;
-#endif
-  /* The first spawn of a spec goes directly: a single-shot caller (sbx run)
-   * would only pay for the zygote.  A transient spec (one spawn with
-   * grants: its view and Landlock rules are wider than the executor's) is
-   * always spawned directly, outside any zygote: it has none of its own,
-   * and the executor's shared zygote, built for the base spec, is never
-   * asked to make a wider view.  A spec whose view root is the view
-   * supervisor's FUSE filesystem goes through the zygote too, but its A
-   * (ctx->view_sock set by the caller) builds a view of its own over a
-   * FUSE root of its own instead of taking the template's tmpfs root
-   * (child_az_main): the view supervisor and its denial sink are per
-   * spawn. */
-  if (spec->transient || z == NULL || g_atomic_int_add (&z->n_spawns, 1) == 0)
-    return SBX_LINUX_ZYGOTE_SPAWN_DIRECT;
+  /* Which spawns go directly is sbx_linux_zygote_claim_direct()'s rule,
+   * asked (and the spawn counted) by the caller. */
   g_mutex_lock (&z->lock);
   if (z->state == ZYGOTE_RUNNING)
     {

@@ -23,9 +23,10 @@ SbxLinuxZygote *sbx_linux_zygote_new  (void);
 void            sbx_linux_zygote_free (SbxLinuxZygote *zygote);
 
 /* Has the spec's zygote clone A for @ctx (ctx->zpid and ctx->z_pidfd
- * set), starting the zygote on the second spawn of the spec.  DIRECT: no
- * zygote, spawn directly; LOST: it died during the request (A may exist:
- * never retried, so a target cannot run twice). */
+ * set), starting the zygote on the second spawn of the spec; only for a
+ * spawn sbx_linux_zygote_claim_direct() did not claim.  DIRECT: no
+ * zygote (it could not start), spawn directly; LOST: it died during the
+ * request (A may exist: never retried, so a target cannot run twice). */
 enum
 {
   SBX_LINUX_ZYGOTE_SPAWN_DONE,
@@ -34,9 +35,8 @@ enum
 };
 int  sbx_linux_zygote_spawn (SbxLinuxSpec *spec,
                              ChildCtx     *ctx);
-/* Counts a spawn of @spec and says whether it clones its A directly (as
- * sbx_linux_zygote_spawn() would answer DIRECT); when not, call
- * sbx_linux_zygote_spawn() for it. */
+/* Counts a spawn of @spec and says whether it clones its A directly (the
+ * rule is there); when not, call sbx_linux_zygote_spawn() for it. */
 gboolean sbx_linux_zygote_claim_direct   (SbxLinuxSpec *spec);
 
 /* A warm sandbox (sbx-linux-zygote.c, the rules are there): one A the
